@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds posenc. `scripts/build.sh` builds everything npm test needs; `wasm` only the npm package
+# (dist/); `native` only the native debug build (ASan + UBSan); `release` the native release build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+
+build() {
+  cmake --preset "$1" >/dev/null
+  cmake --build --preset "$1" -j "$jobs"
+}
+
+case "${1:-all}" in
+  wasm) build wasm-release ;;
+  native) build native-debug ;;
+  release) build native-release ;;
+  all) build native-debug && build wasm-release ;;
+  *) echo "usage: scripts/build.sh [all|wasm|native|release]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# npm test: bootstrap, build native (ASan + UBSan) and WASM, then every suite. Each runner's own
+# summary stays in the output; the last line adds them up.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh || exit 1
+bash scripts/build.sh all || exit 1
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+run() {
+  echo "==> $*"
+  "$@" 2>&1 | tee -a "$log"
+  local rc=${PIPESTATUS[0]}
+  [ "$rc" -eq 0 ] || { echo "==> FAILED ($rc): $*"; status=1; }
+}
+
+run ctest --preset native-debug --verbose        # doctest, native
+run ctest --preset wasm-release --verbose        # the same doctest suite as WASM SIMD128, in Node
+run node --test tests/js/ tests/browser/         # package API in Node; the explorer in Chromium
+
+# doctest: "[doctest] test cases: 5 | 5 passed | 0 failed | 0 skipped"; node: "# pass N" / "# fail N".
+read -r passed failed < <(awk '
+  /test cases:/ { for (i = 1; i <= NF; i++) { if ($(i+1) == "passed") p += $i; if ($(i+1) == "failed") f += $i } }
+  /^# pass [0-9]+$/ { p += $3 }
+  /^# fail [0-9]+$/ { f += $3 }
+  END { print p + 0, f + 0 }' "$log")
+[ "${failed:-0}" -eq 0 ] || status=1
+echo "summary: ${passed:-0} passed, ${failed:-0} failed"
+exit $status

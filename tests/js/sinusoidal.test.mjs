@@ -1,0 +1,79 @@
+// The package API in Node: `import { init } from 'posenc'`, results against an independent float64
+// twin written here in JS, and bad input turned into TypeError/RangeError naming the argument.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { init, MAX_ELEMENTS } from 'posenc';
+
+const pe = await init();
+
+function twin(seqLen, dModel, base = 10000) {
+  const out = new Float64Array(seqLen * dModel);
+  for (let p = 0; p < seqLen; p++) {
+    for (let j = 0; j < dModel; j++) {
+      const angle = p / base ** ((2 * Math.floor(j / 2)) / dModel);
+      out[p * dModel + j] = j % 2 === 0 ? Math.sin(angle) : Math.cos(angle);
+    }
+  }
+  return out;
+}
+
+function maxAbsDiff(a, b) {
+  let worst = 0;
+  for (let k = 0; k < a.length; k++) worst = Math.max(worst, Math.abs(a[k] - b[k]));
+  return worst;
+}
+
+test('init() loads the SIMD128 build', () => {
+  assert.equal(pe.simdArch, 'wasm');
+  assert.equal(pe.MAX_ELEMENTS, MAX_ELEMENTS);
+});
+
+test('sinusoidal: Float32Array [seqLen][dModel] equal to the float64 formula', () => {
+  for (const base of [10000, 500000]) {
+    for (let dModel = 1; dModel <= 20; dModel++) {
+      const got = pe.sinusoidal(33, dModel, { base });
+      assert.ok(got instanceof Float32Array);
+      assert.equal(got.length, 33 * dModel);
+      assert.ok(maxAbsDiff(got, twin(33, dModel, base)) <= 4e-7, `dModel=${dModel} base=${base}`);
+    }
+  }
+  // The lesson's default view: seq_len 100, d_model 128.
+  assert.ok(maxAbsDiff(pe.sinusoidal(100, 128), twin(100, 128)) <= 4e-7);
+});
+
+test('sinusoidal: the d_model = 8 rows printed in the lesson', () => {
+  const t = pe.sinusoidal(6, 8);
+  const row = (p) => Array.from(t.subarray(p * 8, p * 8 + 8), (v) => Math.round(v * 1000) / 1000 + 0);
+  assert.deepEqual(row(1), [0.841, 0.54, 0.1, 0.995, 0.01, 1, 0.001, 1]);
+  assert.deepEqual(row(5), [-0.959, 0.284, 0.479, 0.878, 0.05, 0.999, 0.005, 1]);
+});
+
+test('sinusoidal: each call returns a fresh array that JS owns', () => {
+  const a = pe.sinusoidal(4, 4);
+  const b = pe.sinusoidal(4, 4);
+  assert.notEqual(a.buffer, b.buffer);
+  a.fill(0);
+  assert.equal(b[1], 1);
+});
+
+test('sinusoidal: bad input is a TypeError or RangeError naming the argument', () => {
+  const cases = [
+    [() => pe.sinusoidal('4', 8), TypeError, /seqLen must be a number \(got "4"\)/],
+    [() => pe.sinusoidal(4), TypeError, /dModel must be a number \(got undefined\)/],
+    [() => pe.sinusoidal(0, 8), RangeError, /seqLen must be >= 1 \(got 0\)/],
+    [() => pe.sinusoidal(4.5, 8), RangeError, /seqLen must be an integer \(got 4.5\)/],
+    [() => pe.sinusoidal(4, -2), RangeError, /dModel must be >= 1 \(got -2\)/],
+    [() => pe.sinusoidal(4, NaN), RangeError, /dModel must be an integer \(got NaN\)/],
+    [() => pe.sinusoidal(4, 8, { base: 0 }), RangeError, /base must be finite and > 0 \(got 0\)/],
+    [() => pe.sinusoidal(4, 8, { base: Infinity }), RangeError, /base must be finite and > 0/],
+    [() => pe.sinusoidal(4, 8, { base: '1e4' }), TypeError, /base must be a number/],
+    [() => pe.sinusoidal(4, 8, { bsae: 10 }), TypeError, /unknown option "bsae"/],
+    [() => pe.sinusoidal(4, 8, 10000), TypeError, /options must be an object/],
+    [() => pe.sinusoidal(2 ** 20, 2 ** 10), RangeError, /seqLen \* dModel = 1073741824 elements exceeds the limit/],
+  ];
+  for (const [call, type, message] of cases) {
+    assert.throws(call, (e) => e instanceof type && message.test(e.message) && e.message.startsWith('sinusoidal: '));
+  }
+  // A good call still gives the right answer afterwards.
+  assert.ok(maxAbsDiff(pe.sinusoidal(10, 6), twin(10, 6)) <= 4e-7);
+});
