@@ -20,3 +20,28 @@ inline std::vector<double> sinusoidal(std::size_t seq_len, std::size_t d_model, 
 }
 
 }  // namespace posenc::reference
+
+namespace posenc::reference {
+
+// Rotates x[seq_len][n_heads][head_dim] in float64 by the given angles angle[t][k] (k < rot_dim/2).
+// interleaved: pairs (2k, 2k+1); otherwise (k, k + rot_dim/2).
+inline std::vector<double> rope(const std::vector<float>& x, std::size_t seq_len, std::size_t n_heads,
+                                std::size_t head_dim, std::size_t rot_dim,
+                                const std::vector<double>& angle, bool interleaved, double scale = 1.0) {
+  std::vector<double> y(x.begin(), x.end());
+  const std::size_t half = rot_dim / 2;
+  for (std::size_t t = 0; t < seq_len; ++t)
+    for (std::size_t h = 0; h < n_heads; ++h)
+      for (std::size_t k = 0; k < half; ++k) {
+        const std::size_t base = (t * n_heads + h) * head_dim;
+        const std::size_t i1 = base + (interleaved ? 2 * k : k);
+        const std::size_t i2 = base + (interleaved ? 2 * k + 1 : k + half);
+        const double c = std::cos(angle[t * half + k]) * scale, s = std::sin(angle[t * half + k]) * scale;
+        const double a = x[i1], b = x[i2];
+        y[i1] = a * c - b * s;
+        y[i2] = b * c + a * s;
+      }
+  return y;
+}
+
+}  // namespace posenc::reference

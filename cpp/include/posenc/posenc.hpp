@@ -2,6 +2,7 @@
 // Public headers take plain pointers and extents; no SIMD types appear here.
 #pragma once
 
+#include "posenc/rope.hpp"
 #include "posenc/sinusoidal.hpp"
 #include "posenc/status.hpp"
 

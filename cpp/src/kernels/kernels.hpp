@@ -4,6 +4,8 @@
 
 #include <cstddef>
 
+#include "posenc/rope.hpp"
+
 namespace posenc::kernels {
 
 const char* arch_name() noexcept;
@@ -11,5 +13,15 @@ const char* arch_name() noexcept;
 // out[seq_len][d_model]; inv_freq[(d_model + 1) / 2] in float64. See sinusoidal.cpp.
 void sinusoidal_interleaved(float* out, std::size_t seq_len, std::size_t d_model,
                             const double* inv_freq) noexcept;
+
+// RoPE (see rope.cpp). c, s: [rot_dim/2] tables for one position; cd, sd: [rot_dim] expanded.
+void rope_tables(float* c, float* s, std::size_t half, double pos, const double* inv_freq,
+                 const float* inv_freq_f, Precision precision, float scale) noexcept;
+void rope_expand_interleaved(const float* c, const float* s, std::size_t half, float* cd,
+                             float* sd) noexcept;
+void rope_rotate_half_split(float* x, std::size_t n_heads, std::size_t head_dim, std::size_t half,
+                            const float* c, const float* s) noexcept;
+void rope_rotate_interleaved(float* x, std::size_t n_heads, std::size_t head_dim,
+                             std::size_t rot_dim, const float* cd, const float* sd) noexcept;
 
 }  // namespace posenc::kernels

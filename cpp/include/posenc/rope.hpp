@@ -1,0 +1,101 @@
+// posenc: rotary position embedding (RoPE; Su et al. 2021, "RoFormer") with the scaling schemes of
+// Hugging Face transformers' modeling_rope_utils.py, to the same formulas and defaults.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "posenc/status.hpp"
+
+namespace posenc {
+
+enum class RopeScaling : int {
+  kNone = 0,      // inv_freq[i] = theta^(-2i/rot_dim)
+  kLinear,        // position interpolation: inv_freq / factor
+  kNtk,           // static NTK-aware base: theta * factor^(rot_dim / (rot_dim - 2))
+  kDynamic,       // dynamic NTK: the NTK base grows with seq_len past max_position_embeddings
+  kYarn,          // YaRN (Peng et al. 2023): per-pair ramp between interpolation and extrapolation
+  kLlama3,        // Llama 3.1: wavelength bands (low/high_freq_factor) divided by factor or kept
+  kLongRope,      // LongRoPE / Phi-3: per-pair short or long rescale factors
+  kProportional,  // proportional partial rotation: head_dim/2 pairs, the rotated ones use 2k/head_dim
+};
+
+// "none", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional".
+const char* rope_scaling_name(RopeScaling scaling) noexcept;
+
+struct RopeParams {
+  std::size_t head_dim = 0;             // required
+  std::size_t rot_dim = 0;              // 0: int(head_dim * partial_rotary_factor), as HF does
+  double partial_rotary_factor = 1.0;   // in (0, 1]
+  double theta = 10000.0;               // rope_theta, finite and > 0
+  RopeScaling scaling = RopeScaling::kNone;
+  std::optional<double> factor;         // linear/ntk/dynamic/llama3 require it; yarn/longrope derive it
+                                        // from max / original max position embeddings when unset
+  std::size_t original_max_position_embeddings = 0;  // yarn, llama3, longrope (0 = unset)
+  std::size_t max_position_embeddings = 0;           // dynamic; the derived yarn/longrope factor
+  double beta_fast = 32.0;              // yarn
+  double beta_slow = 1.0;               // yarn
+  double mscale = 0.0;                  // yarn: both mscale and mscale_all_dim non-zero →
+  double mscale_all_dim = 0.0;          //   attention_factor = get_mscale(f, mscale) / get_mscale(f, mscale_all_dim)
+  std::optional<double> attention_factor;  // overrides the scheme's default
+  bool truncate = true;                 // yarn: floor/ceil the correction range
+  double low_freq_factor = 1.0;         // llama3
+  double high_freq_factor = 4.0;        // llama3
+  std::vector<double> short_factor;     // longrope: rot_dim/2 values each
+  std::vector<double> long_factor;
+};
+
+// The number of rotated dimensions params describe (head_dim for kProportional, whose unrotated
+// pairs get inv_freq 0), or 0 if params are invalid.
+std::size_t rope_rot_dim(const RopeParams& params) noexcept;
+
+// Writes inv_freq[rope_rot_dim(params) / 2] (radians per position, float64) and the factor HF
+// multiplies cos and sin by (*attention_factor, 1 for most schemes). seq_len matters only for
+// kDynamic (NTK base grows once seq_len > max_position_embeddings) and kLongRope (long factors
+// iff seq_len > original_max_position_embeddings); pass 0 for "at init time".
+// Status: kBadArgument naming the parameter and its rule (odd, zero or too large rot_dim,
+// non-finite theta or factor, factor < 1, a missing parameter the scheme needs, ...);
+// kBadShape if n_freq != rope_rot_dim(params) / 2 or a factor list has the wrong length.
+Status rope_frequencies(const RopeParams& params, std::size_t seq_len, double* inv_freq,
+                        std::size_t n_freq, double* attention_factor) noexcept;
+
+// YaRN helpers, exposed for plots and tests (HF's find_correction_range and get_mscale).
+// The range is clamped to [0, rot_dim - 1]; floored/ceiled first when truncate is set.
+void yarn_correction_range(double beta_fast, double beta_slow, std::size_t rot_dim, double theta,
+                           double original_max_position_embeddings, bool truncate, double* low,
+                           double* high) noexcept;
+double yarn_get_mscale(double scale, double mscale = 1.0) noexcept;
+
+enum class RopeLayout : int {
+  kHalfSplit = 0,    // pairs (i, i + rot_dim/2): GPT-NeoX, HF Llama, ONNX interleaved=0
+  kInterleaved = 1,  // pairs (2i, 2i+1): RoFormer, GPT-J, llama.cpp LLAMA_ROPE_TYPE_NORM, ONNX interleaved=1
+};
+
+enum class Precision : int {
+  kFast = 0,      // angle = float32(pos) * float32(inv_freq) in float32, as HF and llama.cpp compute it
+  kAccurate = 1,  // angle formed in float64 and reduced mod 2π before the float32 sin/cos
+};
+
+struct RopeApplyOptions {
+  RopeLayout layout = RopeLayout::kHalfSplit;
+  Precision precision = Precision::kFast;
+  double attention_factor = 1.0;  // multiplies cos and sin (HF's attention_scaling)
+};
+
+// Rotates x[seq_len][n_heads][head_dim] in place. Token s is at position pos[s] (pos may be null:
+// then pos_offset + s). The pair k turns by pos * inv_freq[k]; dims >= rot_dim pass through.
+// Rotating by -pos undoes +pos (up to float rounding).
+// Status: kBadArgument for zero sizes, odd or zero rot_dim, rot_dim > head_dim, a non-finite
+// inv_freq, position or attention_factor; kTooLarge when the extents overflow.
+Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
+                  const double* inv_freq, std::size_t rot_dim, const double* pos,
+                  double pos_offset, const RopeApplyOptions& options = {}) noexcept;
+
+// The cos/sin cache of ONNX RotaryEmbedding: cos[n_pos][rot_dim/2], sin[n_pos][rot_dim/2] for
+// positions pos[t] (or pos_offset + t when pos is null), each value times attention_factor.
+Status rope_cache(float* cos, float* sin, std::size_t n_pos, const double* inv_freq,
+                  std::size_t rot_dim, const double* pos, double pos_offset,
+                  const RopeApplyOptions& options = {}) noexcept;
+
+}  // namespace posenc

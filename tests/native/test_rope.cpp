@@ -1,0 +1,337 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "posenc/posenc.hpp"
+#include "reference.hpp"
+
+using posenc::Precision;
+using posenc::RopeLayout;
+using posenc::RopeParams;
+using posenc::RopeScaling;
+using posenc::StatusCode;
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+struct Freqs {
+  std::vector<double> inv_freq;
+  double attention_factor = 0.0;
+  posenc::Status status;
+};
+
+Freqs frequencies(const RopeParams& p, std::size_t seq_len = 0) {
+  Freqs f;
+  f.inv_freq.resize(posenc::rope_rot_dim(p) / 2);
+  f.status = posenc::rope_frequencies(p, seq_len, f.inv_freq.data(), f.inv_freq.size(), &f.attention_factor);
+  return f;
+}
+
+std::vector<float> random_floats(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& e : v) e = u(rng);
+  return v;
+}
+
+double max_abs_diff(const std::vector<float>& got, const std::vector<double>& want) {
+  double worst = 0.0;
+  for (std::size_t k = 0; k < got.size(); ++k) worst = std::fmax(worst, std::fabs(got[k] - want[k]));
+  return worst;
+}
+
+bool message_names(const posenc::Status& s, const char* word) {
+  return std::string(s.message).find(word) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("rope frequencies: default inv_freq = theta^(-2i/rot_dim), partial rotary truncates like HF") {
+  RopeParams p;
+  p.head_dim = 128;
+  p.theta = 500000.0;
+  Freqs f = frequencies(p);
+  REQUIRE(f.status.ok());
+  CHECK(f.inv_freq.size() == 64);
+  CHECK(f.attention_factor == 1.0);
+  for (std::size_t i = 0; i < 64; ++i) CHECK(f.inv_freq[i] == doctest::Approx(std::pow(500000.0, -(2.0 * i) / 128.0)).epsilon(1e-14));
+  // Phi-2 style partial rotary: int(80 * 0.4) = 32 rotated dims, exponents over 32.
+  p = RopeParams{};
+  p.head_dim = 80;
+  p.partial_rotary_factor = 0.4;
+  CHECK(posenc::rope_rot_dim(p) == 32);
+  f = frequencies(p);
+  REQUIRE(f.status.ok());
+  CHECK(f.inv_freq[1] == doctest::Approx(std::pow(10000.0, -2.0 / 32.0)).epsilon(1e-14));
+}
+
+TEST_CASE("rope frequencies: golden values of the published scaling formulas") {
+  // YaRN correction range (Peng et al. 2023; HF find_correction_range): d=128, θ=1e4, L=4096, β 32/1.
+  double low = 0, high = 0;
+  posenc::yarn_correction_range(32, 1, 128, 1e4, 4096, true, &low, &high);
+  CHECK(low == 20.0);
+  CHECK(high == 46.0);
+  posenc::yarn_correction_range(32, 1, 128, 1e4, 4096, false, &low, &high);
+  CHECK(low == doctest::Approx(20.9445).epsilon(1e-5));
+  CHECK(high == doctest::Approx(45.0269).epsilon(1e-5));
+  // YaRN get_mscale: 0.1 ln s + 1.
+  CHECK(posenc::yarn_get_mscale(4) == doctest::Approx(1.1386294).epsilon(1e-7));
+  CHECK(posenc::yarn_get_mscale(40) == doctest::Approx(1.3688879).epsilon(1e-7));
+  CHECK(posenc::yarn_get_mscale(0.5) == 1.0);
+
+  // Static NTK-aware base: θ s^(d/(d-2)), d=128, s=4 → 40889.942.
+  RopeParams p;
+  p.head_dim = 128;
+  p.scaling = RopeScaling::kNtk;
+  p.factor = 4.0;
+  Freqs f = frequencies(p);
+  REQUIRE(f.status.ok());
+  CHECK(std::fabs(std::pow(f.inv_freq[1], -64.0) - 40889.942) < 1e-3);  // golden to 3 decimals
+
+  // Dynamic NTK: d=128, s=2, L=4096, seq_len=8192 → base 30527.737; at or below L the base is θ·1.
+  p.scaling = RopeScaling::kDynamic;
+  p.factor = 2.0;
+  p.max_position_embeddings = 4096;
+  f = frequencies(p, 8192);
+  REQUIRE(f.status.ok());
+  CHECK(std::fabs(std::pow(f.inv_freq[1], -64.0) - 30527.737) < 1e-3);
+  f = frequencies(p, 100);
+  CHECK(std::pow(f.inv_freq[1], -64.0) == doctest::Approx(10000.0).epsilon(1e-12));
+
+  // LongRoPE default attention factor sqrt(1 + ln s / ln L): s=32, L=4096 → 1.1902381.
+  p = RopeParams{};
+  p.head_dim = 8;
+  p.scaling = RopeScaling::kLongRope;
+  p.factor = 32.0;
+  p.original_max_position_embeddings = 4096;
+  p.short_factor = {1.0, 1.5, 2.0, 4.0};
+  p.long_factor = {2.0, 3.0, 5.0, 8.0};
+  f = frequencies(p, 4096);
+  REQUIRE(f.status.ok());
+  CHECK(f.attention_factor == doctest::Approx(1.1902381).epsilon(1e-7));
+  CHECK(f.inv_freq[3] == doctest::Approx(1.0 / (4.0 * std::pow(1e4, 6.0 / 8.0))).epsilon(1e-14));
+  f = frequencies(p, 4097);  // long factors iff seq_len > original max
+  CHECK(f.inv_freq[3] == doctest::Approx(1.0 / (8.0 * std::pow(1e4, 6.0 / 8.0))).epsilon(1e-14));
+
+  // Llama 3.1 (d=128, θ=5e5, s=8, low 1, high 4, L=8192): pairs < 29 unchanged, 29…34 smoothed,
+  // >= 35 divided by 8 (wavelength 2π θ^(2i/d) against 8192/4 and 8192/1).
+  p = RopeParams{};
+  p.head_dim = 128;
+  p.theta = 500000.0;
+  p.scaling = RopeScaling::kLlama3;
+  p.factor = 8.0;
+  p.original_max_position_embeddings = 8192;
+  f = frequencies(p);
+  REQUIRE(f.status.ok());
+  int first_changed = -1, first_divided = -1;
+  for (int i = 0; i < 64; ++i) {
+    const double plain = std::pow(500000.0, -(2.0 * i) / 128.0);
+    if (first_changed < 0 && std::fabs(f.inv_freq[i] / plain - 1.0) > 1e-12) first_changed = i;
+    if (first_divided < 0 && f.inv_freq[i] == doctest::Approx(plain / 8.0).epsilon(1e-15)) first_divided = i;
+  }
+  CHECK(first_changed == 29);
+  CHECK(first_divided == 35);
+}
+
+TEST_CASE("rope frequencies: YaRN ramps from extrapolation to interpolation across the correction range") {
+  RopeParams p;
+  p.head_dim = 128;
+  p.scaling = RopeScaling::kYarn;
+  p.factor = 4.0;
+  p.original_max_position_embeddings = 4096;
+  Freqs f = frequencies(p);
+  REQUIRE(f.status.ok());
+  CHECK(f.attention_factor == doctest::Approx(1.1386294).epsilon(1e-7));
+  for (int i = 0; i < 64; ++i) {
+    const double plain = std::pow(1e4, -(2.0 * i) / 128.0);
+    const double ramp = std::fmin(std::fmax((i - 20.0) / (46.0 - 20.0), 0.0), 1.0);
+    CHECK(f.inv_freq[i] == doctest::Approx(plain / 4.0 * ramp + plain * (1 - ramp)).epsilon(1e-14));
+  }
+  // DeepSeek-V3 style: factor 40, mscale = mscale_all_dim = 1 → attention factor 1 (the ratio).
+  p.factor = 40.0;
+  p.mscale = 1.0;
+  p.mscale_all_dim = 1.0;
+  CHECK(frequencies(p).attention_factor == 1.0);
+  p.mscale_all_dim = 0.0;  // HF: both must be non-zero, else get_mscale(factor)
+  CHECK(frequencies(p).attention_factor == doctest::Approx(1.3688879).epsilon(1e-7));
+  // Factor derived from max / original max when unset.
+  p.factor.reset();
+  p.max_position_embeddings = 4096 * 8;
+  CHECK(frequencies(p).attention_factor == doctest::Approx(posenc::yarn_get_mscale(8)).epsilon(1e-15));
+}
+
+TEST_CASE("rope frequencies: proportional keeps head_dim/2 pairs, zero past the rotated ones") {
+  RopeParams p;
+  p.head_dim = 256;
+  p.partial_rotary_factor = 0.25;
+  p.theta = 1e6;
+  p.scaling = RopeScaling::kProportional;
+  Freqs f = frequencies(p);
+  REQUIRE(f.status.ok());
+  REQUIRE(f.inv_freq.size() == 128);
+  for (int i = 0; i < 128; ++i)
+    CHECK(f.inv_freq[i] == (i < 32 ? doctest::Approx(std::pow(1e6, -(2.0 * i) / 256.0)).epsilon(1e-14) : doctest::Approx(0.0)));
+}
+
+TEST_CASE("rope frequencies: bad parameters give a status naming the parameter") {
+  RopeParams p;
+  p.head_dim = 64;
+  auto status_of = [](RopeParams q) { return frequencies(q).status; };
+  RopeParams q = p;
+  q.rot_dim = 7;
+  CHECK(message_names(status_of(q), "rot_dim must be even"));
+  q.rot_dim = 66;
+  CHECK(message_names(status_of(q), "rot_dim must be <= head_dim"));
+  q = p;
+  q.head_dim = 0;
+  CHECK(message_names(status_of(q), "head_dim"));
+  q = p;
+  q.theta = INFINITY;
+  CHECK(message_names(status_of(q), "theta"));
+  q = p;
+  q.scaling = RopeScaling::kLinear;
+  CHECK(message_names(status_of(q), "factor is required for linear"));
+  q.factor = 0.5;
+  CHECK(message_names(status_of(q), "factor must be finite and >= 1"));
+  q.factor = NAN;
+  CHECK(message_names(status_of(q), "factor must be finite"));
+  q = p;
+  q.scaling = RopeScaling::kYarn;
+  q.factor = 4.0;
+  CHECK(message_names(status_of(q), "original_max_position_embeddings is required for yarn"));
+  q = p;
+  q.scaling = RopeScaling::kLlama3;
+  q.factor = 8.0;
+  q.original_max_position_embeddings = 8192;
+  q.high_freq_factor = 1.0;
+  CHECK(message_names(status_of(q), "high_freq_factor"));
+  q = p;
+  q.scaling = RopeScaling::kLongRope;
+  q.original_max_position_embeddings = 4096;
+  q.short_factor = {1.0};
+  q.long_factor = {1.0};
+  CHECK(status_of(q).code == StatusCode::kBadShape);
+  q = p;
+  q.partial_rotary_factor = 1.5;
+  CHECK(message_names(status_of(q), "partial_rotary_factor"));
+}
+
+TEST_CASE("apply_rope: matches the float64 rotation at every tail length, both layouts and precisions") {
+  for (const auto layout : {RopeLayout::kHalfSplit, RopeLayout::kInterleaved}) {
+    for (const auto precision : {Precision::kFast, Precision::kAccurate}) {
+      for (std::size_t head_dim = 2; head_dim <= 40; head_dim += 2) {
+        for (const std::size_t rot_dim : {head_dim, head_dim / 2 + (head_dim / 2) % 2}) {
+          if (rot_dim == 0) continue;
+          const std::size_t seq_len = 5, n_heads = 3;
+          RopeParams p;
+          p.head_dim = head_dim;
+          p.rot_dim = rot_dim;
+          const Freqs f = frequencies(p);
+          REQUIRE(f.status.ok());
+          const std::vector<double> pos = {0, 1, 17, 1000, 123457};
+          std::vector<double> angle(seq_len * rot_dim / 2);
+          for (std::size_t t = 0; t < seq_len; ++t)
+            for (std::size_t k = 0; k < rot_dim / 2; ++k)
+              angle[t * rot_dim / 2 + k] = precision == Precision::kFast
+                  ? static_cast<double>(static_cast<float>(pos[t]) * static_cast<float>(f.inv_freq[k]))
+                  : pos[t] * f.inv_freq[k];
+          std::vector<float> x = random_floats(seq_len * n_heads * head_dim, 7 + head_dim);
+          const auto want = posenc::reference::rope(x, seq_len, n_heads, head_dim, rot_dim, angle,
+                                                    layout == RopeLayout::kInterleaved, 0.75);
+          posenc::RopeApplyOptions o{layout, precision, 0.75};
+          REQUIRE(posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), rot_dim,
+                                     pos.data(), 0.0, o).ok());
+          CAPTURE(head_dim);
+          CAPTURE(rot_dim);
+          CAPTURE(static_cast<int>(layout));
+          CAPTURE(static_cast<int>(precision));
+          CHECK(max_abs_diff(x, want) <= 1e-6);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("apply_rope: keeps each pair's norm, -pos undoes +pos, and q·k depends only on i - j") {
+  const std::size_t head_dim = 64, n_heads = 2, seq_len = 6;
+  RopeParams p;
+  p.head_dim = head_dim;
+  const Freqs f = frequencies(p);
+  const std::vector<double> pos = {3, 10, 250, 4000, 65536, 1e6};
+  std::vector<double> neg(pos.size());
+  for (std::size_t t = 0; t < pos.size(); ++t) neg[t] = -pos[t];
+  for (const auto layout : {RopeLayout::kHalfSplit, RopeLayout::kInterleaved}) {
+    const std::vector<float> x0 = random_floats(seq_len * n_heads * head_dim, 99);
+    std::vector<float> x = x0;
+    posenc::RopeApplyOptions o{layout, Precision::kAccurate, 1.0};
+    REQUIRE(posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), head_dim, pos.data(), 0, o).ok());
+    for (std::size_t v = 0; v < seq_len * n_heads; ++v)
+      for (std::size_t k = 0; k < head_dim / 2; ++k) {
+        const std::size_t a = v * head_dim + (layout == RopeLayout::kInterleaved ? 2 * k : k);
+        const std::size_t b = v * head_dim + (layout == RopeLayout::kInterleaved ? 2 * k + 1 : k + head_dim / 2);
+        CHECK(std::hypot(x[a], x[b]) == doctest::Approx(std::hypot(x0[a], x0[b])).epsilon(1e-6));
+      }
+    REQUIRE(posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), head_dim, neg.data(), 0, o).ok());
+    for (std::size_t k = 0; k < x.size(); ++k) CHECK(x[k] == doctest::Approx(x0[k]).epsilon(0).scale(1).epsilon(2e-6));
+
+    // The same q and k vectors placed at (i, j) pairs with equal i - j give the same score.
+    const std::vector<float> q = random_floats(head_dim, 1), k = random_floats(head_dim, 2);
+    auto score = [&](double i, double j) {
+      std::vector<float> qi = q, kj = k;
+      posenc::apply_rope(qi.data(), 1, 1, head_dim, f.inv_freq.data(), head_dim, &i, 0, o);
+      posenc::apply_rope(kj.data(), 1, 1, head_dim, f.inv_freq.data(), head_dim, &j, 0, o);
+      double dot = 0;
+      for (std::size_t d = 0; d < head_dim; ++d) dot += static_cast<double>(qi[d]) * kj[d];
+      return dot;
+    };
+    for (const double delta : {0.0, 1.0, 5.0, 100.0}) {
+      const double ref = score(delta, 0);
+      for (const double j : {1.0, 37.0, 5000.0, 300000.0}) CHECK(score(j + delta, j) == doctest::Approx(ref).epsilon(0).scale(1).epsilon(2e-5));
+    }
+  }
+}
+
+TEST_CASE("rope_cache: accurate angles stay within 1e-6 rad up to pos = 2^20; fast float32 drifts") {
+  // θ = 1e4, head_dim 128: the angle error of cos/sin against the exact float64 angle pos·inv_freq.
+  RopeParams p;
+  p.head_dim = 128;
+  const Freqs f = frequencies(p);
+  const std::size_t n_pos = 2048, half = 64;
+  std::vector<float> c(n_pos * half), s(n_pos * half);
+  double worst[2] = {0, 0};
+  for (const auto precision : {Precision::kFast, Precision::kAccurate}) {
+    posenc::RopeApplyOptions o{RopeLayout::kHalfSplit, precision, 1.0};
+    REQUIRE(posenc::rope_cache(c.data(), s.data(), n_pos, f.inv_freq.data(), 128, nullptr, 1048576.0 - n_pos, o).ok());
+    for (std::size_t t = 0; t < n_pos; ++t)
+      for (std::size_t k = 0; k < half; ++k) {
+        const double exact = std::remainder((1048576.0 - n_pos + t) * f.inv_freq[k], 2 * kPi);
+        const double got = std::atan2(s[t * half + k], c[t * half + k]);
+        worst[static_cast<int>(precision)] = std::fmax(worst[static_cast<int>(precision)], std::fabs(std::remainder(got - exact, 2 * kPi)));
+      }
+  }
+  MESSAGE("max angle error near pos = 2^20: fast ", worst[0], " rad, accurate ", worst[1], " rad");
+  CHECK(worst[1] <= 1e-6);
+  CHECK(worst[0] > 1e-2);  // float32(inv_freq) alone is off by ~6e-8 relative: x 2^20 = 6e-2 rad
+}
+
+TEST_CASE("apply_rope: bad arguments give a status and leave x untouched") {
+  std::vector<float> x(2 * 2 * 8, 3.0f);
+  const std::vector<double> inv = {1.0, 0.1, 0.01, 0.001};
+  CHECK(message_names(posenc::apply_rope(x.data(), 2, 2, 8, inv.data(), 6, nullptr, 0), "rot_dim must be even") == false);
+  CHECK(message_names(posenc::apply_rope(x.data(), 2, 2, 8, inv.data(), 7, nullptr, 0), "rot_dim must be even"));
+  CHECK(message_names(posenc::apply_rope(x.data(), 2, 2, 8, inv.data(), 10, nullptr, 0), "rot_dim must be <= head_dim"));
+  CHECK(message_names(posenc::apply_rope(x.data(), 0, 2, 8, inv.data(), 8, nullptr, 0), "seq_len"));
+  const std::vector<double> bad_inv = {1.0, NAN, 0.01, 0.001};
+  CHECK(message_names(posenc::apply_rope(x.data(), 2, 2, 8, bad_inv.data(), 8, nullptr, 0), "inv_freq must be finite"));
+  const std::vector<double> bad_pos = {0.0, INFINITY};
+  CHECK(message_names(posenc::apply_rope(x.data(), 2, 2, 8, inv.data(), 8, bad_pos.data(), 0), "pos must be finite"));
+  x.assign(x.size(), 3.0f);
+  CHECK(message_names(posenc::apply_rope(x.data(), 2, 2, 8, inv.data(), 8, nullptr, NAN), "pos_offset"));
+  for (float v : x) CHECK(v == 3.0f);
+}
