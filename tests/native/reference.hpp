@@ -19,6 +19,21 @@ inline std::vector<double> sinusoidal(std::size_t seq_len, std::size_t d_model, 
   return pe;
 }
 
+// tensor2tensor get_timing_signal_1d: [sin | cos] halves, ω_i = exp(-i ln(base) / max(h - 1, 1)),
+// a zero column last when d_model is odd.
+inline std::vector<double> sinusoidal_concat(std::size_t seq_len, std::size_t d_model, double base) {
+  std::vector<double> pe(seq_len * d_model, 0.0);
+  const std::size_t h = d_model / 2;
+  const double step = std::log(base) / std::fmax(static_cast<double>(h) - 1.0, 1.0);
+  for (std::size_t pos = 0; pos < seq_len; ++pos)
+    for (std::size_t i = 0; i < h; ++i) {
+      const double angle = static_cast<double>(pos) * std::exp(-static_cast<double>(i) * step);
+      pe[pos * d_model + i] = std::sin(angle);
+      pe[pos * d_model + h + i] = std::cos(angle);
+    }
+  return pe;
+}
+
 }  // namespace posenc::reference
 
 namespace posenc::reference {

@@ -87,3 +87,40 @@ TEST_CASE("simd_arch: names the instruction set the kernels were built for") {
 #endif
   MESSAGE("kernels built for ", arch);
 }
+
+TEST_CASE("sinusoidal concat: tensor2tensor [sin | cos] layout at every tail length, odd d_model zero-padded") {
+  for (std::size_t d_model = 1; d_model <= 40; ++d_model) {
+    const std::size_t seq_len = 51;
+    std::vector<float> out(seq_len * d_model, -99.0f);
+    REQUIRE(posenc::sinusoidal(out.data(), seq_len, d_model, {10000.0, posenc::SinusoidalLayout::kConcat}).ok());
+    CAPTURE(d_model);
+    CHECK(max_abs_diff(out, posenc::reference::sinusoidal_concat(seq_len, d_model, 10000.0)) <= 4e-7);
+  }
+}
+
+TEST_CASE("sinusoidal_shift: PE(pos + k) = M_k · PE(pos) for many pos and k, both layouts") {
+  const std::size_t d_model = 32, seq_len = 300;
+  for (const auto layout : {posenc::SinusoidalLayout::kInterleaved, posenc::SinusoidalLayout::kConcat}) {
+    const posenc::SinusoidalParams params{10000.0, layout};
+    std::vector<float> pe(seq_len * d_model), m(d_model * d_model);
+    REQUIRE(posenc::sinusoidal(pe.data(), seq_len, d_model, params).ok());
+    for (const int k : {0, 1, 7, 50, 120, -3, -99}) {
+      REQUIRE(posenc::sinusoidal_shift(m.data(), k, d_model, params).ok());
+      for (const int pos : {0, 1, 99, 150, 170}) {
+        if (pos + k < 0) continue;
+        double worst = 0.0;
+        for (std::size_t r = 0; r < d_model; ++r) {
+          double v = 0.0;
+          for (std::size_t c = 0; c < d_model; ++c) v += double(m[r * d_model + c]) * pe[pos * d_model + c];
+          worst = std::fmax(worst, std::fabs(v - pe[(pos + k) * d_model + r]));
+        }
+        CAPTURE(k);
+        CAPTURE(pos);
+        CHECK(worst <= 2e-6);
+      }
+    }
+  }
+  std::vector<float> m(9);
+  CHECK(posenc::sinusoidal_shift(m.data(), 1, 3).code == StatusCode::kBadArgument);
+  CHECK(posenc::sinusoidal_shift(m.data(), NAN, 2).code == StatusCode::kBadArgument);
+}

@@ -2,9 +2,11 @@
 // Public headers take plain pointers and extents; no SIMD types appear here.
 #pragma once
 
+#include "posenc/alibi.hpp"
 #include "posenc/rope.hpp"
 #include "posenc/sinusoidal.hpp"
 #include "posenc/status.hpp"
+#include "posenc/t5.hpp"
 
 namespace posenc {
 

@@ -13,6 +13,8 @@ const char* arch_name() noexcept;
 // out[seq_len][d_model]; inv_freq[(d_model + 1) / 2] in float64. See sinusoidal.cpp.
 void sinusoidal_interleaved(float* out, std::size_t seq_len, std::size_t d_model,
                             const double* inv_freq) noexcept;
+void sinusoidal_concat(float* out, std::size_t seq_len, std::size_t d_model,
+                       const double* inv_freq) noexcept;
 
 // RoPE (see rope.cpp). c, s: [rot_dim/2] tables for one position; cd, sd: [rot_dim] expanded.
 void rope_tables(float* c, float* s, std::size_t half, double pos, const double* inv_freq,

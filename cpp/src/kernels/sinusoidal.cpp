@@ -1,12 +1,14 @@
-/* Sinusoidal table, interleaved layout (Vaswani et al. 2017, §3.5).
+/* Sinusoidal tables (Vaswani et al. 2017, §3.5), out row-major [seq_len][d_model], pos = 0 … seq_len-1.
 
-   out[pos][2i]   = sin(pos * w_i)        w_i = inv_freq[i] = base^(-2i / d_model), float64
-   out[pos][2i+1] = cos(pos * w_i)        pos = 0 … seq_len-1, out row-major [seq_len][d_model]
+   interleaved:  out[pos][2i] = sin(pos * w_i),  out[pos][2i+1]   = cos(pos * w_i)
+   concat:       out[pos][i]  = sin(pos * w_i),  out[pos][h + i]  = cos(pos * w_i),  h = d_model/2
+   w_i = inv_freq[i] in float64, from the caller (the two layouts use different series).
 
    Per row, N = batch<float>::size pairs at a time: the N angles pos * w_i are formed and reduced
    to [-π, π] in float64 (reduced_angle), one float32 sincos gives N sines and N cosines, and
-   zip_lo/zip_hi interleave them into 2N consecutive outputs. Pairs past the last full batch, and
-   the lone sin column of an odd d_model, take the same angles through std::sin/std::cos. */
+   zip_lo/zip_hi interleave them into 2N consecutive outputs (concat stores the two runs as they
+   are). Pairs past the last full batch, and the lone last column of an odd d_model (sin when
+   interleaved, zero when concat), take the same angles through std::sin/std::cos. */
 #include <xsimd/xsimd.hpp>
 
 #include <cmath>
@@ -40,6 +42,33 @@ void sinusoidal_interleaved(float* out, std::size_t seq_len, std::size_t d_model
       row[2 * i + 1] = std::cos(a);
     }
     if (d_model % 2 != 0) row[d_model - 1] = std::sin(reduced_angle(p, inv_freq[n_pairs]));
+  }
+}
+
+void sinusoidal_concat(float* out, std::size_t seq_len, std::size_t d_model,
+                       const double* inv_freq) noexcept {
+  using batch = xsimd::batch<float>;
+  constexpr std::size_t N = batch::size;
+  const std::size_t half = d_model / 2;
+  const std::size_t n_vec = half - half % N;
+  alignas(batch::arch_type::alignment()) float angle[N];
+
+  for (std::size_t pos = 0; pos < seq_len; ++pos) {
+    float* row = out + pos * d_model;
+    const double p = static_cast<double>(pos);
+    std::size_t i = 0;
+    for (; i < n_vec; i += N) {
+      for (std::size_t l = 0; l < N; ++l) angle[l] = reduced_angle(p, inv_freq[i + l]);
+      const auto [s, c] = xsimd::sincos(batch::load_aligned(angle));
+      s.store_unaligned(row + i);
+      c.store_unaligned(row + half + i);
+    }
+    for (; i < half; ++i) {
+      const float a = reduced_angle(p, inv_freq[i]);
+      row[i] = std::sin(a);
+      row[half + i] = std::cos(a);
+    }
+    if (d_model % 2 != 0) row[d_model - 1] = 0.0f;
   }
 }
 
