@@ -1,0 +1,224 @@
+// Model configurations → RopeParams. nlohmann::json is used without exceptions: parse with
+// allow_exceptions = false, and every value is type-checked before it is read.
+#include "posenc/config.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace posenc {
+namespace {
+
+using nlohmann::json;
+
+struct Reader {
+  std::string* detail;
+
+  Status fail(const char* message, const std::string& specifics) {
+    if (detail != nullptr) *detail = specifics;
+    return {StatusCode::kBadArgument, message};
+  }
+};
+
+const json* member(const json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(key);
+  return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+
+bool number(const json& object, const char* key, double* out) {
+  const json* v = member(object, key);
+  if (v == nullptr || !v->is_number()) return false;
+  *out = v->get<double>();
+  return true;
+}
+
+// A JSON number that is a whole number >= 0.
+bool count(const json& object, const char* key, std::size_t* out) {
+  double v;
+  if (!number(object, key, &v) || !(v >= 0.0 && v <= 9007199254740992.0) || std::floor(v) != v) return false;
+  *out = static_cast<std::size_t>(v);
+  return true;
+}
+
+bool string(const json& object, const char* key, std::string* out) {
+  const json* v = member(object, key);
+  if (v == nullptr || !v->is_string()) return false;
+  *out = v->get<std::string>();
+  return true;
+}
+
+bool scaling_from_name(const std::string& name, RopeScaling* out) {
+  static const struct { const char* name; RopeScaling scaling; } kNames[] = {
+      {"default", RopeScaling::kNone},   {"none", RopeScaling::kNone},
+      {"linear", RopeScaling::kLinear},  {"ntk", RopeScaling::kNtk},
+      {"dynamic", RopeScaling::kDynamic}, {"yarn", RopeScaling::kYarn},
+      {"llama3", RopeScaling::kLlama3},  {"longrope", RopeScaling::kLongRope},
+      {"su", RopeScaling::kLongRope},    {"proportional", RopeScaling::kProportional},
+  };
+  for (const auto& n : kNames)
+    if (name == n.name) {
+      *out = n.scaling;
+      return true;
+    }
+  return false;
+}
+
+constexpr const char* kKnownTypes =
+    "default, none, linear, ntk, dynamic, yarn, llama3, longrope (or su), proportional";
+
+Status factor_list(Reader& r, const json& rp, const char* key, std::vector<double>* out) {
+  const json* v = member(rp, key);
+  if (v == nullptr) return Status::Ok();
+  if (!v->is_array()) return r.fail("config: a longrope factor list is not an array", std::string(key) + " must be an array of numbers");
+  for (const auto& e : *v) {
+    if (!e.is_number()) return r.fail("config: a longrope factor list holds a non-number", std::string(key) + " must hold numbers only");
+    out->push_back(e.get<double>());
+  }
+  return Status::Ok();
+}
+
+Status from_hugging_face(Reader& r, const json& root, const std::string& layer_type, RopeParams* p) {
+  // Multimodal configs (Gemma 3, Llama 4, ...) keep the language model's settings in text_config.
+  const json* text = member(root, "text_config");
+  const json& cfg = text != nullptr && text->is_object() ? *text : root;
+
+  std::size_t n_heads = 0, hidden = 0;
+  const bool have_heads = count(cfg, "num_attention_heads", &n_heads) && n_heads > 0;
+  const bool have_hidden = count(cfg, "hidden_size", &hidden);
+  if (!(count(cfg, "head_dim", &p->head_dim) && p->head_dim > 0) &&
+      !(count(cfg, "qk_rope_head_dim", &p->head_dim) && p->head_dim > 0)) {
+    if (!have_heads || !have_hidden)
+      return r.fail("config: head_dim is missing", "config needs head_dim, qk_rope_head_dim, or hidden_size and num_attention_heads");
+    p->head_dim = hidden / n_heads;
+  }
+  count(cfg, "max_position_embeddings", &p->max_position_embeddings);
+
+  // The scaling dict: rope_parameters (flat, or one per layer type), else the older rope_scaling.
+  static const json kEmpty = json::object();
+  const json* rp = &kEmpty;
+  bool per_layer = false;
+  if (const json* params = member(cfg, "rope_parameters"); params != nullptr && params->is_object()) {
+    per_layer = !(member(*params, "rope_type") || member(*params, "rope_theta") || member(*params, "type"));
+    if (!per_layer) {
+      rp = params;
+    } else {
+      std::string keys;
+      for (const auto& item : params->items()) keys += (keys.empty() ? "" : ", ") + item.key();
+      if (layer_type.empty())
+        return r.fail("config: rope_parameters is per layer type; pass a layer type", "rope_parameters has one entry per layer type; pass layerType (one of: " + keys + ")");
+      const json* chosen = member(*params, layer_type.c_str());
+      if (chosen == nullptr || !chosen->is_object())
+        return r.fail("config: no rope_parameters for that layer type", "rope_parameters has no entry \"" + layer_type + "\" (it has: " + keys + ")");
+      rp = chosen;
+    }
+  } else if (const json* scaling = member(cfg, "rope_scaling"); scaling != nullptr && scaling->is_object()) {
+    rp = scaling;
+  }
+
+  p->theta = 10000.0;
+  double local_theta;
+  if (!per_layer && layer_type == "sliding_attention" && number(cfg, "rope_local_base_freq", &local_theta)) {
+    // Gemma 3 (older format): sliding-window layers use rope_local_base_freq and no scaling.
+    p->theta = local_theta;
+    rp = &kEmpty;
+  } else if (!number(*rp, "rope_theta", &p->theta) && !number(cfg, "rope_theta", &p->theta)) {
+    number(cfg, "rotary_emb_base", &p->theta);  // GPT-NeoX naming
+  }
+
+  if (!number(*rp, "partial_rotary_factor", &p->partial_rotary_factor) &&
+      !number(cfg, "partial_rotary_factor", &p->partial_rotary_factor))
+    number(cfg, "rotary_pct", &p->partial_rotary_factor);  // GPT-NeoX naming
+
+  std::string type = "default";
+  if (!string(*rp, "rope_type", &type)) string(*rp, "type", &type);
+  if (!scaling_from_name(type, &p->scaling))
+    return r.fail("config: unknown rope type", "rope type \"" + type + "\" is not one of: " + kKnownTypes);
+
+  double v;
+  if (number(*rp, "factor", &v)) p->factor = v;
+  if (!count(*rp, "original_max_position_embeddings", &p->original_max_position_embeddings))
+    count(cfg, "original_max_position_embeddings", &p->original_max_position_embeddings);
+  if (p->scaling == RopeScaling::kYarn && p->original_max_position_embeddings == 0)
+    p->original_max_position_embeddings = p->max_position_embeddings;  // HF's fallback
+  // HF: rope_parameters.get("beta_fast") or 32 — a 0 means the default too.
+  if (number(*rp, "beta_fast", &v) && v != 0.0) p->beta_fast = v;
+  if (number(*rp, "beta_slow", &v) && v != 0.0) p->beta_slow = v;
+  number(*rp, "mscale", &p->mscale);
+  number(*rp, "mscale_all_dim", &p->mscale_all_dim);
+  if (number(*rp, "attention_factor", &v)) p->attention_factor = v;
+  if (const json* t = member(*rp, "truncate"); t != nullptr && t->is_boolean()) p->truncate = t->get<bool>();
+  number(*rp, "low_freq_factor", &p->low_freq_factor);
+  number(*rp, "high_freq_factor", &p->high_freq_factor);
+  if (Status s = factor_list(r, *rp, "short_factor", &p->short_factor); !s.ok()) return s;
+  if (Status s = factor_list(r, *rp, "long_factor", &p->long_factor); !s.ok()) return s;
+  return Status::Ok();
+}
+
+Status from_gguf(Reader& r, const json& root, const std::string& layer_type, RopeParams* p) {
+  std::string arch;
+  if (!string(root, "general.architecture", &arch))
+    return r.fail("config: general.architecture is missing", "GGUF metadata needs general.architecture (e.g. \"llama\")");
+  auto key = [&](const char* k) { return arch + "." + k; };
+  auto num = [&](const char* k, double* out) { return number(root, key(k).c_str(), out); };
+  auto cnt = [&](const char* k, std::size_t* out) { return count(root, key(k).c_str(), out); };
+
+  std::size_t n_heads = 0, embedding = 0;
+  if (!(cnt("attention.key_length", &p->head_dim) && p->head_dim > 0)) {
+    if (!(cnt("attention.head_count", &n_heads) && n_heads > 0) || !cnt("embedding_length", &embedding))
+      return r.fail("config: head size is missing", "GGUF metadata needs " + key("attention.key_length") + ", or " + key("embedding_length") + " and " + key("attention.head_count"));
+    p->head_dim = embedding / n_heads;
+  }
+  std::size_t rot = 0;
+  if (cnt("rope.dimension_count", &rot) && rot != p->head_dim) p->rot_dim = rot;
+  cnt("context_length", &p->max_position_embeddings);
+
+  p->theta = 10000.0;
+  num("rope.freq_base", &p->theta);
+  double v;
+  if (layer_type == "sliding_attention" && num("rope.freq_base_swa", &v)) {
+    p->theta = v;
+    return Status::Ok();  // llama.cpp applies no context scaling to sliding-window layers
+  }
+
+  std::string type;
+  const bool have_linear = num("rope.scale_linear", &v);
+  if (have_linear) p->factor = v;
+  if (!string(root, key("rope.scaling.type").c_str(), &type)) type = have_linear ? "linear" : "none";
+  if (type == "longrope")
+    return r.fail("config: GGUF longrope factors are tensors", "GGUF keeps longrope factors in the tensors rope_factors_long / rope_factors_short, not in metadata: pass shortFactor and longFactor yourself");
+  if (!scaling_from_name(type, &p->scaling) || p->scaling == RopeScaling::kNtk || p->scaling == RopeScaling::kProportional)
+    return r.fail("config: unknown rope type", "rope scaling type \"" + type + "\" is not one of: none, linear, yarn");
+  if (num("rope.scaling.factor", &v)) p->factor = v;
+  cnt("rope.scaling.original_context_length", &p->original_max_position_embeddings);
+  if (num("rope.scaling.yarn_beta_fast", &v) && v != 0.0) p->beta_fast = v;
+  if (num("rope.scaling.yarn_beta_slow", &v) && v != 0.0) p->beta_slow = v;
+  if (num("rope.scaling.yarn_log_multiplier", &v) && v != 0.0) {
+    p->mscale = 1.0;  // llama.cpp: get_mscale(factor, 1) / get_mscale(factor, log_multiplier)
+    p->mscale_all_dim = v;
+  }
+  if (p->scaling == RopeScaling::kYarn && num("rope.scaling.attn_factor", &v) && p->factor)
+    p->attention_factor = v * yarn_get_mscale(*p->factor);  // llama.cpp multiplies its own mscale in
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status rope_params_from_config(std::string_view json_text, const ConfigOptions& options,
+                               RopeParams* params, std::string* detail) noexcept {
+  Reader r{detail};
+  if (params == nullptr) return {StatusCode::kBadArgument, "params must not be null"};
+  try {
+    const json root = json::parse(json_text.begin(), json_text.end(), nullptr, false);
+    if (root.is_discarded()) return r.fail("config: not valid JSON", "the config text is not valid JSON");
+    if (!root.is_object()) return r.fail("config: not a JSON object", "the config must be a JSON object");
+    RopeParams p;
+    const Status s = options.dialect == ConfigDialect::kGguf ? from_gguf(r, root, options.layer_type, &p)
+                                                            : from_hugging_face(r, root, options.layer_type, &p);
+    if (s.ok()) *params = std::move(p);
+    return s;
+  } catch (...) {  // std::bad_alloc only: every read above is type-checked
+    return {StatusCode::kTooLarge, "config: out of memory"};
+  }
+}
+
+}  // namespace posenc
