@@ -1,19 +1,52 @@
-// The idiomatic JS API over the Embind module. Every argument is checked here, before anything is
-// allocated in the WASM heap, so users see a TypeError or RangeError that names the argument and
-// the rule; results are fresh Float32Arrays that JS owns (nothing to free).
+// The idiomatic JS API over the Embind module. Arguments are checked here first, with the user's
+// names, before anything is allocated in the WASM heap; C++ checks the rules again and its status
+// message (snake_case names) is re-worded with the JS names. Results are fresh typed arrays owned
+// by JS; the only object that holds WASM memory is HeapFloat32 (allocFloat32), freed by delete().
+import presets from './presets.js';
 
 /** The largest result one call may return, in float32 elements (1 GiB); the heap may grow to 2 GiB. */
 export const MAX_ELEMENTS = 2 ** 28;
 
+const ROPE_SCALING_TYPES = ['none', 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional'];
+const ROPE_LAYOUTS = { halfSplit: 0, interleaved: 1 };
+const PRECISIONS = { fast: 0, accurate: 1 };
+const SINUSOIDAL_LAYOUTS = { interleaved: 0, concat: 1 };
+const DIALECTS = { hf: 0, gguf: 1 };
+
+// C++ status messages name parameters in snake_case; users know them by these names.
+const JS_NAMES = {
+  seq_len: 'seqLen', d_model: 'dModel', n_heads: 'nHeads', head_dim: 'headDim', rot_dim: 'rotaryDim',
+  q_len: 'qLen', k_len: 'kLen', max_len: 'maxLen', max_bias: 'maxBias', num_buckets: 'numBuckets',
+  max_distance: 'maxDistance', inv_freq: 'invFreq', pos: 'positions', pos_offset: 'offset', n_pos: 'seqLen',
+  attention_factor: 'attentionFactor', theta: 'params.theta',
+  partial_rotary_factor: 'params.partialRotaryFactor', factor: 'params.scaling.factor',
+  original_max_position_embeddings: 'params.scaling.originalMaxPositionEmbeddings',
+  max_position_embeddings: 'params.scaling.maxPositionEmbeddings', beta_fast: 'params.scaling.betaFast',
+  beta_slow: 'params.scaling.betaSlow', mscale: 'params.scaling.mscale',
+  mscale_all_dim: 'params.scaling.mscaleAllDim', low_freq_factor: 'params.scaling.lowFreqFactor',
+  high_freq_factor: 'params.scaling.highFreqFactor', short_factor: 'params.scaling.shortFactor',
+  long_factor: 'params.scaling.longFactor',
+};
+
+function jsMessage(message) {
+  return message.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*\b/g, (w) => JS_NAMES[w] ?? w);
+}
+
 function describe(v) {
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'function') return 'a function';
   if (v === null || typeof v !== 'object') return String(v);
   return Array.isArray(v) ? 'an array' : `an object (${v.constructor?.name ?? 'Object'})`;
 }
 
-function checkInt(fn, name, v, min, max = Number.MAX_SAFE_INTEGER) {
+function checkNumber(fn, name, v) {
   if (typeof v !== 'number') throw new TypeError(`${fn}: ${name} must be a number (got ${describe(v)})`);
+  return v;
+}
+
+function checkInt(fn, name, v, min, max = Number.MAX_SAFE_INTEGER) {
+  checkNumber(fn, name, v);
   if (!Number.isInteger(v)) throw new RangeError(`${fn}: ${name} must be an integer (got ${v})`);
   if (v < min || v > max) {
     const rule = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `in [${min}, ${max}]`;
@@ -22,23 +55,60 @@ function checkInt(fn, name, v, min, max = Number.MAX_SAFE_INTEGER) {
   return v;
 }
 
-function checkPositiveFinite(fn, name, v) {
-  if (typeof v !== 'number') throw new TypeError(`${fn}: ${name} must be a number (got ${describe(v)})`);
-  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`${fn}: ${name} must be finite and > 0 (got ${v})`);
+function checkFinite(fn, name, v, { positive = false } = {}) {
+  checkNumber(fn, name, v);
+  if (!Number.isFinite(v) || (positive && v <= 0)) {
+    throw new RangeError(`${fn}: ${name} must be finite${positive ? ' and > 0' : ''} (got ${v})`);
+  }
   return v;
 }
 
-function checkOptions(fn, options, allowed) {
-  if (options === undefined) return {};
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(`${fn}: options must be an object (got ${describe(options)})`);
+function checkBool(fn, name, v) {
+  if (typeof v !== 'boolean') throw new TypeError(`${fn}: ${name} must be a boolean (got ${describe(v)})`);
+  return v;
+}
+
+function checkChoice(fn, name, v, choices) {
+  if (typeof v !== 'string' || !Object.hasOwn(choices, v)) {
+    throw new RangeError(`${fn}: ${name} must be one of ${Object.keys(choices).map((c) => `'${c}'`).join(', ')} (got ${describe(v)})`);
   }
+  return choices[v];
+}
+
+function isPlainObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v);
+}
+
+function checkOptions(fn, options, allowed, name = 'options') {
+  if (options === undefined) return {};
+  if (!isPlainObject(options)) throw new TypeError(`${fn}: ${name} must be an object (got ${describe(options)})`);
   for (const key of Object.keys(options)) {
     if (!allowed.includes(key)) {
-      throw new TypeError(`${fn}: unknown option ${JSON.stringify(key)} (allowed: ${allowed.join(', ')})`);
+      throw new TypeError(`${fn}: unknown ${name === 'options' ? 'option' : `key in ${name}`} ${JSON.stringify(key)} (allowed: ${allowed.join(', ')})`);
     }
   }
   return options;
+}
+
+function checkFloat32Array(fn, name, v) {
+  if (!(v instanceof Float32Array)) throw new TypeError(`${fn}: ${name} must be a Float32Array (got ${describe(v)})`);
+  return v;
+}
+
+/** An array-like of numbers (Array or any typed array; BigInt64Array too) as a Float64Array. */
+function toFloat64(fn, name, v, { integer = false } = {}) {
+  const ok = Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView));
+  if (!ok) throw new TypeError(`${fn}: ${name} must be an array or typed array of numbers (got ${describe(v)})`);
+  const out = new Float64Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const x = typeof v[i] === 'bigint' ? Number(v[i]) : v[i];
+    if (typeof x !== 'number') throw new TypeError(`${fn}: ${name}[${i}] must be a number (got ${describe(v[i])})`);
+    if (!Number.isFinite(x) || (integer && !Number.isInteger(x))) {
+      throw new RangeError(`${fn}: ${name}[${i}] must be ${integer ? 'an integer' : 'finite'} (got ${x})`);
+    }
+    out[i] = x;
+  }
+  return out;
 }
 
 function checkElements(fn, what, n) {
@@ -49,19 +119,493 @@ function checkElements(fn, what, n) {
 
 /** Builds the public API object from an instantiated Emscripten module. */
 export function wrap(module) {
+  // Runs body(alloc) with scratch heap buffers and frees them all afterwards, whatever happens.
+  // Heap views are taken after every allocation: growing memory detaches older views.
+  function scoped(fn, body) {
+    const ptrs = [];
+    const alloc = (bytes) => {
+      const ptr = module.heapAlloc(bytes);
+      if (!ptr) throw new RangeError(`${fn}: ${bytes} bytes do not fit in WASM memory (at most 2 GiB)`);
+      ptrs.push(ptr);
+      return ptr;
+    };
+    try {
+      return body(alloc);
+    } finally {
+      for (const ptr of ptrs) module.heapFree(ptr);
+    }
+  }
+  const f32 = (ptr, n) => module.HEAPF32.subarray(ptr >> 2, (ptr >> 2) + n);
+  const f64 = (ptr, n) => module.HEAPF64.subarray(ptr >> 3, (ptr >> 3) + n);
+  const i32 = (ptr, n) => module.HEAP32.subarray(ptr >> 2, (ptr >> 2) + n);
+  const copyOut = (ptr, n) => module.HEAPF32.slice(ptr >> 2, (ptr >> 2) + n);
+  function status(fn, message) {
+    if (message) throw new RangeError(`${fn}: ${jsMessage(message)}`);
+  }
+
+  // ---- RoPE parameters -------------------------------------------------------------------------
+
+  const SCALING_KEYS = ['type', 'factor', 'originalMaxPositionEmbeddings', 'maxPositionEmbeddings', 'betaFast',
+    'betaSlow', 'mscale', 'mscaleAllDim', 'attentionFactor', 'truncate', 'lowFreqFactor', 'highFreqFactor',
+    'shortFactor', 'longFactor'];
+
+  // The public params object → the flat object embind.cpp reads (NaN = unset).
+  function flatRopeParams(fn, params) {
+    if (!isPlainObject(params)) {
+      throw new TypeError(`${fn}: params must be an object like { headDim: 128, theta: 10000 } (got ${describe(params)})`);
+    }
+    checkOptions(fn, params, ['headDim', 'rotaryDim', 'partialRotaryFactor', 'theta', 'scaling'], 'params');
+    const { headDim, rotaryDim, partialRotaryFactor = 1, theta = 10000, scaling = { type: 'none' } } = params;
+    checkInt(fn, 'params.headDim', headDim, 1, 1 << 20);
+    if (rotaryDim !== undefined) {
+      checkInt(fn, 'params.rotaryDim', rotaryDim, 1, 1 << 20);
+      if (rotaryDim % 2 !== 0) throw new RangeError(`${fn}: params.rotaryDim must be even (got ${rotaryDim})`);
+      if (rotaryDim > headDim) throw new RangeError(`${fn}: params.rotaryDim must be <= headDim = ${headDim} (got ${rotaryDim})`);
+    }
+    checkNumber(fn, 'params.partialRotaryFactor', partialRotaryFactor);
+    checkNumber(fn, 'params.theta', theta);
+    checkOptions(fn, scaling, SCALING_KEYS, 'params.scaling');
+    const s = scaling ?? {};
+    if (!ROPE_SCALING_TYPES.includes(s.type)) {
+      throw new RangeError(`${fn}: params.scaling.type must be one of: ${ROPE_SCALING_TYPES.join(', ')} (got ${describe(s.type)})`);
+    }
+    const num = (key, dflt) => (s[key] === undefined ? dflt : checkFinite(fn, `params.scaling.${key}`, s[key]));
+    const int = (key) => (s[key] === undefined ? 0 : checkInt(fn, `params.scaling.${key}`, s[key], 1));
+    return {
+      headDim,
+      rotaryDim: rotaryDim ?? 0,
+      partialRotaryFactor,
+      theta,
+      scaling: s.type === 'default' ? 'none' : s.type,
+      factor: num('factor', NaN),
+      originalMaxPositionEmbeddings: int('originalMaxPositionEmbeddings'),
+      maxPositionEmbeddings: int('maxPositionEmbeddings'),
+      betaFast: num('betaFast', 32),
+      betaSlow: num('betaSlow', 1),
+      mscale: num('mscale', 0),
+      mscaleAllDim: num('mscaleAllDim', 0),
+      attentionFactor: num('attentionFactor', NaN),
+      truncate: s.truncate === undefined ? true : checkBool(fn, 'params.scaling.truncate', s.truncate),
+      lowFreqFactor: num('lowFreqFactor', 1),
+      highFreqFactor: num('highFreqFactor', 4),
+      shortFactor: s.shortFactor === undefined ? [] : Array.from(toFloat64(fn, 'params.scaling.shortFactor', s.shortFactor)),
+      longFactor: s.longFactor === undefined ? [] : Array.from(toFloat64(fn, 'params.scaling.longFactor', s.longFactor)),
+    };
+  }
+
+  // The flat object → the public params object (only what differs from the defaults).
+  function publicRopeParams(flat) {
+    const params = { headDim: flat.headDim, theta: flat.theta };
+    if (flat.rotaryDim) params.rotaryDim = flat.rotaryDim;
+    if (flat.partialRotaryFactor !== 1) params.partialRotaryFactor = flat.partialRotaryFactor;
+    const scaling = { type: flat.scaling };
+    if (!Number.isNaN(flat.factor)) scaling.factor = flat.factor;
+    if (flat.originalMaxPositionEmbeddings) scaling.originalMaxPositionEmbeddings = flat.originalMaxPositionEmbeddings;
+    if (flat.maxPositionEmbeddings) scaling.maxPositionEmbeddings = flat.maxPositionEmbeddings;
+    if (flat.scaling === 'yarn') {
+      Object.assign(scaling, { betaFast: flat.betaFast, betaSlow: flat.betaSlow, truncate: flat.truncate });
+      if (flat.mscale) scaling.mscale = flat.mscale;
+      if (flat.mscaleAllDim) scaling.mscaleAllDim = flat.mscaleAllDim;
+    }
+    if (!Number.isNaN(flat.attentionFactor)) scaling.attentionFactor = flat.attentionFactor;
+    if (flat.scaling === 'llama3') Object.assign(scaling, { lowFreqFactor: flat.lowFreqFactor, highFreqFactor: flat.highFreqFactor });
+    if (flat.scaling === 'longrope') Object.assign(scaling, { shortFactor: flat.shortFactor, longFactor: flat.longFactor });
+    params.scaling = scaling;
+    return params;
+  }
+
+  // { invFreq: Float64Array, attentionFactor, rotaryDim } for the public params object.
+  function frequencies64(fn, params, seqLen) {
+    const flat = flatRopeParams(fn, params);
+    const rotaryDim = module.ropeRotDim(flat);
+    if (rotaryDim === 0) {
+      status(fn, 'partial_rotary_factor must be in (0, 1]');
+    }
+    return scoped(fn, (alloc) => {
+      const n = rotaryDim >> 1;
+      const ptr = alloc(Math.max(1, n) * 8);
+      const [message, attentionFactor] = module.ropeFrequencies(flat, seqLen, ptr, n);
+      status(fn, message);
+      return { invFreq: f64(ptr, n).slice(), attentionFactor, rotaryDim };
+    });
+  }
+
+  // Resolves { invFreq | params } of applyRope/ropeCache to float64 frequencies.
+  function resolveFrequencies(fn, options, maxPosition) {
+    const { invFreq, params } = options;
+    if ((invFreq === undefined) === (params === undefined)) {
+      throw new TypeError(`${fn}: pass exactly one of options.invFreq and options.params`);
+    }
+    let f;
+    if (params !== undefined) {
+      f = frequencies64(fn, params, maxPosition + 1);
+    } else {
+      const inv = toFloat64(fn, 'invFreq', invFreq);
+      if (inv.length === 0) throw new RangeError(`${fn}: invFreq must not be empty`);
+      f = { invFreq: inv, attentionFactor: 1, rotaryDim: inv.length * 2 };
+    }
+    if (options.rotaryDim !== undefined && options.rotaryDim !== f.rotaryDim) {
+      checkInt(fn, 'rotaryDim', options.rotaryDim, 1);
+      throw new RangeError(`${fn}: rotaryDim must equal 2 * the number of frequencies = ${f.rotaryDim} (got ${options.rotaryDim})`);
+    }
+    const attentionFactor = options.attentionFactor === undefined
+      ? f.attentionFactor : checkFinite(fn, 'attentionFactor', options.attentionFactor);
+    return { ...f, attentionFactor };
+  }
+
+  // Positions of seqLen tokens: options.positions, or offset + 0 … seqLen-1.
+  function resolvePositions(fn, options, seqLen) {
+    if (options.positions !== undefined) {
+      if (options.offset !== undefined) throw new TypeError(`${fn}: pass options.positions or options.offset, not both`);
+      const positions = toFloat64(fn, 'positions', options.positions);
+      if (positions.length !== seqLen) {
+        throw new RangeError(`${fn}: positions.length must equal seqLen = ${seqLen} (got ${positions.length})`);
+      }
+      let max = -Infinity;
+      for (const p of positions) max = Math.max(max, p);
+      return { positions, offset: 0, maxPosition: max };
+    }
+    const offset = options.offset === undefined ? 0 : checkFinite(fn, 'offset', options.offset);
+    return { positions: null, offset, maxPosition: offset + seqLen - 1 };
+  }
+
+  const ROPE_OPTIONS = ['seqLen', 'nHeads', 'headDim', 'layout', 'rotaryDim', 'positions', 'offset', 'invFreq',
+    'params', 'precision', 'attentionFactor'];
+
+  // Checks applyRope's options against x's length; returns what the C++ call needs.
+  function ropeCall(fn, length, options) {
+    if (options === undefined) throw new TypeError(`${fn}: options { seqLen, nHeads, headDim, invFreq | params } are required`);
+    checkOptions(fn, options, ROPE_OPTIONS);
+    const seqLen = checkInt(fn, 'seqLen', options.seqLen, 1);
+    const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1);
+    const headDim = checkInt(fn, 'headDim', options.headDim ?? options.params?.headDim, 1);
+    if (options.params?.headDim !== undefined && options.params.headDim !== headDim) {
+      throw new RangeError(`${fn}: headDim = ${headDim} differs from params.headDim = ${options.params.headDim}`);
+    }
+    if (seqLen * nHeads * headDim !== length) {
+      throw new RangeError(`${fn}: x.length must equal seqLen * nHeads * headDim = ${seqLen * nHeads * headDim} (got ${length})`);
+    }
+    const layout = checkChoice(fn, 'layout', options.layout ?? 'halfSplit', ROPE_LAYOUTS);
+    const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', PRECISIONS);
+    const pos = resolvePositions(fn, options, seqLen);
+    const f = resolveFrequencies(fn, options, pos.maxPosition);
+    if (f.rotaryDim > headDim) throw new RangeError(`${fn}: rotaryDim = ${f.rotaryDim} must be <= headDim = ${headDim}`);
+    return { seqLen, nHeads, headDim, layout, precision, ...pos, ...f };
+  }
+
+  function runRope(fn, alloc, xPtr, c) {
+    const invPtr = alloc(c.invFreq.length * 8);
+    const posPtr = c.positions ? alloc(c.positions.length * 8) : 0;
+    f64(invPtr, c.invFreq.length).set(c.invFreq);
+    if (posPtr) f64(posPtr, c.positions.length).set(c.positions);
+    status(fn, module.applyRope(xPtr, c.seqLen, c.nHeads, c.headDim, invPtr, c.rotaryDim, posPtr, c.offset,
+      c.layout, c.precision, c.attentionFactor));
+  }
+
+  /** Float32Array of `length` floats inside the WASM heap, for in-place calls. Free with delete(). */
+  class HeapFloat32 {
+    #ptr;
+    constructor(length) {
+      checkInt('allocFloat32', 'length', length, 1);
+      checkElements('allocFloat32', 'length', length);
+      this.#ptr = module.heapAlloc(length * 4);
+      if (!this.#ptr) throw new RangeError(`allocFloat32: ${length * 4} bytes do not fit in WASM memory (at most 2 GiB)`);
+      this.length = length;
+    }
+    /** The heap address (bytes), 0 once deleted. */
+    get ptr() { return this.#ptr ?? 0; }
+    /** A view of the data. Borrowed: take a new one after any posenc call, which may grow memory. */
+    get array() {
+      if (!this.#ptr) throw new TypeError('HeapFloat32: used after delete()');
+      return f32(this.#ptr, this.length);
+    }
+    /** Frees the memory. A second call does nothing. */
+    delete() {
+      if (this.#ptr) module.heapFree(this.#ptr);
+      this.#ptr = 0;
+    }
+    [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() { this.delete(); }
+  }
+
+  // ---- the API -----------------------------------------------------------------------------------
+
   return {
     /** The SIMD instruction set the kernels were compiled for: "wasm" in this build. */
     simdArch: module.simdArch(),
     MAX_ELEMENTS,
+    /** Real models' position settings (see data/presets.json). */
+    presets,
 
     sinusoidal(seqLen, dModel, options) {
       const fn = 'sinusoidal';
       checkInt(fn, 'seqLen', seqLen, 1);
       checkInt(fn, 'dModel', dModel, 1);
-      const { base = 10000 } = checkOptions(fn, options, ['base']);
-      checkPositiveFinite(fn, 'base', base);
+      const { base = 10000, layout = 'interleaved' } = checkOptions(fn, options, ['base', 'layout']);
+      checkFinite(fn, 'base', base, { positive: true });
+      const layoutCode = checkChoice(fn, 'layout', layout, SINUSOIDAL_LAYOUTS);
       checkElements(fn, 'seqLen * dModel', seqLen * dModel);
-      return module.sinusoidal(seqLen, dModel, base);
+      return scoped(fn, (alloc) => {
+        const out = alloc(seqLen * dModel * 4);
+        status(fn, module.sinusoidal(out, seqLen, dModel, base, layoutCode));
+        return copyOut(out, seqLen * dModel);
+      });
+    },
+
+    sinusoidalShift(k, dModel, options) {
+      const fn = 'sinusoidalShift';
+      checkFinite(fn, 'k', k);
+      checkInt(fn, 'dModel', dModel, 2);
+      if (dModel % 2 !== 0) throw new RangeError(`${fn}: dModel must be even (got ${dModel})`);
+      const { base = 10000, layout = 'interleaved' } = checkOptions(fn, options, ['base', 'layout']);
+      checkFinite(fn, 'base', base, { positive: true });
+      const layoutCode = checkChoice(fn, 'layout', layout, SINUSOIDAL_LAYOUTS);
+      checkElements(fn, 'dModel * dModel', dModel * dModel);
+      return scoped(fn, (alloc) => {
+        const out = alloc(dModel * dModel * 4);
+        status(fn, module.sinusoidalShift(out, k, dModel, base, layoutCode));
+        return copyOut(out, dModel * dModel);
+      });
+    },
+
+    learnedTable(maxLen, dModel, options) {
+      const fn = 'learnedTable';
+      checkInt(fn, 'maxLen', maxLen, 1);
+      checkInt(fn, 'dModel', dModel, 1);
+      const { seed = 0, std = 0.02, weights, offset = 0 } = checkOptions(fn, options, ['seed', 'std', 'weights', 'offset']);
+      checkInt(fn, 'offset', offset, 0, 2 ** 31 - 1);
+      checkElements(fn, 'maxLen * dModel', maxLen * dModel);
+      let table;
+      if (weights !== undefined) {
+        checkFloat32Array(fn, 'weights', weights);
+        if (weights.length !== maxLen * dModel) {
+          throw new RangeError(`${fn}: weights.length must equal maxLen * dModel = ${maxLen * dModel} (got ${weights.length})`);
+        }
+        table = weights.slice();
+      } else {
+        checkInt(fn, 'seed', seed, 0);
+        checkFinite(fn, 'std', std);
+        table = scoped(fn, (alloc) => {
+          const out = alloc(maxLen * dModel * 4);
+          status(fn, module.learnedInit(out, maxLen, dModel, seed, std));
+          return copyOut(out, maxLen * dModel);
+        });
+      }
+      const lookup = (positions) => {
+        const lfn = 'learnedTable.lookup';
+        const pos = toFloat64(lfn, 'positions', positions, { integer: true });
+        if (pos.length === 0) throw new RangeError(`${lfn}: positions must not be empty`);
+        checkElements(lfn, 'positions.length * dModel', pos.length * dModel);
+        pos.forEach((p, i) => {
+          if (p < 0 || p + offset >= maxLen) {
+            throw new RangeError(`${lfn}: positions[${i}] = ${p} (row ${p + offset} with offset ${offset}) is outside the table of maxLen = ${maxLen}: a model trained on ${maxLen} positions has no embedding for it`);
+          }
+        });
+        return scoped(lfn, (alloc) => {
+          const t = alloc(table.length * 4);
+          const p = alloc(pos.length * 4);
+          const out = alloc(pos.length * dModel * 4);
+          f32(t, table.length).set(table);
+          i32(p, pos.length).set(pos);
+          status(lfn, module.learnedLookup(out, t, maxLen, dModel, p, pos.length, offset));
+          return copyOut(out, pos.length * dModel);
+        });
+      };
+      return { maxLen, dModel, offset, weights: table, lookup };
+    },
+
+    embed(tokenIds, options) {
+      const fn = 'embed';
+      const tokens = toFloat64(fn, 'tokenIds', tokenIds, { integer: true });
+      if (tokens.length === 0) throw new RangeError(`${fn}: tokenIds must not be empty`);
+      if (options === undefined) throw new TypeError(`${fn}: options { tokenEmbeddings, dModel, positionTable } are required`);
+      const { tokenEmbeddings, dModel, positionTable, positions, scale = Math.sqrt(dModel) } = checkOptions(fn, options,
+        ['tokenEmbeddings', 'dModel', 'positionTable', 'positions', 'scale']);
+      checkInt(fn, 'dModel', dModel, 1);
+      checkFloat32Array(fn, 'tokenEmbeddings', tokenEmbeddings);
+      checkFloat32Array(fn, 'positionTable', positionTable);
+      checkFinite(fn, 'scale', scale);
+      for (const [name, t] of [['tokenEmbeddings', tokenEmbeddings], ['positionTable', positionTable]]) {
+        if (t.length === 0 || t.length % dModel !== 0) {
+          throw new RangeError(`${fn}: ${name}.length must be a non-zero multiple of dModel = ${dModel} (got ${t.length})`);
+        }
+      }
+      const vocab = tokenEmbeddings.length / dModel;
+      const rows = positionTable.length / dModel;
+      const pos = positions === undefined ? tokens.map((_, i) => i) : toFloat64(fn, 'positions', positions, { integer: true });
+      if (pos.length !== tokens.length) {
+        throw new RangeError(`${fn}: positions.length must equal tokenIds.length = ${tokens.length} (got ${pos.length})`);
+      }
+      tokens.forEach((t, i) => {
+        if (t < 0 || t >= vocab) throw new RangeError(`${fn}: tokenIds[${i}] = ${t} is outside the vocabulary [0, ${vocab})`);
+      });
+      pos.forEach((p, i) => {
+        if (p < 0 || p >= rows) throw new RangeError(`${fn}: position ${p} (token ${i}) is outside positionTable, which has ${rows} rows`);
+      });
+      const n = tokens.length;
+      checkElements(fn, 'tokenIds.length * dModel', n * dModel);
+      // Only the rows used cross into the heap: row i of each gathered table belongs to token i.
+      return scoped(fn, (alloc) => {
+        const e = alloc(n * dModel * 4);
+        const q = alloc(n * dModel * 4);
+        const idx = alloc(n * 4);
+        const out = alloc(n * dModel * 4);
+        const eView = f32(e, n * dModel), qView = f32(q, n * dModel);
+        for (let i = 0; i < n; i++) {
+          eView.set(tokenEmbeddings.subarray(tokens[i] * dModel, (tokens[i] + 1) * dModel), i * dModel);
+          qView.set(positionTable.subarray(pos[i] * dModel, (pos[i] + 1) * dModel), i * dModel);
+        }
+        i32(idx, n).set(tokens.map((_, i) => i));
+        status(fn, module.embed(out, idx, n, e, n, dModel, q, n, idx, scale));
+        return copyOut(out, n * dModel);
+      });
+    },
+
+    ropeFrequencies(params, options) {
+      const fn = 'ropeFrequencies';
+      const { seqLen = 0 } = checkOptions(fn, options, ['seqLen']);
+      checkInt(fn, 'seqLen', seqLen, 0);
+      const f = frequencies64(fn, params, seqLen);
+      return { invFreq: Float32Array.from(f.invFreq), attentionFactor: f.attentionFactor, rotaryDim: f.rotaryDim };
+    },
+
+    ropeParamsFromConfig(config, options) {
+      const fn = 'ropeParamsFromConfig';
+      const { layerType = '', dialect = 'hf' } = checkOptions(fn, options, ['layerType', 'dialect']);
+      if (typeof layerType !== 'string') throw new TypeError(`${fn}: layerType must be a string (got ${describe(layerType)})`);
+      const dialectCode = checkChoice(fn, 'dialect', dialect, DIALECTS);
+      let text;
+      if (typeof config === 'string') text = config;
+      else if (isPlainObject(config)) text = JSON.stringify(config);
+      else throw new TypeError(`${fn}: config must be a parsed config object or its JSON text (got ${describe(config)})`);
+      const [message, detail, flat] = module.ropeParamsFromConfig(text, dialectCode, layerType);
+      if (message) throw new RangeError(`${fn}: ${detail || message}`);
+      return publicRopeParams(flat);
+    },
+
+    applyRope(x, options) {
+      const fn = 'applyRope';
+      checkFloat32Array(fn, 'x', x);
+      const c = ropeCall(fn, x.length, options);
+      checkElements(fn, 'x.length', x.length);
+      return scoped(fn, (alloc) => {
+        const xPtr = alloc(x.length * 4);
+        f32(xPtr, x.length).set(x);
+        runRope(fn, alloc, xPtr, c);
+        return copyOut(xPtr, x.length);
+      });
+    },
+
+    applyRopeInPlace(buffer, options) {
+      const fn = 'applyRopeInPlace';
+      if (!(buffer instanceof HeapFloat32)) {
+        throw new TypeError(`${fn}: buffer must come from allocFloat32() (got ${describe(buffer)})`);
+      }
+      if (!buffer.ptr) throw new TypeError(`${fn}: buffer was deleted`);
+      const c = ropeCall(fn, buffer.length, options);
+      scoped(fn, (alloc) => runRope(fn, alloc, buffer.ptr, c));
+    },
+
+    allocFloat32(length) {
+      return new HeapFloat32(length);
+    },
+
+    ropeCache(options) {
+      const fn = 'ropeCache';
+      if (options === undefined) throw new TypeError(`${fn}: options { seqLen | positions, invFreq | params } are required`);
+      checkOptions(fn, options, ['seqLen', 'positions', 'offset', 'invFreq', 'params', 'precision', 'attentionFactor', 'rotaryDim']);
+      const seqLen = options.positions !== undefined && options.seqLen === undefined
+        ? toFloat64(fn, 'positions', options.positions).length : checkInt(fn, 'seqLen', options.seqLen, 1);
+      if (seqLen === 0) throw new RangeError(`${fn}: positions must not be empty`);
+      const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', PRECISIONS);
+      const pos = resolvePositions(fn, options, seqLen);
+      const f = resolveFrequencies(fn, options, pos.maxPosition);
+      const half = f.rotaryDim >> 1;
+      checkElements(fn, 'seqLen * rotaryDim / 2', seqLen * half);
+      return scoped(fn, (alloc) => {
+        const cos = alloc(seqLen * half * 4);
+        const sin = alloc(seqLen * half * 4);
+        const inv = alloc(half * 8);
+        const p = pos.positions ? alloc(seqLen * 8) : 0;
+        f64(inv, half).set(f.invFreq);
+        if (p) f64(p, seqLen).set(pos.positions);
+        status(fn, module.ropeCache(cos, sin, seqLen, inv, f.rotaryDim, p, pos.offset, precision, f.attentionFactor));
+        return { cos: copyOut(cos, seqLen * half), sin: copyOut(sin, seqLen * half), rotaryDim: f.rotaryDim };
+      });
+    },
+
+    alibiSlopes(nHeads, options) {
+      const fn = 'alibiSlopes';
+      checkInt(fn, 'nHeads', nHeads, 1, 1 << 20);
+      const { maxBias = 8 } = checkOptions(fn, options, ['maxBias']);
+      checkFinite(fn, 'maxBias', maxBias, { positive: true });
+      return scoped(fn, (alloc) => {
+        const out = alloc(nHeads * 4);
+        status(fn, module.alibiSlopes(out, nHeads, maxBias));
+        return copyOut(out, nHeads);
+      });
+    },
+
+    alibiBias(nHeads, qLen, kLen, options) {
+      const fn = 'alibiBias';
+      checkInt(fn, 'nHeads', nHeads, 1);
+      checkInt(fn, 'qLen', qLen, 1);
+      checkInt(fn, 'kLen', kLen, 1);
+      const { causal = true, maxBias = 8 } = checkOptions(fn, options, ['causal', 'maxBias']);
+      checkBool(fn, 'causal', causal);
+      checkFinite(fn, 'maxBias', maxBias, { positive: true });
+      const n = nHeads * qLen * kLen;
+      checkElements(fn, 'nHeads * qLen * kLen', n);
+      return scoped(fn, (alloc) => {
+        const out = alloc(n * 4);
+        status(fn, module.alibiBias(out, nHeads, qLen, kLen, causal, maxBias));
+        return copyOut(out, n);
+      });
+    },
+
+    t5Bucket(relativePosition, options) {
+      const fn = 't5Bucket';
+      const { bidirectional = true, numBuckets = 32, maxDistance = 128 } = checkOptions(fn, options,
+        ['bidirectional', 'numBuckets', 'maxDistance']);
+      checkBool(fn, 'bidirectional', bidirectional);
+      checkInt(fn, 'numBuckets', numBuckets, 1, 2 ** 30);
+      checkInt(fn, 'maxDistance', maxDistance, 1, 2 ** 30);
+      const single = typeof relativePosition === 'number';
+      const rel = single ? toFloat64(fn, 'relativePosition', [relativePosition], { integer: true })
+        : toFloat64(fn, 'relativePosition', relativePosition, { integer: true });
+      checkElements(fn, 'relativePosition.length', rel.length);
+      return scoped(fn, (alloc) => {
+        const out = alloc(Math.max(1, rel.length) * 4);
+        const r = alloc(Math.max(1, rel.length) * 8);
+        f64(r, rel.length).set(rel);
+        status(fn, module.t5Buckets(out, r, rel.length, bidirectional, numBuckets, maxDistance));
+        const buckets = i32(out, rel.length).slice();
+        return single ? buckets[0] : buckets;
+      });
+    },
+
+    t5Bias(table, nHeads, qLen, kLen, options) {
+      const fn = 't5Bias';
+      checkFloat32Array(fn, 'table', table);
+      checkInt(fn, 'nHeads', nHeads, 1);
+      checkInt(fn, 'qLen', qLen, 1);
+      checkInt(fn, 'kLen', kLen, 1);
+      const { bidirectional = true, numBuckets = 32, maxDistance = 128 } = checkOptions(fn, options,
+        ['bidirectional', 'numBuckets', 'maxDistance']);
+      checkBool(fn, 'bidirectional', bidirectional);
+      checkInt(fn, 'numBuckets', numBuckets, 1, 2 ** 30);
+      checkInt(fn, 'maxDistance', maxDistance, 1, 2 ** 30);
+      if (table.length !== numBuckets * nHeads) {
+        throw new RangeError(`${fn}: table.length must equal numBuckets * nHeads = ${numBuckets * nHeads} (got ${table.length})`);
+      }
+      const n = nHeads * qLen * kLen;
+      checkElements(fn, 'nHeads * qLen * kLen', n);
+      return scoped(fn, (alloc) => {
+        const out = alloc(n * 4);
+        const t = alloc(table.length * 4);
+        f32(t, table.length).set(table);
+        status(fn, module.t5Bias(out, t, nHeads, qLen, kLen, bidirectional, numBuckets, maxDistance));
+        return copyOut(out, n);
+      });
     },
   };
 }

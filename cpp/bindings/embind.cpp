@@ -38,13 +38,17 @@ std::string sinusoidal(Ptr out, double seq_len, double d_model, double base, int
 
 // params: the JS layer's normalized object (every field present; NaN = unset for optionals).
 posenc::RopeParams rope_params(const val& p) {
+  // scaling arrives as its name ("none", "yarn", ...), checked by the JS layer.
   posenc::RopeParams r;
   auto opt = [](double v) { return std::isnan(v) ? std::optional<double>() : std::optional<double>(v); };
   r.head_dim = p["headDim"].as<std::size_t>();
   r.rot_dim = p["rotaryDim"].as<std::size_t>();
   r.partial_rotary_factor = p["partialRotaryFactor"].as<double>();
   r.theta = p["theta"].as<double>();
-  r.scaling = static_cast<posenc::RopeScaling>(p["scaling"].as<int>());
+  const auto name = p["scaling"].as<std::string>();
+  for (int k = 0; k <= static_cast<int>(posenc::RopeScaling::kProportional); ++k)
+    if (name == posenc::rope_scaling_name(static_cast<posenc::RopeScaling>(k)))
+      r.scaling = static_cast<posenc::RopeScaling>(k);
   r.factor = opt(p["factor"].as<double>());
   r.original_max_position_embeddings = p["originalMaxPositionEmbeddings"].as<std::size_t>();
   r.max_position_embeddings = p["maxPositionEmbeddings"].as<std::size_t>();
@@ -93,6 +97,100 @@ std::string rope_cache(Ptr cos, Ptr sin, double n_pos, Ptr inv_freq, double rot_
       {posenc::RopeLayout::kHalfSplit, static_cast<posenc::Precision>(precision), attention_factor}));
 }
 
+// Returns [message, detail, params]: params in the flat shape rope_params() reads.
+val rope_params_from_config(const std::string& text, int dialect, const std::string& layer_type) {
+  posenc::RopeParams p;
+  std::string detail;
+  const auto s = posenc::rope_params_from_config(
+      text, {static_cast<posenc::ConfigDialect>(dialect), layer_type}, &p, &detail);
+  val flat = val::object();
+  if (s.ok()) {
+    const double unset = std::nan("");
+    flat.set("headDim", p.head_dim);
+    flat.set("rotaryDim", p.rot_dim);
+    flat.set("partialRotaryFactor", p.partial_rotary_factor);
+    flat.set("theta", p.theta);
+    flat.set("scaling", std::string(posenc::rope_scaling_name(p.scaling)));
+    flat.set("factor", p.factor.value_or(unset));
+    flat.set("originalMaxPositionEmbeddings", p.original_max_position_embeddings);
+    flat.set("maxPositionEmbeddings", p.max_position_embeddings);
+    flat.set("betaFast", p.beta_fast);
+    flat.set("betaSlow", p.beta_slow);
+    flat.set("mscale", p.mscale);
+    flat.set("mscaleAllDim", p.mscale_all_dim);
+    flat.set("attentionFactor", p.attention_factor.value_or(unset));
+    flat.set("truncate", p.truncate);
+    flat.set("lowFreqFactor", p.low_freq_factor);
+    flat.set("highFreqFactor", p.high_freq_factor);
+    flat.set("shortFactor", val::array(p.short_factor));
+    flat.set("longFactor", val::array(p.long_factor));
+  }
+  val result = val::array();
+  result.call<void>("push", message(s), detail, flat);
+  return result;
+}
+
+std::string sinusoidal_shift(Ptr m, double k, double d_model, double base, int layout) {
+  return message(posenc::sinusoidal_shift(at<float>(m), k, static_cast<std::size_t>(d_model),
+                                          {base, static_cast<posenc::SinusoidalLayout>(layout)}));
+}
+
+std::string alibi_slopes(Ptr slopes, double n_heads, double max_bias) {
+  return message(posenc::alibi_slopes(at<float>(slopes), static_cast<std::size_t>(n_heads), max_bias));
+}
+
+std::string alibi_bias(Ptr bias, double n_heads, double q_len, double k_len, bool causal,
+                       double max_bias) {
+  return message(posenc::alibi_bias(at<float>(bias), static_cast<std::size_t>(n_heads),
+                                    static_cast<std::size_t>(q_len),
+                                    static_cast<std::size_t>(k_len), causal, max_bias));
+}
+
+posenc::T5BucketParams t5_params(bool bidirectional, int num_buckets, int max_distance) {
+  return {bidirectional, num_buckets, max_distance};
+}
+
+// Writes out[n] = bucket(rel[n]) (rel as float64 holding integers).
+std::string t5_buckets(Ptr out, Ptr rel, double n, bool bidirectional, int num_buckets,
+                       int max_distance) {
+  const auto p = t5_params(bidirectional, num_buckets, max_distance);
+  if (const auto s = posenc::t5_check(p); !s.ok()) return s.message;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i)
+    at<std::int32_t>(out)[i] = posenc::t5_bucket(static_cast<std::int64_t>(at<const double>(rel)[i]), p);
+  return {};
+}
+
+std::string t5_bias(Ptr bias, Ptr table, double n_heads, double q_len, double k_len,
+                    bool bidirectional, int num_buckets, int max_distance) {
+  return message(posenc::t5_bias(at<float>(bias), at<const float>(table),
+                                 static_cast<std::size_t>(n_heads), static_cast<std::size_t>(q_len),
+                                 static_cast<std::size_t>(k_len),
+                                 t5_params(bidirectional, num_buckets, max_distance)));
+}
+
+std::string learned_init(Ptr out, double max_len, double d_model, double seed, double std) {
+  return message(posenc::learned_init(at<float>(out), static_cast<std::size_t>(max_len),
+                                      static_cast<std::size_t>(d_model),
+                                      static_cast<std::uint64_t>(seed), std));
+}
+
+std::string learned_lookup(Ptr out, Ptr table, double max_len, double d_model, Ptr pos, double n,
+                           int offset) {
+  return message(posenc::learned_lookup(at<float>(out), at<const float>(table),
+                                        static_cast<std::size_t>(max_len),
+                                        static_cast<std::size_t>(d_model), at<const std::int32_t>(pos),
+                                        static_cast<std::size_t>(n), offset));
+}
+
+std::string embed(Ptr out, Ptr tokens, double n, Ptr tok_emb, double vocab, double d_model,
+                  Ptr pos_emb, double pos_rows, Ptr pos, double scale) {
+  return message(posenc::embed(at<float>(out), at<const std::int32_t>(tokens),
+                               static_cast<std::size_t>(n), at<const float>(tok_emb),
+                               static_cast<std::size_t>(vocab), static_cast<std::size_t>(d_model),
+                               at<const float>(pos_emb), static_cast<std::size_t>(pos_rows),
+                               at<const std::int32_t>(pos), scale));
+}
+
 std::string simd_arch() { return posenc::simd_arch(); }
 
 }  // namespace
@@ -107,4 +205,13 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("ropeFrequencies", &rope_frequencies);
   function("applyRope", &apply_rope);
   function("ropeCache", &rope_cache);
+  function("ropeParamsFromConfig", &rope_params_from_config);
+  function("sinusoidalShift", &sinusoidal_shift);
+  function("alibiSlopes", &alibi_slopes);
+  function("alibiBias", &alibi_bias);
+  function("t5Buckets", &t5_buckets);
+  function("t5Bias", &t5_bias);
+  function("learnedInit", &learned_init);
+  function("learnedLookup", &learned_lookup);
+  function("embed", &embed);
 }

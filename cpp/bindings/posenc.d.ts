@@ -10,9 +10,181 @@ export interface InitOptions {
   wasmUrl?: string | URL;
 }
 
+/** Any array-like of numbers: Array, Float32Array, Float64Array, Int32Array, BigInt64Array, ... */
+export type NumberArray = ArrayLike<number> | BigInt64Array;
+
+export type SinusoidalLayout = 'interleaved' | 'concat';
+
 export interface SinusoidalOptions {
   /** The base of the geometric frequency series; default 10000 (Vaswani et al. 2017). */
   base?: number;
+  /** 'interleaved' (sin, cos per pair; the paper, HF) or 'concat' ([sin | cos]; tensor2tensor, fairseq). */
+  layout?: SinusoidalLayout;
+}
+
+export type RopeScalingType =
+  'none' | 'default' | 'linear' | 'ntk' | 'dynamic' | 'yarn' | 'llama3' | 'longrope' | 'proportional';
+
+/** Scaling parameters, with the semantics of HF transformers' modeling_rope_utils.py. */
+export interface RopeScaling {
+  type: RopeScalingType;
+  factor?: number;
+  originalMaxPositionEmbeddings?: number;
+  maxPositionEmbeddings?: number;
+  /** YaRN; default 32. */
+  betaFast?: number;
+  /** YaRN; default 1. */
+  betaSlow?: number;
+  /** YaRN (DeepSeek): attentionFactor = mscale(factor, mscale) / mscale(factor, mscaleAllDim) when both are non-zero. */
+  mscale?: number;
+  mscaleAllDim?: number;
+  /** Overrides the default attention factor (yarn, longrope). */
+  attentionFactor?: number;
+  /** YaRN: floor/ceil the correction range; default true. */
+  truncate?: boolean;
+  /** llama3; defaults 1 and 4. */
+  lowFreqFactor?: number;
+  highFreqFactor?: number;
+  /** longrope: rotaryDim / 2 factors each. */
+  shortFactor?: NumberArray;
+  longFactor?: NumberArray;
+}
+
+export interface RopeParams {
+  headDim: number;
+  /** Rotated dimensions (even, <= headDim); default int(headDim * partialRotaryFactor). */
+  rotaryDim?: number;
+  partialRotaryFactor?: number;
+  /** rope_theta; default 10000. */
+  theta?: number;
+  scaling?: RopeScaling;
+}
+
+export interface RopeFrequencies {
+  /** Radians per position for each rotated pair: Float32Array(rotaryDim / 2). */
+  invFreq: Float32Array;
+  /** The factor cos and sin are multiplied by (1 unless yarn or longrope). */
+  attentionFactor: number;
+  rotaryDim: number;
+}
+
+export type RopeLayout = 'halfSplit' | 'interleaved';
+export type Precision = 'fast' | 'accurate';
+
+export interface ApplyRopeOptions {
+  seqLen: number;
+  nHeads: number;
+  /** Defaults to params.headDim. */
+  headDim?: number;
+  /** 'halfSplit' (pairs i, i + rotaryDim/2: NeoX, HF Llama; the default) or 'interleaved' (2i, 2i+1: GPT-J, RoFormer). */
+  layout?: RopeLayout;
+  /** Must match the frequencies given (2 * invFreq.length). */
+  rotaryDim?: number;
+  /** One position per token (may be negative: rotating by -p undoes +p). */
+  positions?: NumberArray;
+  /** Positions offset + 0 … seqLen-1 when positions are not given; default 0. */
+  offset?: number;
+  invFreq?: NumberArray;
+  params?: RopeParams;
+  /** 'fast' (float32 angle, as HF and llama.cpp; default) or 'accurate' (float64 angle reduced mod 2π). */
+  precision?: Precision;
+  /** Multiplies cos and sin; default: the params' attention factor, or 1 with invFreq. */
+  attentionFactor?: number;
+}
+
+export interface RopeCacheOptions {
+  seqLen?: number;
+  positions?: NumberArray;
+  offset?: number;
+  invFreq?: NumberArray;
+  params?: RopeParams;
+  precision?: Precision;
+  attentionFactor?: number;
+  rotaryDim?: number;
+}
+
+export interface RopeCache {
+  /** [seqLen][rotaryDim / 2], the ONNX RotaryEmbedding cos_cache layout. */
+  cos: Float32Array;
+  sin: Float32Array;
+  rotaryDim: number;
+}
+
+/** A Float32Array inside the WASM heap for applyRopeInPlace. Free it with delete() (or `using`). */
+export interface HeapFloat32 {
+  readonly length: number;
+  /** Heap address in bytes; 0 after delete(). */
+  readonly ptr: number;
+  /** A borrowed view: take a new one after any posenc call (memory growth detaches old views). */
+  readonly array: Float32Array;
+  /** Frees the memory; a second call does nothing. */
+  delete(): void;
+  [Symbol.dispose](): void;
+}
+
+export interface LearnedTableOptions {
+  /** Seed of the N(0, std²) initializer; default 0. */
+  seed?: number;
+  /** Default 0.02 (BERT, GPT-2 initializer_range). */
+  std?: number;
+  /** Your trained weights, [maxLen][dModel]; copied. */
+  weights?: Float32Array;
+  /** Added to every position (RoBERTa: padding_idx + 1 = 2); default 0. */
+  offset?: number;
+}
+
+export interface LearnedTable {
+  readonly maxLen: number;
+  readonly dModel: number;
+  readonly offset: number;
+  /** The table, [maxLen][dModel]. */
+  readonly weights: Float32Array;
+  /** Rows for positions, [n][dModel]. RangeError for a position whose row is past maxLen. */
+  lookup(positions: NumberArray): Float32Array;
+}
+
+export interface EmbedOptions {
+  /** [vocab][dModel]. */
+  tokenEmbeddings: Float32Array;
+  dModel: number;
+  /** [rows][dModel], any source: sinusoidal(), learnedTable().weights, ... */
+  positionTable: Float32Array;
+  /** Default 0 … n-1. */
+  positions?: NumberArray;
+  /** Token embedding scale; default sqrt(dModel) (Vaswani et al. §3.4). BERT and GPT-2 use 1. */
+  scale?: number;
+}
+
+export interface AlibiBiasOptions {
+  /** -inf for keys after the query; default true. */
+  causal?: boolean;
+  maxBias?: number;
+}
+
+export interface T5BucketOptions {
+  /** Encoder: true (default); decoder self-attention: false. */
+  bidirectional?: boolean;
+  numBuckets?: number;
+  maxDistance?: number;
+}
+
+export interface ConfigOptions {
+  /** For per-layer RoPE (Gemma 3): 'full_attention' or 'sliding_attention'. */
+  layerType?: string;
+  /** 'hf' (config.json; default) or 'gguf' (GGUF metadata as a key → value object). */
+  dialect?: 'hf' | 'gguf';
+}
+
+export interface Preset {
+  id: string;
+  name: string;
+  scheme: 'rope' | 'learned' | 'alibi' | 't5';
+  layout?: RopeLayout;
+  layerTypes?: string[];
+  /** Where the values come from (Hugging Face repository and file). */
+  source: string;
+  /** The position-related keys of the model's config.json, as published. */
+  config: Record<string, unknown>;
 }
 
 export interface Posenc {
@@ -20,13 +192,35 @@ export interface Posenc {
   readonly simdArch: string;
   /** Same as the package's MAX_ELEMENTS export. */
   readonly MAX_ELEMENTS: number;
-  /**
-   * The sinusoidal table, row-major [seqLen][dModel], positions 0 … seqLen-1:
-   * PE[p][2i] = sin(p / base^(2i/dModel)), PE[p][2i+1] = cos(same).
-   * @throws TypeError for a non-number argument or an unknown option.
-   * @throws RangeError for a non-integer or < 1 size, a non-finite or <= 0 base, or a result over MAX_ELEMENTS.
-   */
+  /** Real models' position settings. */
+  readonly presets: { about: string; presets: Preset[] };
+
+  /** PE[p][2i] = sin(p / base^(2i/dModel)), PE[p][2i+1] = cos(same); row-major [seqLen][dModel]. */
   sinusoidal(seqLen: number, dModel: number, options?: SinusoidalOptions): Float32Array;
+  /** M_k [dModel][dModel] with PE(p + k) = M_k · PE(p) for every p (dModel even). */
+  sinusoidalShift(k: number, dModel: number, options?: SinusoidalOptions): Float32Array;
+  learnedTable(maxLen: number, dModel: number, options?: LearnedTableOptions): LearnedTable;
+  /** E[token] · scale + PE[position], [n][dModel]. */
+  embed(tokenIds: NumberArray, options: EmbedOptions): Float32Array;
+
+  ropeFrequencies(params: RopeParams, options?: { seqLen?: number }): RopeFrequencies;
+  ropeParamsFromConfig(config: object | string, options?: ConfigOptions): RopeParams;
+  /** Rotates x [seqLen][nHeads][headDim]; returns a new Float32Array. Dims >= rotaryDim pass through. */
+  applyRope(x: Float32Array, options: ApplyRopeOptions): Float32Array;
+  /** Rotates a heap buffer in place (no copies in or out). */
+  applyRopeInPlace(buffer: HeapFloat32, options: ApplyRopeOptions): void;
+  allocFloat32(length: number): HeapFloat32;
+  ropeCache(options: RopeCacheOptions): RopeCache;
+
+  /** BLOOM / MPT / ggml slopes, Float32Array(nHeads). */
+  alibiSlopes(nHeads: number, options?: { maxBias?: number }): Float32Array;
+  /** [nHeads][qLen][kLen] = -slope · |qpos - j|, queries at the last qLen positions. */
+  alibiBias(nHeads: number, qLen: number, kLen: number, options?: AlibiBiasOptions): Float32Array;
+  /** HF T5 bucket of relativePosition = key - query. */
+  t5Bucket(relativePosition: number, options?: T5BucketOptions): number;
+  t5Bucket(relativePosition: NumberArray, options?: T5BucketOptions): Int32Array;
+  /** [nHeads][qLen][kLen] from table [numBuckets][nHeads]. */
+  t5Bias(table: Float32Array, nHeads: number, qLen: number, kLen: number, options?: T5BucketOptions): Float32Array;
 }
 
 /** Loads and instantiates the WebAssembly module. Call once and keep the result. */

@@ -1,0 +1,224 @@
+// RoPE through the package: frequencies with HF's golden values, the rotation against a float64
+// twin written here, properties, the in-heap variant, caches, configs and presets, bad input.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { error, maxAbsDiff, pe, randomFloats } from './helpers.mjs';
+
+// Float64 twin: rotate x [seqLen][nHeads][headDim] by angle(t, k).
+function ropeTwin(x, { seqLen, nHeads, headDim, rotaryDim, layout, angle, scale = 1 }) {
+  const y = Float64Array.from(x);
+  const half = rotaryDim / 2;
+  for (let t = 0; t < seqLen; t++) {
+    for (let h = 0; h < nHeads; h++) {
+      const base = (t * nHeads + h) * headDim;
+      for (let k = 0; k < half; k++) {
+        const i1 = base + (layout === 'interleaved' ? 2 * k : k);
+        const i2 = base + (layout === 'interleaved' ? 2 * k + 1 : k + half);
+        const c = Math.cos(angle(t, k)) * scale, s = Math.sin(angle(t, k)) * scale;
+        const a = x[i1], b = x[i2];
+        y[i1] = a * c - b * s;
+        y[i2] = b * c + a * s;
+      }
+    }
+  }
+  return y;
+}
+
+test('ropeFrequencies: default and the published scaling values', () => {
+  const plain = pe.ropeFrequencies({ headDim: 128, theta: 500000 });
+  assert.equal(plain.rotaryDim, 128);
+  assert.equal(plain.attentionFactor, 1);
+  for (let i = 0; i < 64; i++) assert.ok(Math.abs(plain.invFreq[i] / 500000 ** (-2 * i / 128) - 1) < 1e-7);
+
+  const ntk = pe.ropeFrequencies({ headDim: 128, scaling: { type: 'ntk', factor: 4 } });
+  assert.ok(Math.abs(ntk.invFreq[1] ** -64 - 40889.942) < 0.05);  // float32 invFreq: ~1e-6 relative
+  const dyn = pe.ropeFrequencies({ headDim: 128, scaling: { type: 'dynamic', factor: 2, maxPositionEmbeddings: 4096 } }, { seqLen: 8192 });
+  assert.ok(Math.abs(dyn.invFreq[1] ** -64 - 30527.737) < 0.05);
+  const yarn = pe.ropeFrequencies({ headDim: 128, scaling: { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 4096 } });
+  assert.ok(Math.abs(yarn.attentionFactor - 1.1386294) < 1e-7);
+  const yarn40 = pe.ropeFrequencies({ headDim: 128, scaling: { type: 'yarn', factor: 40, originalMaxPositionEmbeddings: 4096 } });
+  assert.ok(Math.abs(yarn40.attentionFactor - 1.3688879) < 1e-7);
+  const longrope = pe.ropeFrequencies({ headDim: 4, scaling: { type: 'longrope', factor: 32, originalMaxPositionEmbeddings: 4096, shortFactor: [1, 1], longFactor: [2, 2] } });
+  assert.ok(Math.abs(longrope.attentionFactor - 1.1902381) < 1e-7);
+  // Llama 3.1: pairs < 29 unchanged, >= 35 divided by 8.
+  const l3 = pe.ropeFrequencies({ headDim: 128, theta: 500000, scaling: { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8192 } });
+  const changed = [...l3.invFreq].findIndex((v, i) => Math.abs(v / plain.invFreq[i] - 1) > 1e-6);
+  const divided = [...l3.invFreq].findIndex((v, i) => Math.abs(v * 8 / plain.invFreq[i] - 1) < 1e-6);
+  assert.equal(changed, 29);
+  assert.equal(divided, 35);
+});
+
+test('applyRope: equals the float64 rotation for both layouts, partial rotary, every tail length', () => {
+  for (const layout of ['halfSplit', 'interleaved']) {
+    for (let headDim = 2; headDim <= 34; headDim += 2) {
+      for (const rotaryDim of [headDim, Math.max(2, headDim - 2)]) {
+        const seqLen = 3, nHeads = 2;
+        const { invFreq } = pe.ropeFrequencies({ headDim, rotaryDim });
+        const x = randomFloats(seqLen * nHeads * headDim, headDim);
+        const positions = [0, 5, 4097];
+        const got = pe.applyRope(x, { seqLen, nHeads, headDim, layout, positions, invFreq, precision: 'accurate', attentionFactor: 1.25 });
+        const want = ropeTwin(x, { seqLen, nHeads, headDim, rotaryDim, layout, scale: 1.25, angle: (t, k) => positions[t] * invFreq[k] });
+        assert.ok(maxAbsDiff(got, want) < 2e-6, `${layout} headDim=${headDim} rotaryDim=${rotaryDim}`);
+        // The input is untouched; dims past rotaryDim pass through.
+        assert.ok(maxAbsDiff(x, randomFloats(x.length, headDim)) === 0);
+      }
+    }
+  }
+});
+
+test('applyRope: -p undoes +p; q·k depends only on i - j; params carry the attention factor', () => {
+  const headDim = 64;
+  const params = { headDim, theta: 10000 };
+  const x = randomFloats(4 * headDim, 3);
+  const positions = [1, 100, 5000, 70000];
+  const there = pe.applyRope(x, { seqLen: 4, nHeads: 1, params, positions, precision: 'accurate' });
+  const back = pe.applyRope(there, { seqLen: 4, nHeads: 1, params, positions: positions.map((p) => -p), precision: 'accurate' });
+  assert.ok(maxAbsDiff(back, x) < 2e-6);
+
+  const q = randomFloats(headDim, 11), k = randomFloats(headDim, 12);
+  const score = (i, j) => {
+    const qi = pe.applyRope(q, { seqLen: 1, nHeads: 1, params, positions: [i], precision: 'accurate' });
+    const kj = pe.applyRope(k, { seqLen: 1, nHeads: 1, params, positions: [j], precision: 'accurate' });
+    return qi.reduce((s, v, d) => s + v * kj[d], 0);
+  };
+  for (const delta of [0, 3, 40]) {
+    const ref = score(delta, 0);
+    for (const j of [7, 1000, 123456]) assert.ok(Math.abs(score(j + delta, j) - ref) < 2e-5, `delta ${delta} j ${j}`);
+  }
+
+  const yarn = { headDim: 8, scaling: { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 64 } };
+  const ones = new Float32Array(8).fill(1);
+  const y = pe.applyRope(ones, { seqLen: 1, nHeads: 1, params: yarn, positions: [0] });
+  for (const v of y) assert.ok(Math.abs(v - 1.1386294) < 1e-6);  // angle 0: cos = 1 times the factor
+});
+
+test('applyRopeInPlace: rotates a heap buffer like applyRope; delete() frees it once', () => {
+  const seqLen = 5, nHeads = 3, headDim = 16;
+  const x = randomFloats(seqLen * nHeads * headDim, 21);
+  const options = { seqLen, nHeads, headDim, params: { headDim }, offset: 10 };
+  const buffer = pe.allocFloat32(x.length);
+  buffer.array.set(x);
+  pe.applyRopeInPlace(buffer, options);
+  assert.deepEqual(buffer.array.slice(), pe.applyRope(x, options));
+  buffer.delete();
+  buffer.delete();  // a no-op
+  assert.equal(buffer.ptr, 0);
+  assert.throws(() => buffer.array, error(TypeError, /after delete/));
+  assert.throws(() => pe.applyRopeInPlace(buffer, options), error(TypeError, /deleted/));
+  assert.throws(() => pe.applyRopeInPlace(x, options), error(TypeError, /allocFloat32/));
+});
+
+test('ropeCache: ONNX-layout cos/sin, with positions or an offset', () => {
+  const { cos, sin, rotaryDim } = pe.ropeCache({ params: { headDim: 8 }, seqLen: 3, offset: 2 });
+  assert.equal(rotaryDim, 8);
+  assert.equal(cos.length, 12);
+  const { invFreq } = pe.ropeFrequencies({ headDim: 8 });
+  for (let t = 0; t < 3; t++) {
+    for (let k = 0; k < 4; k++) {
+      assert.ok(Math.abs(cos[t * 4 + k] - Math.cos((t + 2) * invFreq[k])) < 1e-6);
+      assert.ok(Math.abs(sin[t * 4 + k] - Math.sin((t + 2) * invFreq[k])) < 1e-6);
+    }
+  }
+  const byPositions = pe.ropeCache({ params: { headDim: 8 }, positions: [2, 3, 4] });
+  assert.deepEqual(byPositions.cos, cos);
+});
+
+test('accurate precision: angle error at pos 2^20 stays under 1e-6 rad; fast drifts to ~6e-2', () => {
+  const params = { headDim: 128 };
+  const positions = Array.from({ length: 64 }, (_, i) => 2 ** 20 - i);
+  const { invFreq } = pe.ropeFrequencies(params);
+  const inv64 = Array.from({ length: 64 }, (_, k) => 1 / 10000 ** (2 * k / 128));
+  const worst = {};
+  for (const precision of ['fast', 'accurate']) {
+    const { cos, sin } = pe.ropeCache({ params, positions, precision });
+    let w = 0;
+    for (let t = 0; t < positions.length; t++) {
+      for (let k = 0; k < 64; k++) {
+        const exact = positions[t] * inv64[k];
+        const got = Math.atan2(sin[t * 64 + k], cos[t * 64 + k]);
+        let d = (got - exact) % (2 * Math.PI);
+        if (d > Math.PI) d -= 2 * Math.PI;
+        if (d < -Math.PI) d += 2 * Math.PI;
+        w = Math.max(w, Math.abs(d));
+      }
+    }
+    worst[precision] = w;
+  }
+  assert.ok(worst.accurate <= 1e-6, `accurate ${worst.accurate}`);
+  assert.ok(worst.fast > 1e-2, `fast ${worst.fast}`);
+  assert.ok(invFreq instanceof Float32Array);
+});
+
+test('ropeParamsFromConfig: presets, three dialects of one model, errors that name the value', () => {
+  const preset = (id) => pe.presets.presets.find((p) => p.id === id);
+  assert.ok(pe.presets.presets.length >= 13);
+  for (const p of pe.presets.presets) assert.ok(p.source.length > 10, p.id);
+  const llama = pe.ropeParamsFromConfig(preset('llama-3.1-8b').config);
+  assert.deepEqual(llama, { headDim: 128, theta: 500000, scaling: { type: 'llama3', factor: 8, originalMaxPositionEmbeddings: 8192, maxPositionEmbeddings: 131072, lowFreqFactor: 1, highFreqFactor: 4 } });
+  const phi = pe.ropeParamsFromConfig(preset('phi-3.5-mini').config);
+  assert.ok(Math.abs(pe.ropeFrequencies(phi).attentionFactor - 1.1902381) < 1e-7);
+  // Long factors iff seqLen > original max (4096).
+  const short = pe.ropeFrequencies(phi, { seqLen: 4096 }).invFreq, long = pe.ropeFrequencies(phi, { seqLen: 4097 }).invFreq;
+  assert.ok(Math.abs(short[47] / long[47] - 64.83999633789062 / 2.8399994373321533) < 1e-5);
+
+  const hf = preset('qwen2.5-7b-yarn').config;
+  const gguf = {
+    'general.architecture': 'qwen2', 'qwen2.embedding_length': 3584, 'qwen2.attention.head_count': 28,
+    'qwen2.context_length': 32768, 'qwen2.rope.freq_base': 1000000, 'qwen2.rope.scaling.type': 'yarn',
+    'qwen2.rope.scaling.factor': 4, 'qwen2.rope.scaling.original_context_length': 32768,
+  };
+  const hfNew = { hidden_size: 3584, num_attention_heads: 28, max_position_embeddings: 32768, rope_parameters: { rope_type: 'yarn', rope_theta: 1e6, factor: 4, original_max_position_embeddings: 32768 } };
+  const a = pe.ropeFrequencies(pe.ropeParamsFromConfig(hf));
+  const b = pe.ropeFrequencies(pe.ropeParamsFromConfig(JSON.stringify(gguf), { dialect: 'gguf' }));
+  const c = pe.ropeFrequencies(pe.ropeParamsFromConfig(hfNew));
+  assert.deepEqual(a, b);
+  assert.deepEqual(a, c);
+
+  const gemma = preset('gemma-3-4b');
+  assert.equal(pe.ropeParamsFromConfig(gemma.config, { layerType: 'sliding_attention' }).theta, 10000);
+  assert.equal(pe.ropeParamsFromConfig(gemma.config, { layerType: 'full_attention' }).scaling.type, 'linear');
+
+  assert.throws(() => pe.ropeParamsFromConfig({ head_dim: 64, rope_scaling: { rope_type: 'wobbly' } }), error(RangeError, /"wobbly" is not one of/));
+  assert.throws(() => pe.ropeParamsFromConfig('{oops'), error(RangeError, /not valid JSON/));
+  assert.throws(() => pe.ropeParamsFromConfig(42), error(TypeError, /config must be/));
+  assert.throws(() => pe.ropeParamsFromConfig({}, { dialect: 'onnx' }), error(RangeError, /dialect must be one of 'hf', 'gguf'/));
+});
+
+test('RoPE bad input: TypeError or RangeError naming the argument and the rule', () => {
+  const x = new Float32Array(16);
+  const ok = { seqLen: 2, nHeads: 1, headDim: 8, params: { headDim: 8 } };
+  const cases = [
+    [() => pe.ropeFrequencies({ headDim: 8, rotaryDim: 7 }), RangeError, /params\.rotaryDim must be even \(got 7\)/],
+    [() => pe.ropeFrequencies({ headDim: 8, rotaryDim: 0 }), RangeError, /params\.rotaryDim must be in \[1, /],
+    [() => pe.ropeFrequencies({ headDim: 8, rotaryDim: 10 }), RangeError, /params\.rotaryDim must be <= headDim = 8 \(got 10\)/],
+    [() => pe.ropeFrequencies({ headDim: 8, theta: Infinity }), RangeError, /params\.theta must be finite and > 0/],
+    [() => pe.ropeFrequencies({ headDim: 8, theta: '1e4' }), TypeError, /params\.theta must be a number/],
+    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'linear', factor: NaN } }), RangeError, /params\.scaling\.factor must be finite \(got NaN\)/],
+    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'linear', factor: 0.5 } }), RangeError, /params\.scaling\.factor must be finite and >= 1/],
+    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'yarn', factor: 4 } }), RangeError, /originalMaxPositionEmbeddings is required for yarn/],
+    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'xpos' } }), RangeError, /params\.scaling\.type must be one of: .* \(got "xpos"\)/],
+    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'longrope', originalMaxPositionEmbeddings: 64, shortFactor: [1], longFactor: [1] } }), RangeError, /shortFactor and params\.scaling\.longFactor must have rotaryDim \/ 2 entries/],
+    [() => pe.ropeFrequencies({ headDim: 8, partialRotaryFactor: 0 }), RangeError, /partialRotaryFactor must be in \(0, 1\]/],
+    [() => pe.ropeFrequencies({ headDim: 8, rotary: 4 }), TypeError, /unknown key in params "rotary"/],
+    [() => pe.ropeFrequencies(null), TypeError, /params must be an object/],
+    [() => pe.applyRope([1, 2], ok), TypeError, /x must be a Float32Array/],
+    [() => pe.applyRope(new Float32Array(15), ok), RangeError, /x\.length must equal seqLen \* nHeads \* headDim = 16 \(got 15\)/],
+    [() => pe.applyRope(x, { ...ok, positions: [0] }), RangeError, /positions\.length must equal seqLen = 2 \(got 1\)/],
+    [() => pe.applyRope(x, { ...ok, positions: [0, NaN] }), RangeError, /positions\[1\] must be finite/],
+    [() => pe.applyRope(x, { ...ok, layout: 'neox' }), RangeError, /layout must be one of 'halfSplit', 'interleaved'/],
+    [() => pe.applyRope(x, { ...ok, precision: 'exact' }), RangeError, /precision must be one of 'fast', 'accurate'/],
+    [() => pe.applyRope(x, { ...ok, invFreq: [1, 0.1, 0.01, 0.001] }), TypeError, /exactly one of options\.invFreq and options\.params/],
+    [() => pe.applyRope(x, { seqLen: 2, nHeads: 1, headDim: 8, invFreq: [1, NaN, 0.1, 0.1] }), RangeError, /invFreq\[1\] must be finite/],
+    [() => pe.applyRope(x, { seqLen: 2, nHeads: 1, headDim: 4, invFreq: [1, 0.1, 0.01, 0.001], rotaryDim: 8 }), RangeError, /x\.length must equal/],
+    [() => pe.applyRope(new Float32Array(8), { seqLen: 2, nHeads: 1, headDim: 4, invFreq: [1, 0.1, 0.01] }), RangeError, /rotaryDim = 6 must be <= headDim = 4/],
+    [() => pe.applyRope(x, { ...ok, offset: Infinity }), RangeError, /offset must be finite/],
+    [() => pe.applyRope(x), TypeError, /options .* are required/],
+    [() => pe.allocFloat32(0), RangeError, /length must be >= 1/],
+    [() => pe.allocFloat32(2 ** 29), RangeError, /exceeds the limit/],
+  ];
+  for (const [call, type, pattern] of cases) assert.throws(call, error(type, pattern));
+  // After every bad call a good call still returns the right answer.
+  const good = pe.applyRope(randomFloats(16, 5), ok);
+  const again = pe.applyRope(randomFloats(16, 5), ok);
+  assert.deepEqual(good, again);
+});
