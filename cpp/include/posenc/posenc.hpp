@@ -3,6 +3,7 @@
 #pragma once
 
 #include "posenc/alibi.hpp"
+#include "posenc/attention.hpp"
 #include "posenc/config.hpp"
 #include "posenc/learned.hpp"
 #include "posenc/rope.hpp"

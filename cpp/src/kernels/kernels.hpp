@@ -26,4 +26,11 @@ void rope_rotate_half_split(float* x, std::size_t n_heads, std::size_t head_dim,
 void rope_rotate_interleaved(float* x, std::size_t n_heads, std::size_t head_dim,
                              std::size_t rot_dim, const float* cd, const float* sd) noexcept;
 
+// Attention (see attention.cpp). s[j] = scale * q · k_j for n keys k + j * k_stride.
+void dot_keys(float* s, const float* q, const float* k, std::size_t k_stride, std::size_t n,
+              std::size_t d, float scale) noexcept;
+// One online-softmax step over logits s[n] (overwritten with exp weights) and values v.
+void softmax_block(float* s, std::size_t n, const float* v, std::size_t v_stride, std::size_t dv,
+                   float* m, float* l, float* acc) noexcept;
+
 }  // namespace posenc::kernels

@@ -1,0 +1,112 @@
+// posenc: attention with the semantics of the ONNX operators Attention-23/24 and
+// RotaryEmbedding-23, and an attention call with fused positional terms (ALiBi, T5, RoPE).
+// float32 in and out, float32 accumulation; softmax stays finite at ±1e4 logits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "posenc/rope.hpp"
+#include "posenc/status.hpp"
+#include "posenc/t5.hpp"
+
+namespace posenc {
+
+enum class DType : int { kFloat32 = 0, kBool = 1, kInt64 = 2 };
+
+// A read-only view of a row-major tensor of rank <= 4. data == nullptr means "absent" (an omitted
+// optional ONNX input). bool tensors are one byte per element (0 = false).
+struct TensorRef {
+  const void* data = nullptr;
+  DType dtype = DType::kFloat32;
+  int rank = 0;
+  std::int64_t dims[4] = {0, 0, 0, 0};
+
+  bool present() const noexcept { return data != nullptr; }
+  std::int64_t size() const noexcept;  // product of dims (1 for rank 0)
+};
+
+// ---- ONNX RotaryEmbedding-23 ----------------------------------------------------------------------
+
+struct RotaryEmbeddingAttrs {
+  int interleaved = 0;                  // 1: pairs (2k, 2k+1); 0: (k, k + rd/2)
+  std::int64_t rotary_embedding_dim = 0;  // 0: head_size
+  std::int64_t num_heads = 0;           // required for 3D input
+};
+
+// X [B, H, S, D] or [B, S, H*D]; cos/sin caches [max_pos, rd/2] with position_ids [B, S] (int64),
+// or [B, S, rd/2] without. Writes y (X's shape). Dims >= rd are copied through.
+// Status: kBadShape / kBadArgument naming the slot or attribute that is wrong.
+Status onnx_rotary_embedding(const TensorRef& x, const TensorRef& cos_cache,
+                             const TensorRef& sin_cache, const TensorRef& position_ids,
+                             const RotaryEmbeddingAttrs& attrs, float* y) noexcept;
+
+// ---- ONNX Attention-23/24 -------------------------------------------------------------------------
+
+struct AttentionAttrs {
+  int is_causal = 0;
+  std::optional<double> scale;      // default 1/sqrt(head_size)
+  std::int64_t q_num_heads = 0;     // required for 3D input
+  std::int64_t kv_num_heads = 0;
+  double softcap = 0.0;             // <= 0: off
+  int qk_matmul_output_mode = 0;    // 0 raw, 1 softcapped, 2 + bias (mask, causal), 3 softmax
+  int softmax_precision = 0;        // 0 (unset) or 1 (FLOAT); others are refused: float32 only
+  int opset = 24;                   // 23 refuses nonpad_kv_seqlen
+};
+
+struct AttentionInputs {
+  TensorRef q, k, v;                            // float32, 3D or 4D (all the same rank)
+  TensorRef attn_mask;                          // float32 or bool; broadcasts to [B, Hq, Sq, T]
+  TensorRef past_key, past_value;               // float32 [B, Hkv, P, D] / [B, Hkv, P, Dv]
+  TensorRef nonpad_kv_seqlen;                   // int64 [B], opset 24
+};
+
+// Shapes of the outputs an ONNX Attention node with these inputs produces.
+struct AttentionShapes {
+  int y_rank = 4;
+  std::int64_t y[4] = {0, 0, 0, 0};             // [B, Hq, Sq, Dv] or [B, Sq, Hq*Dv]
+  std::int64_t present_key[4] = {0, 0, 0, 0};   // [B, Hkv, T, D]
+  std::int64_t present_value[4] = {0, 0, 0, 0}; // [B, Hkv, T, Dv]
+  std::int64_t qk_matmul_output[4] = {0, 0, 0, 0};  // [B, Hq, Sq, T]
+};
+
+// Checks every input and attribute and reports the output shapes. Status names the slot or
+// attribute: "attn_mask does not broadcast to [B, q_num_heads, q_len, total kv length]", ...
+Status onnx_attention_shapes(const AttentionInputs& in, const AttentionAttrs& attrs,
+                             AttentionShapes* shapes) noexcept;
+
+// Runs the node. Each output pointer may be null (not requested); y must not be. Memory beyond
+// the outputs is O(T·(D + Dv)) per call: scores are streamed over key blocks (online softmax)
+// unless qk_matmul_output is requested, and causal rows skip the keys they cannot see.
+Status onnx_attention(const AttentionInputs& in, const AttentionAttrs& attrs, float* y,
+                      float* present_key, float* present_value, float* qk_matmul_output) noexcept;
+
+// ---- attention with fused positional terms ----------------------------------------------------------
+
+struct AttentionOptions {
+  std::size_t n_heads = 0;       // query heads
+  std::size_t n_kv_heads = 0;    // 0: n_heads. Must divide n_heads (GQA/MQA).
+  std::size_t head_dim = 0;
+  bool causal = false;           // key j visible to query i iff j <= qpos_i
+  std::optional<double> scale;   // default 1/sqrt(head_dim)
+  double softcap = 0.0;
+  const float* alibi_slopes = nullptr;   // [n_heads]: bias -slope_h * |qpos_i - j|
+  const float* t5_table = nullptr;       // [num_buckets][n_heads]: bias table[bucket(j - qpos_i)][h]
+  T5BucketParams t5;
+  const double* rope_inv_freq = nullptr; // [rope_rot_dim/2]: RoPE applied to q and k inside the call
+  std::size_t rope_rot_dim = 0;
+  RopeApplyOptions rope;
+  const float* bias = nullptr;           // additive [n_heads][q_len][kv_len], or [q_len][kv_len]
+  bool bias_per_head = false;
+};
+
+// q [q_len][n_heads][head_dim], k and v [kv_len][n_kv_heads][head_dim] (one sequence, tokens
+// major, as applyRope takes them); out [q_len][n_heads][head_dim]. Queries sit at the last q_len
+// key positions: qpos_i = kv_len - q_len + i (RoPE positions too; keys at 0 … kv_len-1).
+// weights (optional) [n_heads][q_len][kv_len] receives the softmax probabilities.
+Status attention(const float* q, const float* k, const float* v, std::size_t q_len,
+                 std::size_t kv_len, const AttentionOptions& options, float* out,
+                 float* weights = nullptr) noexcept;
+
+}  // namespace posenc

@@ -1,0 +1,562 @@
+// ONNX Attention-23/24 and RotaryEmbedding-23 semantics, and attention with fused positional
+// terms. Shapes are checked here; the per-row work (dot products, online softmax) is in
+// kernels/attention.cpp. The semantics, case by case, are those of onnx/reference/ops/op_attention.py
+// and op_rotary_embedding.py as summarized in shared/conformance/README.md.
+#include "posenc/attention.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <vector>
+
+#include "kernels/kernels.hpp"
+
+namespace posenc {
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+constexpr std::size_t kKeyBlock = 64;  // keys per online-softmax step
+
+Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
+Status shape(const char* message) { return {StatusCode::kBadShape, message}; }
+
+// Everything one attention computation needs, with element strides so that 3D (token-major)
+// and 4D (head-major) tensors are read in place.
+struct Problem {
+  std::size_t batch = 1, q_heads = 1, kv_heads = 1, q_len = 1, kv_len = 1, head_dim = 1, v_dim = 1;
+  const float* q = nullptr;
+  std::size_t q_sb = 0, q_sh = 0, q_ss = 0;
+  const float* k = nullptr;
+  std::size_t k_sb = 0, k_sh = 0, k_ss = 0;
+  const float* v = nullptr;
+  std::size_t v_sb = 0, v_sh = 0, v_ss = 0;
+  float* y = nullptr;
+  std::size_t y_sb = 0, y_sh = 0, y_ss = 0;
+  float scale = 1.0f;
+  float softcap = 0.0f;
+  // Bias terms. The mask is read at b*m_sb + h*m_sh + i*m_ss + j for j < mask_len.
+  const float* mask_f = nullptr;
+  const std::uint8_t* mask_b = nullptr;
+  std::size_t m_sb = 0, m_sh = 0, m_ss = 0, mask_len = 0;
+  bool causal = false;
+  std::vector<std::int64_t> causal_offset;  // per batch: key j visible iff j <= i + offset
+  const std::int64_t* nonpad = nullptr;     // per batch: keys j >= nonpad[b] are masked
+  std::int64_t qpos0 = 0;                   // query i sits at position qpos0 + i (ALiBi, T5)
+  const float* alibi = nullptr;             // [q_heads]
+  const float* t5_table = nullptr;          // [num_buckets][q_heads]
+  T5BucketParams t5;
+  const float* bias = nullptr;              // + bias[h * bias_sh + i * kv_len + j]
+  std::size_t bias_sh = 0;
+  float* qk = nullptr;                      // [B][Hq][Sq][T] in mode qk_mode
+  int qk_mode = 0;
+};
+
+bool has_bias_terms(const Problem& p) {
+  return p.mask_f || p.mask_b || p.alibi || p.t5_table || p.bias;
+}
+
+// Adds the bias of row (b, h, i) for keys [j0, j0 + n) to s; keys past kmax are never passed.
+void add_bias(const Problem& p, std::size_t b, std::size_t h, std::size_t i, std::size_t j0,
+              std::size_t n, float* s) {
+  if (p.mask_f) {
+    const float* m = p.mask_f + b * p.m_sb + h * p.m_sh + i * p.m_ss + j0;
+    for (std::size_t j = 0; j < n; ++j) s[j] += m[j];
+  } else if (p.mask_b) {
+    const std::uint8_t* m = p.mask_b + b * p.m_sb + h * p.m_sh + i * p.m_ss + j0;
+    for (std::size_t j = 0; j < n; ++j)
+      if (!m[j]) s[j] = kNegInf;
+  }
+  const auto qpos = static_cast<double>(p.qpos0) + static_cast<double>(i);
+  if (p.alibi) {
+    const float slope = p.alibi[h];
+    for (std::size_t j = 0; j < n; ++j)
+      s[j] -= slope * static_cast<float>(std::fabs(qpos - static_cast<double>(j0 + j)));
+  }
+  if (p.t5_table) {
+    for (std::size_t j = 0; j < n; ++j) {
+      const auto rel = static_cast<std::int64_t>(j0 + j) - (p.qpos0 + static_cast<std::int64_t>(i));
+      s[j] += p.t5_table[static_cast<std::size_t>(t5_bucket(rel, p.t5)) * p.q_heads + h];
+    }
+  }
+  if (p.bias) {
+    const float* bb = p.bias + h * p.bias_sh + i * p.kv_len + j0;
+    for (std::size_t j = 0; j < n; ++j) s[j] += bb[j];
+  }
+}
+
+void apply_softcap(float* s, std::size_t n, float cap) {
+  if (cap > 0.0f)
+    for (std::size_t j = 0; j < n; ++j) s[j] = cap * std::tanh(s[j] / cap);
+}
+
+// The keys row (b, i) can see at all: [0, kmax). Causal, nonpad and a short mask's padding are
+// all "-inf from here on", so those keys are skipped rather than computed and thrown away.
+std::size_t visible_keys(const Problem& p, std::size_t b, std::size_t i) {
+  std::int64_t kmax = static_cast<std::int64_t>(p.kv_len);
+  if (p.causal) kmax = std::min(kmax, static_cast<std::int64_t>(i) + p.causal_offset[b] + 1);
+  if (p.nonpad) kmax = std::min(kmax, p.nonpad[b]);
+  if (p.mask_f || p.mask_b) kmax = std::min(kmax, static_cast<std::int64_t>(p.mask_len));
+  return static_cast<std::size_t>(std::max<std::int64_t>(kmax, 0));
+}
+
+// One row with every score kept (scratch s[kv_len]): for qk_matmul_output.
+void run_row_full(const Problem& p, std::size_t b, std::size_t h, std::size_t i, const float* qrow,
+                  const float* keys, const float* vals, float* yrow, float* s) {
+  const std::size_t T = p.kv_len, kmax = visible_keys(p, b, i);
+  float* qk = p.qk + ((b * p.q_heads + h) * p.q_len + i) * T;
+  kernels::dot_keys(s, qrow, keys, p.k_ss, T, p.head_dim, p.scale);
+  if (p.qk_mode == 0) std::copy(s, s + T, qk);
+  apply_softcap(s, T, p.softcap);
+  if (p.qk_mode == 1) std::copy(s, s + T, qk);
+  add_bias(p, b, h, i, 0, kmax, s);
+  std::fill(s + kmax, s + T, kNegInf);
+  if (p.qk_mode == 2) std::copy(s, s + T, qk);
+  float m = kNegInf, l = 0.0f;
+  std::fill(yrow, yrow + p.v_dim, 0.0f);
+  kernels::softmax_block(s, kmax, vals, p.v_ss, p.v_dim, &m, &l, yrow);
+  if (m == kNegInf) {  // fully masked row: probabilities and output are 0, not NaN
+    std::fill(s, s + T, 0.0f);
+  } else {
+    const float inv = 1.0f / l;
+    for (std::size_t j = 0; j < kmax; ++j) s[j] *= inv;
+    std::fill(s + kmax, s + T, 0.0f);
+    for (std::size_t d = 0; d < p.v_dim; ++d) yrow[d] *= inv;
+  }
+  if (p.qk_mode == 3) std::copy(s, s + T, qk);
+}
+
+// One row streamed over key blocks (scratch s[kKeyBlock]): O(v_dim) state, no score row kept.
+void run_row_streaming(const Problem& p, std::size_t b, std::size_t h, std::size_t i,
+                       const float* qrow, const float* keys, const float* vals, float* yrow, float* s) {
+  const std::size_t kmax = visible_keys(p, b, i);
+  float m = kNegInf, l = 0.0f;
+  std::fill(yrow, yrow + p.v_dim, 0.0f);
+  const bool biased = has_bias_terms(p);
+  for (std::size_t j0 = 0; j0 < kmax; j0 += kKeyBlock) {
+    const std::size_t n = std::min(kKeyBlock, kmax - j0);
+    kernels::dot_keys(s, qrow, keys + j0 * p.k_ss, p.k_ss, n, p.head_dim, p.scale);
+    apply_softcap(s, n, p.softcap);
+    if (biased) add_bias(p, b, h, i, j0, n, s);
+    kernels::softmax_block(s, n, vals + j0 * p.v_ss, p.v_ss, p.v_dim, &m, &l, yrow);
+  }
+  if (m == kNegInf) return;  // fully masked row: stays 0
+  const float inv = 1.0f / l;
+  for (std::size_t d = 0; d < p.v_dim; ++d) yrow[d] *= inv;
+}
+
+// Output rows are written in place when contiguous; the scratch is O(kv_len) floats.
+Status run(const Problem& p) {
+  std::vector<float> scratch;
+  try {
+    scratch.resize(p.qk ? p.kv_len : kKeyBlock);
+  } catch (const std::bad_alloc&) {
+    return {StatusCode::kTooLarge, "kv length too large for memory"};
+  }
+  const std::size_t group = p.q_heads / p.kv_heads;
+  for (std::size_t b = 0; b < p.batch; ++b)
+    for (std::size_t h = 0; h < p.q_heads; ++h) {
+      const std::size_t kvh = h / group;  // GQA: query head h reads kv head h / (Hq / Hkv)
+      const float* keys = p.k + b * p.k_sb + kvh * p.k_sh;
+      const float* vals = p.v + b * p.v_sb + kvh * p.v_sh;
+      for (std::size_t i = 0; i < p.q_len; ++i) {
+        const float* qrow = p.q + b * p.q_sb + h * p.q_sh + i * p.q_ss;
+        float* yrow = p.y + b * p.y_sb + h * p.y_sh + i * p.y_ss;
+        if (p.qk)
+          run_row_full(p, b, h, i, qrow, keys, vals, yrow, scratch.data());
+        else
+          run_row_streaming(p, b, h, i, qrow, keys, vals, yrow, scratch.data());
+      }
+    }
+  return Status::Ok();
+}
+
+// The product of dims as a count of elements that fits in memory addresses (with room to spare),
+// or -1 on overflow.
+std::int64_t checked_product(std::initializer_list<std::int64_t> dims) {
+  const std::uint64_t limit = std::numeric_limits<std::size_t>::max() / sizeof(float) / 2;
+  std::uint64_t n = 1;
+  for (const std::int64_t d : dims) {
+    if (d < 0) return -1;
+    if (d != 0 && n > limit / static_cast<std::uint64_t>(d)) return -1;
+    n *= static_cast<std::uint64_t>(d);
+  }
+  return static_cast<std::int64_t>(n);
+}
+
+
+// ---- ONNX Attention: shapes -------------------------------------------------------------------
+
+struct Dims {
+  std::int64_t B, Hq, Hkv, Sq, Skv, P, T, D, Dv;
+  bool three_d;
+};
+
+Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* out) {
+  if (!in.q.present() || !in.k.present() || !in.v.present()) return bad("Q, K and V are required");
+  for (const TensorRef* t : {&in.q, &in.k, &in.v})
+    if (t->dtype != DType::kFloat32) return bad("Q, K and V must be float32");
+  if (in.q.rank != in.k.rank || in.q.rank != in.v.rank || (in.q.rank != 3 && in.q.rank != 4))
+    return shape("Q, K and V must all be 3D or all 4D");
+  for (const TensorRef* t : {&in.q, &in.k, &in.v})
+    for (int d = 0; d < t->rank; ++d)
+      if (t->dims[d] < 1) return shape("Q, K and V dimensions must be >= 1");
+  Dims d{};
+  d.three_d = in.q.rank == 3;
+  d.B = in.q.dims[0];
+  if (in.k.dims[0] != d.B || in.v.dims[0] != d.B) return shape("Q, K and V must have the same batch size");
+  if (d.three_d) {
+    if (a.q_num_heads <= 0 || a.kv_num_heads <= 0)
+      return bad("q_num_heads and kv_num_heads are required for 3D Q, K and V");
+    d.Hq = a.q_num_heads;
+    d.Hkv = a.kv_num_heads;
+    if (in.q.dims[2] % d.Hq != 0) return shape("Q's last dimension must be a multiple of q_num_heads");
+    if (in.k.dims[2] % d.Hkv != 0) return shape("K's last dimension must be a multiple of kv_num_heads");
+    if (in.v.dims[2] % d.Hkv != 0) return shape("V's last dimension must be a multiple of kv_num_heads");
+    d.Sq = in.q.dims[1];
+    d.Skv = in.k.dims[1];
+    if (in.v.dims[1] != d.Skv) return shape("K and V must have the same sequence length");
+    d.D = in.q.dims[2] / d.Hq;
+    if (in.k.dims[2] / d.Hkv != d.D) return shape("K's head size (last dimension / kv_num_heads) must equal Q's");
+    d.Dv = in.v.dims[2] / d.Hkv;
+  } else {
+    d.Hq = in.q.dims[1];
+    d.Hkv = in.k.dims[1];
+    if (in.v.dims[1] != d.Hkv) return shape("K and V must have the same number of heads");
+    d.Sq = in.q.dims[2];
+    d.Skv = in.k.dims[2];
+    if (in.v.dims[2] != d.Skv) return shape("K and V must have the same sequence length");
+    d.D = in.q.dims[3];
+    if (in.k.dims[3] != d.D) return shape("K's head size must equal Q's");
+    d.Dv = in.v.dims[3];
+  }
+  if (d.Hq % d.Hkv != 0) return shape("q_num_heads must be a multiple of kv_num_heads");
+
+  d.P = 0;
+  if (in.past_key.present() != in.past_value.present())
+    return bad("past_key and past_value must be given together");
+  if (in.past_key.present()) {
+    for (const TensorRef* t : {&in.past_key, &in.past_value}) {
+      if (t->dtype != DType::kFloat32) return bad("past_key and past_value must be float32");
+      if (t->rank != 4) return shape("past_key and past_value must be 4D [B, kv_num_heads, past_len, head_size]");
+    }
+    const auto& pk = in.past_key.dims;
+    const auto& pv = in.past_value.dims;
+    if (pk[0] != d.B || pk[1] != d.Hkv || pk[3] != d.D) return shape("past_key must be [B, kv_num_heads, past_len, head_size]");
+    if (pv[0] != d.B || pv[1] != d.Hkv || pv[2] != pk[2] || pv[3] != d.Dv)
+      return shape("past_value must be [B, kv_num_heads, past_len, v_head_size]");
+    if (pk[2] < 0) return shape("past_key's past_len must be >= 0");
+    d.P = pk[2];
+  }
+  d.T = d.P + d.Skv;
+
+  if (in.nonpad_kv_seqlen.present()) {
+    if (a.opset < 24) return bad("nonpad_kv_seqlen needs opset 24");
+    const TensorRef& n = in.nonpad_kv_seqlen;
+    if (n.dtype != DType::kInt64) return bad("nonpad_kv_seqlen must be int64");
+    if (n.rank != 1 || n.dims[0] != d.B) return shape("nonpad_kv_seqlen must be [B]");
+    const auto* v = static_cast<const std::int64_t*>(n.data);
+    for (std::int64_t b = 0; b < d.B; ++b)
+      if (v[b] < 0 || v[b] > d.T) return bad("nonpad_kv_seqlen values must be in [0, total kv length]");
+  }
+
+  if (in.attn_mask.present()) {
+    const TensorRef& m = in.attn_mask;
+    if (m.dtype != DType::kFloat32 && m.dtype != DType::kBool) return bad("attn_mask must be float32 or bool");
+    if (m.rank < 1 || m.rank > 4) return shape("attn_mask must have rank 1 to 4");
+    const std::int64_t target[4] = {d.B, d.Hq, d.Sq, d.T};
+    const std::int64_t last = m.dims[m.rank - 1];
+    if (last < 1 || last > d.T) return shape("attn_mask's last dimension must be in [1, total kv length] (shorter is padded with -inf)");
+    for (int r = 0; r < m.rank - 1; ++r) {
+      const std::int64_t want = target[4 - m.rank + r];
+      if (m.dims[r] != 1 && m.dims[r] != want)
+        return shape("attn_mask does not broadcast to [B, q_num_heads, q_len, total kv length]");
+    }
+  }
+
+  if (a.qk_matmul_output_mode < 0 || a.qk_matmul_output_mode > 3) return bad("qk_matmul_output_mode must be 0, 1, 2 or 3");
+  if (a.softmax_precision != 0 && a.softmax_precision != 1)
+    return bad("softmax_precision must be FLOAT (1): posenc computes in float32");
+  if (a.scale && !std::isfinite(*a.scale)) return bad("scale must be finite");
+  if (!std::isfinite(a.softcap)) return bad("softcap must be finite");
+  if (a.is_causal != 0 && a.is_causal != 1) return bad("is_causal must be 0 or 1");
+
+  for (const std::int64_t n : {checked_product({d.B, d.Hq, d.Sq, d.D}), checked_product({d.B, d.Hkv, d.T, d.D}),
+                               checked_product({d.B, d.Hkv, d.T, d.Dv}), checked_product({d.B, d.Hq, d.Sq, d.T}),
+                               checked_product({d.B, d.Hq, d.Sq, d.Dv})})
+    if (n < 0) return {StatusCode::kTooLarge, "attention tensors too large for memory"};
+  *out = d;
+  return Status::Ok();
+}
+
+// Copies one [B][H][S][d] source (3D token-major or 4D head-major) into dst [B][H][dst_len][d]
+// at sequence offset `at`.
+void copy_heads(float* dst, std::size_t dst_len, std::size_t at, const float* src, bool three_d,
+                std::size_t B, std::size_t H, std::size_t S, std::size_t d) {
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h)
+      for (std::size_t s = 0; s < S; ++s) {
+        const float* from = three_d ? src + ((b * S + s) * H + h) * d : src + ((b * H + h) * S + s) * d;
+        std::memcpy(dst + ((b * H + h) * dst_len + at + s) * d, from, d * sizeof(float));
+      }
+}
+
+}  // namespace
+
+std::int64_t TensorRef::size() const noexcept {
+  std::int64_t n = 1;
+  for (int r = 0; r < rank; ++r) n *= dims[r];
+  return n;
+}
+
+Status onnx_attention_shapes(const AttentionInputs& in, const AttentionAttrs& attrs,
+                             AttentionShapes* shapes) noexcept {
+  Dims d;
+  if (Status s = attention_dims(in, attrs, &d); !s.ok()) return s;
+  if (shapes == nullptr) return bad("shapes must not be null");
+  AttentionShapes out;
+  if (d.three_d) {
+    out.y_rank = 3;
+    out.y[0] = d.B; out.y[1] = d.Sq; out.y[2] = d.Hq * d.Dv;
+  } else {
+    out.y[0] = d.B; out.y[1] = d.Hq; out.y[2] = d.Sq; out.y[3] = d.Dv;
+  }
+  const std::int64_t pk[4] = {d.B, d.Hkv, d.T, d.D}, pv[4] = {d.B, d.Hkv, d.T, d.Dv}, qk[4] = {d.B, d.Hq, d.Sq, d.T};
+  std::copy(pk, pk + 4, out.present_key);
+  std::copy(pv, pv + 4, out.present_value);
+  std::copy(qk, qk + 4, out.qk_matmul_output);
+  *shapes = out;
+  return Status::Ok();
+}
+
+Status onnx_attention(const AttentionInputs& in, const AttentionAttrs& a, float* y,
+                      float* present_key, float* present_value, float* qk_matmul_output) noexcept {
+  Dims d;
+  if (Status s = attention_dims(in, a, &d); !s.ok()) return s;
+  if (y == nullptr) return bad("Y must not be null");
+  const auto B = static_cast<std::size_t>(d.B), Hq = static_cast<std::size_t>(d.Hq),
+             Hkv = static_cast<std::size_t>(d.Hkv), Sq = static_cast<std::size_t>(d.Sq),
+             Skv = static_cast<std::size_t>(d.Skv), P = static_cast<std::size_t>(d.P),
+             T = static_cast<std::size_t>(d.T), D = static_cast<std::size_t>(d.D),
+             Dv = static_cast<std::size_t>(d.Dv);
+
+  Problem p;
+  p.batch = B; p.q_heads = Hq; p.kv_heads = Hkv; p.q_len = Sq; p.kv_len = T; p.head_dim = D; p.v_dim = Dv;
+  p.q = static_cast<const float*>(in.q.data);
+  if (d.three_d) {
+    p.q_sb = Sq * Hq * D; p.q_sh = D; p.q_ss = Hq * D;
+    p.y_sb = Sq * Hq * Dv; p.y_sh = Dv; p.y_ss = Hq * Dv;
+  } else {
+    p.q_sb = Hq * Sq * D; p.q_sh = Sq * D; p.q_ss = D;
+    p.y_sb = Hq * Sq * Dv; p.y_sh = Sq * Dv; p.y_ss = Dv;
+  }
+  p.y = y;
+
+  // Keys and values: read K and V in place unless a past must be prepended (then present_*,
+  // the caller's output or our scratch, is built and read).
+  std::vector<float> scratch_k, scratch_v;
+  const bool build_present = in.past_key.present() || present_key || present_value;
+  if (build_present) {
+    float* pk = present_key;
+    float* pv = present_value;
+    try {
+      if (!pk) { scratch_k.resize(B * Hkv * T * D); pk = scratch_k.data(); }
+      if (!pv) { scratch_v.resize(B * Hkv * T * Dv); pv = scratch_v.data(); }
+    } catch (const std::bad_alloc&) {
+      return {StatusCode::kTooLarge, "present_key / present_value too large for memory"};
+    }
+    if (P > 0) {
+      copy_heads(pk, T, 0, static_cast<const float*>(in.past_key.data), false, B, Hkv, P, D);
+      copy_heads(pv, T, 0, static_cast<const float*>(in.past_value.data), false, B, Hkv, P, Dv);
+    }
+    copy_heads(pk, T, P, static_cast<const float*>(in.k.data), d.three_d, B, Hkv, Skv, D);
+    copy_heads(pv, T, P, static_cast<const float*>(in.v.data), d.three_d, B, Hkv, Skv, Dv);
+    p.k = pk; p.k_sb = Hkv * T * D; p.k_sh = T * D; p.k_ss = D;
+    p.v = pv; p.v_sb = Hkv * T * Dv; p.v_sh = T * Dv; p.v_ss = Dv;
+  } else {
+    p.k = static_cast<const float*>(in.k.data);
+    p.v = static_cast<const float*>(in.v.data);
+    if (d.three_d) {
+      p.k_sb = T * Hkv * D; p.k_sh = D; p.k_ss = Hkv * D;
+      p.v_sb = T * Hkv * Dv; p.v_sh = Dv; p.v_ss = Hkv * Dv;
+    } else {
+      p.k_sb = Hkv * T * D; p.k_sh = T * D; p.k_ss = D;
+      p.v_sb = Hkv * T * Dv; p.v_sh = T * Dv; p.v_ss = Dv;
+    }
+  }
+
+  p.scale = static_cast<float>(a.scale ? *a.scale : 1.0 / std::sqrt(static_cast<double>(D)));
+  p.softcap = a.softcap > 0.0 ? static_cast<float>(a.softcap) : 0.0f;
+
+  if (in.attn_mask.present()) {
+    const TensorRef& m = in.attn_mask;
+    // Right-aligned numpy broadcasting to [B, Hq, Sq, mask_len]; broadcast dims get stride 0.
+    std::int64_t dims[4] = {1, 1, 1, 1};
+    for (int r = 0; r < m.rank; ++r) dims[4 - m.rank + r] = m.dims[r];
+    const auto len = static_cast<std::size_t>(dims[3]);
+    const std::size_t st_s = len, st_h = static_cast<std::size_t>(dims[2]) * st_s,
+                      st_b = static_cast<std::size_t>(dims[1]) * st_h;
+    p.m_ss = dims[2] == 1 ? 0 : st_s;
+    p.m_sh = dims[1] == 1 ? 0 : st_h;
+    p.m_sb = dims[0] == 1 ? 0 : st_b;
+    p.mask_len = len;
+    if (m.dtype == DType::kBool) p.mask_b = static_cast<const std::uint8_t*>(m.data);
+    else p.mask_f = static_cast<const float*>(m.data);
+  }
+  if (in.nonpad_kv_seqlen.present()) p.nonpad = static_cast<const std::int64_t*>(in.nonpad_kv_seqlen.data);
+  p.causal = a.is_causal == 1;
+  p.causal_offset.assign(B, 0);
+  for (std::size_t b = 0; b < B; ++b) {
+    if (in.past_key.present()) p.causal_offset[b] = d.P;
+    else if (p.nonpad) p.causal_offset[b] = p.nonpad[b] - d.Sq;
+  }
+  p.qk = qk_matmul_output;
+  p.qk_mode = a.qk_matmul_output_mode;
+  return run(p);
+}
+
+// ---- ONNX RotaryEmbedding ------------------------------------------------------------------------
+
+Status onnx_rotary_embedding(const TensorRef& x, const TensorRef& cos_cache,
+                             const TensorRef& sin_cache, const TensorRef& position_ids,
+                             const RotaryEmbeddingAttrs& a, float* y) noexcept {
+  if (!x.present() || !cos_cache.present() || !sin_cache.present()) return bad("X, cos_cache and sin_cache are required");
+  if (x.dtype != DType::kFloat32 || cos_cache.dtype != DType::kFloat32 || sin_cache.dtype != DType::kFloat32)
+    return bad("X, cos_cache and sin_cache must be float32");
+  if (x.rank != 3 && x.rank != 4) return shape("X must be 3D [B, S, num_heads*head_size] or 4D [B, num_heads, S, head_size]");
+  for (int r = 0; r < x.rank; ++r)
+    if (x.dims[r] < 1) return shape("X dimensions must be >= 1");
+  if (a.interleaved != 0 && a.interleaved != 1) return bad("interleaved must be 0 or 1");
+  std::int64_t B = x.dims[0], H, S, D;
+  if (x.rank == 4) {
+    H = x.dims[1]; S = x.dims[2]; D = x.dims[3];
+  } else {
+    if (a.num_heads <= 0) return bad("num_heads is required for 3D X");
+    if (x.dims[2] % a.num_heads != 0) return shape("X's last dimension must be a multiple of num_heads");
+    H = a.num_heads; S = x.dims[1]; D = x.dims[2] / a.num_heads;
+  }
+  const std::int64_t rd = a.rotary_embedding_dim == 0 ? D : a.rotary_embedding_dim;
+  if (rd < 0 || rd > D || rd % 2 != 0) return bad("rotary_embedding_dim must be even and <= head_size (0: head_size)");
+  const std::int64_t half = rd / 2;
+  if (cos_cache.rank != sin_cache.rank) return shape("cos_cache and sin_cache must have the same shape");
+  for (int r = 0; r < cos_cache.rank; ++r)
+    if (cos_cache.dims[r] != sin_cache.dims[r]) return shape("cos_cache and sin_cache must have the same shape");
+  std::int64_t max_pos = 0;
+  if (position_ids.present()) {
+    if (position_ids.dtype != DType::kInt64) return bad("position_ids must be int64");
+    if (position_ids.rank != 2 || position_ids.dims[0] != B || position_ids.dims[1] != S)
+      return shape("position_ids must be [B, S]");
+    if (cos_cache.rank != 2) return shape("cos_cache must be 2D [max_position, rotary_embedding_dim/2] with position_ids");
+    if (cos_cache.dims[1] != half) return shape("cos_cache's last dimension must be rotary_embedding_dim / 2");
+    max_pos = cos_cache.dims[0];
+    const auto* ids = static_cast<const std::int64_t*>(position_ids.data);
+    for (std::int64_t t = 0; t < B * S; ++t)
+      if (ids[t] < 0 || ids[t] >= max_pos) return bad("position_ids must be in [0, cos_cache rows)");
+  } else {
+    if (cos_cache.rank != 3 || cos_cache.dims[0] != B || cos_cache.dims[1] != S)
+      return shape("cos_cache must be 3D [B, S, rotary_embedding_dim/2] without position_ids");
+    if (cos_cache.dims[2] != half) return shape("cos_cache's last dimension must be rotary_embedding_dim / 2");
+  }
+  if (checked_product({x.dims[0], x.dims[1], x.dims[2], x.rank == 4 ? x.dims[3] : 1}) < 0)
+    return {StatusCode::kTooLarge, "X too large for memory"};
+  if (y == nullptr) return bad("Y must not be null");
+
+  const auto* src = static_cast<const float*>(x.data);
+  if (y != src) std::memcpy(y, src, static_cast<std::size_t>(x.size()) * sizeof(float));
+  if (half == 0) return Status::Ok();
+  std::vector<float> cd, sd;
+  try {
+    cd.resize(static_cast<std::size_t>(rd));
+    sd.resize(static_cast<std::size_t>(rd));
+  } catch (const std::bad_alloc&) {
+    return {StatusCode::kTooLarge, "rotary_embedding_dim too large for memory"};
+  }
+  const auto* cos = static_cast<const float*>(cos_cache.data);
+  const auto* sin = static_cast<const float*>(sin_cache.data);
+  const auto* ids = static_cast<const std::int64_t*>(position_ids.data);
+  const auto uh = static_cast<std::size_t>(half), ud = static_cast<std::size_t>(D);
+  for (std::int64_t b = 0; b < B; ++b)
+    for (std::int64_t s = 0; s < S; ++s) {
+      const std::int64_t row = ids ? ids[b * S + s] : b * S + s;
+      const float* c = cos + row * half;
+      const float* sn = sin + row * half;
+      if (a.interleaved) kernels::rope_expand_interleaved(c, sn, uh, cd.data(), sd.data());
+      for (std::int64_t h = 0; h < H; ++h) {
+        float* xh = y + (x.rank == 4 ? ((b * H + h) * S + s) * D : ((b * S + s) * H + h) * D);
+        if (a.interleaved)
+          kernels::rope_rotate_interleaved(xh, 1, ud, static_cast<std::size_t>(rd), cd.data(), sd.data());
+        else
+          kernels::rope_rotate_half_split(xh, 1, ud, uh, c, sn);
+      }
+    }
+  return Status::Ok();
+}
+
+// ---- attention with fused positional terms ------------------------------------------------------
+
+Status attention(const float* q, const float* k, const float* v, std::size_t q_len,
+                 std::size_t kv_len, const AttentionOptions& o, float* out, float* weights) noexcept {
+  if (q_len == 0) return bad("q_len must be > 0");
+  if (kv_len == 0) return bad("kv_len must be > 0");
+  if (o.n_heads == 0) return bad("n_heads must be > 0");
+  if (o.head_dim == 0) return bad("head_dim must be > 0");
+  const std::size_t n_kv = o.n_kv_heads == 0 ? o.n_heads : o.n_kv_heads;
+  if (o.n_heads % n_kv != 0) return bad("n_heads must be a multiple of n_kv_heads");
+  if (q == nullptr || k == nullptr || v == nullptr || out == nullptr) return bad("q, k, v and out must not be null");
+  if (o.scale && !std::isfinite(*o.scale)) return bad("scale must be finite");
+  if (!std::isfinite(o.softcap)) return bad("softcap must be finite");
+  if (o.t5_table) {
+    if (Status s = t5_check(o.t5); !s.ok()) return s;
+  }
+  const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(std::min<std::size_t>(n, INT64_MAX)); };
+  for (const std::int64_t n : {checked_product({i64(q_len), i64(o.n_heads), i64(o.head_dim)}),
+                               checked_product({i64(kv_len), i64(n_kv), i64(o.head_dim)}),
+                               checked_product({i64(o.n_heads), i64(q_len), i64(kv_len)})})
+    if (n < 0) return {StatusCode::kTooLarge, "attention tensors too large for memory"};
+
+  Problem p;
+  p.batch = 1; p.q_heads = o.n_heads; p.kv_heads = n_kv; p.q_len = q_len; p.kv_len = kv_len;
+  p.head_dim = o.head_dim; p.v_dim = o.head_dim;
+  p.q = q; p.q_sh = o.head_dim; p.q_ss = o.n_heads * o.head_dim;
+  p.k = k; p.k_sh = o.head_dim; p.k_ss = n_kv * o.head_dim;
+  p.v = v; p.v_sh = o.head_dim; p.v_ss = n_kv * o.head_dim;
+  p.y = out; p.y_sh = o.head_dim; p.y_ss = o.n_heads * o.head_dim;
+  p.scale = static_cast<float>(o.scale ? *o.scale : 1.0 / std::sqrt(static_cast<double>(o.head_dim)));
+  p.softcap = o.softcap > 0.0 ? static_cast<float>(o.softcap) : 0.0f;
+  p.qpos0 = static_cast<std::int64_t>(kv_len) - static_cast<std::int64_t>(q_len);
+  p.causal = o.causal;
+  p.causal_offset.assign(1, p.qpos0);
+  p.alibi = o.alibi_slopes;
+  p.t5_table = o.t5_table;
+  p.t5 = o.t5;
+  p.bias = o.bias;
+  p.bias_sh = o.bias_per_head ? q_len * kv_len : 0;
+  p.qk = weights;
+  p.qk_mode = 3;
+
+  // RoPE on copies of q and k: queries at kv_len - q_len + i, keys at j.
+  std::vector<float> q_rot, k_rot;
+  if (o.rope_inv_freq) {
+    try {
+      q_rot.assign(q, q + q_len * o.n_heads * o.head_dim);
+      k_rot.assign(k, k + kv_len * n_kv * o.head_dim);
+    } catch (const std::bad_alloc&) {
+      return {StatusCode::kTooLarge, "q and k too large for memory"};
+    }
+    if (Status s = apply_rope(q_rot.data(), q_len, o.n_heads, o.head_dim, o.rope_inv_freq, o.rope_rot_dim,
+                              nullptr, static_cast<double>(p.qpos0), o.rope);
+        !s.ok())
+      return s;
+    if (Status s = apply_rope(k_rot.data(), kv_len, n_kv, o.head_dim, o.rope_inv_freq, o.rope_rot_dim, nullptr, 0.0, o.rope);
+        !s.ok())
+      return s;
+    p.q = q_rot.data();
+    p.k = k_rot.data();
+  }
+  return run(p);
+}
+
+}  // namespace posenc

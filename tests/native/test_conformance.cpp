@@ -1,0 +1,175 @@
+// The ONNX backend test vectors for RotaryEmbedding-23 and Attention-23/24 (shared/conformance),
+// run through the C++ API at the ONNX tolerance |actual - expected| <= 1e-7 + 1e-3 |expected|.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "conformance.hpp"
+#include "posenc/posenc.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+struct Tensor {
+  bool present = false;
+  std::string dtype;
+  std::vector<std::int64_t> dims;
+  std::vector<float> f;
+  std::vector<std::uint8_t> b;
+  std::vector<std::int64_t> i;
+
+  posenc::TensorRef ref() const {
+    posenc::TensorRef r;
+    if (!present) return r;
+    r.rank = static_cast<int>(dims.size());
+    std::copy(dims.begin(), dims.end(), r.dims);
+    if (dtype == "bool") { r.dtype = posenc::DType::kBool; r.data = b.data(); }
+    else if (dtype == "int64") { r.dtype = posenc::DType::kInt64; r.data = i.data(); }
+    else { r.dtype = posenc::DType::kFloat32; r.data = f.data(); }
+    return r;
+  }
+  std::size_t size() const {
+    std::size_t n = 1;
+    for (auto d : dims) n *= static_cast<std::size_t>(d);
+    return n;
+  }
+};
+
+double value(const json& v) {
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  return v.get<double>();
+}
+
+std::map<std::string, Tensor> tensors(const json& list) {
+  std::map<std::string, Tensor> out;
+  for (const auto& t : list) {
+    Tensor x;
+    x.present = t["present"].get<bool>();
+    if (x.present) {
+      x.dtype = t["dtype"].get<std::string>();
+      x.dims = t["dims"].get<std::vector<std::int64_t>>();
+      for (const auto& v : t["data"]) {
+        if (x.dtype == "bool") x.b.push_back(v.get<bool>() ? 1 : 0);
+        else if (x.dtype == "int64") x.i.push_back(v.get<std::int64_t>());
+        else x.f.push_back(static_cast<float>(value(v)));
+      }
+    }
+    out[t["slot"].get<std::string>()] = x;
+  }
+  return out;
+}
+
+// Worst |actual - expected| / (atol + rtol |expected|); > 1 fails. -inf must match -inf.
+double worst_ratio(const std::vector<float>& got, const Tensor& want, double rtol, double atol) {
+  double worst = 0.0;
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    const double e = want.f[k], a = got[k];
+    if (std::isinf(e) || std::isinf(a)) {
+      if (a != e) return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    if (std::isnan(a)) return std::numeric_limits<double>::infinity();
+    worst = std::max(worst, std::fabs(a - e) / (atol + rtol * std::fabs(e)));
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("conformance: every shared ONNX RotaryEmbedding / Attention vector within the ONNX tolerance" *
+          doctest::skip(!posenc::test::conformance_available())) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(posenc::test::conformance_dir() + "/onnx"))
+    if (e.path().extension() == ".json") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 80);
+  int passed = 0;
+  std::vector<std::string> skipped;
+  double worst_seen = 0.0;
+  for (const auto& file : files) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    const json c = json::parse(text.str());
+    const std::string name = c["name"].get<std::string>();
+    CAPTURE(name);
+    auto ins = tensors(c["inputs"]);
+    const auto outs = tensors(c["outputs"]);
+    bool fp16 = false;
+    for (const auto& input : ins) fp16 |= input.second.present && input.second.dtype == "float16";
+    if (fp16) {
+      skipped.push_back(name);
+      continue;
+    }
+    const double rtol = c["tolerance"]["rtol"].get<double>(), atol = c["tolerance"]["atol"].get<double>();
+    const json& attrs = c["attributes"];
+    auto attr_i = [&](const char* k, std::int64_t d) { return attrs.contains(k) ? attrs[k].get<std::int64_t>() : d; };
+    std::map<std::string, std::vector<float>> got;
+    if (c["op"] == "RotaryEmbedding") {
+      posenc::RotaryEmbeddingAttrs a;
+      a.interleaved = static_cast<int>(attr_i("interleaved", 0));
+      a.rotary_embedding_dim = attr_i("rotary_embedding_dim", 0);
+      a.num_heads = attr_i("num_heads", 0);
+      std::vector<float> y(ins["X"].size());
+      const auto s = posenc::onnx_rotary_embedding(ins["X"].ref(), ins["cos_cache"].ref(), ins["sin_cache"].ref(),
+                                                   ins["position_ids"].ref(), a, y.data());
+      INFO(s.message);
+      REQUIRE(s.ok());
+      got["Y"] = y;
+    } else {
+      posenc::AttentionAttrs a;
+      a.opset = c["opset"].get<int>();
+      a.is_causal = static_cast<int>(attr_i("is_causal", 0));
+      a.q_num_heads = attr_i("q_num_heads", 0);
+      a.kv_num_heads = attr_i("kv_num_heads", 0);
+      a.qk_matmul_output_mode = static_cast<int>(attr_i("qk_matmul_output_mode", 0));
+      a.softmax_precision = static_cast<int>(attr_i("softmax_precision", 0));
+      if (attrs.contains("scale")) a.scale = attrs["scale"].get<double>();
+      if (attrs.contains("softcap")) a.softcap = attrs["softcap"].get<double>();
+      posenc::AttentionInputs in{ins["Q"].ref(), ins["K"].ref(), ins["V"].ref(), ins["attn_mask"].ref(),
+                                 ins["past_key"].ref(), ins["past_value"].ref(), ins["nonpad_kv_seqlen"].ref()};
+      posenc::AttentionShapes shapes;
+      const auto ss = posenc::onnx_attention_shapes(in, a, &shapes);
+      INFO(ss.message);
+      REQUIRE(ss.ok());
+      for (const char* slot : {"Y", "present_key", "present_value", "qk_matmul_output"})
+        if (outs.at(slot).present) got[slot].assign(outs.at(slot).size(), std::nanf(""));
+      auto ptr = [&](const char* slot) { return got.count(slot) ? got[slot].data() : nullptr; };
+      const auto s = posenc::onnx_attention(in, a, ptr("Y"), ptr("present_key"), ptr("present_value"), ptr("qk_matmul_output"));
+      INFO(s.message);
+      REQUIRE(s.ok());
+      // The shapes the API reports are the expected outputs' shapes.
+      const auto& y = outs.at("Y").dims;
+      CHECK(std::vector<std::int64_t>(shapes.y, shapes.y + shapes.y_rank) == y);
+    }
+    for (const auto& output : got) {
+      const std::string& slot = output.first;
+      CAPTURE(slot);
+      const double r = worst_ratio(output.second, outs.at(slot), rtol, atol);
+      worst_seen = std::max(worst_seen, r);
+      CHECK(r <= 1.0);
+    }
+    ++passed;
+  }
+  std::string list;
+  for (const auto& s : skipped) list += " " + s;
+  MESSAGE("conformance: ", passed, " ONNX cases run, worst error ", worst_seen,
+          " of the allowed tolerance; ", skipped.size(), " float16 cases skipped (posenc is float32):", list);
+  CHECK(passed + skipped.size() == files.size());
+}
