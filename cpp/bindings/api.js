@@ -117,6 +117,79 @@ function checkElements(fn, what, n) {
   }
 }
 
+
+// ---- tensors (ONNX ops) ----------------------------------------------------------------------------
+
+const ATTENTION_INPUTS = ['Q', 'K', 'V', 'attn_mask', 'past_key', 'past_value', 'nonpad_kv_seqlen'];
+const ATTENTION_OUTPUTS = ['Y', 'present_key', 'present_value', 'qk_matmul_output'];
+const ATTENTION_ATTRS = ['is_causal', 'kv_num_heads', 'q_num_heads', 'qk_matmul_output_mode', 'scale', 'softcap',
+  'softmax_precision'];
+const ROTARY_INPUTS = ['X', 'cos_cache', 'sin_cache', 'position_ids'];
+const ROTARY_ATTRS = ['interleaved', 'num_heads', 'rotary_embedding_dim'];
+const DTYPE = { float32: 0, bool: 1, int64: 2 };
+
+/**
+ * Reads an ONNX-style tensor { data, dims } (an onnxruntime-web Tensor works as is) for a slot
+ * whose allowed element types are `kinds` ('float32', 'bool', 'int64'). null when absent.
+ */
+function readTensor(fn, slot, t, kinds) {
+  if (t === undefined || t === null) return null;
+  if (typeof t !== 'object' || !('data' in t) || !('dims' in t)) {
+    throw new TypeError(`${fn}: inputs.${slot} must be a tensor { data, dims } (got ${describe(t)})`);
+  }
+  const dimsIn = t.dims;
+  if (!(Array.isArray(dimsIn) || ArrayBuffer.isView(dimsIn))) {
+    throw new TypeError(`${fn}: inputs.${slot}.dims must be an array of integers (got ${describe(dimsIn)})`);
+  }
+  const dims = Array.from(dimsIn, (d) => (typeof d === 'bigint' ? Number(d) : d));
+  if (dims.length < 1 || dims.length > 4) {
+    throw new RangeError(`${fn}: inputs.${slot}.dims must have 1 to 4 entries (got [${dims}])`);
+  }
+  dims.forEach((d, i) => {
+    if (typeof d !== 'number' || !Number.isInteger(d) || d < 0) {
+      throw new RangeError(`${fn}: inputs.${slot}.dims[${i}] must be an integer >= 0 (got ${describe(dimsIn[i])})`);
+    }
+  });
+  const n = dims.reduce((a, b) => a * b, 1);
+  if (n > MAX_ELEMENTS) throw new RangeError(`${fn}: inputs.${slot} has ${n} elements, over the limit of ${MAX_ELEMENTS}`);
+  const data = t.data;
+  let dtype;
+  if (data instanceof Float32Array && kinds.includes('float32')) dtype = 'float32';
+  else if ((data instanceof Uint8Array || (Array.isArray(data) && typeof data[0] === 'boolean')) && kinds.includes('bool')) dtype = 'bool';
+  else if ((data instanceof BigInt64Array || (Array.isArray(data) && data.every((x) => typeof x === 'number' || typeof x === 'bigint'))) && kinds.includes('int64')) dtype = 'int64';
+  else {
+    const wanted = { float32: 'Float32Array', bool: 'Uint8Array or boolean[]', int64: 'BigInt64Array or number[]' };
+    throw new TypeError(`${fn}: inputs.${slot}.data must be a ${kinds.map((k) => wanted[k]).join(' or ')} (got ${describe(data)})`);
+  }
+  if (data.length !== n) {
+    throw new RangeError(`${fn}: inputs.${slot}.data has ${data.length} elements but dims [${dims}] need ${n}`);
+  }
+  if (dtype === 'int64') {
+    for (let i = 0; i < n; i++) {
+      const x = data[i];
+      if (typeof x === 'number' && !Number.isSafeInteger(x)) throw new RangeError(`${fn}: inputs.${slot}.data[${i}] must be an integer (got ${x})`);
+    }
+  }
+  return { slot, dtype, dims, data, n };
+}
+
+function readAttrs(fn, attrs, allowed) {
+  if (attrs === undefined) return {};
+  if (!isPlainObject(attrs)) throw new TypeError(`${fn}: attrs must be an object (got ${describe(attrs)})`);
+  for (const key of Object.keys(attrs)) {
+    if (!allowed.includes(key)) throw new TypeError(`${fn}: unknown attribute ${JSON.stringify(key)} (allowed: ${allowed.join(', ')})`);
+  }
+  return attrs;
+}
+
+function intAttr(fn, attrs, name, dflt, min, max) {
+  let v = attrs[name];
+  if (v === undefined) return dflt;
+  if (typeof v === 'boolean') v = v ? 1 : 0;
+  if (typeof v === 'bigint') v = Number(v);
+  return checkInt(fn, `attrs.${name}`, v, min, max);
+}
+
 /** Builds the public API object from an instantiated Emscripten module. */
 export function wrap(module) {
   // Runs body(alloc) with scratch heap buffers and frees them all afterwards, whatever happens.
@@ -325,6 +398,209 @@ export function wrap(module) {
       this.#ptr = 0;
     }
     [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() { this.delete(); }
+  }
+
+
+  // Copies tensors into the heap (all allocations first: growth detaches views) → descriptors.
+  function tensorsToHeap(alloc, tensors) {
+    const placed = tensors.map((t) => {
+      if (!t) return null;
+      const bytes = t.dtype === 'float32' ? 4 : t.dtype === 'bool' ? 1 : 8;
+      return { t, ptr: alloc(Math.max(1, t.n) * bytes) };
+    });
+    const out = {};
+    for (const p of placed) {
+      if (!p) continue;
+      const { t, ptr } = p;
+      if (t.dtype === 'float32') module.HEAPF32.set(t.data, ptr >> 2);
+      else if (t.dtype === 'bool') module.HEAPU8.set(Uint8Array.from(t.data, (x) => (x ? 1 : 0)), ptr);
+      else {
+        const view = new BigInt64Array(module.HEAPU8.buffer, ptr, t.n);
+        for (let i = 0; i < t.n; i++) view[i] = BigInt(t.data[i]);
+      }
+      out[t.slot] = { ptr, dtype: DTYPE[t.dtype], dims: t.dims };
+    }
+    return out;
+  }
+
+  function onnxAttention(inputs, attrs, options) {
+    const fn = 'onnx.attention';
+    if (!isPlainObject(inputs)) throw new TypeError(`${fn}: inputs must be an object keyed by slot (Q, K, V, ...) (got ${describe(inputs)})`);
+    for (const key of Object.keys(inputs)) {
+      if (!ATTENTION_INPUTS.includes(key)) throw new TypeError(`${fn}: unknown input slot ${JSON.stringify(key)} (slots: ${ATTENTION_INPUTS.join(', ')})`);
+    }
+    for (const slot of ['Q', 'K', 'V']) {
+      if (inputs[slot] === undefined || inputs[slot] === null) throw new TypeError(`${fn}: inputs.${slot} is required`);
+    }
+    const tensors = ATTENTION_INPUTS.map((slot) => readTensor(fn, slot, inputs[slot],
+      slot === 'attn_mask' ? ['float32', 'bool'] : slot === 'nonpad_kv_seqlen' ? ['int64'] : ['float32']));
+    readAttrs(fn, attrs, ATTENTION_ATTRS);
+    const a = attrs ?? {};
+    const { outputs, opset = 24 } = checkOptions(fn, options, ['outputs', 'opset']);
+    const normalized = {
+      is_causal: intAttr(fn, a, 'is_causal', 0, 0, 1),
+      q_num_heads: intAttr(fn, a, 'q_num_heads', 0, 1, 2 ** 30),
+      kv_num_heads: intAttr(fn, a, 'kv_num_heads', 0, 1, 2 ** 30),
+      qk_matmul_output_mode: intAttr(fn, a, 'qk_matmul_output_mode', 0, 0, 3),
+      softmax_precision: intAttr(fn, a, 'softmax_precision', 0, 0, 2 ** 30),
+      scale: a.scale === undefined ? NaN : checkFinite(fn, 'attrs.scale', a.scale),
+      softcap: a.softcap === undefined ? 0 : checkFinite(fn, 'attrs.softcap', a.softcap),
+      opset: checkInt(fn, 'opset', opset, 23, 24),
+    };
+    const hasPast = tensors[4] !== null;
+    let wanted = hasPast ? ['Y', 'present_key', 'present_value'] : ['Y'];
+    if (outputs !== undefined) {
+      if (!Array.isArray(outputs)) throw new TypeError(`${fn}: outputs must be an array of output slot names (got ${describe(outputs)})`);
+      wanted = outputs.filter((o) => o !== '');
+      for (const o of wanted) {
+        if (!ATTENTION_OUTPUTS.includes(o)) throw new RangeError(`${fn}: unknown output slot ${JSON.stringify(o)} (slots: ${ATTENTION_OUTPUTS.join(', ')})`);
+      }
+      if (!wanted.includes('Y')) throw new RangeError(`${fn}: outputs must include Y`);
+    }
+    return scoped(fn, (alloc) => {
+      const desc = tensorsToHeap(alloc, tensors);
+      const [message, shapes] = module.onnxAttentionShapes(desc, normalized);
+      status(fn, message);
+      const ptrs = {};
+      const sizes = {};
+      for (const o of wanted) {
+        sizes[o] = shapes[o].reduce((x, y) => x * y, 1);
+        checkElements(fn, o, sizes[o]);
+        ptrs[o] = alloc(Math.max(1, sizes[o]) * 4);
+      }
+      status(fn, module.onnxAttention(desc, normalized, ptrs.Y, ptrs.present_key ?? 0, ptrs.present_value ?? 0,
+        ptrs.qk_matmul_output ?? 0));
+      const result = {};
+      for (const o of wanted) result[o] = { data: copyOut(ptrs[o], sizes[o]), dims: shapes[o] };
+      return result;
+    });
+  }
+
+  function onnxRotaryEmbedding(inputs, attrs) {
+    const fn = 'onnx.rotaryEmbedding';
+    if (!isPlainObject(inputs)) throw new TypeError(`${fn}: inputs must be an object keyed by slot (X, cos_cache, ...) (got ${describe(inputs)})`);
+    for (const key of Object.keys(inputs)) {
+      if (!ROTARY_INPUTS.includes(key)) throw new TypeError(`${fn}: unknown input slot ${JSON.stringify(key)} (slots: ${ROTARY_INPUTS.join(', ')})`);
+    }
+    for (const slot of ['X', 'cos_cache', 'sin_cache']) {
+      if (inputs[slot] === undefined || inputs[slot] === null) throw new TypeError(`${fn}: inputs.${slot} is required`);
+    }
+    const tensors = ROTARY_INPUTS.map((slot) => readTensor(fn, slot, inputs[slot], slot === 'position_ids' ? ['int64'] : ['float32']));
+    readAttrs(fn, attrs, ROTARY_ATTRS);
+    const a = attrs ?? {};
+    const interleaved = intAttr(fn, a, 'interleaved', 0, 0, 1);
+    const numHeads = intAttr(fn, a, 'num_heads', 0, 1, 2 ** 30);
+    const rotaryDim = intAttr(fn, a, 'rotary_embedding_dim', 0, 0, 2 ** 30);
+    const x = tensors[0];
+    return scoped(fn, (alloc) => {
+      const desc = tensorsToHeap(alloc, tensors);
+      const y = alloc(Math.max(1, x.n) * 4);
+      status(fn, module.onnxRotaryEmbedding(desc, interleaved, rotaryDim, numHeads, y));
+      return { Y: { data: copyOut(y, x.n), dims: x.dims.slice() } };
+    });
+  }
+
+  function alibiSlopes(nHeads, maxBias) {
+    return scoped('alibiSlopes', (alloc) => {
+      const out = alloc(nHeads * 4);
+      status('alibiSlopes', module.alibiSlopes(out, nHeads, maxBias));
+      return copyOut(out, nHeads);
+    });
+  }
+
+  const ATTENTION_OPTIONS = ['nHeads', 'nKvHeads', 'headDim', 'causal', 'alibi', 't5', 'rope', 'mask', 'scale', 'softcap',
+    'returnWeights'];
+
+  function attention(q, k, v, options) {
+    const fn = 'attention';
+    checkFloat32Array(fn, 'q', q);
+    checkFloat32Array(fn, 'k', k);
+    checkFloat32Array(fn, 'v', v);
+    if (options === undefined) throw new TypeError(`${fn}: options { nHeads, headDim } are required`);
+    checkOptions(fn, options, ATTENTION_OPTIONS);
+    const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1, 2 ** 20);
+    const nKvHeads = checkInt(fn, 'nKvHeads', options.nKvHeads ?? nHeads, 1, 2 ** 20);
+    const headDim = checkInt(fn, 'headDim', options.headDim, 1, 2 ** 20);
+    if (nHeads % nKvHeads !== 0) throw new RangeError(`${fn}: nHeads = ${nHeads} must be a multiple of nKvHeads = ${nKvHeads}`);
+    if (q.length === 0 || q.length % (nHeads * headDim) !== 0) {
+      throw new RangeError(`${fn}: q.length must be a non-zero multiple of nHeads * headDim = ${nHeads * headDim} (got ${q.length})`);
+    }
+    if (k.length === 0 || k.length % (nKvHeads * headDim) !== 0) {
+      throw new RangeError(`${fn}: k.length must be a non-zero multiple of nKvHeads * headDim = ${nKvHeads * headDim} (got ${k.length})`);
+    }
+    if (v.length !== k.length) throw new RangeError(`${fn}: v.length must equal k.length = ${k.length} (got ${v.length})`);
+    const qLen = q.length / (nHeads * headDim), kvLen = k.length / (nKvHeads * headDim);
+    const causal = options.causal === undefined ? false : checkBool(fn, 'causal', options.causal);
+    const scale = options.scale === undefined ? NaN : checkFinite(fn, 'scale', options.scale);
+    const softcap = options.softcap === undefined ? 0 : checkFinite(fn, 'softcap', options.softcap);
+    const returnWeights = options.returnWeights === undefined ? false : checkBool(fn, 'returnWeights', options.returnWeights);
+    checkElements(fn, 'nHeads * qLen * kvLen', returnWeights ? nHeads * qLen * kvLen : 0);
+
+    let slopes = null;
+    if (options.alibi !== undefined && options.alibi !== false) {
+      if (options.alibi instanceof Float32Array) {
+        if (options.alibi.length !== nHeads) throw new RangeError(`${fn}: alibi slopes must have nHeads = ${nHeads} entries (got ${options.alibi.length})`);
+        slopes = options.alibi;
+      } else {
+        const { maxBias = 8 } = options.alibi === true ? {} : checkOptions(fn, options.alibi, ['maxBias'], 'alibi');
+        checkFinite(fn, 'alibi.maxBias', maxBias, { positive: true });
+        slopes = alibiSlopes(nHeads, maxBias);
+      }
+    }
+    let t5 = null;
+    if (options.t5 !== undefined) {
+      const { table, bidirectional = !causal, numBuckets = 32, maxDistance = 128 } = checkOptions(fn, options.t5,
+        ['table', 'bidirectional', 'numBuckets', 'maxDistance'], 't5');
+      checkFloat32Array(fn, 't5.table', table);
+      checkBool(fn, 't5.bidirectional', bidirectional);
+      checkInt(fn, 't5.numBuckets', numBuckets, 1, 2 ** 30);
+      checkInt(fn, 't5.maxDistance', maxDistance, 1, 2 ** 30);
+      if (table.length !== numBuckets * nHeads) {
+        throw new RangeError(`${fn}: t5.table.length must equal numBuckets * nHeads = ${numBuckets * nHeads} (got ${table.length})`);
+      }
+      t5 = { table, bidirectional, numBuckets, maxDistance };
+    }
+    let rope = null;
+    if (options.rope !== undefined) {
+      const r = isPlainObject(options.rope) && 'headDim' in options.rope ? { params: options.rope } : options.rope;
+      checkOptions(fn, r, ['params', 'invFreq', 'layout', 'precision', 'attentionFactor'], 'rope');
+      const f = resolveFrequencies(`${fn} (rope)`, r, kvLen - 1);
+      if (f.rotaryDim > headDim) throw new RangeError(`${fn}: rope rotaryDim = ${f.rotaryDim} must be <= headDim = ${headDim}`);
+      rope = { ...f, layout: checkChoice(fn, 'rope.layout', r.layout ?? 'halfSplit', ROPE_LAYOUTS),
+        precision: checkChoice(fn, 'rope.precision', r.precision ?? 'fast', PRECISIONS) };
+    }
+    let mask = null, maskPerHead = false;
+    if (options.mask !== undefined) {
+      checkFloat32Array(fn, 'mask', options.mask);
+      maskPerHead = options.mask.length === nHeads * qLen * kvLen && nHeads > 1;
+      if (!maskPerHead && options.mask.length !== qLen * kvLen) {
+        throw new RangeError(`${fn}: mask.length must be qLen * kvLen = ${qLen * kvLen} or nHeads * qLen * kvLen = ${nHeads * qLen * kvLen} (got ${options.mask.length})`);
+      }
+      mask = options.mask;
+    }
+    return scoped(fn, (alloc) => {
+      const put32 = (arr) => { const p = alloc(Math.max(1, arr.length) * 4); return { p, arr }; };
+      const bufs = [put32(q), put32(k), put32(v)];
+      const sl = slopes ? put32(slopes) : null;
+      const tb = t5 ? put32(t5.table) : null;
+      const mk = mask ? put32(mask) : null;
+      const inv = rope ? alloc(rope.invFreq.length * 8) : 0;
+      const out = alloc(q.length * 4);
+      const w = returnWeights ? alloc(Math.max(1, nHeads * qLen * kvLen) * 4) : 0;
+      for (const b of [...bufs, sl, tb, mk]) if (b) f32(b.p, b.arr.length).set(b.arr);
+      if (rope) f64(inv, rope.invFreq.length).set(rope.invFreq);
+      status(fn, module.attention(bufs[0].p, bufs[1].p, bufs[2].p, qLen, kvLen, {
+        nHeads, nKvHeads, headDim, causal, scale, softcap,
+        alibiSlopes: sl ? sl.p : 0,
+        t5Table: tb ? tb.p : 0, t5Bidirectional: t5 ? t5.bidirectional : true,
+        t5NumBuckets: t5 ? t5.numBuckets : 32, t5MaxDistance: t5 ? t5.maxDistance : 128,
+        ropeInvFreq: inv, ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0,
+        ropePrecision: rope ? rope.precision : 0, ropeAttentionFactor: rope ? rope.attentionFactor : 1,
+        bias: mk ? mk.p : 0, biasPerHead: maskPerHead,
+      }, out, w));
+      const output = copyOut(out, q.length);
+      return returnWeights ? { output, weights: copyOut(w, nHeads * qLen * kvLen) } : output;
+    });
   }
 
   // ---- the API -----------------------------------------------------------------------------------
@@ -538,11 +814,7 @@ export function wrap(module) {
       checkInt(fn, 'nHeads', nHeads, 1, 1 << 20);
       const { maxBias = 8 } = checkOptions(fn, options, ['maxBias']);
       checkFinite(fn, 'maxBias', maxBias, { positive: true });
-      return scoped(fn, (alloc) => {
-        const out = alloc(nHeads * 4);
-        status(fn, module.alibiSlopes(out, nHeads, maxBias));
-        return copyOut(out, nHeads);
-      });
+      return alibiSlopes(nHeads, maxBias);
     },
 
     alibiBias(nHeads, qLen, kLen, options) {
@@ -582,6 +854,11 @@ export function wrap(module) {
         return single ? buckets[0] : buckets;
       });
     },
+
+    /** ONNX operators with their exact semantics: inputs keyed by slot, attrs by attribute name. */
+    onnx: { attention: onnxAttention, rotaryEmbedding: onnxRotaryEmbedding },
+
+    attention,
 
     t5Bias(table, nHeads, qLen, kLen, options) {
       const fn = 't5Bias';

@@ -191,6 +191,102 @@ std::string embed(Ptr out, Ptr tokens, double n, Ptr tok_emb, double vocab, doub
                                at<const std::int32_t>(pos), scale));
 }
 
+// {ptr, dtype: 0 float32 | 1 bool | 2 int64, dims: [...]} or undefined → TensorRef.
+posenc::TensorRef tensor_ref(const val& t) {
+  posenc::TensorRef r;
+  if (t.isUndefined() || t.isNull()) return r;
+  r.data = at<const void>(t["ptr"].as<Ptr>());
+  r.dtype = static_cast<posenc::DType>(t["dtype"].as<int>());
+  const val dims = t["dims"];
+  r.rank = dims["length"].as<int>();
+  for (int d = 0; d < r.rank && d < 4; ++d) r.dims[d] = static_cast<std::int64_t>(dims[d].as<double>());
+  return r;
+}
+
+posenc::AttentionInputs attention_inputs(const val& in) {
+  return {tensor_ref(in["Q"]), tensor_ref(in["K"]), tensor_ref(in["V"]), tensor_ref(in["attn_mask"]),
+          tensor_ref(in["past_key"]), tensor_ref(in["past_value"]), tensor_ref(in["nonpad_kv_seqlen"])};
+}
+
+// attrs: every field present; scale NaN = default.
+posenc::AttentionAttrs attention_attrs(const val& a) {
+  posenc::AttentionAttrs r;
+  r.is_causal = a["is_causal"].as<int>();
+  const double scale = a["scale"].as<double>();
+  if (!std::isnan(scale)) r.scale = scale;
+  r.q_num_heads = static_cast<std::int64_t>(a["q_num_heads"].as<double>());
+  r.kv_num_heads = static_cast<std::int64_t>(a["kv_num_heads"].as<double>());
+  r.softcap = a["softcap"].as<double>();
+  r.qk_matmul_output_mode = a["qk_matmul_output_mode"].as<int>();
+  r.softmax_precision = a["softmax_precision"].as<int>();
+  r.opset = a["opset"].as<int>();
+  return r;
+}
+
+val dims_array(const std::int64_t* d, int rank) {
+  val out = val::array();
+  for (int i = 0; i < rank; ++i) out.call<void>("push", static_cast<double>(d[i]));
+  return out;
+}
+
+// [message, {Y, present_key, present_value, qk_matmul_output}: dims arrays]
+val onnx_attention_shapes(const val& inputs, const val& attrs) {
+  posenc::AttentionShapes shapes;
+  const auto s = posenc::onnx_attention_shapes(attention_inputs(inputs), attention_attrs(attrs), &shapes);
+  val dims = val::object();
+  if (s.ok()) {
+    dims.set("Y", dims_array(shapes.y, shapes.y_rank));
+    dims.set("present_key", dims_array(shapes.present_key, 4));
+    dims.set("present_value", dims_array(shapes.present_value, 4));
+    dims.set("qk_matmul_output", dims_array(shapes.qk_matmul_output, 4));
+  }
+  val result = val::array();
+  result.call<void>("push", message(s), dims);
+  return result;
+}
+
+std::string onnx_attention(const val& inputs, const val& attrs, Ptr y, Ptr present_key,
+                           Ptr present_value, Ptr qk) {
+  return message(posenc::onnx_attention(attention_inputs(inputs), attention_attrs(attrs), at<float>(y),
+                                        at<float>(present_key), at<float>(present_value), at<float>(qk)));
+}
+
+std::string onnx_rotary_embedding(const val& inputs, int interleaved, double rotary_embedding_dim,
+                                  double num_heads, Ptr y) {
+  posenc::RotaryEmbeddingAttrs a;
+  a.interleaved = interleaved;
+  a.rotary_embedding_dim = static_cast<std::int64_t>(rotary_embedding_dim);
+  a.num_heads = static_cast<std::int64_t>(num_heads);
+  return message(posenc::onnx_rotary_embedding(tensor_ref(inputs["X"]), tensor_ref(inputs["cos_cache"]),
+                                               tensor_ref(inputs["sin_cache"]),
+                                               tensor_ref(inputs["position_ids"]), a, at<float>(y)));
+}
+
+// o: the JS layer's normalized options (pointers as numbers, 0 = none; scale NaN = default).
+std::string attention(Ptr q, Ptr k, Ptr v, double q_len, double kv_len, const val& o, Ptr out,
+                      Ptr weights) {
+  posenc::AttentionOptions a;
+  a.n_heads = o["nHeads"].as<std::size_t>();
+  a.n_kv_heads = o["nKvHeads"].as<std::size_t>();
+  a.head_dim = o["headDim"].as<std::size_t>();
+  a.causal = o["causal"].as<bool>();
+  const double scale = o["scale"].as<double>();
+  if (!std::isnan(scale)) a.scale = scale;
+  a.softcap = o["softcap"].as<double>();
+  a.alibi_slopes = at<const float>(o["alibiSlopes"].as<Ptr>());
+  a.t5_table = at<const float>(o["t5Table"].as<Ptr>());
+  a.t5 = t5_params(o["t5Bidirectional"].as<bool>(), o["t5NumBuckets"].as<int>(), o["t5MaxDistance"].as<int>());
+  a.rope_inv_freq = at<const double>(o["ropeInvFreq"].as<Ptr>());
+  a.rope_rot_dim = o["ropeRotDim"].as<std::size_t>();
+  a.rope = {static_cast<posenc::RopeLayout>(o["ropeLayout"].as<int>()),
+            static_cast<posenc::Precision>(o["ropePrecision"].as<int>()), o["ropeAttentionFactor"].as<double>()};
+  a.bias = at<const float>(o["bias"].as<Ptr>());
+  a.bias_per_head = o["biasPerHead"].as<bool>();
+  return message(posenc::attention(at<const float>(q), at<const float>(k), at<const float>(v),
+                                   static_cast<std::size_t>(q_len), static_cast<std::size_t>(kv_len), a,
+                                   at<float>(out), at<float>(weights)));
+}
+
 std::string simd_arch() { return posenc::simd_arch(); }
 
 }  // namespace
@@ -214,4 +310,8 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("learnedInit", &learned_init);
   function("learnedLookup", &learned_lookup);
   function("embed", &embed);
+  function("onnxAttentionShapes", &onnx_attention_shapes);
+  function("onnxAttention", &onnx_attention);
+  function("onnxRotaryEmbedding", &onnx_rotary_embedding);
+  function("attention", &attention);
 }

@@ -187,6 +187,84 @@ export interface Preset {
   config: Record<string, unknown>;
 }
 
+/** An ONNX-style tensor; an onnxruntime-web Tensor works as is. */
+export interface TensorLike {
+  /** float32: Float32Array; bool: Uint8Array or boolean[]; int64: BigInt64Array or number[]. */
+  data: Float32Array | Uint8Array | BigInt64Array | ArrayLike<number> | ArrayLike<boolean>;
+  dims: ArrayLike<number> | readonly number[];
+}
+
+export interface OutputTensor {
+  data: Float32Array;
+  dims: number[];
+}
+
+export interface OnnxAttentionInputs {
+  Q: TensorLike;
+  K: TensorLike;
+  V: TensorLike;
+  attn_mask?: TensorLike | null;
+  past_key?: TensorLike | null;
+  past_value?: TensorLike | null;
+  /** opset 24 only. */
+  nonpad_kv_seqlen?: TensorLike | null;
+}
+
+export interface OnnxAttentionAttrs {
+  is_causal?: number | boolean;
+  kv_num_heads?: number;
+  q_num_heads?: number;
+  qk_matmul_output_mode?: number;
+  scale?: number;
+  softcap?: number;
+  /** 1 (FLOAT) only: posenc computes in float32. */
+  softmax_precision?: number;
+}
+
+export type AttentionOutputSlot = 'Y' | 'present_key' | 'present_value' | 'qk_matmul_output';
+
+export interface OnnxAttentionOptions {
+  /** Output slots wanted, as a node lists them ('' = omitted). Default Y (+ present_* with a past). */
+  outputs?: Array<AttentionOutputSlot | ''>;
+  /** 23 or 24 (default). */
+  opset?: number;
+}
+
+export interface OnnxRotaryEmbeddingInputs {
+  X: TensorLike;
+  cos_cache: TensorLike;
+  sin_cache: TensorLike;
+  position_ids?: TensorLike | null;
+}
+
+export interface OnnxRotaryEmbeddingAttrs {
+  interleaved?: number | boolean;
+  num_heads?: number;
+  rotary_embedding_dim?: number;
+}
+
+export interface AttentionOptions {
+  nHeads: number;
+  /** Default nHeads; must divide it (GQA / MQA). */
+  nKvHeads?: number;
+  headDim: number;
+  /** Key j visible to query i iff j <= i + kvLen - qLen. Default false. */
+  causal?: boolean;
+  /** ALiBi: true (max bias 8), { maxBias }, or your slopes. */
+  alibi?: boolean | { maxBias?: number } | Float32Array;
+  /** T5 relative bias from table [numBuckets][nHeads]; bidirectional defaults to !causal. */
+  t5?: { table: Float32Array; bidirectional?: boolean; numBuckets?: number; maxDistance?: number };
+  /** RoPE on q and k inside the call: RopeParams, or { params | invFreq, layout, precision, attentionFactor }. */
+  rope?: RopeParams | { params?: RopeParams; invFreq?: NumberArray; layout?: RopeLayout; precision?: Precision; attentionFactor?: number };
+  /** Additive bias [qLen][kvLen] or [nHeads][qLen][kvLen]; -Infinity masks. */
+  mask?: Float32Array;
+  /** Default 1 / sqrt(headDim). */
+  scale?: number;
+  softcap?: number;
+  /** Also return the attention weights [nHeads][qLen][kvLen]. */
+  returnWeights?: boolean;
+}
+
 export interface Posenc {
   /** The SIMD instruction set the kernels were compiled for: "wasm" (SIMD128). */
   readonly simdArch: string;
@@ -216,6 +294,15 @@ export interface Posenc {
   alibiSlopes(nHeads: number, options?: { maxBias?: number }): Float32Array;
   /** [nHeads][qLen][kLen] = -slope · |qpos - j|, queries at the last qLen positions. */
   alibiBias(nHeads: number, qLen: number, kLen: number, options?: AlibiBiasOptions): Float32Array;
+  /** ONNX operators with the semantics of Attention-23/24 and RotaryEmbedding-23. */
+  readonly onnx: {
+    attention(inputs: OnnxAttentionInputs, attrs?: OnnxAttentionAttrs, options?: OnnxAttentionOptions): Partial<Record<AttentionOutputSlot, OutputTensor>> & { Y: OutputTensor };
+    rotaryEmbedding(inputs: OnnxRotaryEmbeddingInputs, attrs?: OnnxRotaryEmbeddingAttrs): { Y: OutputTensor };
+  };
+  /** q [qLen][nHeads][headDim], k and v [kvLen][nKvHeads][headDim] → [qLen][nHeads][headDim]. */
+  attention(q: Float32Array, k: Float32Array, v: Float32Array, options: AttentionOptions & { returnWeights: true }): { output: Float32Array; weights: Float32Array };
+  attention(q: Float32Array, k: Float32Array, v: Float32Array, options: AttentionOptions): Float32Array;
+
   /** HF T5 bucket of relativePosition = key - query. */
   t5Bucket(relativePosition: number, options?: T5BucketOptions): number;
   t5Bucket(relativePosition: NumberArray, options?: T5BucketOptions): Int32Array;

@@ -129,46 +129,76 @@ void run_row_full(const Problem& p, std::size_t b, std::size_t h, std::size_t i,
   if (p.qk_mode == 3) std::copy(s, s + T, qk);
 }
 
-// One row streamed over key blocks (scratch s[kKeyBlock]): O(v_dim) state, no score row kept.
-void run_row_streaming(const Problem& p, std::size_t b, std::size_t h, std::size_t i,
-                       const float* qrow, const float* keys, const float* vals, float* yrow, float* s) {
-  const std::size_t kmax = visible_keys(p, b, i);
-  float m = kNegInf, l = 0.0f;
-  std::fill(yrow, yrow + p.v_dim, 0.0f);
-  const bool biased = has_bias_terms(p);
-  for (std::size_t j0 = 0; j0 < kmax; j0 += kKeyBlock) {
-    const std::size_t n = std::min(kKeyBlock, kmax - j0);
-    kernels::dot_keys(s, qrow, keys + j0 * p.k_ss, p.k_ss, n, p.head_dim, p.scale);
-    apply_softcap(s, n, p.softcap);
-    if (biased) add_bias(p, b, h, i, j0, n, s);
-    kernels::softmax_block(s, n, vals + j0 * p.v_ss, p.v_ss, p.v_dim, &m, &l, yrow);
-  }
-  if (m == kNegInf) return;  // fully masked row: stays 0
-  const float inv = 1.0f / l;
-  for (std::size_t d = 0; d < p.v_dim; ++d) yrow[d] *= inv;
-}
-
-// Output rows are written in place when contiguous; the scratch is O(kv_len) floats.
+// Output rows are computed kAttentionRows at a time, streamed over blocks of kKeyBlock keys
+// (online softmax) against Kᵀ of the kv head, unless every score is wanted (qk_matmul_output,
+// weights): then row by row with a score row kept. Scratch: O(kv_len · head_dim) floats.
 Status run(const Problem& p) {
-  std::vector<float> scratch;
+  constexpr std::size_t R = kernels::kAttentionRows;
+  const bool tiled = p.qk == nullptr;
+  std::vector<float> kt, s, acc;
   try {
-    scratch.resize(p.qk ? p.kv_len : kKeyBlock);
+    if (tiled) {
+      kt.resize(p.head_dim * p.kv_len);
+      s.resize(R * kKeyBlock);
+      acc.resize(R * p.v_dim);
+    } else {
+      s.resize(p.kv_len);
+    }
   } catch (const std::bad_alloc&) {
     return {StatusCode::kTooLarge, "kv length too large for memory"};
   }
-  const std::size_t group = p.q_heads / p.kv_heads;
+  const std::size_t group = p.q_heads / p.kv_heads;  // GQA: query head h reads kv head h / group
+  const bool biased = has_bias_terms(p);
   for (std::size_t b = 0; b < p.batch; ++b)
-    for (std::size_t h = 0; h < p.q_heads; ++h) {
-      const std::size_t kvh = h / group;  // GQA: query head h reads kv head h / (Hq / Hkv)
+    for (std::size_t kvh = 0; kvh < p.kv_heads; ++kvh) {
       const float* keys = p.k + b * p.k_sb + kvh * p.k_sh;
       const float* vals = p.v + b * p.v_sb + kvh * p.v_sh;
-      for (std::size_t i = 0; i < p.q_len; ++i) {
-        const float* qrow = p.q + b * p.q_sb + h * p.q_sh + i * p.q_ss;
-        float* yrow = p.y + b * p.y_sb + h * p.y_sh + i * p.y_ss;
-        if (p.qk)
-          run_row_full(p, b, h, i, qrow, keys, vals, yrow, scratch.data());
-        else
-          run_row_streaming(p, b, h, i, qrow, keys, vals, yrow, scratch.data());
+      if (tiled) kernels::transpose_keys(kt.data(), p.kv_len, keys, p.k_ss, p.kv_len, p.head_dim);
+      for (std::size_t h = kvh * group; h < (kvh + 1) * group; ++h) {
+        const float* q_head = p.q + b * p.q_sb + h * p.q_sh;
+        float* y_head = p.y + b * p.y_sb + h * p.y_sh;
+        if (!tiled) {
+          for (std::size_t i = 0; i < p.q_len; ++i)
+            run_row_full(p, b, h, i, q_head + i * p.q_ss, keys, vals, y_head + i * p.y_ss, s.data());
+          continue;
+        }
+        for (std::size_t i0 = 0; i0 < p.q_len; i0 += R) {
+          const std::size_t rows = std::min(R, p.q_len - i0);
+          const float* q_rows[R];
+          std::size_t kmax[R] = {0, 0, 0, 0};
+          std::size_t kmax_tile = 0;
+          for (std::size_t r = 0; r < R; ++r) {
+            q_rows[r] = q_head + (i0 + std::min(r, rows - 1)) * p.q_ss;  // spare rows repeat the last
+            if (r < rows) kmax[r] = visible_keys(p, b, i0 + r);
+            kmax_tile = std::max(kmax_tile, kmax[r]);
+          }
+          float m[R], l[R];
+          std::fill(m, m + R, kNegInf);
+          std::fill(l, l + R, 0.0f);
+          std::fill(acc.begin(), acc.end(), 0.0f);
+          for (std::size_t j0 = 0; j0 < kmax_tile; j0 += kKeyBlock) {
+            const std::size_t n = std::min(kKeyBlock, kmax_tile - j0);
+            kernels::scores_tile(s.data(), kKeyBlock, q_rows, kt.data(), p.kv_len, j0, n, p.head_dim, p.scale);
+            for (std::size_t r = 0; r < R; ++r) {
+              float* sr = s.data() + r * kKeyBlock;
+              const std::size_t visible = kmax[r] > j0 ? std::min(n, kmax[r] - j0) : 0;
+              apply_softcap(sr, visible, p.softcap);
+              if (biased && visible > 0) add_bias(p, b, h, i0 + r, j0, visible, sr);
+              std::fill(sr + visible, sr + n, kNegInf);
+            }
+            kernels::softmax_tile(s.data(), kKeyBlock, n, vals + j0 * p.v_ss, p.v_ss, p.v_dim, m, l, acc.data());
+          }
+          for (std::size_t r = 0; r < rows; ++r) {
+            float* yrow = y_head + (i0 + r) * p.y_ss;
+            const float* ar = acc.data() + r * p.v_dim;
+            if (m[r] == kNegInf) {  // fully masked row: 0, not NaN
+              std::fill(yrow, yrow + p.v_dim, 0.0f);
+            } else {
+              const float inv = 1.0f / l[r];
+              for (std::size_t d = 0; d < p.v_dim; ++d) yrow[d] = ar[d] * inv;
+            }
+          }
+        }
       }
     }
   return Status::Ok();
@@ -285,7 +315,7 @@ Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* 
   if (a.is_causal != 0 && a.is_causal != 1) return bad("is_causal must be 0 or 1");
 
   for (const std::int64_t n : {checked_product({d.B, d.Hq, d.Sq, d.D}), checked_product({d.B, d.Hkv, d.T, d.D}),
-                               checked_product({d.B, d.Hkv, d.T, d.Dv}), checked_product({d.B, d.Hq, d.Sq, d.T}),
+                               checked_product({d.B, d.Hkv, d.T, d.Dv}),
                                checked_product({d.B, d.Hq, d.Sq, d.Dv})})
     if (n < 0) return {StatusCode::kTooLarge, "attention tensors too large for memory"};
   *out = d;
@@ -337,6 +367,8 @@ Status onnx_attention(const AttentionInputs& in, const AttentionAttrs& a, float*
   Dims d;
   if (Status s = attention_dims(in, a, &d); !s.ok()) return s;
   if (y == nullptr) return bad("Y must not be null");
+  if (qk_matmul_output && checked_product({d.B, d.Hq, d.Sq, d.T}) < 0)
+    return {StatusCode::kTooLarge, "qk_matmul_output too large for memory"};
   const auto B = static_cast<std::size_t>(d.B), Hq = static_cast<std::size_t>(d.Hq),
              Hkv = static_cast<std::size_t>(d.Hkv), Sq = static_cast<std::size_t>(d.Sq),
              Skv = static_cast<std::size_t>(d.Skv), P = static_cast<std::size_t>(d.P),
@@ -514,7 +546,7 @@ Status attention(const float* q, const float* k, const float* v, std::size_t q_l
   const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(std::min<std::size_t>(n, INT64_MAX)); };
   for (const std::int64_t n : {checked_product({i64(q_len), i64(o.n_heads), i64(o.head_dim)}),
                                checked_product({i64(kv_len), i64(n_kv), i64(o.head_dim)}),
-                               checked_product({i64(o.n_heads), i64(q_len), i64(kv_len)})})
+                               weights ? checked_product({i64(o.n_heads), i64(q_len), i64(kv_len)}) : 0})
     if (n < 0) return {StatusCode::kTooLarge, "attention tensors too large for memory"};
 
   Problem p;

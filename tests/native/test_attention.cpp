@@ -1,1 +1,250 @@
 #include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "posenc/posenc.hpp"
+
+namespace {
+
+std::vector<float> random_floats(std::size_t n, unsigned seed, float scale = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-scale, scale);
+  std::vector<float> v(n);
+  for (auto& e : v) e = u(rng);
+  return v;
+}
+
+// Float64 twin of posenc::attention (tokens-major q/k/v, queries at the last q_len positions).
+std::vector<double> attention_twin(const std::vector<float>& q, const std::vector<float>& k,
+                                   const std::vector<float>& v, std::size_t q_len, std::size_t kv_len,
+                                   const posenc::AttentionOptions& o, std::vector<double>* weights = nullptr) {
+  const std::size_t H = o.n_heads, Hkv = o.n_kv_heads ? o.n_kv_heads : H, D = o.head_dim;
+  const double scale = o.scale ? *o.scale : 1.0 / std::sqrt(double(D));
+  std::vector<double> out(q_len * H * D, 0.0);
+  if (weights) weights->assign(H * q_len * kv_len, 0.0);
+  for (std::size_t h = 0; h < H; ++h) {
+    const std::size_t kvh = h / (H / Hkv);
+    for (std::size_t i = 0; i < q_len; ++i) {
+      const double qpos = double(kv_len - q_len + i);
+      std::vector<double> s(kv_len);
+      double m = -INFINITY;
+      for (std::size_t j = 0; j < kv_len; ++j) {
+        double dot = 0;
+        for (std::size_t d = 0; d < D; ++d) dot += double(q[(i * H + h) * D + d]) * k[(j * Hkv + kvh) * D + d];
+        double x = dot * scale;
+        if (o.softcap > 0) x = o.softcap * std::tanh(x / o.softcap);
+        if (o.alibi_slopes) x -= o.alibi_slopes[h] * std::fabs(qpos - double(j));
+        if (o.t5_table) x += o.t5_table[posenc::t5_bucket(std::int64_t(j) - std::int64_t(qpos), o.t5) * H + h];
+        if (o.bias) x += o.bias[(o.bias_per_head ? h * q_len * kv_len : 0) + i * kv_len + j];
+        if (o.causal && double(j) > qpos) x = -INFINITY;
+        s[j] = x;
+        m = std::fmax(m, x);
+      }
+      if (m == -INFINITY) continue;  // fully masked: zeros
+      double l = 0;
+      for (auto& x : s) l += (x = std::exp(x - m));
+      for (std::size_t j = 0; j < kv_len; ++j) {
+        const double p = s[j] / l;
+        if (weights) (*weights)[(h * q_len + i) * kv_len + j] = p;
+        for (std::size_t d = 0; d < D; ++d) out[(i * H + h) * D + d] += p * v[(j * Hkv + kvh) * D + d];
+      }
+    }
+  }
+  return out;
+}
+
+double max_abs_diff(const std::vector<float>& a, const std::vector<double>& b) {
+  double w = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) w = std::fmax(w, std::fabs(a[i] - b[i]));
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("attention: matches the float64 twin over head sizes 1…17 and key-block edges, GQA, causal") {
+  for (std::size_t D = 1; D <= 17; ++D) {
+    for (const std::size_t kv_len : {1u, 3u, 63u, 64u, 65u, 130u}) {
+      for (const bool causal : {false, true}) {
+        const std::size_t q_len = std::min<std::size_t>(kv_len, 5), H = 4, Hkv = 2;
+        posenc::AttentionOptions o;
+        o.n_heads = H; o.n_kv_heads = Hkv; o.head_dim = D; o.causal = causal;
+        const auto q = random_floats(q_len * H * D, 1 + D), k = random_floats(kv_len * Hkv * D, 2 + D),
+                   v = random_floats(kv_len * Hkv * D, 3 + D);
+        std::vector<float> out(q.size());
+        REQUIRE(posenc::attention(q.data(), k.data(), v.data(), q_len, kv_len, o, out.data()).ok());
+        CAPTURE(D);
+        CAPTURE(kv_len);
+        CAPTURE(causal);
+        CHECK(max_abs_diff(out, attention_twin(q, k, v, q_len, kv_len, o)) <= 2e-6);
+      }
+    }
+  }
+}
+
+TEST_CASE("attention: fused ALiBi, T5, additive bias, softcap and scale equal the twin; weights rows sum to 1") {
+  const std::size_t H = 3, D = 8, q_len = 7, kv_len = 70;
+  std::vector<float> slopes(H), table(32 * H);
+  posenc::alibi_slopes(slopes.data(), H);
+  for (std::size_t t = 0; t < table.size(); ++t) table[t] = 0.1f * float(t % 17) - 0.8f;
+  const auto bias = random_floats(H * q_len * kv_len, 9);
+  const auto q = random_floats(q_len * H * D, 4, 2.0f), k = random_floats(kv_len * H * D, 5, 2.0f),
+             v = random_floats(kv_len * H * D, 6);
+  for (int variant = 0; variant < 4; ++variant) {
+    posenc::AttentionOptions o;
+    o.n_heads = H; o.head_dim = D; o.causal = variant != 2;
+    if (variant == 0) o.alibi_slopes = slopes.data();
+    if (variant == 1) { o.t5_table = table.data(); o.t5 = {false, 32, 128}; }
+    if (variant == 2) { o.bias = bias.data(); o.bias_per_head = true; o.softcap = 1.5; }
+    if (variant == 3) { o.scale = 0.05; o.alibi_slopes = slopes.data(); o.t5_table = table.data(); }
+    std::vector<float> out(q.size()), w(H * q_len * kv_len);
+    std::vector<double> w_twin;
+    REQUIRE(posenc::attention(q.data(), k.data(), v.data(), q_len, kv_len, o, out.data(), w.data()).ok());
+    const auto want = attention_twin(q, k, v, q_len, kv_len, o, &w_twin);
+    CAPTURE(variant);
+    CHECK(max_abs_diff(out, want) <= 2e-6);
+    CHECK(max_abs_diff(w, w_twin) <= 2e-6);
+    for (std::size_t r = 0; r < H * q_len; ++r) {
+      double sum = 0;
+      for (std::size_t j = 0; j < kv_len; ++j) sum += w[r * kv_len + j];
+      CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+    }
+    // The streaming path (no weights) gives the same output.
+    std::vector<float> out2(q.size());
+    REQUIRE(posenc::attention(q.data(), k.data(), v.data(), q_len, kv_len, o, out2.data()).ok());
+    CHECK(max_abs_diff(out2, std::vector<double>(out.begin(), out.end())) <= 1e-6);
+  }
+}
+
+TEST_CASE("attention: softmax stays finite at ±1e4 logits") {
+  const std::size_t D = 4, kv_len = 100;
+  std::vector<float> q = {100, 0, 0, 0}, k(kv_len * D, 0.0f), v(kv_len * D);
+  for (std::size_t j = 0; j < kv_len; ++j) {
+    k[j * D] = (j % 2 ? 1.0f : -1.0f) * 200.0f;  // logits ±1e4 with scale 0.5
+    v[j * D] = float(j);
+  }
+  posenc::AttentionOptions o;
+  o.n_heads = 1; o.head_dim = D;
+  std::vector<float> out(D), w(kv_len);
+  REQUIRE(posenc::attention(q.data(), k.data(), v.data(), 1, kv_len, o, out.data(), w.data()).ok());
+  for (float x : out) CHECK(std::isfinite(x));
+  CHECK(out[0] == doctest::Approx(50.0));  // the mean of the odd j, each weighted 1/50
+  CHECK(w[1] == doctest::Approx(0.02));
+  CHECK(w[0] == 0.0f);
+}
+
+TEST_CASE("attention: without positions it is permutation-equivariant; with RoPE scores depend on i - j only") {
+  // "Dog bites man" vs "man bites dog": the same three token vectors in another order.
+  const std::size_t H = 2, D = 8, n = 3;
+  const auto x = random_floats(n * H * D, 42);
+  const int perm[3] = {2, 1, 0};
+  std::vector<float> y(n * H * D);
+  for (std::size_t t = 0; t < n; ++t)
+    for (std::size_t c = 0; c < H * D; ++c) y[t * H * D + c] = x[perm[t] * H * D + c];
+  posenc::AttentionOptions o;
+  o.n_heads = H; o.head_dim = D;
+  std::vector<float> ox(x.size()), oy(y.size());
+  REQUIRE(posenc::attention(x.data(), x.data(), x.data(), n, n, o, ox.data()).ok());
+  REQUIRE(posenc::attention(y.data(), y.data(), y.data(), n, n, o, oy.data()).ok());
+  for (std::size_t t = 0; t < n; ++t)
+    for (std::size_t c = 0; c < H * D; ++c) CHECK(oy[t * H * D + c] == doctest::Approx(ox[perm[t] * H * D + c]).epsilon(1e-5));
+
+  // With RoPE the permuted sentence is no longer the same: position tells them apart.
+  posenc::RopeParams rp;
+  rp.head_dim = D;
+  std::vector<double> inv(D / 2);
+  double af;
+  REQUIRE(posenc::rope_frequencies(rp, 0, inv.data(), inv.size(), &af).ok());
+  o.rope_inv_freq = inv.data();
+  o.rope_rot_dim = D;
+  REQUIRE(posenc::attention(x.data(), x.data(), x.data(), n, n, o, ox.data()).ok());
+  REQUIRE(posenc::attention(y.data(), y.data(), y.data(), n, n, o, oy.data()).ok());
+  double differ = 0;
+  for (std::size_t t = 0; t < n; ++t)
+    for (std::size_t c = 0; c < H * D; ++c) differ = std::fmax(differ, std::fabs(oy[t * H * D + c] - ox[perm[t] * H * D + c]));
+  CHECK(differ > 1e-3);
+
+  // RoPE inside: the weight of (query, key) pairs with the same i - j is the same when every
+  // token carries the same vector.
+  std::vector<float> same(6 * D);
+  for (std::size_t t = 0; t < 6; ++t)
+    for (std::size_t d = 0; d < D; ++d) same[t * D + d] = float(d + 1) / D;
+  posenc::AttentionOptions r;
+  r.n_heads = 1; r.head_dim = D; r.rope_inv_freq = inv.data(); r.rope_rot_dim = D; r.scale = 1.0;
+  std::vector<float> out(6 * D), w(36);
+  REQUIRE(posenc::attention(same.data(), same.data(), same.data(), 6, 6, r, out.data(), w.data()).ok());
+  // Unnormalized scores: log w[i][j] + log Z_i; compare score differences along diagonals.
+  auto score_diff = [&](int i, int j) { return std::log(w[i * 6 + j]) - std::log(w[i * 6 + i]); };
+  CHECK(score_diff(3, 1) == doctest::Approx(score_diff(5, 3)).epsilon(1e-4));
+  CHECK(score_diff(2, 0) == doctest::Approx(score_diff(4, 2)).epsilon(1e-4));
+}
+
+TEST_CASE("attention: a fully masked row gives zeros; bad input gives a status") {
+  const std::size_t D = 4;
+  const auto q = random_floats(2 * D, 1), k = random_floats(3 * D, 2), v = random_floats(3 * D, 3);
+  std::vector<float> bias(2 * 3, 0.0f);
+  bias[0] = bias[1] = bias[2] = -INFINITY;  // query 0 sees nothing
+  posenc::AttentionOptions o;
+  o.n_heads = 1; o.head_dim = D; o.bias = bias.data();
+  std::vector<float> out(2 * D, 7.0f), w(6, 7.0f);
+  REQUIRE(posenc::attention(q.data(), k.data(), v.data(), 2, 3, o, out.data(), w.data()).ok());
+  for (std::size_t d = 0; d < D; ++d) CHECK(out[d] == 0.0f);
+  for (std::size_t j = 0; j < 3; ++j) CHECK(w[j] == 0.0f);
+  CHECK(std::isfinite(out[D]));
+  o.bias = nullptr;
+  o.n_kv_heads = 3;
+  o.n_heads = 2;
+  CHECK(std::string(posenc::attention(q.data(), k.data(), v.data(), 1, 1, o, out.data()).message).find("n_kv_heads") != std::string::npos);
+  o = {};
+  o.n_heads = 1;
+  CHECK(std::string(posenc::attention(q.data(), k.data(), v.data(), 1, 1, o, out.data()).message).find("head_dim") != std::string::npos);
+}
+
+TEST_CASE("onnx_attention: shape and attribute errors name the slot or attribute") {
+  std::vector<float> data(2 * 3 * 4 * 8, 0.5f);
+  auto t = [&](std::initializer_list<std::int64_t> dims) {
+    posenc::TensorRef r;
+    r.data = data.data();
+    r.rank = int(dims.size());
+    std::copy(dims.begin(), dims.end(), r.dims);
+    return r;
+  };
+  posenc::AttentionInputs in{t({1, 2, 8}), t({1, 2, 8}), t({1, 2, 8})};
+  posenc::AttentionAttrs a;
+  std::vector<float> y(64);
+  auto message = [&] { return std::string(posenc::onnx_attention(in, a, y.data(), nullptr, nullptr, nullptr).message); };
+  CHECK(message().find("q_num_heads and kv_num_heads are required") != std::string::npos);
+  a.q_num_heads = 3; a.kv_num_heads = 1;
+  CHECK(message().find("multiple of q_num_heads") != std::string::npos);
+  a.q_num_heads = 4; a.kv_num_heads = 3;
+  CHECK(message().find("multiple of kv_num_heads") != std::string::npos);
+  a = {};
+  in = {t({1, 2, 3, 4}), t({1, 2, 3, 4}), t({1, 2, 3, 4})};
+  in.attn_mask = t({3, 3, 3});
+  CHECK(message().find("attn_mask does not broadcast") != std::string::npos);
+  in.attn_mask = t({3, 5});
+  CHECK(message().find("attn_mask's last dimension") != std::string::npos);
+  in.attn_mask = {};
+  in.past_key = t({1, 2, 1, 4});
+  CHECK(message().find("past_key and past_value must be given together") != std::string::npos);
+  in.past_key = {};
+  a.qk_matmul_output_mode = 4;
+  CHECK(message().find("qk_matmul_output_mode") != std::string::npos);
+  a = {};
+  a.opset = 23;
+  std::vector<std::int64_t> nonpad = {2};
+  in.nonpad_kv_seqlen.data = nonpad.data();
+  in.nonpad_kv_seqlen.dtype = posenc::DType::kInt64;
+  in.nonpad_kv_seqlen.rank = 1;
+  in.nonpad_kv_seqlen.dims[0] = 1;
+  CHECK(message().find("opset 24") != std::string::npos);
+  a.opset = 24;
+  CHECK(message().empty());
+  in.k = t({1, 4, 3, 4});
+  in.v = t({1, 4, 3, 4});
+  CHECK(message().find("multiple of kv_num_heads") != std::string::npos);
+}

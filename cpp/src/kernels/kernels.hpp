@@ -33,4 +33,15 @@ void dot_keys(float* s, const float* q, const float* k, std::size_t k_stride, st
 void softmax_block(float* s, std::size_t n, const float* v, std::size_t v_stride, std::size_t dv,
                    float* m, float* l, float* acc) noexcept;
 
+// Tiled attention: kAttentionRows query rows at a time against Kᵀ (kt [d][ld], from transpose_keys).
+constexpr std::size_t kAttentionRows = 4;
+void transpose_keys(float* kt, std::size_t ld, const float* k, std::size_t k_stride, std::size_t n,
+                    std::size_t d) noexcept;
+// s [kAttentionRows][ld_s] = scale * q_r · k_(j0 + j), j < n; q: kAttentionRows row pointers.
+void scores_tile(float* s, std::size_t ld_s, const float* const* q, const float* kt, std::size_t ld,
+                 std::size_t j0, std::size_t n, std::size_t d, float scale) noexcept;
+// Online-softmax step for kAttentionRows rows: m, l [kAttentionRows], acc [kAttentionRows][dv].
+void softmax_tile(float* s, std::size_t ld_s, std::size_t n, const float* v, std::size_t v_stride,
+                  std::size_t dv, float* m, float* l, float* acc) noexcept;
+
 }  // namespace posenc::kernels

@@ -1,0 +1,119 @@
+// pe.attention (fused positions) against a float64 twin written here; properties; the ONNX ops'
+// input checking; streaming memory at long sequence lengths.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { error, maxAbsDiff, pe, randomFloats } from './helpers.mjs';
+
+// q [qLen][H][D], k/v [kvLen][Hkv][D]; queries at the last qLen positions.
+function twin(q, k, v, { nHeads: H, nKvHeads: Hkv = H, headDim: D, causal = false, slopes, mask, scale }) {
+  const qLen = q.length / (H * D), kvLen = k.length / (Hkv * D);
+  const sc = scale ?? 1 / Math.sqrt(D);
+  const out = new Float64Array(q.length);
+  for (let h = 0; h < H; h++) {
+    const g = Math.floor(h / (H / Hkv));
+    for (let i = 0; i < qLen; i++) {
+      const qpos = kvLen - qLen + i;
+      const s = new Float64Array(kvLen);
+      let m = -Infinity;
+      for (let j = 0; j < kvLen; j++) {
+        let dot = 0;
+        for (let d = 0; d < D; d++) dot += q[(i * H + h) * D + d] * k[(j * Hkv + g) * D + d];
+        let x = dot * sc;
+        if (slopes) x -= slopes[h] * Math.abs(qpos - j);
+        if (mask) x += mask[i * kvLen + j];
+        if (causal && j > qpos) x = -Infinity;
+        s[j] = x;
+        m = Math.max(m, x);
+      }
+      if (m === -Infinity) continue;
+      let l = 0;
+      for (let j = 0; j < kvLen; j++) l += (s[j] = Math.exp(s[j] - m));
+      for (let j = 0; j < kvLen; j++) for (let d = 0; d < D; d++) out[(i * H + h) * D + d] += (s[j] / l) * v[(j * Hkv + g) * D + d];
+    }
+  }
+  return out;
+}
+
+test('attention: equals the float64 twin with GQA, causal, ALiBi and an additive mask', () => {
+  for (const [H, Hkv, D, qLen, kvLen] of [[4, 2, 8, 5, 70], [2, 1, 13, 1, 129], [3, 3, 64, 16, 16]]) {
+    const q = randomFloats(qLen * H * D, 1), k = randomFloats(kvLen * Hkv * D, 2), v = randomFloats(kvLen * Hkv * D, 3);
+    const mask = randomFloats(qLen * kvLen, 4);
+    for (const causal of [false, true]) {
+      const base = { nHeads: H, nKvHeads: Hkv, headDim: D, causal };
+      assert.ok(maxAbsDiff(pe.attention(q, k, v, base), twin(q, k, v, base)) < 2e-6);
+      const slopes = pe.alibiSlopes(H);
+      assert.ok(maxAbsDiff(pe.attention(q, k, v, { ...base, alibi: true, mask }), twin(q, k, v, { ...base, slopes, mask })) < 2e-6);
+    }
+  }
+});
+
+test('attention: "dog bites man" and "man bites dog" are indistinguishable without positions', () => {
+  const H = 2, D = 16;
+  const dog = randomFloats(H * D, 10), bites = randomFloats(H * D, 11), man = randomFloats(H * D, 12);
+  const sentence = (...words) => { const x = new Float32Array(words.length * H * D); words.forEach((w, i) => x.set(w, i * H * D)); return x; };
+  const a = sentence(dog, bites, man), b = sentence(man, bites, dog);
+  const opts = { nHeads: H, headDim: D };
+  const ya = pe.attention(a, a, a, opts), yb = pe.attention(b, b, b, opts);
+  // Each word's output is the same, just in the other order.
+  assert.ok(maxAbsDiff(ya.subarray(0, H * D), yb.subarray(2 * H * D)) < 1e-6);
+  assert.ok(maxAbsDiff(ya.subarray(H * D, 2 * H * D), yb.subarray(H * D, 2 * H * D)) < 1e-6);
+  // With RoPE they differ.
+  const rope = { headDim: D };
+  const ra = pe.attention(a, a, a, { ...opts, rope }), rb = pe.attention(b, b, b, { ...opts, rope });
+  assert.ok(maxAbsDiff(ra.subarray(0, H * D), rb.subarray(2 * H * D)) > 1e-3);
+});
+
+test('attention: weights are softmax rows; T5 and RoPE are fused; a fully masked row is zero', () => {
+  const H = 2, D = 8, n = 6;
+  const x = randomFloats(n * H * D, 5);
+  const table = randomFloats(32 * H, 6);
+  const { output, weights } = pe.attention(x, x, x, { nHeads: H, headDim: D, causal: true, t5: { table }, rope: { params: { headDim: D }, layout: 'interleaved' }, returnWeights: true });
+  assert.equal(output.length, n * H * D);
+  assert.equal(weights.length, H * n * n);
+  for (let r = 0; r < H * n; r++) {
+    const row = weights.subarray(r * n, (r + 1) * n);
+    assert.ok(Math.abs(row.reduce((s, w) => s + w, 0) - 1) < 1e-5);
+    const i = r % n;
+    for (let j = i + 1; j < n; j++) assert.equal(row[j], 0);  // causal
+  }
+  const mask = new Float32Array(n * n);
+  mask.fill(-Infinity, 0, n);
+  const y = pe.attention(x, x, x, { nHeads: H, headDim: D, mask });
+  assert.ok(y.subarray(0, D).every((e) => e === 0));
+  assert.ok(y.subarray(H * D).every(Number.isFinite));
+});
+
+test('attention and ONNX ops: bad input names the argument, slot or attribute', () => {
+  const x = new Float32Array(2 * 2 * 4);
+  const T = (dims, data = new Float32Array(dims.reduce((a, b) => a * b, 1))) => ({ data, dims });
+  const cases = [
+    [() => pe.attention(x, x, x, { nHeads: 3, headDim: 4 }), RangeError, /q\.length must be a non-zero multiple of nHeads \* headDim = 12 \(got 16\)/],
+    [() => pe.attention(x, x, x, { nHeads: 2, nKvHeads: 3, headDim: 4 }), RangeError, /nHeads = 2 must be a multiple of nKvHeads = 3/],
+    [() => pe.attention(x, x, new Float32Array(8), { nHeads: 2, headDim: 4 }), RangeError, /v\.length must equal k\.length = 16 \(got 8\)/],
+    [() => pe.attention(x, x, x, { nHeads: 2, headDim: 4, alibi: new Float32Array(3) }), RangeError, /alibi slopes must have nHeads = 2 entries/],
+    [() => pe.attention(x, x, x, { nHeads: 2, headDim: 4, mask: new Float32Array(5) }), RangeError, /mask\.length must be qLen \* kvLen = 4/],
+    [() => pe.attention(x, x, x, { nHeads: 2, headDim: 4, t5: { table: new Float32Array(10) } }), RangeError, /t5\.table\.length must equal numBuckets \* nHeads = 64/],
+    [() => pe.attention(x, x, x, { nHeads: 2, headDim: 4, causal: 1 }), TypeError, /causal must be a boolean/],
+    [() => pe.attention(x, x, x, { nHeads: 2, headDim: 4, heads: 2 }), TypeError, /unknown option "heads"/],
+    [() => pe.onnx.attention({ Q: T([1, 2, 8]), K: T([1, 2, 8]), V: T([1, 2, 8]) }), RangeError, /q_num_heads and kv_num_heads are required for 3D/],
+    [() => pe.onnx.attention({ Q: T([1, 2, 8]), K: T([1, 2, 8]), V: T([1, 2, 8]) }, { q_num_heads: 3, kv_num_heads: 1 }), RangeError, /multiple of q_num_heads/],
+    [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]), attn_mask: T([3, 3, 3]) }), RangeError, /attn_mask does not broadcast/],
+    [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]) }), TypeError, /inputs\.V is required/],
+    [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: { data: new Float32Array(23), dims: [1, 2, 3, 4] } }), RangeError, /inputs\.V\.data has 23 elements but dims \[1,2,3,4\] need 24/],
+    [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: { data: [1, 2], dims: [2] } }), TypeError, /inputs\.V\.data must be a Float32Array/],
+    [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]), bias: T([1]) }), TypeError, /unknown input slot "bias"/],
+    [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]) }, { causal: 1 }), TypeError, /unknown attribute "causal"/],
+    [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]) }, { qk_matmul_output_mode: 7 }), RangeError, /attrs\.qk_matmul_output_mode must be in \[0, 3\]/],
+    [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]), nonpad_kv_seqlen: { data: [2], dims: [1] } }, {}, { opset: 23 }), RangeError, /nonpad_kv_seqlen needs opset 24/],
+    [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]) }, {}, { outputs: ['Y', 'attention_probs'] }), RangeError, /unknown output slot "attention_probs"/],
+    [() => pe.onnx.rotaryEmbedding({ X: T([1, 2, 8]), cos_cache: T([4, 4]), sin_cache: T([4, 4]), position_ids: { data: [0, 1], dims: [1, 2] } }), RangeError, /num_heads is required for 3D X/],
+    [() => pe.onnx.rotaryEmbedding({ X: T([1, 1, 2, 8]), cos_cache: T([4, 3]), sin_cache: T([4, 3]), position_ids: { data: [0, 1], dims: [1, 2] } }), RangeError, /cos_cache's last dimension must be rotary_embedding_dim \/ 2/],
+    [() => pe.onnx.rotaryEmbedding({ X: T([1, 1, 2, 8]), cos_cache: T([4, 4]), sin_cache: T([4, 4]), position_ids: { data: [0, 9], dims: [1, 2] } }), RangeError, /position_ids must be in \[0, cos_cache rows\)/],
+  ];
+  for (const [call, type, pattern] of cases) assert.throws(call, error(type, pattern));
+  // Good calls still work afterwards, and an onnxruntime-style bool/int64 input is accepted.
+  const y = pe.onnx.attention({ Q: T([1, 1, 2, 4], randomFloats(8, 1)), K: T([1, 1, 2, 4], randomFloats(8, 2)), V: T([1, 1, 2, 4], randomFloats(8, 3)),
+    attn_mask: { data: Uint8Array.from([1, 0, 1, 1]), dims: [2, 2], type: 'bool' } }, { is_causal: 0 });
+  assert.deepEqual(y.Y.dims, [1, 1, 2, 4]);
+  assert.ok(y.Y.data.every(Number.isFinite));
+});
