@@ -1,8 +1,14 @@
-// Colour maps as 256-entry RGB lookup tables.
-// Diverging: ColorBrewer RdBu, 11 classes (Cynthia Brewer, colorbrewer2.org; colour-blind safe),
-// ordered so that -1 is dark blue, 0 near white and +1 dark red.
+// Colour maps as 256-entry RGB lookup tables, both safe for colour-blind readers.
+// Diverging (signed data): ColorBrewer RdBu, 11 classes (Cynthia Brewer, colorbrewer2.org),
+//   ordered so that -1 is dark blue, 0 near white and +1 dark red.
+// Sequential (weights, magnitudes): viridis (van der Walt & Smith, matplotlib), 9 stops.
 const RDBU_11 = ['#053061', '#2166ac', '#4393c3', '#92c5de', '#d1e5f0', '#f7f7f7',
   '#fddbc7', '#f4a582', '#d6604d', '#b2182b', '#67001f'];
+const VIRIDIS_9 = ['#440154', '#472d7b', '#3b528b', '#2c728e', '#21918c', '#28ae80', '#5ec962',
+  '#addc30', '#fde725'];
+
+/** Series colours (Okabe & Ito 2008), distinguishable with any colour vision. */
+export const SERIES = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#F0E442', '#999999'];
 
 function hexToRgb(hex) {
   const n = parseInt(hex.slice(1), 16);
@@ -21,11 +27,11 @@ function buildLut(stops) {
   return lut;
 }
 
-/** Diverging LUT for values in [-1, 1]. */
 export const DIVERGING = buildLut(RDBU_11);
+export const SEQUENTIAL = buildLut(VIRIDIS_9);
 
-/** LUT index of v in [lo, hi] (clamped). */
+/** LUT index of v in [lo, hi] (clamped); NaN and -Infinity map to index 0. */
 export function lutIndex(v, lo, hi) {
   const t = (v - lo) / (hi - lo);
-  return Math.max(0, Math.min(255, Math.round(t * 255)));
+  return t > 0 ? Math.min(255, Math.round(t * 255)) : 0;
 }

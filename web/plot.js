@@ -1,20 +1,10 @@
-// Canvas plotting helpers: sizing for the device pixel ratio, nice ticks, axes and a colour legend.
+// Canvas plots for the explorer: heatmaps (ImageData, one pixel per cell, scaled without
+// smoothing) and line charts, with one shared path for axes, ticks, legends and the cursor, so
+// that hover, the keyboard cursor and PNG export (redrawn at 1x or 2x) behave the same everywhere.
+// Every function draws in CSS pixels on a context already scaled for the pixel ratio.
 import { lutIndex } from './colormap.js';
 
-/** Resizes the canvas backing store to its CSS size × devicePixelRatio; returns a 2D context in CSS px. */
-export function fitCanvas(canvas) {
-  const dpr = window.devicePixelRatio || 1;
-  const { width, height } = canvas.getBoundingClientRect();
-  const w = Math.max(1, Math.round(width * dpr));
-  const h = Math.max(1, Math.round(height * dpr));
-  if (canvas.width !== w || canvas.height !== h) {
-    canvas.width = w;
-    canvas.height = h;
-  }
-  const ctx = canvas.getContext('2d');
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  return { ctx, width, height };
-}
+const FONT = '12px "DejaVu Sans", sans-serif';
 
 /** Round tick values (1, 2, 5 × 10^k) covering [lo, hi], about `count` of them. */
 export function niceTicks(lo, hi, count = 6) {
@@ -28,29 +18,117 @@ export function niceTicks(lo, hi, count = 6) {
   return ticks;
 }
 
+/** Powers of ten in [lo, hi] (log axes); at least the two ends when the span is short. */
+function logTicks(lo, hi) {
+  const ticks = [];
+  for (let e = Math.ceil(Math.log10(lo) - 1e-9); e <= Math.floor(Math.log10(hi) + 1e-9); e++) ticks.push(10 ** e);
+  return ticks.length >= 2 ? ticks : [lo, hi];
+}
+
+export function formatTick(v) {
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  if (a >= 1e5 || a < 1e-3) return v.toExponential(0).replace('e+', 'e');
+  return String(+v.toPrecision(6));
+}
+
 export function themeColors(element) {
   const css = getComputedStyle(element);
-  return { fg: css.getPropertyValue('--fg').trim() || '#000', muted: css.getPropertyValue('--muted').trim() || '#666' };
+  const get = (name, dflt) => css.getPropertyValue(name).trim() || dflt;
+  return { fg: get('--fg', '#000'), muted: get('--muted', '#666'), bg: get('--bg', '#fff'), grid: get('--grid', '#ddd'), mark: get('--mark', '#c00') };
+}
+
+/** Plot area inside a canvas of CSS size (width, height), leaving room for axes and a legend. */
+function frame(width, height, legendWidth, rightAxis) {
+  const m = { left: 62, right: legendWidth + (rightAxis ? 58 : 14), top: 14, bottom: 46 };
+  return { x: m.left, y: m.top, w: Math.max(10, width - m.left - m.right), h: Math.max(10, height - m.top - m.bottom) };
+}
+
+function axisScale(axis, lo, hi, pixels, flip) {
+  const log = axis.log === true;
+  const a = log ? Math.log10(lo) : lo, b = log ? Math.log10(hi) : hi;
+  const to = (v) => {
+    const t = ((log ? Math.log10(v) : v) - a) / (b - a || 1);
+    return flip ? pixels.start + pixels.size * (1 - t) : pixels.start + pixels.size * t;
+  };
+  const from = (px) => {
+    const t = flip ? 1 - (px - pixels.start) / pixels.size : (px - pixels.start) / pixels.size;
+    const v = a + t * (b - a);
+    return log ? 10 ** v : v;
+  };
+  return { to, from, ticks: log ? logTicks(lo, hi) : niceTicks(lo, hi, Math.max(2, Math.floor(pixels.size / (flip ? 45 : 80)))) };
+}
+
+function drawAxes(ctx, plot, colors, { xLabel, yLabel, xScale, yScale, y2Label, y2Scale, width, height, grid }) {
+  ctx.font = FONT;
+  ctx.lineWidth = 1;
+  ctx.strokeStyle = colors.muted;
+  ctx.fillStyle = colors.fg;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'top';
+  for (const t of xScale.ticks) {
+    const x = xScale.to(t);
+    if (x < plot.x - 0.5 || x > plot.x + plot.w + 0.5) continue;
+    if (grid) { ctx.strokeStyle = colors.grid; ctx.beginPath(); ctx.moveTo(x, plot.y); ctx.lineTo(x, plot.y + plot.h); ctx.stroke(); ctx.strokeStyle = colors.muted; }
+    ctx.beginPath(); ctx.moveTo(x, plot.y + plot.h); ctx.lineTo(x, plot.y + plot.h + 5); ctx.stroke();
+    ctx.fillText(formatTick(t), x, plot.y + plot.h + 7);
+  }
+  ctx.fillText(xLabel, plot.x + plot.w / 2, height - 16);
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'middle';
+  for (const t of yScale.ticks) {
+    const y = yScale.to(t);
+    if (y < plot.y - 0.5 || y > plot.y + plot.h + 0.5) continue;
+    if (grid) { ctx.strokeStyle = colors.grid; ctx.beginPath(); ctx.moveTo(plot.x, y); ctx.lineTo(plot.x + plot.w, y); ctx.stroke(); ctx.strokeStyle = colors.muted; }
+    ctx.beginPath(); ctx.moveTo(plot.x - 5, y); ctx.lineTo(plot.x, y); ctx.stroke();
+    ctx.fillText(formatTick(t), plot.x - 7, y);
+  }
+  ctx.save();
+  ctx.translate(13, plot.y + plot.h / 2);
+  ctx.rotate(-Math.PI / 2);
+  ctx.textAlign = 'center';
+  ctx.fillText(yLabel, 0, 0);
+  ctx.restore();
+  if (y2Scale) {
+    ctx.textAlign = 'left';
+    for (const t of y2Scale.ticks) {
+      const y = y2Scale.to(t);
+      if (y < plot.y - 0.5 || y > plot.y + plot.h + 0.5) continue;
+      ctx.beginPath(); ctx.moveTo(plot.x + plot.w, y); ctx.lineTo(plot.x + plot.w + 5, y); ctx.stroke();
+      ctx.fillText(formatTick(t), plot.x + plot.w + 7, y);
+    }
+    ctx.save();
+    ctx.translate(plot.x + plot.w + 50, plot.y + plot.h / 2);
+    ctx.rotate(Math.PI / 2);
+    ctx.textAlign = 'center';
+    ctx.fillText(y2Label, 0, 0);
+    ctx.restore();
+  }
+  ctx.strokeStyle = colors.muted;
+  ctx.strokeRect(plot.x - 0.5, plot.y - 0.5, plot.w + 1, plot.h + 1);
 }
 
 /**
- * Draws a [rows × cols] grid of values (row-major in `values` as [col][row], i.e. x-major) as an
- * image, x = column index, y = row index increasing upwards, with axes and a legend.
+ * Heatmap of values[x * ny + y] (x-major), x along the horizontal axis, y upwards.
+ * spec: { values, nx, ny, xDomain: [first, last] (labels of cells 0 and nx-1), yDomain, lo, hi,
+ *         lut, xLabel, yLabel, legendLabel, cursor: { x, y } | null }
  */
-export function drawHeatmap(canvas, { values, nx, ny, lo, hi, lut, xLabel, yLabel, legendLabel }) {
-  const { ctx, width, height } = fitCanvas(canvas);
-  const colors = themeColors(canvas);
-  const m = { left: 58, right: 92, top: 12, bottom: 46 };
-  const plot = { x: m.left, y: m.top, w: Math.max(10, width - m.left - m.right), h: Math.max(10, height - m.top - m.bottom) };
-  ctx.clearRect(0, 0, width, height);
-
-  // The image: one pixel per (x, y) cell, scaled up without smoothing.
+export function drawHeatmap(ctx, width, height, spec, colors) {
+  const { values, nx, ny, lo, hi, lut } = spec;
+  const plot = frame(width, height, 80, false);
+  ctx.fillStyle = colors.bg;
+  ctx.fillRect(0, 0, width, height);
   const image = new ImageData(nx, ny);
   const px = image.data;
   for (let x = 0; x < nx; x++) {
     for (let y = 0; y < ny; y++) {
-      const k = lutIndex(values[x * ny + y], lo, hi) * 3;
+      const v = values[x * ny + y];
       const o = ((ny - 1 - y) * nx + x) * 4;
+      if (v === -Infinity) {  // masked: drawn as the background, shown as "−∞" in the read-out
+        px[o] = px[o + 1] = px[o + 2] = 128; px[o + 3] = 40;
+        continue;
+      }
+      const k = lutIndex(v, lo, hi) * 3;
       px[o] = lut[k]; px[o + 1] = lut[k + 1]; px[o + 2] = lut[k + 2]; px[o + 3] = 255;
     }
   }
@@ -59,64 +137,174 @@ export function drawHeatmap(canvas, { values, nx, ny, lo, hi, lut, xLabel, yLabe
   ctx.imageSmoothingEnabled = false;
   ctx.drawImage(off, plot.x, plot.y, plot.w, plot.h);
 
-  // Axes: cell centres at index + 0.5.
-  ctx.strokeStyle = colors.muted;
-  ctx.fillStyle = colors.fg;
-  ctx.lineWidth = 1;
-  ctx.font = '12px "DejaVu Sans", sans-serif';
-  ctx.strokeRect(plot.x - 0.5, plot.y - 0.5, plot.w + 1, plot.h + 1);
-  ctx.textAlign = 'center';
-  ctx.textBaseline = 'top';
-  for (const t of niceTicks(0, nx - 1, Math.max(2, Math.floor(plot.w / 80)))) {
-    const x = plot.x + ((t + 0.5) / nx) * plot.w;
-    ctx.beginPath(); ctx.moveTo(x, plot.y + plot.h); ctx.lineTo(x, plot.y + plot.h + 5); ctx.stroke();
-    ctx.fillText(String(t), x, plot.y + plot.h + 7);
-  }
-  ctx.fillText(xLabel, plot.x + plot.w / 2, height - 16);
-  ctx.textAlign = 'right';
-  ctx.textBaseline = 'middle';
-  for (const t of niceTicks(0, ny - 1, Math.max(2, Math.floor(plot.h / 50)))) {
-    const y = plot.y + plot.h - ((t + 0.5) / ny) * plot.h;
-    ctx.beginPath(); ctx.moveTo(plot.x - 5, y); ctx.lineTo(plot.x, y); ctx.stroke();
-    ctx.fillText(String(t), plot.x - 7, y);
-  }
-  ctx.save();
-  ctx.translate(14, plot.y + plot.h / 2);
-  ctx.rotate(-Math.PI / 2);
-  ctx.textAlign = 'center';
-  ctx.fillText(yLabel, 0, 0);
-  ctx.restore();
+  // Cell centres: cell c spans [c, c+1) of nx, labelled xDomain[0] + c * step.
+  const [x0, x1] = spec.xDomain ?? [0, nx - 1], [y0, y1] = spec.yDomain ?? [0, ny - 1];
+  const xStep = nx > 1 ? (x1 - x0) / (nx - 1) : 1, yStep = ny > 1 ? (y1 - y0) / (ny - 1) : 1;
+  const xScale = {
+    to: (v) => plot.x + (((v - x0) / xStep + 0.5) / nx) * plot.w,
+    ticks: niceTicks(x0, x1, Math.max(2, Math.floor(plot.w / 80))),
+  };
+  const yScale = {
+    to: (v) => plot.y + plot.h - (((v - y0) / yStep + 0.5) / ny) * plot.h,
+    ticks: niceTicks(y0, y1, Math.max(2, Math.floor(plot.h / 45))),
+  };
+  drawAxes(ctx, plot, colors, { xLabel: spec.xLabel, yLabel: spec.yLabel, xScale, yScale, width, height });
 
   // Legend: a vertical colour bar with ticks.
-  const bar = { x: plot.x + plot.w + 18, y: plot.y, w: 14, h: plot.h };
+  const bar = { x: plot.x + plot.w + 16, y: plot.y, w: 14, h: plot.h };
   for (let i = 0; i < bar.h; i++) {
     const k = lutIndex(hi - ((hi - lo) * i) / Math.max(1, bar.h - 1), lo, hi) * 3;
     ctx.fillStyle = `rgb(${lut[k]},${lut[k + 1]},${lut[k + 2]})`;
     ctx.fillRect(bar.x, bar.y + i, bar.w, 1);
   }
+  ctx.strokeStyle = colors.muted;
   ctx.strokeRect(bar.x - 0.5, bar.y - 0.5, bar.w + 1, bar.h + 1);
   ctx.fillStyle = colors.fg;
   ctx.textAlign = 'left';
+  ctx.textBaseline = 'middle';
   for (const t of niceTicks(lo, hi, 4)) {
     const y = bar.y + ((hi - t) / (hi - lo)) * bar.h;
     ctx.beginPath(); ctx.moveTo(bar.x + bar.w, y); ctx.lineTo(bar.x + bar.w + 4, y); ctx.stroke();
-    ctx.fillText(String(t), bar.x + bar.w + 6, y);
+    ctx.fillText(formatTick(t), bar.x + bar.w + 6, y);
   }
   ctx.save();
-  ctx.translate(width - 8, plot.y + plot.h / 2);
+  ctx.translate(width - 7, plot.y + plot.h / 2);
   ctx.rotate(-Math.PI / 2);
   ctx.textAlign = 'center';
-  ctx.fillText(legendLabel, 0, 0);
+  ctx.fillText(spec.legendLabel, 0, 0);
   ctx.restore();
 
-  return plot;
+  if (spec.cursor) {
+    const cw = plot.w / nx, ch = plot.h / ny;
+    ctx.strokeStyle = colors.mark;
+    ctx.lineWidth = 2;
+    ctx.strokeRect(plot.x + spec.cursor.x * cw - 1, plot.y + (ny - 1 - spec.cursor.y) * ch - 1, Math.max(cw, 2) + 2, Math.max(ch, 2) + 2);
+  }
+  return {
+    hit(cx, cy) {
+      const fx = (cx - plot.x) / plot.w, fy = (cy - plot.y) / plot.h;
+      if (fx < 0 || fx >= 1 || fy < 0 || fy >= 1) return null;
+      return { x: Math.floor(fx * nx), y: ny - 1 - Math.floor(fy * ny) };
+    },
+  };
 }
 
-/** The (x, y) cell under a mouse event, or null outside the plot. */
-export function cellAt(event, canvas, plot, nx, ny) {
-  const r = canvas.getBoundingClientRect();
-  const fx = (event.clientX - r.left - plot.x) / plot.w;
-  const fy = (event.clientY - r.top - plot.y) / plot.h;
-  if (fx < 0 || fx >= 1 || fy < 0 || fy >= 1) return null;
-  return { x: Math.floor(fx * nx), y: ny - 1 - Math.floor(fy * ny) };
+/**
+ * Line chart. spec: { series: [{ label, x, y, color, dash, axis: 1 | 2, step }], xLabel, yLabel,
+ * y2Label, xLog, yLog, y2Log, xDomain, yDomain, y2Domain, hlines: [{ y, label, color }],
+ * vlines: [{ x, label, color }], cursor: { i } (an index into the x of series 0) | null }
+ */
+export function drawLines(ctx, width, height, spec, colors) {
+  const hasY2 = spec.series.some((s) => s.axis === 2);
+  const plot = frame(width, height, 0, hasY2);
+  ctx.fillStyle = colors.bg;
+  ctx.fillRect(0, 0, width, height);
+  const range = (axisSeries, log, key) => {
+    let lo = Infinity, hi = -Infinity;
+    for (const s of axisSeries) {
+      for (const v of s[key]) if (Number.isFinite(v) && (!log || v > 0)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    }
+    if (!(lo <= hi)) return log ? [1, 10] : [0, 1];
+    if (lo === hi) return log ? [lo / 2, hi * 2] : [lo - 1, hi + 1];
+    return [lo, hi];
+  };
+  const y1s = spec.series.filter((s) => s.axis !== 2), y2s = spec.series.filter((s) => s.axis === 2);
+  const xd = spec.xDomain ?? range(spec.series, spec.xLog, 'x');
+  let yd = spec.yDomain ?? range(y1s, spec.yLog, 'y');
+  for (const h of spec.hlines ?? []) if (!spec.yDomain && Number.isFinite(h.y) && (!spec.yLog || h.y > 0)) yd = [Math.min(yd[0], h.y), Math.max(yd[1], h.y)];
+  const xScale = axisScale({ log: spec.xLog }, xd[0], xd[1], { start: plot.x, size: plot.w }, false);
+  const yScale = axisScale({ log: spec.yLog }, yd[0], yd[1], { start: plot.y, size: plot.h }, true);
+  const y2d = hasY2 ? (spec.y2Domain ?? range(y2s, spec.y2Log, 'y')) : null;
+  const y2Scale = hasY2 ? axisScale({ log: spec.y2Log }, y2d[0], y2d[1], { start: plot.y, size: plot.h }, true) : null;
+  drawAxes(ctx, plot, colors, { xLabel: spec.xLabel, yLabel: spec.yLabel, xScale, yScale, y2Label: spec.y2Label, y2Scale, width, height, grid: true });
+
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(plot.x, plot.y, plot.w, plot.h);
+  ctx.clip();
+  for (const h of spec.hlines ?? []) {
+    const y = yScale.to(h.y);
+    ctx.strokeStyle = h.color ?? colors.muted;
+    ctx.setLineDash([6, 4]);
+    ctx.beginPath(); ctx.moveTo(plot.x, y); ctx.lineTo(plot.x + plot.w, y); ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.fillStyle = h.color ?? colors.muted;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'bottom';
+    ctx.font = FONT;
+    ctx.fillText(h.label, plot.x + plot.w - 4, y - 2);
+  }
+  for (const v of spec.vlines ?? []) {
+    const x = xScale.to(v.x);
+    ctx.strokeStyle = v.color ?? colors.muted;
+    ctx.setLineDash([3, 3]);
+    ctx.beginPath(); ctx.moveTo(x, plot.y); ctx.lineTo(x, plot.y + plot.h); ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.fillStyle = v.color ?? colors.muted;
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'top';
+    ctx.font = FONT;
+    ctx.fillText(v.label, x + 3, plot.y + 3);
+  }
+  for (const s of spec.series) {
+    const ys = s.axis === 2 ? y2Scale : yScale;
+    ctx.strokeStyle = s.color;
+    ctx.lineWidth = s.width ?? 1.6;
+    ctx.setLineDash(s.dash ?? []);
+    ctx.beginPath();
+    let pen = false, prevY = 0;
+    for (let i = 0; i < s.x.length; i++) {
+      const xv = s.x[i], yv = s.y[i];
+      if (!Number.isFinite(yv) || (spec.yLog && s.axis !== 2 && yv <= 0) || (spec.xLog && xv <= 0)) { pen = false; continue; }
+      const px = xScale.to(xv), py = ys.to(yv);
+      if (!pen) ctx.moveTo(px, py);
+      else if (s.step) { ctx.lineTo(px, prevY); ctx.lineTo(px, py); }
+      else ctx.lineTo(px, py);
+      pen = true;
+      prevY = py;
+    }
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
+  if (spec.cursor && spec.series.length) {
+    const s0 = spec.series[0];
+    const x = xScale.to(s0.x[spec.cursor.i]);
+    ctx.strokeStyle = colors.mark;
+    ctx.lineWidth = 1.5;
+    ctx.beginPath(); ctx.moveTo(x, plot.y); ctx.lineTo(x, plot.y + plot.h); ctx.stroke();
+  }
+  ctx.restore();
+
+  // Legend along the top edge of the plot.
+  ctx.font = FONT;
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'left';
+  let lx = plot.x + 8, ly = plot.y + 10;
+  for (const s of spec.series) {
+    if (!s.label) continue;
+    const w = ctx.measureText(s.label).width + 30;
+    if (lx + w > plot.x + plot.w) { lx = plot.x + 8; ly += 16; }
+    ctx.fillStyle = colors.bg;
+    ctx.globalAlpha = 0.8;
+    ctx.fillRect(lx - 2, ly - 8, w, 16);
+    ctx.globalAlpha = 1;
+    ctx.strokeStyle = s.color;
+    ctx.lineWidth = 2;
+    ctx.setLineDash(s.dash ?? []);
+    ctx.beginPath(); ctx.moveTo(lx, ly); ctx.lineTo(lx + 20, ly); ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.fillStyle = colors.fg;
+    ctx.fillText(s.label, lx + 24, ly);
+    lx += w + 6;
+  }
+  const xs = spec.series[0]?.x ?? [];
+  return {
+    hit(cx, cy) {
+      if (cx < plot.x || cx > plot.x + plot.w || cy < plot.y || cy > plot.y + plot.h || xs.length === 0) return null;
+      const target = xScale.from(cx);
+      let best = 0;
+      for (let i = 1; i < xs.length; i++) if (Math.abs(xs[i] - target) < Math.abs(xs[best] - target)) best = i;
+      return { i: best };
+    },
+  };
 }

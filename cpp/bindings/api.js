@@ -616,13 +616,17 @@ export function wrap(module) {
       const fn = 'sinusoidal';
       checkInt(fn, 'seqLen', seqLen, 1);
       checkInt(fn, 'dModel', dModel, 1);
-      const { base = 10000, layout = 'interleaved' } = checkOptions(fn, options, ['base', 'layout']);
+      const { base = 10000, layout = 'interleaved', positions } = checkOptions(fn, options, ['base', 'layout', 'positions']);
       checkFinite(fn, 'base', base, { positive: true });
       const layoutCode = checkChoice(fn, 'layout', layout, SINUSOIDAL_LAYOUTS);
+      const pos = positions === undefined ? null : toFloat64(fn, 'positions', positions);
+      if (pos && pos.length !== seqLen) throw new RangeError(`${fn}: positions.length must equal seqLen = ${seqLen} (got ${pos.length})`);
       checkElements(fn, 'seqLen * dModel', seqLen * dModel);
       return scoped(fn, (alloc) => {
         const out = alloc(seqLen * dModel * 4);
-        status(fn, module.sinusoidal(out, seqLen, dModel, base, layoutCode));
+        const p = pos ? alloc(seqLen * 8) : 0;
+        if (p) f64(p, seqLen).set(pos);
+        status(fn, module.sinusoidal(out, seqLen, dModel, base, layoutCode, p));
         return copyOut(out, seqLen * dModel);
       });
     },
@@ -738,10 +742,12 @@ export function wrap(module) {
 
     ropeFrequencies(params, options) {
       const fn = 'ropeFrequencies';
-      const { seqLen = 0 } = checkOptions(fn, options, ['seqLen']);
+      const { seqLen = 0, dtype = 'float32' } = checkOptions(fn, options, ['seqLen', 'dtype']);
       checkInt(fn, 'seqLen', seqLen, 0);
+      checkChoice(fn, 'dtype', dtype, { float32: 0, float64: 1 });
       const f = frequencies64(fn, params, seqLen);
-      return { invFreq: Float32Array.from(f.invFreq), attentionFactor: f.attentionFactor, rotaryDim: f.rotaryDim };
+      const invFreq = dtype === 'float64' ? f.invFreq : Float32Array.from(f.invFreq);
+      return { invFreq, attentionFactor: f.attentionFactor, rotaryDim: f.rotaryDim };
     },
 
     ropeParamsFromConfig(config, options) {

@@ -30,10 +30,12 @@ Ptr heap_alloc(double bytes) {
 }
 void heap_free(Ptr p) { std::free(at<void>(p)); }
 
-std::string sinusoidal(Ptr out, double seq_len, double d_model, double base, int layout) {
-  return message(posenc::sinusoidal(at<float>(out), static_cast<std::size_t>(seq_len),
-                                    static_cast<std::size_t>(d_model),
-                                    {base, static_cast<posenc::SinusoidalLayout>(layout)}));
+// pos: 0 for positions 0 … seq_len-1, else float64 positions[seq_len].
+std::string sinusoidal(Ptr out, double seq_len, double d_model, double base, int layout, Ptr pos) {
+  const posenc::SinusoidalParams params{base, static_cast<posenc::SinusoidalLayout>(layout)};
+  const auto n = static_cast<std::size_t>(seq_len), d = static_cast<std::size_t>(d_model);
+  return message(pos ? posenc::sinusoidal_at(at<float>(out), at<const double>(pos), n, d, params)
+                     : posenc::sinusoidal(at<float>(out), n, d, params));
 }
 
 // params: the JS layer's normalized object (every field present; NaN = unset for optionals).

@@ -22,6 +22,11 @@ export interface SinusoidalOptions {
   layout?: SinusoidalLayout;
 }
 
+export interface SinusoidalTableOptions extends SinusoidalOptions {
+  /** Rows for these positions (seqLen of them) instead of 0 … seqLen-1. */
+  positions?: NumberArray;
+}
+
 export type RopeScalingType =
   'none' | 'default' | 'linear' | 'ntk' | 'dynamic' | 'yarn' | 'llama3' | 'longrope' | 'proportional';
 
@@ -274,14 +279,16 @@ export interface Posenc {
   readonly presets: { about: string; presets: Preset[] };
 
   /** PE[p][2i] = sin(p / base^(2i/dModel)), PE[p][2i+1] = cos(same); row-major [seqLen][dModel]. */
-  sinusoidal(seqLen: number, dModel: number, options?: SinusoidalOptions): Float32Array;
+  sinusoidal(seqLen: number, dModel: number, options?: SinusoidalTableOptions): Float32Array;
   /** M_k [dModel][dModel] with PE(p + k) = M_k · PE(p) for every p (dModel even). */
   sinusoidalShift(k: number, dModel: number, options?: SinusoidalOptions): Float32Array;
   learnedTable(maxLen: number, dModel: number, options?: LearnedTableOptions): LearnedTable;
   /** E[token] · scale + PE[position], [n][dModel]. */
   embed(tokenIds: NumberArray, options: EmbedOptions): Float32Array;
 
-  ropeFrequencies(params: RopeParams, options?: { seqLen?: number }): RopeFrequencies;
+  ropeFrequencies(params: RopeParams, options?: { seqLen?: number; dtype?: 'float32' }): RopeFrequencies;
+  /** The same in float64, as computed (for exact reference angles). */
+  ropeFrequencies(params: RopeParams, options: { seqLen?: number; dtype: 'float64' }): Omit<RopeFrequencies, 'invFreq'> & { invFreq: Float64Array };
   ropeParamsFromConfig(config: object | string, options?: ConfigOptions): RopeParams;
   /** Rotates x [seqLen][nHeads][headDim]; returns a new Float32Array. Dims >= rotaryDim pass through. */
   applyRope(x: Float32Array, options: ApplyRopeOptions): Float32Array;

@@ -19,7 +19,7 @@ namespace posenc {
 namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-constexpr std::size_t kKeyBlock = 64;  // keys per online-softmax step
+constexpr std::size_t kKeyBlock = kernels::kKeyBlock;  // keys per online-softmax step
 
 Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
 Status shape(const char* message) { return {StatusCode::kBadShape, message}; }
@@ -138,7 +138,7 @@ Status run(const Problem& p) {
   std::vector<float> kt, s, acc;
   try {
     if (tiled) {
-      kt.resize(p.head_dim * p.kv_len);
+      kt.resize(p.head_dim * ((p.kv_len + kKeyBlock - 1) / kKeyBlock) * kKeyBlock);
       s.resize(R * kKeyBlock);
       acc.resize(R * p.v_dim);
     } else {
@@ -153,7 +153,7 @@ Status run(const Problem& p) {
     for (std::size_t kvh = 0; kvh < p.kv_heads; ++kvh) {
       const float* keys = p.k + b * p.k_sb + kvh * p.k_sh;
       const float* vals = p.v + b * p.v_sb + kvh * p.v_sh;
-      if (tiled) kernels::transpose_keys(kt.data(), p.kv_len, keys, p.k_ss, p.kv_len, p.head_dim);
+      if (tiled) kernels::transpose_keys(kt.data(), keys, p.k_ss, p.kv_len, p.head_dim);
       for (std::size_t h = kvh * group; h < (kvh + 1) * group; ++h) {
         const float* q_head = p.q + b * p.q_sb + h * p.q_sh;
         float* y_head = p.y + b * p.y_sb + h * p.y_sh;
@@ -178,7 +178,7 @@ Status run(const Problem& p) {
           std::fill(acc.begin(), acc.end(), 0.0f);
           for (std::size_t j0 = 0; j0 < kmax_tile; j0 += kKeyBlock) {
             const std::size_t n = std::min(kKeyBlock, kmax_tile - j0);
-            kernels::scores_tile(s.data(), kKeyBlock, q_rows, kt.data(), p.kv_len, j0, n, p.head_dim, p.scale);
+            kernels::scores_tile(s.data(), kKeyBlock, q_rows, kt.data() + j0 * p.head_dim, n, p.head_dim, p.scale);
             for (std::size_t r = 0; r < R; ++r) {
               float* sr = s.data() + r * kKeyBlock;
               const std::size_t visible = kmax[r] > j0 ? std::min(n, kmax[r] - j0) : 0;

@@ -26,18 +26,21 @@ void frequencies(std::size_t d_model, const SinusoidalParams& params, double* in
 
 }  // namespace
 
-Status sinusoidal(float* out, std::size_t seq_len, std::size_t d_model,
-                  const SinusoidalParams& params) noexcept {
-  if (seq_len == 0) return {StatusCode::kBadArgument, "seq_len must be > 0"};
+namespace {
+
+Status sinusoidal_rows(float* out, const double* pos, std::size_t n_pos, std::size_t d_model,
+                       const SinusoidalParams& params) {
   if (d_model == 0) return {StatusCode::kBadArgument, "d_model must be > 0"};
   if (!(std::isfinite(params.base) && params.base > 0.0))
     return {StatusCode::kBadArgument, "base must be finite and > 0"};
-  if (seq_len > std::numeric_limits<std::size_t>::max() / d_model)
+  if (n_pos > std::numeric_limits<std::size_t>::max() / d_model)
     return {StatusCode::kTooLarge, "seq_len * d_model overflows"};
   if (out == nullptr) return {StatusCode::kBadArgument, "out must not be null"};
-
   if (params.layout != SinusoidalLayout::kInterleaved && params.layout != SinusoidalLayout::kConcat)
     return {StatusCode::kBadArgument, "layout is not a known SinusoidalLayout"};
+  if (pos != nullptr)
+    for (std::size_t t = 0; t < n_pos; ++t)
+      if (!std::isfinite(pos[t])) return {StatusCode::kBadArgument, "pos must be finite"};
 
   std::vector<double> inv_freq;
   try {
@@ -47,10 +50,25 @@ Status sinusoidal(float* out, std::size_t seq_len, std::size_t d_model,
   }
   frequencies(d_model, params, inv_freq.data(), inv_freq.size());
   if (params.layout == SinusoidalLayout::kInterleaved)
-    kernels::sinusoidal_interleaved(out, seq_len, d_model, inv_freq.data());
+    kernels::sinusoidal_interleaved(out, pos, n_pos, d_model, inv_freq.data());
   else
-    kernels::sinusoidal_concat(out, seq_len, d_model, inv_freq.data());
+    kernels::sinusoidal_concat(out, pos, n_pos, d_model, inv_freq.data());
   return Status::Ok();
+}
+
+}  // namespace
+
+Status sinusoidal(float* out, std::size_t seq_len, std::size_t d_model,
+                  const SinusoidalParams& params) noexcept {
+  if (seq_len == 0) return {StatusCode::kBadArgument, "seq_len must be > 0"};
+  return sinusoidal_rows(out, nullptr, seq_len, d_model, params);
+}
+
+Status sinusoidal_at(float* out, const double* pos, std::size_t n_pos, std::size_t d_model,
+                     const SinusoidalParams& params) noexcept {
+  if (n_pos == 0) return {StatusCode::kBadArgument, "n_pos must be > 0"};
+  if (pos == nullptr) return {StatusCode::kBadArgument, "pos must not be null"};
+  return sinusoidal_rows(out, pos, n_pos, d_model, params);
 }
 
 Status sinusoidal_shift(float* m, double k, std::size_t d_model,

@@ -19,6 +19,16 @@ test('sinusoidal concat: tensor2tensor [sin | cos] with ln(base)/(d/2 - 1) steps
   }
 });
 
+test('sinusoidal positions: rows for arbitrary positions equal the table rows', () => {
+  const table = pe.sinusoidal(300, 12);
+  const rows = pe.sinusoidal(3, 12, { positions: [5, 299, 0] });
+  assert.deepEqual(rows.subarray(0, 12), table.subarray(60, 72));
+  assert.deepEqual(rows.subarray(12, 24), table.subarray(299 * 12, 300 * 12));
+  assert.deepEqual(rows.subarray(24), table.subarray(0, 12));
+  assert.throws(() => pe.sinusoidal(2, 12, { positions: [1] }), error(RangeError, /positions\.length must equal seqLen = 2/));
+  assert.throws(() => pe.sinusoidal(1, 12, { positions: [NaN] }), error(RangeError, /positions\[0\] must be finite/));
+});
+
 test('sinusoidalShift: PE(p + k) = M_k · PE(p) for many p and k (the relative property)', () => {
   const dModel = 16;
   for (const layout of ['interleaved', 'concat']) {

@@ -147,6 +147,9 @@ test('accurate precision: angle error at pos 2^20 stays under 1e-6 rad; fast dri
   assert.ok(worst.accurate <= 1e-6, `accurate ${worst.accurate}`);
   assert.ok(worst.fast > 1e-2, `fast ${worst.fast}`);
   assert.ok(invFreq instanceof Float32Array);
+  const f64 = pe.ropeFrequencies(params, { dtype: 'float64' }).invFreq;
+  assert.ok(f64 instanceof Float64Array);
+  for (let k = 0; k < 64; k++) assert.ok(Math.abs(f64[k] / inv64[k] - 1) < 1e-14);
 });
 
 test('ropeParamsFromConfig: presets, three dialects of one model, errors that name the value', () => {

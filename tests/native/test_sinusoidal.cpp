@@ -124,3 +124,19 @@ TEST_CASE("sinusoidal_shift: PE(pos + k) = M_k · PE(pos) for many pos and k, bo
   CHECK(posenc::sinusoidal_shift(m.data(), 1, 3).code == StatusCode::kBadArgument);
   CHECK(posenc::sinusoidal_shift(m.data(), NAN, 2).code == StatusCode::kBadArgument);
 }
+
+TEST_CASE("sinusoidal_at: rows for arbitrary (fractional, negative, large) positions match the formula") {
+  const std::vector<double> pos = {0.0, 3.0, 2.5, -7.0, 1048576.0};
+  for (std::size_t d_model : {6u, 9u, 32u}) {
+    std::vector<float> out(pos.size() * d_model);
+    REQUIRE(posenc::sinusoidal_at(out.data(), pos.data(), pos.size(), d_model).ok());
+    for (std::size_t t = 0; t < pos.size(); ++t)
+      for (std::size_t j = 0; j < d_model; ++j) {
+        const double angle = pos[t] / std::pow(10000.0, double(2 * (j / 2)) / double(d_model));
+        CHECK(std::fabs(out[t * d_model + j] - (j % 2 == 0 ? std::sin(angle) : std::cos(angle))) <= 4e-7);
+      }
+  }
+  const double bad = NAN;
+  std::vector<float> out(4);
+  CHECK(posenc::sinusoidal_at(out.data(), &bad, 1, 4).code == StatusCode::kBadArgument);
+}

@@ -30,6 +30,12 @@ struct SinusoidalParams {
 Status sinusoidal(float* out, std::size_t seq_len, std::size_t d_model,
                   const SinusoidalParams& params = {}) noexcept;
 
+// The same rows for arbitrary positions: out[t][d_model] is the row of position pos[t] (finite,
+// may be fractional or negative), t < n_pos. Status: as above, plus kBadArgument for a
+// non-finite position.
+Status sinusoidal_at(float* out, const double* pos, std::size_t n_pos, std::size_t d_model,
+                     const SinusoidalParams& params = {}) noexcept;
+
 // The relative-position matrix M_k, m[d_model][d_model] row-major, with PE(pos + k) = M_k · PE(pos)
 // for every pos: one 2x2 rotation [[cos kω, sin kω], [-sin kω, cos kω]] per frequency ω, on the
 // pair (2i, 2i+1) (interleaved) or (i, i + d_model/2) (concat), zero elsewhere. k may be any

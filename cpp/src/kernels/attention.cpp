@@ -8,7 +8,9 @@
                  m' = max(m, max s);  p_j = exp(s_j - m');  l' = l e^(m - m') + Σ p_j
                  acc' = acc e^(m - m') + Σ_j p_j v_j      v_j = v + j * v_stride
                  -inf logits give p = 0; a block of only -inf leaves the state as it was.
-   scores_tile:  s[r][j] = scale * Σ_d q_r[d] kt[d][j0 + j]   r < kRows, j < n; kt = Kᵀ [d][ld]
+   scores_tile:  s[r][j] = scale * Σ_d q_r[d] panel[d][j]      r < kRows, j < n <= kKeyBlock
+                 panel = Kᵀ of one block of keys, [d][kKeyBlock] contiguous (16 KiB at d = 64, so
+                 it stays in L1; one long Kᵀ with a power-of-two row stride thrashed the cache).
                  2N keys × kRows rows of accumulators per pass: each K load serves kRows queries,
                  and keys run along SIMD lanes, so no horizontal sums are needed.
    softmax_tile: softmax_block for kRows rows of a score tile, with the value rows loaded once for
@@ -116,22 +118,24 @@ void softmax_block(float* s, std::size_t n, const float* v, std::size_t v_stride
   }
 }
 
-void transpose_keys(float* kt, std::size_t ld, const float* k, std::size_t k_stride, std::size_t n,
+void transpose_keys(float* panels, const float* k, std::size_t k_stride, std::size_t n,
                     std::size_t d) noexcept {
   for (std::size_t j = 0; j < n; ++j) {
     const float* kj = k + j * k_stride;
-    for (std::size_t i = 0; i < d; ++i) kt[i * ld + j] = kj[i];
+    float* panel = panels + (j / kKeyBlock) * d * kKeyBlock + j % kKeyBlock;
+    for (std::size_t i = 0; i < d; ++i) panel[i * kKeyBlock] = kj[i];
   }
 }
 
-void scores_tile(float* s, std::size_t ld_s, const float* const* q, const float* kt, std::size_t ld,
-                 std::size_t j0, std::size_t n, std::size_t d, float scale) noexcept {
+void scores_tile(float* s, std::size_t ld_s, const float* const* q, const float* panel,
+                 std::size_t n, std::size_t d, float scale) noexcept {
+  constexpr std::size_t ld = kKeyBlock;
   static_assert(kAttentionRows == 4, "the micro-kernel below is written for 4 rows");
   const batch sc(scale);
   std::size_t j = 0;
   for (; j + 2 * N <= n; j += 2 * N) {
     batch a00(0.0f), a01(0.0f), a10(0.0f), a11(0.0f), a20(0.0f), a21(0.0f), a30(0.0f), a31(0.0f);
-    const float* col = kt + j0 + j;
+    const float* col = panel + j;
     for (std::size_t i = 0; i < d; ++i) {
       const batch k0 = batch::load_unaligned(col + i * ld), k1 = batch::load_unaligned(col + i * ld + N);
       const batch q0(q[0][i]), q1(q[1][i]), q2(q[2][i]), q3(q[3][i]);
@@ -148,7 +152,7 @@ void scores_tile(float* s, std::size_t ld_s, const float* const* q, const float*
   for (; j < n; ++j) {
     float r0 = 0, r1 = 0, r2 = 0, r3 = 0;
     for (std::size_t i = 0; i < d; ++i) {
-      const float kv = kt[i * ld + j0 + j];
+      const float kv = panel[i * ld + j];
       r0 += q[0][i] * kv; r1 += q[1][i] * kv; r2 += q[2][i] * kv; r3 += q[3][i] * kv;
     }
     s[j] = r0 * scale; s[ld_s + j] = r1 * scale; s[2 * ld_s + j] = r2 * scale; s[3 * ld_s + j] = r3 * scale;

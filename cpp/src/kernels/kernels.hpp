@@ -10,10 +10,11 @@ namespace posenc::kernels {
 
 const char* arch_name() noexcept;
 
-// out[seq_len][d_model]; inv_freq[(d_model + 1) / 2] in float64. See sinusoidal.cpp.
-void sinusoidal_interleaved(float* out, std::size_t seq_len, std::size_t d_model,
+// out[n_pos][d_model] for positions pos[t] (pos null: t); inv_freq[(d_model + 1) / 2] in
+// float64. See sinusoidal.cpp.
+void sinusoidal_interleaved(float* out, const double* pos, std::size_t n_pos, std::size_t d_model,
                             const double* inv_freq) noexcept;
-void sinusoidal_concat(float* out, std::size_t seq_len, std::size_t d_model,
+void sinusoidal_concat(float* out, const double* pos, std::size_t n_pos, std::size_t d_model,
                        const double* inv_freq) noexcept;
 
 // RoPE (see rope.cpp). c, s: [rot_dim/2] tables for one position; cd, sd: [rot_dim] expanded.
@@ -33,13 +34,15 @@ void dot_keys(float* s, const float* q, const float* k, std::size_t k_stride, st
 void softmax_block(float* s, std::size_t n, const float* v, std::size_t v_stride, std::size_t dv,
                    float* m, float* l, float* acc) noexcept;
 
-// Tiled attention: kAttentionRows query rows at a time against Kᵀ (kt [d][ld], from transpose_keys).
+// Tiled attention: kAttentionRows query rows at a time against panels of Kᵀ: for each block of
+// kKeyBlock keys, a contiguous [d][kKeyBlock] panel (transpose_keys writes ceil(n / kKeyBlock)).
 constexpr std::size_t kAttentionRows = 4;
-void transpose_keys(float* kt, std::size_t ld, const float* k, std::size_t k_stride, std::size_t n,
+constexpr std::size_t kKeyBlock = 64;
+void transpose_keys(float* panels, const float* k, std::size_t k_stride, std::size_t n,
                     std::size_t d) noexcept;
-// s [kAttentionRows][ld_s] = scale * q_r · k_(j0 + j), j < n; q: kAttentionRows row pointers.
-void scores_tile(float* s, std::size_t ld_s, const float* const* q, const float* kt, std::size_t ld,
-                 std::size_t j0, std::size_t n, std::size_t d, float scale) noexcept;
+// s [kAttentionRows][ld_s] = scale * q_r · k_j for the first n keys of one panel.
+void scores_tile(float* s, std::size_t ld_s, const float* const* q, const float* panel,
+                 std::size_t n, std::size_t d, float scale) noexcept;
 // Online-softmax step for kAttentionRows rows: m, l [kAttentionRows], acc [kAttentionRows][dv].
 void softmax_tile(float* s, std::size_t ld_s, std::size_t n, const float* v, std::size_t v_stride,
                   std::size_t dv, float* m, float* l, float* acc) noexcept;

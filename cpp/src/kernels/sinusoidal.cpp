@@ -2,6 +2,7 @@
 
    interleaved:  out[pos][2i] = sin(pos * w_i),  out[pos][2i+1]   = cos(pos * w_i)
    concat:       out[pos][i]  = sin(pos * w_i),  out[pos][h + i]  = cos(pos * w_i),  h = d_model/2
+   Row t holds position pos[t] when positions are given (else t).
    w_i = inv_freq[i] in float64, from the caller (the two layouts use different series).
 
    Per row, N = batch<float>::size pairs at a time: the N angles pos * w_i are formed and reduced
@@ -18,8 +19,8 @@
 
 namespace posenc::kernels {
 
-void sinusoidal_interleaved(float* out, std::size_t seq_len, std::size_t d_model,
-                            const double* inv_freq) noexcept {
+void sinusoidal_interleaved(float* out, const double* positions, std::size_t seq_len,
+                            std::size_t d_model, const double* inv_freq) noexcept {
   using batch = xsimd::batch<float>;
   constexpr std::size_t N = batch::size;
   const std::size_t n_pairs = d_model / 2;
@@ -28,7 +29,7 @@ void sinusoidal_interleaved(float* out, std::size_t seq_len, std::size_t d_model
 
   for (std::size_t pos = 0; pos < seq_len; ++pos) {
     float* row = out + pos * d_model;
-    const double p = static_cast<double>(pos);
+    const double p = positions != nullptr ? positions[pos] : static_cast<double>(pos);
     std::size_t i = 0;
     for (; i < n_vec; i += N) {
       for (std::size_t l = 0; l < N; ++l) angle[l] = reduced_angle(p, inv_freq[i + l]);
@@ -45,8 +46,8 @@ void sinusoidal_interleaved(float* out, std::size_t seq_len, std::size_t d_model
   }
 }
 
-void sinusoidal_concat(float* out, std::size_t seq_len, std::size_t d_model,
-                       const double* inv_freq) noexcept {
+void sinusoidal_concat(float* out, const double* positions, std::size_t seq_len,
+                       std::size_t d_model, const double* inv_freq) noexcept {
   using batch = xsimd::batch<float>;
   constexpr std::size_t N = batch::size;
   const std::size_t half = d_model / 2;
@@ -55,7 +56,7 @@ void sinusoidal_concat(float* out, std::size_t seq_len, std::size_t d_model,
 
   for (std::size_t pos = 0; pos < seq_len; ++pos) {
     float* row = out + pos * d_model;
-    const double p = static_cast<double>(pos);
+    const double p = positions != nullptr ? positions[pos] : static_cast<double>(pos);
     std::size_t i = 0;
     for (; i < n_vec; i += N) {
       for (std::size_t l = 0; l < N; ++l) angle[l] = reduced_angle(p, inv_freq[i + l]);
