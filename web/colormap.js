@@ -29,9 +29,3 @@ function buildLut(stops) {
 
 export const DIVERGING = buildLut(RDBU_11);
 export const SEQUENTIAL = buildLut(VIRIDIS_9);
-
-/** LUT index of v in [lo, hi] (clamped); NaN and -Infinity map to index 0. */
-export function lutIndex(v, lo, hi) {
-  const t = (v - lo) / (hi - lo);
-  return t > 0 ? Math.min(255, Math.round(t * 255)) : 0;
-}

@@ -2,9 +2,37 @@
 // smoothing) and line charts, with one shared path for axes, ticks, legends and the cursor, so
 // that hover, the keyboard cursor and PNG export (redrawn at 1x or 2x) behave the same everywhere.
 // Every function draws in CSS pixels on a context already scaled for the pixel ratio.
-import { lutIndex } from './colormap.js';
-
 const FONT = '12px "DejaVu Sans", sans-serif';
+
+// A LUT ([r, g, b] × 256) as opaque RGBA words for a Uint32Array view of ImageData (little-endian).
+const palettes = new WeakMap();
+function paletteOf(lut) {
+  let p = palettes.get(lut);
+  if (!p) {
+    p = new Uint32Array(256);
+    for (let k = 0; k < 256; k++) p[k] = (0xff << 24) | (lut[k * 3 + 2] << 16) | (lut[k * 3 + 1] << 8) | lut[k * 3];
+    palettes.set(lut, p);
+  }
+  return p;
+}
+
+// ImageData reused while the size stays the same (a drag redraws the same size many times).
+let lastImage = null;
+function scratchImage(w, h) {
+  if (!lastImage || lastImage.width !== w || lastImage.height !== h) lastImage = new ImageData(w, h);
+  return lastImage;
+}
+
+// Offscreen canvases reused across draws, one per purpose.
+const scratch = new Map();
+function scratchCanvas(w, h, key = 'image') {
+  let c = scratch.get(key);
+  if (!c || c.width < w || c.height < h) {
+    c = new OffscreenCanvas(Math.max(w, c?.width ?? 0), Math.max(h, c?.height ?? 0));
+    scratch.set(key, c);
+  }
+  return c;
+}
 
 /** Round tick values (1, 2, 5 × 10^k) covering [lo, hi], about `count` of them. */
 export function niceTicks(lo, hi, count = 6) {
@@ -39,8 +67,8 @@ export function themeColors(element) {
 }
 
 /** Plot area inside a canvas of CSS size (width, height), leaving room for axes and a legend. */
-function frame(width, height, legendWidth, rightAxis) {
-  const m = { left: 62, right: legendWidth + (rightAxis ? 58 : 14), top: 14, bottom: 46 };
+function frame(width, height, legendWidth, rightAxis, top = 14) {
+  const m = { left: 62, right: legendWidth + (rightAxis ? 58 : 14), top, bottom: 46 };
   return { x: m.left, y: m.top, w: Math.max(10, width - m.left - m.right), h: Math.max(10, height - m.top - m.bottom) };
 }
 
@@ -118,24 +146,28 @@ export function drawHeatmap(ctx, width, height, spec, colors) {
   const plot = frame(width, height, 80, false);
   ctx.fillStyle = colors.bg;
   ctx.fillRect(0, 0, width, height);
-  const image = new ImageData(nx, ny);
-  const px = image.data;
-  for (let x = 0; x < nx; x++) {
-    for (let y = 0; y < ny; y++) {
-      const v = values[x * ny + y];
-      const o = ((ny - 1 - y) * nx + x) * 4;
-      if (v === -Infinity) {  // masked: drawn as the background, shown as "−∞" in the read-out
-        px[o] = px[o + 1] = px[o + 2] = 128; px[o + 3] = 40;
-        continue;
-      }
-      const k = lutIndex(v, lo, hi) * 3;
-      px[o] = lut[k]; px[o + 1] = lut[k + 1]; px[o + 2] = lut[k + 2]; px[o + 3] = 255;
+  // One image pixel per device pixel at most: columns (rows) beyond that are sampled, nearest.
+  const dpr = ctx.getTransform().a || 1;
+  const iw = Math.min(nx, Math.max(1, Math.ceil(plot.w * dpr))), ih = Math.min(ny, Math.max(1, Math.ceil(plot.h * dpr)));
+  const image = scratchImage(iw, ih);
+  const px = new Uint32Array(image.data.buffer);
+  const palette = paletteOf(lut);
+  const scale = 255 / (hi - lo);
+  const masked = 0x28808080;  // -Infinity (masked): faint grey, "−∞" in the read-out
+  for (let c = 0; c < iw; c++) {
+    const x = iw === nx ? c : Math.floor(((c + 0.5) * nx) / iw);
+    const column = x * ny;
+    for (let r = 0; r < ih; r++) {
+      const y = ih === ny ? r : Math.floor(((r + 0.5) * ny) / ih);
+      const v = values[column + y];
+      const t = (v - lo) * scale;
+      px[(ih - 1 - r) * iw + c] = v === -Infinity ? masked : palette[t > 0 ? (t < 255 ? (t + 0.5) | 0 : 255) : 0];
     }
   }
-  const off = new OffscreenCanvas(nx, ny);
+  const off = scratchCanvas(iw, ih);
   off.getContext('2d').putImageData(image, 0, 0);
   ctx.imageSmoothingEnabled = false;
-  ctx.drawImage(off, plot.x, plot.y, plot.w, plot.h);
+  ctx.drawImage(off, 0, 0, iw, ih, plot.x, plot.y, plot.w, plot.h);
 
   // Cell centres: cell c spans [c, c+1) of nx, labelled xDomain[0] + c * step.
   const [x0, x1] = spec.xDomain ?? [0, nx - 1], [y0, y1] = spec.yDomain ?? [0, ny - 1];
@@ -152,11 +184,13 @@ export function drawHeatmap(ctx, width, height, spec, colors) {
 
   // Legend: a vertical colour bar with ticks.
   const bar = { x: plot.x + plot.w + 16, y: plot.y, w: 14, h: plot.h };
-  for (let i = 0; i < bar.h; i++) {
-    const k = lutIndex(hi - ((hi - lo) * i) / Math.max(1, bar.h - 1), lo, hi) * 3;
-    ctx.fillStyle = `rgb(${lut[k]},${lut[k + 1]},${lut[k + 2]})`;
-    ctx.fillRect(bar.x, bar.y + i, bar.w, 1);
-  }
+  const ramp = new ImageData(1, 256);
+  const rampPx = new Uint32Array(ramp.data.buffer);
+  for (let i = 0; i < 256; i++) rampPx[i] = palette[255 - i];
+  const rampCanvas = scratchCanvas(1, 256, 'ramp');
+  rampCanvas.getContext('2d').putImageData(ramp, 0, 0);
+  ctx.imageSmoothingEnabled = true;
+  ctx.drawImage(rampCanvas, 0, 0, 1, 256, bar.x, bar.y, bar.w, bar.h);
   ctx.strokeStyle = colors.muted;
   ctx.strokeRect(bar.x - 0.5, bar.y - 0.5, bar.w + 1, bar.h + 1);
   ctx.fillStyle = colors.fg;
@@ -196,7 +230,18 @@ export function drawHeatmap(ctx, width, height, spec, colors) {
  */
 export function drawLines(ctx, width, height, spec, colors) {
   const hasY2 = spec.series.some((s) => s.axis === 2);
-  const plot = frame(width, height, 0, hasY2);
+  // The legend goes above the plot: lay it out first to know how many rows it takes.
+  ctx.font = FONT;
+  const legend = [];
+  let lx = 62, ly = 10;
+  for (const s of spec.series) {
+    if (!s.label) continue;
+    const w = ctx.measureText(s.label).width + 30;
+    if (lx + w > width - 8 && lx > 62) { lx = 62; ly += 17; }
+    legend.push({ s, x: lx, y: ly });
+    lx += w + 8;
+  }
+  const plot = frame(width, height, 0, hasY2, ly + 14);
   ctx.fillStyle = colors.bg;
   ctx.fillRect(0, 0, width, height);
   const range = (axisSeries, log, key) => {
@@ -248,21 +293,38 @@ export function drawLines(ctx, width, height, spec, colors) {
   }
   for (const s of spec.series) {
     const ys = s.axis === 2 ? y2Scale : yScale;
+    const log = s.axis === 2 ? spec.y2Log : spec.yLog;
     ctx.strokeStyle = s.color;
     ctx.lineWidth = s.width ?? 1.6;
     ctx.setLineDash(s.dash ?? []);
     ctx.beginPath();
     let pen = false, prevY = 0;
+    // Many more points than pixels (and not steps): one vertical min–max stroke per pixel column,
+    // which keeps the envelope of fast oscillations that plain sampling would alias away.
+    const decimate = !s.step && s.x.length > 2 * plot.w;
+    let column = -1, lo = 0, hi = 0;
+    const flush = () => {
+      if (column < 0) return;
+      if (!pen) ctx.moveTo(column, lo); else ctx.lineTo(column, lo);
+      ctx.lineTo(column, hi);
+      pen = true;
+    };
     for (let i = 0; i < s.x.length; i++) {
       const xv = s.x[i], yv = s.y[i];
-      if (!Number.isFinite(yv) || (spec.yLog && s.axis !== 2 && yv <= 0) || (spec.xLog && xv <= 0)) { pen = false; continue; }
+      if (!Number.isFinite(yv) || (log && yv <= 0) || (spec.xLog && xv <= 0)) { if (decimate) { flush(); column = -1; } pen = false; continue; }
       const px = xScale.to(xv), py = ys.to(yv);
+      if (decimate) {
+        const col = Math.round(px);
+        if (col !== column) { flush(); column = col; lo = hi = py; } else { lo = Math.min(lo, py); hi = Math.max(hi, py); }
+        continue;
+      }
       if (!pen) ctx.moveTo(px, py);
       else if (s.step) { ctx.lineTo(px, prevY); ctx.lineTo(px, py); }
       else ctx.lineTo(px, py);
       pen = true;
       prevY = py;
     }
+    if (decimate) flush();
     ctx.stroke();
     ctx.setLineDash([]);
   }
@@ -275,27 +337,18 @@ export function drawLines(ctx, width, height, spec, colors) {
   }
   ctx.restore();
 
-  // Legend along the top edge of the plot.
+  // Legend above the plot.
   ctx.font = FONT;
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'left';
-  let lx = plot.x + 8, ly = plot.y + 10;
-  for (const s of spec.series) {
-    if (!s.label) continue;
-    const w = ctx.measureText(s.label).width + 30;
-    if (lx + w > plot.x + plot.w) { lx = plot.x + 8; ly += 16; }
-    ctx.fillStyle = colors.bg;
-    ctx.globalAlpha = 0.8;
-    ctx.fillRect(lx - 2, ly - 8, w, 16);
-    ctx.globalAlpha = 1;
+  for (const { s, x, y } of legend) {
     ctx.strokeStyle = s.color;
     ctx.lineWidth = 2;
     ctx.setLineDash(s.dash ?? []);
-    ctx.beginPath(); ctx.moveTo(lx, ly); ctx.lineTo(lx + 20, ly); ctx.stroke();
+    ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + 20, y); ctx.stroke();
     ctx.setLineDash([]);
     ctx.fillStyle = colors.fg;
-    ctx.fillText(s.label, lx + 24, ly);
-    lx += w + 6;
+    ctx.fillText(s.label, x + 24, y);
   }
   const xs = spec.series[0]?.x ?? [];
   return {
