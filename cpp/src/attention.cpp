@@ -129,18 +129,30 @@ void run_row_full(const Problem& p, std::size_t b, std::size_t h, std::size_t i,
   if (p.qk_mode == 3) std::copy(s, s + T, qk);
 }
 
-// Output rows are computed kAttentionRows at a time, streamed over blocks of kKeyBlock keys
-// (online softmax) against Kᵀ of the kv head, unless every score is wanted (qk_matmul_output,
-// weights): then row by row with a score row kept. Scratch: O(kv_len · head_dim) floats.
+// Flash-attention style tiling (streaming, no score row kept): for one kv head, K is packed
+// into Kᵀ panels and V into contiguous rows; query rows go in blocks of kQueryBlock, and each
+// key block (kKeyBlock keys: a 16 KiB panel at d = 64) is used by every kAttentionRows tile of
+// the query block while it is in cache. Per-row online-softmax state: m, l, acc[v_dim].
+// When every score is wanted (qk_matmul_output, weights) rows run one by one with a score row.
+// Scratch: O(kv_len · (head_dim + v_dim)) floats.
+constexpr std::size_t kQueryBlock = 64;
+
 Status run(const Problem& p) {
   constexpr std::size_t R = kernels::kAttentionRows;
+  static_assert(kQueryBlock % R == 0, "query blocks hold whole tiles");
   const bool tiled = p.qk == nullptr;
-  std::vector<float> kt, s, acc;
+  const std::size_t padded = (p.kv_len + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
+  std::vector<float> kt, vp, s, acc, m, l;
+  std::vector<std::size_t> kmax;
   try {
     if (tiled) {
-      kt.resize(p.head_dim * ((p.kv_len + kKeyBlock - 1) / kKeyBlock) * kKeyBlock);
+      kt.resize(p.head_dim * padded);
+      vp.resize(p.v_dim * p.kv_len);
       s.resize(R * kKeyBlock);
-      acc.resize(R * p.v_dim);
+      acc.resize(kQueryBlock * p.v_dim);
+      m.resize(kQueryBlock);
+      l.resize(kQueryBlock);
+      kmax.resize(kQueryBlock);
     } else {
       s.resize(p.kv_len);
     }
@@ -153,7 +165,11 @@ Status run(const Problem& p) {
     for (std::size_t kvh = 0; kvh < p.kv_heads; ++kvh) {
       const float* keys = p.k + b * p.k_sb + kvh * p.k_sh;
       const float* vals = p.v + b * p.v_sb + kvh * p.v_sh;
-      if (tiled) kernels::transpose_keys(kt.data(), keys, p.k_ss, p.kv_len, p.head_dim);
+      if (tiled) {
+        kernels::transpose_keys(kt.data(), keys, p.k_ss, p.kv_len, p.head_dim);
+        for (std::size_t j = 0; j < p.kv_len; ++j)
+          std::copy(vals + j * p.v_ss, vals + j * p.v_ss + p.v_dim, vp.data() + j * p.v_dim);
+      }
       for (std::size_t h = kvh * group; h < (kvh + 1) * group; ++h) {
         const float* q_head = p.q + b * p.q_sb + h * p.q_sh;
         float* y_head = p.y + b * p.y_sb + h * p.y_sh;
@@ -162,34 +178,41 @@ Status run(const Problem& p) {
             run_row_full(p, b, h, i, q_head + i * p.q_ss, keys, vals, y_head + i * p.y_ss, s.data());
           continue;
         }
-        for (std::size_t i0 = 0; i0 < p.q_len; i0 += R) {
-          const std::size_t rows = std::min(R, p.q_len - i0);
-          const float* q_rows[R];
-          std::size_t kmax[R] = {0, 0, 0, 0};
-          std::size_t kmax_tile = 0;
-          for (std::size_t r = 0; r < R; ++r) {
-            q_rows[r] = q_head + (i0 + std::min(r, rows - 1)) * p.q_ss;  // spare rows repeat the last
-            if (r < rows) kmax[r] = visible_keys(p, b, i0 + r);
-            kmax_tile = std::max(kmax_tile, kmax[r]);
+        for (std::size_t qb = 0; qb < p.q_len; qb += kQueryBlock) {
+          const std::size_t rows = std::min(kQueryBlock, p.q_len - qb);
+          std::size_t kmax_block = 0;
+          for (std::size_t r = 0; r < kQueryBlock; ++r) {
+            kmax[r] = r < rows ? visible_keys(p, b, qb + r) : 0;
+            kmax_block = std::max(kmax_block, kmax[r]);
           }
-          float m[R], l[R];
-          std::fill(m, m + R, kNegInf);
-          std::fill(l, l + R, 0.0f);
+          std::fill(m.begin(), m.end(), kNegInf);
+          std::fill(l.begin(), l.end(), 0.0f);
           std::fill(acc.begin(), acc.end(), 0.0f);
-          for (std::size_t j0 = 0; j0 < kmax_tile; j0 += kKeyBlock) {
-            const std::size_t n = std::min(kKeyBlock, kmax_tile - j0);
-            kernels::scores_tile(s.data(), kKeyBlock, q_rows, kt.data() + j0 * p.head_dim, n, p.head_dim, p.scale);
-            for (std::size_t r = 0; r < R; ++r) {
-              float* sr = s.data() + r * kKeyBlock;
-              const std::size_t visible = kmax[r] > j0 ? std::min(n, kmax[r] - j0) : 0;
-              apply_softcap(sr, visible, p.softcap);
-              if (biased && visible > 0) add_bias(p, b, h, i0 + r, j0, visible, sr);
-              std::fill(sr + visible, sr + n, kNegInf);
+          for (std::size_t j0 = 0; j0 < kmax_block; j0 += kKeyBlock) {
+            const std::size_t n = std::min(kKeyBlock, kmax_block - j0);
+            for (std::size_t t = 0; t < rows; t += R) {
+              const std::size_t tile_rows = std::min(R, rows - t);
+              std::size_t kmax_tile = 0;
+              const float* q_rows[R];
+              for (std::size_t r = 0; r < R; ++r) {
+                q_rows[r] = q_head + (qb + t + std::min(r, tile_rows - 1)) * p.q_ss;  // spare rows repeat the last
+                kmax_tile = std::max(kmax_tile, kmax[t + r]);
+              }
+              if (kmax_tile <= j0) continue;  // causal: this tile sees none of these keys
+              kernels::scores_tile(s.data(), kKeyBlock, q_rows, kt.data() + j0 * p.head_dim, n, p.head_dim, p.scale);
+              for (std::size_t r = 0; r < R; ++r) {
+                float* sr = s.data() + r * kKeyBlock;
+                const std::size_t visible = kmax[t + r] > j0 ? std::min(n, kmax[t + r] - j0) : 0;
+                apply_softcap(sr, visible, p.softcap);
+                if (biased && visible > 0) add_bias(p, b, h, qb + t + r, j0, visible, sr);
+                std::fill(sr + visible, sr + n, kNegInf);
+              }
+              kernels::softmax_tile(s.data(), kKeyBlock, n, vp.data() + j0 * p.v_dim, p.v_dim, p.v_dim,
+                                    m.data() + t, l.data() + t, acc.data() + t * p.v_dim);
             }
-            kernels::softmax_tile(s.data(), kKeyBlock, n, vals + j0 * p.v_ss, p.v_ss, p.v_dim, m, l, acc.data());
           }
           for (std::size_t r = 0; r < rows; ++r) {
-            float* yrow = y_head + (i0 + r) * p.y_ss;
+            float* yrow = y_head + (qb + r) * p.y_ss;
             const float* ar = acc.data() + r * p.v_dim;
             if (m[r] == kNegInf) {  // fully masked row: 0, not NaN
               std::fill(yrow, yrow + p.v_dim, 0.0f);
