@@ -19,12 +19,15 @@ run() {
 run ctest --preset native-debug --verbose        # doctest, native
 run ctest --preset wasm-release --verbose        # the same doctest suite as WASM SIMD128, in Node
 run node --test tests/js/ tests/browser/         # package API in Node; the explorer in Chromium
+run node bench/run.mjs --smoke                   # the benchmark harness runs (tiny sizes, no timing judged)
 
-# doctest: "[doctest] test cases: 5 | 5 passed | 0 failed | 0 skipped"; node: "# pass N" / "# fail N".
+# doctest: "[doctest] test cases: 5 | 5 passed | 0 failed | 0 skipped"; node: "# pass N" / "# fail N";
+# bench smoke: "bench: N passed, N failed" (its interop checks).
 read -r passed failed < <(awk '
   /test cases:/ { for (i = 1; i <= NF; i++) { if ($(i+1) == "passed") p += $i; if ($(i+1) == "failed") f += $i } }
   /^# pass [0-9]+$/ { p += $3 }
   /^# fail [0-9]+$/ { f += $3 }
+  /^bench: [0-9]+ passed, [0-9]+ failed$/ { p += $2; f += $4 }
   END { print p + 0, f + 0 }' "$log")
 [ "${failed:-0}" -eq 0 ] || status=1
 echo "summary: ${passed:-0} passed, ${failed:-0} failed"

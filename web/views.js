@@ -456,7 +456,7 @@ function drawAttentionPanels(ctx, width, height, { data, cursor }, colors) {
   ctx.fillStyle = colors.fg;
   ctx.textAlign = 'left';
   ctx.textBaseline = 'bottom';
-  ctx.fillText(`rows: query word, columns: key word, colour: attention weight (0 → 1). "dog" output differs by ${data.without.toExponential(1)} without positions, ${data.with.toExponential(1)} with.`, 6, height - 4);
+  ctx.fillText(`rows: query word, columns: key word, colour: weight 0 → 1. "dog" output differs by ${data.without.toExponential(1)} without positions, ${data.with.toExponential(1)} with.`, 6, height - 4, width - 12);
   return {
     hit(cx, cy) {
       const b = boxes.find((q) => cx >= q.x && cx < q.x + q.size && cy >= q.y && cy < q.y + q.size);

@@ -1,0 +1,137 @@
+// The benchmarked ops, each runnable by posenc, plain JS and onnxruntime (web, and node where
+// it applies) on the same data, with a check that the outputs agree. Shared by bench/run.mjs and
+// the interop test (tests/js/interop.test.mjs).
+import { oneNodeModel } from './onnx-model.mjs';
+import { attentionPlain, ropePlain, sinusoidalPlain } from './plain.mjs';
+
+/** Deterministic data in [-1, 1). */
+export function data(n, seed) {
+  let a = seed >>> 0;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    out[i] = (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
+  }
+  return out;
+}
+
+/** [S][H][D] (tokens major, posenc's layout) ⇄ [H][S][D] (ONNX 4D with B = 1). */
+export function toHeadMajor(x, S, H, D) {
+  const y = new Float32Array(x.length);
+  for (let s = 0; s < S; s++) for (let h = 0; h < H; h++) y.set(x.subarray((s * H + h) * D, (s * H + h + 1) * D), (h * S + s) * D);
+  return y;
+}
+export function toTokenMajor(x, S, H, D) {
+  const y = new Float32Array(x.length);
+  for (let h = 0; h < H; h++) for (let s = 0; s < S; s++) y.set(x.subarray((h * S + s) * D, (h * S + s + 1) * D), (s * H + h) * D);
+  return y;
+}
+
+export function maxAbsDiff(a, b) {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+}
+
+// runtimes: { name: { ort, ep } } — onnxruntime-web with 'wasm', onnxruntime-node with 'cpu'; one thread.
+async function session({ ort, ep }, model) {
+  return ort.InferenceSession.create(model, { executionProviders: [ep], intraOpNumThreads: 1, interOpNumThreads: 1 });
+}
+
+/** RoPE, half-split, [1, H, S, D]: posenc (copying and in-heap), plain JS, onnxruntime. */
+export async function ropeCase({ pe, runtimes, S, H = 32, D = 128 }) {
+  const x = data(S * H * D, 1);
+  const params = { headDim: D, theta: 10000 };
+  const opts = { seqLen: S, nHeads: H, headDim: D, params, layout: 'halfSplit' };
+  const { cos, sin } = pe.ropeCache({ params, seqLen: S });
+  const heap = pe.allocFloat32(x.length);
+  const contenders = {
+    'posenc applyRope (copies in and out)': () => pe.applyRope(x, opts),
+    'posenc applyRopeInPlace (data in the heap)': () => pe.applyRopeInPlace(heap, opts),
+    'plain JS': () => ropePlain(x, S, H, D),
+  };
+  const xh = toHeadMajor(x, S, H, D);
+  const sessions = {};
+  for (const [name, runtime] of Object.entries(runtimes)) {
+    const { ort } = runtime;
+    const model = oneNodeModel({ opType: 'RotaryEmbedding', opset: 23,
+      inputs: [{ name: 'X', type: 'float32', dims: [1, H, S, D] }, { name: 'cos_cache', type: 'float32', dims: [S, D / 2] },
+        { name: 'sin_cache', type: 'float32', dims: [S, D / 2] }, { name: 'position_ids', type: 'int64', dims: [1, S] }],
+      outputs: [{ name: 'Y', type: 'float32', dims: [1, H, S, D] }] });
+    const s = await session(runtime, model);
+    const feeds = {
+      X: new ort.Tensor('float32', xh, [1, H, S, D]),
+      cos_cache: new ort.Tensor('float32', cos, [S, D / 2]),
+      sin_cache: new ort.Tensor('float32', sin, [S, D / 2]),
+      position_ids: new ort.Tensor('int64', BigInt64Array.from({ length: S }, (_, i) => BigInt(i)), [1, S]),
+    };
+    sessions[name] = { s, feeds };
+    contenders[name] = async () => (await s.run(feeds)).Y.data;
+  }
+  return {
+    bytes: x.length * 4,
+    contenders,
+    // posenc's copying API, its ONNX op, and every runtime on the same input.
+    async check() {
+      const mine = pe.applyRope(x, opts);
+      const op = pe.onnx.rotaryEmbedding({ X: { data: xh, dims: [1, H, S, D] }, cos_cache: { data: cos, dims: [S, D / 2] },
+        sin_cache: { data: sin, dims: [S, D / 2] }, position_ids: { data: BigInt64Array.from({ length: S }, (_, i) => BigInt(i)), dims: [1, S] } }).Y.data;
+      const diffs = { 'posenc onnx.rotaryEmbedding vs applyRope': maxAbsDiff(toTokenMajor(op, S, H, D), mine) };
+      for (const [name, { s, feeds }] of Object.entries(sessions)) {
+        diffs[`${name} vs posenc`] = maxAbsDiff(toTokenMajor((await s.run(feeds)).Y.data, S, H, D), mine);
+      }
+      return diffs;
+    },
+    dispose() { heap.delete(); },
+  };
+}
+
+/** Causal attention [1, H, S, D] (optionally + ALiBi): posenc, plain JS, onnxruntime Attention-23. */
+export async function attentionCase({ pe, runtimes, S, H = 8, D = 64, alibi = false, plain = true }) {
+  const q = data(S * H * D, 2), k = data(S * H * D, 3), v = data(S * H * D, 4);
+  const slopes = alibi ? pe.alibiSlopes(H) : null;
+  const opts = { nHeads: H, headDim: D, causal: true, ...(alibi ? { alibi: true } : {}) };
+  const contenders = { 'posenc attention': () => pe.attention(q, k, v, opts) };
+  if (plain) contenders['plain JS'] = () => attentionPlain(q, k, v, S, H, D, slopes);
+  const qh = toHeadMajor(q, S, H, D), kh = toHeadMajor(k, S, H, D), vh = toHeadMajor(v, S, H, D);
+  const mask = alibi ? pe.alibiBias(H, S, S, { causal: false }) : null;  // -slope·|i − j|; is_causal masks the rest
+  const sessions = {};
+  for (const [name, runtime] of Object.entries(runtimes)) {
+    const { ort } = runtime;
+    const inputs = [{ name: 'Q', type: 'float32', dims: [1, H, S, D] }, { name: 'K', type: 'float32', dims: [1, H, S, D] },
+      { name: 'V', type: 'float32', dims: [1, H, S, D] }];
+    if (alibi) inputs.push({ name: 'attn_mask', type: 'float32', dims: [1, H, S, S] });
+    const model = oneNodeModel({ opType: 'Attention', opset: 23, inputs, outputs: [{ name: 'Y', type: 'float32', dims: [1, H, S, D] }], attrs: { is_causal: 1 } });
+    const s = await session(runtime, model);
+    const feeds = { Q: new ort.Tensor('float32', qh, [1, H, S, D]), K: new ort.Tensor('float32', kh, [1, H, S, D]), V: new ort.Tensor('float32', vh, [1, H, S, D]) };
+    if (alibi) feeds.attn_mask = new ort.Tensor('float32', mask, [1, H, S, S]);
+    sessions[name] = { s, feeds };
+    contenders[name] = async () => (await s.run(feeds)).Y.data;
+  }
+  return {
+    flops: 2 * 2 * H * D * ((S * (S + 1)) / 2),  // QKᵀ and PV over the causal half, multiply + add
+    contenders,
+    async check() {
+      const mine = pe.attention(q, k, v, opts);
+      const diffs = {};
+      if (plain && S <= 256) diffs['plain JS vs posenc'] = maxAbsDiff(attentionPlain(q, k, v, S, H, D, slopes), mine);
+      for (const [name, { s, feeds }] of Object.entries(sessions)) {
+        diffs[`${name} vs posenc`] = maxAbsDiff(toTokenMajor((await s.run(feeds)).Y.data, S, H, D), mine);
+      }
+      return diffs;
+    },
+    dispose() {},
+  };
+}
+
+/** The sinusoidal table [S][D]: posenc and plain JS (no runtime has it as an op). */
+export async function sinusoidalCase({ pe, S, D = 128 }) {
+  return {
+    bytes: S * D * 4,
+    contenders: { 'posenc sinusoidal': () => pe.sinusoidal(S, D), 'plain JS': () => sinusoidalPlain(S, D) },
+    async check() { return { 'plain JS vs posenc': maxAbsDiff(sinusoidalPlain(S, D), pe.sinusoidal(S, D)) }; },
+    dispose() {},
+  };
+}

@@ -1,0 +1,158 @@
+// npm run bench: posenc (WASM SIMD) against plain JS and onnxruntime (web: WASM, 1 thread; node:
+// native, 1 thread), interleaved in one Node process after warm-up, with the machine's measured
+// limits (a WASM memcpy of the same bytes, a register-only SIMD multiply-add loop) beside them.
+// Reports medians, ratios and throughput, then checks that the outputs agree.
+//   node bench/run.mjs            the full table (a few minutes)
+//   node bench/run.mjs --smoke    tiny sizes, one round: proves it runs (npm test); no timings judged
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { init } from 'posenc';
+import * as ortWeb from 'onnxruntime-web';
+import { attentionCase, ropeCase, sinusoidalCase } from './ops.mjs';
+
+const smoke = process.argv.includes('--smoke');
+const pe = await init();
+ortWeb.env.wasm.numThreads = 1;
+ortWeb.env.logLevel = 'error';
+const runtimes = { 'onnxruntime-web': { ort: ortWeb, ep: 'wasm' } };
+let ortNode = null;
+try {
+  ortNode = await import('onnxruntime-node');
+  runtimes['onnxruntime-node'] = { ort: ortNode, ep: 'cpu' };
+} catch (e) {
+  console.log(`(onnxruntime-node not available: ${e.message.split('\n')[0]})`);
+}
+const webOnly = { 'onnxruntime-web': runtimes['onnxruntime-web'] };
+const limits = await createRequire(import.meta.url)('../build/wasm-release/posenc_bench_limits.cjs')();
+
+const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.length >> 1]; };
+
+// Warm-up rounds, then rounds in which every contender runs once (interleaved), medians in ms.
+async function measure(contenders, { warmup, rounds }) {
+  const names = Object.keys(contenders);
+  const times = Object.fromEntries(names.map((n) => [n, []]));
+  for (let r = 0; r < warmup + rounds; r++) {
+    for (const n of names) {
+      const t0 = performance.now();
+      await contenders[n]();
+      const t = performance.now() - t0;
+      if (r >= warmup) times[n].push(t);
+    }
+  }
+  return Object.fromEntries(names.map((n) => [n, median(times[n])]));
+}
+
+function memcpyContender(bytes) {
+  const src = limits.allocBytes(bytes), dst = limits.allocBytes(bytes);
+  return { run: () => limits.copyBytes(dst, src, bytes), free: () => { limits.freeBytes(src); limits.freeBytes(dst); } };
+}
+
+// GFLOP/s of the register-only loop: 8 chains × 4 lanes × (mul + add) per iteration.
+function maddPeak() {
+  const iterations = smoke ? 1e5 : 2e7;
+  limits.maddLoop(1e5);
+  const times = [];
+  for (let r = 0; r < (smoke ? 1 : 5); r++) {
+    const t0 = performance.now();
+    limits.maddLoop(iterations);
+    times.push(performance.now() - t0);
+  }
+  return (iterations * 8 * 4 * 2) / (median(times) * 1e6);
+}
+
+const rows = [];
+const checks = [];
+const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+
+async function runCase(title, c, { warmup, rounds }) {
+  const timings = await measure(c.contenders, { warmup, rounds });
+  const ortMs = timings['onnxruntime-web'], plainMs = timings['plain JS'];
+  for (const [name, ms] of Object.entries(timings)) {
+    const throughput = c.bytes ? `${((c.bytes * 2) / (ms * 1e6)).toFixed(2)} GB/s moved` : c.flops ? `${(c.flops / (ms * 1e6)).toFixed(2)} GFLOP/s` : '';
+    rows.push({ title, name, ms, vsOrt: ortMs ? ortMs / ms : null, vsPlain: plainMs ? plainMs / ms : null, throughput });
+  }
+  const diffs = await c.check();
+  for (const [what, diff] of Object.entries(diffs)) checks.push({ title, what, diff });
+  c.dispose();
+  return timings;
+}
+
+const peak = maddPeak();
+const sizes = smoke
+  ? { rope: [16], attention: [16], sinusoidal: [16] }
+  : { rope: [128, 512, 2048], attention: [128, 512, 1024], sinusoidal: [2048] };
+const plan = smoke ? { warmup: 1, rounds: 1 } : { warmup: 3, rounds: 9 };
+const slow = smoke ? plan : { warmup: 1, rounds: 3 };
+const results = {};
+
+const MEMCPY = 'limit: WASM memcpy of the same bytes';
+async function memcpyRow(title, bytes, into) {
+  const m = memcpyContender(bytes);
+  const ms = (await measure({ [MEMCPY]: m.run }, plan))[MEMCPY];
+  m.free();
+  into[MEMCPY] = ms;
+  rows.push({ title, name: MEMCPY, ms, vsOrt: null, vsPlain: null, throughput: `${((bytes * 2) / (ms * 1e6)).toFixed(2)} GB/s moved` });
+}
+
+for (const S of sizes.rope) {
+  const title = `RoPE [1, 32, ${S}, 128] half-split`;
+  const c = await ropeCase({ pe, runtimes: webOnly, S });
+  results[`rope ${S}`] = await runCase(title, c, plan);
+  await memcpyRow(title, c.bytes, results[`rope ${S}`]);
+}
+for (const alibi of [false, true]) {
+  for (const S of sizes.attention) {
+    const c = await attentionCase({ pe, runtimes: alibi ? webOnly : runtimes, S, alibi, plain: !alibi || smoke });
+    const timings = await runCase(`causal attention${alibi ? ' + ALiBi' : ''} [1, 8, ${S}, 64]`, c, alibi || S !== 1024 ? plan : slow);
+    const limitMs = c.flops / (peak * 1e6);
+    rows.push({ title: `causal attention${alibi ? ' + ALiBi' : ''} [1, 8, ${S}, 64]`, name: 'limit: the same FLOPs at the register multiply-add peak', ms: limitMs, vsOrt: timings['onnxruntime-web'] / limitMs, vsPlain: null, throughput: `${peak.toFixed(2)} GFLOP/s` });
+    results[`attention${alibi ? '+alibi' : ''} ${S}`] = timings;
+  }
+}
+for (const S of sizes.sinusoidal) {
+  const title = `sinusoidal table [${S}, 128]`;
+  const c = await sinusoidalCase({ pe, S });
+  results[`sinusoidal ${S}`] = await runCase(title, c, plan);
+  await memcpyRow(title, c.bytes, results[`sinusoidal ${S}`]);
+}
+
+// ---- report ---------------------------------------------------------------------------------------
+const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+console.log(`\nposenc benchmark${smoke ? ' (smoke: tiny sizes, one round; timings mean nothing)' : ''} — ${new Date().toISOString().slice(0, 10)}, ` +
+  `Node ${process.version}, ${cpu}, ${os.cpus().length} cores; every runtime single-threaded; medians.`);
+console.log(`register-only SIMD128 multiply-add peak: ${peak.toFixed(2)} GFLOP/s\n`);
+console.log('| op | contender | median ms | × vs onnxruntime-web | × vs plain JS | throughput |');
+console.log('|---|---|---:|---:|---:|---|');
+for (const r of rows) {
+  console.log(`| ${r.title} | ${r.name} | ${fmt(r.ms)} | ${r.vsOrt ? r.vsOrt.toFixed(2) : ''} | ${r.vsPlain ? r.vsPlain.toFixed(2) : ''} | ${r.throughput} |`);
+}
+
+console.log('\nInterop: largest |difference| between outputs (must be <= 1e-5)');
+let bad = 0;
+for (const c of checks) {
+  const ok = c.diff <= 1e-5;
+  bad += ok ? 0 : 1;
+  console.log(`  ${ok ? 'ok ' : 'BAD'} ${c.title}: ${c.what}: ${c.diff.toExponential(2)}`);
+}
+
+if (!smoke) {
+  const r = (key, a, b) => results[key][b] / results[key][a];
+  const targets = [
+    ['RoPE S=2048, copying API ≥ 3× onnxruntime-web', r('rope 2048', 'posenc applyRope (copies in and out)', 'onnxruntime-web'), 3],
+    ['RoPE S=2048, copying API ≥ 1.2× plain JS', r('rope 2048', 'posenc applyRope (copies in and out)', 'plain JS'), 1.2],
+    ['RoPE S=2048, in-heap ≥ 3× plain JS', r('rope 2048', 'posenc applyRopeInPlace (data in the heap)', 'plain JS'), 3],
+    ['RoPE S=2048, in-heap within 1.5× of memcpy (ratio memcpy/in-heap ≥ 0.67)', r('rope 2048', 'posenc applyRopeInPlace (data in the heap)', 'limit: WASM memcpy of the same bytes'), 1 / 1.5],
+    ['causal attention S=1024 ≥ 2× onnxruntime-web', r('attention 1024', 'posenc attention', 'onnxruntime-web'), 2],
+    ['causal attention + ALiBi S=1024 ≥ 2.5× onnxruntime-web', r('attention+alibi 1024', 'posenc attention', 'onnxruntime-web'), 2.5],
+    ['sinusoidal [2048, 128] ≥ 4× plain JS', r('sinusoidal 2048', 'posenc sinusoidal', 'plain JS'), 4],
+  ];
+  if (results['attention 1024']['onnxruntime-node']) {
+    targets.push(['(native reference) posenc WASM vs onnxruntime-node, causal S=1024', r('attention 1024', 'posenc attention', 'onnxruntime-node'), null]);
+  }
+  console.log('\nTargets (ratios measured in this run):');
+  for (const [what, ratio, goal] of targets) {
+    console.log(`  ${goal === null ? '   ' : ratio >= goal ? 'met' : 'NOT'} ${what}: ${ratio.toFixed(2)}×`);
+  }
+}
+console.log(`\nbench: ${checks.length - bad} passed, ${bad} failed`);
+process.exitCode = bad ? 1 : 0;
