@@ -20,6 +20,7 @@ run ctest --preset native-debug --verbose        # doctest, native
 run ctest --preset wasm-release --verbose        # the same doctest suite as WASM SIMD128, in Node
 run node --test tests/js/ tests/browser/         # package API in Node; the explorer in Chromium
 run node bench/run.mjs --smoke                   # the benchmark harness runs (tiny sizes, no timing judged)
+run bash scripts/fuzz.sh 5                       # libFuzzer smoke: each target for 5 s (npm run fuzz: longer)
 
 # doctest: "[doctest] test cases: 5 | 5 passed | 0 failed | 0 skipped"; node: "# pass N" / "# fail N";
 # bench smoke: "bench: N passed, N failed" (its interop checks).

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "posenc/posenc.hpp"
+
 namespace posenc::reference {
 
 // PE[pos][2i] = sin(pos / base^(2i/d_model)), PE[pos][2i+1] = cos(same), row-major.
@@ -57,6 +59,49 @@ inline std::vector<double> rope(const std::vector<float>& x, std::size_t seq_len
         y[i2] = b * c + a * s;
       }
   return y;
+}
+
+}  // namespace posenc::reference
+
+namespace posenc::reference {
+
+// Float64 twin of posenc::attention (tokens-major q/k/v, queries at the last q_len positions).
+inline std::vector<double> attention(const std::vector<float>& q, const std::vector<float>& k,
+                                   const std::vector<float>& v, std::size_t q_len, std::size_t kv_len,
+                                   const posenc::AttentionOptions& o, std::vector<double>* weights = nullptr) {
+  const std::size_t H = o.n_heads, Hkv = o.n_kv_heads ? o.n_kv_heads : H, D = o.head_dim;
+  const double scale = o.scale ? *o.scale : 1.0 / std::sqrt(double(D));
+  std::vector<double> out(q_len * H * D, 0.0);
+  if (weights) weights->assign(H * q_len * kv_len, 0.0);
+  for (std::size_t h = 0; h < H; ++h) {
+    const std::size_t kvh = h / (H / Hkv);
+    for (std::size_t i = 0; i < q_len; ++i) {
+      const double qpos = double(kv_len) - double(q_len) + double(i);  // may be negative: q_len > kv_len
+      std::vector<double> s(kv_len);
+      double m = -INFINITY;
+      for (std::size_t j = 0; j < kv_len; ++j) {
+        double dot = 0;
+        for (std::size_t d = 0; d < D; ++d) dot += double(q[(i * H + h) * D + d]) * k[(j * Hkv + kvh) * D + d];
+        double x = dot * scale;
+        if (o.softcap > 0) x = o.softcap * std::tanh(x / o.softcap);
+        if (o.alibi_slopes) x -= o.alibi_slopes[h] * std::fabs(qpos - double(j));
+        if (o.t5_table) x += o.t5_table[posenc::t5_bucket(std::int64_t(j) - std::int64_t(qpos), o.t5) * H + h];
+        if (o.bias) x += o.bias[(o.bias_per_head ? h * q_len * kv_len : 0) + i * kv_len + j];
+        if (o.causal && double(j) > qpos) x = -INFINITY;
+        s[j] = x;
+        m = std::fmax(m, x);
+      }
+      if (m == -INFINITY) continue;  // fully masked: zeros
+      double l = 0;
+      for (auto& x : s) l += (x = std::exp(x - m));
+      for (std::size_t j = 0; j < kv_len; ++j) {
+        const double p = s[j] / l;
+        if (weights) (*weights)[(h * q_len + i) * kv_len + j] = p;
+        for (std::size_t d = 0; d < D; ++d) out[(i * H + h) * D + d] += p * v[(j * Hkv + kvh) * D + d];
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace posenc::reference

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "posenc/posenc.hpp"
+#include "reference.hpp"
 
 namespace {
 
@@ -17,45 +18,6 @@ std::vector<float> random_floats(std::size_t n, unsigned seed, float scale = 1.0
   std::vector<float> v(n);
   for (auto& e : v) e = u(rng);
   return v;
-}
-
-// Float64 twin of posenc::attention (tokens-major q/k/v, queries at the last q_len positions).
-std::vector<double> attention_twin(const std::vector<float>& q, const std::vector<float>& k,
-                                   const std::vector<float>& v, std::size_t q_len, std::size_t kv_len,
-                                   const posenc::AttentionOptions& o, std::vector<double>* weights = nullptr) {
-  const std::size_t H = o.n_heads, Hkv = o.n_kv_heads ? o.n_kv_heads : H, D = o.head_dim;
-  const double scale = o.scale ? *o.scale : 1.0 / std::sqrt(double(D));
-  std::vector<double> out(q_len * H * D, 0.0);
-  if (weights) weights->assign(H * q_len * kv_len, 0.0);
-  for (std::size_t h = 0; h < H; ++h) {
-    const std::size_t kvh = h / (H / Hkv);
-    for (std::size_t i = 0; i < q_len; ++i) {
-      const double qpos = double(kv_len - q_len + i);
-      std::vector<double> s(kv_len);
-      double m = -INFINITY;
-      for (std::size_t j = 0; j < kv_len; ++j) {
-        double dot = 0;
-        for (std::size_t d = 0; d < D; ++d) dot += double(q[(i * H + h) * D + d]) * k[(j * Hkv + kvh) * D + d];
-        double x = dot * scale;
-        if (o.softcap > 0) x = o.softcap * std::tanh(x / o.softcap);
-        if (o.alibi_slopes) x -= o.alibi_slopes[h] * std::fabs(qpos - double(j));
-        if (o.t5_table) x += o.t5_table[posenc::t5_bucket(std::int64_t(j) - std::int64_t(qpos), o.t5) * H + h];
-        if (o.bias) x += o.bias[(o.bias_per_head ? h * q_len * kv_len : 0) + i * kv_len + j];
-        if (o.causal && double(j) > qpos) x = -INFINITY;
-        s[j] = x;
-        m = std::fmax(m, x);
-      }
-      if (m == -INFINITY) continue;  // fully masked: zeros
-      double l = 0;
-      for (auto& x : s) l += (x = std::exp(x - m));
-      for (std::size_t j = 0; j < kv_len; ++j) {
-        const double p = s[j] / l;
-        if (weights) (*weights)[(h * q_len + i) * kv_len + j] = p;
-        for (std::size_t d = 0; d < D; ++d) out[(i * H + h) * D + d] += p * v[(j * Hkv + kvh) * D + d];
-      }
-    }
-  }
-  return out;
 }
 
 double max_abs_diff(const std::vector<float>& a, const std::vector<double>& b) {
@@ -80,7 +42,7 @@ TEST_CASE("attention: matches the float64 twin over head sizes 1…17 and key-bl
         CAPTURE(D);
         CAPTURE(kv_len);
         CAPTURE(causal);
-        CHECK(max_abs_diff(out, attention_twin(q, k, v, q_len, kv_len, o)) <= 2e-6);
+        CHECK(max_abs_diff(out, posenc::reference::attention(q, k, v, q_len, kv_len, o)) <= 2e-6);
       }
     }
   }
@@ -104,7 +66,7 @@ TEST_CASE("attention: fused ALiBi, T5, additive bias, softcap and scale equal th
     std::vector<float> out(q.size()), w(H * q_len * kv_len);
     std::vector<double> w_twin;
     REQUIRE(posenc::attention(q.data(), k.data(), v.data(), q_len, kv_len, o, out.data(), w.data()).ok());
-    const auto want = attention_twin(q, k, v, q_len, kv_len, o, &w_twin);
+    const auto want = posenc::reference::attention(q, k, v, q_len, kv_len, o, &w_twin);
     CAPTURE(variant);
     CHECK(max_abs_diff(out, want) <= 2e-6);
     CHECK(max_abs_diff(w, w_twin) <= 2e-6);
@@ -247,4 +209,18 @@ TEST_CASE("onnx_attention: shape and attribute errors name the slot or attribute
   in.k = t({1, 4, 3, 4});
   in.v = t({1, 4, 3, 4});
   CHECK(message().find("multiple of kv_num_heads") != std::string::npos);
+}
+
+TEST_CASE("attention: more queries than keys, causal: the early queries see no key and give zeros") {
+  // Regression (found by fuzz_kernels): queries sit at kv_len - q_len + i, negative here.
+  posenc::AttentionOptions o;
+  o.n_heads = 2; o.head_dim = 14; o.causal = true; o.softcap = 0.5;
+  const std::size_t q_len = 3, kv_len = 1;
+  const std::vector<float> q(q_len * 2 * 14, -2.0f), k(kv_len * 2 * 14, -2.0f), v(kv_len * 2 * 14, -1.0f);
+  std::vector<float> out(q.size(), 5.0f);
+  REQUIRE(posenc::attention(q.data(), k.data(), v.data(), q_len, kv_len, o, out.data()).ok());
+  const auto want = posenc::reference::attention(q, k, v, q_len, kv_len, o);
+  for (std::size_t i = 0; i < out.size(); ++i) CHECK(out[i] == doctest::Approx(want[i]));
+  CHECK(out[0] == 0.0f);             // query 0 at position -2: nothing visible
+  CHECK(out[2 * 2 * 14] == -1.0f);   // query 2 at position 0 sees key 0
 }
