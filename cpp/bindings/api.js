@@ -769,12 +769,25 @@ export function wrap(module) {
       checkFloat32Array(fn, 'x', x);
       const c = ropeCall(fn, x.length, options);
       checkElements(fn, 'x.length', x.length);
-      return scoped(fn, (alloc) => {
-        const xPtr = alloc(x.length * 4);
-        f32(xPtr, x.length).set(x);
-        runRope(fn, alloc, xPtr, c);
-        return copyOut(xPtr, x.length);
+      // Chunks of ~256 KiB go through the heap: copied in, rotated, copied out while still in cache.
+      const row = c.nHeads * c.headDim;
+      const chunk = Math.max(1, Math.floor(65536 / row));
+      const out = new Float32Array(x.length);
+      scoped(fn, (alloc) => {
+        const xPtr = alloc(Math.min(chunk, c.seqLen) * row * 4);
+        const invPtr = alloc(c.invFreq.length * 8);
+        const posPtr = c.positions ? alloc(c.positions.length * 8) : 0;
+        f64(invPtr, c.invFreq.length).set(c.invFreq);
+        if (posPtr) f64(posPtr, c.positions.length).set(c.positions);
+        for (let t0 = 0; t0 < c.seqLen; t0 += chunk) {
+          const n = Math.min(chunk, c.seqLen - t0);
+          f32(xPtr, n * row).set(x.subarray(t0 * row, (t0 + n) * row));
+          status(fn, module.applyRope(xPtr, n, c.nHeads, c.headDim, invPtr, c.rotaryDim, posPtr ? posPtr + t0 * 8 : 0,
+            c.offset + t0, c.layout, c.precision, c.attentionFactor));
+          out.set(f32(xPtr, n * row), t0 * row);
+        }
       });
+      return out;
     },
 
     applyRopeInPlace(buffer, options) {

@@ -163,10 +163,13 @@ void softmax_tile(float* s, std::size_t ld_s, std::size_t n, const float* v, std
                   std::size_t dv, float* m, float* l, float* acc) noexcept {
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
   // Per row: new running max, the rescale of what was accumulated, exp weights and their sum.
+  const std::size_t n_vec = n - n % N;
   for (std::size_t r = 0; r < kAttentionRows; ++r) {
     float* sr = s + r * ld_s;
-    float block_max = kNegInf;
-    for (std::size_t j = 0; j < n; ++j) block_max = std::fmax(block_max, sr[j]);
+    batch max_v(kNegInf);
+    for (std::size_t j = 0; j < n_vec; j += N) max_v = xsimd::max(max_v, batch::load_unaligned(sr + j));
+    float block_max = xsimd::reduce_max(max_v);
+    for (std::size_t j = n_vec; j < n; ++j) block_max = std::fmax(block_max, sr[j]);
     if (block_max == kNegInf) {  // nothing visible in this block for this row
       std::fill(sr, sr + n, 0.0f);
       continue;
@@ -175,14 +178,13 @@ void softmax_tile(float* s, std::size_t ld_s, std::size_t n, const float* v, std
     const float alpha = m[r] == kNegInf ? 0.0f : std::exp(m[r] - m_new);
     const batch mv(m_new);
     batch sum_v(0.0f);
-    std::size_t j = 0;
-    for (; j + N <= n; j += N) {
+    for (std::size_t j = 0; j < n_vec; j += N) {
       const batch p = xsimd::exp(batch::load_unaligned(sr + j) - mv);
       p.store_unaligned(sr + j);
       sum_v += p;
     }
     float sum = xsimd::reduce_add(sum_v);
-    for (; j < n; ++j) {
+    for (std::size_t j = n_vec; j < n; ++j) {
       sr[j] = sr[j] == kNegInf ? 0.0f : std::exp(sr[j] - m_new);
       sum += sr[j];
     }
@@ -190,7 +192,10 @@ void softmax_tile(float* s, std::size_t ld_s, std::size_t n, const float* v, std
     m[r] = m_new;
     if (alpha != 1.0f) {
       float* ar = acc + r * dv;
-      for (std::size_t i = 0; i < dv; ++i) ar[i] *= alpha;
+      const batch av(alpha);
+      std::size_t i = 0;
+      for (; i + N <= dv; i += N) (batch::load_unaligned(ar + i) * av).store_unaligned(ar + i);
+      for (; i < dv; ++i) ar[i] *= alpha;
     }
   }
   // acc[r] += Σ_j p[r][j] v_j, two vectors of dv at a time for all rows.
