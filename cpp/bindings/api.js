@@ -612,6 +612,11 @@ export function wrap(module) {
     /** Real models' position settings (see data/presets.json). */
     presets,
 
+    /** The WASM heap: its size (it grows, up to 2 GiB, and never shrinks) and the bytes in use. */
+    heapStats() {
+      return { heapBytes: module.HEAPU8.length, inUseBytes: module.heapInUse() };
+    },
+
     sinusoidal(seqLen, dModel, options) {
       const fn = 'sinusoidal';
       checkInt(fn, 'seqLen', seqLen, 1);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <malloc.h>
 #include <string>
 
 #include "posenc/posenc.hpp"
@@ -289,6 +290,9 @@ std::string attention(Ptr q, Ptr k, Ptr v, double q_len, double kv_len, const va
                                    at<float>(out), at<float>(weights)));
 }
 
+// Bytes allocated and not freed in the WASM heap (dlmalloc's count), for leak checks.
+double heap_in_use() { return static_cast<double>(mallinfo().uordblks); }
+
 std::string simd_arch() { return posenc::simd_arch(); }
 
 }  // namespace
@@ -298,6 +302,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("simdArch", &simd_arch);
   function("heapAlloc", &heap_alloc);
   function("heapFree", &heap_free);
+  function("heapInUse", &heap_in_use);
   function("sinusoidal", &sinusoidal);
   function("ropeRotDim", &rope_rot_dim);
   function("ropeFrequencies", &rope_frequencies);

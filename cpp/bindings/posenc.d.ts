@@ -277,6 +277,8 @@ export interface Posenc {
   readonly MAX_ELEMENTS: number;
   /** Real models' position settings. */
   readonly presets: { about: string; presets: Preset[] };
+  /** The WASM heap's size (grows up to 2 GiB, never shrinks) and the bytes allocated in it now. */
+  heapStats(): { heapBytes: number; inUseBytes: number };
 
   /** PE[p][2i] = sin(p / base^(2i/dModel)), PE[p][2i+1] = cos(same); row-major [seqLen][dModel]. */
   sinusoidal(seqLen: number, dModel: number, options?: SinusoidalTableOptions): Float32Array;
