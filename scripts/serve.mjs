@@ -7,7 +7,8 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const mounts = [
+/** The explorer: the built package at /dist/, the page at /. */
+export const EXPLORER = [
   ['/dist/', join(root, 'dist')],
   ['/', join(root, 'web')],
 ];
@@ -26,7 +27,7 @@ export const CSP =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
   "img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'";
 
-function resolve(urlPath) {
+function resolve(mounts, urlPath) {
   const path = decodeURIComponent(urlPath.split('?')[0]);
   for (const [prefix, dir] of mounts) {
     if (!path.startsWith(prefix)) continue;
@@ -38,9 +39,10 @@ function resolve(urlPath) {
   return null;
 }
 
-export function startServer({ port = 8080, host = '127.0.0.1' } = {}) {
+/** Serves `mounts` ([url prefix, folder] pairs, first match wins) on host:port (0: any free port). */
+export function startServer({ port = 8080, host = '127.0.0.1', mounts = EXPLORER } = {}) {
   const server = createServer(async (req, res) => {
-    const file = req.method === 'GET' || req.method === 'HEAD' ? resolve(req.url) : null;
+    const file = req.method === 'GET' || req.method === 'HEAD' ? resolve(mounts, req.url) : null;
     try {
       if (!file) throw Object.assign(new Error('not found'), { code: 'ENOENT' });
       const body = await readFile(file);

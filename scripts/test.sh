@@ -18,7 +18,7 @@ run() {
 
 run ctest --preset native-debug --verbose        # doctest, native
 run ctest --preset wasm-release --verbose        # the same doctest suite as WASM SIMD128, in Node
-run node --test tests/js/ tests/browser/         # package API in Node; the explorer in Chromium
+run node --test tests/js/ tests/browser/ tests/consumers/  # package API; the explorer in Chromium; npm pack, Vite, webpack, tsc
 run node bench/run.mjs --smoke                   # the benchmark harness runs (tiny sizes, no timing judged)
 run bash scripts/fuzz.sh 5                       # libFuzzer smoke: each target for 5 s (npm run fuzz: longer)
 

@@ -1,3 +1,4 @@
+/// <reference lib="esnext.disposable" />
 // Type declarations for the posenc npm package (hand-written; keep in step with api.js).
 
 /** The largest result one call may return, in float32 elements (2^28 = 1 GiB). */

@@ -3,14 +3,19 @@
 import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/serve.mjs';
 
-export async function openExplorer() {
-  const server = await startServer({ port: 0 });
-  const origin = `http://127.0.0.1:${server.address().port}`;
-  const browser = await chromium.launch({
+export function launchChromium() {
+  return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/** The explorer (or other `mounts`) served on a free port, and a Chromium page watching for errors. */
+export async function openExplorer(mounts) {
+  const server = await startServer({ port: 0, ...(mounts ? { mounts } : {}) });
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });

@@ -1,0 +1,112 @@
+// The package where users put it: `npm pack` ships only what it should, the tarball installs into
+// an empty project and imports in Node, Vite (build and dev server) and webpack 5 bundle it into
+// pages that compute a known value in Chromium, and tsc accepts the types test.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { openExplorer } from '../browser/launch.mjs';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const app = fileURLToPath(new URL('./app', import.meta.url));
+const expected = `wasm ${Math.fround(Math.sin(1))}`;
+let work, tarball, packedFiles;
+
+// A project folder with the packed posenc installed from the tarball (no registry needed).
+async function project(name, files = {}) {
+  const dir = join(work, name);
+  await cp(app, dir, { recursive: true });
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+  for (const [file, text] of Object.entries(files)) await writeFile(join(dir, file), text);
+  await run('npm', ['install', '--no-audit', '--no-fund', '--offline', '--ignore-scripts', tarball], { cwd: dir });
+  return dir;
+}
+
+// Opens the page served from `dir` and returns what it computed.
+async function pageValue(origin, close) {
+  try {
+    const { page, problems } = origin;
+    await page.goto(`${origin.origin}/`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    const text = await page.textContent('#out');
+    return { text, problems };
+  } finally {
+    await close();
+  }
+}
+
+before(async () => {
+  work = await mkdtemp(join(tmpdir(), 'posenc-consumers-'));
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: root });
+  const [info] = JSON.parse(stdout);
+  tarball = join(work, info.filename);
+  packedFiles = info.files.map((f) => f.path).sort();
+});
+after(async () => work && rm(work, { recursive: true, force: true }));
+
+test('npm pack ships only the package: JS entries, types, the .wasm, data, README, LICENSE', () => {
+  assert.deepEqual(packedFiles, ['LICENSE', 'README.md', 'dist/api.js', 'dist/browser.js', 'dist/node.js', 'dist/posenc.d.ts',
+    'dist/posenc.mjs', 'dist/posenc.wasm', 'dist/presets.js', 'dist/presets.json', 'package.json']);
+});
+
+test('the tarball installs into an empty project and imports in Node', async () => {
+  const dir = await project('node-app', {
+    'check.mjs': "import { init } from 'posenc';\nimport presets from 'posenc/presets.json' with { type: 'json' };\n" +
+      "const pe = await init();\nconsole.log(`${pe.simdArch} ${pe.sinusoidal(2, 2)[2]} ${presets.presets.length}`);\n",
+  });
+  const { stdout } = await run('node', ['--no-warnings', 'check.mjs'], { cwd: dir });
+  assert.equal(stdout.trim(), `${expected} ${JSON.parse(await readFile(join(root, 'data/presets.json'), 'utf8')).presets.length}`);
+});
+
+test('Vite: a production build of an app using posenc computes in Chromium', async () => {
+  const dir = await project('vite-app');
+  const { build } = await import('vite');
+  await build({ root: dir, logLevel: 'silent', build: { outDir: join(dir, 'out'), target: 'es2022' } });
+  const served = await openExplorer([['/', join(dir, 'out')]]);
+  const { text, problems } = await pageValue(served, served.close);
+  assert.equal(text, expected);
+  assert.deepEqual(problems, []);
+});
+
+test('Vite: the dev server serves posenc with optimizeDeps.exclude', async () => {
+  const dir = await project('vite-dev');
+  const { createServer } = await import('vite');
+  const server = await createServer({ root: dir, logLevel: 'silent', optimizeDeps: { exclude: ['posenc'] }, server: { host: '127.0.0.1', port: 0 } });
+  await server.listen();
+  const { launchChromium } = await import('../browser/launch.mjs');
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const address = server.httpServer.address();
+    await page.goto(`http://127.0.0.1:${address.port}/`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    assert.equal(await page.textContent('#out'), expected);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});
+
+test('webpack 5: a production bundle of an app using posenc computes in Chromium', async () => {
+  const dir = await project('webpack-app');
+  const { default: webpack } = await import('webpack');
+  const stats = await new Promise((ok, fail) => webpack({
+    mode: 'production', context: dir, entry: './main.js',
+    output: { path: join(dir, 'out'), filename: 'main.js', publicPath: '' },
+  }).run((err, s) => (err ? fail(err) : ok(s))));
+  assert.equal(stats.hasErrors(), false, stats.toString('errors-only'));
+  await writeFile(join(dir, 'out', 'index.html'), (await readFile(join(dir, 'index.html'), 'utf8')).replace('./main.js', './main.js'));
+  const served = await openExplorer([['/', join(dir, 'out')]]);
+  const { text, problems } = await pageValue(served, served.close);
+  assert.equal(text, expected);
+  assert.deepEqual(problems, []);
+});
+
+test('TypeScript: tsc --noEmit accepts a file using every export (and rejects two misuses)', async () => {
+  await run(join(root, 'node_modules/.bin/tsc'), ['-p', join(root, 'tests/consumers/types/tsconfig.json')], { cwd: root });
+});

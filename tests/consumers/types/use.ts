@@ -1,0 +1,51 @@
+// Type check (tsc --noEmit) of every export of the package as a TypeScript user writes it.
+import { init, MAX_ELEMENTS, type Posenc, type RopeParams, type HeapFloat32, type OutputTensor } from 'posenc';
+
+const pe: Posenc = await init();
+const limit: number = MAX_ELEMENTS + pe.MAX_ELEMENTS;
+const arch: string = pe.simdArch;
+const stats: { heapBytes: number; inUseBytes: number } = pe.heapStats();
+
+const table: Float32Array = pe.sinusoidal(100, 128, { base: 10000, layout: 'concat', positions: new Float64Array(100) });
+const shift: Float32Array = pe.sinusoidalShift(5, 128);
+const learned = pe.learnedTable(512, 768, { seed: 1, std: 0.02, offset: 2 });
+const rows: Float32Array = learned.lookup([0, 1, 2]);
+const embedded: Float32Array = pe.embed([1, 2], { tokenEmbeddings: learned.weights, dModel: 768, positionTable: table, scale: 1 });
+
+const params: RopeParams = pe.ropeParamsFromConfig({ head_dim: 128 }, { layerType: 'full_attention', dialect: 'hf' });
+const llama: RopeParams = { headDim: 128, theta: 500000, scaling: { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8192 } };
+const f32: Float32Array = pe.ropeFrequencies(llama, { seqLen: 8192 }).invFreq;
+const f64: Float64Array = pe.ropeFrequencies(llama, { dtype: 'float64' }).invFreq;
+const rotated: Float32Array = pe.applyRope(new Float32Array(16), { seqLen: 2, nHeads: 1, params, layout: 'interleaved', precision: 'accurate', offset: 3 });
+const heap: HeapFloat32 = pe.allocFloat32(16);
+pe.applyRopeInPlace(heap, { seqLen: 2, nHeads: 1, headDim: 8, invFreq: f32.subarray(0, 4), positions: [0, 1] });
+const view: Float32Array = heap.array;
+heap.delete();
+const { cos, sin, rotaryDim } = pe.ropeCache({ params, seqLen: 4 });
+
+const slopes: Float32Array = pe.alibiSlopes(12, { maxBias: 8 });
+const alibi: Float32Array = pe.alibiBias(12, 1, 64, { causal: true });
+const bucket: number = pe.t5Bucket(-3, { bidirectional: false, numBuckets: 32, maxDistance: 128 });
+const buckets: Int32Array = pe.t5Bucket([-3, 0, 3]);
+const t5: Float32Array = pe.t5Bias(new Float32Array(32 * 12), 12, 4, 4);
+
+const out: Float32Array = pe.attention(new Float32Array(8), new Float32Array(8), new Float32Array(8), { nHeads: 1, headDim: 8, causal: true, alibi: true, rope: llama, t5: { table: new Float32Array(32) }, mask: new Float32Array(1), scale: 0.1, softcap: 30 });
+const { output, weights } = pe.attention(new Float32Array(8), new Float32Array(8), new Float32Array(8), { nHeads: 1, headDim: 8, returnWeights: true });
+const onnx = pe.onnx.attention(
+  { Q: { data: new Float32Array(8), dims: [1, 1, 1, 8] }, K: { data: new Float32Array(8), dims: [1, 1, 1, 8] }, V: { data: new Float32Array(8), dims: [1, 1, 1, 8] },
+    attn_mask: { data: new Uint8Array(1), dims: [1, 1] }, nonpad_kv_seqlen: { data: new BigInt64Array(1), dims: [1] } },
+  { is_causal: 1, q_num_heads: 1, kv_num_heads: 1, qk_matmul_output_mode: 3, scale: 0.5, softcap: 0, softmax_precision: 1 },
+  { outputs: ['Y', '', '', 'qk_matmul_output'], opset: 24 });
+const y: OutputTensor = onnx.Y;
+const qk: OutputTensor | undefined = onnx.qk_matmul_output;
+const rot: OutputTensor = pe.onnx.rotaryEmbedding(
+  { X: { data: new Float32Array(8), dims: [1, 1, 1, 8] }, cos_cache: { data: new Float32Array(4), dims: [1, 4] }, sin_cache: { data: new Float32Array(4), dims: [1, 4] }, position_ids: { data: [0], dims: [1, 1] } },
+  { interleaved: 0, num_heads: 1, rotary_embedding_dim: 8 }).Y;
+const presetIds: string[] = pe.presets.presets.map((p) => p.id);
+
+// @ts-expect-error: seqLen must be a number
+pe.sinusoidal('100', 128);
+// @ts-expect-error: an unknown scaling type
+pe.ropeFrequencies({ headDim: 8, scaling: { type: 'xpos' } });
+
+export { limit, arch, stats, shift, rows, embedded, rotated, view, cos, sin, rotaryDim, slopes, alibi, bucket, buckets, t5, out, output, weights, y, qk, rot, presetIds, f64 };
