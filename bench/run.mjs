@@ -4,6 +4,8 @@
 // Reports medians, ratios and throughput, then checks that the outputs agree.
 //   node bench/run.mjs            the full table (a few minutes)
 //   node bench/run.mjs --smoke    tiny sizes, one round: proves it runs (npm test); no timings judged
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { init } from 'posenc';
@@ -118,6 +120,26 @@ for (const alibi of [false, true]) {
     results[`attention${alibi ? '+alibi' : ''} ${S}`] = timings;
   }
 }
+// Native posenc (Google Benchmark binary, build/native-release), once per SIMD target, next to
+// onnxruntime-node measured above in this session.
+const nativeBench = new URL('../build/native-release/posenc_bench', import.meta.url).pathname;
+const native = {};
+if (!smoke && existsSync(nativeBench)) {
+  const S = 1024;
+  for (const simd of ['sse2', 'sse4.2', 'fma3+avx2', 'avx512f']) {
+    const out = JSON.parse(execFileSync(nativeBench, [`--benchmark_filter=CausalAttention/${S}/0$`, '--benchmark_format=json',
+      '--benchmark_repetitions=5', '--benchmark_report_aggregates_only=true'], { env: { ...process.env, POSENC_SIMD: simd } }));
+    if (out.context.posenc_simd !== simd) continue;  // this CPU does not run it
+    const ms = out.benchmarks.find((b) => b.aggregate_name === 'median').real_time;
+    native[simd] = ms;
+    const key = `attention ${S}`;
+    rows.push({ title: `causal attention [1, 8, ${S}, 64]`, name: `posenc native C++ (${simd}, runtime dispatch)`, ms, vsOrt: results[key]['onnxruntime-web'] / ms, vsPlain: results[key]['plain JS'] / ms,
+      throughput: `${((2 * 2 * 8 * 64 * (S * (S + 1)) / 2) / (ms * 1e6)).toFixed(2)} GFLOP/s; ${(results[key]['onnxruntime-node'] / ms).toFixed(2)}× onnxruntime-node` });
+  }
+} else if (!smoke) {
+  console.log('(no native benchmark: build/native-release/posenc_bench is missing; scripts/build.sh release builds it)');
+}
+
 for (const S of sizes.sinusoidal) {
   const title = `sinusoidal table [${S}, 128]`;
   const c = await sinusoidalCase({ pe, S });
@@ -157,6 +179,10 @@ if (!smoke) {
     ['causal attention + ALiBi S=1024 ≥ 2.5× onnxruntime-web', r('attention+alibi 1024', 'posenc attention', 'onnxruntime-web'), 2.5],
     ['sinusoidal [2048, 128] ≥ 4× plain JS', r('sinusoidal 2048', 'posenc sinusoidal', 'plain JS'), 4],
   ];
+  const bestNative = Object.entries(native).pop();
+  if (bestNative && results['attention 1024']['onnxruntime-node']) {
+    targets.push([`native attention S=1024 (${bestNative[0]}) ≥ 1.5× onnxruntime-node`, results['attention 1024']['onnxruntime-node'] / bestNative[1], 1.5]);
+  }
   if (results['attention 1024']['onnxruntime-node']) {
     targets.push(['(native reference) posenc WASM vs onnxruntime-node, causal S=1024', r('attention 1024', 'posenc attention', 'onnxruntime-node'), null]);
   }

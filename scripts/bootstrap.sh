@@ -15,6 +15,7 @@ ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null
 have_cmd emcc || missing_apt+=(emscripten)
 [ -f /usr/include/doctest/doctest.h ] || missing_apt+=(doctest-dev)
 [ -f /usr/include/nlohmann/json.hpp ] || missing_apt+=(nlohmann-json3-dev)
+[ -f /usr/include/benchmark/benchmark.h ] || missing_apt+=(libbenchmark-dev)      # native benchmarks
 [ -x /usr/bin/chromium ] || missing_apt+=(chromium)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing_apt+=(fonts-dejavu-core)
 

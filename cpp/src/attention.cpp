@@ -566,7 +566,9 @@ Status attention(const float* q, const float* k, const float* v, std::size_t q_l
   if (o.t5_table) {
     if (Status s = t5_check(o.t5); !s.ok()) return s;
   }
-  const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(std::min<std::size_t>(n, INT64_MAX)); };
+  const auto i64 = [](std::size_t n) {
+    return static_cast<std::int64_t>(std::min<std::uint64_t>(n, std::numeric_limits<std::int64_t>::max()));
+  };
   for (const std::int64_t n : {checked_product({i64(q_len), i64(o.n_heads), i64(o.head_dim)}),
                                checked_product({i64(kv_len), i64(n_kv), i64(o.head_dim)}),
                                weights ? checked_product({i64(o.n_heads), i64(q_len), i64(kv_len)}) : 0})

@@ -5,6 +5,13 @@ namespace posenc {
 
 const char* simd_arch() noexcept { return kernels::arch_name(); }
 
+std::size_t simd_targets(SimdTarget* out, std::size_t max) noexcept {
+  kernels::KernelTarget targets[8];
+  const std::size_t n = kernels::kernel_targets(targets, 8);
+  for (std::size_t i = 0; i < n && i < max && i < 8; ++i) out[i] = {targets[i].table->arch, targets[i].supported};
+  return n;
+}
+
 const char* status_code_name(StatusCode code) noexcept {
   switch (code) {
     case StatusCode::kOk: return "ok";

@@ -16,18 +16,17 @@
    softmax_tile: softmax_block for kRows rows of a score tile, with the value rows loaded once for
                  all kRows accumulators (acc [kRows][dv]).
    Float32 throughout; subtracting the running max keeps exp finite at any logit size. */
-#include <xsimd/xsimd.hpp>
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "kernels/kernels.hpp"
+#include "kernels/table.hpp"
+#include "kernels/target.hpp"
 
-namespace posenc::kernels {
+namespace posenc::kernels::POSENC_KERNEL_NS {
 namespace {
 
-using batch = xsimd::batch<float>;
+using batch = xsimd::batch<float, Arch>;
 constexpr std::size_t N = batch::size;
 
 float dot(const float* a, const float* b, std::size_t d) {
@@ -78,10 +77,10 @@ void softmax_block(float* s, std::size_t n, const float* v, std::size_t v_stride
                    float* m, float* l, float* acc) noexcept {
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
   float block_max = kNegInf;
-  for (std::size_t j = 0; j < n; ++j) block_max = std::fmax(block_max, s[j]);
+  for (std::size_t j = 0; j < n; ++j) block_max = __builtin_fmaxf(block_max, s[j]);
   if (block_max == kNegInf) return;
-  const float m_new = std::fmax(*m, block_max);
-  const float alpha = *m == kNegInf ? 0.0f : std::exp(*m - m_new);
+  const float m_new = __builtin_fmaxf(*m, block_max);
+  const float alpha = *m == kNegInf ? 0.0f : ::expf(*m - m_new);
 
   batch sum_v(0.0f);
   std::size_t j = 0;
@@ -93,7 +92,7 @@ void softmax_block(float* s, std::size_t n, const float* v, std::size_t v_stride
   }
   float sum = xsimd::reduce_add(sum_v);
   for (; j < n; ++j) {
-    s[j] = s[j] == kNegInf ? 0.0f : std::exp(s[j] - m_new);
+    s[j] = s[j] == kNegInf ? 0.0f : ::expf(s[j] - m_new);
     sum += s[j];
   }
   *l = *l * alpha + sum;
@@ -169,13 +168,13 @@ void softmax_tile(float* s, std::size_t ld_s, std::size_t n, const float* v, std
     batch max_v(kNegInf);
     for (std::size_t j = 0; j < n_vec; j += N) max_v = xsimd::max(max_v, batch::load_unaligned(sr + j));
     float block_max = xsimd::reduce_max(max_v);
-    for (std::size_t j = n_vec; j < n; ++j) block_max = std::fmax(block_max, sr[j]);
+    for (std::size_t j = n_vec; j < n; ++j) block_max = __builtin_fmaxf(block_max, sr[j]);
     if (block_max == kNegInf) {  // nothing visible in this block for this row
-      std::fill(sr, sr + n, 0.0f);
+      for (std::size_t j = 0; j < n; ++j) sr[j] = 0.0f;
       continue;
     }
-    const float m_new = std::fmax(m[r], block_max);
-    const float alpha = m[r] == kNegInf ? 0.0f : std::exp(m[r] - m_new);
+    const float m_new = __builtin_fmaxf(m[r], block_max);
+    const float alpha = m[r] == kNegInf ? 0.0f : ::expf(m[r] - m_new);
     const batch mv(m_new);
     batch sum_v(0.0f);
     for (std::size_t j = 0; j < n_vec; j += N) {
@@ -185,7 +184,7 @@ void softmax_tile(float* s, std::size_t ld_s, std::size_t n, const float* v, std
     }
     float sum = xsimd::reduce_add(sum_v);
     for (std::size_t j = n_vec; j < n; ++j) {
-      sr[j] = sr[j] == kNegInf ? 0.0f : std::exp(sr[j] - m_new);
+      sr[j] = sr[j] == kNegInf ? 0.0f : ::expf(sr[j] - m_new);
       sum += sr[j];
     }
     l[r] = l[r] * alpha + sum;
@@ -226,4 +225,4 @@ void softmax_tile(float* s, std::size_t ld_s, std::size_t n, const float* v, std
     }
 }
 
-}  // namespace posenc::kernels
+}  // namespace posenc::kernels::POSENC_KERNEL_NS

@@ -9,17 +9,17 @@
    Half-split works on contiguous runs of N = batch<float>::size pairs. Interleaved uses tables
    expanded once per position to rot_dim lanes, cd = (c0, c0, c1, c1, …) and sd = (-s0, s0, -s1, s1, …),
    so one head is y = x * cd + swap_pairs(x) * sd on N lanes at a time. */
-#include <xsimd/xsimd.hpp>
 
 #include <cmath>
 
 #include "kernels/angle.hpp"
-#include "kernels/kernels.hpp"
+#include "kernels/table.hpp"
+#include "kernels/target.hpp"
 
-namespace posenc::kernels {
+namespace posenc::kernels::POSENC_KERNEL_NS {
 namespace {
 
-using batch = xsimd::batch<float>;
+using batch = xsimd::batch<float, Arch>;
 constexpr std::size_t N = batch::size;
 
 struct SwapPairs {
@@ -40,8 +40,8 @@ void rope_tables(float* c, float* s, std::size_t half, double pos, const double*
     }
     for (; k < half; ++k) {
       const float a = p * inv_freq_f[k];
-      c[k] = std::cos(a) * scale;
-      s[k] = std::sin(a) * scale;
+      c[k] = ::cosf(a) * scale;
+      s[k] = ::sinf(a) * scale;
     }
     return;
   }
@@ -54,8 +54,8 @@ void rope_tables(float* c, float* s, std::size_t half, double pos, const double*
   }
   for (; k < half; ++k) {
     const float a = reduced_angle(pos, inv_freq[k]);
-    c[k] = std::cos(a) * scale;
-    s[k] = std::sin(a) * scale;
+    c[k] = ::cosf(a) * scale;
+    s[k] = ::sinf(a) * scale;
   }
 }
 
@@ -107,4 +107,4 @@ void rope_rotate_interleaved(float* x, std::size_t n_heads, std::size_t head_dim
   }
 }
 
-}  // namespace posenc::kernels
+}  // namespace posenc::kernels::POSENC_KERNEL_NS

@@ -9,19 +9,19 @@
    to [-π, π] in float64 (reduced_angle), one float32 sincos gives N sines and N cosines, and
    zip_lo/zip_hi interleave them into 2N consecutive outputs (concat stores the two runs as they
    are). Pairs past the last full batch, and the lone last column of an odd d_model (sin when
-   interleaved, zero when concat), take the same angles through std::sin/std::cos. */
-#include <xsimd/xsimd.hpp>
+   interleaved, zero when concat), take the same angles through sinf/cosf. */
 
 #include <cmath>
 
 #include "kernels/angle.hpp"
-#include "kernels/kernels.hpp"
+#include "kernels/table.hpp"
+#include "kernels/target.hpp"
 
-namespace posenc::kernels {
+namespace posenc::kernels::POSENC_KERNEL_NS {
 
 void sinusoidal_interleaved(float* out, const double* positions, std::size_t seq_len,
                             std::size_t d_model, const double* inv_freq) noexcept {
-  using batch = xsimd::batch<float>;
+  using batch = xsimd::batch<float, Arch>;
   constexpr std::size_t N = batch::size;
   const std::size_t n_pairs = d_model / 2;
   const std::size_t n_vec = n_pairs - n_pairs % N;
@@ -39,16 +39,16 @@ void sinusoidal_interleaved(float* out, const double* positions, std::size_t seq
     }
     for (; i < n_pairs; ++i) {
       const float a = reduced_angle(p, inv_freq[i]);
-      row[2 * i] = std::sin(a);
-      row[2 * i + 1] = std::cos(a);
+      row[2 * i] = ::sinf(a);
+      row[2 * i + 1] = ::cosf(a);
     }
-    if (d_model % 2 != 0) row[d_model - 1] = std::sin(reduced_angle(p, inv_freq[n_pairs]));
+    if (d_model % 2 != 0) row[d_model - 1] = ::sinf(reduced_angle(p, inv_freq[n_pairs]));
   }
 }
 
 void sinusoidal_concat(float* out, const double* positions, std::size_t seq_len,
                        std::size_t d_model, const double* inv_freq) noexcept {
-  using batch = xsimd::batch<float>;
+  using batch = xsimd::batch<float, Arch>;
   constexpr std::size_t N = batch::size;
   const std::size_t half = d_model / 2;
   const std::size_t n_vec = half - half % N;
@@ -66,11 +66,11 @@ void sinusoidal_concat(float* out, const double* positions, std::size_t seq_len,
     }
     for (; i < half; ++i) {
       const float a = reduced_angle(p, inv_freq[i]);
-      row[i] = std::sin(a);
-      row[half + i] = std::cos(a);
+      row[i] = ::sinf(a);
+      row[half + i] = ::cosf(a);
     }
     if (d_model % 2 != 0) row[d_model - 1] = 0.0f;
   }
 }
 
-}  // namespace posenc::kernels
+}  // namespace posenc::kernels::POSENC_KERNEL_NS
