@@ -70,11 +70,12 @@ void add_bias(const Problem& p, std::size_t b, std::size_t h, std::size_t i, std
     for (std::size_t j = 0; j < n; ++j)
       if (!m[j]) s[j] = kNegInf;
   }
-  const auto qpos = static_cast<double>(p.qpos0) + static_cast<double>(i);
   if (p.alibi) {
+    // -slope·|qpos − key|, in float (distances are exact integers below 2^24): a loop the
+    // compiler vectorizes.
     const float slope = p.alibi[h];
-    for (std::size_t j = 0; j < n; ++j)
-      s[j] -= slope * static_cast<float>(std::fabs(qpos - static_cast<double>(j0 + j)));
+    const auto first = static_cast<float>(p.qpos0 + static_cast<std::int64_t>(i) - static_cast<std::int64_t>(j0));
+    for (std::size_t j = 0; j < n; ++j) s[j] -= slope * std::fabs(first - static_cast<float>(j));
   }
   if (p.t5_table) {
     for (std::size_t j = 0; j < n; ++j) {
