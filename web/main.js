@@ -157,8 +157,8 @@ function syncControls(inputs, form, st) {
   }
   for (const s of SCHEMES) form.elements[`scheme-${s}`].checked = st.schemes.split(',').includes(s);
   $('theme').value = st.theme;
-  if (st.theme === 'auto') delete document.documentElement.dataset.theme;
-  else document.documentElement.dataset.theme = st.theme;
+  const dark = st.theme === 'dark' || (st.theme === 'auto' && window.matchMedia('(prefers-color-scheme: dark)').matches);
+  document.documentElement.dataset.theme = dark ? 'dark' : 'light';
   // Only the parameters of the chosen scaling are relevant.
   const show = { betaFast: 'yarn', betaSlow: 'yarn', truncate: 'yarn', lowFreq: 'llama3', highFreq: 'llama3' };
   for (const [key, scaling] of Object.entries(show)) inputs[key].closest('label').classList.toggle('dim', st.scaling !== scaling);
@@ -443,7 +443,11 @@ async function main() {
     schedule();
   });
   window.addEventListener('resize', () => { for (const v of viewState.values()) v.dirty = true; schedule(); });
-  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { for (const v of viewState.values()) v.dirty = true; schedule(); });
+  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+    syncControls(inputs, form, st);
+    for (const v of viewState.values()) v.dirty = true;
+    schedule();
+  });
 
   // A preset in the URL brings back what the URL cannot hold (LongRoPE factors).
   function restorePreset() {

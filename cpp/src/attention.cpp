@@ -24,18 +24,24 @@ constexpr std::size_t kKeyBlock = kernels::kKeyBlock;  // keys per online-softma
 Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
 Status shape(const char* message) { return {StatusCode::kBadShape, message}; }
 
+// Element strides of a [batch][heads][seq][dim] tensor stored token-major ([B][S][H][d], ONNX 3D
+// and the fused API) or head-major ([B][H][S][d], ONNX 4D); dim is contiguous either way.
+struct Strides {
+  std::size_t b = 0, h = 0, s = 0;
+};
+Strides strides(bool token_major, std::size_t heads, std::size_t seq, std::size_t dim) {
+  return token_major ? Strides{seq * heads * dim, dim, heads * dim} : Strides{heads * seq * dim, seq * dim, dim};
+}
+
 // Everything one attention computation needs, with element strides so that 3D (token-major)
 // and 4D (head-major) tensors are read in place.
 struct Problem {
   std::size_t batch = 1, q_heads = 1, kv_heads = 1, q_len = 1, kv_len = 1, head_dim = 1, v_dim = 1;
   const float* q = nullptr;
-  std::size_t q_sb = 0, q_sh = 0, q_ss = 0;
   const float* k = nullptr;
-  std::size_t k_sb = 0, k_sh = 0, k_ss = 0;
   const float* v = nullptr;
-  std::size_t v_sb = 0, v_sh = 0, v_ss = 0;
   float* y = nullptr;
-  std::size_t y_sb = 0, y_sh = 0, y_ss = 0;
+  Strides qs, ks, vs, ys;
   float scale = 1.0f;
   float softcap = 0.0f;
   // Bias terms. The mask is read at b*m_sb + h*m_sh + i*m_ss + j for j < mask_len.
@@ -109,7 +115,7 @@ void run_row_full(const Problem& p, std::size_t b, std::size_t h, std::size_t i,
                   const float* keys, const float* vals, float* yrow, float* s) {
   const std::size_t T = p.kv_len, kmax = visible_keys(p, b, i);
   float* qk = p.qk + ((b * p.q_heads + h) * p.q_len + i) * T;
-  kernels::dot_keys(s, qrow, keys, p.k_ss, T, p.head_dim, p.scale);
+  kernels::dot_keys(s, qrow, keys, p.ks.s, T, p.head_dim, p.scale);
   if (p.qk_mode == 0) std::copy(s, s + T, qk);
   apply_softcap(s, T, p.softcap);
   if (p.qk_mode == 1) std::copy(s, s + T, qk);
@@ -118,7 +124,7 @@ void run_row_full(const Problem& p, std::size_t b, std::size_t h, std::size_t i,
   if (p.qk_mode == 2) std::copy(s, s + T, qk);
   float m = kNegInf, l = 0.0f;
   std::fill(yrow, yrow + p.v_dim, 0.0f);
-  kernels::softmax_block(s, kmax, vals, p.v_ss, p.v_dim, &m, &l, yrow);
+  kernels::softmax_block(s, kmax, vals, p.vs.s, p.v_dim, &m, &l, yrow);
   if (m == kNegInf) {  // fully masked row: probabilities and output are 0, not NaN
     std::fill(s, s + T, 0.0f);
   } else {
@@ -164,19 +170,19 @@ Status run(const Problem& p) {
   const bool biased = has_bias_terms(p);
   for (std::size_t b = 0; b < p.batch; ++b)
     for (std::size_t kvh = 0; kvh < p.kv_heads; ++kvh) {
-      const float* keys = p.k + b * p.k_sb + kvh * p.k_sh;
-      const float* vals = p.v + b * p.v_sb + kvh * p.v_sh;
+      const float* keys = p.k + b * p.ks.b + kvh * p.ks.h;
+      const float* vals = p.v + b * p.vs.b + kvh * p.vs.h;
       if (tiled) {
-        kernels::transpose_keys(kt.data(), keys, p.k_ss, p.kv_len, p.head_dim);
+        kernels::transpose_keys(kt.data(), keys, p.ks.s, p.kv_len, p.head_dim);
         for (std::size_t j = 0; j < p.kv_len; ++j)
-          std::copy(vals + j * p.v_ss, vals + j * p.v_ss + p.v_dim, vp.data() + j * p.v_dim);
+          std::copy(vals + j * p.vs.s, vals + j * p.vs.s + p.v_dim, vp.data() + j * p.v_dim);
       }
       for (std::size_t h = kvh * group; h < (kvh + 1) * group; ++h) {
-        const float* q_head = p.q + b * p.q_sb + h * p.q_sh;
-        float* y_head = p.y + b * p.y_sb + h * p.y_sh;
+        const float* q_head = p.q + b * p.qs.b + h * p.qs.h;
+        float* y_head = p.y + b * p.ys.b + h * p.ys.h;
         if (!tiled) {
           for (std::size_t i = 0; i < p.q_len; ++i)
-            run_row_full(p, b, h, i, q_head + i * p.q_ss, keys, vals, y_head + i * p.y_ss, s.data());
+            run_row_full(p, b, h, i, q_head + i * p.qs.s, keys, vals, y_head + i * p.ys.s, s.data());
           continue;
         }
         for (std::size_t qb = 0; qb < p.q_len; qb += kQueryBlock) {
@@ -196,7 +202,7 @@ Status run(const Problem& p) {
               std::size_t kmax_tile = 0;
               const float* q_rows[R];
               for (std::size_t r = 0; r < R; ++r) {
-                q_rows[r] = q_head + (qb + t + std::min(r, tile_rows - 1)) * p.q_ss;  // spare rows repeat the last
+                q_rows[r] = q_head + (qb + t + std::min(r, tile_rows - 1)) * p.qs.s;  // spare rows repeat the last
                 kmax_tile = std::max(kmax_tile, kmax[t + r]);
               }
               if (kmax_tile <= j0) continue;  // causal: this tile sees none of these keys
@@ -213,7 +219,7 @@ Status run(const Problem& p) {
             }
           }
           for (std::size_t r = 0; r < rows; ++r) {
-            float* yrow = y_head + (qb + r) * p.y_ss;
+            float* yrow = y_head + (qb + r) * p.ys.s;
             const float* ar = acc.data() + r * p.v_dim;
             if (m[r] == kNegInf) {  // fully masked row: 0, not NaN
               std::fill(yrow, yrow + p.v_dim, 0.0f);
@@ -350,12 +356,11 @@ Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* 
 // at sequence offset `at`.
 void copy_heads(float* dst, std::size_t dst_len, std::size_t at, const float* src, bool three_d,
                 std::size_t B, std::size_t H, std::size_t S, std::size_t d) {
+  const Strides st = strides(three_d, H, S, d);
   for (std::size_t b = 0; b < B; ++b)
     for (std::size_t h = 0; h < H; ++h)
-      for (std::size_t s = 0; s < S; ++s) {
-        const float* from = three_d ? src + ((b * S + s) * H + h) * d : src + ((b * H + h) * S + s) * d;
-        std::memcpy(dst + ((b * H + h) * dst_len + at + s) * d, from, d * sizeof(float));
-      }
+      for (std::size_t s = 0; s < S; ++s)
+        std::memcpy(dst + ((b * H + h) * dst_len + at + s) * d, src + b * st.b + h * st.h + s * st.s, d * sizeof(float));
 }
 
 }  // namespace
@@ -402,14 +407,9 @@ Status onnx_attention(const AttentionInputs& in, const AttentionAttrs& a, float*
   Problem p;
   p.batch = B; p.q_heads = Hq; p.kv_heads = Hkv; p.q_len = Sq; p.kv_len = T; p.head_dim = D; p.v_dim = Dv;
   p.q = static_cast<const float*>(in.q.data);
-  if (d.three_d) {
-    p.q_sb = Sq * Hq * D; p.q_sh = D; p.q_ss = Hq * D;
-    p.y_sb = Sq * Hq * Dv; p.y_sh = Dv; p.y_ss = Hq * Dv;
-  } else {
-    p.q_sb = Hq * Sq * D; p.q_sh = Sq * D; p.q_ss = D;
-    p.y_sb = Hq * Sq * Dv; p.y_sh = Sq * Dv; p.y_ss = Dv;
-  }
+  p.qs = strides(d.three_d, Hq, Sq, D);
   p.y = y;
+  p.ys = strides(d.three_d, Hq, Sq, Dv);
 
   // Keys and values: read K and V in place unless a past must be prepended (then present_*,
   // the caller's output or our scratch, is built and read).
@@ -430,18 +430,15 @@ Status onnx_attention(const AttentionInputs& in, const AttentionAttrs& a, float*
     }
     copy_heads(pk, T, P, static_cast<const float*>(in.k.data), d.three_d, B, Hkv, Skv, D);
     copy_heads(pv, T, P, static_cast<const float*>(in.v.data), d.three_d, B, Hkv, Skv, Dv);
-    p.k = pk; p.k_sb = Hkv * T * D; p.k_sh = T * D; p.k_ss = D;
-    p.v = pv; p.v_sb = Hkv * T * Dv; p.v_sh = T * Dv; p.v_ss = Dv;
+    p.k = pk;
+    p.v = pv;
+    p.ks = strides(false, Hkv, T, D);
+    p.vs = strides(false, Hkv, T, Dv);
   } else {
     p.k = static_cast<const float*>(in.k.data);
     p.v = static_cast<const float*>(in.v.data);
-    if (d.three_d) {
-      p.k_sb = T * Hkv * D; p.k_sh = D; p.k_ss = Hkv * D;
-      p.v_sb = T * Hkv * Dv; p.v_sh = Dv; p.v_ss = Hkv * Dv;
-    } else {
-      p.k_sb = Hkv * T * D; p.k_sh = T * D; p.k_ss = D;
-      p.v_sb = Hkv * T * Dv; p.v_sh = T * Dv; p.v_ss = Dv;
-    }
+    p.ks = strides(d.three_d, Hkv, T, D);
+    p.vs = strides(d.three_d, Hkv, T, Dv);
   }
 
   p.scale = static_cast<float>(a.scale ? *a.scale : 1.0 / std::sqrt(static_cast<double>(D)));
@@ -578,10 +575,12 @@ Status attention(const float* q, const float* k, const float* v, std::size_t q_l
   Problem p;
   p.batch = 1; p.q_heads = o.n_heads; p.kv_heads = n_kv; p.q_len = q_len; p.kv_len = kv_len;
   p.head_dim = o.head_dim; p.v_dim = o.head_dim;
-  p.q = q; p.q_sh = o.head_dim; p.q_ss = o.n_heads * o.head_dim;
-  p.k = k; p.k_sh = o.head_dim; p.k_ss = n_kv * o.head_dim;
-  p.v = v; p.v_sh = o.head_dim; p.v_ss = n_kv * o.head_dim;
-  p.y = out; p.y_sh = o.head_dim; p.y_ss = o.n_heads * o.head_dim;
+  p.q = q;
+  p.k = k;
+  p.v = v;
+  p.y = out;
+  p.qs = p.ys = strides(true, o.n_heads, q_len, o.head_dim);
+  p.ks = p.vs = strides(true, n_kv, kv_len, o.head_dim);
   p.scale = static_cast<float>(o.scale ? *o.scale : 1.0 / std::sqrt(static_cast<double>(o.head_dim)));
   p.softcap = o.softcap > 0.0 ? static_cast<float>(o.softcap) : 0.0f;
   p.qpos0 = static_cast<std::int64_t>(kv_len) - static_cast<std::int64_t>(q_len);

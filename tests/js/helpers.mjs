@@ -1,20 +1,11 @@
 // Shared by the node:test suites: one loaded module, seeded random data, comparisons.
 import { init } from 'posenc';
+import { data } from '../../bench/ops.mjs';
 
 export const pe = await init();
 
-export function randomFloats(n, seed = 1) {
-  // mulberry32: a tiny seeded generator, so failures reproduce.
-  let a = seed >>> 0;
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    out[i] = (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
-  }
-  return out;
-}
+/** Seeded data in [-1, 1) (the benchmark's generator), so failures reproduce. */
+export const randomFloats = (n, seed = 1) => data(n, seed);
 
 export function maxAbsDiff(a, b) {
   if (a.length !== b.length) throw new Error(`length ${a.length} != ${b.length}`);

@@ -19,35 +19,12 @@
 
 namespace posenc::kernels::POSENC_KERNEL_NS {
 
-void sinusoidal_interleaved(float* out, const double* positions, std::size_t seq_len,
-                            std::size_t d_model, const double* inv_freq) noexcept {
-  using batch = xsimd::batch<float, Arch>;
-  constexpr std::size_t N = batch::size;
-  const std::size_t n_pairs = d_model / 2;
-  const std::size_t n_vec = n_pairs - n_pairs % N;
-  alignas(batch::arch_type::alignment()) float angle[N];
+namespace {
 
-  for (std::size_t pos = 0; pos < seq_len; ++pos) {
-    float* row = out + pos * d_model;
-    const double p = positions != nullptr ? positions[pos] : static_cast<double>(pos);
-    std::size_t i = 0;
-    for (; i < n_vec; i += N) {
-      for (std::size_t l = 0; l < N; ++l) angle[l] = reduced_angle(p, inv_freq[i + l]);
-      const auto [s, c] = xsimd::sincos(batch::load_aligned(angle));
-      xsimd::zip_lo(s, c).store_unaligned(row + 2 * i);
-      xsimd::zip_hi(s, c).store_unaligned(row + 2 * i + N);
-    }
-    for (; i < n_pairs; ++i) {
-      const float a = reduced_angle(p, inv_freq[i]);
-      row[2 * i] = ::sinf(a);
-      row[2 * i + 1] = ::cosf(a);
-    }
-    if (d_model % 2 != 0) row[d_model - 1] = ::sinf(reduced_angle(p, inv_freq[n_pairs]));
-  }
-}
-
-void sinusoidal_concat(float* out, const double* positions, std::size_t seq_len,
-                       std::size_t d_model, const double* inv_freq) noexcept {
+// Both layouts: the same angles and sincos; only where the sines and cosines are stored differs.
+template <bool kConcat>
+void sinusoidal_rows(float* out, const double* positions, std::size_t seq_len, std::size_t d_model,
+                     const double* inv_freq) noexcept {
   using batch = xsimd::batch<float, Arch>;
   constexpr std::size_t N = batch::size;
   const std::size_t half = d_model / 2;
@@ -61,16 +38,33 @@ void sinusoidal_concat(float* out, const double* positions, std::size_t seq_len,
     for (; i < n_vec; i += N) {
       for (std::size_t l = 0; l < N; ++l) angle[l] = reduced_angle(p, inv_freq[i + l]);
       const auto [s, c] = xsimd::sincos(batch::load_aligned(angle));
-      s.store_unaligned(row + i);
-      c.store_unaligned(row + half + i);
+      if constexpr (kConcat) {
+        s.store_unaligned(row + i);
+        c.store_unaligned(row + half + i);
+      } else {
+        xsimd::zip_lo(s, c).store_unaligned(row + 2 * i);
+        xsimd::zip_hi(s, c).store_unaligned(row + 2 * i + N);
+      }
     }
     for (; i < half; ++i) {
       const float a = reduced_angle(p, inv_freq[i]);
-      row[i] = ::sinf(a);
-      row[half + i] = ::cosf(a);
+      row[kConcat ? i : 2 * i] = ::sinf(a);
+      row[kConcat ? half + i : 2 * i + 1] = ::cosf(a);
     }
-    if (d_model % 2 != 0) row[d_model - 1] = 0.0f;
+    if (d_model % 2 != 0) row[d_model - 1] = kConcat ? 0.0f : ::sinf(reduced_angle(p, inv_freq[half]));
   }
+}
+
+}  // namespace
+
+void sinusoidal_interleaved(float* out, const double* positions, std::size_t seq_len,
+                            std::size_t d_model, const double* inv_freq) noexcept {
+  sinusoidal_rows<false>(out, positions, seq_len, d_model, inv_freq);
+}
+
+void sinusoidal_concat(float* out, const double* positions, std::size_t seq_len,
+                       std::size_t d_model, const double* inv_freq) noexcept {
+  sinusoidal_rows<true>(out, positions, seq_len, d_model, inv_freq);
 }
 
 }  // namespace posenc::kernels::POSENC_KERNEL_NS
