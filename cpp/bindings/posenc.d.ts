@@ -77,19 +77,15 @@ export interface RopeFrequencies {
 export type RopeLayout = 'halfSplit' | 'interleaved';
 export type Precision = 'fast' | 'accurate';
 
-export interface ApplyRopeOptions {
-  seqLen: number;
-  nHeads: number;
-  /** Defaults to params.headDim. */
-  headDim?: number;
-  /** 'halfSplit' (pairs i, i + rotaryDim/2: NeoX, HF Llama; the default) or 'interleaved' (2i, 2i+1: GPT-J, RoFormer). */
-  layout?: RopeLayout;
+/** Which frequencies, at which positions: shared by applyRope and ropeCache. */
+export interface RopeInputs {
   /** Must match the frequencies given (2 * invFreq.length). */
   rotaryDim?: number;
   /** One position per token (may be negative: rotating by -p undoes +p). */
   positions?: NumberArray;
   /** Positions offset + 0 … seqLen-1 when positions are not given; default 0. */
   offset?: number;
+  /** Exactly one of invFreq and params. */
   invFreq?: NumberArray;
   params?: RopeParams;
   /** 'fast' (float32 angle, as HF and llama.cpp; default) or 'accurate' (float64 angle reduced mod 2π). */
@@ -98,15 +94,18 @@ export interface ApplyRopeOptions {
   attentionFactor?: number;
 }
 
-export interface RopeCacheOptions {
+export interface ApplyRopeOptions extends RopeInputs {
+  seqLen: number;
+  nHeads: number;
+  /** Defaults to params.headDim. */
+  headDim?: number;
+  /** 'halfSplit' (pairs i, i + rotaryDim/2: NeoX, HF Llama; the default) or 'interleaved' (2i, 2i+1: GPT-J, RoFormer). */
+  layout?: RopeLayout;
+}
+
+export interface RopeCacheOptions extends RopeInputs {
+  /** Default: positions.length. */
   seqLen?: number;
-  positions?: NumberArray;
-  offset?: number;
-  invFreq?: NumberArray;
-  params?: RopeParams;
-  precision?: Precision;
-  attentionFactor?: number;
-  rotaryDim?: number;
 }
 
 export interface RopeCache {

@@ -8,25 +8,11 @@
 #include <vector>
 
 #include "posenc/posenc.hpp"
+#include "helpers.hpp"
 #include "reference.hpp"
 
-namespace {
-
-std::vector<float> random_floats(std::size_t n, unsigned seed, float scale = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-scale, scale);
-  std::vector<float> v(n);
-  for (auto& e : v) e = u(rng);
-  return v;
-}
-
-double max_abs_diff(const std::vector<float>& a, const std::vector<double>& b) {
-  double w = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) w = std::fmax(w, std::fabs(a[i] - b[i]));
-  return w;
-}
-
-}  // namespace
+using posenc::test::max_abs_diff;
+using posenc::test::random_floats;
 
 TEST_CASE("attention: matches the float64 twin over head sizes 1…17 and key-block edges, GQA, causal") {
   for (std::size_t D = 1; D <= 17; ++D) {

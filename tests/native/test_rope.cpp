@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "posenc/posenc.hpp"
+#include "helpers.hpp"
 #include "reference.hpp"
 
 using posenc::Precision;
@@ -14,6 +15,8 @@ using posenc::RopeLayout;
 using posenc::RopeParams;
 using posenc::RopeScaling;
 using posenc::StatusCode;
+using posenc::test::max_abs_diff;
+using posenc::test::random_floats;
 
 namespace {
 
@@ -30,20 +33,6 @@ Freqs frequencies(const RopeParams& p, std::size_t seq_len = 0) {
   f.inv_freq.resize(posenc::rope_rot_dim(p) / 2);
   f.status = posenc::rope_frequencies(p, seq_len, f.inv_freq.data(), f.inv_freq.size(), &f.attention_factor);
   return f;
-}
-
-std::vector<float> random_floats(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& e : v) e = u(rng);
-  return v;
-}
-
-double max_abs_diff(const std::vector<float>& got, const std::vector<double>& want) {
-  double worst = 0.0;
-  for (std::size_t k = 0; k < got.size(); ++k) worst = std::fmax(worst, std::fabs(got[k] - want[k]));
-  return worst;
 }
 
 bool message_names(const posenc::Status& s, const char* word) {

@@ -7,20 +7,11 @@
 #include <vector>
 
 #include "posenc/posenc.hpp"
+#include "helpers.hpp"
 #include "reference.hpp"
 
 using posenc::StatusCode;
-
-namespace {
-
-double max_abs_diff(const std::vector<float>& got, const std::vector<double>& want) {
-  double worst = 0.0;
-  for (std::size_t k = 0; k < got.size(); ++k)
-    worst = std::fmax(worst, std::fabs(static_cast<double>(got[k]) - want[k]));
-  return worst;
-}
-
-}  // namespace
+using posenc::test::max_abs_diff;
 
 TEST_CASE("sinusoidal: matches the float64 formula at every tail length") {
   // d_model 1 … 40 covers every tail of every batch width (4 for wasm/SSE, 8 for AVX, 16 for AVX-512)
