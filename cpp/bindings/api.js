@@ -813,8 +813,9 @@ export function wrap(module) {
       const fn = 'ropeCache';
       if (options === undefined) throw new TypeError(`${fn}: options { seqLen | positions, invFreq | params } are required`);
       checkOptions(fn, options, ['seqLen', 'positions', 'offset', 'invFreq', 'params', 'precision', 'attentionFactor', 'rotaryDim']);
+      // seqLen defaults to the number of positions; resolvePositions checks and converts them once.
       const seqLen = options.positions !== undefined && options.seqLen === undefined
-        ? toFloat64(fn, 'positions', options.positions).length : checkInt(fn, 'seqLen', options.seqLen, 1);
+        ? options.positions?.length : checkInt(fn, 'seqLen', options.seqLen, 1);
       if (seqLen === 0) throw new RangeError(`${fn}: positions must not be empty`);
       const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', PRECISIONS);
       const pos = resolvePositions(fn, options, seqLen);
