@@ -542,7 +542,7 @@ export function wrap(module, hooks = {}) {
   }
 
   const ATTENTION_OPTIONS = ['nHeads', 'nKvHeads', 'headDim', 'causal', 'alibi', 't5', 'rope', 'mask', 'scale', 'softcap',
-    'returnWeights'];
+    'returnWeights', 'window', 'sinkTokens', 'sinks'];
 
   function attention(q, k, v, options) {
     const fn = 'attention';
@@ -602,6 +602,16 @@ export function wrap(module, hooks = {}) {
       rope = { ...f, layout: checkChoice(fn, 'rope.layout', r.layout ?? 'halfSplit', ROPE_LAYOUTS),
         precision: checkChoice(fn, 'rope.precision', r.precision ?? 'fast', { fast: 0, accurate: 1 }) };
     }
+    const window = options.window === undefined ? 0 : checkInt(fn, 'window', options.window, 1);
+    const sinkTokens = options.sinkTokens === undefined ? 0 : checkInt(fn, 'sinkTokens', options.sinkTokens, 0);
+    if (sinkTokens > 0 && !window) throw new TypeError(`${fn}: sinkTokens needs a window (StreamingLLM keeps the first keys beside a rolling window)`);
+    let sinks = null;
+    if (options.sinks !== undefined) {
+      checkFloat32Array(fn, 'sinks', options.sinks);
+      if (options.sinks.length !== nHeads) throw new RangeError(`${fn}: sinks must have nHeads = ${nHeads} entries (one logit per head; got ${options.sinks.length})`);
+      for (const x of options.sinks) if (!Number.isFinite(x)) throw new RangeError(`${fn}: sinks must be finite (got ${x})`);
+      sinks = options.sinks;
+    }
     let mask = null, maskPerHead = false;
     if (options.mask !== undefined) {
       checkFloat32Array(fn, 'mask', options.mask);
@@ -617,10 +627,11 @@ export function wrap(module, hooks = {}) {
       const sl = slopes ? put32(slopes) : null;
       const tb = t5 ? put32(t5.table) : null;
       const mk = mask ? put32(mask) : null;
+      const sk = sinks ? put32(sinks) : null;
       const inv = rope ? alloc(rope.invFreq.length * 8) : 0;
       const out = alloc(q.length * 4);
       const w = returnWeights ? alloc(Math.max(1, nHeads * qLen * kvLen) * 4) : 0;
-      for (const b of [...bufs, sl, tb, mk]) if (b) f32(b.p, b.arr.length).set(b.arr);
+      for (const b of [...bufs, sl, tb, mk, sk]) if (b) f32(b.p, b.arr.length).set(b.arr);
       if (rope) f64(inv, rope.invFreq.length).set(rope.invFreq);
       status(fn, module.attention(bufs[0].p, bufs[1].p, bufs[2].p, qLen, kvLen, {
         nHeads, nKvHeads, headDim, causal, scale, softcap,
@@ -629,7 +640,7 @@ export function wrap(module, hooks = {}) {
         t5NumBuckets: t5 ? t5.numBuckets : 32, t5MaxDistance: t5 ? t5.maxDistance : 128,
         ropeInvFreq: inv, ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0,
         ropePrecision: rope ? rope.precision : 0, ropeAttentionFactor: rope ? rope.attentionFactor : 1,
-        bias: mk ? mk.p : 0, biasPerHead: maskPerHead,
+        bias: mk ? mk.p : 0, biasPerHead: maskPerHead, window, sinkTokens, sinks: sk ? sk.p : 0,
       }, out, w));
       const output = copyOut(out, q.length);
       return returnWeights ? { output, weights: copyOut(w, nHeads * qLen * kvLen) } : output;

@@ -164,25 +164,31 @@ val ggml_rope_params(const val& params, double seq_len) {
   return result;
 }
 
-std::string apply_rope_ggml(Ptr x, double seq_len, double n_heads, double head_dim, const val& params,
-                            double rope_seq_len, Ptr pos, double pos_offset, int layout) {
+// Runs call(g) with the ggml parameters of params (flat), or returns why there are none.
+template <class F>
+std::string with_ggml(const val& params, double rope_seq_len, F call) {
   posenc::GgmlRope g;
   if (const auto s = posenc::ggml_rope_params(rope_params(params), static_cast<std::size_t>(rope_seq_len), &g); !s.ok())
     return s.message;
-  return message(posenc::apply_rope(
-      at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
-      static_cast<std::size_t>(head_dim), nullptr, g.n_dims, at<const double>(pos), pos_offset,
-      {static_cast<posenc::RopeLayout>(layout), posenc::Precision::kGgml, 1.0, &g}));
+  return message(call(g));
+}
+
+std::string apply_rope_ggml(Ptr x, double seq_len, double n_heads, double head_dim, const val& params,
+                            double rope_seq_len, Ptr pos, double pos_offset, int layout) {
+  return with_ggml(params, rope_seq_len, [&](const posenc::GgmlRope& g) {
+    return posenc::apply_rope(at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
+                              static_cast<std::size_t>(head_dim), nullptr, g.n_dims, at<const double>(pos), pos_offset,
+                              {static_cast<posenc::RopeLayout>(layout), posenc::Precision::kGgml, 1.0, &g});
+  });
 }
 
 std::string rope_cache_ggml(Ptr cos, Ptr sin, double n_pos, const val& params, double rope_seq_len, Ptr pos,
                             double pos_offset) {
-  posenc::GgmlRope g;
-  if (const auto s = posenc::ggml_rope_params(rope_params(params), static_cast<std::size_t>(rope_seq_len), &g); !s.ok())
-    return s.message;
-  return message(posenc::rope_cache(
-      at<float>(cos), at<float>(sin), static_cast<std::size_t>(n_pos), nullptr, g.n_dims,
-      at<const double>(pos), pos_offset, {posenc::RopeLayout::kHalfSplit, posenc::Precision::kGgml, 1.0, &g}));
+  return with_ggml(params, rope_seq_len, [&](const posenc::GgmlRope& g) {
+    return posenc::rope_cache(at<float>(cos), at<float>(sin), static_cast<std::size_t>(n_pos), nullptr, g.n_dims,
+                              at<const double>(pos), pos_offset,
+                              {posenc::RopeLayout::kHalfSplit, posenc::Precision::kGgml, 1.0, &g});
+  });
 }
 
 // Model files. The JS layer holds the file's bytes read so far as heap chunks [offset, ptr, length];
@@ -448,6 +454,9 @@ std::string attention(Ptr q, Ptr k, Ptr v, double q_len, double kv_len, const va
             static_cast<posenc::Precision>(o["ropePrecision"].as<int>()), o["ropeAttentionFactor"].as<double>()};
   a.bias = at<const float>(o["bias"].as<Ptr>());
   a.bias_per_head = o["biasPerHead"].as<bool>();
+  if (const double w = o["window"].as<double>(); w > 0) a.window = static_cast<std::size_t>(w);
+  a.sink_tokens = o["sinkTokens"].as<std::size_t>();
+  a.sinks = at<const float>(o["sinks"].as<Ptr>());
   return message(posenc::attention(at<const float>(q), at<const float>(k), at<const float>(v),
                                    static_cast<std::size_t>(q_len), static_cast<std::size_t>(kv_len), a,
                                    at<float>(out), at<float>(weights)));

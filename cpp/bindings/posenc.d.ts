@@ -330,7 +330,7 @@ export interface AttentionOptions {
   /** T5 relative bias from table [numBuckets][nHeads]; bidirectional defaults to !causal. */
   t5?: { table: Float32Array; bidirectional?: boolean; numBuckets?: number; maxDistance?: number };
   /** RoPE on q and k inside the call: RopeParams, or { params | invFreq, layout, precision, attentionFactor }. */
-  rope?: RopeParams | { params?: RopeParams; invFreq?: NumberArray; layout?: RopeLayout; precision?: Precision; attentionFactor?: number };
+  rope?: RopeParams | { params?: RopeParams; invFreq?: NumberArray; layout?: RopeLayout; precision?: 'fast' | 'accurate'; attentionFactor?: number };
   /** Additive bias [qLen][kvLen] or [nHeads][qLen][kvLen]; -Infinity masks. */
   mask?: Float32Array;
   /** Default 1 / sqrt(headDim). */
@@ -338,6 +338,15 @@ export interface AttentionOptions {
   softcap?: number;
   /** Also return the attention weights [nHeads][qLen][kvLen]. */
   returnWeights?: boolean;
+  /**
+   * Sliding window (HF's sliding_window): key j is visible to the query at position p iff
+   * p - window < j (the window counts the query's own key); without causal also j < p + window.
+   */
+  window?: number;
+  /** StreamingLLM: keys 0 … sinkTokens-1 stay visible beside the window. */
+  sinkTokens?: number;
+  /** gpt-oss: one learned logit per head added to every softmax row, carrying no value. */
+  sinks?: Float32Array;
 }
 
 export interface Posenc {

@@ -59,6 +59,9 @@ struct Problem {
   std::size_t bias_sh = 0;
   float* qk = nullptr;                      // [B][Hq][Sq][T] in mode qk_mode
   int qk_mode = 0;
+  std::size_t window = 0;                   // sliding window: key j visible iff qpos - window < j (0: none)
+  std::size_t sink_tokens = 0;              // with window: keys 0 … sink_tokens-1 stay visible
+  const float* sinks = nullptr;             // [q_heads]: a learned logit in every softmax row, no value
 };
 
 bool has_bias_terms(const Problem& p) {
@@ -107,7 +110,23 @@ std::size_t visible_keys(const Problem& p, std::size_t b, std::size_t i) {
   if (p.causal) kmax = std::min(kmax, static_cast<std::int64_t>(i) + p.causal_offset[b] + 1);
   if (p.nonpad) kmax = std::min(kmax, p.nonpad[b]);
   if (p.mask_f || p.mask_b) kmax = std::min(kmax, static_cast<std::int64_t>(p.mask_len));
+  if (p.window != 0 && !p.causal)  // bidirectional window: j < qpos + window
+    kmax = std::min(kmax, p.qpos0 + static_cast<std::int64_t>(i) + static_cast<std::int64_t>(p.window));
   return static_cast<std::size_t>(std::max<std::int64_t>(kmax, 0));
+}
+
+// The first key after row i's window gap: keys [sink_tokens, window_start) are hidden (none
+// without a window). Keys before it are skipped a block at a time, as the causal path skips the future.
+std::size_t window_start(const Problem& p, std::size_t i) {
+  if (p.window == 0) return 0;
+  const std::int64_t lo = p.qpos0 + static_cast<std::int64_t>(i) - static_cast<std::int64_t>(p.window) + 1;
+  return static_cast<std::size_t>(std::max<std::int64_t>(lo, 0));
+}
+
+// Hides the window gap [sink_tokens, start) of a score row that begins at key j0.
+void mask_window(const Problem& p, std::size_t start, std::size_t j0, std::size_t n, float* s) {
+  const std::size_t lo = std::max(p.sink_tokens, j0), hi = std::min(start, j0 + n);
+  for (std::size_t j = lo; j < hi; ++j) s[j - j0] = kNegInf;
 }
 
 // One row with every score kept (scratch s[kv_len]): for qk_matmul_output.
@@ -121,8 +140,10 @@ void run_row_full(const Problem& p, std::size_t b, std::size_t h, std::size_t i,
   if (p.qk_mode == 1) std::copy(s, s + T, qk);
   add_bias(p, b, h, i, 0, kmax, s);
   std::fill(s + kmax, s + T, kNegInf);
+  mask_window(p, window_start(p, i), 0, kmax, s);
   if (p.qk_mode == 2) std::copy(s, s + T, qk);
-  float m = kNegInf, l = 0.0f;
+  // A sink logit starts the softmax: it adds exp(sink - m) to the denominator and nothing to y.
+  float m = p.sinks ? p.sinks[h] : kNegInf, l = p.sinks ? 1.0f : 0.0f;
   std::fill(yrow, yrow + p.v_dim, 0.0f);
   kernels::softmax_block(s, kmax, vals, p.vs.s, p.v_dim, &m, &l, yrow);
   if (m == kNegInf) {  // fully masked row: probabilities and output are 0, not NaN
@@ -150,7 +171,7 @@ Status run(const Problem& p) {
   const bool tiled = p.qk == nullptr;
   const std::size_t padded = (p.kv_len + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
   std::vector<float> kt, vp, s, acc, m, l;
-  std::vector<std::size_t> kmax;
+  std::vector<std::size_t> kmax, kmin;
   try {
     if (tiled) {
       kt.resize(p.head_dim * padded);
@@ -160,6 +181,7 @@ Status run(const Problem& p) {
       m.resize(kQueryBlock);
       l.resize(kQueryBlock);
       kmax.resize(kQueryBlock);
+      kmin.resize(kQueryBlock);
     } else {
       s.resize(p.kv_len);
     }
@@ -187,25 +209,31 @@ Status run(const Problem& p) {
         }
         for (std::size_t qb = 0; qb < p.q_len; qb += kQueryBlock) {
           const std::size_t rows = std::min(kQueryBlock, p.q_len - qb);
-          std::size_t kmax_block = 0;
+          std::size_t kmax_block = 0, kmin_block = p.kv_len;
           for (std::size_t r = 0; r < kQueryBlock; ++r) {
             kmax[r] = r < rows ? visible_keys(p, b, qb + r) : 0;
+            kmin[r] = r < rows ? window_start(p, qb + r) : p.kv_len;
             kmax_block = std::max(kmax_block, kmax[r]);
+            kmin_block = std::min(kmin_block, kmin[r]);
           }
-          std::fill(m.begin(), m.end(), kNegInf);
-          std::fill(l.begin(), l.end(), 0.0f);
+          std::fill(m.begin(), m.end(), p.sinks ? p.sinks[h] : kNegInf);
+          std::fill(l.begin(), l.end(), p.sinks ? 1.0f : 0.0f);
           std::fill(acc.begin(), acc.end(), 0.0f);
           for (std::size_t j0 = 0; j0 < kmax_block; j0 += kKeyBlock) {
             const std::size_t n = std::min(kKeyBlock, kmax_block - j0);
+            // Sliding window: blocks wholly in every row's gap (past the sink tokens) are skipped.
+            if (j0 >= p.sink_tokens && j0 + n <= kmin_block) continue;
             for (std::size_t t = 0; t < rows; t += R) {
               const std::size_t tile_rows = std::min(R, rows - t);
-              std::size_t kmax_tile = 0;
+              std::size_t kmax_tile = 0, kmin_tile = p.kv_len;
               const float* q_rows[R];
               for (std::size_t r = 0; r < R; ++r) {
                 q_rows[r] = q_head + (qb + t + std::min(r, tile_rows - 1)) * p.qs.s;  // spare rows repeat the last
                 kmax_tile = std::max(kmax_tile, kmax[t + r]);
+                kmin_tile = std::min(kmin_tile, kmin[t + r]);
               }
               if (kmax_tile <= j0) continue;  // causal: this tile sees none of these keys
+              if (j0 >= p.sink_tokens && j0 + n <= kmin_tile) continue;  // nor these (window)
               kernels::scores_tile(s.data(), kKeyBlock, q_rows, kt.data() + j0 * p.head_dim, n, p.head_dim, p.scale);
               for (std::size_t r = 0; r < R; ++r) {
                 float* sr = s.data() + r * kKeyBlock;
@@ -213,6 +241,7 @@ Status run(const Problem& p) {
                 apply_softcap(sr, visible, p.softcap);
                 if (biased && visible > 0) add_bias(p, b, h, qb + t + r, j0, visible, sr);
                 std::fill(sr + visible, sr + n, kNegInf);
+                if (p.window != 0) mask_window(p, kmin[t + r], j0, n, sr);
               }
               kernels::softmax_tile(s.data(), kKeyBlock, n, vp.data() + j0 * p.v_dim, p.v_dim, p.v_dim,
                                     m.data() + t, l.data() + t, acc.data() + t * p.v_dim);
@@ -221,7 +250,7 @@ Status run(const Problem& p) {
           for (std::size_t r = 0; r < rows; ++r) {
             float* yrow = y_head + (qb + r) * p.ys.s;
             const float* ar = acc.data() + r * p.v_dim;
-            if (m[r] == kNegInf) {  // fully masked row: 0, not NaN
+            if (m[r] == kNegInf || l[r] == 0.0f) {  // fully masked row: 0, not NaN
               std::fill(yrow, yrow + p.v_dim, 0.0f);
             } else {
               const float inv = 1.0f / l[r];
@@ -564,6 +593,11 @@ Status attention(const float* q, const float* k, const float* v, std::size_t q_l
   if (o.t5_table) {
     if (Status s = t5_check(o.t5); !s.ok()) return s;
   }
+  if (o.window && *o.window == 0) return bad("window must be > 0 (it counts the query's own key)");
+  if (o.sink_tokens != 0 && !o.window) return bad("sink_tokens needs a window");
+  if (o.sinks)
+    for (std::size_t h = 0; h < o.n_heads; ++h)
+      if (!std::isfinite(o.sinks[h])) return bad("sinks must be finite");
   const auto i64 = [](std::size_t n) {
     return static_cast<std::int64_t>(std::min<std::uint64_t>(n, std::numeric_limits<std::int64_t>::max()));
   };
@@ -593,6 +627,9 @@ Status attention(const float* q, const float* k, const float* v, std::size_t q_l
   p.bias_sh = o.bias_per_head ? q_len * kv_len : 0;
   p.qk = weights;
   p.qk_mode = 3;
+  p.window = o.window.value_or(0);
+  p.sink_tokens = o.sink_tokens;
+  p.sinks = o.sinks;
 
   // RoPE on copies of q and k: queries at kv_len - q_len + i, keys at j.
   std::vector<float> q_rot, k_rot;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { error, maxAbsDiff, pe, randomFloats } from './helpers.mjs';
 
 // q [qLen][H][D], k/v [kvLen][Hkv][D]; queries at the last qLen positions.
-function twin(q, k, v, { nHeads: H, nKvHeads: Hkv = H, headDim: D, causal = false, slopes, mask, scale }) {
+function twin(q, k, v, { nHeads: H, nKvHeads: Hkv = H, headDim: D, causal = false, slopes, mask, scale, window, sinkTokens = 0, sinks }) {
   const qLen = q.length / (H * D), kvLen = k.length / (Hkv * D);
   const sc = scale ?? 1 / Math.sqrt(D);
   const out = new Float64Array(q.length);
@@ -22,11 +22,15 @@ function twin(q, k, v, { nHeads: H, nKvHeads: Hkv = H, headDim: D, causal = fals
         if (slopes) x -= slopes[h] * Math.abs(qpos - j);
         if (mask) x += mask[i * kvLen + j];
         if (causal && j > qpos) x = -Infinity;
+        // HF sliding_window_overlay: kv_idx > q_idx - window (not causal: |q - kv| < window).
+        if (window && j >= sinkTokens && !(j > qpos - window)) x = -Infinity;
+        if (window && !causal && !(j < qpos + window)) x = -Infinity;
         s[j] = x;
         m = Math.max(m, x);
       }
+      if (sinks) m = Math.max(m, sinks[h]);  // gpt-oss: the sink logit joins the row, then is dropped
       if (m === -Infinity) continue;
-      let l = 0;
+      let l = sinks ? Math.exp(sinks[h] - m) : 0;
       for (let j = 0; j < kvLen; j++) l += (s[j] = Math.exp(s[j] - m));
       for (let j = 0; j < kvLen; j++) for (let d = 0; d < D; d++) out[(i * H + h) * D + d] += (s[j] / l) * v[(j * Hkv + g) * D + d];
     }
@@ -116,4 +120,22 @@ test('attention and ONNX ops: bad input names the argument, slot or attribute', 
     attn_mask: { data: Uint8Array.from([1, 0, 1, 1]), dims: [2, 2], type: 'bool' } }, { is_causal: 0 });
   assert.deepEqual(y.Y.dims, [1, 1, 2, 4]);
   assert.ok(y.Y.data.every(Number.isFinite));
+});
+
+test('attention: sliding window, sink tokens and sink logits equal the twin; bad values are refused', () => {
+  const H = 2, D = 8;
+  const sinks = Float32Array.of(0.5, -1.25);
+  for (const [qLen, kvLen] of [[1, 130], [130, 130], [7, 65]]) {
+    const q = randomFloats(qLen * H * D, 5), k = randomFloats(kvLen * H * D, 6), v = randomFloats(kvLen * H * D, 7);
+    for (const o of [{ window: 96, causal: true }, { window: 5, causal: true, sinkTokens: 4 }, { window: 3, causal: false },
+      { window: 64, causal: true, sinks }, { sinks }]) {
+      const opts = { nHeads: H, headDim: D, ...o };
+      assert.ok(maxAbsDiff(pe.attention(q, k, v, opts), twin(q, k, v, opts)) < 2e-6, JSON.stringify({ qLen, kvLen, ...o }));
+    }
+  }
+  const q = randomFloats(16, 8);
+  assert.throws(() => pe.attention(q, q, q, { nHeads: 1, headDim: 4, window: 0 }), error(RangeError, /window must be >= 1 \(got 0\)/));
+  assert.throws(() => pe.attention(q, q, q, { nHeads: 1, headDim: 4, sinkTokens: 4 }), error(TypeError, /sinkTokens needs a window/));
+  assert.throws(() => pe.attention(q, q, q, { nHeads: 2, headDim: 2, sinks: Float32Array.of(1) }), error(RangeError, /sinks must have nHeads = 2 entries/));
+  assert.throws(() => pe.attention(q, q, q, { nHeads: 1, headDim: 4, sinks: Float32Array.of(NaN) }), error(RangeError, /sinks must be finite/));
 });

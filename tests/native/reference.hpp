@@ -88,11 +88,19 @@ inline std::vector<double> attention(const std::vector<float>& q, const std::vec
         if (o.t5_table) x += o.t5_table[posenc::t5_bucket(std::int64_t(j) - std::int64_t(qpos), o.t5) * H + h];
         if (o.bias) x += o.bias[(o.bias_per_head ? h * q_len * kv_len : 0) + i * kv_len + j];
         if (o.causal && double(j) > qpos) x = -INFINITY;
+        // HF sliding_window_overlay: kv_idx > q_idx - window (bidirectional: |q - kv| < window).
+        const bool sink_token = double(j) < double(o.sink_tokens);
+        if (o.window && !sink_token && !(double(j) > qpos - double(*o.window))) x = -INFINITY;
+        if (o.window && !o.causal && !(double(j) < qpos + double(*o.window))) x = -INFINITY;
         s[j] = x;
         m = std::fmax(m, x);
       }
+      // gpt-oss (HF eager): the sink logit joins the row, the max is taken over both, and its
+      // probability is dropped after the softmax.
+      const double sink = o.sinks ? double(o.sinks[h]) : -INFINITY;
+      m = std::fmax(m, sink);
       if (m == -INFINITY) continue;  // fully masked: zeros
-      double l = 0;
+      double l = o.sinks ? std::exp(sink - m) : 0.0;
       for (auto& x : s) l += (x = std::exp(x - m));
       for (std::size_t j = 0; j < kv_len; ++j) {
         const double p = s[j] / l;

@@ -210,3 +210,59 @@ TEST_CASE("attention: more queries than keys, causal: the early queries see no k
   CHECK(out[0] == 0.0f);             // query 0 at position -2: nothing visible
   CHECK(out[2 * 2 * 14] == -1.0f);   // query 2 at position 0 sees key 0
 }
+
+TEST_CASE("attention: sliding window, StreamingLLM sink tokens and gpt-oss sink logits equal the twin") {
+  const std::size_t H = 2, D = 8;
+  const std::vector<float> sinks = {0.5f, -1.25f};
+  for (const std::size_t kv_len : {1u, 63u, 65u, 200u}) {
+    for (const std::size_t q_len : {std::size_t{1}, std::size_t{7}, kv_len}) {
+      for (const std::size_t window : {1u, 5u, 64u, 100u}) {
+        for (const bool causal : {true, false}) {
+          for (const std::size_t sink_tokens : {0u, 4u}) {
+            for (const bool learned_sinks : {false, true}) {
+              posenc::AttentionOptions o;
+              o.n_heads = H; o.head_dim = D; o.causal = causal; o.window = window; o.sink_tokens = sink_tokens;
+              if (learned_sinks) o.sinks = sinks.data();
+              const std::size_t ql = std::min(q_len, kv_len);
+              const auto q = random_floats(ql * H * D, 11), k = random_floats(kv_len * H * D, 12),
+                         v = random_floats(kv_len * H * D, 13);
+              std::vector<float> out(q.size()), w(H * ql * kv_len);
+              std::vector<double> w_ref;
+              CAPTURE(kv_len); CAPTURE(ql); CAPTURE(window); CAPTURE(causal); CAPTURE(sink_tokens); CAPTURE(learned_sinks);
+              const auto ref = posenc::reference::attention(q, k, v, ql, kv_len, o, &w_ref);
+              REQUIRE(posenc::attention(q.data(), k.data(), v.data(), ql, kv_len, o, out.data()).ok());
+              CHECK(max_abs_diff(out, ref) <= 2e-6);  // tiled, blocks outside the window skipped
+              REQUIRE(posenc::attention(q.data(), k.data(), v.data(), ql, kv_len, o, out.data(), w.data()).ok());
+              CHECK(max_abs_diff(out, ref) <= 2e-6);  // row by row, with weights
+              CHECK(max_abs_diff(w, w_ref) <= 1e-6);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("attention: window 1 sees only the own key; a sink logit s gives weight e^x / (e^x + e^s)") {
+  const std::size_t T = 70, D = 4;
+  const auto q = random_floats(T * D, 21), k = random_floats(T * D, 22), v = random_floats(T * D, 23);
+  posenc::AttentionOptions o;
+  o.n_heads = 1; o.head_dim = D; o.causal = true; o.window = 1;
+  std::vector<float> out(T * D);
+  REQUIRE(posenc::attention(q.data(), k.data(), v.data(), T, T, o, out.data()).ok());
+  CHECK(out == v);  // softmax over one key is exactly 1
+  // One key with logit x = q·k/√D = 0 (q = 0) and a sink logit ln 3: the key's weight is 1/4.
+  const std::vector<float> q0(D, 0.0f), k0(D, 1.0f), v0 = {4, 8, -4, 2};
+  const float sink = std::log(3.0f);
+  posenc::AttentionOptions s;
+  s.n_heads = 1; s.head_dim = D; s.sinks = &sink;
+  std::vector<float> y(D), w(1);
+  REQUIRE(posenc::attention(q0.data(), k0.data(), v0.data(), 1, 1, s, y.data(), w.data()).ok());
+  CHECK(w[0] == doctest::Approx(0.25f).epsilon(1e-6));
+  CHECK(y[0] == doctest::Approx(1.0f).epsilon(1e-6));
+  o.window = 0;
+  CHECK(posenc::attention(q.data(), k.data(), v.data(), T, T, o, out.data()).code == posenc::StatusCode::kBadArgument);
+  o.window.reset();
+  o.sink_tokens = 4;
+  CHECK(posenc::attention(q.data(), k.data(), v.data(), T, T, o, out.data()).code == posenc::StatusCode::kBadArgument);
+}

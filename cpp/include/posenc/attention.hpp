@@ -99,6 +99,13 @@ struct AttentionOptions {
   RopeApplyOptions rope;
   const float* bias = nullptr;           // additive [n_heads][q_len][kv_len], or [q_len][kv_len]
   bool bias_per_head = false;
+  // Sliding window (HF's sliding_window: Mistral, Gemma 2/3 local layers, gpt-oss): key j visible
+  // to query i iff qpos_i - window < j — the window counts the query's own key; without causal
+  // also j < qpos_i + window. Blocks of keys wholly outside are skipped. Must be > 0.
+  std::optional<std::size_t> window;
+  std::size_t sink_tokens = 0;           // StreamingLLM: keys 0 … sink_tokens-1 stay visible (needs window)
+  const float* sinks = nullptr;          // [n_heads]: gpt-oss's learned sink logit, one more logit in
+                                         // every softmax row that carries no value (rows sum to < 1)
 };
 
 // q [q_len][n_heads][head_dim], k and v [kv_len][n_kv_heads][head_dim] (one sequence, tokens

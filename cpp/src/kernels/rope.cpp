@@ -1,7 +1,7 @@
 /* Rotary position embedding: per-position cos/sin tables, then the rotation of every head.
 
    Tables, one position pos:   c[k] = scale * cos(a_k), s[k] = scale * sin(a_k),  k < half = rot_dim/2
-     Precision::kFast:      a_k = float32(pos) * float32(inv_freq[k]), one float32 rounding (HF, llama.cpp)
+     Precision::kFast:      a_k = float32(pos) * float32(inv_freq[k]), one float32 rounding (as HF forms it)
      Precision::kAccurate:  a_k = pos * inv_freq[k] in float64, reduced to [-π, π], then rounded
      Precision::kGgml:      ggml's angle (posenc/rope.hpp, GgmlRope): theta = float(pos), a_k from
                             theta / ff[k] with YaRN's ramp, then theta *= theta_scale, all float32
