@@ -863,6 +863,42 @@ export function wrap(module, hooks = {}) {
       return new HeapFloat32(length);
     },
 
+    shiftKeys(k, options) {
+      const fn = 'shiftKeys';
+      const heap = k instanceof HeapFloat32;
+      if (heap && !k.ptr) throw new TypeError(`${fn}: k was deleted`);
+      if (!heap) checkFloat32Array(fn, 'k', k);
+      if (options === undefined) throw new TypeError(`${fn}: options { seqLen, nHeads, headDim, delta, invFreq | params } are required`);
+      checkOptions(fn, options, ['seqLen', 'nHeads', 'headDim', 'delta', 'invFreq', 'params', 'layout', 'precision', 'rotaryDim']);
+      const seqLen = checkInt(fn, 'seqLen', options.seqLen, 1);
+      const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1);
+      const headDim = checkInt(fn, 'headDim', options.headDim ?? options.params?.headDim, 1);
+      if (seqLen * nHeads * headDim !== k.length) {
+        throw new RangeError(`${fn}: k.length must equal seqLen * nHeads * headDim = ${seqLen * nHeads * headDim} (got ${k.length})`);
+      }
+      let deltas = null, deltaAll = 0;
+      if (typeof options.delta === 'number') deltaAll = checkFinite(fn, 'delta', options.delta);
+      else if (options.delta === undefined) throw new TypeError(`${fn}: options.delta (a number, or one per token) is required`);
+      else {
+        deltas = toFloat64(fn, 'delta', options.delta);
+        if (deltas.length !== seqLen) throw new RangeError(`${fn}: delta.length must equal seqLen = ${seqLen} (got ${deltas.length})`);
+      }
+      const layout = checkChoice(fn, 'layout', options.layout ?? 'halfSplit', ROPE_LAYOUTS);
+      const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', { fast: 0, accurate: 1 });
+      const f = resolveFrequencies(fn, options, seqLen - 1);
+      if (f.rotaryDim > headDim) throw new RangeError(`${fn}: rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
+      scoped(fn, (alloc) => {
+        const kPtr = heap ? k.ptr : alloc(k.length * 4);
+        const inv = alloc(f.invFreq.length * 8);
+        const d = deltas ? alloc(seqLen * 8) : 0;
+        if (!heap) f32(kPtr, k.length).set(k);
+        f64(inv, f.invFreq.length).set(f.invFreq);
+        if (d) f64(d, seqLen).set(deltas);
+        status(fn, module.shiftKeys(kPtr, seqLen, nHeads, headDim, inv, f.rotaryDim, d, deltaAll, layout, precision));
+        if (!heap) k.set(f32(kPtr, k.length));
+      });
+    },
+
     ropeCache(options) {
       const fn = 'ropeCache';
       if (options === undefined) throw new TypeError(`${fn}: options { seqLen | positions, invFreq | params } are required`);

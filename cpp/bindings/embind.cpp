@@ -99,6 +99,14 @@ std::string apply_rope(Ptr x, double seq_len, double n_heads, double head_dim, P
        attention_factor}));
 }
 
+std::string shift_keys(Ptr k, double seq_len, double n_heads, double head_dim, Ptr inv_freq, double rot_dim,
+                       Ptr delta, double delta_all, int layout, int precision) {
+  return message(posenc::shift_keys(at<float>(k), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
+                                    static_cast<std::size_t>(head_dim), at<const double>(inv_freq),
+                                    static_cast<std::size_t>(rot_dim), at<const double>(delta), delta_all,
+                                    static_cast<posenc::RopeLayout>(layout), static_cast<posenc::Precision>(precision)));
+}
+
 std::string rope_cache(Ptr cos, Ptr sin, double n_pos, Ptr inv_freq, double rot_dim, Ptr pos,
                        double pos_offset, int precision, double attention_factor) {
   return message(posenc::rope_cache(
@@ -480,6 +488,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("ropeFrequencies", &rope_frequencies);
   function("applyRope", &apply_rope);
   function("ropeCache", &rope_cache);
+  function("shiftKeys", &shift_keys);
   function("ropeParamsFromConfig", &rope_params_from_config);
   function("ggmlRopeParams", &ggml_rope_params);
   function("applyRopeGgml", &apply_rope_ggml);

@@ -119,6 +119,22 @@ export interface ApplyRopeOptions extends RopeInputs {
   layout?: RopeLayout;
 }
 
+export interface ShiftKeysOptions {
+  seqLen: number;
+  /** The key heads (nKvHeads). */
+  nHeads: number;
+  /** Defaults to params.headDim. */
+  headDim?: number;
+  /** Positions to move by: one for all tokens, or one per token (may be negative). */
+  delta: number | NumberArray;
+  /** Exactly one of invFreq and params. */
+  invFreq?: NumberArray;
+  params?: RopeParams;
+  rotaryDim?: number;
+  layout?: RopeLayout;
+  precision?: 'fast' | 'accurate';
+}
+
 export interface RopeCacheOptions extends RopeInputs {
   /** Default: positions.length. */
   seqLen?: number;
@@ -380,6 +396,12 @@ export interface Posenc {
   /** Rotates a heap buffer in place (no copies in or out). */
   applyRopeInPlace(buffer: HeapFloat32, options: ApplyRopeOptions): void;
   allocFloat32(length: number): HeapFloat32;
+  /**
+   * Moves cached keys k [seqLen][nHeads][headDim], rotated at positions p, to p + delta in place
+   * (llama.cpp's context shift): a rotation by delta with gain 1, so the attention factor already in
+   * k is kept. The frequencies are the params' at seqLen (or invFreq).
+   */
+  shiftKeys(k: Float32Array | HeapFloat32, options: ShiftKeysOptions): void;
   ropeCache(options: RopeCacheOptions): RopeCache;
 
   /** BLOOM / MPT / ggml slopes, Float32Array(nHeads). */

@@ -121,6 +121,23 @@ Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_
   return Status::Ok();
 }
 
+Status shift_keys(float* k, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
+                  const double* inv_freq, std::size_t rot_dim, const double* delta, double delta_all,
+                  RopeLayout layout, Precision precision) noexcept {
+  if (precision == Precision::kGgml) return bad("shift_keys takes precision fast or accurate");
+  if (delta == nullptr && !std::isfinite(delta_all)) return bad("delta must be finite");
+  std::vector<double> deltas;
+  if (delta == nullptr) {
+    try {
+      deltas.assign(seq_len, delta_all);
+    } catch (const std::bad_alloc&) {
+      return {StatusCode::kTooLarge, "seq_len too large for memory"};
+    }
+    delta = deltas.data();
+  }
+  return apply_rope(k, seq_len, n_heads, head_dim, inv_freq, rot_dim, delta, 0.0, {layout, precision, 1.0});
+}
+
 Status rope_cache(float* cos, float* sin, std::size_t n_pos, const double* inv_freq,
                   std::size_t rot_dim, const double* pos, double pos_offset,
                   const RopeApplyOptions& o) noexcept {

@@ -225,3 +225,27 @@ test('RoPE bad input: TypeError or RangeError naming the argument and the rule',
   const again = pe.applyRope(randomFloats(16, 5), ok);
   assert.deepEqual(good, again);
 });
+
+test('shiftKeys: keys rotated at p and shifted by Δ equal keys rotated at p + Δ, the attention factor kept once', () => {
+  const qwen = pe.ropeParamsFromConfig(pe.presets.presets.find((p) => p.id === 'qwen2.5-7b-yarn').config);
+  const llama = pe.ropeParamsFromConfig(pe.presets.presets.find((p) => p.id === 'llama-3.1-8b').config);
+  for (const params of [qwen, llama]) {
+    const seqLen = 6, nHeads = 2, headDim = 128;
+    const x = randomFloats(seqLen * nHeads * headDim, 9);
+    const at = (offset) => pe.applyRope(x, { seqLen, nHeads, params, offset, precision: 'accurate' });
+    const k = at(100);
+    pe.shiftKeys(k, { seqLen, nHeads, params, delta: -37, precision: 'accurate' });
+    assert.ok(maxAbsDiff(k, at(63)) < 2e-6);  // YaRN's factor (1.1386 for Qwen) applied once, not twice
+    const buf = pe.allocFloat32(k.length);
+    buf.array.set(k);
+    pe.shiftKeys(buf, { seqLen, nHeads, params, delta: Array.from({ length: seqLen }, (_, t) => t), precision: 'accurate' });
+    const perToken = Float32Array.from(buf.array);
+    buf.delete();
+    const want = pe.applyRope(x, { seqLen, nHeads, params, positions: Array.from({ length: seqLen }, (_, t) => 63 + 2 * t), precision: 'accurate' });
+    assert.ok(maxAbsDiff(perToken, want) < 2e-6);
+  }
+  const k = new Float32Array(8);
+  assert.throws(() => pe.shiftKeys(k, { seqLen: 1, nHeads: 1, headDim: 8, invFreq: [1, 0.1, 0.01, 0.001] }), error(TypeError, /options.delta/));
+  assert.throws(() => pe.shiftKeys(k, { seqLen: 2, nHeads: 1, headDim: 4, delta: [1], invFreq: [1, 0.1] }), error(RangeError, /delta.length must equal seqLen = 2/));
+  assert.throws(() => pe.shiftKeys(k, { seqLen: 1, nHeads: 1, headDim: 8, delta: 1, params: { headDim: 8 }, precision: 'ggml' }), error(RangeError, /precision must be one of/));
+});

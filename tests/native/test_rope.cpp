@@ -324,3 +324,28 @@ TEST_CASE("apply_rope: bad arguments give a status and leave x untouched") {
   CHECK(message_names(posenc::apply_rope(x.data(), 2, 2, 8, inv.data(), 8, nullptr, NAN), "pos_offset"));
   for (float v : x) CHECK(v == 3.0f);
 }
+
+TEST_CASE("shift_keys: rotating at p then shifting by delta equals rotating at p + delta, gain applied once") {
+  const std::size_t seq_len = 5, n_heads = 2, head_dim = 64, half = head_dim / 2;
+  posenc::RopeParams yarn;
+  yarn.head_dim = head_dim;
+  yarn.scaling = posenc::RopeScaling::kYarn;
+  yarn.factor = 4.0;
+  yarn.original_max_position_embeddings = 4096;
+  std::vector<double> inv(half);
+  double af = 0;
+  REQUIRE(posenc::rope_frequencies(yarn, 0, inv.data(), half, &af).ok());
+  REQUIRE(af > 1.1);
+  const auto x = posenc::test::random_floats(seq_len * n_heads * head_dim, 31);
+  const posenc::RopeApplyOptions o{posenc::RopeLayout::kInterleaved, posenc::Precision::kAccurate, af};
+  auto k = x, want = x;
+  REQUIRE(posenc::apply_rope(k.data(), seq_len, n_heads, head_dim, inv.data(), head_dim, nullptr, 1000, o).ok());
+  REQUIRE(posenc::apply_rope(want.data(), seq_len, n_heads, head_dim, inv.data(), head_dim, nullptr, 1000 - 333, o).ok());
+  REQUIRE(posenc::shift_keys(k.data(), seq_len, n_heads, head_dim, inv.data(), head_dim, nullptr, -333,
+                             posenc::RopeLayout::kInterleaved, posenc::Precision::kAccurate).ok());
+  double worst = 0;
+  for (std::size_t i = 0; i < k.size(); ++i) worst = std::fmax(worst, std::fabs(k[i] - want[i]));
+  CHECK(worst < 2e-6);
+  CHECK(posenc::shift_keys(k.data(), seq_len, n_heads, head_dim, inv.data(), head_dim, nullptr, 1,
+                           posenc::RopeLayout::kHalfSplit, posenc::Precision::kGgml).code == posenc::StatusCode::kBadArgument);
+}

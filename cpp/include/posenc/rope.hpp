@@ -129,6 +129,15 @@ Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_
                   const double* inv_freq, std::size_t rot_dim, const double* pos,
                   double pos_offset, const RopeApplyOptions& options = {}) noexcept;
 
+// Moves cached keys k[seq_len][n_heads][head_dim], rotated by apply_rope at positions p, to
+// positions p + delta[s] (delta null: delta_all for every token), in place — llama.cpp's context
+// shift. It rotates by delta alone with gain 1, so an attention factor already in k is kept, not
+// applied twice; the exact inverse of shifting by -delta (up to float rounding). Status as
+// apply_rope; kBadArgument for Precision::kGgml (use fast or accurate).
+Status shift_keys(float* k, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
+                  const double* inv_freq, std::size_t rot_dim, const double* delta, double delta_all,
+                  RopeLayout layout = RopeLayout::kHalfSplit, Precision precision = Precision::kFast) noexcept;
+
 // The cos/sin cache of ONNX RotaryEmbedding: cos[n_pos][rot_dim/2], sin[n_pos][rot_dim/2] for
 // positions pos[t] (or pos_offset + t when pos is null), each value times attention_factor.
 Status rope_cache(float* cos, float* sin, std::size_t n_pos, const double* inv_freq,
