@@ -230,8 +230,16 @@ export function wrap(module, hooks = {}) {
     if (!isPlainObject(params)) {
       throw new TypeError(`${fn}: params must be an object like { headDim: 128, theta: 10000 } (got ${describe(params)})`);
     }
-    checkOptions(fn, params, ['headDim', 'rotaryDim', 'partialRotaryFactor', 'theta', 'scaling', 'freqFactors'], 'params');
-    const { headDim, rotaryDim, partialRotaryFactor = 1, theta = 10000, scaling = { type: 'none' }, freqFactors } = params;
+    checkOptions(fn, params, ['headDim', 'rotaryDim', 'partialRotaryFactor', 'theta', 'scaling', 'freqFactors', 'mrope'], 'params');
+    const { headDim, rotaryDim, partialRotaryFactor = 1, theta = 10000, scaling = { type: 'none' }, freqFactors, mrope } = params;
+    if (mrope !== undefined) {
+      checkOptions(fn, mrope, ['section', 'interleaved'], 'params.mrope');
+      if (!Array.isArray(mrope.section) || mrope.section.length !== 3) {
+        throw new RangeError(`${fn}: params.mrope.section must be 3 pair counts [t, h, w] (got ${describe(mrope.section)})`);
+      }
+      mrope.section.forEach((n, i) => checkInt(fn, `params.mrope.section[${i}]`, n, 0));
+      if (mrope.interleaved !== undefined) checkBool(fn, 'params.mrope.interleaved', mrope.interleaved);
+    }
     checkInt(fn, 'params.headDim', headDim, 1, 1 << 20);
     if (rotaryDim !== undefined) {
       checkInt(fn, 'params.rotaryDim', rotaryDim, 1, 1 << 20);
@@ -268,6 +276,8 @@ export function wrap(module, hooks = {}) {
       longFactor: s.longFactor === undefined ? [] : Array.from(toFloat64(fn, 'params.scaling.longFactor', s.longFactor)),
       contextLength: int('contextLength'),
       freqFactors: freqFactors === undefined ? [] : Array.from(toFloat64(fn, 'params.freqFactors', freqFactors)),
+      mropeSection: mrope ? mrope.section : [],
+      mropeInterleaved: mrope?.interleaved ?? false,
     };
   }
 
@@ -291,6 +301,7 @@ export function wrap(module, hooks = {}) {
     if (flat.contextLength) scaling.contextLength = flat.contextLength;
     params.scaling = scaling;
     if (flat.freqFactors.length) params.freqFactors = flat.freqFactors;
+    if (flat.mropeSection.length) params.mrope = { section: flat.mropeSection, interleaved: flat.mropeInterleaved };
     return params;
   }
 
@@ -395,6 +406,24 @@ export function wrap(module, hooks = {}) {
       status(fn, module.applyRope(xPtr, n, c.nHeads, c.headDim, invPtr, c.rotaryDim, posPtr, offset,
         c.layout, c.precision, c.attentionFactor));
     }
+  }
+
+  // applyRope with params.mrope and positions [3][seqLen] (temporal, height, width ids).
+  function applyMrope(fn, x, options) {
+    const { positions, ...rest } = options;
+    const c = ropeCall(fn, x.length, rest);  // sizes, layout, frequencies (at the largest id + 1)
+    if (c.precision === PRECISIONS.ggml) throw new TypeError(`${fn}: M-RoPE takes precision 'fast' or 'accurate'`);
+    const pos = toFloat64(fn, 'positions', positions);
+    const flat = flatRopeParams(fn, options.params);
+    return scoped(fn, (alloc) => {
+      const xp = alloc(x.length * 4), inv = alloc(c.invFreq.length * 8), pp = alloc(pos.length * 8);
+      f32(xp, x.length).set(x);
+      f64(inv, c.invFreq.length).set(c.invFreq);
+      f64(pp, pos.length).set(pos);
+      status(fn, module.applyRopeRows(xp, c.seqLen, c.nHeads, c.headDim, inv, c.rotaryDim, pp, flat.mropeInterleaved ? 1 : 0,
+        flat.mropeSection, 0, c.layout, c.precision, c.attentionFactor));
+      return copyOut(xp, x.length);
+    });
   }
 
   /** Float32Array of `length` floats inside the WASM heap, for in-place calls. Free with delete(). */
@@ -827,6 +856,7 @@ export function wrap(module, hooks = {}) {
     applyRope(x, options) {
       const fn = 'applyRope';
       checkFloat32Array(fn, 'x', x);
+      if (options?.params?.mrope !== undefined && options.positions?.length === 3 * options.seqLen) return applyMrope(fn, x, options);
       const c = ropeCall(fn, x.length, options);
       checkElements(fn, 'x.length', x.length);
       // Chunks of ~256 KiB go through the heap: copied in, rotated, copied out while still in cache.
@@ -861,6 +891,68 @@ export function wrap(module, hooks = {}) {
 
     allocFloat32(length) {
       return new HeapFloat32(length);
+    },
+
+    applyRope2d(x, options) {
+      const fn = 'applyRope2d';
+      checkFloat32Array(fn, 'x', x);
+      if (options === undefined) throw new TypeError(`${fn}: options { nHeads, headDim, grid | positions } are required`);
+      checkOptions(fn, options, ['seqLen', 'nHeads', 'headDim', 'theta', 'grid', 'positions', 'layout', 'precision']);
+      const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1);
+      const headDim = checkInt(fn, 'headDim', options.headDim, 4);
+      if (headDim % 4 !== 0) throw new RangeError(`${fn}: headDim must be a multiple of 4 (half the pairs by row, half by column; got ${headDim})`);
+      const theta = options.theta === undefined ? 10000 : checkFinite(fn, 'theta', options.theta, { positive: true });
+      if ((options.grid === undefined) === (options.positions === undefined)) {
+        throw new TypeError(`${fn}: pass exactly one of options.grid ([rows, cols] of patches) and options.positions ([2][seqLen]: row ids, then column ids)`);
+      }
+      let pos;
+      if (options.grid !== undefined) {
+        if (!Array.isArray(options.grid) || options.grid.length !== 2) throw new RangeError(`${fn}: grid must be [rows, cols] (got ${describe(options.grid)})`);
+        const [h, w] = options.grid.map((n, i) => checkInt(fn, `grid[${i}]`, n, 1));
+        pos = new Float64Array(2 * h * w);
+        for (let i = 0; i < h * w; i++) { pos[i] = Math.floor(i / w); pos[h * w + i] = i % w; }
+      } else {
+        pos = toFloat64(fn, 'positions', options.positions);
+      }
+      const seqLen = pos.length / 2;
+      if (options.seqLen !== undefined && checkInt(fn, 'seqLen', options.seqLen, 1) !== seqLen) {
+        throw new RangeError(`${fn}: seqLen = ${options.seqLen} differs from the ${seqLen} patches the grid or positions give`);
+      }
+      if (!Number.isInteger(seqLen) || seqLen === 0) throw new RangeError(`${fn}: positions must hold 2 rows of equal length (got ${pos.length} values)`);
+      if (seqLen * nHeads * headDim !== x.length) {
+        throw new RangeError(`${fn}: x.length must equal patches * nHeads * headDim = ${seqLen * nHeads * headDim} (got ${x.length})`);
+      }
+      const layout = checkChoice(fn, 'layout', options.layout ?? 'halfSplit', ROPE_LAYOUTS);
+      const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', { fast: 0, accurate: 1 });
+      return scoped(fn, (alloc) => {
+        const xp = alloc(x.length * 4), inv = alloc(headDim / 2 * 8), pp = alloc(pos.length * 8);
+        f32(xp, x.length).set(x);
+        f64(pp, pos.length).set(pos);
+        status(fn, module.applyRopeRows(xp, seqLen, nHeads, headDim, inv, headDim, pp, 2, [], theta, layout, precision, 1));
+        return copyOut(xp, x.length);
+      });
+    },
+
+    mropePositions(segments) {
+      const fn = 'mropePositions';
+      if (!Array.isArray(segments) || segments.length === 0) {
+        throw new TypeError(`${fn}: segments must be a non-empty array like [{ text: 5 }, { image: [t, h, w] }, { text: 3 }] (got ${describe(segments)})`);
+      }
+      const rows = segments.map((g, i) => {
+        if (!isPlainObject(g) || (g.text === undefined) === (g.image === undefined)) {
+          throw new TypeError(`${fn}: segments[${i}] must be { text: n } or { image: [t, h, w] } (got ${describe(g)})`);
+        }
+        if (g.text !== undefined) return [checkInt(fn, `segments[${i}].text`, g.text, 1), 0, 0, 0];
+        if (!Array.isArray(g.image) || g.image.length !== 3) throw new RangeError(`${fn}: segments[${i}].image must be [t, h, w] (got ${describe(g.image)})`);
+        return [0, ...g.image.map((n, k) => checkInt(fn, `segments[${i}].image[${k}]`, n, 1))];
+      });
+      const seqLen = rows.reduce((n, r) => n + (r[0] || r[1] * r[2] * r[3]), 0);
+      checkElements(fn, '3 * seqLen', 3 * seqLen);
+      return scoped(fn, (alloc) => {
+        const p = alloc(3 * seqLen * 8);
+        status(fn, module.mropePositions(rows, p, seqLen));
+        return f64(p, 3 * seqLen).slice();
+      });
     },
 
     shiftKeys(k, options) {

@@ -72,6 +72,9 @@ posenc::RopeParams rope_params(const val& p) {
   r.long_factor = emscripten::convertJSArrayToNumberVector<double>(p["longFactor"]);
   r.context_length = p["contextLength"].as<std::size_t>();
   r.freq_factors = emscripten::convertJSArrayToNumberVector<double>(p["freqFactors"]);
+  for (double v : emscripten::convertJSArrayToNumberVector<double>(p["mropeSection"]))
+    r.mrope_section.push_back(static_cast<std::size_t>(v));
+  r.mrope_interleaved = p["mropeInterleaved"].as<bool>();
   return r;
 }
 
@@ -97,6 +100,39 @@ std::string apply_rope(Ptr x, double seq_len, double n_heads, double head_dim, P
       static_cast<std::size_t>(rot_dim), at<const double>(pos), pos_offset,
       {static_cast<posenc::RopeLayout>(layout), static_cast<posenc::Precision>(precision),
        attention_factor}));
+}
+
+// Multi-axis RoPE: pos [n_rows][seq_len]; pair rows from M-RoPE sections (mode 0/1: consecutive /
+// interleaved, section[3]) or 2-D axial frequencies (mode 2, theta; inv_freq is then written).
+std::string apply_rope_rows(Ptr x, double seq_len, double n_heads, double head_dim, Ptr inv_freq, double rot_dim,
+                            Ptr pos, int mode, const val& section, double theta, int layout, int precision,
+                            double attention_factor) {
+  const auto half = static_cast<std::size_t>(rot_dim) / 2;
+  std::vector<std::uint8_t> rows(half);
+  posenc::Status s;
+  if (mode == 2) {
+    s = posenc::rope_2d_frequencies(static_cast<std::size_t>(rot_dim), theta, at<double>(inv_freq), rows.data());
+  } else {
+    std::vector<std::size_t> sec;
+    for (double v : emscripten::convertJSArrayToNumberVector<double>(section)) sec.push_back(static_cast<std::size_t>(v));
+    s = posenc::mrope_pair_rows(sec.data(), sec.size(), mode == 1, half, rows.data());
+  }
+  if (!s.ok()) return s.message;
+  return message(posenc::apply_rope_rows(
+      at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
+      static_cast<std::size_t>(head_dim), at<const double>(inv_freq), static_cast<std::size_t>(rot_dim),
+      at<const double>(pos), mode == 2 ? 2 : 3, rows.data(),
+      {static_cast<posenc::RopeLayout>(layout), static_cast<posenc::Precision>(precision), attention_factor}));
+}
+
+// segments: [[text, t, h, w], ...]; writes pos [3][seq_len].
+std::string mrope_positions(const val& segments, Ptr pos, double seq_len) {
+  std::vector<posenc::MropeSegment> segs;
+  const auto n = segments["length"].as<std::size_t>();
+  for (std::size_t i = 0; i < n; ++i)
+    segs.push_back({segments[i][0].as<std::size_t>(), segments[i][1].as<std::size_t>(), segments[i][2].as<std::size_t>(),
+                    segments[i][3].as<std::size_t>()});
+  return message(posenc::mrope_positions(segs.data(), segs.size(), at<double>(pos), static_cast<std::size_t>(seq_len)));
 }
 
 std::string shift_keys(Ptr k, double seq_len, double n_heads, double head_dim, Ptr inv_freq, double rot_dim,
@@ -139,6 +175,8 @@ val flat_params(const posenc::RopeParams& p) {
   flat.set("longFactor", val::array(p.long_factor));
   flat.set("contextLength", p.context_length);
   flat.set("freqFactors", val::array(p.freq_factors));
+  flat.set("mropeSection", val::array(std::vector<double>(p.mrope_section.begin(), p.mrope_section.end())));
+  flat.set("mropeInterleaved", p.mrope_interleaved);
   return flat;
 }
 
@@ -489,6 +527,8 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("applyRope", &apply_rope);
   function("ropeCache", &rope_cache);
   function("shiftKeys", &shift_keys);
+  function("applyRopeRows", &apply_rope_rows);
+  function("mropePositions", &mrope_positions);
   function("ropeParamsFromConfig", &rope_params_from_config);
   function("ggmlRopeParams", &ggml_rope_params);
   function("applyRopeGgml", &apply_rope_ggml);

@@ -75,6 +75,12 @@ export interface RopeParams {
    * rope_freqs.weight): invFreq[i] /= freqFactors[i]; rotaryDim / 2 positive values.
    */
   freqFactors?: NumberArray;
+  /**
+   * M-RoPE (Qwen2-VL / Qwen2.5-VL; Qwen3-VL with interleaved): section = pairs turned by the
+   * temporal, height and width position ids, summing to rotaryDim / 2. applyRope then takes
+   * positions [3][seqLen] (see mropePositions).
+   */
+  mrope?: { section: [number, number, number] | number[]; interleaved?: boolean };
 }
 
 export interface RopeFrequencies {
@@ -402,6 +408,14 @@ export interface Posenc {
    * k is kept. The frequencies are the params' at seqLen (or invFreq).
    */
   shiftKeys(k: Float32Array | HeapFloat32, options: ShiftKeysOptions): void;
+  /** Qwen2-VL position ids [3][seqLen] (temporal, height, width rows) for text runs and image grids t × h × w. */
+  mropePositions(segments: ({ text: number } | { image: [number, number, number] })[]): Float64Array;
+  /**
+   * 2-D axial RoPE of vision transformers (Pixtral): x [patches][nHeads][headDim]; the first
+   * headDim/4 pairs turn by the patch row (frequencies θ^(-4i/headDim)), the rest by the column.
+   */
+  applyRope2d(x: Float32Array, options: { nHeads: number; headDim: number; theta?: number; grid?: [number, number];
+    positions?: NumberArray; seqLen?: number; layout?: RopeLayout; precision?: 'fast' | 'accurate' }): Float32Array;
   ropeCache(options: RopeCacheOptions): RopeCache;
 
   /** BLOOM / MPT / ggml slopes, Float32Array(nHeads). */

@@ -56,6 +56,7 @@ bool scaling_from_name(const std::string& name, RopeScaling* out) {
       {"dynamic", RopeScaling::kDynamic}, {"yarn", RopeScaling::kYarn},
       {"llama3", RopeScaling::kLlama3},  {"longrope", RopeScaling::kLongRope},
       {"su", RopeScaling::kLongRope},    {"proportional", RopeScaling::kProportional},
+      {"mrope", RopeScaling::kNone},  // Qwen2-VL's rope_scaling type: default frequencies, M-RoPE sections
   };
   for (const auto& n : kNames)
     if (name == n.name) {
@@ -66,7 +67,7 @@ bool scaling_from_name(const std::string& name, RopeScaling* out) {
 }
 
 constexpr const char* kKnownTypes =
-    "default, none, linear, ntk, dynamic, yarn, llama3, longrope (or su), proportional";
+    "default, none, mrope, linear, ntk, dynamic, yarn, llama3, longrope (or su), proportional";
 
 Status factor_list(Reader& r, const json& rp, const char* key, std::vector<double>* out) {
   const json* v = member(rp, key);
@@ -155,6 +156,16 @@ Status from_hugging_face(Reader& r, const json& root, const std::string& layer_t
   number(*rp, "high_freq_factor", &p->high_freq_factor);
   if (Status s = factor_list(r, *rp, "short_factor", &p->short_factor); !s.ok()) return s;
   if (Status s = factor_list(r, *rp, "long_factor", &p->long_factor); !s.ok()) return s;
+  // M-RoPE (Qwen2-VL, Qwen2.5-VL; Qwen3-VL interleaved): pairs per temporal, height, width row.
+  if (const json* sec = member(*rp, "mrope_section"); sec != nullptr) {
+    if (!sec->is_array() || sec->size() != 3)
+      return r.fail("config: mrope_section must list 3 pair counts", "mrope_section must be an array of 3 whole numbers (t, h, w)");
+    for (const auto& e : *sec) {
+      if (!e.is_number_unsigned()) return r.fail("config: mrope_section must list 3 pair counts", "mrope_section must hold whole numbers >= 0");
+      p->mrope_section.push_back(e.get<std::size_t>());
+    }
+    if (const json* il = member(*rp, "mrope_interleaved"); il != nullptr && il->is_boolean()) p->mrope_interleaved = il->get<bool>();
+  }
   return Status::Ok();
 }
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <new>
@@ -83,40 +84,134 @@ void tables(float* c, float* s, std::size_t half, double p, const double* inv_fr
 
 }  // namespace
 
-Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
-                  const double* inv_freq, std::size_t rot_dim, const double* pos,
-                  double pos_offset, const RopeApplyOptions& o) noexcept {
+namespace {
+
+// apply_rope and apply_rope_rows: token t's pair k turns by row pair_row[k] of its positions
+// (one row, pair_row null: pos[t] or pos_offset + t; n_rows rows: pos[r * seq_len + t]).
+Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim, const double* inv_freq,
+              std::size_t rot_dim, const double* pos, double pos_offset, std::size_t n_rows,
+              const std::uint8_t* pair_row, const RopeApplyOptions& o) {
   if (seq_len == 0) return bad("seq_len must be > 0");
   if (n_heads == 0) return bad("n_heads must be > 0");
   if (head_dim == 0) return bad("head_dim must be > 0");
   if (rot_dim > head_dim) return bad("rot_dim must be <= head_dim");
-  if (mul_overflows(seq_len, n_heads) || mul_overflows(seq_len * n_heads, head_dim))
+  if (mul_overflows(seq_len, n_heads) || mul_overflows(seq_len * n_heads, head_dim) || mul_overflows(seq_len, n_rows))
     return {StatusCode::kTooLarge, "seq_len * n_heads * head_dim overflows"};
   if (x == nullptr) return bad("x must not be null");
   std::vector<float> inv_freq_f, table;
-  if (Status s = check_frequencies(inv_freq, rot_dim, pos, seq_len, pos_offset, o, &inv_freq_f);
-      !s.ok())
+  if (Status s = check_frequencies(inv_freq, rot_dim, pos, seq_len * n_rows, pos_offset, o, &inv_freq_f); !s.ok())
     return s;
   const std::size_t half = rot_dim / 2;
+  if (pair_row != nullptr)
+    for (std::size_t k = 0; k < half; ++k)
+      if (pair_row[k] >= n_rows) return bad("pair_row entries must be < n_rows");
   try {
-    table.resize(o.layout == RopeLayout::kInterleaved ? 2 * rot_dim + rot_dim : rot_dim);
+    table.resize((o.layout == RopeLayout::kInterleaved ? 3 * rot_dim : rot_dim) + (n_rows > 1 ? n_rows * rot_dim : 0));
   } catch (const std::bad_alloc&) {
     return {StatusCode::kTooLarge, "rot_dim too large for memory"};
   }
   float* c = table.data();
   float* s = c + half;
+  float* cd = s + half;                   // interleaved: expanded tables [rot_dim] each
+  float* sd = cd + rot_dim;
+  float* rows = c + (o.layout == RopeLayout::kInterleaved ? 3 * rot_dim : rot_dim);  // [n_rows][c | s]
   const kernels::GgmlAngles g = ggml_angles(o);
   for (std::size_t t = 0; t < seq_len; ++t) {
     float* xt = x + t * n_heads * head_dim;
-    tables(c, s, half, position(pos, pos_offset, t), inv_freq, inv_freq_f.data(), o, g);
+    if (n_rows == 1) {
+      tables(c, s, half, position(pos, pos_offset, t), inv_freq, inv_freq_f.data(), o, g);
+    } else {
+      for (std::size_t r = 0; r < n_rows; ++r)
+        tables(rows + r * rot_dim, rows + r * rot_dim + half, half, pos[r * seq_len + t], inv_freq, inv_freq_f.data(), o, g);
+      for (std::size_t k = 0; k < half; ++k) {
+        c[k] = rows[pair_row[k] * rot_dim + k];
+        s[k] = rows[pair_row[k] * rot_dim + half + k];
+      }
+    }
     if (o.layout == RopeLayout::kHalfSplit) {
       kernels::rope_rotate_half_split(xt, n_heads, head_dim, half, c, s);
     } else {
-      float* cd = s + half;
-      float* sd = cd + rot_dim;
       kernels::rope_expand_interleaved(c, s, half, cd, sd);
       kernels::rope_rotate_interleaved(xt, n_heads, head_dim, rot_dim, cd, sd);
     }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
+                  const double* inv_freq, std::size_t rot_dim, const double* pos,
+                  double pos_offset, const RopeApplyOptions& o) noexcept {
+  return rotate(x, seq_len, n_heads, head_dim, inv_freq, rot_dim, pos, pos_offset, 1, nullptr, o);
+}
+
+Status apply_rope_rows(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
+                       const double* inv_freq, std::size_t rot_dim, const double* pos, std::size_t n_rows,
+                       const std::uint8_t* pair_row, const RopeApplyOptions& o) noexcept {
+  if (n_rows == 0 || n_rows > 8) return bad("n_rows must be in [1, 8]");
+  if (pos == nullptr || pair_row == nullptr) return bad("pos and pair_row must not be null");
+  return rotate(x, seq_len, n_heads, head_dim, inv_freq, rot_dim, pos, 0.0, n_rows, pair_row, o);
+}
+
+Status mrope_pair_rows(const std::size_t* section, std::size_t n_sections, bool interleaved, std::size_t half,
+                       std::uint8_t* pair_row) noexcept {
+  if (n_sections != 3 || section == nullptr) return bad("mrope_section must have 3 entries (t, h, w)");
+  if (pair_row == nullptr) return bad("pair_row must not be null");
+  if (section[0] + section[1] + section[2] != half) return bad("mrope_section must sum to rot_dim / 2");
+  for (std::size_t k = 0; k < half; ++k) {
+    if (interleaved)
+      pair_row[k] = k % 3 == 1 && k < 3 * section[1] ? 1 : k % 3 == 2 && k < 3 * section[2] ? 2 : 0;
+    else
+      pair_row[k] = k < section[0] ? 0 : k < section[0] + section[1] ? 1 : 2;
+  }
+  return Status::Ok();
+}
+
+Status mrope_positions(const MropeSegment* segments, std::size_t n_segments, double* pos, std::size_t seq_len) noexcept {
+  if (segments == nullptr || pos == nullptr) return bad("segments and pos must not be null");
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < n_segments; ++i) {
+    const MropeSegment& g = segments[i];
+    const bool image = g.grid_t != 0 || g.grid_h != 0 || g.grid_w != 0;
+    if (image && (g.text != 0 || g.grid_t == 0 || g.grid_h == 0 || g.grid_w == 0))
+      return bad("a segment is text (text > 0) or an image grid (grid_t, grid_h, grid_w all > 0)");
+    const std::size_t n = image ? g.grid_t * g.grid_h * g.grid_w : g.text;
+    if (n == 0) return bad("a segment must hold at least one token");
+    if (n > (std::size_t{1} << 40) || total > (std::size_t{1} << 40)) return {StatusCode::kTooLarge, "too many tokens"};
+    total += n;
+  }
+  if (total != seq_len) return {StatusCode::kBadShape, "seq_len must equal the segments' token count"};
+  double next = 0;  // the first id after everything so far
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < n_segments; ++i) {
+    const MropeSegment& g = segments[i];
+    if (g.text != 0) {
+      for (std::size_t j = 0; j < g.text; ++j, ++at) pos[at] = pos[seq_len + at] = pos[2 * seq_len + at] = next + double(j);
+      next += double(g.text);
+      continue;
+    }
+    for (std::size_t a = 0; a < g.grid_t; ++a)
+      for (std::size_t b = 0; b < g.grid_h; ++b)
+        for (std::size_t w = 0; w < g.grid_w; ++w, ++at) {
+          pos[at] = next + double(a);
+          pos[seq_len + at] = next + double(b);
+          pos[2 * seq_len + at] = next + double(w);
+        }
+    next += double(std::max({g.grid_t, g.grid_h, g.grid_w}));
+  }
+  return Status::Ok();
+}
+
+Status rope_2d_frequencies(std::size_t head_dim, double theta, double* inv_freq, std::uint8_t* pair_row) noexcept {
+  if (head_dim == 0 || head_dim % 4 != 0) return bad("head_dim must be a multiple of 4 for 2-D RoPE");
+  if (!(std::isfinite(theta) && theta > 0.0)) return bad("theta must be finite and > 0");
+  if (inv_freq == nullptr || pair_row == nullptr) return bad("inv_freq and pair_row must not be null");
+  const std::size_t half = head_dim / 2, quarter = head_dim / 4;
+  for (std::size_t k = 0; k < half; ++k) {
+    const std::size_t i = k < quarter ? 2 * k : 2 * (k - quarter) + 1;  // freqs[::2], then freqs[1::2]
+    inv_freq[k] = 1.0 / std::pow(theta, static_cast<double>(2 * i) / static_cast<double>(head_dim));
+    pair_row[k] = k < quarter ? 0 : 1;
   }
   return Status::Ok();
 }

@@ -227,6 +227,9 @@ Status rope_frequencies(const RopeParams& p, std::size_t seq_len, double* inv_fr
       return bad("scaling is not a known RopeScaling");
   }
   if (p.attention_factor) af = *p.attention_factor;  // an explicit gain wins for every scheme
+  if (!p.mrope_section.empty() &&
+      (p.mrope_section.size() != 3 || p.mrope_section[0] + p.mrope_section[1] + p.mrope_section[2] != half))
+    return bad("mrope_section must have 3 entries summing to rot_dim / 2");
   if (!p.freq_factors.empty()) {
     if (p.freq_factors.size() != half) return {StatusCode::kBadShape, "freq_factors must have rot_dim / 2 entries"};
     for (std::size_t i = 0; i < half; ++i) {

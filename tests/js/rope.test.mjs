@@ -249,3 +249,50 @@ test('shiftKeys: keys rotated at p and shifted by Δ equal keys rotated at p + �
   assert.throws(() => pe.shiftKeys(k, { seqLen: 2, nHeads: 1, headDim: 4, delta: [1], invFreq: [1, 0.1] }), error(RangeError, /delta.length must equal seqLen = 2/));
   assert.throws(() => pe.shiftKeys(k, { seqLen: 1, nHeads: 1, headDim: 8, delta: 1, params: { headDim: 8 }, precision: 'ggml' }), error(RangeError, /precision must be one of/));
 });
+
+test('M-RoPE: Qwen2-VL position ids for text + image, sections against a float64 twin, interleaved (Qwen3-VL)', () => {
+  // HF Qwen2-VL get_rope_index, by hand: 2 text tokens, a 1×2×3 image grid starting at id 2, then
+  // text continuing at 2 + max(1, 2, 3) = 5.
+  const pos = pe.mropePositions([{ text: 2 }, { image: [1, 2, 3] }, { text: 1 }]);
+  assert.deepEqual(Array.from(pos), [0, 1, 2, 2, 2, 2, 2, 2, 5, 0, 1, 2, 2, 2, 3, 3, 3, 5, 0, 1, 2, 3, 4, 2, 3, 4, 5]);
+  const params = pe.ropeParamsFromConfig({ hidden_size: 3584, num_attention_heads: 28, rope_theta: 1000000,
+    rope_scaling: { type: 'mrope', mrope_section: [16, 24, 24] } });
+  assert.deepEqual(params.mrope, { section: [16, 24, 24], interleaved: false });
+  const seqLen = 9, nHeads = 2, headDim = 128;
+  const x = randomFloats(seqLen * nHeads * headDim, 21);
+  const inv = pe.ropeFrequencies(params, { dtype: 'float64' }).invFreq;
+  for (const interleaved of [false, true]) {
+    const p = { ...params, mrope: { section: interleaved ? [24, 20, 20] : [16, 24, 24], interleaved } };
+    const row = (k) => {
+      const [s0, s1, s2] = p.mrope.section;
+      if (interleaved) return k % 3 === 1 && k < 3 * s1 ? 1 : k % 3 === 2 && k < 3 * s2 ? 2 : 0;
+      return k < s0 ? 0 : k < s0 + s1 ? 1 : 2;
+    };
+    const got = pe.applyRope(x, { seqLen, nHeads, params: p, positions: pos, precision: 'accurate' });
+    const want = ropeTwin(x, { seqLen, nHeads, headDim, rotaryDim: headDim, layout: 'halfSplit',
+      angle: (t, k) => pos[row(k) * seqLen + t] * inv[k] });
+    assert.ok(maxAbsDiff(got, want) < 2e-6, `interleaved ${interleaved}`);
+  }
+  // Equal rows (text only) are plain RoPE.
+  const textPos = Float64Array.from({ length: 3 * seqLen }, (_, i) => i % seqLen);
+  assert.ok(maxAbsDiff(pe.applyRope(x, { seqLen, nHeads, params, positions: textPos }), pe.applyRope(x, { seqLen, nHeads, params })) < 1e-6);
+  assert.throws(() => pe.applyRope(x, { seqLen, nHeads, params: { ...params, mrope: { section: [16, 24, 23] } }, positions: pos }),
+    error(RangeError, /mrope_section must have 3 entries summing to rotaryDim \/ 2/));
+  assert.throws(() => pe.mropePositions([{ image: [1, 0, 2] }]), error(RangeError, /image\[1\] must be >= 1/));
+  assert.throws(() => pe.mropePositions([{ text: 2, image: [1, 1, 1] }]), error(TypeError, /must be \{ text: n \} or \{ image/));
+});
+
+test('applyRope2d: Pixtral axial RoPE — half the pairs by patch row (even freqs), half by column (odd freqs)', () => {
+  const nHeads = 2, headDim = 16, rows = 3, cols = 4, n = rows * cols;
+  const x = randomFloats(n * nHeads * headDim, 22);
+  const got = pe.applyRope2d(x, { nHeads, headDim, grid: [rows, cols], theta: 10000, precision: 'accurate' });
+  const freqs = Array.from({ length: headDim / 2 }, (_, i) => 1 / 10000 ** ((2 * i) / headDim));
+  const want = ropeTwin(x, { seqLen: n, nHeads, headDim, rotaryDim: headDim, layout: 'halfSplit',
+    angle: (t, k) => (k < headDim / 4 ? Math.floor(t / cols) * freqs[2 * k] : (t % cols) * freqs[2 * (k - headDim / 4) + 1]) });
+  assert.ok(maxAbsDiff(got, want) < 2e-6);
+  const byPositions = pe.applyRope2d(x, { nHeads, headDim, precision: 'accurate',
+    positions: [...Array.from({ length: n }, (_, t) => Math.floor(t / cols)), ...Array.from({ length: n }, (_, t) => t % cols)] });
+  assert.deepEqual(byPositions, got);
+  assert.throws(() => pe.applyRope2d(x, { nHeads, headDim: 6, grid: [1, 1] }), error(RangeError, /multiple of 4/));
+  assert.throws(() => pe.applyRope2d(x, { nHeads, headDim, grid: [3, 4], positions: [0, 0] }), error(TypeError, /exactly one of options.grid/));
+});

@@ -349,3 +349,49 @@ TEST_CASE("shift_keys: rotating at p then shifting by delta equals rotating at p
   CHECK(posenc::shift_keys(k.data(), seq_len, n_heads, head_dim, inv.data(), head_dim, nullptr, 1,
                            posenc::RopeLayout::kHalfSplit, posenc::Precision::kGgml).code == posenc::StatusCode::kBadArgument);
 }
+
+TEST_CASE("apply_rope_rows: M-RoPE sections, Qwen2-VL position ids and Pixtral 2-D RoPE against float64") {
+  // Qwen2-VL get_rope_index by hand: text 2, image 1×2×2 at id 2, text at 2 + max(0, 1, 1) + 1 = 4.
+  const posenc::MropeSegment segs[] = {{2, 0, 0, 0}, {0, 1, 2, 2}, {1, 0, 0, 0}};
+  std::vector<double> pos(3 * 7);
+  REQUIRE(posenc::mrope_positions(segs, 3, pos.data(), 7).ok());
+  CHECK(pos == std::vector<double>{0, 1, 2, 2, 2, 2, 4, 0, 1, 2, 2, 3, 3, 4, 0, 1, 2, 3, 2, 3, 4});
+  CHECK(posenc::mrope_positions(segs, 3, pos.data(), 8).code == StatusCode::kBadShape);
+
+  const std::size_t sec[3] = {2, 3, 3}, half = 8;
+  std::uint8_t rows[half];
+  REQUIRE(posenc::mrope_pair_rows(sec, 3, false, half, rows).ok());
+  CHECK(std::vector<int>(rows, rows + half) == std::vector<int>{0, 0, 1, 1, 1, 2, 2, 2});
+  REQUIRE(posenc::mrope_pair_rows(sec, 3, true, half, rows).ok());
+  CHECK(std::vector<int>(rows, rows + half) == std::vector<int>{0, 1, 2, 0, 1, 2, 0, 1});
+  const std::size_t bad_sec[3] = {2, 3, 2};
+  CHECK(posenc::mrope_pair_rows(bad_sec, 3, false, half, rows).code == StatusCode::kBadArgument);
+
+  // The rotation of each pair by its row's id, against the float64 reference per token and pair.
+  const std::size_t seq_len = 7, n_heads = 2, head_dim = 16;
+  REQUIRE(posenc::mrope_pair_rows(sec, 3, false, half, rows).ok());
+  std::vector<double> inv(half);
+  for (std::size_t k = 0; k < half; ++k) inv[k] = std::pow(10000.0, -2.0 * double(k) / double(head_dim));
+  const auto x = random_floats(seq_len * n_heads * head_dim, 41);
+  auto y = x;
+  REQUIRE(posenc::apply_rope_rows(y.data(), seq_len, n_heads, head_dim, inv.data(), head_dim, pos.data(), 3, rows,
+                                  {RopeLayout::kHalfSplit, Precision::kAccurate, 1.0}).ok());
+  double worst = 0;
+  for (std::size_t t = 0; t < seq_len; ++t)
+    for (std::size_t h = 0; h < n_heads; ++h)
+      for (std::size_t k = 0; k < half; ++k) {
+        const double a = pos[rows[k] * seq_len + t] * inv[k];
+        const std::size_t i1 = (t * n_heads + h) * head_dim + k, i2 = i1 + half;
+        worst = std::fmax(worst, std::fabs(y[i1] - (x[i1] * std::cos(a) - x[i2] * std::sin(a))));
+        worst = std::fmax(worst, std::fabs(y[i2] - (x[i2] * std::cos(a) + x[i1] * std::sin(a))));
+      }
+  CHECK(worst < 2e-6);
+
+  std::vector<double> inv2(head_dim / 2);
+  REQUIRE(posenc::rope_2d_frequencies(head_dim, 10000.0, inv2.data(), rows).ok());
+  CHECK(inv2[1] == doctest::Approx(std::pow(10000.0, -4.0 / 16)));   // freqs[2]: rows
+  CHECK(inv2[4] == doctest::Approx(std::pow(10000.0, -2.0 / 16)));   // freqs[1]: columns
+  CHECK(rows[3] == 0);
+  CHECK(rows[4] == 1);
+  CHECK(posenc::rope_2d_frequencies(6, 10000.0, inv2.data(), rows).code == StatusCode::kBadArgument);
+}

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -50,6 +51,8 @@ struct RopeParams {
   std::vector<double> freq_factors;     // any scheme: rot_dim/2 per-pair divisors applied after the
                                         //   scaling (llama.cpp's freq_factors, e.g. a GGUF's
                                         //   rope_freqs.weight for Llama 3.1), or empty
+  std::vector<std::size_t> mrope_section;  // M-RoPE (Qwen2-VL): pairs per position row (t, h, w),
+  bool mrope_interleaved = false;          //   summing to rot_dim/2; interleaved: Qwen3-VL's layout
 };
 
 // The number of rotated dimensions params describe (head_dim for kProportional, whose unrotated
@@ -137,6 +140,38 @@ Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_
 Status shift_keys(float* k, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
                   const double* inv_freq, std::size_t rot_dim, const double* delta, double delta_all,
                   RopeLayout layout = RopeLayout::kHalfSplit, Precision precision = Precision::kFast) noexcept;
+
+// Multi-axis RoPE: every token has n_rows position ids, pos[n_rows][seq_len], and pair k turns by
+// pos[pair_row[k]][s] * inv_freq[k]. M-RoPE (Qwen2-VL, mrope_pair_rows) and 2-D axial RoPE for
+// vision transformers (Pixtral, rope_2d_frequencies) are instances. Status as apply_rope;
+// kBadArgument if n_rows is 0 or > 8 or a pair_row entry is >= n_rows.
+Status apply_rope_rows(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
+                       const double* inv_freq, std::size_t rot_dim, const double* pos, std::size_t n_rows,
+                       const std::uint8_t* pair_row, const RopeApplyOptions& options = {}) noexcept;
+
+// M-RoPE's pair → row map (HF Qwen2-VL apply_multimodal_rotary_pos_emb): section[0..2] pairs for
+// the temporal, height and width ids, summing to half = rot_dim/2, in consecutive runs; with
+// interleaved (Qwen3-VL apply_interleaved_mrope): pair k is height iff k % 3 == 1 and k < 3·section[1],
+// width iff k % 3 == 2 and k < 3·section[2], else temporal. Status: kBadArgument naming the rule.
+Status mrope_pair_rows(const std::size_t* section, std::size_t n_sections, bool interleaved,
+                       std::size_t half, std::uint8_t* pair_row) noexcept;
+
+// Qwen2-VL's get_rope_index for one sequence of text runs and image grids (t × h × w language-model
+// tokens, after the spatial merge): text tokens continue at the previous maximum + 1 with the same
+// id in all three rows; an image starting at s has ids (s + t_i, s + h_i, s + w_i), row-major.
+struct MropeSegment {
+  std::size_t text = 0;                           // a run of text tokens, or
+  std::size_t grid_t = 0, grid_h = 0, grid_w = 0;  // an image grid (all three > 0)
+};
+// Writes pos[3][seq_len]; seq_len must equal the segments' token count.
+Status mrope_positions(const MropeSegment* segments, std::size_t n_segments, double* pos,
+                       std::size_t seq_len) noexcept;
+
+// 2-D axial RoPE (HF PixtralRotaryEmbedding): freqs_i = theta^(-2i/head_dim), i < head_dim/2; the
+// first head_dim/4 pairs turn by the patch row with freqs_0, freqs_2, …, the others by the column
+// with freqs_1, freqs_3, … Writes inv_freq[head_dim/2] and pair_row[head_dim/2] (0 row, 1 column)
+// for apply_rope_rows with pos [2][n_patches] = (row, column). head_dim must be a multiple of 4.
+Status rope_2d_frequencies(std::size_t head_dim, double theta, double* inv_freq, std::uint8_t* pair_row) noexcept;
 
 // The cos/sin cache of ONNX RotaryEmbedding: cos[n_pos][rot_dim/2], sin[n_pos][rot_dim/2] for
 // positions pos[t] (or pos_offset + t when pos is null), each value times attention_factor.

@@ -55,5 +55,7 @@ pe.sinusoidal('100', 128);
 pe.ropeFrequencies({ headDim: 8, scaling: { type: 'xpos' } });
 
 pe.shiftKeys(new Float32Array(16), { seqLen: 2, nHeads: 1, headDim: 8, delta: -4, params: { headDim: 8 } });
+const mpos: Float64Array = pe.mropePositions([{ text: 2 }, { image: [1, 2, 2] }]);
+const vis: Float32Array = pe.applyRope2d(new Float32Array(64), { nHeads: 1, headDim: 16, grid: [2, 2] });
 const windowed: Float32Array = pe.attention(new Float32Array(8), new Float32Array(8), new Float32Array(8), { nHeads: 1, headDim: 4, causal: true, window: 128, sinkTokens: 4, sinks: new Float32Array(1) });
-export { limit, arch, stats, shift, rows, embedded, rotated, view, cos, sin, rotaryDim, slopes, alibi, bucket, buckets, t5, out, output, weights, y, qk, rot, presetIds, f64, alibi0, model, modelParams, table2, ggml, viaGgml, windowed };
+export { limit, arch, stats, shift, rows, embedded, rotated, view, cos, sin, rotaryDim, slopes, alibi, bucket, buckets, t5, out, output, weights, y, qk, rot, presetIds, f64, alibi0, model, modelParams, table2, ggml, viaGgml, windowed, mpos, vis };
