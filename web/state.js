@@ -35,6 +35,8 @@ export const FIELDS = {
   rotN: { value: 1, type: 'int', min: 0, max: 100000, label: 'key position n' },
   rotShift: { value: 0, type: 'int', min: 0, max: 100000, label: 'shift both by s' },
   rotPair: { value: 0, type: 'int', min: 0, max: 2047, label: 'pair i' },
+  relLen: { value: 48, type: 'int', min: 2, max: 128, label: 'positions' },
+  crossLen: { value: 32, type: 'int', min: 2, max: 64, label: 'words' },
   // Chapter "bias".
   maxBias: { value: 8, type: 'num', min: 0.01, max: 64, label: 'max bias' },
   t5Buckets: { value: 32, type: 'int', min: 4, max: 1024, label: 'buckets' },

@@ -8,9 +8,16 @@ export const SMALL = '11px "DejaVu Sans", sans-serif';
 export function niceTicks(lo, hi, count = 6) {
   const span = hi - lo;
   if (!(span > 0)) return [lo];
-  const raw = span / Math.max(1, count);
-  const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+  const want = Math.max(2, count);
+  const mag = 10 ** Math.floor(Math.log10(span / want));
+  // The round step whose tick count comes closest to the wish (never fewer than two ticks).
+  let step = 0, best = Infinity;
+  for (const m of [0.5, 1, 2, 5, 10, 20]) {
+    const s = m * mag;
+    const n = Math.floor(hi / s + 1e-9) - Math.ceil(lo / s - 1e-9) + 1;
+    const miss = n < 2 ? Infinity : Math.abs(n - want) + (n > want + 1 ? 0.5 : 0);
+    if (miss < best) { best = miss; step = s; }
+  }
   const ticks = [];
   for (let k = Math.ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9; k++) {
     const v = k * step;

@@ -5,7 +5,7 @@ import { FONT, SMALL, drawMessage } from './core.js';
 import { drawHeatmap, lutColor } from './heatmap.js';
 import { drawLines } from './lines.js';
 
-const TITLE = 20;
+const TITLE = 20, GAP = 14;  // title band above each panel, space between panels
 
 /** Columns for `n` panels at this width: all in a row when each gets at least `minWidth` px. */
 export function panelColumns(n, width, minWidth = 300) {
@@ -38,7 +38,7 @@ export function drawPanels(ctx, width, height, spec, colors) {
     const cursor = spec.cursor && spec.cursor.panel === k ? spec.cursor : null;
     const sub = { ...p.spec, cursor };
     const draw = { heatmap: drawHeatmap, lines: drawLines, matrix: drawMatrix, circle: drawCircle, message: (c, w, h, s, col) => drawMessage(c, w, h, s.text, col) }[p.kind];
-    const layout = draw(ctx, pw, ph - TITLE, sub, colors);
+    const layout = draw(ctx, pw - GAP, ph - TITLE, sub, colors);
     ctx.restore();
     return { box, layout };
   });

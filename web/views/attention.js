@@ -8,7 +8,7 @@ import { csvLines, fmt, movePanels, seededVectors } from './common.js';
 const WORDS = ['dog', 'bites', 'man'];
 const SENTENCES = [[0, 1, 2], [2, 1, 0]];
 const PERM = [2, 1, 0];  // where each word of sentence 1 sits in sentence 2
-const PANEL = 190, MIN_WIDTH = 250;
+const PANEL = 190, MIN_WIDTH = 170;
 const LABELS = { none: 'no positions', sinusoidal: 'sinusoidal, added', learned: 'learned table, added', rope: 'RoPE on q and k', alibi: 'ALiBi bias', t5: 'T5 bias' };
 
 function weightsFor(pe, st, scheme, tokens, d) {
@@ -30,7 +30,7 @@ function weightsFor(pe, st, scheme, tokens, d) {
 export default {
   id: 'attention',
   title: '“dog bites man” or “man bites dog”?',
-  explain: 'The same three word vectors in two orders, each attending to all three. Rows: the word asking (query), columns: the word looked at (key), colour: attention weight. With no positions the second map is the first one shuffled: put its rows and columns back in the first sentence\'s order and the difference is zero, so the model cannot tell who bit whom. Pick a scheme to see it break the tie.',
+  explain: 'Rows: the word asking (query); columns: the word looked at (key); colour: attention weight. Without positions the second map is the first one shuffled: put it back in the first sentence\'s order and the difference is zero. Pick a scheme to break the tie.',
   controls: [['attnScheme', { kind: 'select', label: 'positions', values: ATTENTION_SCHEMES }]],
   height: (width) => panelsHeight(4, width, PANEL, MIN_WIDTH),
   compute({ pe, st }) {

@@ -5,7 +5,7 @@ import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
 import { fmt, movePanels, ropeRule, seededVectors } from './common.js';
 
-const N = 32, DW = 64, PANEL = 240, MIN_WIDTH = 230;
+const DW = 64, PANEL = 240, MIN_WIDTH = 180;
 
 // rows [n][d] × W [d][d] → [n][d]
 function project(rows, w, n, d) {
@@ -23,9 +23,10 @@ export default {
   id: 'cross-terms',
   title: 'Sinusoidal has four score terms, RoPE one',
   explain: 'With positions added at the input, the score of word i with word j is (x<sub>i</sub> + p<sub>i</sub>)·W<sub>Q</sub>·W<sub>K</sub>ᵀ·(x<sub>j</sub> + p<sub>j</sub>): it splits into content·content, content·position, position·content and position·position, and the model has to learn to use or ignore each. RoPE rotates q = x<sub>i</sub>W<sub>Q</sub> and k = x<sub>j</sub>W<sub>K</sub> instead: one term, content seen at its relative offset. Different random words at each position; seeded W<sub>Q</sub>, W<sub>K</sub>.',
+  controls: [['crossLen', { label: 'words', slider: { min: 2, max: 64 } }]],
   height: (width) => panelsHeight(5, width, PANEL, MIN_WIDTH),
   compute({ pe, st }) {
-    const n = Math.min(N, st.seqLen), d = Math.min(DW, st.dModel);
+    const n = Math.min(st.crossLen, st.seqLen), d = Math.min(DW, st.dModel);
     if (d % 2) throw new Error(ropeRule(st));
     const x = seededVectors(pe, n, d, 41);
     const p = pe.sinusoidal(n, d, { base: st.base, layout: st.sinLayout });
@@ -47,10 +48,10 @@ export default {
     for (const t of terms) for (const v of t.values) hi = Math.max(hi, Math.abs(v));
     return { n, d, terms, gap, hi: hi || 1, capped: st.dModel > DW };
   },
-  plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor, panels: data.terms.map((t, k) => ({ title: t.title, kind: 'heatmap',
-    spec: { values: t.values, nx: data.n, ny: data.n, lo: -data.hi, hi: data.hi, lut: DIVERGING, square: true, legend: k === 4, xLabel: 'word i', yLabel: 'word j', legendLabel: 'score' } })) } }),
+  plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor, panels: data.terms.map((t) => ({ title: t.title, kind: 'heatmap',
+    spec: { values: t.values, nx: data.n, ny: data.n, lo: -data.hi, hi: data.hi, lut: DIVERGING, square: true, legend: false, xLabel: 'word i', yLabel: 'word j', legendLabel: 'score' } })) } }),
   move: (data, c, key) => movePanels(c, data.terms.map(() => ({ nx: data.n, ny: data.n })), key),
-  note: (data) => `The four sinusoidal terms add up to the full score (largest gap ${fmt(data.gap, 2)}, float32 rounding). ${data.n} words, d = ${data.d}${data.capped ? ` (not d_model: at most ${DW} here, to keep this instant)` : ''}.`,
+  note: (data) => `Colour: −${fmt(data.hi, 2)} (blue) to +${fmt(data.hi, 2)} (red) in every map. The four sinusoidal terms add up to the full score (largest gap ${fmt(data.gap, 2)}, float32 rounding). ${data.n} words, d = ${data.d}${data.capped ? ` (not d_model: at most ${DW} here, to keep this instant)` : ''}.`,
   readout: (data, c) => `${data.terms[c.panel].title}, word ${c.x} with word ${c.y}: ${fmt(data.terms[c.panel].values[c.x * data.n + c.y], 5)}`,
   csv: (data) => data.terms.map((t) => heatmapCsv({ nx: data.n, ny: data.n, values: t.values }, 'i', 'j', t.key)).join(''),
   caption: (st) => `cross terms d=${Math.min(DW, st.dModel)} base=${st.base} theta=${st.theta}`,

@@ -5,17 +5,18 @@ import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
 import { diagonalSpread, fmt, movePanels, ropeParams, ropeRule, seededVectors } from './common.js';
 
-const N = 48, PANEL = 280, MIN_WIDTH = 320;
+const PANEL = 280, MIN_WIDTH = 320;
 
 export default {
   id: 'rope-relative',
   title: 'Same words at every position: which scores depend only on the offset?',
   explain: 'The query is the same word at every position i, the key the same word at every position j; each cell is their score q·k/√d. With RoPE every diagonal (fixed i − j) is one colour: the score sees the offset only. With no positions the whole matrix is one colour. With sinusoidal vectors added at the input, (q + p<sub>i</sub>)·(k + p<sub>j</sub>) has terms like q·p<sub>j</sub> that depend on where j is, so diagonals change. The largest change along a diagonal is printed under each.',
+  controls: [['relLen', { label: 'positions shown', slider: { min: 2, max: 128 } }]],
   height: (width) => panelsHeight(3, width, PANEL, MIN_WIDTH),
   compute({ pe, st, extras }) {
     const rule = ropeRule(st);
     if (rule) throw new Error(rule);
-    const d = st.dModel, n = Math.min(N, st.seqLen), scale = 1 / Math.sqrt(d);
+    const d = st.dModel, n = Math.min(st.relLen, st.seqLen), scale = 1 / Math.sqrt(d);
     const qk = seededVectors(pe, 2, d, 31);
     const q = qk.subarray(0, d), k = qk.subarray(d);
     const repeat = (x) => new Float32Array(n * d).map((_, i) => x[i % d]);
@@ -43,13 +44,13 @@ export default {
       { key: 'none', title: 'no positions' },
       { key: 'sinusoidal', title: 'sinusoidal added to the input' },
     ].map((p) => ({ ...p, values: panels[p.key], spread: diagonalSpread(panels[p.key], n) }));
-    return { n, d, hi: hi || 1, list };
+    return { n, d, hi: hi || 1, list, capped: st.seqLen < st.relLen };
   },
   plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor, panels: data.list.map((p, k) => ({
     title: `${p.title}: diagonal change ${fmt(p.spread, 2)}`, kind: 'heatmap',
     spec: { values: p.values, nx: data.n, ny: data.n, lo: -data.hi, hi: data.hi, lut: DIVERGING, square: true, legend: k === data.list.length - 1, xLabel: 'query position i', yLabel: 'key position j', legendLabel: 'q·k / √d' } })) } }),
   move: (data, c, key) => movePanels(c, data.list.map(() => ({ nx: data.n, ny: data.n })), key),
-  note: (data) => `Largest change along a diagonal — RoPE: ${fmt(data.list[0].spread, 3)} (float32 rounding), none: ${fmt(data.list[1].spread, 3)}, sinusoidal added: ${fmt(data.list[2].spread, 3)}.${data.n < N ? '' : ` Positions 0 … ${N - 1}.`}`,
+  note: (data) => `Largest change along a diagonal — RoPE: ${fmt(data.list[0].spread, 3)} (float32 rounding), none: ${fmt(data.list[1].spread, 3)}, sinusoidal added: ${fmt(data.list[2].spread, 3)}.${data.capped ? ` Positions 0 … ${data.n - 1} (seq_len).` : ''}`,
   readout: (data, c) => `${data.list[c.panel].title}: i = ${c.x}, j = ${c.y} (i − j = ${c.x - c.y}): ${fmt(data.list[c.panel].values[c.x * data.n + c.y], 5)}`,
   csv: (data) => data.list.map((p) => heatmapCsv({ nx: data.n, ny: data.n, values: p.values }, 'i', 'j', p.key)).join(''),
   caption: (st) => `rope relative head_dim=${st.dModel} theta=${st.theta} base=${st.base}`,
