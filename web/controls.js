@@ -55,12 +55,14 @@ export function buildControl(key, o, onChange) {
     button.textContent = `▶ ${label}`;
     button.setAttribute('aria-pressed', 'false');
     let timer = 0, st0 = null;
-    const stop = () => {
+    // Stopping commits the position reached (one history entry), unless Back stopped it.
+    const stop = (commit = true) => {
+      if (!timer) return;
       cancelAnimationFrame(timer);
       timer = 0;
       button.setAttribute('aria-pressed', 'false');
       button.textContent = `▶ ${label}`;
-      if (st0) onChange(key, st0[key], true);
+      if (commit) onChange(key, st0[key], true);
     };
     let last = 0;
     const tick = (t) => {

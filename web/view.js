@@ -98,7 +98,7 @@ export function createView(def, parent, host) {
   }
 
   v.sync = (st) => { for (const c of controls) c.sync(st); };
-  v.stopPlay = () => { for (const c of controls) c.stop?.(); };
+  v.stopPlay = () => { for (const c of controls) c.stop?.(false); };
 
   v.render = (ctx) => {
     const t0 = performance.now();
