@@ -3,6 +3,10 @@
 // No encoding is computed here: those all come from the posenc package.
 export const TWO_PI = 2 * Math.PI;
 export const LOD_COLUMNS = 2048;  // at most this many positions are computed and drawn across
+const CELLS = 2 ** 22;           // and at most this many numbers per table, so a redraw stays short
+
+/** Columns for a table of `rows` numbers per position: LOD_COLUMNS, fewer for tall tables. */
+export const columnsFor = (rows) => Math.max(64, Math.min(LOD_COLUMNS, Math.floor(CELLS / rows)));
 
 /** `count` integers from 0 in steps of one integer stride covering [0, last] (all when last < count). */
 export function samplePositions(last, count = LOD_COLUMNS) {
@@ -58,10 +62,11 @@ export function seededVectors(pe, n, d, seed, std = 1) {
   return pe.learnedTable(n, d, { seed, std }).weights;
 }
 
-export function dot(a, ai, b, bi, d) {
-  let s = 0;
-  for (let k = 0; k < d; k++) s += a[ai + k] * b[bi + k];
-  return s;
+/** n copies of vector x, one after another (the same content at n positions). */
+export function tile(x, n) {
+  const out = new Float32Array(n * x.length);
+  for (let i = 0; i < n; i++) out.set(x, i * x.length);
+  return out;
 }
 
 /** The sinusoidal table for these positions, computed once per redraw (memo). */

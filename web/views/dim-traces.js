@@ -2,7 +2,7 @@
 import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
 import { dimsOf } from '../state.js';
-import { fmt, samplePositions, samplingNote, sinusoidalRows } from './common.js';
+import { columnsFor, fmt, samplePositions, samplingNote, sinusoidalRows } from './common.js';
 
 export default {
   id: 'dim-traces',
@@ -11,7 +11,7 @@ export default {
   controls: [['dims', { kind: 'text', label: 'dimensions', validate: (v) => (v.split(',').every((x) => /^\s*\d+\s*$/.test(x)) ? '' : 'dimensions: whole numbers separated by commas, e.g. 0,1,20,40') }]],
   compute(ctx) {
     const { st } = ctx;
-    const xs = samplePositions(st.seqLen - 1);
+    const xs = samplePositions(st.seqLen - 1, columnsFor(st.dModel));
     const table = sinusoidalRows(ctx, xs);
     const dims = dimsOf(st);
     if (!dims.length) throw new Error(`No dimension below d_model = ${st.dModel} chosen: type dimensions from 0 to ${st.dModel - 1}.`);

@@ -4,15 +4,24 @@ import { DIVERGING, SERIES } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
 import { hasReadModel } from '../model-file.js';
-import { fmt, moveGrid, samplePositions, samplingNote } from './common.js';
+import { columnsFor, fmt, moveGrid, samplePositions, samplingNote } from './common.js';
 
-const LIMIT = 2 ** 24;  // numbers in a table this page draws (64 MiB of float32)
+const LIMIT = 2 ** 22;  // numbers in a table this page draws (16 MiB of float32)
 const PANEL = 260, MIN_WIDTH = 330;
 
+// The last table made, kept while its size and source stay the same (the lookup slider moves often).
+let cached = { key: '', table: null };
 function tableFor(pe, st, loaded) {
-  if (loaded && loaded.maxLen === st.maxLen && loaded.dModel === st.dModel) return { table: pe.learnedTable(st.maxLen, st.dModel, { weights: loaded.weights }), source: `“${loaded.name}” from your file` };
-  const source = loaded ? `seeded N(0, 0.02²) — your file's “${loaded.name}” is ${loaded.maxLen} × ${loaded.dModel}, set max_len and d_model to those to see it` : 'seeded N(0, 0.02²), as at the start of training';
-  return { table: pe.learnedTable(st.maxLen, st.dModel, { seed: 0, std: 0.02 }), source };
+  const own = loaded && loaded.maxLen === st.maxLen && loaded.dModel === st.dModel;
+  const key = `${st.maxLen} ${st.dModel} ${own ? loaded.name : 'seeded'}`;
+  if (cached.key !== key || (own && cached.weights !== loaded.weights)) {
+    const table = own ? pe.learnedTable(st.maxLen, st.dModel, { weights: loaded.weights }) : pe.learnedTable(st.maxLen, st.dModel, { seed: 0, std: 0.02 });
+    cached = { key, table, weights: own ? loaded.weights : null };
+  }
+  const source = own ? `“${loaded.name}” from your file`
+    : loaded ? `seeded N(0, 0.02²) — your file's “${loaded.name}” is ${loaded.maxLen} × ${loaded.dModel}, set max_len and d_model to those to see it`
+      : 'seeded N(0, 0.02²), as at the start of training';
+  return { table: cached.table, source };
 }
 
 function setupFile(section, host) {
@@ -55,7 +64,7 @@ export default {
     const { maxLen, dModel: d } = st;
     if (maxLen * d > LIMIT) throw new Error(`max_len × d_model = ${maxLen * d} numbers is more than this page draws (${LIMIT}); lower max_len or d_model.`);
     const { table, source } = tableFor(pe, st, extras.learned);
-    const xs = samplePositions(maxLen - 1);
+    const xs = samplePositions(maxLen - 1, columnsFor(d));
     const values = new Float32Array(xs.length * d);
     let hi = 0;
     xs.forEach((p, i) => { values.set(table.weights.subarray(p * d, (p + 1) * d), i * d); });

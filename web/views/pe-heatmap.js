@@ -1,14 +1,14 @@
 // The sinusoidal table PE[pos][dim] as a heatmap (chapter "sinusoidal").
 import { DIVERGING } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
-import { TWO_PI, fmt, samplePositions, samplingNote, sinusoidalRows } from './common.js';
+import { TWO_PI, columnsFor, fmt, samplePositions, samplingNote, sinusoidalRows } from './common.js';
 
 export default {
   id: 'pe-heatmap',
   title: 'The sinusoidal table: PE[pos][dim]',
   explain: 'Each column is one position\'s vector, each row one dimension. Low dimensions (bottom) change every few positions, high ones barely move across the whole sequence, so every position gets its own pattern — the lesson\'s seq_len 100 × d_model 128 picture.',
   compute(ctx) {
-    const xs = samplePositions(ctx.st.seqLen - 1);
+    const xs = samplePositions(ctx.st.seqLen - 1, columnsFor(ctx.st.dModel));
     return { xs, nx: xs.length, ny: ctx.st.dModel, values: sinusoidalRows(ctx, xs), total: ctx.st.seqLen };
   },
   plot: (d, cursor) => ({ kind: 'heatmap', spec: { values: d.values, nx: d.nx, ny: d.ny, xDomain: [d.xs[0], d.xs[d.nx - 1]], lo: -1, hi: 1, lut: DIVERGING, xLabel: 'position pos', yLabel: 'dimension (0 = fastest)', legendLabel: 'PE value', cursor } }),

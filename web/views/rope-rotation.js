@@ -2,7 +2,7 @@
 // when both positions move by the same amount (chapter "rope").
 import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
-import { fmt, moveIndex, ropeParams, ropeRule, seededVectors } from './common.js';
+import { fmt, moveIndex, ropeParams, ropeRule, seededVectors, tile } from './common.js';
 
 const MIN_WIDTH = 420, SHIFTS = 129;
 
@@ -29,7 +29,7 @@ export default {
     const { rotaryDim } = pe.ropeFrequencies(params);
     const qk = seededVectors(pe, 2, d, 21);
     const q = qk.subarray(0, d), k = qk.subarray(d);
-    const rope = (x, positions) => pe.applyRope(new Float32Array(positions.length * d).map((_, i) => x[i % d]), { seqLen: positions.length, nHeads: 1, headDim: d, params, positions, layout: st.layout });
+    const rope = (x, positions) => pe.applyRope(tile(x, positions.length), { seqLen: positions.length, nHeads: 1, headDim: d, params, positions, layout: st.layout });
     const s = st.rotShift;
     const shifts = Float64Array.from({ length: SHIFTS }, (_, i) => i);
     const qs = rope(q, Array.from(shifts, (t) => st.rotM + t)), ks = rope(k, Array.from(shifts, (t) => st.rotN + t));

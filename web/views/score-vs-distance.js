@@ -4,7 +4,7 @@ import { lutColor } from '../plot/heatmap.js';
 import { linesCsv } from '../plot/lines.js';
 import { panelsHeight } from '../plot/panels.js';
 import { SCHEMES, schemesOf } from '../state.js';
-import { fmt, moveIndex, ropeParams, samplePositions } from './common.js';
+import { columnsFor, fmt, moveIndex, ropeParams, samplePositions } from './common.js';
 
 const PANEL = 230, MIN_WIDTH = 460;
 
@@ -25,7 +25,7 @@ export default {
   height: (width, d) => panelsHeight(Math.max(1, d?.panels.length ?? 4), width, PANEL, MIN_WIDTH),
   compute({ pe, st, extras }) {
     const last = Math.max(1, Math.min(st.seqLen - 1, 8191));
-    const xs = samplePositions(last, 1024);
+    const xs = samplePositions(last, Math.min(1024, columnsFor(4 * st.dModel)));
     const schemes = schemesOf(st);
     const panels = [];
     if (schemes.includes('sinusoidal')) {

@@ -7,6 +7,9 @@ const MIN_WIDTH = 420;
 // The lesson prints position 5 of its d_model 8 example as "0.959 -0.279 …".
 const LESSON_ROW5 = [0.959, -0.279];
 
+// The last M_k, kept while k, d_model, base and layout stay (it is d_model² numbers).
+let lastShift = { key: '', m: null };
+
 function pairDims(i, d, layout) {
   return layout === 'interleaved' ? [2 * i, 2 * i + 1] : [i, i + d / 2];
 }
@@ -36,7 +39,9 @@ export default {
     const d = st.dModel;
     if (d % 2) throw new Error(`M_k rotates (sin, cos) pairs, so d_model must be even; ${d} is odd. (The worked example below uses d_model 8.)`);
     const opts = { base: st.base, layout: st.sinLayout };
-    const m = pe.sinusoidalShift(st.shiftK, d, opts);
+    const key = `${st.shiftK} ${d} ${st.base} ${st.sinLayout}`;
+    if (lastShift.key !== key) lastShift = { key, m: pe.sinusoidalShift(st.shiftK, d, opts) };
+    const { m } = lastShift;
     const p = pe.sinusoidal(1, d, { ...opts, positions: [st.shiftPos] });
     const target = pe.sinusoidal(1, d, { ...opts, positions: [st.shiftPos + st.shiftK] });
     const mapped = new Float64Array(d);
