@@ -137,6 +137,12 @@ test('a preset starts from the defaults: Gemma-3-4B then GPT-2 gives GPT-2\'s θ
   assert.equal(st.dModel, 256);
   assert.equal(st.scaling, 'linear');
   assert.equal(await ex.page.inputValue('#control-theta'), '1000000');
+  // Its local layers: the layer type select appears for Gemma only.
+  await ex.page.selectOption('#layer-type', 'sliding_attention');
+  await ex.page.waitForFunction(() => window.posencExplorer.state.theta === 10000);
+  assert.equal((await state()).scaling, 'none');
+  await ex.page.selectOption('#layer-type', 'full_attention');
+  await ex.page.waitForFunction(() => window.posencExplorer.state.theta === 1000000);
   await ex.page.selectOption('#preset', 'gpt2');
   await ex.page.waitForFunction(() => window.posencExplorer.state.preset === 'gpt2');
   st = await state();

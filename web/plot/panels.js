@@ -104,7 +104,7 @@ export function drawMatrix(ctx, width, height, spec, colors) {
 }
 
 /**
- * Vectors from the centre of a circle. spec: { vectors: [{ x, y, color, label, dash, hollow }],
+ * Vectors from the centre of a circle. spec: { vectors: [{ x, y, color, label, dash, hollow, width }],
  * arcs: [{ from, to, color, label }] (angles in radians), radius (data units at the rim), caption }
  */
 export function drawCircle(ctx, width, height, spec, colors) {
@@ -137,7 +137,7 @@ export function drawCircle(ctx, width, height, spec, colors) {
       const len = Math.hypot(x - cx, y - cy) || 1;
       ctx.textAlign = x >= cx ? 'left' : 'right';
       ctx.textBaseline = 'middle';
-      ctx.fillText(v.label, x + ((x - cx) / len) * 10, y + ((y - cy) / len) * 10 + (v.labelDy ?? 0));
+      ctx.fillText(v.label, x + ((x - cx) / len) * 10, y + ((y - cy) / len) * 10);
     }
   }
   if (spec.caption) {

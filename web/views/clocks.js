@@ -1,10 +1,13 @@
 // Each pair's angle at one position, with angles never reached in training marked (chapter "long-context").
+import { FONT, wrapText } from '../plot/core.js';
 import { TWO_PI, csvLines, fmt, ropeParams, ropeRule } from './common.js';
 
 function drawClocks(ctx, width, height, { data, cursor }, colors) {
   ctx.fillStyle = colors.bg;
   ctx.fillRect(0, 0, width, height);
-  const n = data.clocks.length, avail = height - 24;
+  ctx.font = FONT;
+  const caption = wrapText(ctx, `position ${data.pos}: hand = angle of pair i (0 pointing right, counter-clockwise); red rim = never seen in training`, width - 8);
+  const n = data.clocks.length, avail = height - 6 - 16 * caption.length;
   // The largest square cells that fit all clocks above the caption line.
   let cols = 1, cell = 0;
   for (let c = 1; c <= n; c++) {
@@ -28,14 +31,14 @@ function drawClocks(ctx, width, height, { data, cursor }, colors) {
       ctx.lineWidth = 2;
       ctx.strokeRect(cx - cell / 2 + 1, cy - cell / 2 + 1, cell - 2, cell - 2);
     }
-    if (cell > 34) { ctx.fillStyle = colors.muted; ctx.fillText(String(k.pair), cx, cy + r + 1); }
+    if (cell > 44) { ctx.fillStyle = colors.muted; ctx.fillText(String(k.pair), cx, cy + r + 1); }
     return [cx, cy];
   });
   ctx.fillStyle = colors.fg;
-  ctx.font = '12px "DejaVu Sans", sans-serif';
+  ctx.font = FONT;
   ctx.textAlign = 'left';
   ctx.textBaseline = 'bottom';
-  ctx.fillText(`position ${data.pos}: hand = angle of pair i (0 pointing right, counter-clockwise); red rim = never seen in training`, 4, height - 4, width - 8);
+  caption.forEach((line, i) => ctx.fillText(line, 4, height - 4 - 16 * (caption.length - 1 - i)));
   return {
     hit(x, y) {
       let best = -1, bd = Infinity;

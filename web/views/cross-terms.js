@@ -5,7 +5,7 @@ import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
 import { fmt, movePanels, ropeRule, seededVectors } from './common.js';
 
-const DW = 64, PANEL = 240, MIN_WIDTH = 180;
+const DW = 64, PANEL = 240, MIN_WIDTH = 170;
 
 // rows [n][d] × W [d][d] → [n][d]
 function project(rows, w, n, d) {

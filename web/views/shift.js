@@ -65,10 +65,10 @@ export default {
       vectors: [
         { x: p[dc], y: p[ds], color: '#999999', label: `PE(${data.pos})`, dash: [4, 3] },
         { x: target[dc], y: target[ds], color: SERIES[0], label: `PE(${data.pos + data.k})` },
-        { x: mapped[dc], y: mapped[ds], color: SERIES[1], hollow: true, width: 1, label: 'M_k·PE', labelDy: 16 },
+        { x: mapped[dc], y: mapped[ds], color: SERIES[1], hollow: true, width: 1 },
       ],
       arcs: [{ from: a0, to: a0 + ((((a1 - a0) % TWO_PI) + 3 * Math.PI) % TWO_PI) - Math.PI, radius: 0.35, color: SERIES[2] }],
-      caption: `turned by k·ω = ${fmt(data.k * data.omega, 4)} rad` } };
+      caption: `turned by k·ω = ${fmt(data.k * data.omega, 4)} rad; ring: M_k·PE(${data.pos})` } };
     const lines = { title: `all ${data.d} dimensions: max |M_k·PE(pos) − PE(pos+k)| = ${fmt(data.worst, 2)}`, kind: 'lines', spec: {
       series: [
         { label: `PE(${data.pos + data.k})`, x: data.xs, y: target, color: SERIES[0], width: 3 },
