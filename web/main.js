@@ -43,7 +43,7 @@ async function main() {
   }
 
   let st = fromHash(location.hash);
-  const extras = { longFactors: null, learned: null };
+  const extras = { longFactors: null, learned: null, modelName: null };
   const views = [];
   const controls = [];
   const onChange = (key, value, commit) => update({ [key]: value }, commit);
@@ -87,7 +87,9 @@ async function main() {
     }
   }
   // A new model: the defaults plus what it says, nothing kept from the previous one.
-  function applyModel(r, preset = '') {
+  function applyModel(r, preset = '', name = null) {
+    for (const v of views) v.stopPlay();
+    extras.modelName = name;
     extras.longFactors = r.longFactors ?? null;
     extras.learned = r.learned ?? null;
     st = { ...r.state, preset };
@@ -114,10 +116,14 @@ async function main() {
       message(`Not JSON: ${e.message}. Paste the whole config.json (or GGUF metadata as a JSON object).`, true);
       return;
     }
+    if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+      message('A config is a JSON object, { "key": value, … }: paste the whole config.json.', true);
+      return;
+    }
     try {
       const r = readConfig(pe, config, { dialect });
       showPreset(null);
-      applyModel(r);
+      applyModel(r, '', 'pasted config');
       message(`Pasted config (${r.scheme}): read ${r.read.join(', ')}.`);
     } catch (e) {
       message(e.message, true);
@@ -128,7 +134,7 @@ async function main() {
     input: $('model-file-input'),
     onModel(r, file) {
       showPreset(null);
-      applyModel(r);
+      applyModel(r, '', file.name);
       message(`${file.name}: read ${r.read.join('; ')}.${r.warnings.length ? ` Warnings: ${r.warnings.join('; ')}` : ''}`);
     },
     onError: (text) => message(text, true),
@@ -144,7 +150,7 @@ async function main() {
       v.visible = e.isIntersecting;
       if (v.visible && v.dirty) schedule();
     }
-  }, { rootMargin: '300px' });
+  }, { rootMargin: '50px' });
   for (const chapter of CHAPTERS) {
     const section = document.querySelector(`section[data-chapter="${chapter.name}"]`);
     const box = section.querySelector('.views');
@@ -170,8 +176,8 @@ async function main() {
     for (const c of controls) c.sync(st);
     for (const v of views) v.sync(st);
     presetSelect.value = st.preset;
-    const name = presetSelect.selectedOptions[0]?.textContent ?? '';
-    $('settings-summary').textContent = `d_model ${st.dModel} · seq_len ${st.seqLen} · heads ${st.heads} · ${st.preset ? name : 'lesson defaults'}`;
+    const name = st.preset ? presetSelect.selectedOptions[0]?.textContent : extras.modelName ?? (toHash(st) ? 'your settings' : 'lesson defaults');
+    $('settings-summary').textContent = `d_model ${st.dModel} · seq_len ${st.seqLen} · heads ${st.heads} · ${name}`;
   }
 
   // ---- redraws ------------------------------------------------------------------------------------
@@ -195,7 +201,7 @@ async function main() {
       }
       for (const v of views) v.section.classList.toggle('stale', v.dirty && v.visible);
       performance.mark('frame-end');
-      performance.measure('frame', 'frame-start', 'frame-end');  // one redraw step of the visible views
+      if (drawn) performance.measure('frame', 'frame-start', 'frame-end');  // one redraw step of the visible views
       const s = views.filter((v) => v.visible && !v.dirty).length;
       $('status').textContent = `SIMD: ${pe.simdArch} · ${s} visible views drawn, the last step in ${(performance.now() - t0).toFixed(1)} ms`;
       if (more) schedule();
@@ -234,6 +240,7 @@ async function main() {
   window.addEventListener('popstate', () => {
     live = false;
     for (const v of views) v.stopPlay();
+    extras.modelName = null;
     st = fromHash(location.hash);
     restorePreset();
     syncAll();
