@@ -9,7 +9,7 @@ export const MAX_ELEMENTS = 2 ** 28;
 
 const ROPE_SCALING_TYPES = ['none', 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional'];
 const ROPE_LAYOUTS = { halfSplit: 0, interleaved: 1 };
-const PRECISIONS = { fast: 0, accurate: 1 };
+const PRECISIONS = { fast: 0, accurate: 1, ggml: 2 };
 const SINUSOIDAL_LAYOUTS = { interleaved: 0, concat: 1 };
 const DIALECTS = { hf: 0, gguf: 1 };
 
@@ -25,7 +25,7 @@ const JS_NAMES = {
   beta_slow: 'params.scaling.betaSlow', mscale: 'params.scaling.mscale',
   mscale_all_dim: 'params.scaling.mscaleAllDim', low_freq_factor: 'params.scaling.lowFreqFactor',
   high_freq_factor: 'params.scaling.highFreqFactor', short_factor: 'params.scaling.shortFactor',
-  long_factor: 'params.scaling.longFactor',
+  long_factor: 'params.scaling.longFactor', freq_factors: 'params.freqFactors', query_offset: 'queryOffset',
 };
 
 function jsMessage(message) {
@@ -191,7 +191,10 @@ function intAttr(fn, attrs, name, dflt, min, max) {
 }
 
 /** Builds the public API object from an instantiated Emscripten module. */
-export function wrap(module) {
+import { makeReadModel } from './model_file.js';
+
+/** The public API over an Emscripten module; hooks.openPath (Node) opens a file path for readModel. */
+export function wrap(module, hooks = {}) {
   // Runs body(alloc) with scratch heap buffers and frees them all afterwards, whatever happens.
   // Heap views are taken after every allocation: growing memory detaches older views.
   function scoped(fn, body) {
@@ -220,15 +223,15 @@ export function wrap(module) {
 
   const SCALING_KEYS = ['type', 'factor', 'originalMaxPositionEmbeddings', 'maxPositionEmbeddings', 'betaFast',
     'betaSlow', 'mscale', 'mscaleAllDim', 'attentionFactor', 'truncate', 'lowFreqFactor', 'highFreqFactor',
-    'shortFactor', 'longFactor'];
+    'shortFactor', 'longFactor', 'contextLength'];
 
   // The public params object → the flat object embind.cpp reads (NaN = unset).
   function flatRopeParams(fn, params) {
     if (!isPlainObject(params)) {
       throw new TypeError(`${fn}: params must be an object like { headDim: 128, theta: 10000 } (got ${describe(params)})`);
     }
-    checkOptions(fn, params, ['headDim', 'rotaryDim', 'partialRotaryFactor', 'theta', 'scaling'], 'params');
-    const { headDim, rotaryDim, partialRotaryFactor = 1, theta = 10000, scaling = { type: 'none' } } = params;
+    checkOptions(fn, params, ['headDim', 'rotaryDim', 'partialRotaryFactor', 'theta', 'scaling', 'freqFactors'], 'params');
+    const { headDim, rotaryDim, partialRotaryFactor = 1, theta = 10000, scaling = { type: 'none' }, freqFactors } = params;
     checkInt(fn, 'params.headDim', headDim, 1, 1 << 20);
     if (rotaryDim !== undefined) {
       checkInt(fn, 'params.rotaryDim', rotaryDim, 1, 1 << 20);
@@ -263,6 +266,8 @@ export function wrap(module) {
       highFreqFactor: num('highFreqFactor', 4),
       shortFactor: s.shortFactor === undefined ? [] : Array.from(toFloat64(fn, 'params.scaling.shortFactor', s.shortFactor)),
       longFactor: s.longFactor === undefined ? [] : Array.from(toFloat64(fn, 'params.scaling.longFactor', s.longFactor)),
+      contextLength: int('contextLength'),
+      freqFactors: freqFactors === undefined ? [] : Array.from(toFloat64(fn, 'params.freqFactors', freqFactors)),
     };
   }
 
@@ -283,7 +288,9 @@ export function wrap(module) {
     if (!Number.isNaN(flat.attentionFactor)) scaling.attentionFactor = flat.attentionFactor;
     if (flat.scaling === 'llama3') Object.assign(scaling, { lowFreqFactor: flat.lowFreqFactor, highFreqFactor: flat.highFreqFactor });
     if (flat.scaling === 'longrope') Object.assign(scaling, { shortFactor: flat.shortFactor, longFactor: flat.longFactor });
+    if (flat.contextLength) scaling.contextLength = flat.contextLength;
     params.scaling = scaling;
+    if (flat.freqFactors.length) params.freqFactors = flat.freqFactors;
     return params;
   }
 
@@ -311,11 +318,11 @@ export function wrap(module) {
     }
     let f;
     if (params !== undefined) {
-      f = frequencies64(fn, params, maxPosition + 1);
+      f = { ...frequencies64(fn, params, maxPosition + 1), from: 'params' };
     } else {
       const inv = toFloat64(fn, 'invFreq', invFreq);
       if (inv.length === 0) throw new RangeError(`${fn}: invFreq must not be empty`);
-      f = { invFreq: inv, attentionFactor: 1, rotaryDim: inv.length * 2 };
+      f = { invFreq: inv, attentionFactor: 1, rotaryDim: inv.length * 2, from: `2 * invFreq.length = 2 * ${inv.length}` };
     }
     if (options.rotaryDim !== undefined && options.rotaryDim !== f.rotaryDim) {
       checkInt(fn, 'rotaryDim', options.rotaryDim, 1);
@@ -362,8 +369,14 @@ export function wrap(module) {
     const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', PRECISIONS);
     const pos = resolvePositions(fn, options, seqLen);
     const f = resolveFrequencies(fn, options, pos.maxPosition);
-    if (f.rotaryDim > headDim) throw new RangeError(`${fn}: rotaryDim = ${f.rotaryDim} must be <= headDim = ${headDim}`);
-    return { seqLen, nHeads, headDim, layout, precision, ...pos, ...f };
+    if (f.rotaryDim > headDim) throw new RangeError(`${fn}: rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
+    if (precision === PRECISIONS.ggml && options.params === undefined) {
+      throw new TypeError(`${fn}: precision 'ggml' needs options.params: ggml forms the angle from the parameters, not from an invFreq table`);
+    }
+    if (precision === PRECISIONS.ggml && options.attentionFactor !== undefined) {
+      throw new TypeError(`${fn}: precision 'ggml' takes its gain from options.params (ggml's attn_factor); drop options.attentionFactor`);
+    }
+    return { seqLen, nHeads, headDim, layout, precision, ...pos, ...f, flat: options.params && flatRopeParams(fn, options.params) };
   }
 
   function runRope(fn, alloc, xPtr, c) {
@@ -371,8 +384,17 @@ export function wrap(module) {
     const posPtr = c.positions ? alloc(c.positions.length * 8) : 0;
     f64(invPtr, c.invFreq.length).set(c.invFreq);
     if (posPtr) f64(posPtr, c.positions.length).set(c.positions);
-    status(fn, module.applyRope(xPtr, c.seqLen, c.nHeads, c.headDim, invPtr, c.rotaryDim, posPtr, c.offset,
-      c.layout, c.precision, c.attentionFactor));
+    rotate(fn, xPtr, c.seqLen, invPtr, posPtr, c.offset, c);
+  }
+
+  // One applyRope call on n tokens at xPtr (positions at posPtr, or offset + 0 … n-1).
+  function rotate(fn, xPtr, n, invPtr, posPtr, offset, c) {
+    if (c.precision === PRECISIONS.ggml) {
+      status(fn, module.applyRopeGgml(xPtr, n, c.nHeads, c.headDim, c.flat, c.maxPosition + 1, posPtr, offset, c.layout));
+    } else {
+      status(fn, module.applyRope(xPtr, n, c.nHeads, c.headDim, invPtr, c.rotaryDim, posPtr, offset,
+        c.layout, c.precision, c.attentionFactor));
+    }
   }
 
   /** Float32Array of `length` floats inside the WASM heap, for in-place calls. Free with delete(). */
@@ -508,6 +530,17 @@ export function wrap(module) {
     });
   }
 
+  // options.queryOffset of alibiBias/t5Bias: the key position of query 0 (NaN: kLen - qLen).
+  function resolveQueryOffset(fn, queryOffset, qLen, kLen) {
+    if (queryOffset === undefined) {
+      if (qLen > kLen) {
+        throw new RangeError(`${fn}: qLen = ${qLen} must be <= kLen = ${kLen} when the queries sit at the last key positions (the default); pass queryOffset`);
+      }
+      return NaN;
+    }
+    return checkInt(fn, 'queryOffset', queryOffset, 0, 2 ** 52);
+  }
+
   const ATTENTION_OPTIONS = ['nHeads', 'nKvHeads', 'headDim', 'causal', 'alibi', 't5', 'rope', 'mask', 'scale', 'softcap',
     'returnWeights'];
 
@@ -567,7 +600,7 @@ export function wrap(module) {
       const f = resolveFrequencies(`${fn} (rope)`, r, kvLen - 1);
       if (f.rotaryDim > headDim) throw new RangeError(`${fn}: rope rotaryDim = ${f.rotaryDim} must be <= headDim = ${headDim}`);
       rope = { ...f, layout: checkChoice(fn, 'rope.layout', r.layout ?? 'halfSplit', ROPE_LAYOUTS),
-        precision: checkChoice(fn, 'rope.precision', r.precision ?? 'fast', PRECISIONS) };
+        precision: checkChoice(fn, 'rope.precision', r.precision ?? 'fast', { fast: 0, accurate: 1 }) };
     }
     let mask = null, maskPerHead = false;
     if (options.mask !== undefined) {
@@ -755,6 +788,17 @@ export function wrap(module) {
       return { invFreq, attentionFactor: f.attentionFactor, rotaryDim: f.rotaryDim };
     },
 
+    readModel: makeReadModel(module, { publicRopeParams, openPath: hooks.openPath }),
+
+    ggmlRopeParams(params, options) {
+      const fn = 'ggmlRopeParams';
+      const { seqLen = 0 } = checkOptions(fn, options, ['seqLen']);
+      checkInt(fn, 'seqLen', seqLen, 0);
+      const [message, g] = module.ggmlRopeParams(flatRopeParams(fn, params), seqLen);
+      status(fn, message);
+      return { ...g, freqFactors: g.freqFactors.length ? Float32Array.from(g.freqFactors) : null };
+    },
+
     ropeParamsFromConfig(config, options) {
       const fn = 'ropeParamsFromConfig';
       const { layerType = '', dialect = 'hf' } = checkOptions(fn, options, ['layerType', 'dialect']);
@@ -787,8 +831,7 @@ export function wrap(module) {
         for (let t0 = 0; t0 < c.seqLen; t0 += chunk) {
           const n = Math.min(chunk, c.seqLen - t0);
           f32(xPtr, n * row).set(x.subarray(t0 * row, (t0 + n) * row));
-          status(fn, module.applyRope(xPtr, n, c.nHeads, c.headDim, invPtr, c.rotaryDim, posPtr ? posPtr + t0 * 8 : 0,
-            c.offset + t0, c.layout, c.precision, c.attentionFactor));
+          rotate(fn, xPtr, n, invPtr, posPtr ? posPtr + t0 * 8 : 0, c.offset + t0, c);
           out.set(f32(xPtr, n * row), t0 * row);
         }
       });
@@ -818,6 +861,9 @@ export function wrap(module) {
         ? options.positions?.length : checkInt(fn, 'seqLen', options.seqLen, 1);
       if (seqLen === 0) throw new RangeError(`${fn}: positions must not be empty`);
       const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', PRECISIONS);
+      if (precision === PRECISIONS.ggml && (options.params === undefined || options.attentionFactor !== undefined)) {
+        throw new TypeError(`${fn}: precision 'ggml' needs options.params and takes its gain from them (no invFreq, no attentionFactor)`);
+      }
       const pos = resolvePositions(fn, options, seqLen);
       const f = resolveFrequencies(fn, options, pos.maxPosition);
       const half = f.rotaryDim >> 1;
@@ -829,7 +875,11 @@ export function wrap(module) {
         const p = pos.positions ? alloc(seqLen * 8) : 0;
         f64(inv, half).set(f.invFreq);
         if (p) f64(p, seqLen).set(pos.positions);
-        status(fn, module.ropeCache(cos, sin, seqLen, inv, f.rotaryDim, p, pos.offset, precision, f.attentionFactor));
+        if (precision === PRECISIONS.ggml) {
+          status(fn, module.ropeCacheGgml(cos, sin, seqLen, flatRopeParams(fn, options.params), pos.maxPosition + 1, p, pos.offset));
+        } else {
+          status(fn, module.ropeCache(cos, sin, seqLen, inv, f.rotaryDim, p, pos.offset, precision, f.attentionFactor));
+        }
         return { cos: copyOut(cos, seqLen * half), sin: copyOut(sin, seqLen * half), rotaryDim: f.rotaryDim };
       });
     },
@@ -847,14 +897,15 @@ export function wrap(module) {
       checkInt(fn, 'nHeads', nHeads, 1);
       checkInt(fn, 'qLen', qLen, 1);
       checkInt(fn, 'kLen', kLen, 1);
-      const { causal = true, maxBias = 8 } = checkOptions(fn, options, ['causal', 'maxBias']);
+      const { causal = true, maxBias = 8, queryOffset } = checkOptions(fn, options, ['causal', 'maxBias', 'queryOffset']);
       checkBool(fn, 'causal', causal);
       checkFinite(fn, 'maxBias', maxBias, { positive: true });
+      const qOffset = resolveQueryOffset(fn, queryOffset, qLen, kLen);
       const n = nHeads * qLen * kLen;
       checkElements(fn, 'nHeads * qLen * kLen', n);
       return scoped(fn, (alloc) => {
         const out = alloc(n * 4);
-        status(fn, module.alibiBias(out, nHeads, qLen, kLen, causal, maxBias));
+        status(fn, module.alibiBias(out, nHeads, qLen, kLen, causal, maxBias, qOffset));
         return copyOut(out, n);
       });
     },
@@ -891,11 +942,12 @@ export function wrap(module) {
       checkInt(fn, 'nHeads', nHeads, 1);
       checkInt(fn, 'qLen', qLen, 1);
       checkInt(fn, 'kLen', kLen, 1);
-      const { bidirectional = true, numBuckets = 32, maxDistance = 128 } = checkOptions(fn, options,
-        ['bidirectional', 'numBuckets', 'maxDistance']);
+      const { bidirectional = true, numBuckets = 32, maxDistance = 128, queryOffset } = checkOptions(fn, options,
+        ['bidirectional', 'numBuckets', 'maxDistance', 'queryOffset']);
       checkBool(fn, 'bidirectional', bidirectional);
       checkInt(fn, 'numBuckets', numBuckets, 1, 2 ** 30);
       checkInt(fn, 'maxDistance', maxDistance, 1, 2 ** 30);
+      const qOffset = resolveQueryOffset(fn, queryOffset, qLen, kLen);
       if (table.length !== numBuckets * nHeads) {
         throw new RangeError(`${fn}: table.length must equal numBuckets * nHeads = ${numBuckets * nHeads} (got ${table.length})`);
       }
@@ -905,7 +957,7 @@ export function wrap(module) {
         const out = alloc(n * 4);
         const t = alloc(table.length * 4);
         f32(t, table.length).set(table);
-        status(fn, module.t5Bias(out, t, nHeads, qLen, kLen, bidirectional, numBuckets, maxDistance));
+        status(fn, module.t5Bias(out, t, nHeads, qLen, kLen, bidirectional, numBuckets, maxDistance, qOffset));
         return copyOut(out, n);
       });
     },

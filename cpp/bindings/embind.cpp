@@ -5,11 +5,16 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <cstdlib>
 #include <malloc.h>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "posenc/posenc.hpp"
 
@@ -65,6 +70,8 @@ posenc::RopeParams rope_params(const val& p) {
   r.high_freq_factor = p["highFreqFactor"].as<double>();
   r.short_factor = emscripten::convertJSArrayToNumberVector<double>(p["shortFactor"]);
   r.long_factor = emscripten::convertJSArrayToNumberVector<double>(p["longFactor"]);
+  r.context_length = p["contextLength"].as<std::size_t>();
+  r.freq_factors = emscripten::convertJSArrayToNumberVector<double>(p["freqFactors"]);
   return r;
 }
 
@@ -100,36 +107,187 @@ std::string rope_cache(Ptr cos, Ptr sin, double n_pos, Ptr inv_freq, double rot_
       {posenc::RopeLayout::kHalfSplit, static_cast<posenc::Precision>(precision), attention_factor}));
 }
 
-// Returns [message, detail, params]: params in the flat shape rope_params() reads.
+// params in the flat shape rope_params() reads.
+val flat_params(const posenc::RopeParams& p) {
+  const double unset = std::nan("");
+  val flat = val::object();
+  flat.set("headDim", p.head_dim);
+  flat.set("rotaryDim", p.rot_dim);
+  flat.set("partialRotaryFactor", p.partial_rotary_factor);
+  flat.set("theta", p.theta);
+  flat.set("scaling", std::string(posenc::rope_scaling_name(p.scaling)));
+  flat.set("factor", p.factor.value_or(unset));
+  flat.set("originalMaxPositionEmbeddings", p.original_max_position_embeddings);
+  flat.set("maxPositionEmbeddings", p.max_position_embeddings);
+  flat.set("betaFast", p.beta_fast);
+  flat.set("betaSlow", p.beta_slow);
+  flat.set("mscale", p.mscale);
+  flat.set("mscaleAllDim", p.mscale_all_dim);
+  flat.set("attentionFactor", p.attention_factor.value_or(unset));
+  flat.set("truncate", p.truncate);
+  flat.set("lowFreqFactor", p.low_freq_factor);
+  flat.set("highFreqFactor", p.high_freq_factor);
+  flat.set("shortFactor", val::array(p.short_factor));
+  flat.set("longFactor", val::array(p.long_factor));
+  flat.set("contextLength", p.context_length);
+  flat.set("freqFactors", val::array(p.freq_factors));
+  return flat;
+}
+
+// Returns [message, detail, params]: params flat, as flat_params() writes them.
 val rope_params_from_config(const std::string& text, int dialect, const std::string& layer_type) {
   posenc::RopeParams p;
   std::string detail;
   const auto s = posenc::rope_params_from_config(
       text, {static_cast<posenc::ConfigDialect>(dialect), layer_type}, &p, &detail);
-  val flat = val::object();
+  val result = val::array();
+  result.call<void>("push", message(s), detail, s.ok() ? flat_params(p) : val::object());
+  return result;
+}
+
+// Precision::kGgml: the ggml parameters of params (flat), then the rotation or the cache.
+val ggml_rope_params(const val& params, double seq_len) {
+  posenc::GgmlRope g;
+  const auto s = posenc::ggml_rope_params(rope_params(params), static_cast<std::size_t>(seq_len), &g);
+  val out = val::object();
   if (s.ok()) {
-    const double unset = std::nan("");
-    flat.set("headDim", p.head_dim);
-    flat.set("rotaryDim", p.rot_dim);
-    flat.set("partialRotaryFactor", p.partial_rotary_factor);
-    flat.set("theta", p.theta);
-    flat.set("scaling", std::string(posenc::rope_scaling_name(p.scaling)));
-    flat.set("factor", p.factor.value_or(unset));
-    flat.set("originalMaxPositionEmbeddings", p.original_max_position_embeddings);
-    flat.set("maxPositionEmbeddings", p.max_position_embeddings);
-    flat.set("betaFast", p.beta_fast);
-    flat.set("betaSlow", p.beta_slow);
-    flat.set("mscale", p.mscale);
-    flat.set("mscaleAllDim", p.mscale_all_dim);
-    flat.set("attentionFactor", p.attention_factor.value_or(unset));
-    flat.set("truncate", p.truncate);
-    flat.set("lowFreqFactor", p.low_freq_factor);
-    flat.set("highFreqFactor", p.high_freq_factor);
-    flat.set("shortFactor", val::array(p.short_factor));
-    flat.set("longFactor", val::array(p.long_factor));
+    out.set("nDims", g.n_dims);
+    out.set("freqBase", g.freq_base);
+    out.set("freqScale", g.freq_scale);
+    out.set("extFactor", g.ext_factor);
+    out.set("attnFactor", g.attn_factor);
+    out.set("corrDims", val::array(std::vector<float>{g.corr_low, g.corr_high}));
+    out.set("freqFactors", val::array(g.freq_factors));
   }
   val result = val::array();
-  result.call<void>("push", message(s), detail, flat);
+  result.call<void>("push", message(s), out);
+  return result;
+}
+
+std::string apply_rope_ggml(Ptr x, double seq_len, double n_heads, double head_dim, const val& params,
+                            double rope_seq_len, Ptr pos, double pos_offset, int layout) {
+  posenc::GgmlRope g;
+  if (const auto s = posenc::ggml_rope_params(rope_params(params), static_cast<std::size_t>(rope_seq_len), &g); !s.ok())
+    return s.message;
+  return message(posenc::apply_rope(
+      at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
+      static_cast<std::size_t>(head_dim), nullptr, g.n_dims, at<const double>(pos), pos_offset,
+      {static_cast<posenc::RopeLayout>(layout), posenc::Precision::kGgml, 1.0, &g}));
+}
+
+std::string rope_cache_ggml(Ptr cos, Ptr sin, double n_pos, const val& params, double rope_seq_len, Ptr pos,
+                            double pos_offset) {
+  posenc::GgmlRope g;
+  if (const auto s = posenc::ggml_rope_params(rope_params(params), static_cast<std::size_t>(rope_seq_len), &g); !s.ok())
+    return s.message;
+  return message(posenc::rope_cache(
+      at<float>(cos), at<float>(sin), static_cast<std::size_t>(n_pos), nullptr, g.n_dims,
+      at<const double>(pos), pos_offset, {posenc::RopeLayout::kHalfSplit, posenc::Precision::kGgml, 1.0, &g}));
+}
+
+// Model files. The JS layer holds the file's bytes read so far as heap chunks [offset, ptr, length];
+// a read outside them fails and is recorded, so JS can fetch that range (asynchronously) and retry.
+struct Chunks {
+  std::vector<std::array<double, 3>> chunks;
+  double need_offset = 0, need_length = 0;
+};
+
+bool read_chunks(void* user, std::uint64_t offset, std::size_t n, std::uint8_t* dst) {
+  auto* c = static_cast<Chunks*>(user);
+  std::uint64_t at_ = offset, end = offset + n;
+  while (at_ < end) {
+    bool found = false;
+    for (const auto& ch : c->chunks) {
+      const auto lo = static_cast<std::uint64_t>(ch[0]), len = static_cast<std::uint64_t>(ch[2]);
+      if (at_ >= lo && at_ < lo + len) {
+        const std::uint64_t take = std::min(end, lo + len) - at_;
+        std::memcpy(dst + (at_ - offset), at<std::uint8_t>(static_cast<Ptr>(ch[1])) + (at_ - lo), take);
+        at_ += take;
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      c->need_offset = static_cast<double>(at_);
+      c->need_length = static_cast<double>(end - at_);
+      return false;
+    }
+  }
+  return true;
+}
+
+val floats(const std::vector<float>& v) {
+  return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
+}
+
+val model_info(const posenc::ModelInfo& m) {
+  val o = val::object();
+  o.set("format", std::string(posenc::model_format_name(m.format)));
+  o.set("architecture", m.architecture);
+  o.set("nHeads", m.n_heads);
+  o.set("nKvHeads", m.n_kv_heads);
+  o.set("contextLength", m.context_length);
+  o.set("slidingWindow", m.sliding_window);
+  if (m.rope) o.set("rope", flat_params(*m.rope));
+  if (m.rope_sliding) o.set("ropeSliding", flat_params(*m.rope_sliding));
+  if (m.alibi) {
+    val a = val::object();
+    a.set("nHeads", m.alibi->n_heads);
+    a.set("maxBias", m.alibi->max_bias);
+    o.set("alibi", a);
+  }
+  if (m.t5) {
+    val t = val::object();
+    t.set("nHeads", m.t5->n_heads);
+    t.set("numBuckets", m.t5->num_buckets);
+    t.set("maxDistance", m.t5->max_distance);
+    t.set("bidirectional", m.t5->bidirectional);
+    t.set("name", m.t5->name);
+    t.set("table", m.t5->table.empty() ? val::null() : floats(m.t5->table));
+    o.set("t5", t);
+  }
+  if (m.position_table) {
+    val t = val::object();
+    t.set("name", m.position_table->name);
+    t.set("maxLen", m.position_table->max_len);
+    t.set("dModel", m.position_table->d_model);
+    t.set("weights", m.position_table->weights.empty() ? val::null() : floats(m.position_table->weights));
+    o.set("positionTable", t);
+  }
+  val tensors = val::array();
+  for (const auto& t : m.tensors) {
+    val e = val::object();
+    e.set("name", t.name);
+    e.set("dtype", t.dtype);
+    val shape = val::array();
+    for (auto d : t.shape) shape.call<void>("push", static_cast<double>(d));
+    e.set("shape", shape);
+    tensors.call<void>("push", e);
+  }
+  o.set("tensors", tensors);
+  val warnings = val::array();
+  for (const auto& w : m.warnings) warnings.call<void>("push", w);
+  o.set("warnings", warnings);
+  return o;
+}
+
+// Returns [message, detail, info | null, need_offset, need_length] (need_length > 0: supply those bytes).
+val read_model(const val& chunks, double size, const std::string& table_name, double max_table_floats) {
+  Chunks c;
+  const auto n = chunks["length"].as<std::size_t>();
+  for (std::size_t i = 0; i < n; ++i)
+    c.chunks.push_back({chunks[i][0].as<double>(), chunks[i][1].as<double>(), chunks[i][2].as<double>()});
+  posenc::ModelInfo info;
+  std::string detail;
+  posenc::ReadOptions options;
+  options.table_name = table_name;
+  options.max_table_floats = static_cast<std::size_t>(max_table_floats);
+  const posenc::ByteSource src{static_cast<std::uint64_t>(size), &c, &read_chunks};
+  const auto s = posenc::read_model(src, &info, &detail, options);
+  val result = val::array();
+  const bool need = s.code == posenc::StatusCode::kUnavailable && c.need_length > 0;
+  result.call<void>("push", message(s), detail, s.ok() ? model_info(info) : val::null(),
+                    need ? c.need_offset : 0.0, need ? c.need_length : 0.0);
   return result;
 }
 
@@ -142,11 +300,16 @@ std::string alibi_slopes(Ptr slopes, double n_heads, double max_bias) {
   return message(posenc::alibi_slopes(at<float>(slopes), static_cast<std::size_t>(n_heads), max_bias));
 }
 
+// query_offset: NaN = the default (queries at the last q_len key positions).
+std::optional<std::size_t> query_offset(double v) {
+  return std::isnan(v) ? std::nullopt : std::optional<std::size_t>(static_cast<std::size_t>(v));
+}
+
 std::string alibi_bias(Ptr bias, double n_heads, double q_len, double k_len, bool causal,
-                       double max_bias) {
+                       double max_bias, double q_offset) {
   return message(posenc::alibi_bias(at<float>(bias), static_cast<std::size_t>(n_heads),
                                     static_cast<std::size_t>(q_len),
-                                    static_cast<std::size_t>(k_len), causal, max_bias));
+                                    static_cast<std::size_t>(k_len), causal, max_bias, query_offset(q_offset)));
 }
 
 posenc::T5BucketParams t5_params(bool bidirectional, int num_buckets, int max_distance) {
@@ -164,11 +327,11 @@ std::string t5_buckets(Ptr out, Ptr rel, double n, bool bidirectional, int num_b
 }
 
 std::string t5_bias(Ptr bias, Ptr table, double n_heads, double q_len, double k_len,
-                    bool bidirectional, int num_buckets, int max_distance) {
+                    bool bidirectional, int num_buckets, int max_distance, double q_offset) {
   return message(posenc::t5_bias(at<float>(bias), at<const float>(table),
                                  static_cast<std::size_t>(n_heads), static_cast<std::size_t>(q_len),
                                  static_cast<std::size_t>(k_len),
-                                 t5_params(bidirectional, num_buckets, max_distance)));
+                                 t5_params(bidirectional, num_buckets, max_distance), query_offset(q_offset)));
 }
 
 std::string learned_init(Ptr out, double max_len, double d_model, double seed, double std) {
@@ -309,6 +472,10 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("applyRope", &apply_rope);
   function("ropeCache", &rope_cache);
   function("ropeParamsFromConfig", &rope_params_from_config);
+  function("ggmlRopeParams", &ggml_rope_params);
+  function("applyRopeGgml", &apply_rope_ggml);
+  function("ropeCacheGgml", &rope_cache_ggml);
+  function("readModel", &read_model);
   function("sinusoidalShift", &sinusoidal_shift);
   function("alibiSlopes", &alibi_slopes);
   function("alibiBias", &alibi_bias);

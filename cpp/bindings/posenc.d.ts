@@ -54,6 +54,12 @@ export interface RopeScaling {
   /** longrope: rotaryDim / 2 factors each. */
   shortFactor?: NumberArray;
   longFactor?: NumberArray;
+  /**
+   * longrope: llama.cpp's switch — long factors iff contextLength (its n_ctx per sequence) >
+   * originalMaxPositionEmbeddings, whatever seqLen is. Unset: HF's switch on the current seqLen.
+   * readModel sets it to a GGUF's context length; set it to the context you run with.
+   */
+  contextLength?: number;
 }
 
 export interface RopeParams {
@@ -64,18 +70,28 @@ export interface RopeParams {
   /** rope_theta; default 10000. */
   theta?: number;
   scaling?: RopeScaling;
+  /**
+   * Per-pair divisors applied after the scaling (llama.cpp's freq_factors, e.g. a Llama-3.1 GGUF's
+   * rope_freqs.weight): invFreq[i] /= freqFactors[i]; rotaryDim / 2 positive values.
+   */
+  freqFactors?: NumberArray;
 }
 
 export interface RopeFrequencies {
   /** Radians per position for each rotated pair: Float32Array(rotaryDim / 2). */
   invFreq: Float32Array;
-  /** The factor cos and sin are multiplied by (1 unless yarn or longrope). */
+  /** The factor cos and sin are multiplied by (scaling.attentionFactor if set, else yarn's or longrope's, else 1). */
   attentionFactor: number;
   rotaryDim: number;
 }
 
 export type RopeLayout = 'halfSplit' | 'interleaved';
-export type Precision = 'fast' | 'accurate';
+/**
+ * 'fast': float32(pos) · float32(invFreq), one float32 product (HF's forward, given HF's table —
+ * pass HF's float32 inv_freq as invFreq to reproduce HF exactly); 'accurate': the angle in
+ * float64, reduced mod 2π; 'ggml': the angle as llama.cpp's ggml forms it (needs params).
+ */
+export type Precision = 'fast' | 'accurate' | 'ggml';
 
 /** Which frequencies, at which positions: shared by applyRope and ropeCache. */
 export interface RopeInputs {
@@ -88,7 +104,7 @@ export interface RopeInputs {
   /** Exactly one of invFreq and params. */
   invFreq?: NumberArray;
   params?: RopeParams;
-  /** 'fast' (float32 angle, as HF and llama.cpp; default) or 'accurate' (float64 angle reduced mod 2π). */
+  /** 'fast' (default), 'accurate' or 'ggml' (with params only; its gain comes from them). */
   precision?: Precision;
   /** Multiplies cos and sin; default: the params' attention factor, or 1 with invFreq. */
   attentionFactor?: number;
@@ -164,6 +180,8 @@ export interface AlibiBiasOptions {
   /** -inf for keys after the query; default true. */
   causal?: boolean;
   maxBias?: number;
+  /** Key position of query 0; default kLen - qLen (decoding with a cache); 0 as HF compute_bias / onnxruntime. */
+  queryOffset?: number;
 }
 
 export interface T5BucketOptions {
@@ -172,6 +190,58 @@ export interface T5BucketOptions {
   numBuckets?: number;
   maxDistance?: number;
 }
+
+export interface T5BiasOptions extends T5BucketOptions {
+  /** Key position of query 0; default kLen - qLen (decoding with a cache); 0 as HF compute_bias / onnxruntime. */
+  queryOffset?: number;
+}
+
+/** ggml_rope_ext's parameters as llama.cpp would pass them for these RopeParams. */
+export interface GgmlRopeParams {
+  nDims: number;
+  freqBase: number;
+  freqScale: number;
+  extFactor: number;
+  attnFactor: number;
+  /** ggml_rope_yarn_corr_dims: [low, high]. */
+  corrDims: [number, number];
+  freqFactors: Float32Array | null;
+}
+
+/** What readModel found. Absent fields: the file does not say. */
+export interface ModelInfo {
+  format: 'gguf' | 'safetensors' | 'npy' | 'config';
+  /** general.architecture (GGUF) or model_type (config.json); '' if the file does not say. */
+  architecture: string;
+  nHeads?: number;
+  nKvHeads?: number;
+  /** max_position_embeddings / {arch}.context_length. */
+  contextLength?: number;
+  /** RoPE of the (full-attention) layers, ready for ropeFrequencies / applyRope / attention. */
+  rope?: { params: RopeParams };
+  /** Sliding-window layers: keys before each query, and their RoPE where it differs (Gemma 3). */
+  sliding?: { window?: number; params?: RopeParams };
+  alibi?: { nHeads: number; maxBias: number };
+  t5?: { nHeads: number; numBuckets: number; maxDistance: number; bidirectional: boolean; name?: string; table?: Float32Array };
+  /** A learned table [maxLen][dModel]; weights null when only its shape is known (config.json). */
+  positionTable?: { name: string; maxLen: number; dModel: number; weights: Float32Array | null };
+  /** Every tensor of a GGUF / safetensors / .npy file (shape slowest dimension first). */
+  tensors: { name: string; dtype: string; shape: number[] }[];
+  /** What could not be interpreted, naming the keys. */
+  warnings: string[];
+  /** Bytes read from the source (the header and the small tensors needed). */
+  bytesRead: number;
+}
+
+export interface ReadModelOptions {
+  /** The 2-D tensor to read as the position table (default: the one named like one, e.g. wpe.weight). */
+  tableName?: string;
+  /** Refuse tables with more values than this; default 2^26. */
+  maxTableFloats?: number;
+}
+
+/** File, Blob, ArrayBuffer, Uint8Array, config.json text or object, or (Node) a path. */
+export type ModelSource = Blob | ArrayBuffer | ArrayBufferView | string | URL | object;
 
 export interface ConfigOptions {
   /** For per-layer RoPE (Gemma 3): 'full_attention' or 'sliding_attention'. */
@@ -292,6 +362,10 @@ export interface Posenc {
   /** The same in float64, as computed (for exact reference angles). */
   ropeFrequencies(params: RopeParams, options: { seqLen?: number; dtype: 'float64' }): Omit<RopeFrequencies, 'invFreq'> & { invFreq: Float64Array };
   ropeParamsFromConfig(config: object | string, options?: ConfigOptions): RopeParams;
+  /** Reads a .gguf / .safetensors / .npy / config.json without loading the weights. */
+  readModel(source: ModelSource, options?: ReadModelOptions): Promise<ModelInfo>;
+  /** The ggml_rope_ext parameters llama.cpp uses for params (what precision 'ggml' computes with). */
+  ggmlRopeParams(params: RopeParams, options?: { seqLen?: number }): GgmlRopeParams;
   /** Rotates x [seqLen][nHeads][headDim]; returns a new Float32Array. Dims >= rotaryDim pass through. */
   applyRope(x: Float32Array, options: ApplyRopeOptions): Float32Array;
   /** Rotates a heap buffer in place (no copies in or out). */
@@ -301,7 +375,7 @@ export interface Posenc {
 
   /** BLOOM / MPT / ggml slopes, Float32Array(nHeads). */
   alibiSlopes(nHeads: number, options?: { maxBias?: number }): Float32Array;
-  /** [nHeads][qLen][kLen] = -slope · |qpos - j|, queries at the last qLen positions. */
+  /** [nHeads][qLen][kLen] = -slope · |qpos - j|, qpos = queryOffset + i (default: the last qLen positions). */
   alibiBias(nHeads: number, qLen: number, kLen: number, options?: AlibiBiasOptions): Float32Array;
   /** ONNX operators with the semantics of Attention-23/24 and RotaryEmbedding-23. */
   readonly onnx: {
@@ -316,7 +390,7 @@ export interface Posenc {
   t5Bucket(relativePosition: number, options?: T5BucketOptions): number;
   t5Bucket(relativePosition: NumberArray, options?: T5BucketOptions): Int32Array;
   /** [nHeads][qLen][kLen] from table [numBuckets][nHeads]. */
-  t5Bias(table: Float32Array, nHeads: number, qLen: number, kLen: number, options?: T5BucketOptions): Float32Array;
+  t5Bias(table: Float32Array, nHeads: number, qLen: number, kLen: number, options?: T5BiasOptions): Float32Array;
 }
 
 /** Loads and instantiates the WebAssembly module. Call once and keep the result. */

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "config_json.hpp"
+
 namespace posenc {
 namespace {
 
@@ -145,7 +147,9 @@ Status from_hugging_face(Reader& r, const json& root, const std::string& layer_t
   if (number(*rp, "beta_slow", &v) && v != 0.0) p->beta_slow = v;
   number(*rp, "mscale", &p->mscale);
   number(*rp, "mscale_all_dim", &p->mscale_all_dim);
-  if (number(*rp, "attention_factor", &v)) p->attention_factor = v;
+  // HF reads attention_factor for yarn and longrope only (the other schemes' gain is 1).
+  if ((p->scaling == RopeScaling::kYarn || p->scaling == RopeScaling::kLongRope) && number(*rp, "attention_factor", &v))
+    p->attention_factor = v;
   if (const json* t = member(*rp, "truncate"); t != nullptr && t->is_boolean()) p->truncate = t->get<bool>();
   number(*rp, "low_freq_factor", &p->low_freq_factor);
   number(*rp, "high_freq_factor", &p->high_freq_factor);
@@ -154,13 +158,24 @@ Status from_hugging_face(Reader& r, const json& root, const std::string& layer_t
   return Status::Ok();
 }
 
-Status from_gguf(Reader& r, const json& root, const std::string& layer_type, RopeParams* p) {
+// GGUF metadata → RopeParams, as llama.cpp's load_hparams and llama_context derive them:
+// - rope.scaling.type absent means "linear"; its factor is rope.scaling.factor (else the older
+//   rope.scale_linear), and no factor means none (freq_scale 1).
+// - YaRN's original context is rope.scaling.original_context_length, else {arch}.context_length.
+// - The cos/sin gain: YaRN's get_mscale(f, mscale) / get_mscale(f, mscale_all_dim) where a
+//   rope.scaling.yarn_log_multiplier is stored as 0.1 * mscale_all_dim (DeepSeek-V2/V3:
+//   mscale = mscale_all_dim, so the RoPE gain is 1 and the temperature goes into the softmax
+//   scale); else get_mscale(f) for YaRN and 1 otherwise; times rope.scaling.attn_factor (Phi-3).
+// - Per-pair tensors (rope_freqs, rope_factors_long/short) are read by read_gguf, not here.
+Status from_gguf(Reader& r, const json& root, const std::string& layer_type, RopeParams* p,
+                 std::vector<std::string>* warnings) {
   std::string arch;
   if (!string(root, "general.architecture", &arch))
     return r.fail("config: general.architecture is missing", "GGUF metadata needs general.architecture (e.g. \"llama\")");
   auto key = [&](const char* k) { return arch + "." + k; };
   auto num = [&](const char* k, double* out) { return number(root, key(k).c_str(), out); };
   auto cnt = [&](const char* k, std::size_t* out) { return count(root, key(k).c_str(), out); };
+  auto warn = [&](const std::string& w) { if (warnings != nullptr) warnings->push_back(w); };
 
   std::size_t n_heads = 0, embedding = 0;
   if (!(cnt("attention.key_length", &p->head_dim) && p->head_dim > 0)) {
@@ -170,7 +185,9 @@ Status from_gguf(Reader& r, const json& root, const std::string& layer_type, Rop
   }
   std::size_t rot = 0;
   if (cnt("rope.dimension_count", &rot) && rot != p->head_dim) p->rot_dim = rot;
-  cnt("context_length", &p->max_position_embeddings);
+  std::size_t context = 0;
+  cnt("context_length", &context);
+  p->max_position_embeddings = context;
 
   p->theta = 10000.0;
   num("rope.freq_base", &p->theta);
@@ -180,28 +197,85 @@ Status from_gguf(Reader& r, const json& root, const std::string& layer_type, Rop
     return Status::Ok();  // llama.cpp applies no context scaling to sliding-window layers
   }
 
-  std::string type;
-  const bool have_linear = num("rope.scale_linear", &v);
-  if (have_linear) p->factor = v;
-  if (!string(root, key("rope.scaling.type").c_str(), &type)) type = have_linear ? "linear" : "none";
-  if (type == "longrope")
-    return r.fail("config: GGUF longrope factors are tensors", "GGUF keeps longrope factors in the tensors rope_factors_long / rope_factors_short, not in metadata: pass shortFactor and longFactor yourself");
-  if (!scaling_from_name(type, &p->scaling) || p->scaling == RopeScaling::kNtk || p->scaling == RopeScaling::kProportional)
-    return r.fail("config: unknown rope type", "rope scaling type \"" + type + "\" is not one of: none, linear, yarn");
-  if (num("rope.scaling.factor", &v)) p->factor = v;
-  cnt("rope.scaling.original_context_length", &p->original_max_position_embeddings);
-  if (num("rope.scaling.yarn_beta_fast", &v) && v != 0.0) p->beta_fast = v;
-  if (num("rope.scaling.yarn_beta_slow", &v) && v != 0.0) p->beta_slow = v;
-  if (num("rope.scaling.yarn_log_multiplier", &v) && v != 0.0) {
-    p->mscale = 1.0;  // llama.cpp: get_mscale(factor, 1) / get_mscale(factor, log_multiplier)
-    p->mscale_all_dim = v;
+  double factor = 0.0;
+  if (!num("rope.scaling.factor", &factor)) num("rope.scale_linear", &factor);
+  std::string type = "linear";
+  string(root, key("rope.scaling.type").c_str(), &type);
+  if (type == "linear" && factor == 0.0) type = "none";
+  if (type != "none" && type != "linear" && type != "yarn" && type != "longrope")
+    return r.fail("config: unknown rope type", "rope scaling type \"" + type + "\" is not one of llama.cpp's: none, linear, yarn, longrope");
+  scaling_from_name(type, &p->scaling);
+  if (p->scaling != RopeScaling::kNone) {
+    if (factor != 0.0) p->factor = factor;
+  } else if (factor != 0.0 && factor != 1.0) {
+    warn(key("rope.scaling.factor") + " is ignored: the scaling type is none");
   }
-  if (p->scaling == RopeScaling::kYarn && num("rope.scaling.attn_factor", &v) && p->factor)
-    p->attention_factor = v * yarn_get_mscale(*p->factor);  // llama.cpp multiplies its own mscale in
+
+  if (!cnt("rope.scaling.original_context_length", &p->original_max_position_embeddings))
+    p->original_max_position_embeddings = context;  // llama.cpp's n_ctx_orig_yarn fallback
+  double attn_factor = 1.0;
+  const bool have_attn_factor = num("rope.scaling.attn_factor", &attn_factor);
+  if (have_attn_factor && !(std::isfinite(attn_factor) && attn_factor > 0.0))
+    return r.fail("config: rope.scaling.attn_factor must be > 0", key("rope.scaling.attn_factor") + " must be finite and > 0");
+
+  if (p->scaling == RopeScaling::kYarn) {
+    if (!p->factor) return r.fail("config: yarn needs rope.scaling.factor", "GGUF YaRN metadata needs " + key("rope.scaling.factor"));
+    if (num("rope.scaling.yarn_beta_fast", &v) && v != 0.0) p->beta_fast = v;
+    if (num("rope.scaling.yarn_beta_slow", &v) && v != 0.0) p->beta_slow = v;
+    if (p->beta_fast != 32.0 || p->beta_slow != 1.0)
+      warn(key("rope.scaling.yarn_beta_fast/slow") + " differ from 32 / 1: llama.cpp reads them for some architectures only");
+    if (num("rope.scaling.yarn_attn_factor", &v)) warn(key("rope.scaling.yarn_attn_factor") + " is ignored, as llama.cpp recomputes the YaRN gain");
+    double log_mul = 0.0;
+    if (num("rope.scaling.yarn_log_multiplier", &log_mul) && log_mul != 0.0) {
+      p->mscale_all_dim = log_mul / 0.1;  // the converter stores 0.1 * mscale_all_dim
+      p->mscale = (arch == "deepseek2" && p->mscale_all_dim != 1.0) ? p->mscale_all_dim : 1.0;
+    }
+    if (have_attn_factor) {
+      const double f = *p->factor;
+      const double gain = p->mscale_all_dim != 0.0 ? yarn_get_mscale(f, p->mscale) / yarn_get_mscale(f, p->mscale_all_dim)
+                                                   : yarn_get_mscale(f);
+      p->attention_factor = gain * attn_factor;
+    }
+  } else if (p->scaling == RopeScaling::kLongRope) {
+    // The factors are tensors (rope_factors_long/short.weight): read_gguf supplies them.
+    if (have_attn_factor) p->attention_factor = attn_factor;
+  } else if (have_attn_factor) {
+    p->attention_factor = attn_factor;  // Phi-3 GGUFs: no scaling type, an attention factor
+  }
   return Status::Ok();
 }
 
 }  // namespace
+
+namespace config_json {
+
+Status rope_params_from_hf(const json& root, const std::string& layer_type, RopeParams* p, std::string* detail) {
+  Reader r{detail};
+  return from_hugging_face(r, root, layer_type, p);
+}
+
+Status rope_params_from_gguf(const json& meta, const std::string& layer_type, RopeParams* p, std::string* detail,
+                             std::vector<std::string>* warnings) {
+  Reader r{detail};
+  return from_gguf(r, meta, layer_type, p, warnings);
+}
+
+void gguf_longrope(const json& meta, const std::string& arch, std::vector<double> short_factor,
+                   std::vector<double> long_factor, RopeParams* p, std::vector<std::string>* warnings) {
+  p->scaling = RopeScaling::kLongRope;
+  p->short_factor = std::move(short_factor);
+  p->long_factor = std::move(long_factor);
+  p->factor.reset();  // llama.cpp's LongRoPE has freq_scale 1: the factors are the whole scaling
+  double attn_factor = 1.0;
+  if (!number(meta, (arch + ".rope.scaling.attn_factor").c_str(), &attn_factor) && warnings != nullptr)
+    warnings->push_back(arch + ".rope.scaling.attn_factor is missing: the LongRoPE gain is 1, as in llama.cpp");
+  p->attention_factor = attn_factor;
+  // llama.cpp picks the long factors when its context (n_ctx per sequence) exceeds the original
+  // one; the file's training context stands in for it until the caller says otherwise.
+  p->context_length = p->max_position_embeddings;
+}
+
+}  // namespace config_json
 
 Status rope_params_from_config(std::string_view json_text, const ConfigOptions& options,
                                RopeParams* params, std::string* detail) noexcept {
@@ -212,7 +286,7 @@ Status rope_params_from_config(std::string_view json_text, const ConfigOptions& 
     if (root.is_discarded()) return r.fail("config: not valid JSON", "the config text is not valid JSON");
     if (!root.is_object()) return r.fail("config: not a JSON object", "the config must be a JSON object");
     RopeParams p;
-    const Status s = options.dialect == ConfigDialect::kGguf ? from_gguf(r, root, options.layer_type, &p)
+    const Status s = options.dialect == ConfigDialect::kGguf ? from_gguf(r, root, options.layer_type, &p, nullptr)
                                                             : from_hugging_face(r, root, options.layer_type, &p);
     if (s.ok()) *params = std::move(p);
     return s;

@@ -18,6 +18,7 @@ const char* status_code_name(StatusCode code) noexcept {
     case StatusCode::kBadArgument: return "bad_argument";
     case StatusCode::kBadShape: return "bad_shape";
     case StatusCode::kTooLarge: return "too_large";
+    case StatusCode::kUnavailable: return "unavailable";
   }
   return "unknown";
 }

@@ -21,14 +21,30 @@ Status check_frequencies(const double* inv_freq, std::size_t rot_dim, const doub
                          std::vector<float>* inv_freq_f) {
   if (rot_dim == 0) return bad("rot_dim must be > 0");
   if (rot_dim % 2 != 0) return bad("rot_dim must be even");
-  if (inv_freq == nullptr) return bad("inv_freq must not be null");
+  const bool ggml = o.precision == Precision::kGgml;
+  if (inv_freq == nullptr && !ggml) return bad("inv_freq must not be null");
   if (!(std::isfinite(o.attention_factor))) return bad("attention_factor must be finite");
   if (o.layout != RopeLayout::kHalfSplit && o.layout != RopeLayout::kInterleaved)
     return bad("layout is not a known RopeLayout");
-  if (o.precision != Precision::kFast && o.precision != Precision::kAccurate)
+  if (o.precision != Precision::kFast && o.precision != Precision::kAccurate && o.precision != Precision::kGgml)
     return bad("precision is not a known Precision");
-  for (std::size_t k = 0; k < rot_dim / 2; ++k)
-    if (!std::isfinite(inv_freq[k])) return bad("inv_freq must be finite");
+  if (o.precision == Precision::kGgml) {
+    if (o.ggml == nullptr) return bad("precision ggml needs options.ggml (see ggml_rope_params)");
+    const GgmlRope& g = *o.ggml;
+    if (g.n_dims != rot_dim) return bad("ggml.n_dims must equal rot_dim");
+    if (!(std::isfinite(g.freq_base) && g.freq_base > 0.0f)) return bad("ggml.freq_base must be finite and > 0");
+    if (!(std::isfinite(g.freq_scale) && g.freq_scale > 0.0f)) return bad("ggml.freq_scale must be finite and > 0");
+    if (!std::isfinite(g.ext_factor) || !std::isfinite(g.attn_factor) || !std::isfinite(g.corr_low) ||
+        !std::isfinite(g.corr_high))
+      return bad("ggml.ext_factor, attn_factor and corr dims must be finite");
+    if (!g.freq_factors.empty() && g.freq_factors.size() != rot_dim / 2)
+      return {StatusCode::kBadShape, "ggml.freq_factors must have rot_dim / 2 entries"};
+    for (float f : g.freq_factors)
+      if (!(std::isfinite(f) && f > 0.0f)) return bad("ggml.freq_factors entries must be finite and > 0");
+  }
+  if (inv_freq != nullptr)
+    for (std::size_t k = 0; k < rot_dim / 2; ++k)
+      if (!std::isfinite(inv_freq[k])) return bad("inv_freq must be finite");
   if (pos != nullptr) {
     for (std::size_t t = 0; t < n_pos; ++t)
       if (!std::isfinite(pos[t])) return bad("pos must be finite");
@@ -36,6 +52,7 @@ Status check_frequencies(const double* inv_freq, std::size_t rot_dim, const doub
              !std::isfinite(pos_offset + static_cast<double>(n_pos))) {
     return bad("pos_offset must be finite");
   }
+  if (inv_freq == nullptr) return Status::Ok();  // kGgml: the angle comes from o.ggml
   try {
     inv_freq_f->assign(inv_freq, inv_freq + rot_dim / 2);
   } catch (const std::bad_alloc&) {
@@ -46,6 +63,22 @@ Status check_frequencies(const double* inv_freq, std::size_t rot_dim, const doub
 
 double position(const double* pos, double pos_offset, std::size_t t) {
   return pos != nullptr ? pos[t] : pos_offset + static_cast<double>(t);
+}
+
+kernels::GgmlAngles ggml_angles(const RopeApplyOptions& o) {
+  if (o.precision != Precision::kGgml) return {};
+  const GgmlRope& g = *o.ggml;
+  return {std::pow(g.freq_base, -2.0f / static_cast<float>(g.n_dims)), g.freq_scale, g.ext_factor, g.corr_low,
+          g.corr_high, g.attn_factor, g.freq_factors.empty() ? nullptr : g.freq_factors.data()};
+}
+
+// c, s [rot_dim/2] for one position, in the precision o asks for.
+void tables(float* c, float* s, std::size_t half, double p, const double* inv_freq, const float* inv_freq_f,
+            const RopeApplyOptions& o, const kernels::GgmlAngles& g) {
+  if (o.precision == Precision::kGgml)
+    kernels::rope_tables_ggml(c, s, half, p, g);
+  else
+    kernels::rope_tables(c, s, half, p, inv_freq, inv_freq_f, o.precision, static_cast<float>(o.attention_factor));
 }
 
 }  // namespace
@@ -72,11 +105,10 @@ Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_
   }
   float* c = table.data();
   float* s = c + half;
-  const auto scale = static_cast<float>(o.attention_factor);
+  const kernels::GgmlAngles g = ggml_angles(o);
   for (std::size_t t = 0; t < seq_len; ++t) {
     float* xt = x + t * n_heads * head_dim;
-    kernels::rope_tables(c, s, half, position(pos, pos_offset, t), inv_freq, inv_freq_f.data(),
-                         o.precision, scale);
+    tables(c, s, half, position(pos, pos_offset, t), inv_freq, inv_freq_f.data(), o, g);
     if (o.layout == RopeLayout::kHalfSplit) {
       kernels::rope_rotate_half_split(xt, n_heads, head_dim, half, c, s);
     } else {
@@ -100,10 +132,9 @@ Status rope_cache(float* cos, float* sin, std::size_t n_pos, const double* inv_f
       !s.ok())
     return s;
   const std::size_t half = rot_dim / 2;
+  const kernels::GgmlAngles g = ggml_angles(o);
   for (std::size_t t = 0; t < n_pos; ++t)
-    kernels::rope_tables(cos + t * half, sin + t * half, half, position(pos, pos_offset, t),
-                         inv_freq, inv_freq_f.data(), o.precision,
-                         static_cast<float>(o.attention_factor));
+    tables(cos + t * half, sin + t * half, half, position(pos, pos_offset, t), inv_freq, inv_freq_f.data(), o, g);
   return Status::Ok();
 }
 

@@ -2,6 +2,8 @@
 // transformers' modeling_rope_utils.py (_compute_*_parameters). Scalar float64: this is setup work,
 // rot_dim/2 values per call; the bulk work is in kernels/rope.cpp.
 #include <cmath>
+#include <new>
+#include <vector>
 
 #include "posenc/rope.hpp"
 
@@ -139,9 +141,7 @@ Status rope_frequencies(const RopeParams& p, std::size_t seq_len, double* inv_fr
         f = static_cast<double>(p.max_position_embeddings) / orig;
         if (f < 1.0) return bad("factor must be finite and >= 1");
       }
-      if (p.attention_factor)
-        af = *p.attention_factor;
-      else if (p.mscale != 0.0 && p.mscale_all_dim != 0.0)
+      if (p.mscale != 0.0 && p.mscale_all_dim != 0.0)
         af = yarn_get_mscale(f, p.mscale) / yarn_get_mscale(f, p.mscale_all_dim);
       else
         af = yarn_get_mscale(f);
@@ -200,11 +200,9 @@ Status rope_frequencies(const RopeParams& p, std::size_t seq_len, double* inv_fr
         f = *p.factor;
       else if (p.max_position_embeddings != 0)
         f = static_cast<double>(p.max_position_embeddings) / orig;
-      if (p.attention_factor)
-        af = *p.attention_factor;
-      else
-        af = f <= 1.0 ? 1.0 : std::sqrt(1.0 + std::log(f) / std::log(orig));
-      const std::vector<double>& ext = seq_len > orig_len ? p.long_factor : p.short_factor;
+      af = f <= 1.0 ? 1.0 : std::sqrt(1.0 + std::log(f) / std::log(orig));
+      const std::size_t len = p.context_length != 0 ? p.context_length : seq_len;
+      const std::vector<double>& ext = len > orig_len ? p.long_factor : p.short_factor;
       for (std::size_t i = 0; i < half; ++i)
         inv_freq[i] = 1.0 / (ext[i] * std::pow(p.theta, static_cast<double>(2 * i) / dim));
       break;
@@ -228,8 +226,103 @@ Status rope_frequencies(const RopeParams& p, std::size_t seq_len, double* inv_fr
     default:
       return bad("scaling is not a known RopeScaling");
   }
-  *attention_factor = af;  // as in HF, only yarn and longrope have (or take) one
+  if (p.attention_factor) af = *p.attention_factor;  // an explicit gain wins for every scheme
+  if (!p.freq_factors.empty()) {
+    if (p.freq_factors.size() != half) return {StatusCode::kBadShape, "freq_factors must have rot_dim / 2 entries"};
+    for (std::size_t i = 0; i < half; ++i) {
+      if (!finite_positive(p.freq_factors[i])) return bad("freq_factors entries must be finite and > 0");
+      inv_freq[i] /= p.freq_factors[i];  // llama.cpp: theta / freq_factor, after the scaling
+    }
+  }
+  *attention_factor = af;
   return Status::Ok();
+}
+
+}  // namespace posenc
+
+namespace posenc {
+
+Status ggml_rope_params(const RopeParams& p, std::size_t seq_len, GgmlRope* out) noexcept {
+  if (out == nullptr) return bad("out must not be null");
+  if (p.scaling == RopeScaling::kProportional) return bad("precision ggml has no form of proportional scaling");
+  const std::size_t rot = rope_rot_dim(p);
+  double gain = 1.0;
+  try {
+    // Every check of the scheme (and its gain) first, through the float64 route.
+    std::vector<double> inv(rot / 2 + 1);
+    if (Status s = rope_frequencies(p, seq_len, inv.data(), rot / 2, &gain); !s.ok()) return s;
+    GgmlRope g;
+    g.n_dims = rot;
+    const std::size_t half = rot / 2;
+    const double dim = static_cast<double>(rot);
+    double base = p.theta;
+    std::vector<double> ff(half, 1.0);
+    switch (p.scaling) {
+      case RopeScaling::kLinear: g.freq_scale = static_cast<float>(1.0 / *p.factor); break;
+      case RopeScaling::kNtk: base = p.theta * std::pow(*p.factor, dim / (dim - 2.0)); break;
+      case RopeScaling::kDynamic: {
+        const double max_pos = static_cast<double>(p.max_position_embeddings);
+        const double len = std::fmax(static_cast<double>(seq_len), max_pos);
+        base = p.theta * std::pow(*p.factor * len / max_pos - (*p.factor - 1.0), dim / (dim - 2.0));
+        break;
+      }
+      case RopeScaling::kYarn: {
+        const double orig = static_cast<double>(p.original_max_position_embeddings);
+        const double f = p.factor ? *p.factor : static_cast<double>(p.max_position_embeddings) / orig;
+        g.freq_scale = static_cast<float>(1.0 / f);
+        g.ext_factor = 1.0f;
+        // ggml_rope_yarn_corr_dims, in float as ggml.
+        auto corr = [&](double beta) {
+          return static_cast<float>(rot) * std::log(static_cast<float>(orig) / (static_cast<float>(beta) * 2.0f * static_cast<float>(kPi))) /
+                 (2.0f * std::log(static_cast<float>(p.theta)));
+        };
+        float lo = corr(p.beta_fast), hi = corr(p.beta_slow);
+        if (p.truncate) {
+          lo = std::floor(lo);
+          hi = std::ceil(hi);
+        }
+        g.corr_low = std::fmax(0.0f, lo);
+        g.corr_high = std::fmin(static_cast<float>(rot) - 1.0f, hi);
+        gain /= 1.0 + 0.1 * std::log(f);  // ggml multiplies its own YaRN gain back in
+        break;
+      }
+      case RopeScaling::kLlama3: {
+        // llama.cpp's converter: rope_freqs = 1, factor, or 1 / ((1 - smooth) / factor + smooth).
+        const double old_len = static_cast<double>(p.original_max_position_embeddings);
+        for (std::size_t i = 0; i < half; ++i) {
+          const double freq = static_cast<float>(1.0 / std::pow(p.theta, static_cast<double>(2 * i) / dim));
+          const double wavelen = 2.0 * kPi / freq;
+          if (wavelen < old_len / p.high_freq_factor) continue;
+          if (wavelen > old_len / p.low_freq_factor) {
+            ff[i] = *p.factor;
+            continue;
+          }
+          const double smooth = (old_len / wavelen - p.low_freq_factor) / (p.high_freq_factor - p.low_freq_factor);
+          ff[i] = 1.0 / ((1.0 - smooth) / *p.factor + smooth);
+        }
+        break;
+      }
+      case RopeScaling::kLongRope: {
+        const std::size_t orig = p.original_max_position_embeddings != 0 ? p.original_max_position_embeddings
+                                                                         : p.max_position_embeddings;
+        const std::size_t len = p.context_length != 0 ? p.context_length : seq_len;
+        ff = len > orig ? p.long_factor : p.short_factor;
+        break;
+      }
+      default: break;
+    }
+    if (!p.freq_factors.empty())
+      for (std::size_t i = 0; i < half; ++i) ff[i] *= p.freq_factors[i];
+    bool any = false;
+    for (double v : ff) any = any || v != 1.0;
+    if (any) g.freq_factors.assign(ff.begin(), ff.end());
+    g.freq_base = static_cast<float>(base);
+    g.attn_factor = static_cast<float>(gain);
+    *out = std::move(g);
+    return Status::Ok();
+  } catch (const std::bad_alloc&) {
+    return {StatusCode::kTooLarge, "rot_dim too large for memory"};
+  }
 }
 
 }  // namespace posenc

@@ -1,9 +1,15 @@
 // Small helpers shared by the doctest files: seeded data and the largest difference to a twin.
 #pragma once
 
+#include <doctest/doctest.h>
+
 #include <cmath>
 #include <cstddef>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
+#include <string>
 #include <vector>
 
 namespace posenc::test {
@@ -21,6 +27,19 @@ inline double max_abs_diff(const std::vector<float>& got, const std::vector<doub
   for (std::size_t k = 0; k < got.size(); ++k)
     worst = std::fmax(worst, std::fabs(static_cast<double>(got[k]) - want[k]));
   return worst;
+}
+
+// The config of a preset in the repository's presets file (real models' config.json keys).
+inline std::string preset_config(const std::string& id) {
+  std::ifstream in(std::string(POSENC_DATA_DIR) + "/presets.json");
+  REQUIRE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto presets = nlohmann::json::parse(text.str());
+  for (const auto& p : presets["presets"])
+    if (p["id"] == id) return p["config"].dump();
+  FAIL("no preset " << id);
+  return {};
 }
 
 }  // namespace posenc::test

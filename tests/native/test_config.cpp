@@ -7,26 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "helpers.hpp"
 #include "posenc/posenc.hpp"
+
+using posenc::test::preset_config;
 
 using posenc::ConfigDialect;
 using posenc::RopeParams;
 using posenc::RopeScaling;
 
 namespace {
-
-// The presets file of the repository (real models' config.json keys).
-std::string preset_config(const std::string& id) {
-  std::ifstream in(std::string(POSENC_DATA_DIR) + "/presets.json");
-  REQUIRE(in.good());
-  std::stringstream text;
-  text << in.rdbuf();
-  const auto presets = nlohmann::json::parse(text.str());
-  for (const auto& p : presets["presets"])
-    if (p["id"] == id) return p["config"].dump();
-  FAIL("no preset " << id);
-  return {};
-}
 
 RopeParams parse(const std::string& json, ConfigDialect dialect = ConfigDialect::kHuggingFace,
                  const std::string& layer_type = "") {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 
 #include "posenc/status.hpp"
 
@@ -14,10 +15,13 @@ namespace posenc {
 // Status: kBadArgument if n_heads is 0 or max_bias is not finite and > 0.
 Status alibi_slopes(float* slopes, std::size_t n_heads, double max_bias = 8.0) noexcept;
 
-// bias[n_heads][q_len][k_len] = -slope_h * (qpos_i - j), with the queries at the last q_len key
-// positions (qpos_i = k_len - q_len + i, as in decoding with a cache). causal: -inf for j > qpos_i;
-// otherwise the symmetric -slope_h * |qpos_i - j| of bidirectional ALiBi encoders.
+// bias[n_heads][q_len][k_len] = -slope_h * (qpos_i - j), query i at key position
+// qpos_i = query_offset + i; by default the queries sit at the last q_len key positions
+// (query_offset = k_len - q_len, as in decoding with a cache; then q_len must be <= k_len).
+// causal: -inf for j > qpos_i; otherwise the symmetric -slope_h * |qpos_i - j| of bidirectional
+// ALiBi encoders.
 Status alibi_bias(float* bias, std::size_t n_heads, std::size_t q_len, std::size_t k_len,
-                  bool causal, double max_bias = 8.0) noexcept;
+                  bool causal, double max_bias = 8.0,
+                  std::optional<std::size_t> query_offset = std::nullopt) noexcept;
 
 }  // namespace posenc

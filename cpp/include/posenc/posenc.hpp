@@ -8,6 +8,7 @@
 #include "posenc/attention.hpp"
 #include "posenc/config.hpp"
 #include "posenc/learned.hpp"
+#include "posenc/model_file.hpp"
 #include "posenc/rope.hpp"
 #include "posenc/sinusoidal.hpp"
 #include "posenc/status.hpp"

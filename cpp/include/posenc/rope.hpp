@@ -44,16 +44,24 @@ struct RopeParams {
   double high_freq_factor = 4.0;        // llama3
   std::vector<double> short_factor;     // longrope: rot_dim/2 values each
   std::vector<double> long_factor;
+  std::size_t context_length = 0;       // longrope: 0 = HF's switch (long factors iff seq_len >
+                                        //   original_max_position_embeddings); else llama.cpp's
+                                        //   (iff context_length, its n_ctx per sequence, is)
+  std::vector<double> freq_factors;     // any scheme: rot_dim/2 per-pair divisors applied after the
+                                        //   scaling (llama.cpp's freq_factors, e.g. a GGUF's
+                                        //   rope_freqs.weight for Llama 3.1), or empty
 };
 
 // The number of rotated dimensions params describe (head_dim for kProportional, whose unrotated
 // pairs get inv_freq 0), or 0 if params are invalid.
 std::size_t rope_rot_dim(const RopeParams& params) noexcept;
 
-// Writes inv_freq[rope_rot_dim(params) / 2] (radians per position, float64) and the factor HF
-// multiplies cos and sin by (*attention_factor, 1 for most schemes). seq_len matters only for
-// kDynamic (NTK base grows once seq_len > max_position_embeddings) and kLongRope (long factors
-// iff seq_len > original_max_position_embeddings); pass 0 for "at init time".
+// Writes inv_freq[rope_rot_dim(params) / 2] (radians per position, float64; divided by
+// freq_factors when given) and the factor HF multiplies cos and sin by (*attention_factor:
+// params.attention_factor when set, else the scheme's — yarn's and longrope's — else 1).
+// seq_len matters only for kDynamic (NTK base grows once seq_len > max_position_embeddings) and
+// kLongRope (long factors iff seq_len > original_max_position_embeddings, unless context_length
+// is set); pass 0 for "at init time".
 // Status: kBadArgument naming the parameter and its rule (odd, zero or too large rot_dim,
 // non-finite theta or factor, factor < 1, a missing parameter the scheme needs, ...);
 // kBadShape if n_freq != rope_rot_dim(params) / 2 or a factor list has the wrong length.
@@ -73,14 +81,43 @@ enum class RopeLayout : int {
 };
 
 enum class Precision : int {
-  kFast = 0,      // angle = float32(pos) * float32(inv_freq) in float32, as HF and llama.cpp compute it
+  kFast = 0,      // angle = float32(pos) * float32(inv_freq), one float32 product (HF's forward,
+                  //   given HF's float32 inv_freq table)
   kAccurate = 1,  // angle formed in float64 and reduced mod 2π before the float32 sin/cos
+  kGgml = 2,      // angle formed as ggml's CPU RoPE does (GgmlRope below): reproduces llama.cpp
 };
+
+// ggml_rope_ext's parameters (llama.cpp), which kGgml forms the angle from, in float32 as ggml:
+//   theta_scale = powf(freq_base, -2/n_dims); theta = float(pos), then per pair k:
+//     extrap = theta / freq_factors[k];  interp = freq_scale * extrap;
+//     ext_factor != 0:  ramp = (1 - clamp((k - corr_low) / max(0.001, corr_high - corr_low), 0, 1)) * ext_factor
+//                       angle = interp (1 - ramp) + extrap ramp;  gain = attn_factor (1 + 0.1 ln(1 / freq_scale))
+//     else:             angle = interp;                         gain = attn_factor
+//     c[k] = cos(angle) gain, s[k] = sin(angle) gain;  theta *= theta_scale   (one rounding per pair)
+struct GgmlRope {
+  std::size_t n_dims = 0;  // rot_dim
+  float freq_base = 10000.0f;
+  float freq_scale = 1.0f;
+  float ext_factor = 0.0f;
+  float attn_factor = 1.0f;
+  float corr_low = 0.0f, corr_high = 0.0f;  // ggml_rope_yarn_corr_dims
+  std::vector<float> freq_factors;           // rot_dim/2 divisors, or empty
+};
+
+// The ggml parameters that give params' frequencies and gain (as llama.cpp runs the model):
+// none, linear (freq_scale = 1/factor), ntk and dynamic (a larger freq_base), yarn (ext_factor 1,
+// correction dims floored/ceiled unless params.truncate is false — GGUF files always truncate),
+// llama3 (per-pair freq_factors, as llama.cpp's converter writes rope_freqs), longrope (the
+// chosen factors as freq_factors), params.freq_factors multiplied in. seq_len as for
+// rope_frequencies. Status as rope_frequencies; kBadArgument for kProportional (no ggml form).
+Status ggml_rope_params(const RopeParams& params, std::size_t seq_len, GgmlRope* out) noexcept;
 
 struct RopeApplyOptions {
   RopeLayout layout = RopeLayout::kHalfSplit;
   Precision precision = Precision::kFast;
-  double attention_factor = 1.0;  // multiplies cos and sin (HF's attention_scaling)
+  double attention_factor = 1.0;  // multiplies cos and sin (HF's attention_scaling); not for kGgml
+  const GgmlRope* ggml = nullptr;  // kGgml: the angle's parameters (inv_freq is then unused and
+                                   // may be null; rot_dim must equal ggml->n_dims)
 };
 
 // Rotates x[seq_len][n_heads][head_dim] in place. Token s is at position pos[s] (pos may be null:

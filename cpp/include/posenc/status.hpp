@@ -8,6 +8,7 @@ enum class StatusCode : int {
   kBadArgument,  // a scalar argument breaks its rule (non-finite base, zero size, ...)
   kBadShape,     // extents that do not fit together
   kTooLarge,     // the result would not fit in memory (or in size_t)
+  kUnavailable,  // a ByteSource could not supply bytes a reader asked for (model_file.hpp)
 };
 
 // `message` is a static string that names the argument (snake_case, as in the C++ API) and the
@@ -20,7 +21,7 @@ struct Status {
   static constexpr Status Ok() noexcept { return {}; }
 };
 
-// "ok", "bad_argument", "bad_shape", "too_large".
+// "ok", "bad_argument", "bad_shape", "too_large", "unavailable".
 const char* status_code_name(StatusCode code) noexcept;
 
 }  // namespace posenc

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "posenc/status.hpp"
 
@@ -25,9 +26,12 @@ Status t5_check(const T5BucketParams& params) noexcept;
 int t5_bucket(std::int64_t relative_position, const T5BucketParams& params) noexcept;
 
 // bias[n_heads][q_len][k_len] = table[bucket(j - qpos_i)][h], table [num_buckets][n_heads]
-// (HF's relative_attention_bias.weight), queries at the last q_len key positions
-// (qpos_i = k_len - q_len + i, HF's slice position_bias[:, :, -q_len:, :]).
+// (HF's relative_attention_bias.weight), query i at key position qpos_i = query_offset + i.
+// Default: the last q_len key positions (k_len - q_len + i, HF's slice
+// position_bias[:, :, -q_len:, :] when decoding with a cache; then q_len must be <= k_len);
+// query_offset 0 is HF's compute_bias without a cache and onnxruntime's RelativePositionBias.
 Status t5_bias(float* bias, const float* table, std::size_t n_heads, std::size_t q_len,
-               std::size_t k_len, const T5BucketParams& params) noexcept;
+               std::size_t k_len, const T5BucketParams& params,
+               std::optional<std::size_t> query_offset = std::nullopt) noexcept;
 
 }  // namespace posenc

@@ -12,6 +12,7 @@ inline const char* arch_name() noexcept { return kernel_table().arch; }
 template <class... A> inline void sinusoidal_interleaved(A... a) noexcept { kernel_table().sinusoidal_interleaved(a...); }
 template <class... A> inline void sinusoidal_concat(A... a) noexcept { kernel_table().sinusoidal_concat(a...); }
 template <class... A> inline void rope_tables(A... a) noexcept { kernel_table().rope_tables(a...); }
+template <class... A> inline void rope_tables_ggml(A... a) noexcept { kernel_table().rope_tables_ggml(a...); }
 template <class... A> inline void rope_expand_interleaved(A... a) noexcept { kernel_table().rope_expand_interleaved(a...); }
 template <class... A> inline void rope_rotate_half_split(A... a) noexcept { kernel_table().rope_rotate_half_split(a...); }
 template <class... A> inline void rope_rotate_interleaved(A... a) noexcept { kernel_table().rope_rotate_interleaved(a...); }

@@ -3,6 +3,8 @@
    Tables, one position pos:   c[k] = scale * cos(a_k), s[k] = scale * sin(a_k),  k < half = rot_dim/2
      Precision::kFast:      a_k = float32(pos) * float32(inv_freq[k]), one float32 rounding (HF, llama.cpp)
      Precision::kAccurate:  a_k = pos * inv_freq[k] in float64, reduced to [-π, π], then rounded
+     Precision::kGgml:      ggml's angle (posenc/rope.hpp, GgmlRope): theta = float(pos), a_k from
+                            theta / ff[k] with YaRN's ramp, then theta *= theta_scale, all float32
    Rotation of one head x[head_dim] (dims >= rot_dim pass through):
      kHalfSplit:   (x[k], x[k+half])  -> (x[k] c - x[k+half] s,  x[k+half] c + x[k] s)
      kInterleaved: (x[2k], x[2k+1])   -> (x[2k] c - x[2k+1] s,  x[2k+1] c + x[2k] s)
@@ -56,6 +58,48 @@ void rope_tables(float* c, float* s, std::size_t half, double pos, const double*
     const float a = reduced_angle(pos, inv_freq[k]);
     c[k] = ::cosf(a) * scale;
     s[k] = ::sinf(a) * scale;
+  }
+}
+
+// No fused multiply-adds here: ggml's YaRN mix rounds each product (a build of ggml with FMA
+// contraction differs from one without by up to ~2e-6 at large positions; posenc matches the latter).
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("fp-contract=off")))
+#endif
+void rope_tables_ggml(float* c, float* s, std::size_t half, double pos, const GgmlAngles& g) noexcept {
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+  alignas(batch::arch_type::alignment()) float angle[N];
+  const float gain = g.ext_factor != 0.0f ? g.attn_factor * (1.0f + 0.1f * ::logf(1.0f / g.freq_scale)) : g.attn_factor;
+  const float span = ::fmaxf(0.001f, g.corr_high - g.corr_low);
+  float theta = static_cast<float>(pos);
+  std::size_t k = 0;
+  while (k < half) {
+    const std::size_t n = half - k < N ? half - k : N;
+    for (std::size_t l = 0; l < n; ++l) {
+      const float extrap = g.freq_factors != nullptr ? theta / g.freq_factors[k + l] : theta;
+      const float interp = g.freq_scale * extrap;
+      float a = interp;
+      if (g.ext_factor != 0.0f) {
+        const float y = (static_cast<float>(k + l) - g.corr_low) / span;
+        const float mix = (1.0f - ::fminf(1.0f, ::fmaxf(0.0f, y))) * g.ext_factor;
+        a = interp * (1.0f - mix) + extrap * mix;
+      }
+      angle[l] = a;
+      theta *= g.theta_scale;
+    }
+    if (n == N) {
+      const auto [sv, cv] = xsimd::sincos(batch::load_aligned(angle));
+      (cv * gain).store_unaligned(c + k);
+      (sv * gain).store_unaligned(s + k);
+    } else {
+      for (std::size_t l = 0; l < n; ++l) {
+        c[k + l] = ::cosf(angle[l]) * gain;
+        s[k + l] = ::sinf(angle[l]) * gain;
+      }
+    }
+    k += n;
   }
 }
 

@@ -12,6 +12,12 @@ namespace posenc::kernels {
 constexpr std::size_t kAttentionRows = 4;
 constexpr std::size_t kKeyBlock = 64;
 
+// Precision::kGgml's angle parameters (posenc::GgmlRope, flattened; theta_scale precomputed).
+struct GgmlAngles {
+  float theta_scale, freq_scale, ext_factor, corr_low, corr_high, attn_factor;
+  const float* freq_factors;  // [half] or null
+};
+
 struct KernelTable {
   const char* arch;  // xsimd's name: "sse2", "avx2", "wasm", ...
   // out[n_pos][d_model] for positions pos[t] (pos null: t); inv_freq[(d_model + 1) / 2], float64.
@@ -22,6 +28,7 @@ struct KernelTable {
   // RoPE. c, s: [rot_dim/2] tables for one position; cd, sd: [rot_dim] expanded.
   void (*rope_tables)(float* c, float* s, std::size_t half, double pos, const double* inv_freq,
                       const float* inv_freq_f, Precision precision, float scale) noexcept;
+  void (*rope_tables_ggml)(float* c, float* s, std::size_t half, double pos, const GgmlAngles& g) noexcept;
   void (*rope_expand_interleaved)(const float* c, const float* s, std::size_t half, float* cd, float* sd) noexcept;
   void (*rope_rotate_half_split)(float* x, std::size_t n_heads, std::size_t head_dim, std::size_t half,
                                  const float* c, const float* s) noexcept;

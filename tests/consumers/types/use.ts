@@ -1,5 +1,5 @@
 // Type check (tsc --noEmit) of every export of the package as a TypeScript user writes it.
-import { init, MAX_ELEMENTS, type Posenc, type RopeParams, type HeapFloat32, type OutputTensor } from 'posenc';
+import { init, MAX_ELEMENTS, type Posenc, type RopeParams, type HeapFloat32, type OutputTensor, type ModelInfo, type GgmlRopeParams } from 'posenc';
 
 const pe: Posenc = await init();
 const limit: number = MAX_ELEMENTS + pe.MAX_ELEMENTS;
@@ -27,7 +27,13 @@ const slopes: Float32Array = pe.alibiSlopes(12, { maxBias: 8 });
 const alibi: Float32Array = pe.alibiBias(12, 1, 64, { causal: true });
 const bucket: number = pe.t5Bucket(-3, { bidirectional: false, numBuckets: 32, maxDistance: 128 });
 const buckets: Int32Array = pe.t5Bucket([-3, 0, 3]);
-const t5: Float32Array = pe.t5Bias(new Float32Array(32 * 12), 12, 4, 4);
+const t5: Float32Array = pe.t5Bias(new Float32Array(32 * 12), 12, 4, 4, { queryOffset: 0 });
+const alibi0: Float32Array = pe.alibiBias(12, 4, 4, { causal: false, queryOffset: 0 });
+const model: ModelInfo = await pe.readModel(new Uint8Array(8), { tableName: 'wpe.weight', maxTableFloats: 1 << 20 });
+const modelParams: RopeParams | undefined = model.rope?.params;
+const table2: Float32Array | null | undefined = model.positionTable?.weights;
+const ggml: GgmlRopeParams = pe.ggmlRopeParams({ headDim: 64, freqFactors: [1, 2], scaling: { type: 'longrope', contextLength: 8192 } });
+const viaGgml: Float32Array = pe.applyRope(new Float32Array(16), { seqLen: 2, nHeads: 1, params, precision: 'ggml' });
 
 const out: Float32Array = pe.attention(new Float32Array(8), new Float32Array(8), new Float32Array(8), { nHeads: 1, headDim: 8, causal: true, alibi: true, rope: llama, t5: { table: new Float32Array(32) }, mask: new Float32Array(1), scale: 0.1, softcap: 30 });
 const { output, weights } = pe.attention(new Float32Array(8), new Float32Array(8), new Float32Array(8), { nHeads: 1, headDim: 8, returnWeights: true });

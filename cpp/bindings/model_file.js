@@ -1,0 +1,115 @@
+// pe.readModel: the positional settings of a model file (GGUF, safetensors, .npy, config.json).
+// The parsing is C++ (cpp/src/gguf.cpp, safetensors.cpp, npy.cpp, model_config.cpp); this module
+// only fetches bytes. The C++ reader runs over the byte ranges fetched so far; when it needs a
+// range it does not have, it says which, this module reads it (Blob slices and file reads are
+// asynchronous) and runs the reader again. A multi-GB file costs its header and a few small
+// tensors, never its weights.
+
+const FIRST_READ = 1 << 20;  // bytes read up front: most headers fit (GGUF vocabularies may not)
+const MAX_PASSES = 64;
+
+function describe(v) {
+  if (v === null) return 'null';
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+  return typeof v === 'object' ? (v.constructor?.name ?? 'object') : typeof v;
+}
+
+// source → { size, read(offset, length) → Promise<Uint8Array>, close() }.
+async function openSource(fn, source, openPath) {
+  if (source instanceof ArrayBuffer) source = new Uint8Array(source);
+  if (ArrayBuffer.isView(source)) {
+    const bytes = new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+    return { size: bytes.length, read: async (o, n) => bytes.subarray(o, o + n), close() {} };
+  }
+  if (typeof Blob !== 'undefined' && source instanceof Blob) {
+    return {
+      size: source.size,
+      read: async (o, n) => new Uint8Array(await source.slice(o, o + n).arrayBuffer()),
+      close() {},
+    };
+  }
+  if (typeof source === 'string' && /^\s*\{/.test(source)) {  // config.json text
+    const bytes = new TextEncoder().encode(source);
+    return { size: bytes.length, read: async (o, n) => bytes.subarray(o, o + n), close() {} };
+  }
+  if (source !== null && typeof source === 'object' && Object.getPrototypeOf(source) === Object.prototype) {
+    return openSource(fn, JSON.stringify(source), openPath);  // a parsed config.json
+  }
+  if (typeof source === 'string' || (typeof URL !== 'undefined' && source instanceof URL)) {
+    if (!openPath) {
+      throw new TypeError(`${fn}: a file path needs Node; in a browser pass a File, Blob, ArrayBuffer or Uint8Array`);
+    }
+    return openPath(source);
+  }
+  throw new TypeError(`${fn}: source must be a File/Blob, ArrayBuffer, Uint8Array, config.json text or object, or (Node) a path (got ${describe(source)})`);
+}
+
+export function makeReadModel(module, { publicRopeParams, openPath }) {
+  return async function readModel(source, options = {}) {
+    const fn = 'readModel';
+    if (options === null || typeof options !== 'object') throw new TypeError(`${fn}: options must be an object (got ${describe(options)})`);
+    for (const k of Object.keys(options)) {
+      if (!['tableName', 'maxTableFloats'].includes(k)) throw new TypeError(`${fn}: unknown option ${JSON.stringify(k)} (options: tableName, maxTableFloats)`);
+    }
+    const { tableName = '', maxTableFloats = 2 ** 26 } = options;
+    if (typeof tableName !== 'string') throw new TypeError(`${fn}: tableName must be a string (got ${describe(tableName)})`);
+    if (!Number.isInteger(maxTableFloats) || maxTableFloats < 1 || maxTableFloats > 2 ** 28) {
+      throw new RangeError(`${fn}: maxTableFloats must be an integer in [1, 2^28] (got ${maxTableFloats})`);
+    }
+    const file = await openSource(fn, source, openPath);
+    const chunks = [];  // [offset, heap pointer, length]
+    let bytesRead = 0;
+    const fetch = async (offset, length) => {
+      const bytes = await file.read(offset, length);
+      if (bytes.length !== length) throw new RangeError(`${fn}: read ${bytes.length} of ${length} bytes at ${offset} (the file changed?)`);
+      const ptr = module.heapAlloc(Math.max(1, length));
+      if (!ptr) throw new RangeError(`${fn}: ${length} bytes do not fit in WASM memory`);
+      chunks.push([offset, ptr, length]);
+      module.HEAPU8.set(bytes, ptr);
+      bytesRead += length;
+    };
+    try {
+      if (file.size === 0) throw new RangeError(`${fn}: the file is empty`);
+      await fetch(0, Math.min(file.size, FIRST_READ));
+      for (let pass = 0; pass < MAX_PASSES; pass++) {
+        const [message, detail, info, needOffset, needLength] = module.readModel(chunks, file.size, tableName, maxTableFloats);
+        if (info) return toPublic(info, bytesRead, publicRopeParams);
+        if (!(needLength > 0)) throw new RangeError(`${fn}: ${detail || message}`);
+        // Headers are read in growing steps (a range right after what we hold doubles it);
+        // tensors exactly, in at least 1 MiB.
+        const held = chunks.reduce((n, c) => n + c[2], 0);
+        const adjacent = chunks.some((c) => c[0] + c[2] === needOffset);
+        const want = Math.max(needLength, adjacent ? held : FIRST_READ);
+        await fetch(needOffset, Math.min(want, file.size - needOffset));
+      }
+      throw new RangeError(`${fn}: the file needed more than ${MAX_PASSES} reads`);
+    } finally {
+      for (const c of chunks) module.heapFree(c[1]);
+      await file.close();
+    }
+  };
+}
+
+// The C++ reader's result → the public shape (posenc.d.ts, ModelInfo).
+function toPublic(m, bytesRead, publicRopeParams) {
+  const out = { format: m.format, architecture: m.architecture };
+  if (m.nHeads) out.nHeads = m.nHeads;
+  if (m.nKvHeads) out.nKvHeads = m.nKvHeads;
+  if (m.contextLength) out.contextLength = m.contextLength;
+  if (m.rope) out.rope = { params: publicRopeParams(m.rope) };
+  if (m.slidingWindow || m.ropeSliding) {
+    out.sliding = {};
+    if (m.slidingWindow) out.sliding.window = m.slidingWindow;
+    if (m.ropeSliding) out.sliding.params = publicRopeParams(m.ropeSliding);
+  }
+  if (m.alibi) out.alibi = m.alibi;
+  if (m.t5) {
+    out.t5 = { nHeads: m.t5.nHeads, numBuckets: m.t5.numBuckets, maxDistance: m.t5.maxDistance, bidirectional: m.t5.bidirectional };
+    if (m.t5.table) Object.assign(out.t5, { name: m.t5.name, table: m.t5.table });
+  }
+  if (m.positionTable) out.positionTable = m.positionTable;
+  out.tensors = m.tensors;
+  out.warnings = m.warnings;
+  out.bytesRead = bytesRead;
+  return out;
+}

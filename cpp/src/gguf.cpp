@@ -1,0 +1,364 @@
+// GGUF (llama.cpp's model files, versions 2 and 3): the header, the metadata and the tensor table,
+// then the few small tensors that carry positions: rope_freqs.weight (Llama 3.1's per-pair
+// frequency divisors), rope_factors_long/short.weight (LongRoPE, Phi-3), position_embd.weight
+// (GPT-2's learned table), enc/dec.blk.0.attn_rel_b.weight (T5's bias table).
+//
+// Layout (little-endian): "GGUF", u32 version, u64 tensor_count, u64 kv_count; kv_count entries
+// of (string key, u32 type, value); tensor_count entries of (string name, u32 n_dims,
+// u64 ne[n_dims], u32 ggml_type, u64 offset); padding to general.alignment (default 32); data.
+// A string is a u64 length and its bytes; an array is u32 element type, u64 count, elements.
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "config_json.hpp"
+#include "file_bytes.hpp"
+#include "posenc/model_file.hpp"
+
+namespace posenc {
+namespace {
+
+using nlohmann::json;
+using file::Cursor;
+
+enum GgufType : std::uint32_t {
+  kU8 = 0, kI8, kU16, kI16, kU32, kI32, kF32, kBool, kString, kArray, kU64, kI64, kF64,
+};
+
+// Bytes of one scalar of a type (0: not a fixed-size scalar).
+std::uint64_t scalar_size(std::uint32_t t) {
+  switch (t) {
+    case kU8: case kI8: case kBool: return 1;
+    case kU16: case kI16: return 2;
+    case kU32: case kI32: case kF32: return 4;
+    case kU64: case kI64: case kF64: return 8;
+    default: return 0;
+  }
+}
+
+bool read_string(Cursor& c, std::string* out, const char* what) {
+  std::uint64_t n = 0;
+  return c.value(&n, what) && c.string(n, out, what);
+}
+
+bool read_scalar(Cursor& c, std::uint32_t t, json* out) {
+  switch (t) {
+    case kU8: { std::uint8_t v; if (!c.value(&v, "a u8")) return false; *out = v; return true; }
+    case kI8: { std::int8_t v; if (!c.value(&v, "an i8")) return false; *out = v; return true; }
+    case kU16: { std::uint16_t v; if (!c.value(&v, "a u16")) return false; *out = v; return true; }
+    case kI16: { std::int16_t v; if (!c.value(&v, "an i16")) return false; *out = v; return true; }
+    case kU32: { std::uint32_t v; if (!c.value(&v, "a u32")) return false; *out = v; return true; }
+    case kI32: { std::int32_t v; if (!c.value(&v, "an i32")) return false; *out = v; return true; }
+    case kU64: { std::uint64_t v; if (!c.value(&v, "a u64")) return false; *out = v; return true; }
+    case kI64: { std::int64_t v; if (!c.value(&v, "an i64")) return false; *out = v; return true; }
+    case kF32: { float v; if (!c.value(&v, "an f32")) return false; *out = std::isfinite(v) ? json(v) : json(); return true; }
+    case kF64: { double v; if (!c.value(&v, "an f64")) return false; *out = std::isfinite(v) ? json(v) : json(); return true; }
+    case kBool: {
+      std::uint8_t v;
+      if (!c.value(&v, "a bool")) return false;
+      if (v > 1) return c.fail_at(c.offset() - 1, "expected a bool (0 or 1), got " + std::to_string(v));
+      *out = v == 1;
+      return true;
+    }
+    default: return c.fail("unknown value type");
+  }
+}
+
+// Arrays longer than this are skipped, not kept (the tokenizer's vocabulary and merges): no
+// positional key is an array that long.
+constexpr std::uint64_t kKeptArray = 1u << 16;
+
+// One value of type t. keep = false: walk over it without storing it.
+bool read_value(Cursor& c, std::uint32_t t, json* out, bool keep, int depth) {
+  if (t == kString) {
+    std::uint64_t n = 0;
+    if (!c.value(&n, "a string length")) return false;
+    if (!keep) return c.skip(n, "a string");
+    std::string s;
+    if (!c.string(n, &s, "a string")) return false;
+    *out = json(std::move(s));
+    return true;
+  }
+  if (t == kArray) {
+    if (depth > 4) return c.fail("arrays nested deeper than 4 levels");
+    std::uint32_t et = 0;
+    std::uint64_t n = 0;
+    const std::uint64_t at = c.offset();
+    if (!c.value(&et, "an array element type") || !c.value(&n, "an array length")) return false;
+    const std::uint64_t width = scalar_size(et);
+    if (width == 0 && et != kString && et != kArray)
+      return c.fail_at(at, "expected an array element type 0 … 12, got " + std::to_string(et));
+    // Every element takes at least `width` bytes (a string or array at least 8 / 12): check the
+    // count against what is left before walking or allocating.
+    const std::uint64_t least = width != 0 ? width : et == kString ? 8 : 12;
+    if (n > c.remaining() / least)
+      return c.fail_at(at, "an array of " + std::to_string(n) + " elements needs at least " + std::to_string(n) +
+                               " × " + std::to_string(least) + " bytes, more than the " + std::to_string(c.remaining()) +
+                               " left in the file");
+    keep = keep && n <= kKeptArray;
+    if (width != 0 && !keep) return c.skip(n * width, "array elements");
+    if (keep) *out = json::array();
+    for (std::uint64_t i = 0; i < n; ++i) {
+      json e;
+      if (!read_value(c, et, &e, keep, depth + 1)) return false;
+      if (keep) out->push_back(std::move(e));
+    }
+    if (!keep) *out = json();
+    return true;
+  }
+  if (scalar_size(t) == 0) return c.fail_at(c.offset() - 4, "expected a value type 0 … 12, got " + std::to_string(t));
+  return read_scalar(c, t, out);
+}
+
+struct TensorInfo {
+  std::string name;
+  std::vector<std::uint64_t> ne;  // ne[0] varies fastest
+  std::uint32_t type = 0;
+  std::uint64_t offset = 0;       // absolute, once the data start is known
+};
+
+const TensorInfo* find(const std::vector<TensorInfo>& tensors, const std::string& name) {
+  for (const auto& t : tensors)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+// Reads a float tensor (F32, F16, BF16, F64) into out, checking its extent against the file.
+bool tensor_floats(const ByteSource& src, const TensorInfo& t, std::uint64_t max_floats,
+                   std::vector<float>* out, file::Failure* failure) {
+  file::Dtype dtype;
+  switch (t.type) {
+    case 0: dtype = file::Dtype::kF32; break;
+    case 1: dtype = file::Dtype::kF16; break;
+    case 28: dtype = file::Dtype::kF64; break;
+    case 30: dtype = file::Dtype::kBF16; break;
+    default:
+      failure->code = StatusCode::kBadArgument;
+      failure->detail = "gguf: tensor " + t.name + " has ggml type " + std::to_string(t.type) +
+                        "; posenc reads F32 (0), F16 (1), F64 (28) and BF16 (30) tensors";
+      return false;
+  }
+  std::uint64_t count = 1;
+  for (std::uint64_t d : t.ne) {
+    if (d != 0 && count > max_floats / d) {
+      failure->code = StatusCode::kTooLarge;
+      failure->detail = "gguf: tensor " + t.name + " holds more than " + std::to_string(max_floats) + " values";
+      return false;
+    }
+    count *= d;
+  }
+  return file::read_floats(src, t.offset, count, dtype, out, failure, "gguf");
+}
+
+}  // namespace
+
+Status read_gguf(const ByteSource& src, ModelInfo* out, std::string* detail,
+                 const ReadOptions& options) noexcept {
+  if (out == nullptr || src.read == nullptr) return {StatusCode::kBadArgument, "out and src.read must not be null"};
+  try {
+    Cursor c(src, "gguf");
+    char magic[4] = {};
+    std::uint32_t version = 0;
+    std::uint64_t n_tensors = 0, n_kv = 0;
+    if (c.bytes(magic, 4, "the magic \"GGUF\"") && std::memcmp(magic, "GGUF", 4) != 0) c.fail_at(0, "expected the magic \"GGUF\"");
+    if (c.value(&version, "the version") && version != 2 && version != 3)
+      c.fail_at(4, "expected version 2 or 3, got " + std::to_string(version) +
+                       (version == 1 ? " (GGUF v1 files predate llama.cpp's August 2023 format; convert them again)" : ""));
+    c.value(&n_tensors, "the tensor count");
+    c.value(&n_kv, "the metadata count");
+    // The smallest entry is 13 bytes (empty key, type, 1-byte value); a tensor 24 bytes.
+    if (!c.failed() && n_kv > c.remaining() / 13)
+      c.fail_at(16, "a metadata count of " + std::to_string(n_kv) + " cannot fit in the " + std::to_string(c.remaining()) + " bytes left");
+    if (!c.failed() && n_tensors > c.remaining() / 24)
+      c.fail_at(8, "a tensor count of " + std::to_string(n_tensors) + " cannot fit in the " + std::to_string(c.remaining()) + " bytes left");
+
+    json meta = json::object();
+    for (std::uint64_t i = 0; i < n_kv && !c.failed(); ++i) {
+      std::string key;
+      std::uint32_t type = 0;
+      if (!read_string(c, &key, "a metadata key") || !c.value(&type, "a value type")) break;
+      json v;
+      const bool keep = key.rfind("tokenizer.", 0) != 0;  // the vocabulary: never needed here
+      if (!read_value(c, type, &v, keep, 0)) break;
+      if (keep && !v.is_null()) meta[key] = std::move(v);
+    }
+
+    std::vector<TensorInfo> tensors;
+    if (!c.failed()) tensors.reserve(static_cast<std::size_t>(n_tensors));
+    for (std::uint64_t i = 0; i < n_tensors && !c.failed(); ++i) {
+      TensorInfo t;
+      std::uint32_t n_dims = 0;
+      if (!read_string(c, &t.name, "a tensor name")) break;
+      const std::uint64_t dims_at = c.offset();
+      if (!c.value(&n_dims, "a tensor's dimension count")) break;
+      if (n_dims == 0 || n_dims > 4) {
+        c.fail_at(dims_at, "tensor " + t.name + ": expected 1 … 4 dimensions, got " + std::to_string(n_dims));
+        break;
+      }
+      t.ne.resize(n_dims);
+      for (auto& d : t.ne) c.value(&d, "a tensor dimension");
+      c.value(&t.type, "a tensor type");
+      c.value(&t.offset, "a tensor offset");
+      tensors.push_back(std::move(t));
+    }
+    if (c.failed()) return file::status_of(c.failure(), detail);
+
+    std::uint64_t alignment = 32;
+    if (const auto it = meta.find("general.alignment"); it != meta.end()) {
+      if (!it->is_number_unsigned() || it->get<std::uint64_t>() == 0 || it->get<std::uint64_t>() > (1u << 20) ||
+          (it->get<std::uint64_t>() & (it->get<std::uint64_t>() - 1)) != 0) {
+        if (detail) *detail = "gguf: general.alignment must be a power of two up to 2^20";
+        return {StatusCode::kBadArgument, "model file: malformed or unsupported"};
+      }
+      alignment = it->get<std::uint64_t>();
+    }
+    const std::uint64_t data_start = (c.offset() + alignment - 1) / alignment * alignment;
+    for (auto& t : tensors) {
+      if (t.offset > src.size || data_start > src.size - t.offset) {
+        if (detail) *detail = "gguf: tensor " + t.name + " starts at data offset " + std::to_string(t.offset) + ", past the end of the file";
+        return {StatusCode::kBadArgument, "model file: malformed or unsupported"};
+      }
+      t.offset += data_start;
+    }
+
+    ModelInfo info;
+    info.format = ModelFormat::kGguf;
+    std::string arch;
+    if (const auto it = meta.find("general.architecture"); it != meta.end() && it->is_string()) arch = *it;
+    info.architecture = arch;
+    auto key = [&](const char* k) { return arch + "." + k; };
+    auto count_key = [&](const char* k, std::size_t* v) {
+      const auto it = meta.find(key(k));
+      if (it == meta.end()) return false;
+      if (it->is_number_unsigned()) *v = it->get<std::size_t>();
+      else if (it->is_array() && !it->empty() && (*it)[0].is_number_unsigned()) *v = (*it)[0].get<std::size_t>();  // per layer
+      else return false;
+      return true;
+    };
+    count_key("attention.head_count", &info.n_heads);
+    count_key("attention.head_count_kv", &info.n_kv_heads);
+    count_key("context_length", &info.context_length);
+    count_key("attention.sliding_window", &info.sliding_window);
+
+    file::Failure failure;
+    auto read_tensor = [&](const TensorInfo& t, std::vector<float>* v) {
+      return tensor_floats(src, t, options.max_table_floats, v, &failure);
+    };
+
+    for (const auto& t : tensors) {
+      const char* names[] = {"F32", "F16"};
+      std::string dtype = t.type < 2 ? names[t.type] : t.type == 28 ? "F64" : t.type == 30 ? "BF16" : "ggml type " + std::to_string(t.type);
+      info.tensors.push_back({t.name, dtype, std::vector<std::uint64_t>(t.ne.rbegin(), t.ne.rend())});
+    }
+
+    // Learned positions (GPT-2, ...): position_embd.weight, ne = [n_embd, n_ctx] (or the table asked for).
+    const std::string table_name = options.table_name.empty() ? "position_embd.weight" : options.table_name;
+    if (!options.table_name.empty() && find(tensors, table_name) == nullptr) {
+      if (detail) *detail = "gguf: no tensor named " + table_name;
+      return {StatusCode::kBadArgument, "model file: malformed or unsupported"};
+    }
+    if (const TensorInfo* t = find(tensors, table_name)) {
+      if (t->ne.size() != 2) {
+        if (detail) *detail = "gguf: tensor " + t->name + " must have 2 dimensions to be a position table";
+        return {StatusCode::kBadArgument, "model file: malformed or unsupported"};
+      }
+      PositionTable table{t->name, static_cast<std::size_t>(t->ne[1]), static_cast<std::size_t>(t->ne[0]), {}};
+      if (!read_tensor(*t, &table.weights)) return file::status_of(failure, detail);
+      info.position_table = std::move(table);
+    }
+
+    // ALiBi: BLOOM and MPT (and anything that states a max bias).
+    const auto alibi_key = meta.find(key("attention.max_alibi_bias"));
+    const bool alibi_arch = arch == "bloom" || arch == "mpt";
+    if (alibi_arch || (alibi_key != meta.end() && alibi_key->is_number() && alibi_key->get<double>() > 0)) {
+      AlibiInfo a;
+      a.n_heads = info.n_heads;
+      if (alibi_key != meta.end() && alibi_key->is_number() && alibi_key->get<double>() > 0) a.max_bias = alibi_key->get<double>();
+      else if (arch == "mpt") info.warnings.push_back(key("attention.max_alibi_bias") + " is missing: assumed 8");
+      if (a.n_heads == 0) info.warnings.push_back(key("attention.head_count") + " is missing: ALiBi needs the head count");
+      info.alibi = a;
+    }
+
+    // T5: relative buckets; llama.cpp fixes the max distance at 128.
+    if (arch == "t5" || arch == "t5encoder") {
+      T5Info t5;
+      t5.n_heads = info.n_heads;
+      std::size_t buckets = 32;
+      if (!count_key("attention.relative_buckets_count", &buckets))
+        info.warnings.push_back(key("attention.relative_buckets_count") + " is missing: assumed 32");
+      t5.num_buckets = static_cast<int>(std::min<std::size_t>(buckets, 1u << 20));
+      // The encoder's table (bidirectional) if present, else the decoder's.
+      for (const char* name : {"enc.blk.0.attn_rel_b.weight", "dec.blk.0.attn_rel_b.weight"}) {
+        const TensorInfo* t = find(tensors, name);
+        if (t == nullptr) continue;
+        // ne = [n_head, n_buckets]: row-major [n_buckets][n_head], HF's layout.
+        if (t->ne.size() != 2 || t->ne[1] != buckets) {
+          info.warnings.push_back(std::string(name) + " does not have shape [" + std::to_string(buckets) + "][n_heads]: not read");
+          break;
+        }
+        t5.name = name;
+        t5.bidirectional = name[0] == 'e';
+        t5.n_heads = static_cast<std::size_t>(t->ne[0]);
+        if (!read_tensor(*t, &t5.table)) return file::status_of(failure, detail);
+        break;
+      }
+      info.t5 = std::move(t5);
+    }
+
+    // RoPE: any architecture that states a RoPE dimension or base, and every one that is not
+    // learned/ALiBi/T5 (llama.cpp's default for RoPE models).
+    const bool states_rope = meta.contains(key("rope.dimension_count")) || meta.contains(key("rope.freq_base"));
+    if (states_rope || (!info.position_table && !info.alibi && !info.t5 && !arch.empty())) {
+      RopeParams p;
+      std::string why;
+      const Status s = config_json::rope_params_from_gguf(meta, "", &p, &why, &info.warnings);
+      if (!s.ok()) {
+        if (detail) *detail = why;
+        return s;
+      }
+      // Per-pair tensors: Llama 3.1's divisors, LongRoPE's factors.
+      const std::size_t half = rope_rot_dim(p) / 2;
+      auto factors = [&](const char* name, std::vector<double>* dst) -> bool {
+        const TensorInfo* t = find(tensors, name);
+        if (t == nullptr) return true;
+        std::uint64_t n = 1;
+        for (auto d : t->ne) n *= d;
+        if (t->ne.size() != 1 || n != half) {
+          failure = {StatusCode::kBadArgument, "gguf: tensor " + std::string(name) + " has " + std::to_string(n) +
+                                                   " values, expected rot_dim / 2 = " + std::to_string(half)};
+          return false;
+        }
+        std::vector<float> v;
+        if (!read_tensor(*t, &v)) return false;
+        for (float f : v)
+          if (!(std::isfinite(f) && f > 0)) {
+            failure = {StatusCode::kBadArgument, "gguf: tensor " + std::string(name) + " holds a value that is not finite and > 0"};
+            return false;
+          }
+        dst->assign(v.begin(), v.end());
+        return true;
+      };
+      if (!factors("rope_freqs.weight", &p.freq_factors)) return file::status_of(failure, detail);
+      std::vector<double> lf, sf;
+      if (!factors("rope_factors_long.weight", &lf) || !factors("rope_factors_short.weight", &sf))
+        return file::status_of(failure, detail);
+      if (!lf.empty() || !sf.empty()) {
+        if (lf.empty() || sf.empty()) {
+          info.warnings.push_back("only one of rope_factors_long.weight and rope_factors_short.weight is present: LongRoPE not applied");
+        } else {
+          config_json::gguf_longrope(meta, arch, std::move(sf), std::move(lf), &p, &info.warnings);
+        }
+      }
+      info.rope = std::move(p);
+      if (meta.contains(key("rope.freq_base_swa"))) {
+        RopeParams q;
+        if (config_json::rope_params_from_gguf(meta, "sliding_attention", &q, &why, nullptr).ok()) info.rope_sliding = std::move(q);
+      }
+    }
+    *out = std::move(info);
+    return Status::Ok();
+  } catch (...) {  // std::bad_alloc
+    return {StatusCode::kTooLarge, "model file: out of memory"};
+  }
+}
+
+}  // namespace posenc

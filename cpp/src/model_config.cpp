@@ -1,0 +1,145 @@
+// config.json → ModelInfo: which positional scheme a Hugging Face config describes, and its
+// settings. Learned tables (GPT-2's n_positions, BERT's position_embedding_type "absolute", OPT,
+// ...), ALiBi (BLOOM, MPT's attn_config.alibi, Falcon's alibi), T5 (relative_attention_*), else
+// RoPE as rope_params_from_config reads it — or a refusal naming the keys it looked for.
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "config_json.hpp"
+#include "posenc/model_file.hpp"
+
+namespace posenc {
+namespace {
+
+using nlohmann::json;
+
+const json* member(const json& o, const char* key) {
+  if (!o.is_object()) return nullptr;
+  const auto it = o.find(key);
+  return it == o.end() || it->is_null() ? nullptr : &*it;
+}
+
+bool whole(const json& o, const char* key, std::size_t* out) {
+  const json* v = member(o, key);
+  if (v == nullptr || !v->is_number()) return false;
+  const double d = v->get<double>();
+  if (!(d >= 0 && d <= 9007199254740992.0) || std::floor(d) != d) return false;
+  *out = static_cast<std::size_t>(d);
+  return true;
+}
+
+// The first of several keys that holds a whole number.
+bool first_whole(const json& o, std::initializer_list<const char*> keys, std::size_t* out) {
+  for (const char* k : keys)
+    if (whole(o, k, out)) return true;
+  return false;
+}
+
+bool flag(const json& o, const char* key) {
+  const json* v = member(o, key);
+  return v != nullptr && v->is_boolean() && v->get<bool>();
+}
+
+std::string text(const json& o, const char* key) {
+  const json* v = member(o, key);
+  return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
+}
+
+bool one_of(const std::string& s, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (s == n) return true;
+  return false;
+}
+
+Status refuse(std::string* detail, const std::string& why) {
+  if (detail != nullptr) *detail = why;
+  return {StatusCode::kBadArgument, "config: the positional scheme is not recognised"};
+}
+
+}  // namespace
+
+Status model_info_from_config(std::string_view json_text, ModelInfo* out, std::string* detail) noexcept {
+  if (out == nullptr) return {StatusCode::kBadArgument, "out must not be null"};
+  try {
+    const json root = json::parse(json_text.begin(), json_text.end(), nullptr, false);
+    if (root.is_discarded()) return refuse(detail, "the config text is not valid JSON");
+    if (!root.is_object()) return refuse(detail, "the config must be a JSON object");
+    const json* text_config = member(root, "text_config");
+    const json& cfg = text_config != nullptr && text_config->is_object() ? *text_config : root;
+
+    ModelInfo info;
+    info.format = ModelFormat::kConfig;
+    info.architecture = text(cfg, "model_type");
+    if (info.architecture.empty()) info.architecture = text(root, "model_type");
+    const std::string& type = info.architecture;
+    first_whole(cfg, {"num_attention_heads", "n_head", "n_heads", "num_heads"}, &info.n_heads);
+    first_whole(cfg, {"num_key_value_heads", "n_head_kv", "num_kv_heads"}, &info.n_kv_heads);
+    first_whole(cfg, {"max_position_embeddings", "n_positions", "max_seq_len", "n_ctx", "seq_length"}, &info.context_length);
+    std::size_t window = 0;
+    if (whole(cfg, "sliding_window", &window)) info.sliding_window = window;
+    std::size_t d_model = 0;
+    first_whole(cfg, {"hidden_size", "n_embd", "d_model", "dim"}, &d_model);
+
+    const json* attn_config = member(cfg, "attn_config");
+    const bool mpt_alibi = attn_config != nullptr && flag(*attn_config, "alibi");
+    if (type == "bloom" || mpt_alibi || flag(cfg, "alibi")) {
+      AlibiInfo a;
+      a.n_heads = info.n_heads;
+      if (mpt_alibi) {
+        const json* m = member(*attn_config, "alibi_bias_max");
+        if (m != nullptr && m->is_number() && m->get<double>() > 0) a.max_bias = m->get<double>();
+      }
+      if (a.n_heads == 0) info.warnings.push_back("no head count (num_attention_heads, n_head or n_heads): ALiBi needs it");
+      info.alibi = a;
+    } else if (member(cfg, "relative_attention_num_buckets") != nullptr || one_of(type, {"t5", "mt5", "umt5", "longt5"})) {
+      T5Info t5;
+      t5.n_heads = info.n_heads;
+      std::size_t v = 0;
+      if (whole(cfg, "relative_attention_num_buckets", &v) && v <= (1u << 20)) t5.num_buckets = static_cast<int>(v);
+      if (whole(cfg, "relative_attention_max_distance", &v) && v <= (1u << 30)) t5.max_distance = static_cast<int>(v);
+      else info.warnings.push_back("relative_attention_max_distance is missing: T5's default 128");
+      info.t5 = t5;
+    } else if (member(cfg, "n_positions") != nullptr || text(cfg, "position_embedding_type") == "absolute" ||
+               one_of(type, {"gpt2", "bert", "roberta", "xlm-roberta", "distilbert", "electra", "opt", "gpt_neo",
+                             "bart", "mbart", "camembert", "albert", "deberta"})) {
+      PositionTable table;
+      if (!first_whole(cfg, {"n_positions", "max_position_embeddings", "n_ctx"}, &table.max_len))
+        return refuse(detail, "a learned-position config needs n_positions or max_position_embeddings");
+      table.d_model = d_model;
+      if (type == "opt") info.warnings.push_back("OPT's table has 2 extra rows: position p is row p + 2");
+      if (one_of(type, {"roberta", "xlm-roberta", "camembert"}))
+        info.warnings.push_back("RoBERTa's table starts after the padding index: position p is row p + pad_token_id + 1");
+      info.position_table = std::move(table);
+    } else {
+      const bool rope_keys = member(cfg, "rope_theta") || member(cfg, "rope_scaling") || member(cfg, "rope_parameters") ||
+                             member(cfg, "rotary_emb_base") || member(cfg, "rotary_pct") || member(cfg, "partial_rotary_factor") ||
+                             member(cfg, "qk_rope_head_dim");
+      if (!rope_keys && type.empty())
+        return refuse(detail, "found none of: model_type, rope_theta, rope_scaling, rope_parameters (RoPE), n_positions, "
+                              "position_embedding_type (learned), alibi, attn_config.alibi (ALiBi), "
+                              "relative_attention_num_buckets (T5)");
+      RopeParams p;
+      std::string why;
+      // Per-layer-type configs (Gemma 3): the full-attention layers, and the sliding ones apart.
+      const json* params = member(cfg, "rope_parameters");
+      const bool per_layer = params != nullptr && params->is_object() && member(*params, "full_attention") != nullptr;
+      const bool local_base = member(cfg, "rope_local_base_freq") != nullptr;
+      Status s = config_json::rope_params_from_hf(root, per_layer || local_base ? "full_attention" : "", &p, &why);
+      if (!s.ok()) {
+        if (detail != nullptr) *detail = why;
+        return s;
+      }
+      info.rope = std::move(p);
+      if (per_layer || local_base) {
+        RopeParams q;
+        if (config_json::rope_params_from_hf(root, "sliding_attention", &q, &why).ok()) info.rope_sliding = std::move(q);
+      }
+    }
+    *out = std::move(info);
+    return Status::Ok();
+  } catch (...) {  // std::bad_alloc
+    return {StatusCode::kTooLarge, "config: out of memory"};
+  }
+}
+
+}  // namespace posenc

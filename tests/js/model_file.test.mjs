@@ -1,0 +1,226 @@
+// readModel over GGUF, safetensors, .npy and config.json from bytes, Blobs and paths (written
+// here from the format specs); llama.cpp's GGUF semantics against the HF route of the same model;
+// precision 'ggml' against a float32 twin of ggml's RoPE; queryOffset; clear errors; no leaks.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { openAsBlob } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { error, pe } from './helpers.mjs';
+import { gguf, npy, safetensors } from './model_writer.mjs';
+
+const preset = (id) => pe.presets.presets.find((p) => p.id === id).config;
+const maxRel = (a, b) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i]) / Math.abs(b[i])), 0);
+
+// llama.cpp's converter (LlamaModel, rope_type llama3): rope_freqs.weight.
+function llama3RopeFreqs(theta, dim, factor, low, high, oldLen) {
+  const out = [];
+  for (let i = 0; i < dim; i += 2) {
+    const freq = Math.fround(1 / theta ** (i / dim));
+    const wavelen = (2 * Math.PI) / freq;
+    if (wavelen < oldLen / high) out.push(1);
+    else if (wavelen > oldLen / low) out.push(factor);
+    else {
+      const smooth = (oldLen / wavelen - low) / (high - low);
+      out.push(1 / ((1 - smooth) / factor + smooth));
+    }
+  }
+  return Float32Array.from(out);
+}
+
+const llama31 = (extra = [], options = {}) => gguf([
+  ['general.architecture', 'llama'], ['llama.context_length', { u32: 131072 }], ['llama.embedding_length', { u32: 4096 }],
+  ['llama.attention.head_count', { u32: 32 }], ['llama.attention.head_count_kv', { u32: 8 }],
+  ['llama.rope.dimension_count', { u32: 128 }], ['llama.rope.freq_base', { f32: 500000 }],
+], [{ name: 'rope_freqs.weight', ne: [64], data: llama3RopeFreqs(500000, 128, 8, 1, 4, 8192) }, ...extra], options);
+
+test('readModel: a Llama-3.1 GGUF (bytes) gives the HF llama3 frequencies through rope_freqs', async () => {
+  const m = await pe.readModel(llama31().bytes);
+  assert.equal(m.format, 'gguf');
+  assert.equal(m.architecture, 'llama');
+  assert.equal(m.nHeads, 32);
+  assert.equal(m.contextLength, 131072);
+  assert.equal(m.rope.params.scaling.type, 'none');
+  assert.equal(m.rope.params.freqFactors.length, 64);
+  const got = pe.ropeFrequencies(m.rope.params, { dtype: 'float64' });
+  const want = pe.ropeFrequencies(pe.ropeParamsFromConfig(preset('llama-3.1-8b')), { dtype: 'float64' });
+  assert.ok(maxRel(got.invFreq, want.invFreq) < 2e-7);
+  assert.deepEqual(m.warnings, []);
+});
+
+test('readModel: a multi-GB GGUF is read from a path and a Blob by its header and small tensors only', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'posenc-'));
+  try {
+    // token_embd.weight: 128256 × 4096 F16 = 1 GiB of zeros the reader must not touch (sparse file).
+    const big = { name: 'token_embd.weight', ne: [4096, 128256], type: 1, bytes: 4096 * 128256 * 2 };
+    const { bytes, fullSize } = llama31([big], { headerOnly: true });
+    const path = join(dir, 'llama.gguf');
+    await writeFile(path, bytes);
+    const h = await open(path, 'r+');
+    await h.truncate(fullSize);
+    await h.close();
+    for (const source of [path, await openAsBlob(path)]) {
+      const m = await pe.readModel(source);
+      assert.equal(m.rope.params.freqFactors.length, 64);
+      assert.equal(m.tensors.length, 2);
+      assert.deepEqual(m.tensors[1], { name: 'token_embd.weight', dtype: 'F16', shape: [128256, 4096] });
+      assert.ok(m.bytesRead <= 1 << 20, `read ${m.bytesRead} of ${fullSize} bytes`);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('readModel: GGUF metadata of DeepSeek-V3, Phi-3.5, gpt-oss, GPT-2 and BLOOM', async () => {
+  const ds = await pe.readModel(gguf([
+    ['general.architecture', 'deepseek2'], ['deepseek2.context_length', { u32: 163840 }],
+    ['deepseek2.attention.head_count', { u32: 128 }], ['deepseek2.attention.key_length', { u32: 192 }],
+    ['deepseek2.rope.dimension_count', { u32: 64 }], ['deepseek2.rope.freq_base', { f32: 10000 }],
+    ['deepseek2.rope.scaling.type', 'yarn'], ['deepseek2.rope.scaling.factor', { f32: 40 }],
+    ['deepseek2.rope.scaling.original_context_length', { u32: 4096 }], ['deepseek2.rope.scaling.yarn_log_multiplier', { f32: 0.1 }],
+  ]).bytes);
+  const dsF = pe.ropeFrequencies(ds.rope.params);
+  assert.ok(Math.abs(dsF.attentionFactor - 1) < 1e-7, `gain ${dsF.attentionFactor}`);  // llama.cpp and HF: 1
+
+  const phi = preset('phi-3.5-mini').rope_scaling;
+  const p3 = await pe.readModel(gguf([
+    ['general.architecture', 'phi3'], ['phi3.context_length', { u32: 131072 }], ['phi3.embedding_length', { u32: 3072 }],
+    ['phi3.attention.head_count', { u32: 32 }], ['phi3.rope.dimension_count', { u32: 96 }],
+    ['phi3.rope.scaling.original_context_length', { u32: 4096 }], ['phi3.rope.scaling.attn_factor', { f32: 1.1902381 }],
+  ], [{ name: 'rope_factors_long.weight', ne: [48], data: Float32Array.from(phi.long_factor) },
+    { name: 'rope_factors_short.weight', ne: [48], data: Float32Array.from(phi.short_factor) }]).bytes);
+  assert.equal(p3.rope.params.scaling.type, 'longrope');
+  assert.equal(p3.rope.params.scaling.contextLength, 131072);
+  const f3 = pe.ropeFrequencies(p3.rope.params, { seqLen: 10, dtype: 'float64' });  // long: llama.cpp's context rule
+  const hf3 = pe.ropeFrequencies(pe.ropeParamsFromConfig(preset('phi-3.5-mini')), { seqLen: 8192, dtype: 'float64' });
+  assert.ok(maxRel(f3.invFreq, hf3.invFreq) < 2e-7);
+  assert.ok(Math.abs(f3.attentionFactor - 1.1902381) < 1e-7);
+
+  const oss = await pe.readModel(gguf([
+    ['general.architecture', 'gpt-oss'], ['gpt-oss.context_length', { u32: 4096 }], ['gpt-oss.attention.key_length', { u32: 64 }],
+    ['gpt-oss.attention.head_count', { u32: 64 }], ['gpt-oss.rope.freq_base', { f32: 150000 }],
+    ['gpt-oss.rope.scaling.type', 'yarn'], ['gpt-oss.rope.scaling.factor', { f32: 32 }], ['gpt-oss.attention.sliding_window', { u32: 128 }],
+  ]).bytes);
+  assert.equal(oss.rope.params.scaling.originalMaxPositionEmbeddings, 4096);  // context_length fallback
+  assert.equal(oss.rope.params.scaling.truncate, true);
+  assert.equal(oss.sliding.window, 128);
+
+  const table = Float32Array.from({ length: 16 * 8 }, (_, i) => i / 100 - 0.5);
+  const g2 = await pe.readModel(gguf([['general.architecture', 'gpt2'], ['gpt2.attention.head_count', { u32: 2 }]],
+    [{ name: 'position_embd.weight', ne: [8, 16], data: table }]).bytes);
+  assert.equal(g2.positionTable.maxLen, 16);
+  assert.equal(g2.positionTable.dModel, 8);
+  assert.deepEqual(g2.positionTable.weights, table);
+  assert.equal(g2.rope, undefined);
+
+  const bloom = await pe.readModel(gguf([['general.architecture', 'bloom'], ['bloom.attention.head_count', { u32: 16 }]]).bytes);
+  assert.deepEqual(bloom.alibi, { nHeads: 16, maxBias: 8 });
+});
+
+test('readModel: safetensors wpe.weight, .npy tables and config.json text or objects', async () => {
+  const table = Float32Array.from({ length: 12 }, (_, i) => i - 6);
+  const st = safetensors({ 'h.0.mlp.c_fc.weight': { shape: [2, 3], data: new Float32Array(6) },
+    'transformer.wpe.weight': { shape: [4, 3], data: table } });
+  const m = await pe.readModel(new Blob([st]));
+  assert.equal(m.format, 'safetensors');
+  assert.deepEqual(m.positionTable, { name: 'transformer.wpe.weight', maxLen: 4, dModel: 3, weights: table });
+  const named = await pe.readModel(st.buffer, { tableName: 'h.0.mlp.c_fc.weight' });
+  assert.equal(named.positionTable.maxLen, 2);
+  await assert.rejects(pe.readModel(st, { tableName: 'nope' }), error(RangeError, /no tensor named nope/));
+
+  const n = await pe.readModel(npy(table, 4, 3));
+  assert.equal(n.format, 'npy');
+  assert.deepEqual(n.positionTable.weights, table);
+
+  const gpt2 = await pe.readModel(preset('gpt2'));
+  assert.deepEqual(gpt2.positionTable, { name: '', maxLen: 1024, dModel: 768, weights: null });
+  const t5 = await pe.readModel(JSON.stringify(preset('t5-base')));
+  assert.deepEqual(t5.t5, { nHeads: 12, numBuckets: 32, maxDistance: 128, bidirectional: true });
+  const mpt = await pe.readModel(preset('mpt-7b'));
+  assert.deepEqual(mpt.alibi, { nHeads: 32, maxBias: 8 });
+  const gemma = await pe.readModel(preset('gemma-3-4b'));
+  assert.equal(gemma.rope.params.theta, 1000000);
+  assert.equal(gemma.sliding.params.theta, 10000);
+  await assert.rejects(pe.readModel('{"hidden_size": 64}'), error(RangeError, /found none of: model_type, rope_theta/));
+});
+
+test('readModel: malformed files and bad arguments give clear errors; the heap stays flat', async () => {
+  const { bytes } = llama31();
+  const before = pe.heapStats().inUseBytes;
+  for (const n of [3, 10, 30, 100, bytes.length - 1]) {
+    await assert.rejects(pe.readModel(bytes.subarray(0, n)), error(RangeError, /readModel: .*(at byte|GGUF|ends)/), `${n} bytes`);
+  }
+  const badVersion = bytes.slice();
+  badVersion[4] = 7;
+  await assert.rejects(pe.readModel(badVersion), error(RangeError, /at byte 4: expected version 2 or 3, got 7/));
+  await assert.rejects(pe.readModel(new Uint8Array(0)), error(RangeError, /empty/));
+  await assert.rejects(pe.readModel(42), error(TypeError, /source must be a File\/Blob/));
+  await assert.rejects(pe.readModel(bytes, { tablename: 'x' }), error(TypeError, /unknown option "tablename"/));
+  for (let i = 0; i < 50; i++) await pe.readModel(bytes);
+  assert.equal(pe.heapStats().inUseBytes, before);
+});
+
+// ggml's RoPE cache in float32 (Math.fround after every operation), from ggml-cpu's rope_yarn.
+function ggmlTwin(g, pos) {
+  const f = Math.fround;
+  const thetaScale = f(f(g.freqBase) ** f(-2 / g.nDims));
+  let theta = f(pos);
+  const c = [], s = [];
+  for (let k = 0; k < g.nDims / 2; k++) {
+    const extrap = g.freqFactors ? f(theta / g.freqFactors[k]) : theta;
+    const interp = f(g.freqScale * extrap);
+    let a = interp, gain = g.attnFactor;
+    if (g.extFactor !== 0) {
+      const y = f(f(k - g.corrDims[0]) / Math.max(0.001, f(g.corrDims[1] - g.corrDims[0])));
+      const mix = f(f(1 - Math.min(1, Math.max(0, y))) * g.extFactor);
+      a = f(f(interp * f(1 - mix)) + f(extrap * mix));
+      gain = f(gain * f(1 + f(0.1 * f(Math.log(f(1 / g.freqScale))))));
+    }
+    c.push(f(f(Math.cos(a)) * gain));
+    s.push(f(f(Math.sin(a)) * gain));
+    theta = f(theta * thetaScale);
+  }
+  return { c, s };
+}
+
+test("precision 'ggml': llama.cpp's parameters and angle, for YaRN, llama3 and LongRoPE", () => {
+  for (const id of ['qwen2.5-7b-yarn', 'llama-3.1-8b', 'phi-3.5-mini', 'deepseek-v3']) {
+    const params = pe.ropeParamsFromConfig(preset(id));
+    const g = pe.ggmlRopeParams(params, { seqLen: 8192 });
+    const positions = [0, 3, 4095, 131071];
+    const cache = pe.ropeCache({ positions, params, precision: 'ggml' });
+    const half = g.nDims / 2;
+    let worst = 0;
+    positions.forEach((p, t) => {
+      const want = ggmlTwin(g, p);
+      for (let k = 0; k < half; k++) {
+        worst = Math.max(worst, Math.abs(cache.cos[t * half + k] - want.c[k]), Math.abs(cache.sin[t * half + k] - want.s[k]));
+      }
+    });
+    assert.ok(worst < 5e-7, `${id}: ${worst}`);
+  }
+  const yarn = pe.ggmlRopeParams(pe.ropeParamsFromConfig(preset('qwen2.5-7b-yarn')));
+  assert.deepEqual({ ...yarn, corrDims: undefined }, { nDims: 128, freqBase: 1000000, freqScale: 0.25, extFactor: 1, attnFactor: 1,
+    corrDims: undefined, freqFactors: null });
+  const x = new Float32Array(2 * 4 * 128).fill(0.5);
+  const y = pe.applyRope(x, { seqLen: 2, nHeads: 4, headDim: 128, params: pe.ropeParamsFromConfig(preset('llama-3.1-8b')),
+    precision: 'ggml', offset: 1000 });
+  assert.equal(y.length, x.length);
+  assert.throws(() => pe.applyRope(x, { seqLen: 2, nHeads: 4, headDim: 128, invFreq: new Float32Array(64), precision: 'ggml' }),
+    error(TypeError, /precision 'ggml' needs options.params/));
+  assert.throws(() => pe.ggmlRopeParams({ headDim: 64, scaling: { type: 'proportional' } }),
+    error(RangeError, /precision ggml has no form of proportional/));
+});
+
+test('alibiBias and t5Bias: queryOffset 0 (HF compute_bias, onnxruntime) and the default', () => {
+  const a = pe.alibiBias(1, 2, 5, { causal: false, queryOffset: 0 });
+  for (let i = 0; i < 2; i++) for (let j = 0; j < 5; j++) assert.equal(a[i * 5 + j], -(2 ** -8) * Math.abs(i - j));
+  assert.deepEqual(pe.alibiBias(1, 2, 5, { causal: false, queryOffset: 3 }), pe.alibiBias(1, 2, 5, { causal: false }));
+  assert.throws(() => pe.alibiBias(1, 6, 5), error(RangeError, /qLen = 6 must be <= kLen = 5 .*pass queryOffset/));
+  assert.throws(() => pe.alibiBias(1, 2, 5, { queryOffset: -1 }), error(RangeError, /queryOffset/));
+  const table = Float32Array.from({ length: 32 }, (_, i) => i);
+  const t = pe.t5Bias(table, 1, 2, 5, { queryOffset: 0 });
+  for (let i = 0; i < 2; i++) for (let j = 0; j < 5; j++) assert.equal(t[i * 5 + j], pe.t5Bucket(j - i));
+});
+
