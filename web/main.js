@@ -43,7 +43,7 @@ async function main() {
   }
 
   let st = fromHash(location.hash);
-  const extras = { longFactors: null, learned: null, modelName: null };
+  const extras = { longFactors: null, ropeFile: null, learned: null, modelName: null };
   const views = [];
   const controls = [];
   const onChange = (key, value, commit) => update({ [key]: value }, commit);
@@ -91,6 +91,7 @@ async function main() {
     for (const v of views) v.stopPlay();
     extras.modelName = name;
     extras.longFactors = r.longFactors ?? null;
+    extras.ropeFile = r.ropeFile ?? null;
     extras.learned = r.learned ?? null;
     st = { ...r.state, preset };
     commitUrl(true);

@@ -9,20 +9,25 @@ export const hasReadModel = (pe) => typeof pe.readModel === 'function';
 const clamp = (key, v) => Math.min(FIELDS[key].max, Math.max(FIELDS[key].min, Math.round(v)));
 
 /**
- * Settings for readModel's result: { state, longFactors, learned, scheme, read } where learned is
- * the position table ({ name, weights, maxLen, dModel }) when the file holds one.
+ * Settings for readModel's result (ModelInfo): { state, longFactors, ropeFile, learned, scheme,
+ * read, warnings }. learned: the position table ({ name, weights, maxLen, dModel }) when the file
+ * holds its weights; ropeFile: what the settings cannot hold (freq_factors, LongRoPE's context).
  */
-export function settingsFromModel(pe, model) {
-  let state = defaults();
-  let longFactors = null, learned = null, scheme = null;
+export function settingsFromModel(model) {
+  const state = defaults();
+  let longFactors = null, ropeFile = null, learned = null, scheme = null;
   const read = [`${model.format}${model.architecture ? ` (${model.architecture})` : ''}`];
+  if (model.nHeads) state.heads = clamp('heads', model.nHeads);
   if (model.rope) {
-    const r = ropeSettings(model.rope.params, model.rope.maxPositionEmbeddings);
-    for (const [k, v] of Object.entries(r.next)) if (v !== undefined) state[k] = typeof v === 'number' && FIELDS[k].type === 'int' ? clamp(k, v) : v;
+    const p = model.rope.params;
+    const r = ropeSettings(p, model.contextLength);
+    for (const [k, v] of Object.entries(r.next)) if (v !== undefined) state[k] = FIELDS[k].type === 'int' ? clamp(k, v) : v;
     longFactors = r.longFactors;
+    ropeFile = { headDim: state.dModel, partial: state.partial, freqFactors: p.freqFactors ?? null, contextLength: p.scaling?.contextLength ?? null };
     scheme = 'rope';
-    read.push(`RoPE head_dim ${model.rope.params.headDim}, θ ${model.rope.params.theta}, scaling ${state.scaling}`);
+    read.push(`RoPE head_dim ${p.headDim}, θ ${p.theta}, scaling ${state.scaling}${p.freqFactors ? ', freq_factors' : ''}`);
   }
+  if (model.sliding?.window) read.push(`sliding window ${model.sliding.window}`);
   if (model.alibi) {
     state.heads = clamp('heads', model.alibi.nHeads);
     state.maxBias = model.alibi.maxBias;
@@ -30,29 +35,30 @@ export function settingsFromModel(pe, model) {
     read.push(`ALiBi ${model.alibi.nHeads} heads, max bias ${model.alibi.maxBias}`);
   }
   if (model.t5) {
-    state.t5Buckets = clamp('t5Buckets', model.t5.numBuckets);
-    state.t5MaxDist = clamp('t5MaxDist', model.t5.maxDistance);
-    state.t5Bidir = model.t5.bidirectional;
+    Object.assign(state, { heads: clamp('heads', model.t5.nHeads), t5Buckets: clamp('t5Buckets', model.t5.numBuckets), t5MaxDist: clamp('t5MaxDist', model.t5.maxDistance), t5Bidir: model.t5.bidirectional });
     scheme = 't5';
     read.push(`T5 ${model.t5.numBuckets} buckets, max distance ${model.t5.maxDistance}`);
   }
   if (model.positionTable) {
     const t = model.positionTable;
-    learned = t;
     Object.assign(state, { dModel: clamp('dModel', t.dModel), maxLen: clamp('maxLen', t.maxLen), seqLen: clamp('seqLen', t.maxLen) });
+    if (t.weights) learned = t;
     scheme = scheme ?? 'learned';
-    read.push(`position table "${t.name}" ${t.maxLen} × ${t.dModel}`);
+    read.push(`position table “${t.name}” ${t.maxLen} × ${t.dModel}${t.weights ? '' : ' (its shape only)'}`);
   }
-  if (!scheme) throw new Error(`${model.format} file read, but it holds no position scheme this page can show (no RoPE, ALiBi, T5 settings or position table).`);
+  if (model.contextLength && !model.rope) state.seqLen = clamp('seqLen', model.contextLength);
+  if (!scheme) throw new Error(`${model.format} file read, but it holds no position scheme this page can show (no RoPE, ALiBi or T5 settings, no position table).`);
   state.attnScheme = scheme;
-  state = { ...state, schemes: scheme === 'rope' ? 'sinusoidal,rope' : scheme === 'learned' ? FIELDS.schemes.value : scheme };
-  return { state, longFactors, learned, scheme, read, warnings: model.warnings ?? [] };
+  state.schemes = scheme === 'rope' ? 'sinusoidal,rope' : scheme === 'learned' ? FIELDS.schemes.value : scheme;
+  return { state, longFactors, ropeFile, learned, scheme, read, warnings: model.warnings ?? [] };
 }
 
 /** Reads `file` with the package; resolves to settingsFromModel's result, rejects with readModel's message. */
 export async function openModelFile(pe, file) {
   const model = await pe.readModel(file);
-  return settingsFromModel(pe, model);
+  // A .npy holds one unnamed array: call its table by the file's name.
+  if (model.positionTable && !model.positionTable.name) model.positionTable = { ...model.positionTable, name: file.name };
+  return settingsFromModel(model);
 }
 
 /**

@@ -5,6 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
+import { gguf, npy, safetensors } from '../js/model_writer.mjs';
 import { distinctColors, openExplorer } from './launch.mjs';
 
 const artifacts = new URL('../../test-results/', import.meta.url);
@@ -376,11 +377,75 @@ test('a slider drag at d_model 4096, seq_len 131072 keeps the page responsive', 
   assert.deepEqual(ex.problems, []);
 });
 
-test('the model-file controls are hidden while the package has no readModel', async () => {
+// Small model files written here from the format specs (tests/js/model_writer.mjs).
+const TABLE = Float32Array.from({ length: 24 * 8 }, (_, i) => Math.sin(i / 3) * 0.1);
+const file = (name, bytes) => ({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
+
+test('the learned view loads a position table from .npy and .safetensors; a file without one is refused with readModel\'s words', async () => {
   await open();
-  const has = await ex.page.evaluate(() => typeof window.posencExplorer.pe.readModel === 'function');
-  assert.equal(await ex.page.isVisible('#model-file'), has);
-  assert.equal(Boolean(await ex.page.$('[data-learned-file]')), has);
+  await drawn('learned');
+  const input = `${view('learned')} input[data-learned-file]`;
+  const message = `${view('learned')} .file-box .message`;
+  await ex.page.setInputFiles(input, file('gpt-wpe.npy', npy(TABLE, 24, 8)));
+  await ex.page.waitForFunction(() => window.posencExplorer.state.maxLen === 24);
+  assert.match(await ex.page.textContent(message), /Loaded “gpt-wpe\.npy”, 24 × 8/);
+  await drawn('learned', await renders('learned') - 1);
+  assert.match(await ex.page.textContent(`${view('learned')} .note`), /Table: “gpt-wpe\.npy” from your file/);
+  assert.equal((await state()).dModel, 8);
+  // The read-out is the file's number: row 3, dim 0 = TABLE[24].
+  await ex.page.focus(`${view('learned')} canvas`);
+  for (let i = 0; i < 3; i++) await ex.page.keyboard.press('ArrowRight');
+  const shown = Number((await ex.page.textContent(`${view('learned')} .readout`)).match(/weight (\S+)$/)[1]);
+  assert.ok(Math.abs(shown - TABLE[24]) < 1e-6, `${shown} vs ${TABLE[24]}`);
+  await ex.page.setInputFiles(input, file('model.safetensors', safetensors({
+    'transformer.wte.weight': { shape: [5, 8], data: new Float32Array(40) },
+    'transformer.wpe.weight': { shape: [12, 8], data: TABLE.subarray(0, 96) },
+  })));
+  await ex.page.waitForFunction(() => window.posencExplorer.state.maxLen === 12);
+  assert.match(await ex.page.textContent(message), /Loaded “transformer\.wpe\.weight”, 12 × 8/);
+  await ex.page.setInputFiles(input, file('junk.npy', new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8])));
+  await ex.page.waitForFunction((sel) => document.querySelector(sel).classList.contains('bad'), message);
+  assert.match(await ex.page.textContent(message), /^junk\.npy: readModel: /);
+  assert.equal((await state()).maxLen, 12, 'a refused file changed the settings');
+  assert.deepEqual(ex.problems, []);
+});
+
+test('opening or dropping a model file switches the page to that model', async () => {
+  await open();
+  assert.equal(await ex.page.isVisible('#model-file'), true);
+  const llama = gguf([['general.architecture', 'llama'], ['llama.context_length', { u32: 131072 }], ['llama.attention.head_count', { u32: 32 }],
+    ['llama.rope.dimension_count', { u32: 128 }], ['llama.rope.freq_base', { f32: 500000 }], ['llama.embedding_length', { u32: 4096 }]],
+  [{ name: 'rope_freqs.weight', ne: [64], data: new Float32Array(64).fill(2) }]).bytes;
+  await ex.page.setInputFiles('#model-file-input', file('llama.gguf', llama));
+  await ex.page.waitForFunction(() => window.posencExplorer.state.theta === 500000);
+  let st = await state();
+  assert.deepEqual([st.dModel, st.heads, st.lTarget, st.attnScheme, st.preset], [128, 32, 131072, 'rope', '']);
+  assert.match(await ex.page.textContent('#model-message'), /^llama\.gguf: read gguf \(llama\); RoPE head_dim 128, θ 500000/);
+  assert.match(await ex.page.textContent('#settings-summary'), /llama\.gguf/);
+  // Its freq_factors (rope_freqs.weight, all 2 here) divide every frequency: wavelengths double.
+  await drawn('spectrum');
+  await ex.page.focus(`${view('spectrum')} canvas`);
+  assert.match(await ex.page.textContent(`${view('spectrum')} .readout`), /^pair 0: wavelength \S+ → \S+ positions \(×2\.0000\)/);
+  // A config.json: MPT goes to ALiBi.
+  const mpt = new TextEncoder().encode(JSON.stringify({ model_type: 'mpt', d_model: 4096, n_heads: 32, max_seq_len: 2048, attn_config: { alibi: true, alibi_bias_max: 8 } }));
+  await ex.page.setInputFiles('#model-file-input', { name: 'config.json', mimeType: 'application/json', buffer: Buffer.from(mpt) });
+  await ex.page.waitForFunction(() => window.posencExplorer.state.attnScheme === 'alibi');
+  st = await state();
+  assert.deepEqual([st.heads, st.maxBias, st.theta, st.seqLen], [32, 8, 10000, 2048]);
+  // Dropped anywhere on the page: a .npy table goes to the learned view.
+  const bytes = Array.from(npy(TABLE, 24, 8));
+  const dt = await ex.page.evaluateHandle((b) => { const d = new DataTransfer(); d.items.add(new File([new Uint8Array(b)], 'dropped.npy')); return d; }, bytes);
+  await ex.page.dispatchEvent('#chapter-rope', 'drop', { dataTransfer: dt });
+  await ex.page.waitForFunction(() => window.posencExplorer.state.maxLen === 24);
+  assert.equal((await state()).attnScheme, 'learned');
+  await drawn('learned');
+  assert.match(await ex.page.textContent(`${view('learned')} .note`), /“dropped\.npy” from your file/);
+  // A file readModel cannot read: its message, and nothing changes.
+  await ex.page.setInputFiles('#model-file-input', file('notes.txt', new TextEncoder().encode('hello')));
+  await ex.page.waitForFunction(() => document.querySelector('#model-message').classList.contains('bad'));
+  assert.match(await ex.page.textContent('#model-message'), /^notes\.txt: readModel: /);
+  assert.equal((await state()).maxLen, 24);
+  assert.deepEqual(ex.problems, []);
 });
 
 test('a visible banner says so when the WASM cannot load', async () => {

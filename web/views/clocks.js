@@ -60,7 +60,7 @@ export default {
     const rule = ropeRule(st);
     if (rule) throw new Error(rule);
     const base = pe.ropeFrequencies(ropeParams(st, extras), { dtype: 'float64' }).invFreq;
-    const scaled = pe.ropeFrequencies(ropeParams(st, extras, st.scaling), { seqLen: Math.max(st.pos + 1, st.lTarget), dtype: 'float64' }).invFreq;
+    const scaled = pe.ropeFrequencies(ropeParams(st, extras, st.scaling, true), { seqLen: Math.max(st.pos + 1, st.lTarget), dtype: 'float64' }).invFreq;
     const { cos, sin } = pe.ropeCache({ invFreq: scaled, positions: [st.pos], precision: st.precision });
     const n = cos.length, shown = Math.min(n, 64);
     const pairs = Array.from({ length: shown }, (_, k) => Math.round((k * (n - 1)) / Math.max(1, shown - 1)));

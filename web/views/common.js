@@ -23,9 +23,23 @@ export function samplingNote(xs, total, what = 'positions') {
   return `Sampled: every ${stride}th of ${total} ${what} is drawn (${xs.length} columns), so waves faster than ${2 * stride} positions alias.`;
 }
 
-/** The RoPE parameters of the settings, unscaled (the rope chapter) or with a scaling. */
-export function ropeParams(st, extras, scaling = 'none') {
+/**
+ * A model file's extra RoPE inputs (freq_factors, LongRoPE's context length) apply while d_model
+ * and partial rotary are still the file's.
+ */
+export function fileRope(st, extras) {
+  const r = extras.ropeFile;
+  return r && r.headDim === st.dModel && r.partial === st.partial ? r : null;
+}
+
+/**
+ * The RoPE parameters of the settings, unscaled (the rope chapter) or with a scaling; `own`: the
+ * model's own frequencies, with what a model file adds (fileRope).
+ */
+export function ropeParams(st, extras, scaling = 'none', own = false) {
   const base = { headDim: st.dModel, theta: st.theta, partialRotaryFactor: st.partial };
+  const file = own ? fileRope(st, extras) : null;
+  if (file?.freqFactors) base.freqFactors = file.freqFactors;
   const s = { type: scaling };
   const factor = st.factor;
   if (scaling === 'none') return base;
@@ -37,6 +51,7 @@ export function ropeParams(st, extras, scaling = 'none') {
     const f = extras.longFactors;
     if (!f) throw new Error('LongRoPE needs its per-pair factors: choose the Phi-3.5 model or paste a LongRoPE config.');
     Object.assign(s, { factor, originalMaxPositionEmbeddings: st.lTrain, shortFactor: f.shortFactor, longFactor: f.longFactor });
+    if (file?.contextLength) s.contextLength = file.contextLength;
   }
   return { ...base, scaling: s };
 }

@@ -15,7 +15,7 @@ export default {
     const last = Math.max(st.seqLen, st.lTarget) - 1;
     const xs = samplePositions(last, 1024);
     // Angles only (attention factor 1); at most 512 pairs, evenly spaced, are drawn.
-    const fa = pe.ropeFrequencies(ropeParams(st, extras, st.scaling), { seqLen: last + 1, dtype: 'float64' }).invFreq;
+    const fa = pe.ropeFrequencies(ropeParams(st, extras, st.scaling, true), { seqLen: last + 1, dtype: 'float64' }).invFreq;
     const fb = pe.ropeFrequencies(ropeParams(st, extras, st.compare), { seqLen: last + 1, dtype: 'float64' }).invFreq;
     const stride = Math.ceil(fa.length / 512);
     const pairs = Array.from({ length: Math.ceil(fa.length / stride) }, (_, k) => k * stride);

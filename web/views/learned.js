@@ -35,10 +35,12 @@ function setupFile(section, host) {
     try {
       const model = await host.pe.readModel(file);
       const t = model.positionTable;
-      if (!t) throw new Error(`no position-embedding table in ${file.name} (a tensor named like wpe or position_embeddings, or a 2-D table, was not found)`);
-      msg.textContent = `Loaded “${t.name}”, ${t.maxLen} × ${t.dModel}.${model.warnings?.length ? ` ${model.warnings.join('; ')}` : ''}`;
+      if (!t) throw new Error('it holds no position-embedding table (no 2-D tensor named like wpe or position_embeddings)');
+      if (!t.weights) throw new Error(`it gives the table's shape (${t.maxLen} × ${t.dModel}) but not its weights: load the .safetensors or .npy file`);
+      const name = t.name || file.name;
+      msg.textContent = `Loaded “${name}”, ${t.maxLen} × ${t.dModel}.${model.warnings?.length ? ` ${model.warnings.join('; ')}` : ''}`;
       msg.classList.remove('bad');
-      host.loadLearned(t);
+      host.loadLearned({ ...t, name });
     } catch (e) {
       msg.textContent = `${file.name}: ${e.message}`;
       msg.classList.add('bad');

@@ -10,7 +10,7 @@ export default {
   compute({ pe, st, extras }) {
     const rule = ropeRule(st);
     if (rule) throw new Error(rule);
-    const exact = pe.ropeFrequencies(ropeParams(st, extras, st.scaling), { seqLen: st.lTarget, dtype: 'float64' }).invFreq;
+    const exact = pe.ropeFrequencies(ropeParams(st, extras, st.scaling, true), { seqLen: st.lTarget, dtype: 'float64' }).invFreq;
     const xs = Float64Array.from({ length: 41 }, (_, i) => Math.round(2 ** (i / 2)));
     const errors = {};
     for (const precision of ['fast', 'accurate']) {

@@ -4,7 +4,7 @@ import { lutColor } from '../plot/heatmap.js';
 import { linesCsv } from '../plot/lines.js';
 import { panelsHeight } from '../plot/panels.js';
 import { SCHEMES, schemesOf } from '../state.js';
-import { columnsFor, fmt, moveIndex, ropeParams, samplePositions } from './common.js';
+import { columnsFor, fileRope, fmt, moveIndex, ropeParams, samplePositions } from './common.js';
 
 const PANEL = 230, MIN_WIDTH = 460;
 
@@ -38,8 +38,9 @@ export default {
       if (st.dModel % 2) panels.push({ title: 'RoPE', message: `RoPE needs an even head_dim (d_model ${st.dModel} is odd).` });
       else {
         const series = [{ label: `θ ${st.theta}, no scaling`, x: xs, y: ropeCurve(pe, st, ropeParams(st, extras), xs), color: SERIES[1] }];
-        if (st.scaling !== 'none' && (st.scaling !== 'longrope' || extras.longFactors)) {
-          series.push({ label: `${st.scaling} ×${st.factor} (a² included)`, x: xs, y: ropeCurve(pe, st, ropeParams(st, extras, st.scaling), xs), color: SERIES[3], dash: [6, 3] });
+        const factors = Boolean(fileRope(st, extras)?.freqFactors);
+        if ((st.scaling !== 'none' || factors) && (st.scaling !== 'longrope' || extras.longFactors)) {
+          series.push({ label: `${factors ? 'the file\'s frequencies' : `${st.scaling} ×${st.factor}`} (a² included)`, x: xs, y: ropeCurve(pe, st, ropeParams(st, extras, st.scaling, true), xs), color: SERIES[3], dash: [6, 3] });
         }
         panels.push({ title: 'RoPE: q·k / d, q = k = all ones', yLabel: 'score / d', series });
       }
