@@ -1,7 +1,7 @@
 // Several small plots in one canvas (side by side when wide, stacked on a phone), small labelled
 // matrices with their numbers printed, and vectors on a unit circle. One canvas per view keeps
 // hover, the keyboard cursor and PNG export the same for every view.
-import { FONT, SMALL, drawMessage } from './core.js';
+import { FONT, SMALL, drawMessage, wrapText } from './core.js';
 import { drawHeatmap, lutColor } from './heatmap.js';
 import { drawLines } from './lines.js';
 
@@ -108,15 +108,17 @@ export function drawMatrix(ctx, width, height, spec, colors) {
  * arcs: [{ from, to, color, label }] (angles in radians), radius (data units at the rim), caption }
  */
 export function drawCircle(ctx, width, height, spec, colors) {
-  const cx = width / 2, cy = (height - (spec.caption ? 20 : 0)) / 2;
-  const r = Math.max(10, Math.min(width, height - (spec.caption ? 20 : 0)) / 2 - 28);
+  ctx.font = FONT;
+  const caption = spec.caption ? wrapText(ctx, spec.caption, width - 8) : [];
+  const room = height - 16 * caption.length;
+  const cx = width / 2, cy = room / 2;
+  const r = Math.max(10, Math.min(width, room) / 2 - 28);
   const unit = r / (spec.radius ?? 1);
   ctx.strokeStyle = colors.grid;
   ctx.lineWidth = 1;
   ctx.beginPath(); ctx.moveTo(cx - r - 10, cy); ctx.lineTo(cx + r + 10, cy); ctx.moveTo(cx, cy - r - 10); ctx.lineTo(cx, cy + r + 10); ctx.stroke();
   ctx.strokeStyle = colors.muted;
   ctx.beginPath(); ctx.arc(cx, cy, r, 0, 2 * Math.PI); ctx.stroke();
-  ctx.font = FONT;
   for (const a of spec.arcs ?? []) {
     ctx.strokeStyle = a.color;
     ctx.lineWidth = 2;
@@ -134,17 +136,19 @@ export function drawCircle(ctx, width, height, spec, colors) {
     ctx.arc(x, y, v.hollow ? 7 : 4, 0, 2 * Math.PI);
     if (v.hollow) { ctx.lineWidth = 2; ctx.stroke(); } else ctx.fill();
     if (v.label) {
-      const len = Math.hypot(x - cx, y - cy) || 1;
-      ctx.textAlign = x >= cx ? 'left' : 'right';
+      // Beyond the tip, kept inside the canvas.
+      const len = Math.hypot(x - cx, y - cy) || 1, w = ctx.measureText(v.label).width;
+      let lx = x + ((x - cx) / len) * 10;
+      if (x < cx) lx -= w;
+      lx = Math.max(2, Math.min(width - 2 - w, lx));
+      ctx.textAlign = 'left';
       ctx.textBaseline = 'middle';
-      ctx.fillText(v.label, x + ((x - cx) / len) * 10, y + ((y - cy) / len) * 10);
+      ctx.fillText(v.label, lx, Math.max(8, Math.min(room - 8, y + ((y - cy) / len) * 10)));
     }
   }
-  if (spec.caption) {
-    ctx.fillStyle = colors.muted;
-    ctx.textAlign = 'center';
-    ctx.textBaseline = 'bottom';
-    ctx.fillText(spec.caption, width / 2, height - 2, width - 8);
-  }
+  ctx.fillStyle = colors.muted;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'bottom';
+  caption.forEach((line, i) => ctx.fillText(line, width / 2, height - 2 - 16 * (caption.length - 1 - i)));
   return { hit: () => ({ i: 0 }) };
 }
