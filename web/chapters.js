@@ -20,6 +20,7 @@ import precision from './views/precision.js';
 import score_vs_distance from './views/score-vs-distance.js';
 import comparison_table from './views/comparison-table.js';
 
+const yarn = (st) => st.scaling === 'yarn', llama3 = (st) => st.scaling === 'llama3';
 const theta = ['theta', { label: 'θ (rope_theta)', slider: { min: 2, max: 1e7, log: true } }];
 
 export const CHAPTERS = [
@@ -41,15 +42,15 @@ export const CHAPTERS = [
     name: 'long-context',
     controls: [
       ['scaling', { kind: 'select', label: 'scaling (A)', values: SCALINGS }],
-      ['factor', { label: 'factor', slider: { min: 1, max: 64, log: true } }],
+      ['factor', { label: 'factor', slider: { min: 1, max: 64, log: true }, when: (st) => !['none', 'longrope'].includes(st.scaling) }],
       ['lTrain', { label: 'L_train', slider: { min: 16, max: 1048576, log: true } }],
       ['lTarget', { label: 'L_target', slider: { min: 16, max: 4194304, log: true } }],
       [...theta.slice(0, 1), { ...theta[1], suffix: '-long' }],
-      ['betaFast', { label: 'YaRN β_fast' }],
-      ['betaSlow', { label: 'YaRN β_slow' }],
-      ['truncate', { kind: 'checkbox', label: 'YaRN truncate' }],
-      ['lowFreq', { label: 'llama3 low_freq_factor' }],
-      ['highFreq', { label: 'llama3 high_freq_factor' }],
+      ['betaFast', { label: 'YaRN β_fast', when: yarn }],
+      ['betaSlow', { label: 'YaRN β_slow', when: yarn }],
+      ['truncate', { kind: 'checkbox', label: 'YaRN truncate', when: yarn }],
+      ['lowFreq', { label: 'llama3 low_freq_factor', when: llama3 }],
+      ['highFreq', { label: 'llama3 high_freq_factor', when: llama3 }],
       ['precision', { kind: 'select', label: 'precision' }],
     ],
     views: [spectrum, clocks, compare, precision],

@@ -16,15 +16,17 @@ export function ropeSettings(params, maxPositions) {
   const next = { dModel: params.headDim, theta: params.theta, partial: params.partialRotaryFactor ?? 1,
     scaling: SCALINGS.includes(s.type) ? s.type : 'none' };
   if (params.rotaryDim) next.partial = params.rotaryDim / params.headDim;
-  // L_train: the pre-extension length; L_target: the positions the model is published for
-  // (max_position_embeddings), which need not be L_train × factor (Llama-3.1: 8192 × 8 < 131072).
+  // L_train: the pre-extension length; L_target: the positions the model is published for,
+  // max_position_embeddings, which need not be L_train × factor (Llama-3.1: 8192 × 8 < 131072),
+  // unless the config leaves that key at L_train (Qwen2.5 with YaRN: 32768, factor 4).
   if (s.factor) next.factor = s.factor;
   const orig = s.originalMaxPositionEmbeddings ?? (s.type === 'dynamic' ? s.maxPositionEmbeddings : undefined);
   if (orig) next.lTrain = orig;
   else if (s.factor && maxPositions) next.lTrain = Math.round(maxPositions / s.factor);
-  if (maxPositions) next.lTarget = Math.max(maxPositions, next.lTrain ?? 0);
-  else if (s.factor && next.lTrain) next.lTarget = Math.round(next.lTrain * s.factor);
+  const extended = s.factor && next.lTrain ? Math.round(next.lTrain * s.factor) : 0;
+  if (maxPositions || extended) next.lTarget = Math.max(maxPositions ?? 0, extended, next.lTrain ?? 0);
   if (next.scaling === 'none') { next.lTrain = maxPositions ?? FIELDS.lTrain.value; next.lTarget = next.lTrain; }
+  if (s.type === 'longrope' && !s.factor && next.lTrain && next.lTarget) next.factor = next.lTarget / next.lTrain;
   if (s.type === 'yarn') Object.assign(next, { betaFast: s.betaFast, betaSlow: s.betaSlow, truncate: s.truncate });
   if (s.type === 'llama3') Object.assign(next, { lowFreq: s.lowFreqFactor, highFreq: s.highFreqFactor });
   const longFactors = s.type === 'longrope' ? { shortFactor: s.shortFactor, longFactor: s.longFactor } : null;

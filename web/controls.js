@@ -16,7 +16,8 @@ function valueToSlider(s, v) {
 /**
  * One control for setting `key`. o: { label, kind: 'number' | 'select' | 'checkbox' | 'text' |
  * 'checks' | 'play', slider: { min, max, log } or st → { min, max, log }, values (checks and
- * selects), validate(v) → '' or a refusal, play: { step, max, interval } }.
+ * selects), validate(v) → '' or a refusal, when(st) → false dims it (it does nothing now),
+ * play: { step, max, interval } }.
  * Returns { element, sync(st) }.
  */
 export function buildControl(key, o, onChange) {
@@ -150,6 +151,7 @@ export function buildControl(key, o, onChange) {
         rule.textContent = '';
         wrap.classList.remove('invalid');
       }
+      if (o.when) wrap.classList.toggle('dim', !o.when(st));
       if (typeof o.slider === 'function') slider = o.slider(st);
       if (range && document.activeElement !== range) range.value = String(valueToSlider(slider, st[key]));
     },

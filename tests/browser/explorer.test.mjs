@@ -160,6 +160,7 @@ test('a preset starts from the defaults: Gemma-3-4B then GPT-2 gives GPT-2\'s θ
   await ex.page.waitForFunction(() => window.posencExplorer.state.preset === 'llama-3.1-8b');
   st = await state();
   assert.deepEqual([st.lTrain, st.lTarget, st.factor, st.scaling], [8192, 131072, 8, 'llama3']);
+  assert.equal(await ex.page.$eval('#control-betaFast', (i) => i.closest('.control').classList.contains('dim')), true);
   await drawn('spectrum');
   await ex.page.focus(`${view('spectrum')} canvas`);
   for (let i = 0; i < 40; i++) await ex.page.keyboard.press('ArrowRight');

@@ -50,7 +50,8 @@ export function ropeParams(st, extras, scaling = 'none', own = false) {
   if (scaling === 'longrope') {
     const f = extras.longFactors;
     if (!f) throw new Error('LongRoPE needs its per-pair factors: choose the Phi-3.5 model or paste a LongRoPE config.');
-    Object.assign(s, { factor, originalMaxPositionEmbeddings: st.lTrain, shortFactor: f.shortFactor, longFactor: f.longFactor });
+    // HF's LongRoPE factor is max_position_embeddings / original: L_target / L_train here.
+    Object.assign(s, { originalMaxPositionEmbeddings: st.lTrain, maxPositionEmbeddings: st.lTarget, shortFactor: f.shortFactor, longFactor: f.longFactor });
     if (file?.contextLength) s.contextLength = file.contextLength;
   }
   return { ...base, scaling: s };
