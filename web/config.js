@@ -34,7 +34,7 @@ export function ropeSettings(params, maxPositions) {
 }
 
 /** Which scheme a config describes, from its keys: 'learned' | 'alibi' | 't5' | 'rope' | null. */
-export function schemeOfConfig(c) {
+function schemeOfConfig(c) {
   const type = String(c.model_type ?? '').toLowerCase();
   if ('relative_attention_num_buckets' in c || /^(t5|mt5|umt5|longt5)$/.test(type)) return 't5';
   if (c.attn_config?.alibi === true || c.alibi === true || type === 'bloom' || (type === 'mpt' && c.attn_config?.alibi !== false)) return 'alibi';

@@ -13,7 +13,7 @@ const clamp = (key, v) => Math.min(FIELDS[key].max, Math.max(FIELDS[key].min, Ma
  * read, warnings }. learned: the position table ({ name, weights, maxLen, dModel }) when the file
  * holds its weights; ropeFile: what the settings cannot hold (freq_factors, LongRoPE's context).
  */
-export function settingsFromModel(model) {
+function settingsFromModel(model) {
   const state = defaults();
   let longFactors = null, ropeFile = null, learned = null, scheme = null;
   const read = [`${model.format}${model.architecture ? ` (${model.architecture})` : ''}`];

@@ -56,7 +56,7 @@ export function themeColors(element) {
 }
 
 /** Width of the widest label, in the current font. */
-export function widest(ctx, labels) {
+function widest(ctx, labels) {
   let w = 0;
   for (const l of labels) w = Math.max(w, ctx.measureText(l).width);
   return w;

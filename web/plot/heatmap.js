@@ -4,7 +4,7 @@ import { FONT, axisScale, drawAxes, formatTick, frame, niceTicks, tickLabels } f
 
 // A LUT ([r, g, b] × 256) as opaque RGBA words for a Uint32Array view of ImageData (little-endian).
 const palettes = new WeakMap();
-export function paletteOf(lut) {
+function paletteOf(lut) {
   let p = palettes.get(lut);
   if (!p) {
     p = new Uint32Array(256);

@@ -8,7 +8,7 @@ import { drawLines } from './lines.js';
 const TITLE = 20, GAP = 14;  // title band above each panel, space between panels
 
 /** Columns for `n` panels at this width: all in a row when each gets at least `minWidth` px. */
-export function panelColumns(n, width, minWidth = 300) {
+function panelColumns(n, width, minWidth = 300) {
   return Math.max(1, Math.min(n, Math.floor(width / minWidth)));
 }
 
@@ -61,7 +61,7 @@ export function drawPanels(ctx, width, height, spec, colors) {
  *         lo, hi, lut, digits, dark(t) (white text),
  *         cursor: { x: column, y: row } }
  */
-export function drawMatrix(ctx, width, height, spec, colors) {
+function drawMatrix(ctx, width, height, spec, colors) {
   const { values, rows, cols, lo, hi, lut } = spec;
   ctx.font = FONT;
   const labelW = Math.max(...spec.rowLabels.map((l) => ctx.measureText(l).width)) + 10;
@@ -107,7 +107,7 @@ export function drawMatrix(ctx, width, height, spec, colors) {
  * Vectors from the centre of a circle. spec: { vectors: [{ x, y, color, label, dash, hollow, width }],
  * arcs: [{ from, to, color, label }] (angles in radians), radius (data units at the rim), caption }
  */
-export function drawCircle(ctx, width, height, spec, colors) {
+function drawCircle(ctx, width, height, spec, colors) {
   ctx.font = FONT;
   const caption = spec.caption ? wrapText(ctx, spec.caption, width - 8) : [];
   const room = height - 16 * caption.length;

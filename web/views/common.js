@@ -2,7 +2,7 @@
 // describe, number formatting, and the seeded random vectors some views use as "content".
 // No encoding is computed here: those all come from the posenc package.
 export const TWO_PI = 2 * Math.PI;
-export const LOD_COLUMNS = 2048;  // at most this many positions are computed and drawn across
+const LOD_COLUMNS = 2048;  // at most this many positions are computed and drawn across
 const CELLS = 2 ** 22;           // and at most this many numbers per table, so a redraw stays short
 
 /** Columns for a table of `rows` numbers per position: LOD_COLUMNS, fewer for tall tables. */
