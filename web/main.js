@@ -1,219 +1,36 @@
-// The explorer: wires controls, the URL hash and the views together. Views compute with the
-// posenc package (views.js) and draw with plot.js; this file holds no maths.
+// The explorer: loads the package, builds the settings bar and the chapters, keeps the URL and
+// the history in step with the settings, and schedules redraws so that nothing blocks the page.
+// This file holds no maths: views compute with the posenc package (web/views/).
 import { init } from '../dist/browser.js';
-import { drawHeatmap, drawLines, themeColors } from './plot.js';
-import { FIELDS, SCALINGS, fromHash, parseField, toHash } from './state.js';
-import { VIEWS, moveCursor } from './views.js';
+import { CHAPTERS } from './chapters.js';
+import { readConfig } from './config.js';
+import { buildControl } from './controls.js';
+import { setupModelFile } from './model-file.js';
+import { FIELDS, fromHash, toHash } from './state.js';
+import { createView } from './view.js';
+import { setMeasuredExtrapolation } from './views/comparison-table.js';
 
 const $ = (id) => document.getElementById(id);
+const FRAME_BUDGET = 10;   // ms of redraw work per animation frame before the rest waits a frame
+const HEAVY = 30;          // ms: a view this slow is redrawn only once a drag pauses
+const SETTLE = 180;        // ms without a drag step that count as a pause
+const THEME_KEY = 'posenc-explorer-theme';
 
-// ---- controls ---------------------------------------------------------------------------------------
-
-// Sliders: `log` ones map 0 … 1000 to [min, max] geometrically.
-const CONTROLS = [
-  ['Sizes', [
-    ['dModel', 'd_model / head_dim', { slider: { min: 2, max: 4096, log: true } }],
-    ['seqLen', 'seq_len', { slider: { min: 1, max: 131072, log: true } }],
-    ['heads', 'heads', { slider: { min: 1, max: 128, log: true } }],
-  ]],
-  ['Sinusoidal', [
-    ['base', 'base θ', { slider: { min: 2, max: 1e7, log: true }, step: 'any' }],
-    ['sinLayout', 'layout', { select: ['interleaved', 'concat'] }],
-    ['dims', 'traces (dims)', { text: true }],
-  ]],
-  ['RoPE', [
-    ['scaling', 'scaling', { select: SCALINGS }],
-    ['lTrain', 'L_train', { slider: { min: 16, max: 1048576, log: true } }],
-    ['lTarget', 'L_target', { slider: { min: 16, max: 4194304, log: true } }],
-    ['layout', 'pair layout', { select: ['halfSplit', 'interleaved'] }],
-    ['partial', 'partial rotary', { slider: { min: 0.05, max: 1 }, step: 'any' }],
-    ['precision', 'precision', { select: ['fast', 'accurate'] }],
-    ['betaFast', 'YaRN β_fast', { step: 'any' }],
-    ['betaSlow', 'YaRN β_slow', { step: 'any' }],
-    ['truncate', 'YaRN truncate', { checkbox: true }],
-    ['lowFreq', 'llama3 low_freq_factor', { step: 'any' }],
-    ['highFreq', 'llama3 high_freq_factor', { step: 'any' }],
-    ['pos', 'clock position', { slider: { min: 0, max: 1048576, log: true } }],
-    ['compare', 'compare with', { select: SCALINGS }],
-  ]],
-  ['ALiBi and T5', [
-    ['maxBias', 'ALiBi max bias', { step: 'any' }],
-    ['t5Buckets', 'T5 buckets', {}],
-    ['t5MaxDist', 'T5 max distance', {}],
-    ['t5Bidir', 'T5 bidirectional', { checkbox: true }],
-  ]],
+const GLOBAL_CONTROLS = [
+  ['dModel', { label: 'd_model', slider: { min: 1, max: 4096, log: true } }],
+  ['seqLen', { label: 'seq_len', slider: { min: 1, max: 131072, log: true } }],
+  ['heads', { label: 'heads', slider: { min: 1, max: 128, log: true } }],
 ];
-const SCHEMES = ['sinusoidal', 'rope', 'alibi', 't5'];
 
-function sliderToValue(s, t) {
-  return s.log ? s.min * (s.max / s.min) ** (t / 1000) : s.min + ((s.max - s.min) * t) / 1000;
-}
-function valueToSlider(s, v) {
-  const t = s.log ? (Math.log(v / s.min) / Math.log(s.max / s.min)) * 1000 : ((v - s.min) / (s.max - s.min)) * 1000;
-  return Math.max(0, Math.min(1000, Math.round(t)));
-}
-
-function buildControls(form, onChange) {
-  const inputs = {};
-  const before = $('model-fieldset');
-  for (const [legend, items] of CONTROLS) {
-    const fs = document.createElement('fieldset');
-    fs.innerHTML = `<legend>${legend}</legend>`;
-    for (const [key, label, o] of items) {
-      const f = FIELDS[key];
-      const wrap = document.createElement('label');
-      wrap.className = 'control';
-      wrap.append(`${label} `);
-      let input;
-      if (o.select) {
-        input = document.createElement('select');
-        for (const v of o.select) input.add(new Option(v, v));
-      } else if (o.checkbox) {
-        input = document.createElement('input');
-        input.type = 'checkbox';
-      } else if (o.text) {
-        input = document.createElement('input');
-        input.type = 'text';
-        input.size = 12;
-      } else {
-        input = document.createElement('input');
-        input.type = 'number';
-        input.min = f.min;
-        input.max = f.max;
-        input.step = o.step ?? (f.even ? 2 : 1);
-        input.required = true;
-        if (o.slider) {
-          const range = document.createElement('input');
-          range.type = 'range';
-          range.min = 0;
-          range.max = 1000;
-          range.setAttribute('aria-label', `${label} slider`);
-          range.dataset.for = key;
-          range.addEventListener('input', () => {
-            let v = sliderToValue(o.slider, range.valueAsNumber);
-            v = f.type === 'int' ? Math.round(v) : +v.toPrecision(4);
-            if (f.even) v = Math.max(f.min, v - (v % 2));
-            input.value = String(v);
-            onChange(key, v, false);
-          });
-          range.addEventListener('change', () => onChange(key, Number(input.value), true));
-          wrap.append(range, ' ');
-          inputs[`${key}:slider`] = { range, slider: o.slider };
-        }
-      }
-      input.name = key;
-      input.id = `control-${key}`;
-      input.addEventListener(o.select || o.checkbox ? 'change' : 'input', () => {
-        const raw = o.checkbox ? (input.checked ? '1' : '0') : input.value;
-        const v = parseField(key, raw);
-        input.setCustomValidity(v === undefined ? `${label}: ${describeRule(f)}` : '');
-        if (v !== undefined) onChange(key, v, o.select || o.checkbox);
-      });
-      input.addEventListener('change', () => {
-        const v = parseField(key, o.checkbox ? (input.checked ? '1' : '0') : input.value);
-        if (v !== undefined) onChange(key, v, true);
-      });
-      wrap.append(input);
-      fs.append(wrap);
-      inputs[key] = input;
-    }
-    form.insertBefore(fs, before);
-  }
-  const fs = document.createElement('fieldset');
-  fs.innerHTML = '<legend>Schemes compared in “score against distance”</legend>';
-  for (const s of SCHEMES) {
-    const wrap = document.createElement('label');
-    wrap.className = 'control';
-    const cb = document.createElement('input');
-    cb.type = 'checkbox';
-    cb.name = `scheme-${s}`;
-    cb.addEventListener('change', () => {
-      const on = SCHEMES.filter((x) => form.elements[`scheme-${x}`].checked);
-      onChange('schemes', on.join(','), true);
-    });
-    wrap.append(cb, ` ${s}`);
-    fs.append(wrap);
-  }
-  form.insertBefore(fs, before);
-  return inputs;
-}
-
-function describeRule(f) {
-  if (f.type === 'int') return `a whole number in [${f.min}, ${f.max}]${f.even ? ', even' : ''}`;
-  if (f.type === 'num') return `a number in [${f.min}, ${f.max}]`;
-  return 'a valid value';
-}
-
-function syncControls(inputs, form, st) {
-  for (const key of Object.keys(FIELDS)) {
-    const input = inputs[key];
-    if (input) {
-      if (input.type === 'checkbox') input.checked = st[key];
-      else if (document.activeElement !== input) input.value = String(st[key]);
-      input.setCustomValidity('');
-    }
-    const slider = inputs[`${key}:slider`];
-    if (slider && document.activeElement !== slider.range) slider.range.value = String(valueToSlider(slider.slider, st[key]));
-  }
-  for (const s of SCHEMES) form.elements[`scheme-${s}`].checked = st.schemes.split(',').includes(s);
-  $('theme').value = st.theme;
-  const dark = st.theme === 'dark' || (st.theme === 'auto' && window.matchMedia('(prefers-color-scheme: dark)').matches);
+function applyTheme() {
+  const theme = localStorage.getItem(THEME_KEY) ?? 'auto';
+  $('theme').value = theme;
+  const dark = theme === 'dark' || (theme === 'auto' && window.matchMedia('(prefers-color-scheme: dark)').matches);
   document.documentElement.dataset.theme = dark ? 'dark' : 'light';
-  // Only the parameters of the chosen scaling are relevant.
-  const show = { betaFast: 'yarn', betaSlow: 'yarn', truncate: 'yarn', lowFreq: 'llama3', highFreq: 'llama3' };
-  for (const [key, scaling] of Object.entries(show)) inputs[key].closest('label').classList.toggle('dim', st.scaling !== scaling);
 }
-
-// ---- views ------------------------------------------------------------------------------------------
-
-function buildView(view) {
-  const section = document.createElement('section');
-  section.dataset.view = view.id;
-  section.setAttribute('aria-labelledby', `${view.id}-title`);
-  section.innerHTML = `
-    <h2 id="${view.id}-title">${view.title}</h2>
-    <p class="explain">${view.explain}</p>
-    <figure>
-      <canvas tabindex="0" role="img" aria-label="${view.title}. Arrow keys move the cursor; the read-out below gives the exact value."></canvas>
-      <figcaption><output class="readout" aria-live="polite">Hover, or focus and use the arrow keys, for exact values.</output></figcaption>
-    </figure>
-    <div class="actions">
-      <button type="button" data-export="png1">PNG 1×</button>
-      <button type="button" data-export="png2">PNG 2×</button>
-      <button type="button" data-export="csv">CSV</button>
-      <details class="table"><summary>Show data table</summary><div class="table-body"></div></details>
-    </div>`;
-  return section;
-}
-
-function drawInto(ctx, width, height, plot, colors) {
-  if (plot.kind === 'heatmap') return drawHeatmap(ctx, width, height, plot.spec, colors);
-  if (plot.kind === 'lines') return drawLines(ctx, width, height, plot.spec, colors);
-  return plot.spec.draw(ctx, width, height, plot.spec, colors);
-}
-
-function download(name, blob) {
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(blob);
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
-}
-
-function csvTable(csv, limit = 200) {
-  const lines = csv.trim().split('\n');
-  const esc = (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-  const head = lines[0].split(',').map((h) => `<th scope="col">${esc(h)}</th>`).join('');
-  const rows = lines.slice(1, limit + 1).map((l) => `<tr>${l.split(',').map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('');
-  const more = lines.length - 1 > limit ? `<p>First ${limit} of ${lines.length - 1} rows; the CSV has them all.</p>` : '';
-  return `<table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>${more}`;
-}
-
-// ---- the page -------------------------------------------------------------------------------------
 
 async function main() {
+  applyTheme();
   let pe;
   try {
     pe = await init();
@@ -226,246 +43,222 @@ async function main() {
   }
 
   let st = fromHash(location.hash);
-  const extras = { longFactors: null };
-  const form = $('controls');
-  const inputs = buildControls(form, (key, value, commit) => update({ [key]: value }, commit));
-  const viewState = new Map();  // id → { section, canvas, readout, data, layout, cursor, dirty, visible }
+  const extras = { longFactors: null, ropeFile: null, learned: null, modelName: null };
+  const views = [];
+  const controls = [];
+  const onChange = (key, value, commit) => update({ [key]: value }, commit);
 
-  // Presets.
+  // ---- settings bar -----------------------------------------------------------------------------
+  for (const [key, o] of GLOBAL_CONTROLS) {
+    const c = buildControl(key, o, onChange);
+    $('global-controls').append(c.element);
+    controls.push(c);
+  }
+  const toggle = $('settings-toggle');
+  const setOpen = (open) => { toggle.setAttribute('aria-expanded', String(open)); $('settings').classList.toggle('open', open); };
+  setOpen(window.matchMedia('(min-width: 861px)').matches);
+  toggle.addEventListener('click', () => setOpen(toggle.getAttribute('aria-expanded') !== 'true'));
+  $('theme').addEventListener('change', () => {
+    localStorage.setItem(THEME_KEY, $('theme').value);
+    applyTheme();
+    redrawAll();
+  });
+  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { applyTheme(); redrawAll(); });
+
   const presetSelect = $('preset');
-  for (const p of pe.presets.presets) presetSelect.add(new Option(`${p.name} (${p.scheme})`, p.id));
-  presetSelect.addEventListener('change', () => applyPreset(presetSelect.value, $('layer-type').value || undefined));
-  $('layer-type').addEventListener('change', () => applyPreset(presetSelect.value, $('layer-type').value));
+  for (const p of pe.presets.presets) presetSelect.add(new Option(`${p.name} · ${p.scheme}`, p.id));
+  const message = (text, bad = false) => { $('model-message').textContent = text; $('model-message').classList.toggle('bad', bad); };
 
-  function ropeSettings(params, layout) {
-    const s = params.scaling ?? { type: 'none' };
-    const next = { dModel: params.headDim - (params.headDim % 2), base: params.theta, partial: params.partialRotaryFactor ?? 1, scaling: SCALINGS.includes(s.type) ? s.type : 'none' };
-    if (params.rotaryDim) next.partial = params.rotaryDim / params.headDim;
-    if (layout) next.layout = layout;
-    const orig = s.originalMaxPositionEmbeddings ?? (s.type === 'dynamic' ? s.maxPositionEmbeddings : undefined);
-    if (orig) next.lTrain = orig;
-    if (s.factor && next.lTrain) next.lTarget = Math.round(next.lTrain * s.factor);
-    else if (s.maxPositionEmbeddings) next.lTarget = s.maxPositionEmbeddings;
-    if (s.type === 'yarn') Object.assign(next, { betaFast: s.betaFast, betaSlow: s.betaSlow, truncate: s.truncate });
-    if (s.type === 'llama3') Object.assign(next, { lowFreq: s.lowFreqFactor, highFreq: s.highFreqFactor });
-    extras.longFactors = s.type === 'longrope' ? { shortFactor: s.shortFactor, longFactor: s.longFactor } : null;
-    return next;
-  }
-
-  function applyPreset(id, layerType) {
+  function presetReading(id, layerType) {
     const p = pe.presets.presets.find((x) => x.id === id);
-    $('preset-details').hidden = !p;
-    $('layer-type-label').hidden = !(p && p.layerTypes);
-    if (!p) { update({ preset: '' }, true); return; }
-    $('preset-source').textContent = `Source: ${p.source}`;
-    $('preset-config').textContent = JSON.stringify(p.config, null, 2);
-    if (p.layerTypes) {
-      const lt = $('layer-type');
-      if (lt.options.length !== p.layerTypes.length || lt.options[0].value !== p.layerTypes[0]) {
-        lt.replaceChildren(...p.layerTypes.map((t) => new Option(t, t)));
-      }
-      if (layerType) lt.value = layerType;
-    }
-    const c = p.config.text_config ?? p.config;
-    let next = { preset: id };
-    if (p.scheme === 'rope') {
-      next = { ...next, ...ropeSettings(pe.ropeParamsFromConfig(p.config, { layerType: p.layerTypes ? $('layer-type').value : '' }), p.layout) };
-      next.heads = Math.min(128, c.num_attention_heads ?? st.heads);
-      next.schemes = 'sinusoidal,rope,alibi,t5';
-    } else if (p.scheme === 'learned') {
-      next = { ...next, dModel: c.n_embd ?? c.hidden_size, seqLen: c.n_positions ?? c.max_position_embeddings, heads: c.n_head ?? c.num_attention_heads };
-    } else if (p.scheme === 'alibi') {
-      next = { ...next, heads: c.n_head ?? c.n_heads, maxBias: c.attn_config?.alibi_bias_max ?? 8, schemes: 'alibi', dModel: c.hidden_size ?? c.d_model };
-    } else if (p.scheme === 't5') {
-      next = { ...next, heads: c.num_heads, t5Buckets: c.relative_attention_num_buckets, t5MaxDist: c.relative_attention_max_distance, schemes: 't5', dModel: c.d_model };
-    }
-    update(next, true);
+    if (!p) return null;
+    const lt = p.layerTypes ? (layerType ?? p.layerTypes[0]) : undefined;
+    return { p, lt, ...readConfig(pe, p.config, { hint: p.scheme, layerType: lt, layout: p.layout }) };
   }
+  function showPreset(r) {
+    $('preset-details').hidden = !r;
+    $('layer-type-label').hidden = !(r && r.p.layerTypes);
+    if (!r) return;
+    $('preset-source').textContent = `Source: ${r.p.source}`;
+    $('preset-config').textContent = JSON.stringify(r.p.config, null, 2);
+    if (r.p.layerTypes) {
+      $('layer-type').replaceChildren(...r.p.layerTypes.map((t) => new Option(t, t)));
+      $('layer-type').value = r.lt;
+    }
+  }
+  // A new model: the defaults plus what it says, nothing kept from the previous one.
+  function applyModel(r, preset = '', name = null) {
+    for (const v of views) v.stopPlay();
+    extras.modelName = name;
+    extras.longFactors = r.longFactors ?? null;
+    extras.ropeFile = r.ropeFile ?? null;
+    extras.learned = r.learned ?? null;
+    st = { ...r.state, preset };
+    commitUrl(true);
+    syncAll();
+    redrawAll();
+  }
+  function choosePreset(id, layerType) {
+    const r = presetReading(id, layerType);
+    showPreset(r);
+    if (!r) { applyModel({ state: fromHash('') }); message(''); return; }
+    applyModel(r, id);
+    message(`${r.p.name}: read ${r.read.join(', ')}.`);
+  }
+  presetSelect.addEventListener('change', () => choosePreset(presetSelect.value));
+  $('layer-type').addEventListener('change', () => choosePreset(presetSelect.value, $('layer-type').value));
 
   $('config-apply').addEventListener('click', () => {
-    const msg = $('config-message');
+    const text = $('config-text').value, dialect = $('config-dialect').value;
+    let config;
     try {
-      const params = pe.ropeParamsFromConfig($('config-text').value, { dialect: $('config-dialect').value });
-      update({ preset: '', ...ropeSettings(params) }, true);
-      msg.textContent = `Read: head_dim ${params.headDim}, θ ${params.theta}, scaling ${params.scaling?.type ?? 'none'}.`;
-      msg.classList.remove('bad');
+      config = JSON.parse(text);
     } catch (e) {
-      msg.textContent = e.message;
-      msg.classList.add('bad');
+      message(`Not JSON: ${e.message}. Paste the whole config.json (or GGUF metadata as a JSON object).`, true);
+      return;
+    }
+    if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+      message('A config is a JSON object, { "key": value, … }: paste the whole config.json.', true);
+      return;
+    }
+    try {
+      const r = readConfig(pe, config, { dialect });
+      showPreset(null);
+      applyModel(r, '', 'pasted config');
+      message(`Pasted config (${r.scheme}): read ${r.read.join(', ')}.`);
+    } catch (e) {
+      message(e.message, true);
     }
   });
-  $('theme').addEventListener('change', () => update({ theme: $('theme').value }, true));
+  setupModelFile(pe, {
+    container: $('model-file'),
+    input: $('model-file-input'),
+    onModel(r, file) {
+      showPreset(null);
+      applyModel(r, '', file.name);
+      message(`${file.name}: read ${r.read.join('; ')}.${r.warnings.length ? ` Warnings: ${r.warnings.join('; ')}` : ''}`);
+    },
+    onError: (text) => message(text, true),
+  });
 
-  // Views.
-  const container = $('views');
+  // ---- chapters and views -------------------------------------------------------------------------
+  // A table loaded in the learned view: the page takes its size (a committed change).
+  const fit = (key, v) => Math.min(FIELDS[key].max, Math.max(FIELDS[key].min, v));
+  const host = { pe, state: () => st, extras, onChange, loadLearned(t) { extras.learned = t; update({ dModel: fit('dModel', t.dModel), maxLen: fit('maxLen', t.maxLen) }, true); } };
   const observer = new IntersectionObserver((entries) => {
     for (const e of entries) {
-      const v = viewState.get(e.target.dataset.view);
+      const v = views.find((x) => x.section === e.target);
       v.visible = e.isIntersecting;
       if (v.visible && v.dirty) schedule();
     }
-  }, { rootMargin: '200px' });
-  for (const view of VIEWS) {
-    const section = buildView(view);
-    container.append(section);
-    const v = { view, section, canvas: section.querySelector('canvas'), readout: section.querySelector('.readout'), dirty: true, visible: false, cursor: null, data: null, layout: null };
-    viewState.set(view.id, v);
-    observer.observe(section);
-    v.canvas.addEventListener('mousemove', (e) => {
-      if (!v.layout) return;
-      const r = v.canvas.getBoundingClientRect();
-      const c = v.layout.hit(e.clientX - r.left, e.clientY - r.top);
-      if (c) { v.cursor = c; showReadout(v); }
-    });
-    v.canvas.addEventListener('keydown', (e) => {
-      if (!v.data || !e.key.startsWith('Arrow')) return;
-      e.preventDefault();
-      v.cursor = moveCursor(view, v.data, v.cursor ?? view.cursor0(v.data), e.key);
-      draw(v);
-      showReadout(v);
-    });
-    v.canvas.addEventListener('focus', () => { if (v.data && !v.cursor) { v.cursor = view.cursor0(v.data); draw(v); showReadout(v); } });
-    section.querySelector('.actions').addEventListener('click', (e) => {
-      const kind = e.target.dataset?.export;
-      if (kind && v.data) exportView(v, kind);
-    });
-    section.querySelector('details.table').addEventListener('toggle', (e) => {
-      if (e.target.open && v.data) e.target.querySelector('.table-body').innerHTML = csvTable(view.csv(v.data));
-    });
-  }
-
-  function showReadout(v) {
-    if (v.cursor && v.data) v.readout.textContent = v.view.readout(v.data, v.cursor, st);
-  }
-
-  function draw(v) {
-    const { width, height } = v.canvas.getBoundingClientRect();
-    const dpr = window.devicePixelRatio || 1;
-    const w = Math.max(1, Math.round(width * dpr)), h = Math.max(1, Math.round(height * dpr));
-    if (v.canvas.width !== w || v.canvas.height !== h) {
-      v.canvas.width = w;
-      v.canvas.height = h;
+  }, { rootMargin: '50px' });
+  for (const chapter of CHAPTERS) {
+    const section = document.querySelector(`section[data-chapter="${chapter.name}"]`);
+    const box = section.querySelector('.views');
+    if (chapter.controls?.length) {
+      const bar = document.createElement('div');
+      bar.className = 'chapter-controls';
+      bar.setAttribute('aria-label', `${chapter.name} settings`);
+      for (const [key, o] of chapter.controls) {
+        const c = buildControl(key, o, onChange);
+        bar.append(c.element);
+        controls.push(c);
+      }
+      box.before(bar);
     }
-    const ctx = v.canvas.getContext('2d');
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    v.layout = drawInto(ctx, width, height, v.view.plot(v.data, v.cursor), themeColors(v.canvas));
-  }
-
-  function render(v) {
-    const t0 = performance.now();
-    performance.mark(`render-${v.view.id}-start`);
-    try {
-      v.data = v.view.compute({ pe, st, extras, memo });
-      v.section.classList.remove('failed');
-    } catch (e) {
-      v.readout.textContent = `Cannot compute this view with these settings: ${e.message}`;
-      v.section.classList.add('failed');
-      v.dirty = false;
-      return;
+    for (const def of chapter.views) {
+      const v = createView(def, box, host);
+      views.push(v);
+      observer.observe(v.section);
     }
-    if (v.cursor) v.cursor = moveCursor(v.view, v.data, v.cursor, '');  // clamp to the new data
-    draw(v);
-    performance.mark(`render-${v.view.id}-end`);
-    performance.measure(`render ${v.view.id}`, `render-${v.view.id}-start`, `render-${v.view.id}-end`);
-    v.dirty = false;
-    v.canvas.dataset.renders = String(Number(v.canvas.dataset.renders ?? 0) + 1);
-    if (v.cursor) showReadout(v);
-    $('status').textContent = `SIMD: ${pe.simdArch} · ${v.view.id} computed and drawn in ${(performance.now() - t0).toFixed(1)} ms`;
   }
 
-  // Results shared by views within one redraw (e.g. the sinusoidal table).
+  function syncAll() {
+    for (const c of controls) c.sync(st);
+    for (const v of views) v.sync(st);
+    presetSelect.value = st.preset;
+    const name = st.preset ? presetSelect.selectedOptions[0]?.textContent : extras.modelName ?? (toHash(st) ? 'your settings' : 'lesson defaults');
+    $('settings-summary').textContent = `d_model ${st.dModel} · seq_len ${st.seqLen} · heads ${st.heads} · ${name}`;
+  }
+
+  // ---- redraws ------------------------------------------------------------------------------------
   let memoTable = new Map();
-  function memo(key, fn) {
-    if (!memoTable.has(key)) memoTable.set(key, fn());
-    return memoTable.get(key);
-  }
-
-  let frame = 0;
+  const memo = (key, fn) => { if (!memoTable.has(key)) memoTable.set(key, fn()); return memoTable.get(key); };
+  let frame = 0, dragging = false, settleTimer = 0;
   function schedule() {
     if (frame) return;
     frame = requestAnimationFrame(() => {
       frame = 0;
+      const t0 = performance.now();
       performance.mark('frame-start');
       memoTable = new Map();
-      for (const v of viewState.values()) if (v.dirty && v.visible) render(v);
+      let more = false, drawn = 0;
+      for (const v of views) {
+        if (!v.dirty || !v.visible) continue;
+        if (dragging && v.cost > HEAVY) continue;  // the settle timer brings it back
+        if (drawn > 0 && performance.now() - t0 > FRAME_BUDGET) { more = true; continue; }
+        v.render({ pe, st, extras, memo });
+        drawn += 1;
+      }
+      for (const v of views) v.section.classList.toggle('stale', v.dirty && v.visible);
       performance.mark('frame-end');
-      performance.measure('frame', 'frame-start', 'frame-end');  // one redraw of the visible views
-      document.body.dataset.ready = 'true';
+      if (drawn) performance.measure('frame', 'frame-start', 'frame-end');  // one redraw step of the visible views
+      const s = views.filter((v) => v.visible && !v.dirty).length;
+      $('status').textContent = `SIMD: ${pe.simdArch} · ${s} visible views drawn, the last step in ${(performance.now() - t0).toFixed(1)} ms`;
+      if (more) schedule();
+      else document.body.dataset.ready = 'true';
     });
   }
-
-  function exportView(v, kind) {
-    const caption = `posenc · ${v.view.caption(st)}`;
-    if (kind === 'csv') {
-      download(`posenc-${v.view.id}.csv`, new Blob([`# ${caption}\n${v.view.csv(v.data)}`], { type: 'text/csv' }));
-      return;
-    }
-    const scale = kind === 'png2' ? 2 : 1;
-    const { width, height } = v.canvas.getBoundingClientRect();
-    const band = 24;
-    const canvas = document.createElement('canvas');
-    canvas.width = Math.round(width * scale);
-    canvas.height = Math.round((height + band) * scale);
-    const ctx = canvas.getContext('2d');
-    ctx.scale(scale, scale);
-    const colors = themeColors(v.canvas);
-    drawInto(ctx, width, height, v.view.plot(v.data, null), colors);
-    ctx.fillStyle = colors.bg;
-    ctx.fillRect(0, height, width, band);
-    ctx.fillStyle = colors.fg;
-    ctx.font = '11px "DejaVu Sans", sans-serif';
-    ctx.textBaseline = 'middle';
-    ctx.fillText(caption, 6, height + band / 2, width - 12);
-    canvas.toBlob((blob) => download(`posenc-${v.view.id}@${scale}x.png`, blob), 'image/png');
+  function redrawAll() {
+    for (const v of views) v.dirty = true;
+    schedule();
   }
 
+  // ---- URL and history ----------------------------------------------------------------------------
+  // One history entry per committed change: the first step of a drag or of typing pushes an entry,
+  // later steps replace it (at most every 250 ms: browsers throttle rapid URL writes), and the
+  // commit finishes it. Back then undoes the whole change.
+  let live = false, urlTimer = 0;
+  function commitUrl(commit) {
+    clearTimeout(urlTimer);
+    const hash = toHash(st);
+    const same = hash === location.hash || (hash === '' && location.hash === '');
+    const url = hash || `${location.pathname}${location.search}`;
+    if (!live && !same) history.pushState(null, '', url);
+    else if (!same) history.replaceState(null, '', url);
+    live = !commit;
+  }
   function update(patch, commit) {
     st = { ...st, ...patch };
-    if (st.lTarget < st.lTrain && ('lTrain' in patch || 'lTarget' in patch)) {
-      // L_target below L_train means no extension: keep the factor at 1.
-      st.lTarget = st.lTrain;
-    }
-    syncControls(inputs, form, st);
-    const hash = toHash(st);
-    if (hash !== location.hash && !(hash === '#' && location.hash === '')) {
-      if (commit) history.pushState(null, '', hash);
-      else history.replaceState(null, '', hash);
-    }
-    for (const v of viewState.values()) v.dirty = true;
-    schedule();
+    if (commit || !live) commitUrl(commit);
+    else urlTimer = setTimeout(() => commitUrl(false), 250);
+    dragging = !commit;
+    clearTimeout(settleTimer);
+    if (dragging) settleTimer = setTimeout(() => { dragging = false; schedule(); }, SETTLE);
+    syncAll();
+    redrawAll();
   }
-
   window.addEventListener('popstate', () => {
+    live = false;
+    for (const v of views) v.stopPlay();
+    extras.modelName = null;
     st = fromHash(location.hash);
     restorePreset();
-    syncControls(inputs, form, st);
-    for (const v of viewState.values()) v.dirty = true;
-    schedule();
+    syncAll();
+    redrawAll();
   });
-  window.addEventListener('resize', () => { for (const v of viewState.values()) v.dirty = true; schedule(); });
-  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
-    syncControls(inputs, form, st);
-    for (const v of viewState.values()) v.dirty = true;
-    schedule();
-  });
+  window.addEventListener('resize', redrawAll);
 
-  // A preset in the URL brings back what the URL cannot hold (LongRoPE factors).
+  // A model in the URL brings back what the URL cannot hold (LongRoPE factors).
   function restorePreset() {
-    presetSelect.value = st.preset;
-    const p = pe.presets.presets.find((x) => x.id === st.preset);
-    $('preset-details').hidden = !p;
-    extras.longFactors = null;
-    if (p && p.scheme === 'rope') {
-      const params = pe.ropeParamsFromConfig(p.config, { layerType: p.layerTypes ? p.layerTypes[0] : '' });
-      if (params.scaling?.type === 'longrope') extras.longFactors = { shortFactor: params.scaling.shortFactor, longFactor: params.scaling.longFactor };
-      $('preset-source').textContent = `Source: ${p.source}`;
-      $('preset-config').textContent = JSON.stringify(p.config, null, 2);
-    }
+    const r = presetReading(st.preset);
+    showPreset(r);
+    extras.longFactors = r?.longFactors ?? null;
   }
   restorePreset();
-  syncControls(inputs, form, st);
-  form.addEventListener('submit', (e) => e.preventDefault());
-  window.posencExplorer = { pe, get state() { return st; }, views: viewState };  // for tests and the console
+  syncAll();
+  $('settings').addEventListener('submit', (e) => e.preventDefault());
+  window.posencExplorer = { pe, get state() { return st; }, views, setMeasuredExtrapolation: (m) => { setMeasuredExtrapolation(m); redrawAll(); } };
   schedule();
 }
 

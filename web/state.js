@@ -1,40 +1,75 @@
 // The explorer's settings: defaults, limits, and the URL hash that stores them all, so a link
-// restores the page exactly and back/forward walk through changes.
+// restores the page exactly and Back undoes the last committed change. The theme is not a setting
+// of the lesson: it lives in local storage (main.js), never in a shared link.
 
 export const SCALINGS = ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope'];
+export const SCHEMES = ['sinusoidal', 'rope', 'alibi', 't5'];
+export const ATTENTION_SCHEMES = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5'];
 
-/** Every setting: default, and how to read it back from the hash. */
+/** Every setting: default, rule, and how to read it back from the hash. */
 export const FIELDS = {
-  dModel: { value: 128, type: 'int', min: 2, max: 4096, even: true },
-  seqLen: { value: 100, type: 'int', min: 1, max: 131072 },
-  base: { value: 10000, type: 'num', min: 1.0001, max: 1e9 },
-  sinLayout: { value: 'interleaved', type: 'enum', values: ['interleaved', 'concat'] },
-  lTrain: { value: 4096, type: 'int', min: 2, max: 1048576 },
-  lTarget: { value: 16384, type: 'int', min: 2, max: 4194304 },
-  heads: { value: 8, type: 'int', min: 1, max: 128 },
-  layout: { value: 'halfSplit', type: 'enum', values: ['halfSplit', 'interleaved'] },
-  partial: { value: 1, type: 'num', min: 0.01, max: 1 },
-  scaling: { value: 'none', type: 'enum', values: SCALINGS },
-  betaFast: { value: 32, type: 'num', min: 0.01, max: 1e4 },
-  betaSlow: { value: 1, type: 'num', min: 0.01, max: 1e4 },
-  truncate: { value: true, type: 'bool' },
-  lowFreq: { value: 1, type: 'num', min: 0.01, max: 1e3 },
-  highFreq: { value: 4, type: 'num', min: 0.01, max: 1e3 },
-  maxBias: { value: 8, type: 'num', min: 0.01, max: 64 },
-  t5Buckets: { value: 32, type: 'int', min: 4, max: 1024 },
-  t5MaxDist: { value: 128, type: 'int', min: 8, max: 1e6 },
-  t5Bidir: { value: true, type: 'bool' },
-  precision: { value: 'fast', type: 'enum', values: ['fast', 'accurate'] },
-  pos: { value: 100, type: 'int', min: 0, max: 4194304 },
-  dims: { value: '0,1,20,40', type: 'list' },
-  schemes: { value: 'sinusoidal,rope,alibi,t5', type: 'list' },
-  compare: { value: 'none', type: 'enum', values: SCALINGS },
+  // Global (the settings bar).
+  dModel: { value: 128, type: 'int', min: 1, max: 4096, label: 'd_model' },
+  seqLen: { value: 100, type: 'int', min: 1, max: 131072, label: 'seq_len' },
+  heads: { value: 8, type: 'int', min: 1, max: 128, label: 'heads' },
   preset: { value: '', type: 'str' },
-  theme: { value: 'auto', type: 'enum', values: ['auto', 'light', 'dark'] },
+  // Chapter "order".
+  attnScheme: { value: 'none', type: 'enum', values: ATTENTION_SCHEMES, label: 'positions' },
+  // Chapter "embedding".
+  embScale: { value: true, type: 'bool', label: 'scale tokens by √d_model' },
+  // Chapter "sinusoidal".
+  base: { value: 10000, type: 'num', min: 1.0001, max: 1e9, label: 'base' },
+  sinLayout: { value: 'interleaved', type: 'enum', values: ['interleaved', 'concat'], label: 'layout' },
+  dims: { value: '0,1,20,40', type: 'list', label: 'dimensions' },
+  shiftPos: { value: 5, type: 'int', min: 0, max: 100000, label: 'pos' },
+  shiftK: { value: 3, type: 'int', min: -10000, max: 10000, label: 'shift k' },
+  shiftPair: { value: 0, type: 'int', min: 0, max: 2047, label: 'pair i' },
+  // Chapter "learned".
+  maxLen: { value: 512, type: 'int', min: 1, max: 16384, label: 'max_len' },
+  learnedPos: { value: 100, type: 'int', min: 0, max: 20000, label: 'look up position' },
+  // Chapter "rope".
+  theta: { value: 10000, type: 'num', min: 1.0001, max: 1e9, label: 'θ (rope_theta)' },
+  layout: { value: 'halfSplit', type: 'enum', values: ['halfSplit', 'interleaved'], label: 'pair layout' },
+  partial: { value: 1, type: 'num', min: 0.01, max: 1, label: 'partial rotary' },
+  rotM: { value: 3, type: 'int', min: 0, max: 100000, label: 'query position m' },
+  rotN: { value: 1, type: 'int', min: 0, max: 100000, label: 'key position n' },
+  rotShift: { value: 0, type: 'int', min: 0, max: 100000, label: 'shift both by s' },
+  rotPair: { value: 0, type: 'int', min: 0, max: 2047, label: 'pair i' },
+  relLen: { value: 48, type: 'int', min: 2, max: 128, label: 'positions' },
+  crossLen: { value: 32, type: 'int', min: 2, max: 64, label: 'words' },
+  // Chapter "bias".
+  maxBias: { value: 8, type: 'num', min: 0.01, max: 64, label: 'max bias' },
+  t5Buckets: { value: 32, type: 'int', min: 4, max: 1024, label: 'buckets' },
+  t5MaxDist: { value: 128, type: 'int', min: 8, max: 1e6, label: 'max distance' },
+  t5Bidir: { value: true, type: 'bool', label: 'bidirectional (encoder)' },
+  // Chapter "long-context": its own defaults show a difference (YaRN, 4× past L_train).
+  scaling: { value: 'yarn', type: 'enum', values: SCALINGS, label: 'scaling' },
+  factor: { value: 4, type: 'num', min: 1, max: 1024, label: 'factor' },
+  lTrain: { value: 4096, type: 'int', min: 2, max: 1048576, label: 'L_train' },
+  lTarget: { value: 16384, type: 'int', min: 2, max: 4194304, label: 'L_target' },
+  betaFast: { value: 32, type: 'num', min: 0.01, max: 1e4, label: 'YaRN β_fast' },
+  betaSlow: { value: 1, type: 'num', min: 0.01, max: 1e4, label: 'YaRN β_slow' },
+  truncate: { value: true, type: 'bool', label: 'YaRN truncate' },
+  lowFreq: { value: 1, type: 'num', min: 0.01, max: 1e3, label: 'llama3 low_freq_factor' },
+  highFreq: { value: 4, type: 'num', min: 0.01, max: 1e3, label: 'llama3 high_freq_factor' },
+  precision: { value: 'fast', type: 'enum', values: ['fast', 'accurate'], label: 'precision' },
+  pos: { value: 100, type: 'int', min: 0, max: 4194304, label: 'clock position' },
+  compare: { value: 'none', type: 'enum', values: SCALINGS, label: 'compare with' },
+  // Chapter "comparison".
+  schemes: { value: 'sinusoidal,rope,alibi,t5', type: 'list', label: 'schemes' },
 };
 
 export function defaults() {
   return Object.fromEntries(Object.entries(FIELDS).map(([k, f]) => [k, f.value]));
+}
+
+/** The rule of a field in words, for refusals: "a whole number in [1, 4096]". */
+export function describeRule(key) {
+  const f = FIELDS[key];
+  if (f.type === 'int') return `a whole number from ${f.min} to ${f.max}`;
+  if (f.type === 'num') return `a number from ${f.min} to ${f.max}`;
+  if (f.type === 'enum') return `one of ${f.values.join(', ')}`;
+  return 'a valid value';
 }
 
 /** A value for field `key` from text, or undefined if it breaks the field's rule. */
@@ -44,10 +79,10 @@ export function parseField(key, text) {
   switch (f.type) {
     case 'int':
     case 'num': {
+      if (String(text).trim() === '') return undefined;
       const v = Number(text);
       if (!Number.isFinite(v) || v < f.min || v > f.max) return undefined;
       if (f.type === 'int' && !Number.isInteger(v)) return undefined;
-      if (f.even && v % 2 !== 0) return undefined;
       return v;
     }
     case 'bool': return text === '1' || text === 'true' ? true : text === '0' || text === 'false' ? false : undefined;
@@ -65,7 +100,7 @@ export function toHash(state) {
     params.set(key, typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
   }
   const s = params.toString();
-  return s ? `#${s}` : '#';
+  return s ? `#${s}` : '';
 }
 
 export function fromHash(hash) {
@@ -83,5 +118,5 @@ export function dimsOf(state) {
   return state.dims.split(',').map(Number).filter((d) => Number.isInteger(d) && d >= 0 && d < state.dModel).slice(0, 8);
 }
 export function schemesOf(state) {
-  return state.schemes.split(',').filter((s) => ['sinusoidal', 'rope', 'alibi', 't5'].includes(s));
+  return state.schemes.split(',').filter((s) => SCHEMES.includes(s));
 }

@@ -1,0 +1,159 @@
+// Controls bound to settings: number boxes with log or linear sliders, selects, checkboxes, lists
+// of checkboxes and play buttons. Each reports (key, value, commit): commit is true for a change
+// the user has finished (number box change, slider release, select, checkbox, play stopped) and
+// false while a slider drags, a box is being typed in or a play button runs. A value that breaks
+// the field's rule is refused visibly, with the rule, and changes nothing.
+import { FIELDS, describeRule, parseField } from './state.js';
+
+function sliderToValue(s, t) {
+  return s.log ? s.min * (s.max / s.min) ** (t / 1000) : s.min + ((s.max - s.min) * t) / 1000;
+}
+function valueToSlider(s, v) {
+  const t = s.log ? (Math.log(Math.max(v, s.min) / s.min) / Math.log(s.max / s.min)) * 1000 : ((v - s.min) / (s.max - s.min || 1)) * 1000;
+  return Math.max(0, Math.min(1000, Math.round(t)));
+}
+
+/**
+ * One control for setting `key`. o: { label, kind: 'number' | 'select' | 'checkbox' | 'text' |
+ * 'checks' | 'play', slider: { min, max, log } or st → { min, max, log }, values (checks and
+ * selects), validate(v) → '' or a refusal, when(st) → false dims it (it does nothing now),
+ * play: { step, max, interval } }.
+ * Returns { element, sync(st) }.
+ */
+export function buildControl(key, o, onChange) {
+  const f = FIELDS[key];
+  const label = o.label ?? f.label ?? key;
+  const id = `control-${key}${o.suffix ?? ''}`;
+  const wrap = document.createElement('div');
+  wrap.className = `control control-${o.kind ?? 'number'}`;
+  const rule = document.createElement('span');
+  rule.className = 'rule';
+  rule.setAttribute('role', 'status');
+
+  if (o.kind === 'checks') {
+    const group = document.createElement('fieldset');
+    group.className = 'checks';
+    group.innerHTML = `<legend>${label}</legend>`;
+    const boxes = o.values.map((v) => {
+      const l = document.createElement('label');
+      const cb = document.createElement('input');
+      cb.type = 'checkbox';
+      cb.name = `${key}-${v}`;
+      cb.addEventListener('change', () => onChange(key, boxes.filter((b) => b.checked).map((b) => b.value).join(','), true));
+      cb.value = v;
+      l.append(cb, ` ${v}`);
+      group.append(l);
+      return cb;
+    });
+    wrap.append(group);
+    return { element: wrap, sync: (st) => { const on = st[key].split(','); for (const b of boxes) b.checked = on.includes(b.value); } };
+  }
+
+  if (o.kind === 'play') {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'play';
+    button.textContent = `▶ ${label}`;
+    button.setAttribute('aria-pressed', 'false');
+    let timer = 0, st0 = null;
+    // Stopping commits the position reached (one history entry), unless Back stopped it.
+    const stop = (commit = true) => {
+      if (!timer) return;
+      cancelAnimationFrame(timer);
+      timer = 0;
+      button.setAttribute('aria-pressed', 'false');
+      button.textContent = `▶ ${label}`;
+      if (commit) onChange(key, st0[key], true);
+    };
+    let last = 0;
+    const tick = (t) => {
+      if (t - last >= (o.play.interval ?? 100)) {
+        last = t;
+        const next = st0[key] + o.play.step >= o.play.max ? 0 : st0[key] + o.play.step;
+        onChange(key, next, false);
+      }
+      timer = requestAnimationFrame(tick);
+    };
+    button.addEventListener('click', () => {
+      if (timer) { stop(); return; }
+      button.setAttribute('aria-pressed', 'true');
+      button.textContent = `❚❚ stop`;
+      timer = requestAnimationFrame(tick);
+    });
+    wrap.append(button);
+    return { element: wrap, sync: (st) => { st0 = st; }, stop };
+  }
+
+  const l = document.createElement('label');
+  l.htmlFor = id;
+  l.textContent = label;
+  let input;
+  if (o.kind === 'select') {
+    input = document.createElement('select');
+    for (const v of o.values ?? f.values) input.add(new Option(v, v));
+  } else if (o.kind === 'checkbox') {
+    input = document.createElement('input');
+    input.type = 'checkbox';
+  } else {
+    input = document.createElement('input');
+    input.type = o.kind === 'text' ? 'text' : 'number';
+    if (input.type === 'number') {
+      input.min = f.min;
+      input.max = f.max;
+      input.step = f.type === 'int' ? 1 : 'any';
+      input.required = true;
+    }
+  }
+  input.id = id;
+  input.name = key;
+  const read = () => (o.kind === 'checkbox' ? (input.checked ? '1' : '0') : input.value);
+  const check = () => {
+    const v = parseField(key, read());
+    const bad = v === undefined ? `${label} must be ${describeRule(key)}` : (o.validate?.(v) ?? '');
+    input.setCustomValidity(bad);
+    rule.textContent = bad;
+    wrap.classList.toggle('invalid', Boolean(bad));
+    return bad ? undefined : v;
+  };
+  const committed = o.kind === 'select' || o.kind === 'checkbox';
+  input.addEventListener(committed ? 'change' : 'input', () => {
+    const v = check();
+    if (v !== undefined) onChange(key, v, committed);
+  });
+  if (!committed) input.addEventListener('change', () => { const v = check(); if (v !== undefined) onChange(key, v, true); });
+
+  let range = null, slider = typeof o.slider === 'function' ? null : o.slider;
+  if (o.slider) {
+    range = document.createElement('input');
+    range.type = 'range';
+    range.min = 0;
+    range.max = 1000;
+    range.setAttribute('aria-label', `${label} slider`);
+    range.dataset.for = key;
+    range.addEventListener('input', () => {
+      let v = sliderToValue(slider, range.valueAsNumber);
+      v = f.type === 'int' ? Math.round(v) : +v.toPrecision(4);
+      input.value = String(v);
+      if (check() !== undefined) onChange(key, v, false);
+    });
+    range.addEventListener('change', () => { const v = check(); if (v !== undefined) onChange(key, v, true); });
+  }
+  if (o.kind === 'checkbox') { l.prepend(input, ' '); wrap.append(l); } else wrap.append(l, ...(range ? [range] : []), input);
+  wrap.append(rule);
+  return {
+    element: wrap,
+    sync(st) {
+      // The box being typed in keeps what the user typed (and its refusal, if any).
+      if (document.activeElement !== input) {
+        if (o.kind === 'checkbox') input.checked = st[key];
+        else input.value = String(st[key]);
+        input.setCustomValidity('');
+        rule.textContent = '';
+        wrap.classList.remove('invalid');
+      }
+      if (o.when) wrap.classList.toggle('dim', !o.when(st));
+      if (typeof o.slider === 'function') slider = o.slider(st);
+      if (range && document.activeElement !== range) range.value = String(valueToSlider(slider, st[key]));
+    },
+  };
+}

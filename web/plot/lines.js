@@ -1,0 +1,166 @@
+// Line charts: series on one or two y axes, horizontal and vertical reference lines with labels
+// that move out of each other's way, a legend above the plot, min–max decimation for long series.
+import { FONT, axisScale, drawAxes, frame, logTicks, niceTicks, tickLabels } from './core.js';
+
+/** Line-chart CSV: x and one column per series. */
+export function linesCsv(xName, xs, series) {
+  const head = [xName, ...series.map((s) => s.label.replace(/,/g, ';'))].join(',');
+  return `${head}\n${Array.from(xs, (x, i) => [x, ...series.map((s) => s.y[i])].join(',')).join('\n')}\n`;
+}
+
+function range(series, log, key) {
+  let lo = Infinity, hi = -Infinity;
+  for (const s of series) for (const v of s[key]) if (Number.isFinite(v) && (!log || v > 0)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  if (!(lo <= hi)) return log ? [1, 10] : [0, 1];
+  if (lo === hi) return log ? [lo / 2, hi * 2] : [lo - 1, hi + 1];
+  return [lo, hi];
+}
+
+/**
+ * spec: { series: [{ label, x, y, color, dash, axis: 1 | 2, step, width }], xLabel, yLabel, y2Label,
+ * xLog, yLog, y2Log, xDomain, yDomain, y2Domain, hlines: [{ y, label, color }], vlines: [{ x, label,
+ * color }], note (a line under the legend), cursor: { i } (an index into series 0's x) | null }
+ */
+export function drawLines(ctx, width, height, spec, colors) {
+  const hasY2 = spec.series.some((s) => s.axis === 2);
+  ctx.font = FONT;
+  // The legend goes above the plot: lay it out first to know how many rows it takes.
+  const legend = [];
+  let lx = 8, ly = 10;
+  for (const s of spec.series) {
+    if (!s.label) continue;
+    const w = Math.min(ctx.measureText(s.label).width + 30, width - 16);
+    if (lx + w > width - 8 && lx > 8) { lx = 8; ly += 17; }
+    legend.push({ s, x: lx, y: ly, w });
+    lx += w + 10;
+  }
+  const top = ly + (spec.note ? 30 : 14);
+  const y1s = spec.series.filter((s) => s.axis !== 2), y2s = spec.series.filter((s) => s.axis === 2);
+  const xd = spec.xDomain ?? range(spec.series, spec.xLog, 'x');
+  let yd = spec.yDomain ?? range(y1s, spec.yLog, 'y');
+  for (const h of spec.hlines ?? []) if (!spec.yDomain && Number.isFinite(h.y) && (!spec.yLog || h.y > 0)) yd = [Math.min(yd[0], h.y), Math.max(yd[1], h.y)];
+  const guessTicks = spec.yLog ? logTicks(yd[0], yd[1]) : niceTicks(yd[0], yd[1], Math.max(2, Math.floor((height - top - 46) / 40)));
+  const plot = frame(ctx, width, height, { yLabels: tickLabels(guessTicks), right: hasY2 ? 62 : 14, top });
+  ctx.fillStyle = colors.bg;
+  ctx.fillRect(0, 0, width, height);
+  const xScale = axisScale({ log: spec.xLog }, xd[0], xd[1], { start: plot.x, size: plot.w }, false);
+  const yScale = axisScale({ log: spec.yLog }, yd[0], yd[1], { start: plot.y, size: plot.h }, true);
+  const y2d = hasY2 ? (spec.y2Domain ?? range(y2s, spec.y2Log, 'y')) : null;
+  const y2Scale = hasY2 ? axisScale({ log: spec.y2Log }, y2d[0], y2d[1], { start: plot.y, size: plot.h }, true) : null;
+  drawAxes(ctx, plot, colors, { xLabel: spec.xLabel, yLabel: spec.yLabel, xScale, yScale, y2Label: spec.y2Label, y2Scale, height, grid: true });
+
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(plot.x, plot.y, plot.w, plot.h);
+  ctx.clip();
+  drawRefLines(ctx, plot, spec, xScale, yScale, colors);
+  for (const s of spec.series) drawSeries(ctx, plot, s, xScale, s.axis === 2 ? y2Scale : yScale, s.axis === 2 ? spec.y2Log : spec.yLog, spec.xLog);
+  if (spec.cursor && spec.series.length) {
+    const s0 = spec.series[0];
+    const x = xScale.to(s0.x[spec.cursor.i]);
+    for (const [style, w] of [['rgba(0,0,0,0.6)', 3], [colors.mark, 1.5]]) {
+      ctx.strokeStyle = style;
+      ctx.lineWidth = w;
+      ctx.beginPath(); ctx.moveTo(x, plot.y); ctx.lineTo(x, plot.y + plot.h); ctx.stroke();
+    }
+  }
+  ctx.restore();
+
+  ctx.font = FONT;
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'left';
+  for (const { s, x, y, w } of legend) {
+    ctx.strokeStyle = s.color;
+    ctx.lineWidth = 2;
+    ctx.setLineDash(s.dash ?? []);
+    ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + 20, y); ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.fillStyle = colors.fg;
+    ctx.fillText(s.label, x + 24, y, w - 26);
+  }
+  if (spec.note) {
+    ctx.fillStyle = colors.muted;
+    ctx.fillText(spec.note, 8, ly + 16, width - 16);
+  }
+  const xs = spec.series[0]?.x ?? [];
+  return {
+    plot,
+    hit(cx, cy) {
+      if (cx < plot.x || cx > plot.x + plot.w || cy < plot.y || cy > plot.y + plot.h || xs.length === 0) return null;
+      const target = xScale.from(cx);
+      let best = 0;
+      for (let i = 1; i < xs.length; i++) if (Math.abs(xs[i] - target) < Math.abs(xs[best] - target)) best = i;
+      return { i: best };
+    },
+  };
+}
+
+// Reference lines; each label sits at the right end of its line unless another label is there,
+// then at the left end, then stacked below the one in the way.
+function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
+  ctx.font = FONT;
+  const taken = { right: [], left: [] };
+  const hl = (spec.hlines ?? []).map((h) => ({ ...h, py: yScale.to(h.y) })).sort((a, b) => a.py - b.py);
+  for (const h of hl) {
+    ctx.strokeStyle = h.color ?? colors.muted;
+    ctx.setLineDash([6, 4]);
+    ctx.beginPath(); ctx.moveTo(plot.x, h.py); ctx.lineTo(plot.x + plot.w, h.py); ctx.stroke();
+    ctx.setLineDash([]);
+    let side = 'right', y = Math.max(plot.y + 14, h.py - 2);
+    const clash = (s, yy) => taken[s].some((t) => Math.abs(t - yy) < 14);
+    if (clash('right', y)) side = clash('left', y) ? 'right' : 'left';
+    while (clash(side, y)) y += 14;
+    taken[side].push(y);
+    ctx.fillStyle = h.color ?? colors.muted;
+    ctx.textAlign = side;
+    ctx.textBaseline = 'bottom';
+    ctx.fillText(h.label, side === 'right' ? plot.x + plot.w - 4 : plot.x + 4, y);
+  }
+  for (const v of spec.vlines ?? []) {
+    const x = xScale.to(v.x);
+    ctx.strokeStyle = v.color ?? colors.muted;
+    ctx.setLineDash([3, 3]);
+    ctx.beginPath(); ctx.moveTo(x, plot.y); ctx.lineTo(x, plot.y + plot.h); ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.fillStyle = v.color ?? colors.muted;
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'top';
+    ctx.fillText(v.label, x + 3, plot.y + 3);
+  }
+}
+
+// Many more points than pixels (and not steps): one vertical min–max stroke per pixel column,
+// which keeps the envelope of fast oscillations that plain sampling would alias away.
+function drawSeries(ctx, plot, s, xScale, ys, log, xLog) {
+  ctx.strokeStyle = s.color;
+  ctx.lineWidth = s.width ?? 1.6;
+  ctx.setLineDash(s.dash ?? []);
+  ctx.beginPath();
+  let pen = false, prevY = 0;
+  const decimate = !s.step && s.x.length > 2 * plot.w;
+  let column = -1, lo = 0, hi = 0;
+  const flush = () => {
+    if (column < 0) return;
+    if (!pen) ctx.moveTo(column, lo); else ctx.lineTo(column, lo);
+    ctx.lineTo(column, hi);
+    pen = true;
+  };
+  for (let i = 0; i < s.x.length; i++) {
+    const xv = s.x[i], yv = s.y[i];
+    if (!Number.isFinite(yv) || (log && yv <= 0) || (xLog && xv <= 0)) { if (decimate) { flush(); column = -1; } pen = false; continue; }
+    const px = xScale.to(xv), py = ys.to(yv);
+    if (decimate) {
+      const col = Math.round(px);
+      if (col !== column) { flush(); column = col; lo = hi = py; } else { lo = Math.min(lo, py); hi = Math.max(hi, py); }
+      continue;
+    }
+    if (!pen) ctx.moveTo(px, py);
+    else if (s.step) { ctx.lineTo(px, prevY); ctx.lineTo(px, py); }
+    else ctx.lineTo(px, py);
+    pen = true;
+    prevY = py;
+  }
+  if (decimate) flush();
+  ctx.stroke();
+  ctx.setLineDash([]);
+}

@@ -1,0 +1,154 @@
+// Several small plots in one canvas (side by side when wide, stacked on a phone), small labelled
+// matrices with their numbers printed, and vectors on a unit circle. One canvas per view keeps
+// hover, the keyboard cursor and PNG export the same for every view.
+import { FONT, SMALL, drawMessage, wrapText } from './core.js';
+import { drawHeatmap, lutColor } from './heatmap.js';
+import { drawLines } from './lines.js';
+
+const TITLE = 20, GAP = 14;  // title band above each panel, space between panels
+
+/** Columns for `n` panels at this width: all in a row when each gets at least `minWidth` px. */
+function panelColumns(n, width, minWidth = 300) {
+  return Math.max(1, Math.min(n, Math.floor(width / minWidth)));
+}
+
+/** Canvas height for `n` panels of `each` px at this width. */
+export function panelsHeight(n, width, each, minWidth) {
+  return Math.ceil(n / panelColumns(n, width, minWidth)) * (each + TITLE);
+}
+
+/** spec: { panels: [{ title, kind: 'heatmap' | 'lines' | 'matrix' | 'circle' | 'message', spec }], minWidth, cursor: { panel, ... } }. */
+export function drawPanels(ctx, width, height, spec, colors) {
+  const n = spec.panels.length;
+  const cols = panelColumns(n, width, spec.minWidth);
+  const rows = Math.ceil(n / cols);
+  const pw = width / cols, ph = height / rows;
+  ctx.fillStyle = colors.bg;
+  ctx.fillRect(0, 0, width, height);
+  const layouts = spec.panels.map((p, k) => {
+    const box = { x: (k % cols) * pw, y: Math.floor(k / cols) * ph, w: pw, h: ph };
+    ctx.save();
+    ctx.translate(box.x, box.y);
+    ctx.font = FONT;
+    ctx.fillStyle = colors.fg;
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'top';
+    ctx.fillText(p.title, 8, 4, pw - 16);
+    ctx.translate(0, TITLE);
+    const cursor = spec.cursor && spec.cursor.panel === k ? spec.cursor : null;
+    const sub = { ...p.spec, cursor };
+    const draw = { heatmap: drawHeatmap, lines: drawLines, matrix: drawMatrix, circle: drawCircle, message: (c, w, h, s, col) => drawMessage(c, w, h, s.text, col) }[p.kind];
+    const layout = draw(ctx, pw - GAP, ph - TITLE, sub, colors);
+    ctx.restore();
+    return { box, layout };
+  });
+  return {
+    hit(cx, cy) {
+      for (let k = 0; k < n; k++) {
+        const { box, layout } = layouts[k];
+        if (cx < box.x || cx >= box.x + box.w || cy < box.y || cy >= box.y + box.h) continue;
+        const c = layout.hit?.(cx - box.x, cy - box.y - TITLE);
+        return c ? { panel: k, ...c } : null;
+      }
+      return null;
+    },
+  };
+}
+
+/**
+ * A small matrix with row and column labels and each value printed in its cell.
+ * spec: { values (row-major, printed), shade (colours, default values), rows, cols, rowLabels, colLabels,
+ *         lo, hi, lut, digits, dark(t) (white text),
+ *         cursor: { x: column, y: row } }
+ */
+function drawMatrix(ctx, width, height, spec, colors) {
+  const { values, rows, cols, lo, hi, lut } = spec;
+  ctx.font = FONT;
+  const labelW = Math.max(...spec.rowLabels.map((l) => ctx.measureText(l).width)) + 10;
+  const size = Math.max(8, Math.min((width - labelW - 12) / cols, (height - 24) / rows));
+  const x0 = labelW + 4, y0 = 4;
+  const boxes = [];
+  ctx.textBaseline = 'middle';
+  for (let r = 0; r < rows; r++) {
+    ctx.textAlign = 'right';
+    ctx.fillStyle = colors.fg;
+    ctx.fillText(spec.rowLabels[r], x0 - 6, y0 + (r + 0.5) * size);
+    for (let c = 0; c < cols; c++) {
+      const v = values[r * cols + c];
+      const t = ((spec.shade ? spec.shade[r * cols + c] : v) - lo) / (hi - lo || 1);
+      ctx.fillStyle = lutColor(lut, t);
+      ctx.fillRect(x0 + c * size, y0 + r * size, size - 1, size - 1);
+      if (size >= 34) {
+        ctx.fillStyle = spec.dark?.(t) ? '#fff' : '#000';
+        ctx.textAlign = 'center';
+        ctx.font = size >= 44 ? FONT : SMALL;
+        ctx.fillText(v.toFixed(spec.digits ?? 2), x0 + (c + 0.5) * size, y0 + (r + 0.5) * size, size - 4);
+        ctx.font = FONT;
+      }
+      if (spec.cursor && spec.cursor.y === r && spec.cursor.x === c) {
+        for (const [style, w] of [['#000', 3], ['#fff', 1]]) { ctx.strokeStyle = style; ctx.lineWidth = w; ctx.strokeRect(x0 + c * size + 1, y0 + r * size + 1, size - 3, size - 3); }
+      }
+      boxes.push({ r, c, x: x0 + c * size, y: y0 + r * size });
+    }
+  }
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'top';
+  ctx.fillStyle = colors.muted;
+  for (let c = 0; c < cols; c++) ctx.fillText(spec.colLabels[c], x0 + (c + 0.5) * size, y0 + rows * size + 3, size);
+  return {
+    hit(cx, cy) {
+      const b = boxes.find((q) => cx >= q.x && cx < q.x + size && cy >= q.y && cy < q.y + size);
+      return b ? { x: b.c, y: b.r } : null;
+    },
+  };
+}
+
+/**
+ * Vectors from the centre of a circle. spec: { vectors: [{ x, y, color, label, dash, hollow, width }],
+ * arcs: [{ from, to, color, label }] (angles in radians), radius (data units at the rim), caption }
+ */
+function drawCircle(ctx, width, height, spec, colors) {
+  ctx.font = FONT;
+  const caption = spec.caption ? wrapText(ctx, spec.caption, width - 8) : [];
+  const room = height - 16 * caption.length;
+  const cx = width / 2, cy = room / 2;
+  const r = Math.max(10, Math.min(width, room) / 2 - 28);
+  const unit = r / (spec.radius ?? 1);
+  ctx.strokeStyle = colors.grid;
+  ctx.lineWidth = 1;
+  ctx.beginPath(); ctx.moveTo(cx - r - 10, cy); ctx.lineTo(cx + r + 10, cy); ctx.moveTo(cx, cy - r - 10); ctx.lineTo(cx, cy + r + 10); ctx.stroke();
+  ctx.strokeStyle = colors.muted;
+  ctx.beginPath(); ctx.arc(cx, cy, r, 0, 2 * Math.PI); ctx.stroke();
+  for (const a of spec.arcs ?? []) {
+    ctx.strokeStyle = a.color;
+    ctx.lineWidth = 2;
+    ctx.beginPath(); ctx.arc(cx, cy, a.radius * unit, -a.from, -a.to, a.to > a.from); ctx.stroke();
+  }
+  for (const v of spec.vectors) {
+    const x = cx + v.x * unit, y = cy - v.y * unit;
+    ctx.strokeStyle = v.color;
+    ctx.fillStyle = v.color;
+    ctx.lineWidth = v.width ?? 2.5;
+    ctx.setLineDash(v.dash ?? []);
+    ctx.beginPath(); ctx.moveTo(cx, cy); ctx.lineTo(x, y); ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.beginPath();
+    ctx.arc(x, y, v.hollow ? 7 : 4, 0, 2 * Math.PI);
+    if (v.hollow) { ctx.lineWidth = 2; ctx.stroke(); } else ctx.fill();
+    if (v.label) {
+      // Beyond the tip, kept inside the canvas.
+      const len = Math.hypot(x - cx, y - cy) || 1, w = ctx.measureText(v.label).width;
+      let lx = x + ((x - cx) / len) * 10;
+      if (x < cx) lx -= w;
+      lx = Math.max(2, Math.min(width - 2 - w, lx));
+      ctx.textAlign = 'left';
+      ctx.textBaseline = 'middle';
+      ctx.fillText(v.label, lx, Math.max(8, Math.min(room - 8, y + ((y - cy) / len) * 10)));
+    }
+  }
+  ctx.fillStyle = colors.muted;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'bottom';
+  caption.forEach((line, i) => ctx.fillText(line, width / 2, height - 2 - 16 * (caption.length - 1 - i)));
+  return { hit: () => ({ i: 0 }) };
+}

@@ -1,0 +1,174 @@
+// One view on the page: its <section data-view>, its own controls next to the plot, the canvas
+// with hover and keyboard cursor (arrows; PageUp/PageDown and Home/End in big steps), the exact
+// read-out, a note (sampling, refusals), and PNG/CSV export and a data table. A view definition:
+// { id, title, explain, controls, compute(ctx) → data, plot(data, cursor, width) → { kind, spec },
+//   height?(width), readout(data, cursor, st), csv(data), caption(st), cursor0(data),
+//   move?(data, cursor, key), note?(data), html?(data) (HTML after the plot), table?: true (no canvas,
+//   render(data) → HTML), setup?(section, host) (extra controls) }.
+import { buildControl } from './controls.js';
+import { drawMessage, themeColors } from './plot/core.js';
+import { drawHeatmap } from './plot/heatmap.js';
+import { drawLines } from './plot/lines.js';
+import { drawPanels } from './plot/panels.js';
+import { moveGrid, moveIndex } from './views/common.js';
+
+const DRAW = { heatmap: drawHeatmap, lines: drawLines, panels: drawPanels };
+const KEYS = new Set(['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End']);
+
+function drawInto(ctx, width, height, plot, colors) {
+  if (plot.kind === 'custom') return plot.spec.draw(ctx, width, height, plot.spec, colors);
+  return DRAW[plot.kind](ctx, width, height, plot.spec, colors);
+}
+
+function defaultMove(data, cursor, key) {
+  if ('x' in cursor) return moveGrid(cursor, data.nx, data.ny, key);
+  return moveIndex(cursor, data.xs.length, key);
+}
+
+function csvTable(csv, limit = 200) {
+  const lines = csv.trim().split('\n').filter((l) => !l.startsWith('#'));
+  const esc = (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  const head = lines[0].split(',').map((h) => `<th scope="col">${esc(h)}</th>`).join('');
+  const rows = lines.slice(1, limit + 1).map((l) => `<tr>${l.split(',').map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('');
+  const more = lines.length - 1 > limit ? `<p>First ${limit} of ${lines.length - 1} rows; the CSV has them all.</p>` : '';
+  return `<table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>${more}`;
+}
+
+function download(name, blob) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
+/** Builds the view into `parent`. host: { pe, state(), extras, memo, onChange(key, value, commit) }. */
+export function createView(def, parent, host) {
+  const section = document.createElement('section');
+  section.dataset.view = def.id;
+  section.setAttribute('aria-labelledby', `${def.id}-title`);
+  section.innerHTML = `
+    <h3 id="${def.id}-title">${def.title}</h3>
+    <p class="explain">${def.explain}</p>
+    <div class="view-controls"></div>
+    ${def.table ? '<div class="view-table"></div>' : `<figure>
+      <canvas tabindex="0" role="img" aria-label="${def.title}. Arrow keys move the cursor, PageUp/PageDown and Home/End in big steps; the read-out below gives the exact value."></canvas>
+      <figcaption><output class="readout" aria-live="polite">Hover, or focus and use the arrow keys, for exact values.</output></figcaption>
+    </figure>`}
+    <p class="note" hidden></p>
+    <div class="view-html"></div>
+    <div class="actions">
+      ${def.table ? '' : '<button type="button" data-export="png1">PNG 1×</button><button type="button" data-export="png2">PNG 2×</button>'}
+      <button type="button" data-export="csv">CSV</button>
+      ${def.table ? '' : '<details class="table"><summary>Show data table</summary><div class="table-body"></div></details>'}
+    </div>`;
+  parent.append(section);
+  const controlsBox = section.querySelector('.view-controls');
+  const controls = (def.controls ?? []).map(([key, o]) => {
+    const c = buildControl(key, o, host.onChange);
+    controlsBox.append(c.element);
+    return c;
+  });
+  def.setup?.(section, host);
+  controlsBox.hidden = controlsBox.childElementCount === 0;
+  const v = {
+    def, section, controls, dirty: true, visible: false, cursor: null, data: null, layout: null, error: null, cost: 0,
+    canvas: section.querySelector('canvas'), readout: section.querySelector('.readout'),
+    note: section.querySelector('.note'), html: section.querySelector('.view-html'), renders: 0,
+  };
+
+  function showReadout() {
+    if (v.readout && v.cursor && v.data) v.readout.textContent = def.readout(v.data, v.cursor, host.state());
+  }
+
+  function draw() {
+    if (!v.canvas) return;
+    const width = v.canvas.clientWidth || 300;
+    if (def.height) v.canvas.style.height = `${def.height(width, v.data)}px`;
+    const height = v.canvas.clientHeight || 300;
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.max(1, Math.round(width * dpr)), h = Math.max(1, Math.round(height * dpr));
+    if (v.canvas.width !== w || v.canvas.height !== h) { v.canvas.width = w; v.canvas.height = h; }
+    const ctx = v.canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const colors = themeColors(v.canvas);
+    v.layout = v.error ? drawMessage(ctx, width, height, v.error, colors) : drawInto(ctx, width, height, def.plot(v.data, v.cursor, width), colors);
+  }
+
+  v.sync = (st) => { for (const c of controls) c.sync(st); };
+  v.stopPlay = () => { for (const c of controls) c.stop?.(false); };
+
+  v.render = (ctx) => {
+    const t0 = performance.now();
+    try {
+      v.data = def.compute(ctx);
+      v.error = null;
+    } catch (e) {
+      v.error = `This view cannot be drawn with these settings. ${e.message}`;
+      v.data = null;
+    }
+    section.classList.toggle('failed', Boolean(v.error));
+    if (v.data && v.cursor) v.cursor = (def.move ?? defaultMove)(v.data, v.cursor, '');
+    if (def.table) v.section.querySelector('.view-table').innerHTML = v.error ? `<p class="message bad">${v.error}</p>` : def.render(v.data);
+    else draw();
+    const note = v.error ?? (v.data && def.note ? def.note(v.data) : '');
+    v.note.textContent = note;
+    v.note.hidden = !note;
+    v.note.classList.toggle('bad', Boolean(v.error));
+    if (def.html) v.html.innerHTML = v.data ? def.html(v.data) : '';
+    v.dirty = false;
+    v.renders += 1;
+    section.dataset.renders = String(v.renders);
+    if (v.readout) { if (v.error) v.readout.textContent = ''; else showReadout(); }
+    v.cost = performance.now() - t0;
+    return v.cost;
+  };
+
+  if (v.canvas) {
+    v.canvas.addEventListener('mousemove', (e) => {
+      if (!v.layout || !v.data) return;
+      const r = v.canvas.getBoundingClientRect();
+      const c = v.layout.hit(e.clientX - r.left, e.clientY - r.top);
+      if (c) { v.cursor = c; draw(); showReadout(); }
+    });
+    v.canvas.addEventListener('keydown', (e) => {
+      if (!v.data || !KEYS.has(e.key)) return;
+      e.preventDefault();
+      v.cursor = (def.move ?? defaultMove)(v.data, v.cursor ?? def.cursor0(v.data), e.key);
+      draw();
+      showReadout();
+    });
+    v.canvas.addEventListener('focus', () => { if (v.data && !v.cursor) { v.cursor = def.cursor0(v.data); draw(); showReadout(); } });
+  }
+  section.querySelector('.actions').addEventListener('click', (e) => {
+    const kind = e.target.dataset?.export;
+    if (!kind || !v.data) return;
+    const caption = `posenc · ${def.caption(host.state())}`;
+    if (kind === 'csv') {
+      download(`posenc-${def.id}.csv`, new Blob([`# ${caption}\n${def.csv(v.data)}`], { type: 'text/csv' }));
+      return;
+    }
+    const scale = kind === 'png2' ? 2 : 1;
+    const width = v.canvas.clientWidth, height = v.canvas.clientHeight, band = 24;
+    const canvas = document.createElement('canvas');
+    canvas.width = Math.round(width * scale);
+    canvas.height = Math.round((height + band) * scale);
+    const ctx = canvas.getContext('2d');
+    ctx.scale(scale, scale);
+    const colors = themeColors(v.canvas);
+    drawInto(ctx, width, height, def.plot(v.data, null, width), colors);
+    ctx.fillStyle = colors.bg;
+    ctx.fillRect(0, height, width, band);
+    ctx.fillStyle = colors.fg;
+    ctx.font = '11px "DejaVu Sans", sans-serif';
+    ctx.textBaseline = 'middle';
+    ctx.fillText(caption, 6, height + band / 2, width - 12);
+    canvas.toBlob((blob) => download(`posenc-${def.id}@${scale}x.png`, blob), 'image/png');
+  });
+  section.querySelector('details.table')?.addEventListener('toggle', (e) => {
+    if (e.target.open && v.data) e.target.querySelector('.table-body').innerHTML = csvTable(def.csv(v.data));
+  });
+  return v;
+}

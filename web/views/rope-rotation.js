@@ -1,0 +1,71 @@
+// One pair of q and k as vectors on a circle, turned by pos·θ_i; their dot product stays the same
+// when both positions move by the same amount (chapter "rope").
+import { SERIES } from '../colormap.js';
+import { linesCsv } from '../plot/lines.js';
+import { fmt, moveIndex, ropeParams, ropeRule, seededVectors, tile } from './common.js';
+
+const MIN_WIDTH = 420, SHIFTS = 129;
+
+function pairDims(i, rot, layout) {
+  return layout === 'interleaved' ? [2 * i, 2 * i + 1] : [i, i + rot / 2];
+}
+
+export default {
+  id: 'rope-rotation',
+  title: 'RoPE turns q and k; their angle depends only on m − n',
+  explain: 'One content vector q (the query word) and one k (the key word), the same numbers at every position. RoPE turns pair i of q by m·θ<sub>i</sub> and of k by n·θ<sub>i</sub>. Press play: both positions move together, both vectors turn by the same angle, and the score q·k (over all pairs) does not change. Right: the score as both move (flat) and when only the query moves (it wanders).',
+  controls: [
+    ['rotM', { label: 'query position m', slider: { min: 0, max: 200 } }],
+    ['rotN', { label: 'key position n', slider: { min: 0, max: 200 } }],
+    ['rotPair', { label: 'pair i', slider: { min: 0, max: 63 } }],
+    ['rotShift', { label: 'shift both by s', slider: { min: 0, max: 1000 } }],
+    ['rotShift', { kind: 'play', label: 'play', suffix: '-play', play: { step: 1, max: 1000, interval: 120 } }],
+  ],
+  height: (width) => (width >= 2 * MIN_WIDTH ? 330 : 660),
+  compute({ pe, st, extras }) {
+    const rule = ropeRule(st);
+    if (rule) throw new Error(rule);
+    const d = st.dModel, params = ropeParams(st, extras);
+    const { rotaryDim } = pe.ropeFrequencies(params);
+    const qk = seededVectors(pe, 2, d, 21);
+    const q = qk.subarray(0, d), k = qk.subarray(d);
+    const rope = (x, positions) => pe.applyRope(tile(x, positions.length), { seqLen: positions.length, nHeads: 1, headDim: d, params, positions, layout: st.layout });
+    const s = st.rotShift;
+    const shifts = Float64Array.from({ length: SHIFTS }, (_, i) => i);
+    const qs = rope(q, Array.from(shifts, (t) => st.rotM + t)), ks = rope(k, Array.from(shifts, (t) => st.rotN + t));
+    const kFixed = rope(k, [st.rotN]);
+    const both = Float64Array.from(shifts, (_, t) => { let v = 0; for (let j = 0; j < d; j++) v += qs[t * d + j] * ks[t * d + j]; return v; });
+    const qOnly = Float64Array.from(shifts, (_, t) => { let v = 0; for (let j = 0; j < d; j++) v += qs[t * d + j] * kFixed[j]; return v; });
+    const [qNow, kNow] = [rope(q, [st.rotM + s]), rope(k, [st.rotN + s])];
+    const [q0, k0] = [rope(q, [st.rotM]), rope(k, [st.rotN])];
+    const dot = (a, b) => { let v = 0; for (let j = 0; j < d; j++) v += a[j] * b[j]; return v; };
+    const pair = Math.min(st.rotPair, rotaryDim / 2 - 1);
+    const [a, b] = pairDims(pair, rotaryDim, st.layout);
+    const theta = pe.ropeFrequencies(params, { dtype: 'float64' }).invFreq[pair];
+    return { d, pair, a, b, theta, qNow, kNow, q0, k0, score: dot(qNow, kNow), score0: dot(q0, k0), shifts, both, qOnly, m: st.rotM, n: st.rotN, s };
+  },
+  plot(data, cursor) {
+    const { a, b } = data;
+    const r = Math.max(...[data.qNow, data.kNow].map((v) => Math.hypot(v[a], v[b]))) * 1.05 || 1;
+    const circle = { title: `pair ${data.pair} (θ = ${fmt(data.theta, 4)} rad per position)`, kind: 'circle', spec: { radius: r,
+      vectors: [
+        { x: data.q0[a], y: data.q0[b], color: '#999999', dash: [4, 3], width: 1.5 },
+        { x: data.k0[a], y: data.k0[b], color: '#999999', dash: [4, 3], width: 1.5 },
+        { x: data.qNow[a], y: data.qNow[b], color: SERIES[0], label: `q at m+s = ${data.m + data.s}` },
+        { x: data.kNow[a], y: data.kNow[b], color: SERIES[1], label: `k at n+s = ${data.n + data.s}` },
+      ],
+      caption: `angle q→k: (n − m)·θ = ${fmt((data.n - data.m) * data.theta, 4)} rad whatever s; dashed: s = 0` } };
+    const lines = { title: `q·k over all ${data.d} dims as positions move`, kind: 'lines', spec: {
+      series: [
+        { label: 'both move by s: constant', x: data.shifts, y: data.both, color: SERIES[0], width: 2.5 },
+        { label: 'only the query moves', x: data.shifts, y: data.qOnly, color: SERIES[1], dash: [5, 3] },
+      ], xLabel: 'shift s', yLabel: 'score q·k' } };
+    return { kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor: cursor && { ...cursor, panel: 1 }, panels: [circle, lines] } };
+  },
+  move: (data, c, key) => ({ panel: 1, ...moveIndex(c, data.shifts.length, key) }),
+  note: (data) => `Score at s = 0: ${fmt(data.score0, 5)}; at s = ${data.s}: ${fmt(data.score, 5)} (difference ${fmt(Math.abs(data.score - data.score0), 2)}, float32 rounding).`,
+  readout: (data, c) => `s = ${data.shifts[c.i]}: both move ${fmt(data.both[c.i], 5)}, only the query ${fmt(data.qOnly[c.i], 5)}`,
+  csv: (data) => linesCsv('shift', data.shifts, [{ label: 'both_move', y: data.both }, { label: 'query_only', y: data.qOnly }]),
+  caption: (st) => `rope rotation m=${st.rotM} n=${st.rotN} s=${st.rotShift} pair=${st.rotPair} head_dim=${st.dModel} theta=${st.theta}`,
+  cursor0: () => ({ panel: 1, i: 0 }),
+};

@@ -1,0 +1,31 @@
+// T5's relative position buckets (chapter "bias").
+import { SERIES } from '../colormap.js';
+import { linesCsv } from '../plot/lines.js';
+
+export default {
+  id: 't5-buckets',
+  title: 'T5: distances grouped into buckets',
+  explain: 'T5 learns one bias per head and bucket. Small distances each get their own bucket; larger ones share buckets that grow logarithmically wider, and everything past max distance lands in the last one. The encoder (bidirectional) keeps keys after the query apart from keys before it; the decoder only looks back.',
+  controls: [
+    ['t5Buckets', { label: 'buckets', slider: { min: 4, max: 1024, log: true } }],
+    ['t5MaxDist', { label: 'max distance', slider: { min: 8, max: 100000, log: true } }],
+    ['t5Bidir', { kind: 'checkbox', label: 'bidirectional (for the other chapters)' }],
+  ],
+  compute({ pe, st }) {
+    const reach = Math.min(2 * st.t5MaxDist, 4096);
+    const xs = Float64Array.from({ length: 2 * reach + 1 }, (_, i) => i - reach);
+    const bi = pe.t5Bucket(xs, { bidirectional: true, numBuckets: st.t5Buckets, maxDistance: st.t5MaxDist });
+    const uni = pe.t5Bucket(xs, { bidirectional: false, numBuckets: st.t5Buckets, maxDistance: st.t5MaxDist });
+    const series = [
+      { label: 'bidirectional (encoder)', x: xs, y: Float64Array.from(bi), color: SERIES[0], step: true },
+      { label: 'unidirectional (decoder)', x: xs, y: Float64Array.from(uni), color: SERIES[1], step: true, dash: [5, 3] },
+    ];
+    return { xs, series, capped: 2 * st.t5MaxDist > reach };
+  },
+  plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLabel: 'relative position = key − query', yLabel: 'bucket', vlines: [{ x: 0, label: 'query' }], cursor } }),
+  note: (d) => (d.capped ? 'Relative positions from −4096 to 4096 shown.' : ''),
+  readout: (d, c) => `key − query = ${d.xs[c.i]}: bucket ${d.series[0].y[c.i]} (bidirectional), ${d.series[1].y[c.i]} (unidirectional)`,
+  csv: (d) => linesCsv('relative_position', d.xs, d.series),
+  caption: (st) => `t5 num_buckets=${st.t5Buckets} max_distance=${st.t5MaxDist}`,
+  cursor0: (d) => ({ i: Math.floor(d.xs.length / 2) }),
+};
