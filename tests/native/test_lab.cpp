@@ -240,7 +240,7 @@ TEST_CASE("lab: every gradient of every scheme matches central differences of a 
     c.train_len = 6;
     c.scheme = static_cast<Scheme>(s);
     c.seed = 3;
-    const GradCheck g = check_gradients(c, 2, 6, 24);
+    const GradCheck g = check_gradients(c, 2, 6, 16);
     INFO(std::string(scheme_name(c.scheme)), ": loss error ", g.loss_error, ", worst gradient error / scale ",
          g.worst_ratio, " (", g.worst_tensor, ")");
     MESSAGE(std::string(scheme_name(c.scheme)), ": loss error ", g.loss_error, ", worst |g - fd| / max|fd| ", g.worst_ratio,
@@ -260,10 +260,342 @@ TEST_CASE("lab: gradients match at widths that use every SIMD lane (d_model 32, 
     c.n_heads = 2;
     c.train_len = 20;
     c.scheme = scheme;
-    const GradCheck g = check_gradients(c, 1, 20, 10);
+    const GradCheck g = check_gradients(c, 1, 20, 6);
     MESSAGE(std::string(scheme_name(scheme)), " wide: loss error ", g.loss_error, ", worst |g - fd| / max|fd| ", g.worst_ratio,
             " in ", g.worst_tensor);
     CHECK(g.loss_error < 1e-5);
     CHECK(g.worst_ratio < 1e-4);  // measured <= 1.1e-5 on every target
   }
+}
+
+namespace {
+
+ModelConfig tiny(Scheme scheme, std::uint64_t seed = 1) {
+  ModelConfig c;
+  c.vocab_size = 8;
+  c.d_model = 16;
+  c.n_layers = 1;
+  c.n_heads = 2;
+  c.train_len = 8;
+  c.scheme = scheme;
+  c.seed = seed;
+  return c;
+}
+
+// Stationary distribution of a small chain by Gaussian elimination on (Pᵀ - I) π = 0, Σ π = 1.
+std::vector<double> stationary_by_elimination(const std::vector<double>& P, std::size_t n) {
+  std::vector<double> A(n * (n + 1), 0.0);  // augmented [n][n + 1]
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) A[i * (n + 1) + j] = P[j * n + i] - (i == j ? 1.0 : 0.0);
+  for (std::size_t j = 0; j <= n; ++j) A[(n - 1) * (n + 1) + j] = 1.0;  // replace one equation by Σ π = 1
+  for (std::size_t col = 0; col < n; ++col) {
+    std::size_t piv = col;
+    for (std::size_t r = col + 1; r < n; ++r)
+      if (std::fabs(A[r * (n + 1) + col]) > std::fabs(A[piv * (n + 1) + col])) piv = r;
+    for (std::size_t j = 0; j <= n; ++j) std::swap(A[col * (n + 1) + j], A[piv * (n + 1) + j]);
+    for (std::size_t r = 0; r < n; ++r) {
+      if (r == col) continue;
+      const double f = A[r * (n + 1) + col] / A[col * (n + 1) + col];
+      for (std::size_t j = 0; j <= n; ++j) A[r * (n + 1) + j] -= f * A[col * (n + 1) + j];
+    }
+  }
+  std::vector<double> pi(n);
+  for (std::size_t i = 0; i < n; ++i) pi[i] = A[i * (n + 1) + n] / A[i * (n + 1) + i];
+  return pi;
+}
+
+}  // namespace
+
+TEST_CASE("lab: markov entropy rate equals the one from an exact linear solve of the pair chain") {
+  for (std::size_t V : {2, 3, 5}) {
+    DatasetConfig dc;
+    dc.vocab_size = V;
+    dc.seed = 11 + V;
+    std::unique_ptr<Dataset> d;
+    REQUIRE(Dataset::create(dc, &d).ok());
+    const double* P = d->transition();
+    REQUIRE(P != nullptr);
+    // Pair chain (a, b) → (b, c) with probability P(c | a, b).
+    const std::size_t n = V * V;
+    std::vector<double> chain(n * n, 0.0);
+    for (std::size_t a = 0; a < V; ++a)
+      for (std::size_t b = 0; b < V; ++b)
+        for (std::size_t c = 0; c < V; ++c) chain[(a * V + b) * n + b * V + c] = P[(a * V + b) * V + c];
+    const std::vector<double> pi = stationary_by_elimination(chain, n);
+    double h = 0.0, h_pair = 0.0, h_first = 0.0;
+    for (std::size_t s = 0; s < n; ++s) {
+      double row = 0.0;
+      for (std::size_t c = 0; c < V; ++c) row -= P[s * V + c] * std::log(P[s * V + c]);
+      h += pi[s] * row;
+      h_pair -= pi[s] * std::log(pi[s]);
+    }
+    for (std::size_t a = 0; a < V; ++a) {
+      double m = 0.0;
+      for (std::size_t b = 0; b < V; ++b) m += pi[a * V + b];
+      h_first -= m * std::log(m);
+    }
+    CHECK(d->entropy_rate() == doctest::Approx(h).epsilon(1e-10));
+    // The floor at length L: H(X₁ | X₀) for the first target, h for each later one.
+    CHECK(d->loss_floor(10) == doctest::Approx((h_pair - h_first + 8.0 * h) / 9.0).epsilon(1e-10));
+    CHECK(d->entropy_rate() < std::log(static_cast<double>(V)));
+  }
+}
+
+TEST_CASE("lab: markov with peak 0 is uniform (entropy ln V), and samples match the entropy rate") {
+  DatasetConfig dc;
+  dc.peak = 0.0;
+  std::unique_ptr<Dataset> u;
+  REQUIRE(Dataset::create(dc, &u).ok());
+  CHECK(u->entropy_rate() == doctest::Approx(std::log(32.0)).epsilon(1e-12));
+
+  dc.peak = 3.0;
+  dc.seed = 5;
+  std::unique_ptr<Dataset> d;
+  REQUIRE(Dataset::create(dc, &d).ok());
+  // The mean of -log P(x_t | x_{t-2}, x_{t-1}) over 64 rows of 1024 tokens estimates h; its standard
+  // error here is ~0.005 nats, so 0.03 is six of them.
+  std::vector<std::int32_t> tok(64 * 1024);
+  REQUIRE(d->sample(tok.data(), 64, 1024, 123).ok());
+  const double* P = d->transition();
+  double sum = 0.0;
+  std::size_t n = 0;
+  for (std::size_t r = 0; r < 64; ++r)
+    for (std::size_t t = 2; t < 1024; ++t, ++n) {
+      const std::int32_t* x = tok.data() + r * 1024 + t;
+      sum -= std::log(P[(static_cast<std::size_t>(x[-2]) * 32 + x[-1]) * 32 + x[0]]);
+    }
+  MESSAGE("markov 32 symbols, peak 3: entropy rate ", d->entropy_rate(), " nats, sampled ", sum / n);
+  CHECK(std::fabs(sum / n - d->entropy_rate()) < 0.03);
+  CHECK(d->entropy_rate() < 0.8 * std::log(32.0));  // peaked rows: well below uniform
+}
+
+TEST_CASE("lab: copy and text datasets, sampling is a function of the seed") {
+  DatasetConfig dc;
+  dc.task = Task::kCopy;
+  dc.vocab_size = 10;
+  std::unique_ptr<Dataset> c;
+  REQUIRE(Dataset::create(dc, &c).ok());
+  std::vector<std::int32_t> a(3 * 12), b(3 * 12);
+  REQUIRE(c->sample(a.data(), 3, 12, 9).ok());
+  REQUIRE(c->sample(b.data(), 3, 12, 9).ok());
+  CHECK(a == b);
+  for (std::size_t r = 0; r < 3; ++r)
+    for (std::size_t t = 0; t < 6; ++t) {
+      CHECK(a[r * 12 + t] == a[r * 12 + t + 6]);
+      CHECK((a[r * 12 + t] >= 0 && a[r * 12 + t] < 10));
+    }
+  CHECK(c->loss_floor(12) == doctest::Approx(5.0 * std::log(10.0) / 11.0));
+  CHECK(c->sample(a.data(), 1, 11, 9).code == StatusCode::kBadArgument);  // odd length
+
+  const std::string text = "abracadabra";
+  dc.task = Task::kText;
+  dc.text = reinterpret_cast<const std::uint8_t*>(text.data());
+  dc.text_len = text.size();
+  std::unique_ptr<Dataset> t;
+  REQUIRE(Dataset::create(dc, &t).ok());
+  CHECK(t->vocab_size() == 5);  // a b c d r
+  std::vector<std::int32_t> w(4 * 5);
+  REQUIRE(t->sample(w.data(), 4, 5, 1).ok());
+  const char letters[] = "abcdr";
+  for (std::size_t r = 0; r < 4; ++r) {
+    std::string s;
+    for (std::size_t i = 0; i < 5; ++i) s += letters[w[r * 5 + i]];
+    CHECK(text.find(s) != std::string::npos);
+  }
+  CHECK(t->sample(w.data(), 1, 12, 1).code == StatusCode::kBadArgument);
+  CHECK(std::isnan(t->entropy_rate()));
+}
+
+TEST_CASE("lab: bad arguments give a clear Status, never a crash") {
+  std::unique_ptr<Model> m;
+  ModelConfig c = tiny(Scheme::kRope);
+  c.d_model = 18;
+  c.n_heads = 4;
+  CHECK(std::string(Model::create(c, &m).message) == "d_model must be a multiple of n_heads");
+  c.d_model = 18;
+  c.n_heads = 2;  // head_dim 9
+  CHECK(std::string(Model::create(c, &m).message) == "head_dim (d_model / n_heads) must be even for rope");
+  c = tiny(Scheme::kNone);
+  c.vocab_size = 1;
+  CHECK(Model::create(c, &m).code == StatusCode::kBadArgument);
+  Scheme s;
+  CHECK(std::string(parse_scheme("xpos", &s).message) == "scheme must be one of none, sinusoidal, learned, rope, alibi, t5");
+  REQUIRE(parse_scheme("alibi", &s).ok());
+  CHECK(s == Scheme::kAlibi);
+
+  REQUIRE(Model::create(tiny(Scheme::kLearned), &m).ok());
+  std::vector<std::int32_t> tok(16, 1);
+  float loss;
+  double eloss;
+  CHECK(m->loss_and_gradients(nullptr, 1, 8, &loss).code == StatusCode::kBadArgument);
+  CHECK(m->loss_and_gradients(tok.data(), 1, 1, &loss).code == StatusCode::kBadArgument);
+  CHECK(m->loss_and_gradients(tok.data(), 1, 16, &loss).code == StatusCode::kBadShape);  // > train_len
+  CHECK(m->evaluate(tok.data(), 1, 16, {}, &eloss, nullptr).code == StatusCode::kBadShape);
+  EvalOptions yarn;
+  yarn.rope_scaling = RopeScaling::kYarn;
+  CHECK(std::string(m->evaluate(tok.data(), 1, 8, yarn, &eloss, nullptr).message) == "rope_scaling needs the rope scheme");
+  tok[3] = 8;
+  CHECK(std::string(m->loss_and_gradients(tok.data(), 2, 8, &loss).message) == "tokens must be in [0, vocab_size)");
+  tok[3] = -1;
+  CHECK(m->train_step(tok.data(), 2, 8, 1e-3, &loss).code == StatusCode::kBadArgument);
+  tok[3] = 1;
+  CHECK(m->train_step(tok.data(), 2, 8, std::nan(""), &loss).code == StatusCode::kBadArgument);
+  CHECK(m->steps_taken() == 0);
+  TensorView v;
+  CHECK(m->find_tensor("pos_emb", &v).ok());
+  CHECK((v.rows == 8 && v.cols == 16));
+  CHECK(m->find_tensor("t5_bias", &v).code == StatusCode::kBadArgument);
+}
+
+TEST_CASE("lab: training is deterministic for a seed, and evaluate agrees with the training loss") {
+  DatasetConfig dc;
+  dc.vocab_size = 8;
+  std::unique_ptr<Dataset> d;
+  REQUIRE(Dataset::create(dc, &d).ok());
+  for (Scheme scheme : {Scheme::kSinusoidal, Scheme::kRope, Scheme::kT5}) {
+    std::vector<float> runs[3];
+    for (int run = 0; run < 3; ++run) {
+      std::unique_ptr<Model> m;
+      REQUIRE(Model::create(tiny(scheme, run == 2 ? 2 : 1), &m).ok());
+      std::vector<std::int32_t> tok(4 * 8);
+      for (std::size_t step = 0; step < 4; ++step) {
+        REQUIRE(d->sample(tok.data(), 4, 8, step).ok());
+        float loss;
+        REQUIRE(m->train_step(tok.data(), 4, 8, 1e-2, &loss).ok());
+        runs[run].push_back(loss);
+      }
+      CHECK(m->steps_taken() == 4);
+      // Forward only, row by row, gives the batch loss of loss_and_gradients.
+      float loss;
+      double eval_loss;
+      REQUIRE(m->loss_and_gradients(tok.data(), 4, 8, &loss).ok());
+      std::vector<double> per_pos(7);
+      REQUIRE(m->evaluate(tok.data(), 4, 8, {}, &eval_loss, per_pos.data()).ok());
+      CHECK(eval_loss == doctest::Approx(loss).epsilon(1e-6));
+      double mean = 0.0;
+      for (double p : per_pos) mean += p / 7.0;
+      CHECK(mean == doctest::Approx(eval_loss).epsilon(1e-12));
+    }
+    CHECK(runs[0] == runs[1]);  // bit for bit
+    CHECK(runs[0] != runs[2]);  // another seed, other weights
+    CHECK(runs[0].back() < runs[0].front());
+  }
+}
+
+TEST_CASE("lab: rope scalings are the identity up to train_len and change the loss beyond it") {
+  std::unique_ptr<Model> m;
+  REQUIRE(Model::create(tiny(Scheme::kRope), &m).ok());
+  randomise(*m, 5);
+  std::vector<std::int32_t> tok(2 * 32);
+  TestRng rng{3};
+  for (auto& t : tok) t = static_cast<std::int32_t>(rng.uniform() * 8);
+  double plain, scaled;
+  for (RopeScaling s : {RopeScaling::kLinear, RopeScaling::kNtk, RopeScaling::kDynamic, RopeScaling::kYarn}) {
+    EvalOptions o;
+    o.rope_scaling = s;
+    REQUIRE(m->evaluate(tok.data(), 2, 8, {}, &plain, nullptr).ok());
+    REQUIRE(m->evaluate(tok.data(), 2, 8, o, &scaled, nullptr).ok());
+    CHECK(scaled == plain);  // factor 1 (dynamic: seq_len <= max_position_embeddings)
+    REQUIRE(m->evaluate(tok.data(), 2, 32, {}, &plain, nullptr).ok());
+    REQUIRE(m->evaluate(tok.data(), 2, 32, o, &scaled, nullptr).ok());
+    CHECK(scaled != plain);
+  }
+}
+
+TEST_CASE("lab: a short run trains rope and alibi to within 0.1 nats of the markov floor at train_len") {
+  // A small instance of the default task (4 symbols: 16 contexts) so the debug + sanitizer build
+  // trains it in seconds; the 32-symbol task is the CLI's (npm run lab). Beating H(X_{t+1} | X_t)
+  // shows the model uses the token two back, which needs the position scheme.
+  DatasetConfig dc;
+  dc.vocab_size = 4;
+  dc.seed = 21;
+  std::unique_ptr<Dataset> d;
+  REQUIRE(Dataset::create(dc, &d).ok());
+  const double* P = d->transition();
+  std::vector<double> chain(16 * 16, 0.0);
+  for (std::size_t ab = 0; ab < 16; ++ab)
+    for (std::size_t c = 0; c < 4; ++c) chain[ab * 16 + (ab % 4) * 4 + c] = P[ab * 4 + c];
+  const std::vector<double> pi = stationary_by_elimination(chain, 16);
+  double order1 = 0.0;  // H(X_{t+1} | X_t) = Σ_b π(b) H(P(· | b)), P(c | b) = Σ_a π(a, b) P(c | a, b) / π(b)
+  for (std::size_t b = 0; b < 4; ++b) {
+    double pb = 0.0, pc[4] = {};
+    for (std::size_t a = 0; a < 4; ++a) {
+      pb += pi[a * 4 + b];
+      for (std::size_t c = 0; c < 4; ++c) pc[c] += pi[a * 4 + b] * P[(a * 4 + b) * 4 + c];
+    }
+    for (double v : pc) order1 -= v * std::log(v / pb);
+  }
+  const std::size_t T = 16, steps = 400, batch = 16, n_eval = 256;
+  Schedule sched;
+  sched.peak_lr = 1.5e-2;
+  sched.warmup_steps = 40;
+  sched.total_steps = steps;
+  std::vector<std::int32_t> tok(batch * T), eval(n_eval * T);
+  REQUIRE(d->sample(eval.data(), n_eval, T, 999).ok());
+  // The Bayes-optimal loss on these very rows: -log P(x₁ | x₀) from π, then -log P(c | a, b). Its
+  // expectation is loss_floor(T); comparing on the same rows removes the sample's noise.
+  double oracle = 0.0;
+  for (std::size_t r = 0; r < n_eval; ++r) {
+    const std::int32_t* x = eval.data() + r * T;
+    double pa = 0.0;
+    for (std::size_t b = 0; b < 4; ++b) pa += pi[x[0] * 4 + b];
+    oracle -= std::log(pi[x[0] * 4 + x[1]] / pa);
+    for (std::size_t t = 2; t < T; ++t) oracle -= std::log(P[(x[t - 2] * 4 + x[t - 1]) * 4 + x[t]]);
+  }
+  oracle /= static_cast<double>(n_eval * (T - 1));
+  CHECK(std::fabs(oracle - d->loss_floor(T)) < 0.03);
+  for (Scheme scheme : {Scheme::kRope, Scheme::kAlibi}) {
+    ModelConfig c;
+    c.vocab_size = 4;
+    c.d_model = 16;
+    c.n_layers = 1;
+    c.n_heads = 4;
+    c.train_len = T;
+    c.scheme = scheme;
+    c.seed = 4;
+    std::unique_ptr<Model> m;
+    REQUIRE(Model::create(c, &m).ok());
+    float first = 0.0f, loss = 0.0f;
+    for (std::size_t step = 0; step < steps; ++step) {
+      REQUIRE(d->sample(tok.data(), batch, T, 1000 + step).ok());
+      REQUIRE(m->train_step(tok.data(), batch, T, learning_rate(sched, step), &loss).ok());
+      if (step == 0) first = loss;
+    }
+    double at_t = 0.0;
+    REQUIRE(m->evaluate(eval.data(), n_eval, T, {}, &at_t, nullptr).ok());
+    MESSAGE(std::string(scheme_name(scheme)), ": held-out loss at train_len ", at_t, ", optimum on the same rows ",
+            oracle, " (floor ", d->loss_floor(T), "), order-1 entropy ", order1, ", first step ", first);
+    CHECK(at_t > oracle - 0.01);  // held out: nothing beats the source itself
+    CHECK(at_t < oracle + 0.1);  // measured: ~0.06 (rope), ~0.05 (alibi)
+    CHECK(at_t < order1);
+  }
+}
+
+TEST_CASE("lab: run_scheme evaluates at train_len x {1/2, 1, 2, 4, 8}; learned has no embedding beyond") {
+  DatasetConfig dc;
+  dc.vocab_size = 5;
+  std::unique_ptr<Dataset> d;
+  REQUIRE(Dataset::create(dc, &d).ok());
+  RunConfig rc;
+  rc.model = tiny(Scheme::kNone);
+  rc.schedule.total_steps = 2;
+  rc.schedule.warmup_steps = 1;
+  rc.batch = 2;
+  rc.eval_batch = 2;
+  for (Scheme scheme : {Scheme::kLearned, Scheme::kRope}) {
+    SchemeResult r;
+    REQUIRE(run_scheme(*d, rc, scheme, &r).ok());
+    CHECK(r.train_loss.size() == 2);
+    REQUIRE(r.eval.size() == (scheme == Scheme::kRope ? 5u + 3u * 4u : 5u));
+    for (const EvalRow& e : r.eval) {
+      CHECK(e.bucket_width == 2);
+      CHECK(e.bucket_loss.size() == (e.length - 1 + 1) / 2);
+      CHECK(e.no_embedding == (scheme == Scheme::kLearned && e.length > 8));
+      CHECK(std::isnan(e.loss) == e.no_embedding);
+      CHECK(e.floor == d->loss_floor(e.length));
+    }
+  }
+  rc.schedule.total_steps = 0;
+  SchemeResult r;
+  CHECK(run_scheme(*d, rc, Scheme::kRope, &r).code == StatusCode::kBadArgument);
 }
