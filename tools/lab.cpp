@@ -2,7 +2,7 @@
 //   [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S] [--jobs J] [--out FILE]
 // Trains the lab model once per scheme on the same data (one thread per scheme, up to --jobs),
 // evaluates each at train_len × {1/2, 1, 2, 4, 8}, prints the table and writes JSON (--out,
-// default lab-results.json). Results depend only on the arguments (not on --jobs).
+// default build/lab-results.json). Results depend only on the arguments (not on --jobs).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -44,9 +44,9 @@ std::size_t parse_size(const char* flag, const char* v) {
 }
 
 struct Args {
-  std::string task = "markov", text_path, schemes = "all", size = "small", out = "lab-results.json";
-  std::size_t steps = 1000, train_len = 64, batch = 16, jobs = 0;
-  double lr = 3e-3;
+  std::string task = "markov", text_path, schemes = "all", size = "small", out = "build/lab-results.json";
+  std::size_t steps = 2000, train_len = 64, batch = 16, jobs = 0;
+  double lr = 1e-2;
   std::uint64_t seed = 1;
   std::string command;
 };
