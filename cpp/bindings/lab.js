@@ -14,6 +14,24 @@ const JS_NAMES = {
   seq_len: 'length', head_dim: 'headDim', rope_scaling: 'ropeScaling', total_steps: 'steps', peak_lr: 'lr',
   eval_batch: 'evalBatch',
 };
+// Memory is checked here before C++ allocates it: in WASM a failed C++ allocation would abort the
+// module instead of returning a Status. At most 2^28 floats (1 GiB) for parameters + gradients +
+// AdamW moments, and as much again for one call's activations.
+const MAX_FLOATS = 2 ** 28;
+const paramFloats = ({ vocabSize, dModel: d, nLayers, trainLength }) => vocabSize * d + trainLength * d + 32 * d
+  + nLayers * (12 * d * d + 4 * d) + 2 * d;
+function workspaceFloats({ vocabSize, dModel: d, nLayers, nHeads }, batch, length) {
+  const rows = batch * length;
+  return (nLayers + 1) * rows * d + nLayers * (rows * (15 * d + 4) + batch * nHeads * length * length)
+    + rows * (13 * d + vocabSize + 3) + 2 * length * length;
+}
+function checkWorkspace(fn, config, batch, length) {
+  const n = workspaceFloats(config, batch, length);
+  if (n > MAX_FLOATS) {
+    throw new RangeError(`${fn}: batch ${batch} × length ${length} needs ${n} floats of activations, more than ${MAX_FLOATS} (1 GiB)`);
+  }
+}
+
 const jsMessage = (m) => m.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*\b/g, (w) => JS_NAMES[w] ?? w);
 
 function describe(v) {
@@ -118,6 +136,7 @@ export function wrapLab(module) {
       if (typeof lr !== 'number' || !Number.isFinite(lr) || lr < 0) throw new RangeError(`${fn}: lr must be finite and >= 0 (got ${describe(lr)})`);
       const length = this.#length(fn, len);
       const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
+      checkWorkspace(fn, this.#config, batch, length);
       return scoped(fn, (alloc) => {
         const [message, loss] = module.labTrainStep(ptr, copyTokens(alloc, tokens), batch, length, lr);
         status(fn, message);
@@ -130,6 +149,7 @@ export function wrapLab(module) {
       const ptr = this.#live(fn);
       const length = this.#length(fn, checkOptions(fn, options, ['length']).length);
       const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
+      checkWorkspace(fn, this.#config, batch, length);
       return scoped(fn, (alloc) => {
         const [message, loss] = module.labLossAndGradients(ptr, copyTokens(alloc, tokens), batch, length);
         status(fn, message);
@@ -156,6 +176,7 @@ export function wrapLab(module) {
       if (this.#config.scheme === 'learned' && length > this.#config.trainLength) {
         return { loss: null, noEmbedding: true, positionLoss: null };
       }
+      checkWorkspace(fn, this.#config, 1, length);  // evaluate runs one row at a time
       return scoped(fn, (alloc) => {
         const tok = copyTokens(alloc, tokens);
         const pos = alloc((length - 1) * 8);
@@ -316,6 +337,10 @@ export function wrapLab(module) {
     if (scheme === 'rope' && (dModel / nHeads) % 2 !== 0) {
       throw new RangeError(`${fn}: headDim = dModel / nHeads must be even for rope (got ${dModel / nHeads})`);
     }
+    const params = paramFloats({ vocabSize, dModel, nLayers, trainLength });
+    if (4 * params > MAX_FLOATS) {
+      throw new RangeError(`${fn}: ${params} parameters (×4 with gradients and AdamW moments) exceed ${MAX_FLOATS / 4}`);
+    }
     const [message, ptr] = module.labModelCreate(vocabSize, dModel, nLayers, nHeads, trainLength, scheme, seed);
     status(fn, message);
     return new LabModel(ptr, { vocabSize, dModel, nLayers, nHeads, trainLength, scheme, seed });
@@ -350,6 +375,10 @@ export function wrapLab(module) {
     if (typeof config.lr !== 'number' || !Number.isFinite(config.lr) || config.lr <= 0) {
       throw new RangeError(`${fn}: lr must be finite and > 0 (got ${describe(config.lr)})`);
     }
+    const sizes = { vocabSize: o.vocabSize ?? 32, ...config };
+    if (4 * paramFloats(sizes) > MAX_FLOATS) throw new RangeError(`${fn}: the model has more than ${MAX_FLOATS / 4} parameters`);
+    checkWorkspace(fn, sizes, config.batch, config.trainLength);
+    checkWorkspace(fn, sizes, 1, 8 * config.trainLength);
     const task = o.task ?? 'markov';
     const data = dataset({ task, seed: config.seed, vocabSize: o.vocabSize ?? 32, ...(o.text !== undefined ? { text: o.text } : {}) });
     try {

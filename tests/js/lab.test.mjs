@@ -196,6 +196,8 @@ test('lab: bad arguments are TypeError or RangeError naming the argument; nothin
     [() => pe.lab.dataset({ task: 'wiki' }), RangeError, /task must be one of/],
     [() => pe.lab.dataset({ task: 'text' }), TypeError, /text must be a string or a Uint8Array/],
     [() => pe.lab.run({ schemes: ['rope', 'nope'] }), RangeError, /schemes\[1\] must be one of/],
+    [() => pe.lab.createModel({ vocabSize: 32, dModel: 4096, nLayers: 64, nHeads: 4 }), RangeError, /parameters/],
+    [() => pe.lab.run({ trainLength: 8192 }), RangeError, /run: batch 16 × length 8192 needs/],
   ];
   for (const [call, type, pattern] of bad) assert.throws(call, error(type, pattern));
   withModel({ scheme: 'alibi' }, (m) => {
@@ -204,6 +206,7 @@ test('lab: bad arguments are TypeError or RangeError naming the argument; nothin
     assert.throws(() => m.trainStep(new Float32Array(8)), error(TypeError, /tokens must be an Int32Array/));
     assert.throws(() => m.trainStep(new Int32Array(8), { lr: -1 }), error(RangeError, /lr must be finite and >= 0/));
     assert.throws(() => m.evaluate(new Int32Array(8), { ropeScaling: 'llama3' }), error(RangeError, /ropeScaling must be one of/));
+    assert.throws(() => m.evaluate(new Int32Array(32768), { length: 32768 }), error(RangeError, /evaluate: batch 1 × length 32768 needs/));
     m.delete();
     m.delete();  // a no-op
     assert.throws(() => m.trainStep(new Int32Array(8)), error(Error, /trainStep: the model was deleted/));
