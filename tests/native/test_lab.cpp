@@ -268,6 +268,24 @@ TEST_CASE("lab: gradients match at widths that use every SIMD lane (d_model 32, 
   }
 }
 
+TEST_CASE("lab: gradients match at widths that leave SIMD tails (d_model 12, head_dim 6, seq_len 7)") {
+  // 12 = 2 + 1 vectors of 4 lanes, or 1 of 8 + 4; 6 and 48 leave scalar tails on every target.
+  for (Scheme scheme : {Scheme::kRope, Scheme::kSinusoidal}) {
+    ModelConfig c;
+    c.vocab_size = 5;
+    c.d_model = 12;
+    c.n_layers = 1;
+    c.n_heads = 2;
+    c.train_len = 7;
+    c.scheme = scheme;
+    const GradCheck g = check_gradients(c, 1, 7, 6);
+    MESSAGE(std::string(scheme_name(scheme)), " tails: loss error ", g.loss_error, ", worst |g - fd| / max|fd| ",
+            g.worst_ratio, " in ", g.worst_tensor);
+    CHECK(g.loss_error < 1e-5);
+    CHECK(g.worst_ratio < 1e-4);
+  }
+}
+
 namespace {
 
 ModelConfig tiny(Scheme scheme, std::uint64_t seed = 1) {
