@@ -22,24 +22,54 @@ namespace {
 using batch = xsimd::batch<float, Arch>;
 constexpr std::size_t N = batch::size;
 
-// A tile of R rows × V vectors of c at (i, j).
+// A tile of up to 4 rows (R) × 2 vectors (V) of c at (i, j). The accumulators are named scalars of
+// batch type rather than an array, so they stay in registers (an array is kept on the stack, and
+// under AddressSanitizer every access to it is instrumented).
 template <std::size_t R, std::size_t V>
 void gemm_tile(float* c, std::size_t ldc, const float* a, std::size_t a_rs, std::size_t a_cs,
                const float* b, std::size_t ldb, std::size_t k, bool accumulate) {
-  batch acc[R][V];
-  for (std::size_t r = 0; r < R; ++r)
-    for (std::size_t v = 0; v < V; ++v)
-      acc[r][v] = accumulate ? batch::load_unaligned(c + r * ldc + v * N) : batch(0.0f);
+  static_assert((R == 1 || R == 4) && (V == 1 || V == 2), "tiles are 1 or 4 rows by 1 or 2 vectors");
+  const auto init = [&](std::size_t r, std::size_t v) {
+    return accumulate ? batch::load_unaligned(c + r * ldc + v * N) : batch(0.0f);
+  };
+  batch c00 = init(0, 0), c01 = V == 2 ? init(0, 1) : batch(0.0f);
+  batch c10(0.0f), c11(0.0f), c20(0.0f), c21(0.0f), c30(0.0f), c31(0.0f);
+  if (R == 4) {
+    c10 = init(1, 0), c20 = init(2, 0), c30 = init(3, 0);
+    if (V == 2) c11 = init(1, 1), c21 = init(2, 1), c31 = init(3, 1);
+  }
   for (std::size_t p = 0; p < k; ++p) {
-    batch bv[V];
-    for (std::size_t v = 0; v < V; ++v) bv[v] = batch::load_unaligned(b + p * ldb + v * N);
-    for (std::size_t r = 0; r < R; ++r) {
-      const batch av(a[r * a_rs + p * a_cs]);
-      for (std::size_t v = 0; v < V; ++v) acc[r][v] = xsimd::fma(av, bv[v], acc[r][v]);
+    const float* bp = b + p * ldb;
+    const float* ap = a + p * a_cs;
+    const batch b0 = batch::load_unaligned(bp);
+    const batch b1 = V == 2 ? batch::load_unaligned(bp + N) : batch(0.0f);
+    const batch a0(ap[0]);
+    c00 = xsimd::fma(a0, b0, c00);
+    if (V == 2) c01 = xsimd::fma(a0, b1, c01);
+    if (R == 4) {
+      const batch a1(ap[a_rs]), a2(ap[2 * a_rs]), a3(ap[3 * a_rs]);
+      c10 = xsimd::fma(a1, b0, c10);
+      c20 = xsimd::fma(a2, b0, c20);
+      c30 = xsimd::fma(a3, b0, c30);
+      if (V == 2) {
+        c11 = xsimd::fma(a1, b1, c11);
+        c21 = xsimd::fma(a2, b1, c21);
+        c31 = xsimd::fma(a3, b1, c31);
+      }
     }
   }
-  for (std::size_t r = 0; r < R; ++r)
-    for (std::size_t v = 0; v < V; ++v) acc[r][v].store_unaligned(c + r * ldc + v * N);
+  c00.store_unaligned(c);
+  if (V == 2) c01.store_unaligned(c + N);
+  if (R == 4) {
+    c10.store_unaligned(c + ldc);
+    c20.store_unaligned(c + 2 * ldc);
+    c30.store_unaligned(c + 3 * ldc);
+    if (V == 2) {
+      c11.store_unaligned(c + ldc + N);
+      c21.store_unaligned(c + 2 * ldc + N);
+      c31.store_unaligned(c + 3 * ldc + N);
+    }
+  }
 }
 
 float dot(const float* x, const float* y, std::size_t k) {
