@@ -543,10 +543,10 @@ TEST_CASE("lab: a short run trains rope and alibi to within 0.1 nats of the mark
     }
     for (double v : pc) order1 -= v * std::log(v / pb);
   }
-  const std::size_t T = 16, steps = 400, batch = 16, n_eval = 256;
+  const std::size_t T = 16, steps = 500, batch = 8, n_eval = 256;
   Schedule sched;
-  sched.peak_lr = 1.5e-2;
-  sched.warmup_steps = 40;
+  sched.peak_lr = 2e-2;
+  sched.warmup_steps = 50;
   sched.total_steps = steps;
   std::vector<std::int32_t> tok(batch * T), eval(n_eval * T);
   REQUIRE(d->sample(eval.data(), n_eval, T, 999).ok());
@@ -584,7 +584,7 @@ TEST_CASE("lab: a short run trains rope and alibi to within 0.1 nats of the mark
     MESSAGE(std::string(scheme_name(scheme)), ": held-out loss at train_len ", at_t, ", optimum on the same rows ",
             oracle, " (floor ", d->loss_floor(T), "), order-1 entropy ", order1, ", first step ", first);
     CHECK(at_t > oracle - 0.01);  // held out: nothing beats the source itself
-    CHECK(at_t < oracle + 0.1);  // measured: ~0.06 (rope), ~0.05 (alibi)
+    CHECK(at_t < oracle + 0.1);  // measured: 0.045 (rope), 0.077 (alibi) on every target
     CHECK(at_t < order1);
   }
 }
