@@ -3,6 +3,7 @@
 // message (snake_case names) is re-worded with the JS names. Results are fresh typed arrays owned
 // by JS; the only object that holds WASM memory is HeapFloat32 (allocFloat32), freed by delete().
 import presets from './presets.js';
+import { wrapLab } from './lab.js';  // the extrapolation lab: pe.lab
 
 /** The largest result one call may return, in float32 elements (1 GiB); the heap may grow to 2 GiB. */
 export const MAX_ELEMENTS = 2 ** 28;
@@ -684,6 +685,8 @@ export function wrap(module, hooks = {}) {
     MAX_ELEMENTS,
     /** Real models' position settings (see data/presets.json). */
     presets,
+    /** The extrapolation lab (cpp/bindings/lab.js). */
+    lab: wrapLab(module),
 
     /** The WASM heap: its size (it grows, up to 2 GiB, and never shrinks) and the bytes in use. */
     heapStats() {

@@ -440,3 +440,120 @@ export interface Posenc {
 
 /** Loads and instantiates the WebAssembly module. Call once and keep the result. */
 export declare function init(options?: InitOptions): Promise<Posenc>;
+
+// ---- The extrapolation lab (pe.lab; cpp/bindings/lab.js) ---------------------------------------
+
+export type LabScheme = 'none' | 'sinusoidal' | 'learned' | 'rope' | 'alibi' | 't5';
+export type LabTask = 'markov' | 'copy' | 'text';
+export type LabRopeScaling = 'none' | 'linear' | 'ntk' | 'dynamic' | 'yarn';
+
+export interface LabModelOptions {
+  vocabSize?: number;    // 32
+  dModel?: number;       // 64
+  nLayers?: number;      // 2
+  nHeads?: number;       // 4
+  trainLength?: number;  // 64: rows of pos_emb; the original length for RoPE scaling
+  scheme?: LabScheme;    // 'rope'
+  seed?: number;         // 0
+}
+
+export interface LabTensorInfo {
+  name: string;          // 'tok_emb', 'pos_emb', 't5_bias', 'blocks.{l}.wq', ..., 'ln_f.bias'
+  shape: number[];       // [in][out] for matrices, [d] for LayerNorm
+}
+
+export interface LabEvaluation {
+  /** Mean next-token loss in nats; null (with noEmbedding) for learned beyond trainLength. */
+  loss: number | null;
+  noEmbedding: boolean;
+  /** [length - 1]: the mean over rows of the loss of predicting token t + 1. */
+  positionLoss: Float64Array | null;
+}
+
+/** A model in the WASM heap: free it with delete() (or `using`). */
+export interface LabModel {
+  readonly config: Required<LabModelOptions>;
+  readonly steps: number;
+  readonly tensors: LabTensorInfo[];
+  /** tokens: batch × length ids (length defaults to trainLength). One AdamW step; the loss before it. */
+  trainStep(tokens: Int32Array | number[], options?: { lr?: number; length?: number }): number;
+  lossAndGradients(tokens: Int32Array | number[], options?: { length?: number }): { loss: number; gradients: Record<string, Float32Array> };
+  evaluate(tokens: Int32Array | number[], options?: { length?: number; ropeScaling?: LabRopeScaling }): LabEvaluation;
+  /** safetensors bytes (F32; metadata.config is the JSON of config). */
+  exportWeights(): Uint8Array;
+  loadWeights(bytes: Uint8Array): void;
+  delete(): void;
+  [Symbol.dispose](): void;
+}
+
+export interface LabDatasetOptions {
+  task?: LabTask;            // 'markov'
+  seed?: number;             // 0: markov's transition table
+  vocabSize?: number;        // 32 (markov, copy)
+  peak?: number;             // 3: markov rows ∝ exp(peak · z)
+  text?: string | Uint8Array;  // task 'text'
+}
+
+export interface LabDataset {
+  readonly task: LabTask;
+  readonly vocabSize: number;
+  /** markov: the exact entropy rate (nats/token); null otherwise. */
+  readonly entropyRate: number | null;
+  /** The least expected mean loss of a row of this length (null if unknown). */
+  floor(length: number): number | null;
+  /** Int32Array [batch][length], a function of (dataset, seed). */
+  sample(batch: number, length: number, seed?: number): Int32Array;
+  delete(): void;
+  [Symbol.dispose](): void;
+}
+
+export interface LabRunOptions {
+  task?: LabTask;
+  text?: string | Uint8Array;
+  vocabSize?: number;
+  schemes?: 'all' | LabScheme[];
+  steps?: number;            // 2000
+  size?: 'small' | 'tiny';   // dModel 64 / 4 heads, or 32 / 2 heads; 2 layers
+  dModel?: number;
+  nLayers?: number;
+  nHeads?: number;
+  trainLength?: number;      // 64
+  batch?: number;            // 16
+  evalBatch?: number;        // 16
+  lr?: number;               // 1e-2 (peak)
+  warmupSteps?: number;      // steps / 20
+  seed?: number;             // 1
+}
+
+export interface LabEvalRow {
+  length: number;
+  ropeScaling: 'none' | 'linear' | 'ntk' | 'dynamic' | 'yarn';
+  noEmbedding: boolean;
+  loss: number | null;
+  floor: number | null;
+  bucketWidth: number;
+  bucketLoss: (number | null)[];
+}
+
+export interface LabRunResult {
+  task: LabTask;
+  config: Record<string, number>;
+  entropyRate: number | null;
+  floor: Record<string, number | null>;
+  results: { scheme: LabScheme; trainSeconds: number; trainLoss: Float32Array; eval: LabEvalRow[] }[];
+}
+
+export interface Lab {
+  readonly schemes: LabScheme[];
+  readonly tasks: LabTask[];
+  readonly ropeScalings: LabRopeScaling[];
+  createModel(options?: LabModelOptions): LabModel;
+  dataset(options?: LabDatasetOptions): LabDataset;
+  /** Trains and evaluates each scheme (synchronous: call it in a worker). onProgress returning false cancels. */
+  run(options?: LabRunOptions, onProgress?: (p: { scheme: LabScheme; step: number; totalSteps: number; loss: number }) => boolean | void): LabRunResult;
+}
+
+export interface Posenc {
+  /** The extrapolation lab: tiny transformers per positional scheme (README, "The extrapolation lab"). */
+  readonly lab: Lab;
+}

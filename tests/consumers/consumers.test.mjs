@@ -50,7 +50,7 @@ before(async () => {
 after(async () => work && rm(work, { recursive: true, force: true }));
 
 test('npm pack ships only the package: JS entries, types, the .wasm, data, README, LICENSE', () => {
-  assert.deepEqual(packedFiles, ['LICENSE', 'README.md', 'dist/api.js', 'dist/browser.js', 'dist/model_file.js', 'dist/node.js', 'dist/posenc.d.ts',
+  assert.deepEqual(packedFiles, ['LICENSE', 'README.md', 'dist/api.js', 'dist/browser.js', 'dist/lab.js', 'dist/model_file.js', 'dist/node.js', 'dist/posenc.d.ts',
     'dist/posenc.mjs', 'dist/posenc.wasm', 'dist/presets.js', 'dist/presets.json', 'package.json']);
 });
 

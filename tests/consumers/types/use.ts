@@ -1,5 +1,6 @@
 // Type check (tsc --noEmit) of every export of the package as a TypeScript user writes it.
-import { init, MAX_ELEMENTS, type Posenc, type RopeParams, type HeapFloat32, type OutputTensor, type ModelInfo, type GgmlRopeParams } from 'posenc';
+import { init, MAX_ELEMENTS, type Posenc, type RopeParams, type HeapFloat32, type OutputTensor, type ModelInfo, type GgmlRopeParams,
+  type LabModel, type LabEvaluation, type LabDataset, type LabRunResult } from 'posenc';
 
 const pe: Posenc = await init();
 const limit: number = MAX_ELEMENTS + pe.MAX_ELEMENTS;
@@ -59,3 +60,18 @@ const mpos: Float64Array = pe.mropePositions([{ text: 2 }, { image: [1, 2, 2] }]
 const vis: Float32Array = pe.applyRope2d(new Float32Array(64), { nHeads: 1, headDim: 16, grid: [2, 2] });
 const windowed: Float32Array = pe.attention(new Float32Array(8), new Float32Array(8), new Float32Array(8), { nHeads: 1, headDim: 4, causal: true, window: 128, sinkTokens: 4, sinks: new Float32Array(1) });
 export { limit, arch, stats, shift, rows, embedded, rotated, view, cos, sin, rotaryDim, slopes, alibi, bucket, buckets, t5, out, output, weights, y, qk, rot, presetIds, f64, alibi0, model, modelParams, table2, ggml, viaGgml, windowed, mpos, vis };
+
+// The extrapolation lab.
+const labModel: LabModel = pe.lab.createModel({ vocabSize: 8, dModel: 16, nLayers: 1, nHeads: 2, trainLength: 8, scheme: 'alibi', seed: 1 });
+const labLoss: number = labModel.trainStep(new Int32Array(16), { lr: 1e-3 });
+const labGrads: Record<string, Float32Array> = labModel.lossAndGradients([0, 1, 2, 3, 4, 5, 6, 7]).gradients;
+const labEval: LabEvaluation = labModel.evaluate(new Int32Array(32), { length: 32 });
+const labBytes: Uint8Array = labModel.exportWeights();
+labModel.loadWeights(labBytes);
+labModel.delete();
+const labData: LabDataset = pe.lab.dataset({ task: 'markov', seed: 1 });
+const labRows: Int32Array = labData.sample(2, 16, 3);
+const labFloor: number | null = labData.floor(16);
+labData.delete();
+const labRun: LabRunResult = pe.lab.run({ schemes: ['rope'], steps: 1, size: 'tiny', trainLength: 8 }, (p) => p.step < 10);
+void [labLoss, labGrads, labEval, labRows, labFloor, labRun];

@@ -1,0 +1,191 @@
+// Embind adapters for the extrapolation lab (cpp/bindings/lab.js is the JS API over them). Models
+// and datasets travel as heap addresses of objects made here and freed by labModelDelete /
+// labDatasetDelete; tensors as heap addresses (the JS layer copies in and out). Every call returns
+// the C++ status message ("" for success) first; no C++ exception crosses into JS.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "posenc/lab.hpp"
+
+namespace {
+
+using emscripten::val;
+using Ptr = std::uintptr_t;
+namespace lab = posenc::lab;
+
+template <class T>
+T* at(Ptr p) {
+  return reinterpret_cast<T*>(p);
+}
+
+std::string message(const posenc::Status& s) { return s.ok() ? std::string() : s.message; }
+
+val pair(const posenc::Status& s, double v) {
+  val r = val::array();
+  r.call<void>("push", message(s), v);
+  return r;
+}
+
+// A fresh typed array (Float32Array / Float64Array) that JS owns.
+template <class T>
+val copy(const std::vector<T>& v) {
+  return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
+}
+
+// Returns [message, model address] (address 0 on failure).
+val model_create(double vocab_size, double d_model, double n_layers, double n_heads, double train_len,
+                 const std::string& scheme, double seed) {
+  lab::ModelConfig c;
+  c.vocab_size = static_cast<std::size_t>(vocab_size);
+  c.d_model = static_cast<std::size_t>(d_model);
+  c.n_layers = static_cast<std::size_t>(n_layers);
+  c.n_heads = static_cast<std::size_t>(n_heads);
+  c.train_len = static_cast<std::size_t>(train_len);
+  c.seed = static_cast<std::uint64_t>(seed);
+  if (posenc::Status s = lab::parse_scheme(scheme.c_str(), &c.scheme); !s.ok()) return pair(s, 0);
+  std::unique_ptr<lab::Model> m;
+  const posenc::Status s = lab::Model::create(c, &m);
+  return pair(s, static_cast<double>(reinterpret_cast<Ptr>(m.release())));
+}
+
+void model_delete(Ptr m) { delete at<lab::Model>(m); }
+
+// [{ name, shape, data, grad }] with heap addresses of the model's own buffers.
+val model_tensors(Ptr p) {
+  const lab::Model& m = *at<lab::Model>(p);
+  val out = val::array();
+  for (std::size_t i = 0; i < m.n_tensors(); ++i) {
+    const lab::TensorView t = m.tensor(i);
+    val o = val::object();
+    o.set("name", std::string(t.name));
+    val shape = val::array();
+    if (t.rank == 2) shape.call<void>("push", t.rows);
+    shape.call<void>("push", t.cols);
+    o.set("shape", shape);
+    o.set("data", static_cast<double>(reinterpret_cast<Ptr>(t.data)));
+    o.set("grad", static_cast<double>(reinterpret_cast<Ptr>(t.grad)));
+    out.call<void>("push", o);
+  }
+  return out;
+}
+
+double model_steps(Ptr m) { return static_cast<double>(at<lab::Model>(m)->steps_taken()); }
+
+val loss_and_gradients(Ptr m, Ptr tokens, double batch, double seq_len) {
+  float loss = 0.0f;
+  const auto s = at<lab::Model>(m)->loss_and_gradients(at<const std::int32_t>(tokens), static_cast<std::size_t>(batch),
+                                                       static_cast<std::size_t>(seq_len), &loss);
+  return pair(s, loss);
+}
+
+val train_step(Ptr m, Ptr tokens, double batch, double seq_len, double lr) {
+  float loss = 0.0f;
+  const auto s = at<lab::Model>(m)->train_step(at<const std::int32_t>(tokens), static_cast<std::size_t>(batch),
+                                               static_cast<std::size_t>(seq_len), lr, &loss);
+  return pair(s, loss);
+}
+
+// scaling: a posenc::RopeScaling value (the JS layer maps names); position_loss: [seq_len - 1] float64.
+val evaluate(Ptr m, Ptr tokens, double batch, double seq_len, int scaling, Ptr position_loss) {
+  double loss = 0.0;
+  lab::EvalOptions o;
+  o.rope_scaling = static_cast<posenc::RopeScaling>(scaling);
+  const auto s = at<lab::Model>(m)->evaluate(at<const std::int32_t>(tokens), static_cast<std::size_t>(batch),
+                                             static_cast<std::size_t>(seq_len), o, &loss, at<double>(position_loss));
+  return pair(s, loss);
+}
+
+val dataset_create(const std::string& task, double vocab_size, double seed, double peak, Ptr text, double text_len) {
+  lab::DatasetConfig c;
+  if (posenc::Status s = lab::parse_task(task.c_str(), &c.task); !s.ok()) return pair(s, 0);
+  c.vocab_size = static_cast<std::size_t>(vocab_size);
+  c.seed = static_cast<std::uint64_t>(seed);
+  c.peak = peak;
+  c.text = at<const std::uint8_t>(text);
+  c.text_len = static_cast<std::size_t>(text_len);
+  std::unique_ptr<lab::Dataset> d;
+  const posenc::Status s = lab::Dataset::create(c, &d);
+  return pair(s, static_cast<double>(reinterpret_cast<Ptr>(d.release())));
+}
+
+void dataset_delete(Ptr d) { delete at<lab::Dataset>(d); }
+double dataset_vocab_size(Ptr d) { return static_cast<double>(at<lab::Dataset>(d)->vocab_size()); }
+double dataset_entropy_rate(Ptr d) { return at<lab::Dataset>(d)->entropy_rate(); }
+double dataset_floor(Ptr d, double seq_len) { return at<lab::Dataset>(d)->loss_floor(static_cast<std::size_t>(seq_len)); }
+
+std::string dataset_sample(Ptr d, Ptr out, double batch, double seq_len, double seed) {
+  return message(at<lab::Dataset>(d)->sample(at<std::int32_t>(out), static_cast<std::size_t>(batch),
+                                             static_cast<std::size_t>(seq_len), static_cast<std::uint64_t>(seed)));
+}
+
+// Trains and evaluates one scheme (lab::run_scheme); progress(step, totalSteps, loss) is called every
+// step and returns false to cancel. Returns [message, result object].
+val run_scheme(Ptr d, const val& c, const std::string& scheme, const val& progress) {
+  lab::RunConfig rc;
+  rc.model.d_model = c["dModel"].as<std::size_t>();
+  rc.model.n_layers = c["nLayers"].as<std::size_t>();
+  rc.model.n_heads = c["nHeads"].as<std::size_t>();
+  rc.model.train_len = c["trainLength"].as<std::size_t>();
+  rc.model.seed = static_cast<std::uint64_t>(c["seed"].as<double>());
+  rc.schedule.peak_lr = c["lr"].as<double>();
+  rc.schedule.total_steps = c["steps"].as<std::size_t>();
+  rc.schedule.warmup_steps = c["warmupSteps"].as<std::size_t>();
+  rc.batch = c["batch"].as<std::size_t>();
+  rc.eval_batch = c["evalBatch"].as<std::size_t>();
+  rc.data_seed = static_cast<std::uint64_t>(c["seed"].as<double>());
+  lab::Scheme sc;
+  val r = val::array();
+  if (posenc::Status s = lab::parse_scheme(scheme.c_str(), &sc); !s.ok()) return pair(s, 0);
+  lab::SchemeResult res;
+  const posenc::Status s = lab::run_scheme(*at<lab::Dataset>(d), rc, sc, &res,
+      [](void* user, std::size_t step, std::size_t total, float loss) {
+        const val& f = *static_cast<const val*>(user);
+        return f.isUndefined() || f(static_cast<double>(step), static_cast<double>(total), loss).as<bool>();
+      }, const_cast<val*>(&progress));
+  r.call<void>("push", message(s));
+  if (!s.ok()) return r;
+  val o = val::object();
+  o.set("scheme", scheme);
+  o.set("trainSeconds", res.train_seconds);
+  o.set("trainLoss", copy(res.train_loss));
+  val rows = val::array();
+  for (const lab::EvalRow& e : res.eval) {
+    val row = val::object();
+    row.set("length", e.length);
+    row.set("ropeScaling", std::string(posenc::rope_scaling_name(e.scaling)));
+    row.set("noEmbedding", e.no_embedding);
+    row.set("loss", e.no_embedding ? val::null() : val(e.loss));
+    row.set("floor", e.floor);
+    row.set("bucketWidth", e.bucket_width);
+    row.set("bucketLoss", copy(e.bucket_loss));
+    rows.call<void>("push", row);
+  }
+  o.set("eval", rows);
+  r.call<void>("push", o);
+  return r;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(posenc_lab) {
+  using emscripten::function;
+  function("labModelCreate", &model_create);
+  function("labModelDelete", &model_delete);
+  function("labModelTensors", &model_tensors);
+  function("labModelSteps", &model_steps);
+  function("labLossAndGradients", &loss_and_gradients);
+  function("labTrainStep", &train_step);
+  function("labEvaluate", &evaluate);
+  function("labDatasetCreate", &dataset_create);
+  function("labDatasetDelete", &dataset_delete);
+  function("labDatasetVocabSize", &dataset_vocab_size);
+  function("labDatasetEntropyRate", &dataset_entropy_rate);
+  function("labDatasetFloor", &dataset_floor);
+  function("labDatasetSample", &dataset_sample);
+  function("labRunScheme", &run_scheme);
+}

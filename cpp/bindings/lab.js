@@ -1,0 +1,406 @@
+// pe.lab: the extrapolation lab (README, "The extrapolation lab") over embind_lab.cpp. Arguments are
+// checked here first, with the JS names, before anything is allocated; C++ checks them again and
+// its status messages are re-worded with the same names. Models and datasets hold WASM memory:
+// free them with delete() (or `using`); a second delete() is a no-op. Every result is a fresh copy.
+
+export const LAB_SCHEMES = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5'];
+export const LAB_TASKS = ['markov', 'copy', 'text'];
+// The RoPE scalings evaluate() offers, by their posenc::RopeScaling value.
+const ROPE_SCALINGS = { none: 0, linear: 1, ntk: 2, dynamic: 3, yarn: 4 };
+const SIZES = { small: { dModel: 64, nLayers: 2, nHeads: 4 }, tiny: { dModel: 32, nLayers: 2, nHeads: 2 } };
+
+const JS_NAMES = {
+  vocab_size: 'vocabSize', d_model: 'dModel', n_layers: 'nLayers', n_heads: 'nHeads', train_len: 'trainLength',
+  seq_len: 'length', head_dim: 'headDim', rope_scaling: 'ropeScaling', total_steps: 'steps', peak_lr: 'lr',
+  eval_batch: 'evalBatch',
+};
+// Memory is checked here before C++ allocates it: in WASM a failed C++ allocation would abort the
+// module instead of returning a Status. At most 2^28 floats (1 GiB) for parameters + gradients +
+// AdamW moments, and as much again for one call's activations.
+const MAX_FLOATS = 2 ** 28;
+const paramFloats = ({ vocabSize, dModel: d, nLayers, trainLength }) => vocabSize * d + trainLength * d + 32 * d
+  + nLayers * (12 * d * d + 4 * d) + 2 * d;
+function workspaceFloats({ vocabSize, dModel: d, nLayers, nHeads }, batch, length) {
+  const rows = batch * length;
+  return (nLayers + 1) * rows * d + nLayers * (rows * (15 * d + 4) + batch * nHeads * length * length)
+    + rows * (13 * d + vocabSize + 3) + 2 * length * length;
+}
+function checkWorkspace(fn, config, batch, length) {
+  const n = workspaceFloats(config, batch, length);
+  if (n > MAX_FLOATS) {
+    throw new RangeError(`${fn}: batch ${batch} × length ${length} needs ${n} floats of activations, more than ${MAX_FLOATS} (1 GiB)`);
+  }
+}
+
+const jsMessage = (m) => m.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*\b/g, (w) => JS_NAMES[w] ?? w);
+
+function describe(v) {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v === null || typeof v !== 'object') return String(v);
+  return Array.isArray(v) ? 'an array' : `an object (${v.constructor?.name ?? 'Object'})`;
+}
+
+function checkInt(fn, name, v, min, max = 2 ** 31 - 1) {
+  if (typeof v !== 'number') throw new TypeError(`${fn}: ${name} must be a number (got ${describe(v)})`);
+  if (!Number.isInteger(v) || v < min || v > max) {
+    throw new RangeError(`${fn}: ${name} must be an integer in [${min}, ${max}] (got ${v})`);
+  }
+  return v;
+}
+
+function checkOptions(fn, options, allowed) {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`${fn}: options must be an object (got ${describe(options)})`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!allowed.includes(key)) throw new TypeError(`${fn}: unknown option ${JSON.stringify(key)} (allowed: ${allowed.join(', ')})`);
+  }
+  return options;
+}
+
+function checkChoice(fn, name, v, choices) {
+  if (!choices.includes(v)) {
+    throw new RangeError(`${fn}: ${name} must be one of ${choices.map((c) => `'${c}'`).join(', ')} (got ${describe(v)})`);
+  }
+  return v;
+}
+
+export function wrapLab(module) {
+  // Runs body(alloc) with scratch heap buffers, freed afterwards whatever happens.
+  function scoped(fn, body) {
+    const ptrs = [];
+    const alloc = (bytes) => {
+      const ptr = module.heapAlloc(Math.max(1, bytes));
+      if (!ptr) throw new RangeError(`${fn}: ${bytes} bytes do not fit in WASM memory (at most 2 GiB)`);
+      ptrs.push(ptr);
+      return ptr;
+    };
+    try {
+      return body(alloc);
+    } finally {
+      for (const ptr of ptrs) module.heapFree(ptr);
+    }
+  }
+  const status = (fn, message) => {
+    if (message) throw new RangeError(`${fn}: ${jsMessage(message)}`);
+  };
+
+  // tokens: an Int32Array or array of ids in [0, vocabSize), batch × length of them.
+  function checkTokens(fn, tokens, length, vocabSize) {
+    if (!(tokens instanceof Int32Array) && !Array.isArray(tokens)) {
+      throw new TypeError(`${fn}: tokens must be an Int32Array or an array of integers (got ${describe(tokens)})`);
+    }
+    if (tokens.length === 0 || tokens.length % length !== 0) {
+      throw new RangeError(`${fn}: tokens.length must be a positive multiple of length = ${length} (got ${tokens.length})`);
+    }
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i];
+      if (!Number.isInteger(t) || t < 0 || t >= vocabSize) {
+        throw new RangeError(`${fn}: tokens[${i}] must be an integer in [0, ${vocabSize}) (got ${describe(t)})`);
+      }
+    }
+    return tokens.length / length;
+  }
+  function copyTokens(alloc, tokens) {
+    const p = alloc(tokens.length * 4);
+    module.HEAP32.set(tokens, p >> 2);
+    return p;
+  }
+
+  class LabModel {
+    #ptr;
+    #config;
+    constructor(ptr, config) {
+      this.#ptr = ptr;
+      this.#config = config;
+    }
+    #live(fn) {
+      if (!this.#ptr) throw new Error(`${fn}: the model was deleted`);
+      return this.#ptr;
+    }
+    #length(fn, length) {
+      return length === undefined ? this.#config.trainLength : checkInt(fn, 'length', length, 2, 65536);
+    }
+    /** { vocabSize, dModel, nLayers, nHeads, trainLength, scheme, seed } */
+    get config() { return { ...this.#config }; }
+    /** AdamW steps taken. */
+    get steps() { return module.labModelSteps(this.#live('steps')); }
+    /** [{ name, shape }] in the model's order. */
+    get tensors() { return module.labModelTensors(this.#live('tensors')).map(({ name, shape }) => ({ name, shape })); }
+
+    trainStep(tokens, options) {
+      const fn = 'trainStep';
+      const ptr = this.#live(fn);
+      const { lr = 1e-3, length: len } = checkOptions(fn, options, ['lr', 'length']);
+      if (typeof lr !== 'number' || !Number.isFinite(lr) || lr < 0) throw new RangeError(`${fn}: lr must be finite and >= 0 (got ${describe(lr)})`);
+      const length = this.#length(fn, len);
+      const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
+      checkWorkspace(fn, this.#config, batch, length);
+      return scoped(fn, (alloc) => {
+        const [message, loss] = module.labTrainStep(ptr, copyTokens(alloc, tokens), batch, length, lr);
+        status(fn, message);
+        return loss;
+      });
+    }
+
+    lossAndGradients(tokens, options) {
+      const fn = 'lossAndGradients';
+      const ptr = this.#live(fn);
+      const length = this.#length(fn, checkOptions(fn, options, ['length']).length);
+      const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
+      checkWorkspace(fn, this.#config, batch, length);
+      return scoped(fn, (alloc) => {
+        const [message, loss] = module.labLossAndGradients(ptr, copyTokens(alloc, tokens), batch, length);
+        status(fn, message);
+        const gradients = {};
+        for (const t of module.labModelTensors(ptr)) {
+          const n = t.shape.reduce((a, b) => a * b, 1);
+          gradients[t.name] = module.HEAPF32.slice(t.grad >> 2, (t.grad >> 2) + n);
+        }
+        return { loss, gradients };
+      });
+    }
+
+    /** { loss, positionLoss } — or { loss: null, noEmbedding: true } for learned beyond trainLength. */
+    evaluate(tokens, options) {
+      const fn = 'evaluate';
+      const ptr = this.#live(fn);
+      const { length: len, ropeScaling = 'none' } = checkOptions(fn, options, ['length', 'ropeScaling']);
+      const length = this.#length(fn, len);
+      checkChoice(fn, 'ropeScaling', ropeScaling, Object.keys(ROPE_SCALINGS));
+      if (ropeScaling !== 'none' && this.#config.scheme !== 'rope') {
+        throw new RangeError(`${fn}: ropeScaling needs the rope scheme (this model is '${this.#config.scheme}')`);
+      }
+      const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
+      if (this.#config.scheme === 'learned' && length > this.#config.trainLength) {
+        return { loss: null, noEmbedding: true, positionLoss: null };
+      }
+      checkWorkspace(fn, this.#config, 1, length);  // evaluate runs one row at a time
+      return scoped(fn, (alloc) => {
+        const tok = copyTokens(alloc, tokens);
+        const pos = alloc((length - 1) * 8);
+        const [message, loss] = module.labEvaluate(ptr, tok, batch, length, ROPE_SCALINGS[ropeScaling], pos);
+        status(fn, message);
+        return { loss, noEmbedding: false, positionLoss: module.HEAPF64.slice(pos >> 3, (pos >> 3) + length - 1) };
+      });
+    }
+
+    /** The weights as safetensors bytes (F32, shapes [in][out]; metadata: the config). */
+    exportWeights() {
+      const tensors = module.labModelTensors(this.#live('exportWeights'));
+      const header = { __metadata__: { format: 'posenc.lab', config: JSON.stringify(this.#config) } };
+      let offset = 0;
+      for (const t of tensors) {
+        const bytes = t.shape.reduce((a, b) => a * b, 1) * 4;
+        header[t.name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + bytes] };
+        offset += bytes;
+      }
+      let json = JSON.stringify(header);
+      json += ' '.repeat((8 - (json.length % 8)) % 8);  // the data starts 8-byte aligned
+      const head = new TextEncoder().encode(json);
+      const out = new Uint8Array(8 + head.length + offset);
+      new DataView(out.buffer).setBigUint64(0, BigInt(head.length), true);
+      out.set(head, 8);
+      for (const t of tensors) {
+        const n = t.shape.reduce((a, b) => a * b, 1);
+        const src = module.HEAPU8.subarray(t.data, t.data + n * 4);
+        out.set(src, 8 + head.length + header[t.name].data_offsets[0]);
+      }
+      return out;
+    }
+
+    /** Loads safetensors bytes with exactly this model's tensor names, F32 and shapes. */
+    loadWeights(bytes) {
+      const fn = 'loadWeights';
+      const ptr = this.#live(fn);
+      if (!(bytes instanceof Uint8Array)) throw new TypeError(`${fn}: bytes must be a Uint8Array (got ${describe(bytes)})`);
+      if (bytes.length < 8) throw new RangeError(`${fn}: bytes is not a safetensors file (${bytes.length} bytes)`);
+      const n = Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
+      if (n > bytes.length - 8) throw new RangeError(`${fn}: bytes is not a safetensors file (header of ${n} bytes)`);
+      let header;
+      try {
+        header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+      } catch {
+        throw new RangeError(`${fn}: bytes is not a safetensors file (header is not JSON)`);
+      }
+      const base = 8 + n;
+      const tensors = module.labModelTensors(ptr);
+      const names = new Set(tensors.map((t) => t.name));
+      for (const key of Object.keys(header)) {
+        if (key !== '__metadata__' && !names.has(key)) throw new RangeError(`${fn}: unexpected tensor ${JSON.stringify(key)}`);
+      }
+      const plan = tensors.map((t) => {
+        const e = header[t.name];
+        if (!e) throw new RangeError(`${fn}: missing tensor ${JSON.stringify(t.name)}`);
+        if (e.dtype !== 'F32') throw new RangeError(`${fn}: ${t.name} must be F32 (got ${describe(e.dtype)})`);
+        if (!Array.isArray(e.shape) || e.shape.join(',') !== t.shape.join(',')) {
+          throw new RangeError(`${fn}: ${t.name} must have shape [${t.shape}] (got ${JSON.stringify(e.shape)})`);
+        }
+        const [a, b] = e.data_offsets ?? [];
+        const size = t.shape.reduce((x, y) => x * y, 1) * 4;
+        if (!Number.isInteger(a) || b - a !== size || a < 0 || base + b > bytes.length) {
+          throw new RangeError(`${fn}: ${t.name} has bad data_offsets ${JSON.stringify(e.data_offsets)}`);
+        }
+        return { dst: t.data, src: bytes.subarray(base + a, base + b) };
+      });
+      for (const { dst, src } of plan) module.HEAPU8.set(src, dst);  // all checked first: all or nothing
+    }
+
+    delete() {
+      if (this.#ptr) module.labModelDelete(this.#ptr);
+      this.#ptr = 0;
+    }
+    [Symbol.dispose]() { this.delete(); }
+  }
+
+  class LabDataset {
+    #ptr;
+    constructor(ptr, task) {
+      this.#ptr = ptr;
+      this.task = task;
+      this.vocabSize = module.labDatasetVocabSize(ptr);
+      const h = module.labDatasetEntropyRate(ptr);
+      /** markov: the exact entropy rate in nats/token; null for copy and text. */
+      this.entropyRate = Number.isNaN(h) ? null : h;
+    }
+    #live(fn) {
+      if (!this.#ptr) throw new Error(`${fn}: the dataset was deleted`);
+      return this.#ptr;
+    }
+    /** The least expected mean loss over a row of `length` (null if unknown). */
+    floor(length) {
+      checkInt('floor', 'length', length, 2, 65536);
+      const f = module.labDatasetFloor(this.#live('floor'), length);
+      return Number.isNaN(f) ? null : f;
+    }
+    /** Int32Array [batch][length], a function of (dataset, seed). */
+    sample(batch, length, seed = 0) {
+      const fn = 'sample';
+      const ptr = this.#live(fn);
+      checkInt(fn, 'batch', batch, 1, 2 ** 24);
+      checkInt(fn, 'length', length, 2, 65536);
+      checkInt(fn, 'seed', seed, 0, Number.MAX_SAFE_INTEGER);
+      if (batch * length > 2 ** 24) throw new RangeError(`${fn}: batch * length must be <= 2^24 (got ${batch * length})`);
+      return scoped(fn, (alloc) => {
+        const out = alloc(batch * length * 4);
+        status(fn, module.labDatasetSample(ptr, out, batch, length, seed));
+        return module.HEAP32.slice(out >> 2, (out >> 2) + batch * length);
+      });
+    }
+    delete() {
+      if (this.#ptr) module.labDatasetDelete(this.#ptr);
+      this.#ptr = 0;
+    }
+    [Symbol.dispose]() { this.delete(); }
+    static ptrOf(d) { return d.#live('run'); }
+  }
+
+  function dataset(options) {
+    const fn = 'dataset';
+    const { task = 'markov', seed = 0, vocabSize = 32, peak = 3, text } = checkOptions(fn, options,
+      ['task', 'seed', 'vocabSize', 'peak', 'text']);
+    checkChoice(fn, 'task', task, LAB_TASKS);
+    checkInt(fn, 'seed', seed, 0, Number.MAX_SAFE_INTEGER);
+    checkInt(fn, 'vocabSize', vocabSize, 2, task === 'markov' ? 256 : 65536);
+    if (typeof peak !== 'number' || !Number.isFinite(peak) || peak < 0 || peak > 20) {
+      throw new RangeError(`${fn}: peak must be finite and in [0, 20] (got ${describe(peak)})`);
+    }
+    let bytes = new Uint8Array(0);
+    if (task === 'text') {
+      if (typeof text === 'string') bytes = new TextEncoder().encode(text);
+      else if (text instanceof Uint8Array) bytes = text;
+      else throw new TypeError(`${fn}: text must be a string or a Uint8Array for task 'text' (got ${describe(text)})`);
+      if (bytes.length < 2) throw new RangeError(`${fn}: text must have at least 2 bytes (got ${bytes.length})`);
+    }
+    return scoped(fn, (alloc) => {
+      const p = alloc(bytes.length);
+      module.HEAPU8.set(bytes, p);
+      const [message, ptr] = module.labDatasetCreate(task, vocabSize, seed, peak, p, bytes.length);
+      status(fn, message);
+      return new LabDataset(ptr, task);
+    });
+  }
+
+  function createModel(options) {
+    const fn = 'createModel';
+    const { vocabSize = 32, dModel = 64, nLayers = 2, nHeads = 4, trainLength = 64, scheme = 'rope', seed = 0 } =
+      checkOptions(fn, options, ['vocabSize', 'dModel', 'nLayers', 'nHeads', 'trainLength', 'scheme', 'seed']);
+    checkInt(fn, 'vocabSize', vocabSize, 2, 65536);
+    checkInt(fn, 'dModel', dModel, 1, 4096);
+    checkInt(fn, 'nLayers', nLayers, 1, 64);
+    checkInt(fn, 'nHeads', nHeads, 1, dModel);
+    checkInt(fn, 'trainLength', trainLength, 2, 65536);
+    checkChoice(fn, 'scheme', scheme, LAB_SCHEMES);
+    checkInt(fn, 'seed', seed, 0, Number.MAX_SAFE_INTEGER);
+    if (dModel % nHeads !== 0) throw new RangeError(`${fn}: dModel must be a multiple of nHeads (got ${dModel} and ${nHeads})`);
+    if (scheme === 'rope' && (dModel / nHeads) % 2 !== 0) {
+      throw new RangeError(`${fn}: headDim = dModel / nHeads must be even for rope (got ${dModel / nHeads})`);
+    }
+    const params = paramFloats({ vocabSize, dModel, nLayers, trainLength });
+    if (4 * params > MAX_FLOATS) {
+      throw new RangeError(`${fn}: ${params} parameters (×4 with gradients and AdamW moments) exceed ${MAX_FLOATS / 4}`);
+    }
+    const [message, ptr] = module.labModelCreate(vocabSize, dModel, nLayers, nHeads, trainLength, scheme, seed);
+    status(fn, message);
+    return new LabModel(ptr, { vocabSize, dModel, nLayers, nHeads, trainLength, scheme, seed });
+  }
+
+  // Trains and evaluates each scheme on the same data (synchronously: call it in a worker);
+  // onProgress({ scheme, step, totalSteps, loss }) after every step, returning false cancels.
+  function run(options, onProgress) {
+    const fn = 'run';
+    const o = checkOptions(fn, options, ['task', 'text', 'vocabSize', 'schemes', 'steps', 'size', 'dModel', 'nLayers',
+      'nHeads', 'trainLength', 'batch', 'evalBatch', 'lr', 'warmupSteps', 'seed']);
+    if (onProgress !== undefined && typeof onProgress !== 'function') {
+      throw new TypeError(`${fn}: onProgress must be a function (got ${describe(onProgress)})`);
+    }
+    const size = SIZES[checkChoice(fn, 'size', o.size ?? 'small', Object.keys(SIZES))];
+    const schemes = o.schemes === undefined || o.schemes === 'all' ? LAB_SCHEMES : o.schemes;
+    if (!Array.isArray(schemes) || schemes.length === 0) throw new TypeError(`${fn}: schemes must be 'all' or a non-empty array of scheme names`);
+    schemes.forEach((s, i) => checkChoice(fn, `schemes[${i}]`, s, LAB_SCHEMES));
+    const steps = checkInt(fn, 'steps', o.steps ?? 2000, 1, 1e7);
+    const config = {
+      dModel: checkInt(fn, 'dModel', o.dModel ?? size.dModel, 1, 4096),
+      nLayers: checkInt(fn, 'nLayers', o.nLayers ?? size.nLayers, 1, 64),
+      nHeads: checkInt(fn, 'nHeads', o.nHeads ?? size.nHeads, 1, 4096),
+      trainLength: checkInt(fn, 'trainLength', o.trainLength ?? 64, 4, 8192),
+      batch: checkInt(fn, 'batch', o.batch ?? 16, 1, 4096),
+      evalBatch: checkInt(fn, 'evalBatch', o.evalBatch ?? 16, 1, 4096),
+      steps,
+      warmupSteps: checkInt(fn, 'warmupSteps', o.warmupSteps ?? Math.max(1, Math.floor(steps / 20)), 0, steps),
+      lr: o.lr ?? 1e-2,
+      seed: checkInt(fn, 'seed', o.seed ?? 1, 0, Number.MAX_SAFE_INTEGER),
+    };
+    if (typeof config.lr !== 'number' || !Number.isFinite(config.lr) || config.lr <= 0) {
+      throw new RangeError(`${fn}: lr must be finite and > 0 (got ${describe(config.lr)})`);
+    }
+    const sizes = { vocabSize: o.vocabSize ?? 32, ...config };
+    if (4 * paramFloats(sizes) > MAX_FLOATS) throw new RangeError(`${fn}: the model has more than ${MAX_FLOATS / 4} parameters`);
+    checkWorkspace(fn, sizes, config.batch, config.trainLength);
+    checkWorkspace(fn, sizes, 1, 8 * config.trainLength);
+    const task = o.task ?? 'markov';
+    const data = dataset({ task, seed: config.seed, vocabSize: o.vocabSize ?? 32, ...(o.text !== undefined ? { text: o.text } : {}) });
+    try {
+      const lengths = [1, 2, 4, 8, 16].map((k) => (config.trainLength * k) / 2);
+      const results = [];
+      for (const scheme of schemes) {
+        const progress = onProgress
+          ? (step, totalSteps, loss) => onProgress({ scheme, step, totalSteps, loss }) !== false
+          : undefined;
+        const [message, result] = module.labRunScheme(LabDataset.ptrOf(data), config, scheme, progress);
+        status(fn, message);
+        for (const row of result.eval) row.bucketLoss = Array.from(row.bucketLoss, (v) => (Number.isNaN(v) ? null : v));
+        results.push(result);
+      }
+      return {
+        task, config: { ...config, vocabSize: data.vocabSize }, entropyRate: data.entropyRate,
+        floor: Object.fromEntries(lengths.map((l) => [l, data.floor(l)])), results,
+      };
+    } finally {
+      data.delete();
+    }
+  }
+
+  return { schemes: LAB_SCHEMES, tasks: LAB_TASKS, ropeScalings: Object.keys(ROPE_SCALINGS), createModel, dataset, run };
+}

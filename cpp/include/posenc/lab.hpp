@@ -1,0 +1,207 @@
+// posenc: the extrapolation lab. A tiny GPT-2-style decoder (float32, pre-LN, tied embeddings),
+// trained once per positional scheme on the same data and evaluated beyond its training length.
+// Forward and backward are written by hand (cpp/src/lab/), the hot loops are SIMD kernels. The
+// model card, tasks and CLI are in the README, section "The extrapolation lab".
+//
+// Shapes: a batch of tokens is int32 tokens[batch][seq_len], row-major; weights are float32
+// row-major with linear layers stored [in][out] (y = x·W). Nothing here throws: every fallible
+// call returns a Status (kTooLarge also when memory runs out). A Model is not thread-safe; separate
+// Models are independent. Deterministic: the same seed and calls give the same bits on one SIMD
+// target (targets differ by float rounding: fused multiply-add, vector width).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "posenc/rope.hpp"
+#include "posenc/status.hpp"
+
+namespace posenc::lab {
+
+enum class Scheme : int {
+  kNone = 0,    // NoPE: x₀ = tok_emb[token]
+  kSinusoidal,  // x₀ = tok_emb[token]·√d_model + the interleaved sinusoidal table (base 10000)
+  kLearned,     // x₀ = tok_emb[token] + pos_emb[pos], pos_emb [train_len][d_model]
+  kRope,        // half-split RoPE (θ 10000, rot_dim = head_dim) on q and k in every layer
+  kAlibi,       // scores += -m_h (i - j), posenc::alibi_slopes(n_heads)
+  kT5,          // scores += t5_bias[bucket(j - i)][h], 32 causal buckets, max distance 128, shared
+};
+constexpr std::size_t kNumSchemes = 6;
+
+// "none", "sinusoidal", "learned", "rope", "alibi", "t5".
+const char* scheme_name(Scheme scheme) noexcept;
+// Status kBadArgument "scheme must be one of none, sinusoidal, learned, rope, alibi, t5".
+Status parse_scheme(const char* name, Scheme* out) noexcept;
+
+struct ModelConfig {
+  std::size_t vocab_size = 32;  // >= 2
+  std::size_t d_model = 64;     // a multiple of n_heads; head_dim = d_model / n_heads (even for rope)
+  std::size_t n_layers = 2;
+  std::size_t n_heads = 4;
+  std::size_t train_len = 64;   // T_train: rows of pos_emb; the original length for RoPE scaling
+  Scheme scheme = Scheme::kRope;
+  std::uint64_t seed = 0;       // initialisation
+};
+
+// One parameter tensor: shape [rows][cols] (rank 2) or [cols] (rank 1, rows = 1).
+struct TensorView {
+  const char* name;  // "tok_emb", "pos_emb", "t5_bias", "blocks.{l}.wq", ..., "ln_f.bias"
+  std::size_t rank;
+  std::size_t rows;
+  std::size_t cols;
+  float* data;  // rows * cols values, owned by the Model
+  float* grad;  // the gradient of the last loss_and_gradients / train_step
+};
+
+// AdamW's learning rate at a step (0-based): linear warm-up peak_lr (step + 1) / warmup_steps, then
+// cosine decay from peak_lr to final_fraction · peak_lr at step total_steps - 1 (and after).
+struct Schedule {
+  double peak_lr = 3e-3;
+  std::size_t warmup_steps = 50;
+  std::size_t total_steps = 1000;
+  double final_fraction = 0.1;
+};
+double learning_rate(const Schedule& schedule, std::size_t step) noexcept;
+
+// The optimiser's constants (the model card): AdamW β1 0.9, β2 0.99, eps 1e-8, weight decay 0.1
+// on the blocks' matrices (wq wk wv wo w1 w2) only, global gradient-norm clip 1.0.
+constexpr double kAdamBeta1 = 0.9;
+constexpr double kAdamBeta2 = 0.99;
+constexpr double kAdamEps = 1e-8;
+constexpr double kWeightDecay = 0.1;
+constexpr double kGradClip = 1.0;
+
+struct EvalOptions {
+  // kRope only: inference-time scaling from posenc::rope_frequencies with factor
+  // max(1, seq_len / train_len): kLinear (position interpolation), kNtk, kDynamic
+  // (factor 2, max_position_embeddings = train_len, grows with seq_len), kYarn
+  // (original_max_position_embeddings = train_len, with its attention factor on cos and sin).
+  RopeScaling rope_scaling = RopeScaling::kNone;
+};
+
+class Model {
+ public:
+  // Status kBadArgument naming the field (vocab_size >= 2, d_model, n_layers, n_heads, train_len
+  // >= 2, d_model % n_heads == 0, even head_dim for rope, sizes within limits).
+  static Status create(const ModelConfig& config, std::unique_ptr<Model>* out) noexcept;
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const ModelConfig& config() const noexcept;
+  std::size_t n_tensors() const noexcept;
+  TensorView tensor(std::size_t i) const noexcept;  // i < n_tensors(), in the order above
+  // Status kBadArgument "no tensor of that name" if the model has none (e.g. pos_emb for rope).
+  Status find_tensor(const char* name, TensorView* out) const noexcept;
+  std::size_t n_params() const noexcept;
+  std::size_t steps_taken() const noexcept;  // AdamW steps so far
+
+  // The mean next-token cross-entropy over batch · (seq_len - 1) targets (nats), and every
+  // tensor's gradient. Status kBadArgument: null tokens, batch 0, seq_len < 2, a token outside
+  // [0, vocab_size); kBadShape: learned scheme and seq_len > train_len.
+  Status loss_and_gradients(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
+                            float* loss) noexcept;
+  // loss_and_gradients, global gradient-norm clip, one AdamW step at learning rate lr (finite,
+  // >= 0). loss is the loss before the update; grad_norm (may be null) the norm before clipping.
+  Status train_step(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len, double lr,
+                    float* loss, float* grad_norm = nullptr) noexcept;
+  // Forward only, one row at a time (memory ~ n_heads · seq_len² per layer). loss: the mean over all
+  // targets; position_loss[seq_len - 1] (may be null): the mean over rows of the loss of predicting
+  // token t + 1. Status as loss_and_gradients, and kBadArgument for rope_scaling with another
+  // scheme (kLlama3, kLongRope, kProportional are not offered).
+  Status evaluate(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
+                  const EvalOptions& options, double* loss, double* position_loss) noexcept;
+
+  struct Impl;
+
+ private:
+  explicit Model(std::unique_ptr<Impl> impl) noexcept;
+  std::unique_ptr<Impl> impl_;
+};
+
+// ---- Data -------------------------------------------------------------------------------------
+
+enum class Task : int {
+  kMarkov = 0,  // seeded order-2 Markov source, peaked rows; exact entropy rate
+  kCopy,        // seq_len/2 uniform random tokens, then the same again
+  kText,        // character level over the bytes given (vocabulary: the distinct bytes, sorted)
+};
+const char* task_name(Task task) noexcept;  // "markov", "copy", "text"
+Status parse_task(const char* name, Task* out) noexcept;
+
+struct DatasetConfig {
+  Task task = Task::kMarkov;
+  std::size_t vocab_size = 32;  // markov and copy (>= 2; markov <= 256); text: from the bytes
+  std::uint64_t seed = 0;       // markov: the transition table
+  double peak = 3.0;            // markov: row c|ab ∝ exp(peak · z_c), z ~ N(0, 1) seeded
+  const std::uint8_t* text = nullptr;  // text: the bytes (copied), at least 2 and 2 distinct
+  std::size_t text_len = 0;
+};
+
+class Dataset {
+ public:
+  static Status create(const DatasetConfig& config, std::unique_ptr<Dataset>* out) noexcept;
+  ~Dataset();
+  Dataset(const Dataset&) = delete;
+  Dataset& operator=(const Dataset&) = delete;
+
+  Task task() const noexcept;
+  std::size_t vocab_size() const noexcept;
+  // markov: the exact entropy rate (nats/token) from the stationary distribution of the pair
+  // chain (a, b) → (b, c); NaN for copy and text.
+  double entropy_rate() const noexcept;
+  // The least expected mean loss over the seq_len - 1 targets of a row: markov
+  // (H(X₁|X₀) + (seq_len - 2) h) / (seq_len - 1), rows starting in the stationary pair
+  // distribution; copy ((seq_len/2 - 1) ln V) / (seq_len - 1) for even seq_len; NaN for text.
+  double loss_floor(std::size_t seq_len) const noexcept;
+  // markov: P(c | a, b) at [(a V + b) V + c]; null for the other tasks.
+  const double* transition() const noexcept;
+  // tokens[batch][seq_len], a function of (dataset, sample_seed) only. Status kBadArgument for
+  // null tokens, batch 0, seq_len < 2; copy needs an even seq_len; text needs seq_len <= its length.
+  Status sample(std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
+                std::uint64_t sample_seed) const noexcept;
+
+  struct Impl;
+
+ private:
+  explicit Dataset(std::unique_ptr<Impl> impl) noexcept;
+  std::unique_ptr<Impl> impl_;
+};
+
+// ---- A whole experiment: train one scheme, evaluate at train_len × {1/2, 1, 2, 4, 8} -------------
+
+struct RunConfig {
+  ModelConfig model;  // vocab_size is taken from the dataset, scheme from run_scheme's argument
+  Schedule schedule;  // total_steps training steps
+  std::size_t batch = 16;
+  std::size_t eval_batch = 16;      // rows per evaluation length (the same rows for every scheme)
+  std::uint64_t data_seed = 1;      // training batches: sample_seed = data_seed · 2^32 + step
+  std::uint64_t eval_seed = 7;
+};
+
+struct EvalRow {
+  std::size_t length;
+  RopeScaling scaling;   // kNone except the rope rows with scaling
+  bool no_embedding;     // learned beyond train_len: no number (loss and buckets NaN)
+  double loss;
+  double floor;          // the dataset's loss_floor(length) (NaN if unknown)
+  std::size_t bucket_width;         // positions per bucket: max(1, train_len / 4)
+  std::vector<double> bucket_loss;  // mean loss of the targets at positions [b w, (b + 1) w)
+};
+
+struct SchemeResult {
+  Scheme scheme;
+  std::vector<float> train_loss;  // one per step
+  std::vector<EvalRow> eval;      // lengths ascending; for rope, each longer length once per scaling
+  double train_seconds;
+};
+
+// Called every step; return false to cancel (run_scheme then returns kBadArgument "cancelled").
+using Progress = bool (*)(void* user, std::size_t step, std::size_t total_steps, float loss);
+
+Status run_scheme(const Dataset& data, const RunConfig& config, Scheme scheme, SchemeResult* out,
+                  Progress progress = nullptr, void* user = nullptr) noexcept;
+
+}  // namespace posenc::lab

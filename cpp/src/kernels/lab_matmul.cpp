@@ -1,0 +1,152 @@
+/* The lab's matrix products (cpp/src/lab/forward.cpp): every linear layer, its two gradients,
+   and attention's Q·Kᵀ, P·V and their gradients are one of these two forms.
+
+   gemm:     c[i][j] (+)= Σ_p A(i, p) b[p][j]     A(i, p) = a[i a_rs + p a_cs]
+             b and c row-major (strides ldb, ldc), so j runs along SIMD lanes. A strided A covers
+             both X·W (a_rs = K, a_cs = 1) and Xᵀ·dY (a_rs = 1, a_cs = M) with no transposed copy.
+             Register tile: 4 rows × 2 vectors of j, the k loop innermost (each b load serves 4
+             rows, each broadcast of A serves 2 vectors); then 4 × 1 vector, 1 × 1 vector, and a
+             scalar tail of columns.
+   gemm_nt:  c[i][j] (+)= Σ_p a[i][p] b[j][p]     (A·Bᵀ, both row-major, p along SIMD lanes)
+             one row of a against 4 rows of b at a time, 4 accumulators, then reduce_add; scalar
+             tail of p.
+   Float32 with fused multiply-add where the target has it; the summation order is fixed, so a
+   result is the same on every run on one target. */
+
+#include "kernels/lab_table.hpp"
+#include "kernels/target.hpp"
+
+namespace posenc::kernels::POSENC_KERNEL_NS {
+namespace {
+
+using batch = xsimd::batch<float, Arch>;
+constexpr std::size_t N = batch::size;
+
+// A tile of up to 4 rows (R) × 2 vectors (V) of c at (i, j). The accumulators are named scalars of
+// batch type rather than an array, so they stay in registers (an array is kept on the stack, and
+// under AddressSanitizer every access to it is instrumented).
+template <std::size_t R, std::size_t V>
+void gemm_tile(float* c, std::size_t ldc, const float* a, std::size_t a_rs, std::size_t a_cs,
+               const float* b, std::size_t ldb, std::size_t k, bool accumulate) {
+  static_assert((R == 1 || R == 4) && (V == 1 || V == 2), "tiles are 1 or 4 rows by 1 or 2 vectors");
+  const auto init = [&](std::size_t r, std::size_t v) {
+    return accumulate ? batch::load_unaligned(c + r * ldc + v * N) : batch(0.0f);
+  };
+  batch c00 = init(0, 0), c01 = V == 2 ? init(0, 1) : batch(0.0f);
+  batch c10(0.0f), c11(0.0f), c20(0.0f), c21(0.0f), c30(0.0f), c31(0.0f);
+  if (R == 4) {
+    c10 = init(1, 0), c20 = init(2, 0), c30 = init(3, 0);
+    if (V == 2) c11 = init(1, 1), c21 = init(2, 1), c31 = init(3, 1);
+  }
+  for (std::size_t p = 0; p < k; ++p) {
+    const float* bp = b + p * ldb;
+    const float* ap = a + p * a_cs;
+    const batch b0 = batch::load_unaligned(bp);
+    const batch b1 = V == 2 ? batch::load_unaligned(bp + N) : batch(0.0f);
+    const batch a0(ap[0]);
+    c00 = xsimd::fma(a0, b0, c00);
+    if (V == 2) c01 = xsimd::fma(a0, b1, c01);
+    if (R == 4) {
+      const batch a1(ap[a_rs]), a2(ap[2 * a_rs]), a3(ap[3 * a_rs]);
+      c10 = xsimd::fma(a1, b0, c10);
+      c20 = xsimd::fma(a2, b0, c20);
+      c30 = xsimd::fma(a3, b0, c30);
+      if (V == 2) {
+        c11 = xsimd::fma(a1, b1, c11);
+        c21 = xsimd::fma(a2, b1, c21);
+        c31 = xsimd::fma(a3, b1, c31);
+      }
+    }
+  }
+  c00.store_unaligned(c);
+  if (V == 2) c01.store_unaligned(c + N);
+  if (R == 4) {
+    c10.store_unaligned(c + ldc);
+    c20.store_unaligned(c + 2 * ldc);
+    c30.store_unaligned(c + 3 * ldc);
+    if (V == 2) {
+      c11.store_unaligned(c + ldc + N);
+      c21.store_unaligned(c + 2 * ldc + N);
+      c31.store_unaligned(c + 3 * ldc + N);
+    }
+  }
+}
+
+float dot(const float* x, const float* y, std::size_t k) {
+  batch acc(0.0f);
+  std::size_t p = 0;
+  for (; p + N <= k; p += N) acc = xsimd::fma(batch::load_unaligned(x + p), batch::load_unaligned(y + p), acc);
+  float s = xsimd::reduce_add(acc);
+  for (; p < k; ++p) s += x[p] * y[p];
+  return s;
+}
+
+}  // namespace
+
+void lab_gemm(float* c, std::size_t ldc, const float* a, std::size_t a_rs, std::size_t a_cs,
+              const float* b, std::size_t ldb, std::size_t m, std::size_t n, std::size_t k,
+              bool accumulate) noexcept {
+  std::size_t j = 0;
+  for (; j + 2 * N <= n; j += 2 * N) {
+    std::size_t i = 0;
+    for (; i + 4 <= m; i += 4) gemm_tile<4, 2>(c + i * ldc + j, ldc, a + i * a_rs, a_rs, a_cs, b + j, ldb, k, accumulate);
+    for (; i < m; ++i) gemm_tile<1, 2>(c + i * ldc + j, ldc, a + i * a_rs, a_rs, a_cs, b + j, ldb, k, accumulate);
+  }
+  for (; j + N <= n; j += N) {
+    std::size_t i = 0;
+    for (; i + 4 <= m; i += 4) gemm_tile<4, 1>(c + i * ldc + j, ldc, a + i * a_rs, a_rs, a_cs, b + j, ldb, k, accumulate);
+    for (; i < m; ++i) gemm_tile<1, 1>(c + i * ldc + j, ldc, a + i * a_rs, a_rs, a_cs, b + j, ldb, k, accumulate);
+  }
+  if (j == n) return;
+  for (std::size_t i = 0; i < m; ++i) {
+    float* ci = c + i * ldc;
+    for (std::size_t jj = j; jj < n; ++jj) {
+      float s = accumulate ? ci[jj] : 0.0f;
+      for (std::size_t p = 0; p < k; ++p) s += a[i * a_rs + p * a_cs] * b[p * ldb + jj];
+      ci[jj] = s;
+    }
+  }
+}
+
+void lab_gemm_nt(float* c, std::size_t ldc, const float* a, std::size_t lda, const float* b,
+                 std::size_t ldb, std::size_t m, std::size_t n, std::size_t k, bool accumulate) noexcept {
+  const std::size_t k_vec = k - k % N;
+  for (std::size_t i = 0; i < m; ++i) {
+    const float* ai = a + i * lda;
+    float* ci = c + i * ldc;
+    std::size_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+      const float* b0 = b + j * ldb;
+      const float* b1 = b0 + ldb;
+      const float* b2 = b1 + ldb;
+      const float* b3 = b2 + ldb;
+      batch s0(0.0f), s1(0.0f), s2(0.0f), s3(0.0f);
+      for (std::size_t p = 0; p < k_vec; p += N) {
+        const batch av = batch::load_unaligned(ai + p);
+        s0 = xsimd::fma(av, batch::load_unaligned(b0 + p), s0);
+        s1 = xsimd::fma(av, batch::load_unaligned(b1 + p), s1);
+        s2 = xsimd::fma(av, batch::load_unaligned(b2 + p), s2);
+        s3 = xsimd::fma(av, batch::load_unaligned(b3 + p), s3);
+      }
+      float r0 = xsimd::reduce_add(s0), r1 = xsimd::reduce_add(s1), r2 = xsimd::reduce_add(s2),
+            r3 = xsimd::reduce_add(s3);
+      for (std::size_t p = k_vec; p < k; ++p) {
+        r0 += ai[p] * b0[p];
+        r1 += ai[p] * b1[p];
+        r2 += ai[p] * b2[p];
+        r3 += ai[p] * b3[p];
+      }
+      if (accumulate) {
+        ci[j] += r0; ci[j + 1] += r1; ci[j + 2] += r2; ci[j + 3] += r3;
+      } else {
+        ci[j] = r0; ci[j + 1] = r1; ci[j + 2] = r2; ci[j + 3] = r3;
+      }
+    }
+    for (; j < n; ++j) {
+      const float r = dot(ai, b + j * ldb, k);
+      ci[j] = accumulate ? ci[j] + r : r;
+    }
+  }
+}
+
+}  // namespace posenc::kernels::POSENC_KERNEL_NS

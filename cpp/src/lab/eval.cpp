@@ -1,0 +1,102 @@
+// One experiment: train a scheme on a dataset with the schedule, then evaluate it at
+// train_len × {1/2, 1, 2, 4, 8} on rows that are the same for every scheme (eval_seed), with
+// per-position buckets; rope also with each inference-time scaling at the longer lengths; learned
+// reports "no embedding" beyond train_len.
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <new>
+
+#include "lab/rng.hpp"
+#include "posenc/lab.hpp"
+
+namespace posenc::lab {
+namespace {
+
+Status evaluate_row(Model& model, const Dataset& data, const RunConfig& rc, std::size_t length,
+                    RopeScaling scaling, std::vector<std::int32_t>& tokens, EvalRow* row) {
+  const std::size_t T = rc.model.train_len;
+  row->length = length;
+  row->scaling = scaling;
+  row->floor = data.loss_floor(length);
+  row->bucket_width = T / 4 > 0 ? T / 4 : 1;
+  const std::size_t n_buckets = (length - 1 + row->bucket_width - 1) / row->bucket_width;
+  row->no_embedding = model.config().scheme == Scheme::kLearned && length > T;
+  if (row->no_embedding) {
+    row->loss = std::numeric_limits<double>::quiet_NaN();
+    row->bucket_loss.assign(n_buckets, row->loss);
+    return Status::Ok();
+  }
+  tokens.resize(rc.eval_batch * length);
+  if (Status s = data.sample(tokens.data(), rc.eval_batch, length, detail::mix_seed(rc.eval_seed, length)); !s.ok())
+    return s;
+  std::vector<double> per_pos(length - 1);
+  EvalOptions o;
+  o.rope_scaling = scaling;
+  if (Status s = model.evaluate(tokens.data(), rc.eval_batch, length, o, &row->loss, per_pos.data()); !s.ok())
+    return s;
+  row->bucket_loss.assign(n_buckets, 0.0);
+  std::vector<std::size_t> count(n_buckets, 0);
+  for (std::size_t t = 0; t + 1 < length; ++t) {
+    row->bucket_loss[t / row->bucket_width] += per_pos[t];
+    ++count[t / row->bucket_width];
+  }
+  for (std::size_t b = 0; b < n_buckets; ++b) row->bucket_loss[b] /= static_cast<double>(count[b]);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status run_scheme(const Dataset& data, const RunConfig& rc, Scheme scheme, SchemeResult* out,
+                  Progress progress, void* user) noexcept {
+  if (out == nullptr) return {StatusCode::kBadArgument, "out must not be null"};
+  if (rc.batch == 0 || rc.eval_batch == 0) return {StatusCode::kBadArgument, "batch and eval_batch must be > 0"};
+  if (rc.schedule.total_steps == 0) return {StatusCode::kBadArgument, "total_steps must be > 0"};
+  if (!(std::isfinite(rc.schedule.peak_lr) && rc.schedule.peak_lr >= 0.0))
+    return {StatusCode::kBadArgument, "peak_lr must be finite and >= 0"};
+  if (rc.model.train_len < 4) return {StatusCode::kBadArgument, "train_len must be >= 4"};
+  if (data.task() == Task::kCopy && rc.model.train_len % 4 != 0)
+    return {StatusCode::kBadArgument, "train_len must be a multiple of 4 for copy (every length even)"};
+  try {
+    ModelConfig mc = rc.model;
+    mc.vocab_size = data.vocab_size();
+    mc.scheme = scheme;
+    std::unique_ptr<Model> model;
+    if (Status s = Model::create(mc, &model); !s.ok()) return s;
+    out->scheme = scheme;
+    out->train_loss.assign(rc.schedule.total_steps, 0.0f);
+    out->eval.clear();
+
+    const std::size_t T = mc.train_len;
+    std::vector<std::int32_t> tokens(rc.batch * T);
+    const auto start = std::chrono::steady_clock::now();
+    for (std::size_t step = 0; step < rc.schedule.total_steps; ++step) {
+      if (Status s = data.sample(tokens.data(), rc.batch, T, detail::mix_seed(rc.data_seed, step)); !s.ok()) return s;
+      float loss = 0.0f;
+      if (Status s = model->train_step(tokens.data(), rc.batch, T, learning_rate(rc.schedule, step), &loss); !s.ok())
+        return s;
+      out->train_loss[step] = loss;
+      if (progress != nullptr && !progress(user, step, rc.schedule.total_steps, loss))
+        return {StatusCode::kBadArgument, "cancelled"};
+    }
+    out->train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    const std::size_t lengths[] = {T / 2, T, 2 * T, 4 * T, 8 * T};
+    for (std::size_t length : lengths) {
+      EvalRow row;
+      if (Status s = evaluate_row(*model, data, rc, length, RopeScaling::kNone, tokens, &row); !s.ok()) return s;
+      out->eval.push_back(std::move(row));
+      if (scheme == Scheme::kRope && length > T)
+        for (RopeScaling sc : {RopeScaling::kLinear, RopeScaling::kNtk, RopeScaling::kDynamic, RopeScaling::kYarn}) {
+          EvalRow scaled;
+          if (Status s = evaluate_row(*model, data, rc, length, sc, tokens, &scaled); !s.ok()) return s;
+          out->eval.push_back(std::move(scaled));
+        }
+    }
+  } catch (const std::bad_alloc&) {
+    return {StatusCode::kTooLarge, "out of memory"};
+  }
+  return Status::Ok();
+}
+
+}  // namespace posenc::lab

@@ -1,0 +1,271 @@
+// The lab model's forward and backward passes, written out by hand (no autograd). Rows r of the
+// batch are b · seq_len + t. Matrix products, softmax, LayerNorm, GELU and the RoPE rotation run in
+// the SIMD kernels (kernels/lab_*.cpp); the scheme-specific terms come from posenc's own code:
+// sinusoidal(), rope_frequencies() + rope_cache(), alibi_slopes(), t5_bucket().
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/lab_table.hpp"
+#include "lab/model.hpp"
+#include "posenc/sinusoidal.hpp"
+#include "posenc/t5.hpp"
+
+namespace posenc::lab::detail {
+namespace {
+
+void resize(std::vector<float>& v, std::size_t n) { v.assign(n, 0.0f); }
+
+}  // namespace
+
+Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScaling scaling) {
+  const ModelConfig& c = m.config;
+  const std::size_t d = c.d_model, rows = batch * seq_len, f = 4 * d, hd = m.head_dim;
+  const std::size_t tt = seq_len * seq_len;
+  Workspace& ws = m.ws;
+  if (ws.batch != batch || ws.seq_len != seq_len) {
+    ws.batch = batch;
+    ws.seq_len = seq_len;
+    resize(ws.x, (c.n_layers + 1) * rows * d);
+    ws.layers.resize(c.n_layers);
+    for (LayerCache& l : ws.layers) {
+      for (auto* v : {&l.a, &l.q, &l.k, &l.v, &l.ctx, &l.h, &l.b}) resize(*v, rows * d);
+      for (auto* v : {&l.mu1, &l.r1, &l.mu2, &l.r2}) resize(*v, rows);
+      resize(l.p, batch * c.n_heads * tt);
+      resize(l.u, rows * f);
+      resize(l.g, rows * f);
+    }
+    resize(ws.f, rows * d);
+    resize(ws.muf, rows);
+    resize(ws.rf, rows);
+    resize(ws.logits, rows * c.vocab_size);
+    resize(ws.token_loss, rows);
+    for (auto* v : {&ws.dx, &ws.dh, &ws.da, &ws.dn, &ws.df, &ws.dq, &ws.dk, &ws.dv, &ws.dctx}) resize(*v, rows * d);
+    resize(ws.dg, rows * f);
+    resize(ws.du, rows * f);
+    resize(ws.dp, tt);
+    resize(ws.ds, tt);
+  }
+  switch (c.scheme) {
+    case Scheme::kSinusoidal:
+      ws.pos_table.resize(seq_len * d);
+      return sinusoidal(ws.pos_table.data(), seq_len, d, SinusoidalParams{});
+    case Scheme::kRope: {
+      RopeParams p;
+      p.head_dim = hd;
+      p.theta = 10000.0;
+      p.scaling = scaling;
+      const double factor = std::max(1.0, static_cast<double>(seq_len) / static_cast<double>(c.train_len));
+      if (scaling == RopeScaling::kDynamic) {
+        p.factor = 2.0;
+        p.max_position_embeddings = c.train_len;
+      } else if (scaling != RopeScaling::kNone) {
+        p.factor = factor;
+        p.original_max_position_embeddings = c.train_len;
+      }
+      std::vector<double> inv_freq(hd / 2);
+      double attention_factor = 1.0;
+      if (Status s = rope_frequencies(p, seq_len, inv_freq.data(), inv_freq.size(), &attention_factor); !s.ok())
+        return s;
+      ws.cos.resize(seq_len * hd / 2);
+      ws.sin.resize(seq_len * hd / 2);
+      RopeApplyOptions o;
+      o.precision = Precision::kAccurate;
+      o.attention_factor = attention_factor;
+      return rope_cache(ws.cos.data(), ws.sin.data(), seq_len, inv_freq.data(), hd, nullptr, 0.0, o);
+    }
+    case Scheme::kT5: {
+      ws.bucket.resize(seq_len);
+      const T5BucketParams p{false, kT5Buckets, kT5MaxDistance};
+      for (std::size_t dist = 0; dist < seq_len; ++dist)
+        ws.bucket[dist] = t5_bucket(-static_cast<std::int64_t>(dist), p);
+      return Status::Ok();
+    }
+    default:
+      return Status::Ok();
+  }
+}
+
+void forward(Model::Impl& m, const std::int32_t* tokens) {
+  const auto& K = kernels::lab_kernel_table();
+  const ModelConfig& c = m.config;
+  Workspace& ws = m.ws;
+  const std::size_t B = ws.batch, T = ws.seq_len, d = c.d_model, H = c.n_heads, hd = m.head_dim;
+  const std::size_t V = c.vocab_size, rows = B * T, F = 4 * d;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+
+  // x₀: token embedding and the absolute position term.
+  const float* emb = m.param(m.tok_emb);
+  const float emb_scale = c.scheme == Scheme::kSinusoidal ? std::sqrt(static_cast<float>(d)) : 1.0f;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::size_t t = r % T;
+    const float* e = emb + static_cast<std::size_t>(tokens[r]) * d;
+    float* x = ws.x.data() + r * d;
+    const float* pos = c.scheme == Scheme::kSinusoidal ? ws.pos_table.data() + t * d
+                       : c.scheme == Scheme::kLearned  ? m.param(m.pos_emb) + t * d
+                                                       : nullptr;
+    for (std::size_t i = 0; i < d; ++i) x[i] = e[i] * emb_scale + (pos ? pos[i] : 0.0f);
+  }
+
+  for (std::size_t l = 0; l < c.n_layers; ++l) {
+    const Block& bl = m.blocks[l];
+    LayerCache& lc = ws.layers[l];
+    const float* x = ws.x.data() + l * rows * d;
+    float* x_out = ws.x.data() + (l + 1) * rows * d;
+
+    // Attention: a = LN1(x); q, k, v = a·wq, a·wk, a·wv; RoPE on q and k.
+    K.layernorm(lc.a.data(), lc.mu1.data(), lc.r1.data(), x, m.param(bl.ln1_w), m.param(bl.ln1_b), rows, d, kLayerNormEps);
+    K.gemm(lc.q.data(), d, lc.a.data(), d, 1, m.param(bl.wq), d, rows, d, d, false);
+    K.gemm(lc.k.data(), d, lc.a.data(), d, 1, m.param(bl.wk), d, rows, d, d, false);
+    K.gemm(lc.v.data(), d, lc.a.data(), d, 1, m.param(bl.wv), d, rows, d, d, false);
+    if (c.scheme == Scheme::kRope)
+      for (std::size_t b = 0; b < B; ++b) {
+        K.rope(lc.q.data() + b * T * d, T, d, H, hd, ws.cos.data(), ws.sin.data(), false);
+        K.rope(lc.k.data() + b * T * d, T, d, H, hd, ws.cos.data(), ws.sin.data(), false);
+      }
+    const float* t5 = c.scheme == Scheme::kT5 ? m.param(m.t5_bias) : nullptr;
+    for (std::size_t b = 0; b < B; ++b)
+      for (std::size_t h = 0; h < H; ++h) {
+        float* p = lc.p.data() + (b * H + h) * T * T;
+        const std::size_t off = b * T * d + h * hd;
+        // s[i][j] = scale q_i·k_j + bias(i, j) for j <= i, then the causal softmax of each row.
+        K.gemm_nt(p, T, lc.q.data() + off, d, lc.k.data() + off, d, T, T, hd, false);
+        for (std::size_t i = 0; i < T; ++i) {
+          float* row = p + i * T;
+          for (std::size_t j = 0; j <= i; ++j) {
+            float bias = 0.0f;
+            if (c.scheme == Scheme::kAlibi) bias = -m.slopes[h] * static_cast<float>(i - j);
+            else if (t5) bias = t5[static_cast<std::size_t>(ws.bucket[i - j]) * H + h];
+            row[j] = row[j] * scale + bias;
+          }
+          K.softmax(row, i + 1);
+          std::fill(row + i + 1, row + T, 0.0f);
+        }
+        K.gemm(lc.ctx.data() + off, d, p, T, 1, lc.v.data() + off, d, T, hd, T, false);
+      }
+    // h = x + ctx·wo
+    std::copy(x, x + rows * d, lc.h.data());
+    K.gemm(lc.h.data(), d, lc.ctx.data(), d, 1, m.param(bl.wo), d, rows, d, d, true);
+    // MLP: x' = h + GELU(LN2(h)·w1)·w2
+    K.layernorm(lc.b.data(), lc.mu2.data(), lc.r2.data(), lc.h.data(), m.param(bl.ln2_w), m.param(bl.ln2_b), rows, d, kLayerNormEps);
+    K.gemm(lc.u.data(), F, lc.b.data(), d, 1, m.param(bl.w1), F, rows, F, d, false);
+    K.gelu(lc.g.data(), lc.u.data(), rows * F);
+    std::copy(lc.h.begin(), lc.h.end(), x_out);
+    K.gemm(x_out, d, lc.g.data(), F, 1, m.param(bl.w2), d, rows, d, F, true);
+  }
+
+  // ln_f, tied logits = ln_f(x)·tok_embᵀ, softmax and -log p(token[t + 1]).
+  const float* x_last = ws.x.data() + c.n_layers * rows * d;
+  K.layernorm(ws.f.data(), ws.muf.data(), ws.rf.data(), x_last, m.param(m.ln_f_w), m.param(m.ln_f_b), rows, d, kLayerNormEps);
+  K.gemm_nt(ws.logits.data(), V, ws.f.data(), d, emb, d, rows, V, d, false);
+  for (std::size_t r = 0; r < rows; ++r) {
+    float* z = ws.logits.data() + r * V;
+    const bool has_target = r % T + 1 < T;
+    const float z_target = has_target ? z[tokens[r + 1]] : 0.0f;
+    const float lse = K.softmax(z, V);
+    ws.token_loss[r] = has_target ? lse - z_target : 0.0f;
+  }
+}
+
+double mean_loss(const Model::Impl& m) {
+  const std::size_t T = m.ws.seq_len, rows = m.ws.batch * T;
+  double sum = 0.0;
+  for (std::size_t r = 0; r < rows; ++r) sum += m.ws.token_loss[r];
+  return sum / static_cast<double>(m.ws.batch * (T - 1));
+}
+
+void backward(Model::Impl& m, const std::int32_t* tokens) {
+  const auto& K = kernels::lab_kernel_table();
+  const ModelConfig& c = m.config;
+  Workspace& ws = m.ws;
+  const std::size_t B = ws.batch, T = ws.seq_len, d = c.d_model, H = c.n_heads, hd = m.head_dim;
+  const std::size_t V = c.vocab_size, rows = B * T, F = 4 * d;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  std::fill(m.grads.begin(), m.grads.end(), 0.0f);
+
+  // dlogits = (p - onehot(target)) / n_targets; rows without a target contribute nothing.
+  const float inv_n = 1.0f / static_cast<float>(B * (T - 1));
+  for (std::size_t r = 0; r < rows; ++r) {
+    float* z = ws.logits.data() + r * V;
+    if (r % T + 1 < T) {
+      z[tokens[r + 1]] -= 1.0f;
+      for (std::size_t v = 0; v < V; ++v) z[v] *= inv_n;
+    } else {
+      std::fill(z, z + V, 0.0f);
+    }
+  }
+  const float* emb = m.param(m.tok_emb);
+  float* d_emb = m.grad(m.tok_emb);
+  K.gemm(ws.df.data(), d, ws.logits.data(), V, 1, emb, d, rows, d, V, false);     // df = dz·tok_emb
+  K.gemm(d_emb, d, ws.logits.data(), 1, V, ws.f.data(), d, V, d, rows, false);    // dtok_emb = dzᵀ·f
+  const float* x_last = ws.x.data() + c.n_layers * rows * d;
+  std::fill(ws.dx.begin(), ws.dx.end(), 0.0f);
+  K.layernorm_backward(ws.dx.data(), m.grad(m.ln_f_w), m.grad(m.ln_f_b), ws.df.data(), x_last,
+                       ws.muf.data(), ws.rf.data(), m.param(m.ln_f_w), rows, d);
+
+  for (std::size_t l = c.n_layers; l-- > 0;) {
+    const Block& bl = m.blocks[l];
+    LayerCache& lc = ws.layers[l];
+    const float* x = ws.x.data() + l * rows * d;
+
+    // MLP: dx is ∂L/∂x'. dg = dx·w2ᵀ, dw2 = gᵀ·dx, du = dg GELU'(u), dw1 = bᵀ·du, dn = du·w1ᵀ.
+    K.gemm_nt(ws.dg.data(), F, ws.dx.data(), d, m.param(bl.w2), d, rows, F, d, false);
+    K.gemm(m.grad(bl.w2), d, lc.g.data(), 1, F, ws.dx.data(), d, F, d, rows, false);
+    K.gelu_backward(ws.du.data(), ws.dg.data(), lc.u.data(), rows * F);
+    K.gemm(m.grad(bl.w1), F, lc.b.data(), 1, d, ws.du.data(), F, d, F, rows, false);
+    K.gemm_nt(ws.dn.data(), d, ws.du.data(), F, m.param(bl.w1), F, rows, d, F, false);
+    std::copy(ws.dx.begin(), ws.dx.end(), ws.dh.begin());
+    K.layernorm_backward(ws.dh.data(), m.grad(bl.ln2_w), m.grad(bl.ln2_b), ws.dn.data(), lc.h.data(),
+                         lc.mu2.data(), lc.r2.data(), m.param(bl.ln2_w), rows, d);
+
+    // Attention output: h = x + ctx·wo.
+    K.gemm(m.grad(bl.wo), d, lc.ctx.data(), 1, d, ws.dh.data(), d, d, d, rows, false);
+    K.gemm_nt(ws.dctx.data(), d, ws.dh.data(), d, m.param(bl.wo), d, rows, d, d, false);
+    float* d_t5 = c.scheme == Scheme::kT5 ? m.grad(m.t5_bias) : nullptr;
+    for (std::size_t b = 0; b < B; ++b)
+      for (std::size_t h = 0; h < H; ++h) {
+        const float* p = lc.p.data() + (b * H + h) * T * T;
+        const std::size_t off = b * T * d + h * hd;
+        const float* dctx = ws.dctx.data() + off;
+        K.gemm_nt(ws.dp.data(), T, dctx, d, lc.v.data() + off, d, T, T, hd, false);  // dP = dctx·Vᵀ
+        K.gemm(ws.dv.data() + off, d, p, 1, T, dctx, d, T, hd, T, false);            // dV = Pᵀ·dctx
+        for (std::size_t i = 0; i < T; ++i) {
+          float* ds = ws.ds.data() + i * T;
+          K.softmax_backward(ds, p + i * T, ws.dp.data() + i * T, i + 1);
+          std::fill(ds + i + 1, ds + T, 0.0f);
+          for (std::size_t j = 0; j <= i; ++j) {
+            if (d_t5) d_t5[static_cast<std::size_t>(ws.bucket[i - j]) * H + h] += ds[j];  // ∂/∂bias = dS
+            ds[j] *= scale;
+          }
+        }
+        K.gemm(ws.dq.data() + off, d, ws.ds.data(), T, 1, lc.k.data() + off, d, T, hd, T, false);  // dQ = dS·K
+        K.gemm(ws.dk.data() + off, d, ws.ds.data(), 1, T, lc.q.data() + off, d, T, hd, T, false);  // dK = dSᵀ·Q
+      }
+    if (c.scheme == Scheme::kRope)  // back through the rotation: Rᵀ
+      for (std::size_t b = 0; b < B; ++b) {
+        K.rope(ws.dq.data() + b * T * d, T, d, H, hd, ws.cos.data(), ws.sin.data(), true);
+        K.rope(ws.dk.data() + b * T * d, T, d, H, hd, ws.cos.data(), ws.sin.data(), true);
+      }
+    K.gemm(m.grad(bl.wq), d, lc.a.data(), 1, d, ws.dq.data(), d, d, d, rows, false);
+    K.gemm(m.grad(bl.wk), d, lc.a.data(), 1, d, ws.dk.data(), d, d, d, rows, false);
+    K.gemm(m.grad(bl.wv), d, lc.a.data(), 1, d, ws.dv.data(), d, d, d, rows, false);
+    K.gemm_nt(ws.da.data(), d, ws.dq.data(), d, m.param(bl.wq), d, rows, d, d, false);
+    K.gemm_nt(ws.da.data(), d, ws.dk.data(), d, m.param(bl.wk), d, rows, d, d, true);
+    K.gemm_nt(ws.da.data(), d, ws.dv.data(), d, m.param(bl.wv), d, rows, d, d, true);
+    std::copy(ws.dh.begin(), ws.dh.end(), ws.dx.begin());
+    K.layernorm_backward(ws.dx.data(), m.grad(bl.ln1_w), m.grad(bl.ln1_b), ws.da.data(), x,
+                         lc.mu1.data(), lc.r1.data(), m.param(bl.ln1_w), rows, d);
+  }
+
+  // Embeddings: x₀ = tok_emb[token]·s (+ pos_emb[t]).
+  const float emb_scale = c.scheme == Scheme::kSinusoidal ? std::sqrt(static_cast<float>(d)) : 1.0f;
+  float* d_pos = c.scheme == Scheme::kLearned ? m.grad(m.pos_emb) : nullptr;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* g = ws.dx.data() + r * d;
+    float* e = d_emb + static_cast<std::size_t>(tokens[r]) * d;
+    for (std::size_t i = 0; i < d; ++i) e[i] += g[i] * emb_scale;
+    if (d_pos)
+      for (std::size_t i = 0; i < d; ++i) d_pos[(r % T) * d + i] += g[i];
+  }
+}
+
+}  // namespace posenc::lab::detail

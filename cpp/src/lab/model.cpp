@@ -1,0 +1,226 @@
+// The lab model: its configuration checks, parameter tensors and initialisation, and the public
+// calls that wrap the passes (forward.cpp) with argument checks. Nothing throws past these
+// functions: std::bad_alloc becomes StatusCode::kTooLarge.
+#include <cmath>
+#include <cstring>
+#include <new>
+
+#include "lab/model.hpp"
+#include "lab/rng.hpp"
+#include "posenc/alibi.hpp"
+
+namespace posenc::lab {
+namespace {
+
+constexpr const char* kSchemeNames[kNumSchemes] = {"none", "sinusoidal", "learned", "rope", "alibi", "t5"};
+// Limits that keep every product of sizes far from overflow and the model "tiny".
+constexpr std::size_t kMaxVocab = 65536, kMaxDModel = 4096, kMaxLayers = 64, kMaxLen = 65536;
+
+Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
+Status out_of_memory() { return {StatusCode::kTooLarge, "out of memory"}; }
+
+Status check_config(const ModelConfig& c) {
+  if (c.vocab_size < 2 || c.vocab_size > kMaxVocab) return bad("vocab_size must be in [2, 65536]");
+  if (c.d_model == 0 || c.d_model > kMaxDModel) return bad("d_model must be in [1, 4096]");
+  if (c.n_layers == 0 || c.n_layers > kMaxLayers) return bad("n_layers must be in [1, 64]");
+  if (c.n_heads == 0 || c.n_heads > c.d_model) return bad("n_heads must be in [1, d_model]");
+  if (c.d_model % c.n_heads != 0) return bad("d_model must be a multiple of n_heads");
+  if (c.train_len < 2 || c.train_len > kMaxLen) return bad("train_len must be in [2, 65536]");
+  if (static_cast<int>(c.scheme) < 0 || static_cast<int>(c.scheme) >= static_cast<int>(kNumSchemes))
+    return bad("scheme must be one of none, sinusoidal, learned, rope, alibi, t5");
+  if (c.scheme == Scheme::kRope && (c.d_model / c.n_heads) % 2 != 0)
+    return bad("head_dim (d_model / n_heads) must be even for rope");
+  return Status::Ok();
+}
+
+// Appends a tensor; its values are set by init().
+std::size_t add(Model::Impl& m, std::string name, std::size_t rank, std::size_t rows, std::size_t cols,
+                bool decay) {
+  const std::size_t offset = m.tensors.empty() ? 0 : m.tensors.back().offset + m.tensors.back().rows * m.tensors.back().cols;
+  m.tensors.push_back({std::move(name), rank, rows, cols, offset, decay});
+  return m.tensors.size() - 1;
+}
+
+void build(Model::Impl& m) {
+  const ModelConfig& c = m.config;
+  const std::size_t d = c.d_model;
+  m.tok_emb = add(m, "tok_emb", 2, c.vocab_size, d, false);
+  if (c.scheme == Scheme::kLearned) m.pos_emb = add(m, "pos_emb", 2, c.train_len, d, false);
+  if (c.scheme == Scheme::kT5) m.t5_bias = add(m, "t5_bias", 2, detail::kT5Buckets, c.n_heads, false);
+  for (std::size_t l = 0; l < c.n_layers; ++l) {
+    const std::string p = "blocks." + std::to_string(l) + ".";
+    detail::Block b;
+    b.ln1_w = add(m, p + "ln1.weight", 1, 1, d, false);
+    b.ln1_b = add(m, p + "ln1.bias", 1, 1, d, false);
+    b.wq = add(m, p + "wq", 2, d, d, true);
+    b.wk = add(m, p + "wk", 2, d, d, true);
+    b.wv = add(m, p + "wv", 2, d, d, true);
+    b.wo = add(m, p + "wo", 2, d, d, true);
+    b.ln2_w = add(m, p + "ln2.weight", 1, 1, d, false);
+    b.ln2_b = add(m, p + "ln2.bias", 1, 1, d, false);
+    b.w1 = add(m, p + "w1", 2, d, 4 * d, true);
+    b.w2 = add(m, p + "w2", 2, 4 * d, d, true);
+    m.blocks.push_back(b);
+  }
+  m.ln_f_w = add(m, "ln_f.weight", 1, 1, d, false);
+  m.ln_f_b = add(m, "ln_f.bias", 1, 1, d, false);
+  const std::size_t n = m.tensors.back().offset + m.tensors.back().rows * m.tensors.back().cols;
+  m.params.assign(n, 0.0f);
+  m.grads.assign(n, 0.0f);
+  m.adam_m.assign(n, 0.0f);
+  m.adam_v.assign(n, 0.0f);
+}
+
+// Seeded, tensor by tensor in order: matrices N(0, 0.02²), wo and w2 N(0, (0.02/√(2L))²), LayerNorm
+// weights 1 and biases 0, pos_emb N(0, 0.02²), t5_bias 0.
+void init(Model::Impl& m) {
+  detail::Rng rng(m.config.seed);
+  const double residual_std = 0.02 / std::sqrt(2.0 * static_cast<double>(m.config.n_layers));
+  for (const detail::Tensor& t : m.tensors) {
+    float* p = m.params.data() + t.offset;
+    const std::size_t n = t.rows * t.cols;
+    const bool residual = t.name.size() > 3 && (t.name.compare(t.name.size() - 3, 3, ".wo") == 0 ||
+                                                t.name.compare(t.name.size() - 3, 3, ".w2") == 0);
+    if (t.name == "t5_bias") {
+      for (std::size_t i = 0; i < n; ++i) p[i] = 0.0f;
+    } else if (t.rank == 1) {
+      const bool weight = t.name.compare(t.name.size() - 7, 7, ".weight") == 0;
+      for (std::size_t i = 0; i < n; ++i) p[i] = weight ? 1.0f : 0.0f;
+    } else {
+      const double sd = residual ? residual_std : 0.02;
+      for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<float>(sd * rng.normal());
+    }
+  }
+}
+
+}  // namespace
+
+const char* scheme_name(Scheme scheme) noexcept {
+  const int i = static_cast<int>(scheme);
+  return i >= 0 && i < static_cast<int>(kNumSchemes) ? kSchemeNames[i] : "unknown";
+}
+
+Status parse_scheme(const char* name, Scheme* out) noexcept {
+  if (name == nullptr || out == nullptr) return bad("scheme must not be null");
+  for (std::size_t i = 0; i < kNumSchemes; ++i)
+    if (std::strcmp(name, kSchemeNames[i]) == 0) {
+      *out = static_cast<Scheme>(i);
+      return Status::Ok();
+    }
+  return bad("scheme must be one of none, sinusoidal, learned, rope, alibi, t5");
+}
+
+Model::Model(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(impl)) {}
+Model::~Model() = default;
+
+Status Model::create(const ModelConfig& config, std::unique_ptr<Model>* out) noexcept {
+  if (out == nullptr) return bad("out must not be null");
+  if (Status s = check_config(config); !s.ok()) return s;
+  try {
+    auto impl = std::make_unique<Impl>();
+    impl->config = config;
+    impl->head_dim = config.d_model / config.n_heads;
+    build(*impl);
+    init(*impl);
+    if (config.scheme == Scheme::kAlibi) {
+      impl->slopes.resize(config.n_heads);
+      if (Status s = alibi_slopes(impl->slopes.data(), config.n_heads); !s.ok()) return s;
+    }
+    out->reset(new Model(std::move(impl)));
+  } catch (const std::bad_alloc&) {
+    return out_of_memory();
+  }
+  return Status::Ok();
+}
+
+const ModelConfig& Model::config() const noexcept { return impl_->config; }
+std::size_t Model::n_tensors() const noexcept { return impl_->tensors.size(); }
+std::size_t Model::n_params() const noexcept { return impl_->params.size(); }
+std::size_t Model::steps_taken() const noexcept { return impl_->steps; }
+
+TensorView Model::tensor(std::size_t i) const noexcept {
+  if (i >= impl_->tensors.size()) return {"", 0, 0, 0, nullptr, nullptr};
+  const detail::Tensor& t = impl_->tensors[i];
+  return {t.name.c_str(), t.rank, t.rows, t.cols, impl_->params.data() + t.offset,
+          impl_->grads.data() + t.offset};
+}
+
+Status Model::find_tensor(const char* name, TensorView* out) const noexcept {
+  if (name == nullptr || out == nullptr) return bad("name and out must not be null");
+  for (std::size_t i = 0; i < impl_->tensors.size(); ++i)
+    if (impl_->tensors[i].name == name) {
+      *out = tensor(i);
+      return Status::Ok();
+    }
+  return bad("no tensor of that name");
+}
+
+namespace detail {
+
+Status check_tokens(const Model::Impl& m, const std::int32_t* tokens, std::size_t batch,
+                    std::size_t seq_len) noexcept {
+  if (tokens == nullptr) return bad("tokens must not be null");
+  if (batch == 0) return bad("batch must be > 0");
+  if (seq_len < 2) return bad("seq_len must be >= 2");
+  if (seq_len > kMaxLen || batch > (std::size_t{1} << 24) / seq_len)
+    return {StatusCode::kTooLarge, "batch * seq_len must be <= 2^24 (and seq_len <= 65536)"};
+  if (m.config.scheme == Scheme::kLearned && seq_len > m.config.train_len)
+    return {StatusCode::kBadShape,
+            "seq_len must be <= train_len for the learned scheme (positions >= train_len have no embedding)"};
+  const auto v = static_cast<std::int64_t>(m.config.vocab_size);
+  for (std::size_t i = 0; i < batch * seq_len; ++i)
+    if (tokens[i] < 0 || tokens[i] >= v) return bad("tokens must be in [0, vocab_size)");
+  return Status::Ok();
+}
+
+}  // namespace detail
+
+Status Model::loss_and_gradients(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
+                                 float* loss) noexcept {
+  if (Status s = detail::check_tokens(*impl_, tokens, batch, seq_len); !s.ok()) return s;
+  if (loss == nullptr) return bad("loss must not be null");
+  try {
+    if (Status s = detail::prepare(*impl_, batch, seq_len, RopeScaling::kNone); !s.ok()) return s;
+  } catch (const std::bad_alloc&) {
+    impl_->ws = {};
+    return out_of_memory();
+  }
+  detail::forward(*impl_, tokens);
+  *loss = static_cast<float>(detail::mean_loss(*impl_));
+  detail::backward(*impl_, tokens);
+  return Status::Ok();
+}
+
+Status Model::evaluate(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
+                       const EvalOptions& options, double* loss, double* position_loss) noexcept {
+  if (Status s = detail::check_tokens(*impl_, tokens, batch, seq_len); !s.ok()) return s;
+  if (loss == nullptr) return bad("loss must not be null");
+  switch (options.rope_scaling) {
+    case RopeScaling::kNone: break;
+    case RopeScaling::kLinear: case RopeScaling::kNtk: case RopeScaling::kDynamic: case RopeScaling::kYarn:
+      if (impl_->config.scheme != Scheme::kRope) return bad("rope_scaling needs the rope scheme");
+      break;
+    default: return bad("rope_scaling must be none, linear, ntk, dynamic or yarn");
+  }
+  try {
+    std::vector<double> per_pos(seq_len - 1, 0.0);
+    if (Status s = detail::prepare(*impl_, 1, seq_len, options.rope_scaling); !s.ok()) return s;
+    double total = 0.0;
+    for (std::size_t b = 0; b < batch; ++b) {
+      detail::forward(*impl_, tokens + b * seq_len);
+      for (std::size_t t = 0; t + 1 < seq_len; ++t) {
+        per_pos[t] += impl_->ws.token_loss[t];
+        total += impl_->ws.token_loss[t];
+      }
+    }
+    *loss = total / static_cast<double>(batch * (seq_len - 1));
+    if (position_loss != nullptr)
+      for (std::size_t t = 0; t + 1 < seq_len; ++t) position_loss[t] = per_pos[t] / static_cast<double>(batch);
+  } catch (const std::bad_alloc&) {
+    impl_->ws = {};
+    return out_of_memory();
+  }
+  return Status::Ok();
+}
+
+}  // namespace posenc::lab

@@ -1,0 +1,91 @@
+// The lab model's internals, shared by model.cpp (parameters, checks, the public calls),
+// forward.cpp (forward and backward passes) and optimizer.cpp (AdamW).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "posenc/lab.hpp"
+
+namespace posenc::lab {
+
+namespace detail {
+
+constexpr float kLayerNormEps = 1e-5f;
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+// T5: causal buckets of relative position j - i (decoder self-attention), shared by all layers.
+constexpr int kT5Buckets = 32;
+constexpr int kT5MaxDistance = 128;
+
+struct Tensor {
+  std::string name;
+  std::size_t rank, rows, cols;
+  std::size_t offset;  // into params / grads / adam moments
+  bool decay;          // AdamW weight decay (the blocks' matrices)
+};
+
+struct Block {  // tensor indices
+  std::size_t ln1_w, ln1_b, wq, wk, wv, wo, ln2_w, ln2_b, w1, w2;
+};
+
+// Activations of one layer for a batch [batch · seq_len] rows, kept for the backward pass.
+struct LayerCache {
+  std::vector<float> a, mu1, r1;    // LN1(x), its mean and 1/std per row
+  std::vector<float> q, k, v;       // [rows][d_model]; q and k after RoPE
+  std::vector<float> p;             // attention probabilities [batch][n_heads][seq_len][seq_len]
+  std::vector<float> ctx, h;        // heads concatenated; h = x + ctx·wo
+  std::vector<float> b, mu2, r2;    // LN2(h)
+  std::vector<float> u, g;          // [rows][4 d_model]: h·w1 and GELU of it
+};
+
+struct Workspace {
+  std::size_t batch = 0, seq_len = 0;
+  std::vector<float> x;             // the residual stream [(n_layers + 1)][rows][d_model]
+  std::vector<LayerCache> layers;
+  std::vector<float> f, muf, rf;    // ln_f
+  std::vector<float> logits;        // [rows][vocab]: probabilities after forward, dlogits in backward
+  std::vector<float> token_loss;    // [rows]: -log p(token[t+1]) (0 at t = seq_len - 1)
+  std::vector<float> pos_table;     // sinusoidal [seq_len][d_model]
+  std::vector<float> cos, sin;      // rope [seq_len][head_dim / 2]
+  std::vector<int> bucket;          // t5: bucket of distance i - j, [seq_len]
+  // backward scratch
+  std::vector<float> dx, dh, da, dn, df, dq, dk, dv, dctx, dg, du, dp, ds;
+};
+
+}  // namespace detail
+
+struct Model::Impl {
+  ModelConfig config;
+  std::size_t head_dim = 0;
+  std::vector<detail::Tensor> tensors;
+  std::vector<float> params, grads, adam_m, adam_v;
+  std::size_t tok_emb = detail::kNone, pos_emb = detail::kNone, t5_bias = detail::kNone;
+  std::size_t ln_f_w = detail::kNone, ln_f_b = detail::kNone;
+  std::vector<detail::Block> blocks;
+  std::vector<float> slopes;  // alibi [n_heads]
+  std::size_t steps = 0;
+  detail::Workspace ws;
+
+  float* param(std::size_t t) { return params.data() + tensors[t].offset; }
+  float* grad(std::size_t t) { return grads.data() + tensors[t].offset; }
+};
+
+namespace detail {
+
+// Checks tokens[batch][seq_len] against the model (ids, sizes, learned length).
+Status check_tokens(const Model::Impl& m, const std::int32_t* tokens, std::size_t batch,
+                    std::size_t seq_len) noexcept;
+// Sizes the workspace for [batch][seq_len] and fills the position tables (RoPE with scaling).
+// May throw std::bad_alloc (callers catch).
+Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScaling scaling);
+// The forward pass over checked tokens; fills ws (token_loss, probabilities, caches).
+void forward(Model::Impl& m, const std::int32_t* tokens);
+// The backward pass of the mean loss after forward(); writes every gradient.
+void backward(Model::Impl& m, const std::int32_t* tokens);
+// The mean of ws.token_loss over the targets (double accumulation).
+double mean_loss(const Model::Impl& m);
+
+}  // namespace detail
+}  // namespace posenc::lab

@@ -1,0 +1,219 @@
+// The extrapolation lab through the package (pe.lab): models, gradients, evaluation, safetensors,
+// datasets, run(), bad input and memory. The numerics are checked in depth by the doctest suite
+// (tests/native/test_lab.cpp, also run as WASM); these tests check the JS layer over them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { error, pe } from './helpers.mjs';
+
+const small = { vocabSize: 8, dModel: 16, nLayers: 2, nHeads: 2, trainLength: 8, seed: 3 };
+
+function withModel(options, body) {
+  const m = pe.lab.createModel({ ...small, ...options });
+  try {
+    return body(m);
+  } finally {
+    m.delete();
+  }
+}
+
+function withData(options, body) {
+  const d = pe.lab.dataset(options);
+  try {
+    return body(d);
+  } finally {
+    d.delete();
+  }
+}
+
+test('lab: tensors carry the model card names and [in][out] shapes', () => {
+  for (const scheme of pe.lab.schemes) {
+    withModel({ scheme }, (m) => {
+      const names = m.tensors.map((t) => t.name);
+      const block = (l) => ['ln1.weight', 'ln1.bias', 'wq', 'wk', 'wv', 'wo', 'ln2.weight', 'ln2.bias', 'w1', 'w2']
+        .map((n) => `blocks.${l}.${n}`);
+      const extra = scheme === 'learned' ? ['pos_emb'] : scheme === 't5' ? ['t5_bias'] : [];
+      assert.deepEqual(names, ['tok_emb', ...extra, ...block(0), ...block(1), 'ln_f.weight', 'ln_f.bias']);
+      const shape = Object.fromEntries(m.tensors.map((t) => [t.name, t.shape]));
+      assert.deepEqual(shape.tok_emb, [8, 16]);
+      assert.deepEqual(shape['blocks.0.w1'], [16, 64]);
+      assert.deepEqual(shape['blocks.1.w2'], [64, 16]);
+      assert.deepEqual(shape['ln_f.bias'], [16]);
+      if (scheme === 'learned') assert.deepEqual(shape.pos_emb, [8, 16]);
+      if (scheme === 't5') assert.deepEqual(shape.t5_bias, [32, 2]);
+    });
+  }
+});
+
+test('lab: training is deterministic, starts near ln(vocabSize) and lowers the loss', () => {
+  withData({ vocabSize: 8, seed: 2 }, (d) => {
+    const losses = [0, 1].map(() => withModel({ scheme: 'rope' }, (m) => {
+      const out = [];
+      for (let step = 0; step < 40; step++) out.push(m.trainStep(d.sample(8, 8, step), { lr: 1e-2 }));
+      assert.equal(m.steps, 40);
+      return out;
+    }));
+    assert.deepEqual(losses[0], losses[1]);
+    // N(0, 0.02²) weights give near-uniform logits: the first loss is close to ln 8.
+    assert.ok(Math.abs(losses[0][0] - Math.log(8)) < 0.05, `${losses[0][0]}`);
+    assert.ok(losses[0][39] < losses[0][0] - 0.1, `${losses[0][39]} vs ${losses[0][0]}`);
+  });
+});
+
+test('lab: a small step against lossAndGradients lowers the loss (every scheme)', () => {
+  withData({ vocabSize: 8, seed: 4 }, (d) => {
+    const tokens = d.sample(4, 8, 1);
+    for (const scheme of pe.lab.schemes) {
+      withModel({ scheme }, (m) => {
+        const { loss, gradients } = m.lossAndGradients(tokens);
+        for (const t of m.tensors) {
+          assert.equal(gradients[t.name].length, t.shape.reduce((a, b) => a * b, 1), t.name);
+          assert.ok(gradients[t.name].every(Number.isFinite), t.name);
+        }
+        // Move every weight by -eta * grad through the safetensors round trip.
+        const bytes = m.exportWeights();
+        const n = Number(new DataView(bytes.buffer).getBigUint64(0, true));
+        const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+        let sq = 0;
+        for (const g of Object.values(gradients)) for (const v of g) sq += v * v;
+        const eta = 1e-3 / Math.sqrt(sq);
+        for (const [name, g] of Object.entries(gradients)) {
+          const [a] = header[name].data_offsets;
+          const w = new Float32Array(bytes.buffer.slice(8 + n + a, 8 + n + a + g.length * 4));
+          for (let i = 0; i < g.length; i++) w[i] -= eta * g[i];
+          bytes.set(new Uint8Array(w.buffer), 8 + n + a);
+        }
+        m.loadWeights(bytes);
+        const after = m.lossAndGradients(tokens).loss;
+        assert.ok(after < loss, `${scheme}: ${after} >= ${loss}`);
+      });
+    }
+  });
+});
+
+test('lab: evaluate gives per-position losses; learned has no embedding beyond trainLength', () => {
+  withData({ vocabSize: 8 }, (d) => {
+    const tokens = d.sample(3, 32, 7);
+    withModel({ scheme: 'rope' }, (m) => {
+      const r = m.evaluate(tokens, { length: 32 });
+      assert.equal(r.positionLoss.length, 31);
+      const mean = r.positionLoss.reduce((a, b) => a + b, 0) / 31;
+      assert.ok(Math.abs(mean - r.loss) < 1e-12);
+      for (const ropeScaling of pe.lab.ropeScalings) {
+        const s = m.evaluate(tokens, { length: 32, ropeScaling });
+        if (ropeScaling === 'none') assert.equal(s.loss, r.loss);
+        else assert.notEqual(s.loss, r.loss, ropeScaling);
+      }
+    });
+    withModel({ scheme: 'learned' }, (m) => {
+      assert.deepEqual(m.evaluate(tokens, { length: 32 }), { loss: null, noEmbedding: true, positionLoss: null });
+      assert.equal(typeof m.evaluate(d.sample(2, 8, 1)).loss, 'number');
+      assert.throws(() => m.trainStep(tokens, { length: 32 }), error(RangeError, /trainStep: length must be <= trainLength/));
+      assert.throws(() => m.evaluate(tokens, { length: 32, ropeScaling: 'yarn' }), error(RangeError, /ropeScaling needs the rope scheme/));
+    });
+  });
+});
+
+test('lab: exportWeights is safetensors that loadWeights reads back exactly, and checks', () => {
+  withData({ vocabSize: 8 }, (d) => {
+    const tokens = d.sample(2, 8, 3);
+    withModel({ scheme: 't5', seed: 1 }, (a) => {
+      a.trainStep(tokens, { lr: 1e-2 });
+      const bytes = a.exportWeights();
+      const n = Number(new DataView(bytes.buffer).getBigUint64(0, true));
+      assert.equal((8 + n) % 8, 0);
+      const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+      let offset = 0;
+      for (const t of a.tensors) {
+        assert.deepEqual(header[t.name], { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + t.shape.reduce((x, y) => x * y, 1) * 4] });
+        offset = header[t.name].data_offsets[1];
+      }
+      assert.equal(bytes.length, 8 + n + offset);
+      assert.deepEqual(JSON.parse(header.__metadata__.config), a.config);
+      withModel({ scheme: 't5', seed: 2 }, (b) => {
+        assert.notEqual(b.lossAndGradients(tokens).loss, a.lossAndGradients(tokens).loss);
+        b.loadWeights(bytes);
+        assert.equal(b.lossAndGradients(tokens).loss, a.lossAndGradients(tokens).loss);
+      });
+      withModel({ scheme: 'rope' }, (c) => {
+        assert.throws(() => c.loadWeights(bytes), error(RangeError, /loadWeights: unexpected tensor "t5_bias"/));
+      });
+      withModel({ scheme: 't5', dModel: 8 }, (c) => {
+        assert.throws(() => c.loadWeights(bytes), error(RangeError, /loadWeights: tok_emb must have shape \[8,8\]/));
+      });
+      withModel({ scheme: 't5' }, (c) => {
+        assert.throws(() => c.loadWeights(bytes.subarray(0, 100)), error(RangeError, /loadWeights: bytes is not a safetensors file/));
+        assert.throws(() => c.loadWeights([1, 2]), error(TypeError, /loadWeights: bytes must be a Uint8Array/));
+      });
+    });
+  });
+});
+
+test('lab: datasets — markov entropy below ln V, copy repeats, text vocabulary, same seed same rows', () => {
+  withData({ task: 'markov', seed: 5 }, (d) => {
+    assert.equal(d.vocabSize, 32);
+    assert.ok(d.entropyRate > 0 && d.entropyRate < Math.log(32));
+    assert.ok(d.floor(64) > d.entropyRate);  // the first target sees one token only
+    assert.deepEqual(d.sample(2, 16, 9), d.sample(2, 16, 9));
+    assert.notDeepEqual(d.sample(2, 16, 9), d.sample(2, 16, 10));
+  });
+  withData({ task: 'markov', peak: 0 }, (d) => assert.ok(Math.abs(d.entropyRate - Math.log(32)) < 1e-12));
+  withData({ task: 'copy', vocabSize: 10 }, (d) => {
+    const x = d.sample(1, 12, 1);
+    assert.deepEqual(x.subarray(0, 6), x.subarray(6));
+    assert.equal(d.entropyRate, null);
+    assert.ok(Math.abs(d.floor(12) - (5 * Math.log(10)) / 11) < 1e-12);
+  });
+  withData({ task: 'text', text: 'hello world' }, (d) => {
+    assert.equal(d.vocabSize, 8);  // ' ' d e h l o r w
+    assert.equal(d.floor(4), null);
+    assert.throws(() => d.sample(1, 20), error(RangeError, /sample: length must be <= the text's length/));
+  });
+});
+
+test('lab: run trains and evaluates each scheme; onProgress can cancel', () => {
+  const seen = [];
+  const r = pe.lab.run({ schemes: ['learned', 'alibi'], steps: 3, size: 'tiny', trainLength: 8, vocabSize: 8, evalBatch: 2 },
+    (p) => seen.push(`${p.scheme}:${p.step}/${p.totalSteps}`));
+  assert.deepEqual(seen, ['learned:0/3', 'learned:1/3', 'learned:2/3', 'alibi:0/3', 'alibi:1/3', 'alibi:2/3']);
+  assert.deepEqual(r.results.map((x) => x.scheme), ['learned', 'alibi']);
+  assert.deepEqual(r.results[0].eval.map((e) => [e.length, e.noEmbedding]), [[4, false], [8, false], [16, true], [32, true], [64, true]]);
+  assert.equal(r.results[0].eval[3].loss, null);
+  assert.ok(r.results[1].eval.every((e) => Number.isFinite(e.loss) && e.bucketLoss.length === Math.ceil((e.length - 1) / 2)));
+  assert.equal(r.results[1].trainLoss.length, 3);
+  assert.deepEqual(Object.keys(r.floor), ['4', '8', '16', '32', '64']);
+  assert.throws(() => pe.lab.run({ schemes: ['rope'], steps: 10, size: 'tiny', trainLength: 8 }, (p) => p.step < 2),
+    error(RangeError, /run: cancelled/));
+});
+
+test('lab: bad arguments are TypeError or RangeError naming the argument; nothing leaks', () => {
+  const before = pe.heapStats().inUseBytes;
+  const bad = [
+    [() => pe.lab.createModel({ ...small, dModel: 18, nHeads: 4 }), RangeError, /dModel must be a multiple of nHeads/],
+    [() => pe.lab.createModel({ ...small, dModel: 18, nHeads: 2, scheme: 'rope' }), RangeError, /headDim = dModel \/ nHeads must be even/],
+    [() => pe.lab.createModel({ ...small, scheme: 'xpos' }), RangeError, /scheme must be one of 'none'/],
+    [() => pe.lab.createModel({ ...small, vocabSize: 1 }), RangeError, /vocabSize/],
+    [() => pe.lab.createModel({ ...small, depth: 2 }), TypeError, /unknown option "depth"/],
+    [() => pe.lab.dataset({ task: 'wiki' }), RangeError, /task must be one of/],
+    [() => pe.lab.dataset({ task: 'text' }), TypeError, /text must be a string or a Uint8Array/],
+    [() => pe.lab.run({ schemes: ['rope', 'nope'] }), RangeError, /schemes\[1\] must be one of/],
+    [() => pe.lab.createModel({ vocabSize: 32, dModel: 4096, nLayers: 64, nHeads: 4 }), RangeError, /parameters/],
+    [() => pe.lab.run({ trainLength: 8192 }), RangeError, /run: batch 16 × length 8192 needs/],
+  ];
+  for (const [call, type, pattern] of bad) assert.throws(call, error(type, pattern));
+  withModel({ scheme: 'alibi' }, (m) => {
+    assert.throws(() => m.trainStep(new Int32Array(8).fill(8)), error(RangeError, /trainStep: tokens\[0\] must be an integer in \[0, 8\)/));
+    assert.throws(() => m.trainStep(new Int32Array(7)), error(RangeError, /tokens.length must be a positive multiple of length = 8/));
+    assert.throws(() => m.trainStep(new Float32Array(8)), error(TypeError, /tokens must be an Int32Array/));
+    assert.throws(() => m.trainStep(new Int32Array(8), { lr: -1 }), error(RangeError, /lr must be finite and >= 0/));
+    assert.throws(() => m.evaluate(new Int32Array(8), { ropeScaling: 'llama3' }), error(RangeError, /ropeScaling must be one of/));
+    assert.throws(() => m.evaluate(new Int32Array(32768), { length: 32768 }), error(RangeError, /evaluate: batch 1 × length 32768 needs/));
+    m.delete();
+    m.delete();  // a no-op
+    assert.throws(() => m.trainStep(new Int32Array(8)), error(Error, /trainStep: the model was deleted/));
+  });
+  for (let i = 0; i < 20; i++) {
+    withModel({ scheme: 't5' }, (m) => m.trainStep(new Int32Array(16).fill(1)));
+    withData({ task: 'markov', vocabSize: 4 }, (d) => d.sample(2, 8));
+  }
+  assert.equal(pe.heapStats().inUseBytes, before);
+});
