@@ -306,6 +306,17 @@ val model_info(const posenc::ModelInfo& m) {
     t.set("weights", m.position_table->weights.empty() ? val::null() : floats(m.position_table->weights));
     o.set("positionTable", t);
   }
+  if (m.irope) {
+    val r = val::object();
+    r.set("chunkSize", m.irope->chunk_size);
+    r.set("floorScale", m.irope->floor_scale);
+    r.set("attnScale", m.irope->attn_scale);
+    r.set("temperatureTuning", m.irope->temperature_tuning);
+    val layers = val::array();
+    for (bool b : m.irope->rope_layers) layers.call<void>("push", b);
+    r.set("ropeLayers", layers);
+    o.set("irope", r);
+  }
   val tensors = val::array();
   for (const auto& t : m.tensors) {
     val e = val::object();
@@ -503,12 +514,21 @@ std::string attention(Ptr q, Ptr k, Ptr v, double q_len, double kv_len, const va
   if (const double w = o["window"].as<double>(); w > 0) a.window = static_cast<std::size_t>(w);
   a.sink_tokens = o["sinkTokens"].as<std::size_t>();
   a.sinks = at<const float>(o["sinks"].as<Ptr>());
+  if (const double c = o["chunkSize"].as<double>(); c > 0) a.chunk_size = static_cast<std::size_t>(c);
+  if (const double f = o["floorScale"].as<double>(); f > 0)
+    a.temperature = posenc::AttentionOptions::Temperature{f, o["attnScale"].as<double>()};
   return message(posenc::attention(at<const float>(q), at<const float>(k), at<const float>(v),
                                    static_cast<std::size_t>(q_len), static_cast<std::size_t>(kv_len), a,
                                    at<float>(out), at<float>(weights)));
 }
 
 // Bytes allocated and not freed in the WASM heap (dlmalloc's count), for leak checks.
+// Llama 4's attention temperature at n positions (float64 in, float64 out).
+void irope_scales(Ptr out, Ptr pos, double n, double floor_scale, double attn_scale) {
+  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i)
+    at<double>(out)[i] = posenc::irope_attention_scale(at<const double>(pos)[i], floor_scale, attn_scale);
+}
+
 double heap_in_use() { return static_cast<double>(mallinfo().uordblks); }
 
 std::string simd_arch() { return posenc::simd_arch(); }
@@ -528,6 +548,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("ropeCache", &rope_cache);
   function("shiftKeys", &shift_keys);
   function("applyRopeRows", &apply_rope_rows);
+  function("iropeScales", &irope_scales);
   function("mropePositions", &mrope_positions);
   function("ropeParamsFromConfig", &rope_params_from_config);
   function("ggmlRopeParams", &ggml_rope_params);

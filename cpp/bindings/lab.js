@@ -3,6 +3,9 @@
 // its status messages are re-worded with the same names. Models and datasets hold WASM memory:
 // free them with delete() (or `using`); a second delete() is a no-op. Every result is a fresh copy.
 
+import { checkChoice as checkChoiceOf, checkInt as checkIntIn, checkOptions, describe } from './checks.js';
+import { heapTools } from './heap.js';
+
 export const LAB_SCHEMES = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5'];
 export const LAB_TASKS = ['markov', 'copy', 'text'];
 // The RoPE scalings evaluate() offers, by their posenc::RopeScaling value.
@@ -33,58 +36,11 @@ function checkWorkspace(fn, config, batch, length) {
 }
 
 const jsMessage = (m) => m.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*\b/g, (w) => JS_NAMES[w] ?? w);
-
-function describe(v) {
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (v === null || typeof v !== 'object') return String(v);
-  return Array.isArray(v) ? 'an array' : `an object (${v.constructor?.name ?? 'Object'})`;
-}
-
-function checkInt(fn, name, v, min, max = 2 ** 31 - 1) {
-  if (typeof v !== 'number') throw new TypeError(`${fn}: ${name} must be a number (got ${describe(v)})`);
-  if (!Number.isInteger(v) || v < min || v > max) {
-    throw new RangeError(`${fn}: ${name} must be an integer in [${min}, ${max}] (got ${v})`);
-  }
-  return v;
-}
-
-function checkOptions(fn, options, allowed) {
-  if (options === undefined) return {};
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(`${fn}: options must be an object (got ${describe(options)})`);
-  }
-  for (const key of Object.keys(options)) {
-    if (!allowed.includes(key)) throw new TypeError(`${fn}: unknown option ${JSON.stringify(key)} (allowed: ${allowed.join(', ')})`);
-  }
-  return options;
-}
-
-function checkChoice(fn, name, v, choices) {
-  if (!choices.includes(v)) {
-    throw new RangeError(`${fn}: ${name} must be one of ${choices.map((c) => `'${c}'`).join(', ')} (got ${describe(v)})`);
-  }
-  return v;
-}
+const checkInt = (fn, name, v, min, max = 2 ** 31 - 1) => checkIntIn(fn, name, v, min, max);
+const checkChoice = (fn, name, v, choices) => checkChoiceOf(fn, name, v, Object.fromEntries(choices.map((c) => [c, c])));
 
 export function wrapLab(module) {
-  // Runs body(alloc) with scratch heap buffers, freed afterwards whatever happens.
-  function scoped(fn, body) {
-    const ptrs = [];
-    const alloc = (bytes) => {
-      const ptr = module.heapAlloc(Math.max(1, bytes));
-      if (!ptr) throw new RangeError(`${fn}: ${bytes} bytes do not fit in WASM memory (at most 2 GiB)`);
-      ptrs.push(ptr);
-      return ptr;
-    };
-    try {
-      return body(alloc);
-    } finally {
-      for (const ptr of ptrs) module.heapFree(ptr);
-    }
-  }
-  const status = (fn, message) => {
-    if (message) throw new RangeError(`${fn}: ${jsMessage(message)}`);
-  };
+  const { scoped, status } = heapTools(module, jsMessage);
 
   // tokens: an Int32Array or array of ids in [0, vocabSize), batch × length of them.
   function checkTokens(fn, tokens, length, vocabSize) {

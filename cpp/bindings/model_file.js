@@ -108,6 +108,7 @@ function toPublic(m, bytesRead, publicRopeParams) {
     if (m.t5.table) Object.assign(out.t5, { name: m.t5.name, table: m.t5.table });
   }
   if (m.positionTable) out.positionTable = m.positionTable;
+  if (m.irope) out.irope = m.irope;
   out.tensors = m.tensors;
   out.warnings = m.warnings;
   out.bytesRead = bytesRead;

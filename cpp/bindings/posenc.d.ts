@@ -245,6 +245,8 @@ export interface ModelInfo {
   sliding?: { window?: number; params?: RopeParams };
   alibi?: { nHeads: number; maxBias: number };
   t5?: { nHeads: number; numBuckets: number; maxDistance: number; bidirectional: boolean; name?: string; table?: Float32Array };
+  /** Llama 4 (config.json): chunked RoPE layers and temperature-tuned NoPE layers (ropeLayers[l] false). */
+  irope?: { chunkSize: number; floorScale: number; attnScale: number; temperatureTuning: boolean; ropeLayers: boolean[] };
   /** A learned table [maxLen][dModel]; weights null when only its shape is known (config.json). */
   positionTable?: { name: string; maxLen: number; dModel: number; weights: Float32Array | null };
   /** Every tensor of a GGUF / safetensors / .npy file (shape slowest dimension first). */
@@ -369,6 +371,10 @@ export interface AttentionOptions {
   sinkTokens?: number;
   /** gpt-oss: one learned logit per head added to every softmax row, carrying no value. */
   sinks?: Float32Array;
+  /** Llama 4 RoPE layers: key j visible iff floor(j / chunkSize) = floor(p / chunkSize). */
+  chunkSize?: number;
+  /** Llama 4 NoPE layers: q times log(floor((p + 1) / floorScale) + 1) · attnScale + 1 (defaults 8192, 0.1). */
+  temperature?: { floorScale?: number; attnScale?: number };
 }
 
 export interface Posenc {
@@ -408,6 +414,9 @@ export interface Posenc {
    * k is kept. The frequencies are the params' at seqLen (or invFreq).
    */
   shiftKeys(k: Float32Array | HeapFloat32, options: ShiftKeysOptions): void;
+  /** Llama 4's attention temperature log(floor((p + 1) / floorScale) + 1) · attnScale + 1 at each position. */
+  iropeScale(positions: number, options?: { floorScale?: number; attnScale?: number }): number;
+  iropeScale(positions: NumberArray, options?: { floorScale?: number; attnScale?: number }): Float64Array;
   /** Qwen2-VL position ids [3][seqLen] (temporal, height, width rows) for text runs and image grids t × h × w. */
   mropePositions(segments: ({ text: number } | { image: [number, number, number] })[]): Float64Array;
   /**

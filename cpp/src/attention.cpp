@@ -61,6 +61,7 @@ struct Problem {
   int qk_mode = 0;
   std::size_t window = 0;                   // sliding window: key j visible iff qpos - window < j (0: none)
   std::size_t sink_tokens = 0;              // with window: keys 0 … sink_tokens-1 stay visible
+  std::size_t chunk = 0;                    // chunked attention: key j visible iff j / chunk == qpos / chunk
   const float* sinks = nullptr;             // [q_heads]: a learned logit in every softmax row, no value
 };
 
@@ -110,16 +111,24 @@ std::size_t visible_keys(const Problem& p, std::size_t b, std::size_t i) {
   if (p.causal) kmax = std::min(kmax, static_cast<std::int64_t>(i) + p.causal_offset[b] + 1);
   if (p.nonpad) kmax = std::min(kmax, p.nonpad[b]);
   if (p.mask_f || p.mask_b) kmax = std::min(kmax, static_cast<std::int64_t>(p.mask_len));
+  const std::int64_t qpos = p.qpos0 + static_cast<std::int64_t>(i);
   if (p.window != 0 && !p.causal)  // bidirectional window: j < qpos + window
-    kmax = std::min(kmax, p.qpos0 + static_cast<std::int64_t>(i) + static_cast<std::int64_t>(p.window));
+    kmax = std::min(kmax, qpos + static_cast<std::int64_t>(p.window));
+  if (p.chunk != 0) {  // the end of the query's chunk
+    const auto c = static_cast<std::int64_t>(p.chunk);
+    kmax = std::min(kmax, qpos < 0 ? 0 : (qpos / c + 1) * c);
+  }
   return static_cast<std::size_t>(std::max<std::int64_t>(kmax, 0));
 }
 
-// The first key after row i's window gap: keys [sink_tokens, window_start) are hidden (none
-// without a window). Keys before it are skipped a block at a time, as the causal path skips the future.
+// The first key after row i's gap: keys [sink_tokens, window_start) are hidden — before the
+// window, or before the query's chunk (none without either). Keys before it are skipped a block
+// at a time, as the causal path skips the future.
 std::size_t window_start(const Problem& p, std::size_t i) {
-  if (p.window == 0) return 0;
-  const std::int64_t lo = p.qpos0 + static_cast<std::int64_t>(i) - static_cast<std::int64_t>(p.window) + 1;
+  const std::int64_t qpos = p.qpos0 + static_cast<std::int64_t>(i);
+  std::int64_t lo = 0;
+  if (p.window != 0) lo = qpos - static_cast<std::int64_t>(p.window) + 1;
+  if (p.chunk != 0 && qpos >= 0) lo = std::max(lo, qpos / static_cast<std::int64_t>(p.chunk) * static_cast<std::int64_t>(p.chunk));
   return static_cast<std::size_t>(std::max<std::int64_t>(lo, 0));
 }
 
@@ -241,7 +250,7 @@ Status run(const Problem& p) {
                 apply_softcap(sr, visible, p.softcap);
                 if (biased && visible > 0) add_bias(p, b, h, qb + t + r, j0, visible, sr);
                 std::fill(sr + visible, sr + n, kNegInf);
-                if (p.window != 0) mask_window(p, kmin[t + r], j0, n, sr);
+                if (p.window != 0 || p.chunk != 0) mask_window(p, kmin[t + r], j0, n, sr);
               }
               kernels::softmax_tile(s.data(), kKeyBlock, n, vp.data() + j0 * p.v_dim, p.v_dim, p.v_dim,
                                     m.data() + t, l.data() + t, acc.data() + t * p.v_dim);
@@ -595,6 +604,10 @@ Status attention(const float* q, const float* k, const float* v, std::size_t q_l
   }
   if (o.window && *o.window == 0) return bad("window must be > 0 (it counts the query's own key)");
   if (o.sink_tokens != 0 && !o.window) return bad("sink_tokens needs a window");
+  if (o.chunk_size && *o.chunk_size == 0) return bad("chunk_size must be > 0");
+  if (o.temperature && !(std::isfinite(o.temperature->floor_scale) && o.temperature->floor_scale > 0 &&
+                         std::isfinite(o.temperature->attn_scale)))
+    return bad("temperature floor_scale must be finite and > 0, attn_scale finite");
   if (o.sinks)
     for (std::size_t h = 0; h < o.n_heads; ++h)
       if (!std::isfinite(o.sinks[h])) return bad("sinks must be finite");
@@ -628,6 +641,7 @@ Status attention(const float* q, const float* k, const float* v, std::size_t q_l
   p.qk = weights;
   p.qk_mode = 3;
   p.window = o.window.value_or(0);
+  p.chunk = o.chunk_size.value_or(0);
   p.sink_tokens = o.sink_tokens;
   p.sinks = o.sinks;
 
@@ -650,7 +664,25 @@ Status attention(const float* q, const float* k, const float* v, std::size_t q_l
     p.q = q_rot.data();
     p.k = k_rot.data();
   }
+  if (o.temperature) {  // Llama 4 NoPE layers: each query row times its position's scale
+    try {
+      if (q_rot.empty()) q_rot.assign(q, q + q_len * o.n_heads * o.head_dim);
+    } catch (const std::bad_alloc&) {
+      return {StatusCode::kTooLarge, "q too large for memory"};
+    }
+    for (std::size_t i = 0; i < q_len; ++i) {
+      const auto scale = static_cast<float>(irope_attention_scale(static_cast<double>(p.qpos0) + static_cast<double>(i),
+                                                                  o.temperature->floor_scale, o.temperature->attn_scale));
+      float* row = q_rot.data() + i * o.n_heads * o.head_dim;
+      for (std::size_t e = 0; e < o.n_heads * o.head_dim; ++e) row[e] *= scale;
+    }
+    p.q = q_rot.data();
+  }
   return run(p);
+}
+
+double irope_attention_scale(double pos, double floor_scale, double attn_scale) noexcept {
+  return std::log(std::floor((pos + 1.0) / floor_scale) + 1.0) * attn_scale + 1.0;
 }
 
 }  // namespace posenc

@@ -157,14 +157,16 @@ Status from_hugging_face(Reader& r, const json& root, const std::string& layer_t
   if (Status s = factor_list(r, *rp, "short_factor", &p->short_factor); !s.ok()) return s;
   if (Status s = factor_list(r, *rp, "long_factor", &p->long_factor); !s.ok()) return s;
   // M-RoPE (Qwen2-VL, Qwen2.5-VL; Qwen3-VL interleaved): pairs per temporal, height, width row.
-  if (const json* sec = member(*rp, "mrope_section"); sec != nullptr) {
+  // (in the scaling dict, or — Qwen3.5-style — beside rope_theta in the text config)
+  const json* mrope_home = member(*rp, "mrope_section") != nullptr ? rp : &cfg;
+  if (const json* sec = member(*mrope_home, "mrope_section"); sec != nullptr) {
     if (!sec->is_array() || sec->size() != 3)
       return r.fail("config: mrope_section must list 3 pair counts", "mrope_section must be an array of 3 whole numbers (t, h, w)");
     for (const auto& e : *sec) {
       if (!e.is_number_unsigned()) return r.fail("config: mrope_section must list 3 pair counts", "mrope_section must hold whole numbers >= 0");
       p->mrope_section.push_back(e.get<std::size_t>());
     }
-    if (const json* il = member(*rp, "mrope_interleaved"); il != nullptr && il->is_boolean()) p->mrope_interleaved = il->get<bool>();
+    if (const json* il = member(*mrope_home, "mrope_interleaved"); il != nullptr && il->is_boolean()) p->mrope_interleaved = il->get<bool>();
   }
   return Status::Ok();
 }

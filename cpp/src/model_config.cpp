@@ -130,6 +130,25 @@ Status model_info_from_config(std::string_view json_text, ModelInfo* out, std::s
         return s;
       }
       info.rope = std::move(p);
+      // Llama 4's iRoPE: chunked RoPE layers and temperature-tuned NoPE layers.
+      if (member(cfg, "attention_chunk_size") || member(cfg, "no_rope_layers") || type == "llama4" || type == "llama4_text") {
+        IropeInfo r;
+        whole(cfg, "attention_chunk_size", &r.chunk_size);
+        if (const json* v = member(cfg, "floor_scale"); v && v->is_number() && v->get<double>() > 0) r.floor_scale = v->get<double>();
+        if (const json* v = member(cfg, "attn_scale"); v && v->is_number()) r.attn_scale = v->get<double>();
+        if (const json* v = member(cfg, "attn_temperature_tuning"); v && (v->is_boolean() || v->is_number()))
+          r.temperature_tuning = v->is_boolean() ? v->get<bool>() : v->get<double>() != 0;
+        std::size_t layers = 0, interval = 4;
+        whole(cfg, "num_hidden_layers", &layers);
+        whole(cfg, "no_rope_layer_interval", &interval);
+        const json* list = member(cfg, "no_rope_layers");
+        if (list != nullptr && list->is_array() && !list->empty()) {
+          for (const auto& e : *list) r.rope_layers.push_back(e.is_number() && e.get<double>() != 0);
+        } else if (layers > 0 && layers <= (1u << 16) && interval > 0) {
+          for (std::size_t l = 0; l < layers; ++l) r.rope_layers.push_back((l + 1) % interval != 0);  // HF's default
+        }
+        info.irope = std::move(r);
+      }
       if (per_layer || local_base) {
         RopeParams q;
         if (config_json::rope_params_from_hf(root, "sliding_attention", &q, &why).ok()) info.rope_sliding = std::move(q);

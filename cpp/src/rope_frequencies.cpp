@@ -163,8 +163,9 @@ Status rope_frequencies(const RopeParams& p, std::size_t seq_len, double* inv_fr
       if (p.original_max_position_embeddings == 0)
         return bad("original_max_position_embeddings is required for llama3 scaling");
       if (!finite_positive(p.low_freq_factor)) return bad("low_freq_factor must be finite and > 0");
-      if (!(std::isfinite(p.high_freq_factor) && p.high_freq_factor > p.low_freq_factor))
-        return bad("high_freq_factor must be finite and > low_freq_factor");
+      // Llama 4 Scout sets both to 1: no smoothed band (HF's torch.where never selects it).
+      if (!(std::isfinite(p.high_freq_factor) && p.high_freq_factor >= p.low_freq_factor))
+        return bad("high_freq_factor must be finite and >= low_freq_factor");
       const double old_len = static_cast<double>(p.original_max_position_embeddings);
       const double low_freq_wavelen = old_len / p.low_freq_factor;
       const double high_freq_wavelen = old_len / p.high_freq_factor;
@@ -176,6 +177,7 @@ Status rope_frequencies(const RopeParams& p, std::size_t seq_len, double* inv_fr
           inv_freq[i] /= *p.factor;
           continue;
         }
+        if (p.high_freq_factor == p.low_freq_factor) continue;  // the band is empty
         const double smooth =
             (old_len / wavelen - p.low_freq_factor) / (p.high_freq_factor - p.low_freq_factor);
         inv_freq[i] = (1.0 - smooth) * inv_freq[i] / *p.factor + smooth * inv_freq[i];
@@ -300,6 +302,7 @@ Status ggml_rope_params(const RopeParams& p, std::size_t seq_len, GgmlRope* out)
             ff[i] = *p.factor;
             continue;
           }
+          if (p.high_freq_factor == p.low_freq_factor) continue;
           const double smooth = (old_len / wavelen - p.low_freq_factor) / (p.high_freq_factor - p.low_freq_factor);
           ff[i] = 1.0 / ((1.0 - smooth) / *p.factor + smooth);
         }

@@ -50,8 +50,10 @@ before(async () => {
 after(async () => work && rm(work, { recursive: true, force: true }));
 
 test('npm pack ships only the package: JS entries, types, the .wasm, data, README, LICENSE', () => {
-  assert.deepEqual(packedFiles, ['LICENSE', 'README.md', 'dist/api.js', 'dist/browser.js', 'dist/lab.js', 'dist/model_file.js', 'dist/node.js', 'dist/posenc.d.ts',
-    'dist/posenc.mjs', 'dist/posenc.wasm', 'dist/presets.js', 'dist/presets.json', 'package.json']);
+  assert.deepEqual(packedFiles, ['LICENSE', 'README.md', 'dist/alibi_t5.js', 'dist/api.js', 'dist/attention.js', 'dist/browser.js',
+    'dist/checks.js', 'dist/heap.js', 'dist/lab.js', 'dist/learned.js', 'dist/model_file.js', 'dist/node.js', 'dist/onnx.js', 'dist/posenc.d.ts',
+    'dist/posenc.mjs', 'dist/posenc.wasm', 'dist/presets.js', 'dist/presets.json', 'dist/rope.js', 'dist/rope_params.js',
+    'dist/sinusoidal.js', 'package.json']);
 });
 
 test('the tarball installs into an empty project and imports in Node', async () => {

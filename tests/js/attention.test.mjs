@@ -139,3 +139,32 @@ test('attention: sliding window, sink tokens and sink logits equal the twin; bad
   assert.throws(() => pe.attention(q, q, q, { nHeads: 2, headDim: 2, sinks: Float32Array.of(1) }), error(RangeError, /sinks must have nHeads = 2 entries/));
   assert.throws(() => pe.attention(q, q, q, { nHeads: 1, headDim: 4, sinks: Float32Array.of(NaN) }), error(RangeError, /sinks must be finite/));
 });
+
+test('attention: Llama 4 chunked attention and the NoPE temperature equal the twin; iropeScale and the Scout config', async () => {
+  const H = 2, D = 8, T = 130;
+  const q = randomFloats(T * H * D, 9), k = randomFloats(T * H * D, 10), v = randomFloats(T * H * D, 11);
+  for (const chunkSize of [1, 16, 64, 100]) {
+    const mask = new Float32Array(T * T);
+    for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) if (Math.floor(i / chunkSize) !== Math.floor(j / chunkSize) || j > i) mask[i * T + j] = -Infinity;
+    const got = pe.attention(q, k, v, { nHeads: H, headDim: D, causal: true, chunkSize });
+    assert.ok(maxAbsDiff(got, twin(q, k, v, { nHeads: H, headDim: D, causal: true, mask })) < 2e-6, `chunk ${chunkSize}`);
+  }
+  // HF Llama4TextAttention: q ·= log(floor((pos + 1) / floor_scale) + 1) · attn_scale + 1.
+  assert.deepEqual(Array.from(pe.iropeScale([0, 8190, 8191, 16383])), [1, 1, 1 + 0.1 * Math.log(2), 1 + 0.1 * Math.log(3)]);
+  const scales = pe.iropeScale(Array.from({ length: T }, (_, i) => i), { floorScale: 8, attnScale: 0.5 });
+  const qs = Float32Array.from(q, (x, e) => x * scales[Math.floor(e / (H * D))]);
+  const warm = pe.attention(q, k, v, { nHeads: H, headDim: D, causal: true, temperature: { floorScale: 8, attnScale: 0.5 } });
+  assert.ok(maxAbsDiff(warm, twin(qs, k, v, { nHeads: H, headDim: D, causal: true })) < 2e-6);
+  assert.throws(() => pe.attention(q, k, v, { nHeads: H, headDim: D, chunkSize: 0 }), error(RangeError, /chunkSize must be >= 1/));
+
+  const scout = pe.presets.presets.find((p) => p.id === 'llama-4-scout').config;
+  const m = await pe.readModel(scout);
+  assert.equal(m.irope.chunkSize, 8192);
+  assert.equal(m.irope.ropeLayers.length, 48);
+  assert.deepEqual(m.irope.ropeLayers.slice(0, 8), [true, true, true, false, true, true, true, false]);
+  // llama3 with low = high = 1 (Scout): pairs with wavelength < 8192 keep θ_i, the others θ_i / 16.
+  const f = pe.ropeFrequencies(m.rope.params, { dtype: 'float64' }).invFreq;
+  const plain = pe.ropeFrequencies({ headDim: 128, theta: 500000 }, { dtype: 'float64' }).invFreq;
+  assert.equal(f[34], plain[34]);
+  assert.ok(Math.abs(f[35] - plain[35] / 16) < 1e-18);
+});

@@ -296,3 +296,12 @@ test('applyRope2d: Pixtral axial RoPE — half the pairs by patch row (even freq
   assert.throws(() => pe.applyRope2d(x, { nHeads, headDim: 6, grid: [1, 1] }), error(RangeError, /multiple of 4/));
   assert.throws(() => pe.applyRope2d(x, { nHeads, headDim, grid: [3, 4], positions: [0, 0] }), error(TypeError, /exactly one of options.grid/));
 });
+
+test('presets: Qwen2.5-VL reads its M-RoPE sections; Qwen3.5-style top-level mrope keys too', () => {
+  const vl = pe.ropeParamsFromConfig(pe.presets.presets.find((p) => p.id === 'qwen2.5-vl-7b').config);
+  assert.deepEqual(vl.mrope, { section: [16, 24, 24], interleaved: false });
+  assert.equal(vl.headDim, 128);
+  const top = pe.ropeParamsFromConfig({ head_dim: 256, rope_theta: 1e7, partial_rotary_factor: 0.25, mrope_interleaved: true, mrope_section: [11, 11, 10] });
+  assert.deepEqual(top.mrope, { section: [11, 11, 10], interleaved: true });
+  assert.equal(pe.ropeFrequencies(top).rotaryDim, 64);
+});

@@ -82,6 +82,8 @@ inline std::vector<double> attention(const std::vector<float>& q, const std::vec
       for (std::size_t j = 0; j < kv_len; ++j) {
         double dot = 0;
         for (std::size_t d = 0; d < D; ++d) dot += double(q[(i * H + h) * D + d]) * k[(j * Hkv + kvh) * D + d];
+        // Llama 4 temperature: q ·= log(floor((pos + 1) / floor_scale) + 1) · attn_scale + 1.
+        if (o.temperature) dot *= std::log(std::floor((qpos + 1) / o.temperature->floor_scale) + 1) * o.temperature->attn_scale + 1;
         double x = dot * scale;
         if (o.softcap > 0) x = o.softcap * std::tanh(x / o.softcap);
         if (o.alibi_slopes) x -= o.alibi_slopes[h] * std::fabs(qpos - double(j));
@@ -92,6 +94,8 @@ inline std::vector<double> attention(const std::vector<float>& q, const std::vec
         const bool sink_token = double(j) < double(o.sink_tokens);
         if (o.window && !sink_token && !(double(j) > qpos - double(*o.window))) x = -INFINITY;
         if (o.window && !o.causal && !(double(j) < qpos + double(*o.window))) x = -INFINITY;
+        // HF chunked_overlay: kv_idx // chunk == q_idx // chunk.
+        if (o.chunk_size && std::floor(double(j) / double(*o.chunk_size)) != std::floor(qpos / double(*o.chunk_size))) x = -INFINITY;
         s[j] = x;
         m = std::fmax(m, x);
       }

@@ -266,3 +266,34 @@ TEST_CASE("attention: window 1 sees only the own key; a sink logit s gives weigh
   o.sink_tokens = 4;
   CHECK(posenc::attention(q.data(), k.data(), v.data(), T, T, o, out.data()).code == posenc::StatusCode::kBadArgument);
 }
+
+TEST_CASE("attention: Llama 4 chunked local attention and the NoPE layers' temperature equal the twin") {
+  const std::size_t H = 2, D = 8;
+  for (const std::size_t kv_len : {63u, 130u, 200u}) {
+    for (const std::size_t chunk : {1u, 16u, 64u, 100u}) {
+      for (const bool causal : {true, false}) {
+        posenc::AttentionOptions o;
+        o.n_heads = H; o.head_dim = D; o.causal = causal; o.chunk_size = chunk;
+        const auto q = random_floats(kv_len * H * D, 31), k = random_floats(kv_len * H * D, 32), v = random_floats(kv_len * H * D, 33);
+        std::vector<float> out(q.size());
+        CAPTURE(kv_len); CAPTURE(chunk); CAPTURE(causal);
+        REQUIRE(posenc::attention(q.data(), k.data(), v.data(), kv_len, kv_len, o, out.data()).ok());
+        CHECK(max_abs_diff(out, posenc::reference::attention(q, k, v, kv_len, kv_len, o)) <= 2e-6);
+      }
+    }
+  }
+  // The temperature: 1 below floor_scale - 1, log(2)·0.1 + 1 from there (floor_scale 4 here).
+  CHECK(posenc::irope_attention_scale(2, 4, 0.1) == 1.0);
+  CHECK(posenc::irope_attention_scale(3, 4, 0.1) == doctest::Approx(1 + 0.1 * std::log(2.0)));
+  CHECK(posenc::irope_attention_scale(8190, 8192, 0.1) == 1.0);
+  CHECK(posenc::irope_attention_scale(8191, 8192, 0.1) == doctest::Approx(1 + 0.1 * std::log(2.0)));
+  posenc::AttentionOptions t;
+  t.n_heads = H; t.head_dim = D; t.causal = true; t.temperature = posenc::AttentionOptions::Temperature{4.0, 0.5};
+  const std::size_t T = 40;
+  const auto q = random_floats(T * H * D, 34), k = random_floats(T * H * D, 35), v = random_floats(T * H * D, 36);
+  std::vector<float> out(q.size());
+  REQUIRE(posenc::attention(q.data(), k.data(), v.data(), T, T, t, out.data()).ok());
+  CHECK(max_abs_diff(out, posenc::reference::attention(q, k, v, T, T, t)) <= 2e-6);
+  t.chunk_size = 0;
+  CHECK(posenc::attention(q.data(), k.data(), v.data(), T, T, t, out.data()).code == posenc::StatusCode::kBadArgument);
+}

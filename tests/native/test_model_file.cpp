@@ -365,6 +365,16 @@ TEST_CASE("config.json: learned, ALiBi, T5 and RoPE configs each go to their sch
   CHECK(m.rope_sliding->theta == 10000.0);
   m = info(preset_config("mistral-7b"));
   CHECK(m.sliding_window == 4096);
+  m = info(preset_config("llama-4-scout"));
+  REQUIRE(m.irope);
+  CHECK(m.irope->chunk_size == 8192);
+  CHECK(m.irope->rope_layers.size() == 48);
+  CHECK(m.irope->rope_layers[2]);
+  CHECK_FALSE(m.irope->rope_layers[3]);  // every 4th layer NoPE (HF's no_rope_layer_interval 4)
+  double af = 0;
+  CHECK(inv_freq(*m.rope, 0, &af).size() == 64);  // llama3 with low = high = 1 is valid
+  m = info(preset_config("qwen2.5-vl-7b"));
+  CHECK(m.rope->mrope_section == std::vector<std::size_t>{16, 24, 24});
   ModelInfo none;
   std::string detail;
   CHECK_FALSE(posenc::model_info_from_config(R"({"hidden_size": 64})", &none, &detail).ok());

@@ -198,7 +198,7 @@ TEST_CASE("rope frequencies: bad parameters give a status naming the parameter")
   q.scaling = RopeScaling::kLlama3;
   q.factor = 8.0;
   q.original_max_position_embeddings = 8192;
-  q.high_freq_factor = 1.0;
+  q.high_freq_factor = 0.5;  // below low_freq_factor 1 (equal is valid: Llama 4 Scout's empty band)
   CHECK(message_names(status_of(q), "high_freq_factor"));
   q = p;
   q.scaling = RopeScaling::kLongRope;

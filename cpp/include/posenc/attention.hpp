@@ -104,9 +104,23 @@ struct AttentionOptions {
   // also j < qpos_i + window. Blocks of keys wholly outside are skipped. Must be > 0.
   std::optional<std::size_t> window;
   std::size_t sink_tokens = 0;           // StreamingLLM: keys 0 … sink_tokens-1 stay visible (needs window)
+  // Llama 4's chunked local attention (attention_chunk_size, its RoPE layers): key j visible iff
+  // j / chunk_size == qpos_i / chunk_size (integer division), combined with causal. Must be > 0.
+  std::optional<std::size_t> chunk_size;
+  // Llama 4's attention temperature (its NoPE layers, attn_temperature_tuning): query i is
+  // multiplied by irope_attention_scale(qpos_i, floor_scale, attn_scale) before the scores.
+  struct Temperature {
+    double floor_scale = 8192.0;
+    double attn_scale = 0.1;
+  };
+  std::optional<Temperature> temperature;
   const float* sinks = nullptr;          // [n_heads]: gpt-oss's learned sink logit, one more logit in
                                          // every softmax row that carries no value (rows sum to < 1)
 };
+
+// HF Llama4TextAttention: log(floor((pos + 1) / floor_scale) + 1) * attn_scale + 1 (1 up to
+// pos = floor_scale - 2, then growing with the log of the position).
+double irope_attention_scale(double pos, double floor_scale, double attn_scale) noexcept;
 
 // q [q_len][n_heads][head_dim], k and v [kv_len][n_kv_heads][head_dim] (one sequence, tokens
 // major, as applyRope takes them); out [q_len][n_heads][head_dim]. Queries sit at the last q_len

@@ -55,6 +55,16 @@ struct T5Info {
   std::vector<float> table;  // [num_buckets][n_heads] (HF's relative_attention_bias.weight), or empty
 };
 
+// Llama 4's interleaved RoPE (iRoPE): RoPE layers with chunked local attention, NoPE layers
+// with the attention temperature (see AttentionOptions::chunk_size, ::temperature).
+struct IropeInfo {
+  std::size_t chunk_size = 0;     // attention_chunk_size, 0 if absent
+  double floor_scale = 8192.0;    // HF Llama4TextConfig defaults
+  double attn_scale = 0.1;
+  bool temperature_tuning = true;  // attn_temperature_tuning
+  std::vector<bool> rope_layers;   // per layer: true = RoPE (no_rope_layers, or every 4th layer NoPE)
+};
+
 // A tensor the file holds (its shape row-major, slowest dimension first).
 struct TensorEntry {
   std::string name;
@@ -74,6 +84,7 @@ struct ModelInfo {
   std::optional<AlibiInfo> alibi;
   std::optional<T5Info> t5;
   std::optional<PositionTable> position_table;
+  std::optional<IropeInfo> irope;     // Llama 4 (config.json)
   std::vector<TensorEntry> tensors;   // every tensor of a GGUF, safetensors or .npy file
   std::vector<std::string> warnings;  // what the reader could not interpret, naming the keys
 };

@@ -1,0 +1,104 @@
+// ALiBi slopes and biases, T5 buckets and biases (cpp/src/alibi.cpp, t5.cpp).
+import {
+  checkBool, checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions, toFloat64,
+} from './checks.js';
+
+export function alibiT5Api(module, heap) {
+  const { scoped, f32, f64, i32, copyOut, status } = heap;
+  function alibiSlopes(nHeads, maxBias) {
+    return scoped('alibiSlopes', (alloc) => {
+      const out = alloc(nHeads * 4);
+      status('alibiSlopes', module.alibiSlopes(out, nHeads, maxBias));
+      return copyOut(out, nHeads);
+    });
+  }
+
+  // options.queryOffset of alibiBias/t5Bias: the key position of query 0 (NaN: kLen - qLen).
+  function resolveQueryOffset(fn, queryOffset, qLen, kLen) {
+    if (queryOffset === undefined) {
+      if (qLen > kLen) {
+        throw new RangeError(`${fn}: qLen = ${qLen} must be <= kLen = ${kLen} when the queries sit at the last key positions (the default); pass queryOffset`);
+      }
+      return NaN;
+    }
+    return checkInt(fn, 'queryOffset', queryOffset, 0, 2 ** 52);
+  }
+
+  return {
+    alibiSlopes,
+    api: {
+      alibiSlopes(nHeads, options) {
+        const fn = 'alibiSlopes';
+        checkInt(fn, 'nHeads', nHeads, 1, 1 << 20);
+        const { maxBias = 8 } = checkOptions(fn, options, ['maxBias']);
+        checkFinite(fn, 'maxBias', maxBias, { positive: true });
+        return alibiSlopes(nHeads, maxBias);
+      },
+  
+      alibiBias(nHeads, qLen, kLen, options) {
+        const fn = 'alibiBias';
+        checkInt(fn, 'nHeads', nHeads, 1);
+        checkInt(fn, 'qLen', qLen, 1);
+        checkInt(fn, 'kLen', kLen, 1);
+        const { causal = true, maxBias = 8, queryOffset } = checkOptions(fn, options, ['causal', 'maxBias', 'queryOffset']);
+        checkBool(fn, 'causal', causal);
+        checkFinite(fn, 'maxBias', maxBias, { positive: true });
+        const qOffset = resolveQueryOffset(fn, queryOffset, qLen, kLen);
+        const n = nHeads * qLen * kLen;
+        checkElements(fn, 'nHeads * qLen * kLen', n);
+        return scoped(fn, (alloc) => {
+          const out = alloc(n * 4);
+          status(fn, module.alibiBias(out, nHeads, qLen, kLen, causal, maxBias, qOffset));
+          return copyOut(out, n);
+        });
+      },
+  
+      t5Bucket(relativePosition, options) {
+        const fn = 't5Bucket';
+        const { bidirectional = true, numBuckets = 32, maxDistance = 128 } = checkOptions(fn, options,
+          ['bidirectional', 'numBuckets', 'maxDistance']);
+        checkBool(fn, 'bidirectional', bidirectional);
+        checkInt(fn, 'numBuckets', numBuckets, 1, 2 ** 30);
+        checkInt(fn, 'maxDistance', maxDistance, 1, 2 ** 30);
+        const single = typeof relativePosition === 'number';
+        const rel = single ? toFloat64(fn, 'relativePosition', [relativePosition], { integer: true })
+          : toFloat64(fn, 'relativePosition', relativePosition, { integer: true });
+        checkElements(fn, 'relativePosition.length', rel.length);
+        return scoped(fn, (alloc) => {
+          const out = alloc(Math.max(1, rel.length) * 4);
+          const r = alloc(Math.max(1, rel.length) * 8);
+          f64(r, rel.length).set(rel);
+          status(fn, module.t5Buckets(out, r, rel.length, bidirectional, numBuckets, maxDistance));
+          const buckets = i32(out, rel.length).slice();
+          return single ? buckets[0] : buckets;
+        });
+      },
+  
+      t5Bias(table, nHeads, qLen, kLen, options) {
+        const fn = 't5Bias';
+        checkFloat32Array(fn, 'table', table);
+        checkInt(fn, 'nHeads', nHeads, 1);
+        checkInt(fn, 'qLen', qLen, 1);
+        checkInt(fn, 'kLen', kLen, 1);
+        const { bidirectional = true, numBuckets = 32, maxDistance = 128, queryOffset } = checkOptions(fn, options,
+          ['bidirectional', 'numBuckets', 'maxDistance', 'queryOffset']);
+        checkBool(fn, 'bidirectional', bidirectional);
+        checkInt(fn, 'numBuckets', numBuckets, 1, 2 ** 30);
+        checkInt(fn, 'maxDistance', maxDistance, 1, 2 ** 30);
+        const qOffset = resolveQueryOffset(fn, queryOffset, qLen, kLen);
+        if (table.length !== numBuckets * nHeads) {
+          throw new RangeError(`${fn}: table.length must equal numBuckets * nHeads = ${numBuckets * nHeads} (got ${table.length})`);
+        }
+        const n = nHeads * qLen * kLen;
+        checkElements(fn, 'nHeads * qLen * kLen', n);
+        return scoped(fn, (alloc) => {
+          const out = alloc(n * 4);
+          const t = alloc(table.length * 4);
+          f32(t, table.length).set(table);
+          status(fn, module.t5Bias(out, t, nHeads, qLen, kLen, bidirectional, numBuckets, maxDistance, qOffset));
+          return copyOut(out, n);
+        });
+      },
+    },
+  };
+}

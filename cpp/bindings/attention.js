@@ -1,0 +1,144 @@
+// Attention with positions fused in (cpp/src/attention.cpp): RoPE, ALiBi, T5, masks, sliding
+// windows, sinks, Llama 4's chunks and temperature.
+import {
+  checkBool, checkChoice, checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions,
+  isPlainObject, toFloat64,
+} from './checks.js';
+import { ROPE_LAYOUTS } from './rope_params.js';
+
+export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) {
+  const { scoped, f32, f64, copyOut, status } = heap;
+  const ATTENTION_OPTIONS = ['nHeads', 'nKvHeads', 'headDim', 'causal', 'alibi', 't5', 'rope', 'mask', 'scale', 'softcap',
+    'returnWeights', 'window', 'sinkTokens', 'sinks', 'chunkSize', 'temperature'];
+
+  function attention(q, k, v, options) {
+    const fn = 'attention';
+    checkFloat32Array(fn, 'q', q);
+    checkFloat32Array(fn, 'k', k);
+    checkFloat32Array(fn, 'v', v);
+    if (options === undefined) throw new TypeError(`${fn}: options { nHeads, headDim } are required`);
+    checkOptions(fn, options, ATTENTION_OPTIONS);
+    const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1, 2 ** 20);
+    const nKvHeads = checkInt(fn, 'nKvHeads', options.nKvHeads ?? nHeads, 1, 2 ** 20);
+    const headDim = checkInt(fn, 'headDim', options.headDim, 1, 2 ** 20);
+    if (nHeads % nKvHeads !== 0) throw new RangeError(`${fn}: nHeads = ${nHeads} must be a multiple of nKvHeads = ${nKvHeads}`);
+    if (q.length === 0 || q.length % (nHeads * headDim) !== 0) {
+      throw new RangeError(`${fn}: q.length must be a non-zero multiple of nHeads * headDim = ${nHeads * headDim} (got ${q.length})`);
+    }
+    if (k.length === 0 || k.length % (nKvHeads * headDim) !== 0) {
+      throw new RangeError(`${fn}: k.length must be a non-zero multiple of nKvHeads * headDim = ${nKvHeads * headDim} (got ${k.length})`);
+    }
+    if (v.length !== k.length) throw new RangeError(`${fn}: v.length must equal k.length = ${k.length} (got ${v.length})`);
+    const qLen = q.length / (nHeads * headDim), kvLen = k.length / (nKvHeads * headDim);
+    const causal = options.causal === undefined ? false : checkBool(fn, 'causal', options.causal);
+    const scale = options.scale === undefined ? NaN : checkFinite(fn, 'scale', options.scale);
+    const softcap = options.softcap === undefined ? 0 : checkFinite(fn, 'softcap', options.softcap);
+    const returnWeights = options.returnWeights === undefined ? false : checkBool(fn, 'returnWeights', options.returnWeights);
+    checkElements(fn, 'nHeads * qLen * kvLen', returnWeights ? nHeads * qLen * kvLen : 0);
+
+    let slopes = null;
+    if (options.alibi !== undefined && options.alibi !== false) {
+      if (options.alibi instanceof Float32Array) {
+        if (options.alibi.length !== nHeads) throw new RangeError(`${fn}: alibi slopes must have nHeads = ${nHeads} entries (got ${options.alibi.length})`);
+        slopes = options.alibi;
+      } else {
+        const { maxBias = 8 } = options.alibi === true ? {} : checkOptions(fn, options.alibi, ['maxBias'], 'alibi');
+        checkFinite(fn, 'alibi.maxBias', maxBias, { positive: true });
+        slopes = alibiSlopes(nHeads, maxBias);
+      }
+    }
+    let t5 = null;
+    if (options.t5 !== undefined) {
+      const { table, bidirectional = !causal, numBuckets = 32, maxDistance = 128 } = checkOptions(fn, options.t5,
+        ['table', 'bidirectional', 'numBuckets', 'maxDistance'], 't5');
+      checkFloat32Array(fn, 't5.table', table);
+      checkBool(fn, 't5.bidirectional', bidirectional);
+      checkInt(fn, 't5.numBuckets', numBuckets, 1, 2 ** 30);
+      checkInt(fn, 't5.maxDistance', maxDistance, 1, 2 ** 30);
+      if (table.length !== numBuckets * nHeads) {
+        throw new RangeError(`${fn}: t5.table.length must equal numBuckets * nHeads = ${numBuckets * nHeads} (got ${table.length})`);
+      }
+      t5 = { table, bidirectional, numBuckets, maxDistance };
+    }
+    let rope = null;
+    if (options.rope !== undefined) {
+      const r = isPlainObject(options.rope) && 'headDim' in options.rope ? { params: options.rope } : options.rope;
+      checkOptions(fn, r, ['params', 'invFreq', 'layout', 'precision', 'attentionFactor'], 'rope');
+      const f = resolveFrequencies(`${fn} (rope)`, r, kvLen - 1);
+      if (f.rotaryDim > headDim) throw new RangeError(`${fn}: rope rotaryDim = ${f.rotaryDim} must be <= headDim = ${headDim}`);
+      rope = { ...f, layout: checkChoice(fn, 'rope.layout', r.layout ?? 'halfSplit', ROPE_LAYOUTS),
+        precision: checkChoice(fn, 'rope.precision', r.precision ?? 'fast', { fast: 0, accurate: 1 }) };
+    }
+    const window = options.window === undefined ? 0 : checkInt(fn, 'window', options.window, 1);
+    const sinkTokens = options.sinkTokens === undefined ? 0 : checkInt(fn, 'sinkTokens', options.sinkTokens, 0);
+    if (sinkTokens > 0 && !window) throw new TypeError(`${fn}: sinkTokens needs a window (StreamingLLM keeps the first keys beside a rolling window)`);
+    let sinks = null;
+    if (options.sinks !== undefined) {
+      checkFloat32Array(fn, 'sinks', options.sinks);
+      if (options.sinks.length !== nHeads) throw new RangeError(`${fn}: sinks must have nHeads = ${nHeads} entries (one logit per head; got ${options.sinks.length})`);
+      for (const x of options.sinks) if (!Number.isFinite(x)) throw new RangeError(`${fn}: sinks must be finite (got ${x})`);
+      sinks = options.sinks;
+    }
+    const chunkSize = options.chunkSize === undefined ? 0 : checkInt(fn, 'chunkSize', options.chunkSize, 1);
+    let temperature = { floorScale: 0, attnScale: 0 };
+    if (options.temperature !== undefined) {
+      const { floorScale = 8192, attnScale = 0.1 } = checkOptions(fn, options.temperature, ['floorScale', 'attnScale'], 'temperature');
+      temperature = { floorScale: checkFinite(fn, 'temperature.floorScale', floorScale, { positive: true }),
+        attnScale: checkFinite(fn, 'temperature.attnScale', attnScale) };
+    }
+    let mask = null, maskPerHead = false;
+    if (options.mask !== undefined) {
+      checkFloat32Array(fn, 'mask', options.mask);
+      maskPerHead = options.mask.length === nHeads * qLen * kvLen && nHeads > 1;
+      if (!maskPerHead && options.mask.length !== qLen * kvLen) {
+        throw new RangeError(`${fn}: mask.length must be qLen * kvLen = ${qLen * kvLen} or nHeads * qLen * kvLen = ${nHeads * qLen * kvLen} (got ${options.mask.length})`);
+      }
+      mask = options.mask;
+    }
+    return scoped(fn, (alloc) => {
+      const put32 = (arr) => { const p = alloc(Math.max(1, arr.length) * 4); return { p, arr }; };
+      const bufs = [put32(q), put32(k), put32(v)];
+      const sl = slopes ? put32(slopes) : null;
+      const tb = t5 ? put32(t5.table) : null;
+      const mk = mask ? put32(mask) : null;
+      const sk = sinks ? put32(sinks) : null;
+      const inv = rope ? alloc(rope.invFreq.length * 8) : 0;
+      const out = alloc(q.length * 4);
+      const w = returnWeights ? alloc(Math.max(1, nHeads * qLen * kvLen) * 4) : 0;
+      for (const b of [...bufs, sl, tb, mk, sk]) if (b) f32(b.p, b.arr.length).set(b.arr);
+      if (rope) f64(inv, rope.invFreq.length).set(rope.invFreq);
+      status(fn, module.attention(bufs[0].p, bufs[1].p, bufs[2].p, qLen, kvLen, {
+        nHeads, nKvHeads, headDim, causal, scale, softcap,
+        alibiSlopes: sl ? sl.p : 0,
+        t5Table: tb ? tb.p : 0, t5Bidirectional: t5 ? t5.bidirectional : true,
+        t5NumBuckets: t5 ? t5.numBuckets : 32, t5MaxDistance: t5 ? t5.maxDistance : 128,
+        ropeInvFreq: inv, ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0,
+        ropePrecision: rope ? rope.precision : 0, ropeAttentionFactor: rope ? rope.attentionFactor : 1,
+        bias: mk ? mk.p : 0, biasPerHead: maskPerHead, window, sinkTokens, sinks: sk ? sk.p : 0,
+        chunkSize, floorScale: temperature.floorScale, attnScale: temperature.attnScale,
+      }, out, w));
+      const output = copyOut(out, q.length);
+      return returnWeights ? { output, weights: copyOut(w, nHeads * qLen * kvLen) } : output;
+    });
+  }
+
+  return {
+    attention,
+    iropeScale(positions, options) {
+      const fn = 'iropeScale';
+      const { floorScale = 8192, attnScale = 0.1 } = checkOptions(fn, options, ['floorScale', 'attnScale']);
+      checkFinite(fn, 'floorScale', floorScale, { positive: true });
+      checkFinite(fn, 'attnScale', attnScale);
+      const single = typeof positions === 'number';
+      const pos = toFloat64(fn, 'positions', single ? [positions] : positions);
+      checkElements(fn, 'positions.length', pos.length);
+      return scoped(fn, (alloc) => {
+        const n = Math.max(1, pos.length), p = alloc(n * 8), out = alloc(n * 8);
+        f64(p, pos.length).set(pos);
+        module.iropeScales(out, p, pos.length, floorScale, attnScale);
+        const scales = f64(out, pos.length).slice();
+        return single ? scales[0] : scales;
+      });
+    },
+  };
+}

@@ -1,0 +1,109 @@
+// Argument checks shared by every module of the JS API: they name the argument and the rule, in the
+// user's (camelCase) names, before anything is allocated in the WASM heap.
+
+/** The largest result one call may return, in float32 elements (1 GiB); the heap may grow to 2 GiB. */
+export const MAX_ELEMENTS = 2 ** 28;
+
+// C++ status messages name parameters in snake_case; users know them by these names.
+const JS_NAMES = {
+  seq_len: 'seqLen', d_model: 'dModel', n_heads: 'nHeads', head_dim: 'headDim', rot_dim: 'rotaryDim',
+  q_len: 'qLen', k_len: 'kLen', max_len: 'maxLen', max_bias: 'maxBias', num_buckets: 'numBuckets',
+  max_distance: 'maxDistance', inv_freq: 'invFreq', pos: 'positions', pos_offset: 'offset', n_pos: 'seqLen',
+  attention_factor: 'attentionFactor', theta: 'params.theta',
+  partial_rotary_factor: 'params.partialRotaryFactor', factor: 'params.scaling.factor',
+  original_max_position_embeddings: 'params.scaling.originalMaxPositionEmbeddings',
+  max_position_embeddings: 'params.scaling.maxPositionEmbeddings', beta_fast: 'params.scaling.betaFast',
+  beta_slow: 'params.scaling.betaSlow', mscale: 'params.scaling.mscale',
+  mscale_all_dim: 'params.scaling.mscaleAllDim', low_freq_factor: 'params.scaling.lowFreqFactor',
+  high_freq_factor: 'params.scaling.highFreqFactor', short_factor: 'params.scaling.shortFactor',
+  long_factor: 'params.scaling.longFactor', freq_factors: 'params.freqFactors', query_offset: 'queryOffset',
+};
+
+export function jsMessage(message) {
+  return message.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*\b/g, (w) => JS_NAMES[w] ?? w);
+}
+
+export function describe(v) {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'function') return 'a function';
+  if (v === null || typeof v !== 'object') return String(v);
+  return Array.isArray(v) ? 'an array' : `an object (${v.constructor?.name ?? 'Object'})`;
+}
+
+export function checkNumber(fn, name, v) {
+  if (typeof v !== 'number') throw new TypeError(`${fn}: ${name} must be a number (got ${describe(v)})`);
+  return v;
+}
+
+export function checkInt(fn, name, v, min, max = Number.MAX_SAFE_INTEGER) {
+  checkNumber(fn, name, v);
+  if (!Number.isInteger(v)) throw new RangeError(`${fn}: ${name} must be an integer (got ${v})`);
+  if (v < min || v > max) {
+    const rule = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `in [${min}, ${max}]`;
+    throw new RangeError(`${fn}: ${name} must be ${rule} (got ${v})`);
+  }
+  return v;
+}
+
+export function checkFinite(fn, name, v, { positive = false } = {}) {
+  checkNumber(fn, name, v);
+  if (!Number.isFinite(v) || (positive && v <= 0)) {
+    throw new RangeError(`${fn}: ${name} must be finite${positive ? ' and > 0' : ''} (got ${v})`);
+  }
+  return v;
+}
+
+export function checkBool(fn, name, v) {
+  if (typeof v !== 'boolean') throw new TypeError(`${fn}: ${name} must be a boolean (got ${describe(v)})`);
+  return v;
+}
+
+export function checkChoice(fn, name, v, choices) {
+  if (typeof v !== 'string' || !Object.hasOwn(choices, v)) {
+    throw new RangeError(`${fn}: ${name} must be one of ${Object.keys(choices).map((c) => `'${c}'`).join(', ')} (got ${describe(v)})`);
+  }
+  return choices[v];
+}
+
+export function isPlainObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v);
+}
+
+export function checkOptions(fn, options, allowed, name = 'options') {
+  if (options === undefined) return {};
+  if (!isPlainObject(options)) throw new TypeError(`${fn}: ${name} must be an object (got ${describe(options)})`);
+  for (const key of Object.keys(options)) {
+    if (!allowed.includes(key)) {
+      throw new TypeError(`${fn}: unknown ${name === 'options' ? 'option' : `key in ${name}`} ${JSON.stringify(key)} (allowed: ${allowed.join(', ')})`);
+    }
+  }
+  return options;
+}
+
+export function checkFloat32Array(fn, name, v) {
+  if (!(v instanceof Float32Array)) throw new TypeError(`${fn}: ${name} must be a Float32Array (got ${describe(v)})`);
+  return v;
+}
+
+/** An array-like of numbers (Array or any typed array; BigInt64Array too) as a Float64Array. */
+export function toFloat64(fn, name, v, { integer = false } = {}) {
+  const ok = Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView));
+  if (!ok) throw new TypeError(`${fn}: ${name} must be an array or typed array of numbers (got ${describe(v)})`);
+  const out = new Float64Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const x = typeof v[i] === 'bigint' ? Number(v[i]) : v[i];
+    if (typeof x !== 'number') throw new TypeError(`${fn}: ${name}[${i}] must be a number (got ${describe(v[i])})`);
+    if (!Number.isFinite(x) || (integer && !Number.isInteger(x))) {
+      throw new RangeError(`${fn}: ${name}[${i}] must be ${integer ? 'an integer' : 'finite'} (got ${x})`);
+    }
+    out[i] = x;
+  }
+  return out;
+}
+
+export function checkElements(fn, what, n) {
+  if (n > MAX_ELEMENTS) {
+    throw new RangeError(`${fn}: ${what} = ${n} elements exceeds the limit of ${MAX_ELEMENTS} (1 GiB of float32)`);
+  }
+}

@@ -1,0 +1,58 @@
+// The WASM heap as the JS API uses it: scoped scratch buffers freed whatever happens, views taken
+// after every allocation (growth detaches older ones), C++ status messages as RangeErrors, and the
+// one handle that holds heap memory, HeapFloat32 (allocFloat32), freed by delete().
+import { checkElements, checkInt, jsMessage } from './checks.js';
+
+// rename: C++ snake_case names → the JS names of the caller's API (default: the main API's).
+export function heapTools(module, rename = jsMessage) {
+  // Runs body(alloc) with scratch heap buffers and frees them all afterwards, whatever happens.
+  // Heap views are taken after every allocation: growing memory detaches older views.
+  function scoped(fn, body) {
+    const ptrs = [];
+    const alloc = (bytes) => {
+      const ptr = module.heapAlloc(bytes);
+      if (!ptr) throw new RangeError(`${fn}: ${bytes} bytes do not fit in WASM memory (at most 2 GiB)`);
+      ptrs.push(ptr);
+      return ptr;
+    };
+    try {
+      return body(alloc);
+    } finally {
+      for (const ptr of ptrs) module.heapFree(ptr);
+    }
+  }
+  const f32 = (ptr, n) => module.HEAPF32.subarray(ptr >> 2, (ptr >> 2) + n);
+  const f64 = (ptr, n) => module.HEAPF64.subarray(ptr >> 3, (ptr >> 3) + n);
+  const i32 = (ptr, n) => module.HEAP32.subarray(ptr >> 2, (ptr >> 2) + n);
+  const copyOut = (ptr, n) => module.HEAPF32.slice(ptr >> 2, (ptr >> 2) + n);
+  function status(fn, message) {
+    if (message) throw new RangeError(`${fn}: ${rename(message)}`);
+  }
+
+  /** Float32Array of `length` floats inside the WASM heap, for in-place calls. Free with delete(). */
+  class HeapFloat32 {
+    #ptr;
+    constructor(length) {
+      checkInt('allocFloat32', 'length', length, 1);
+      checkElements('allocFloat32', 'length', length);
+      this.#ptr = module.heapAlloc(length * 4);
+      if (!this.#ptr) throw new RangeError(`allocFloat32: ${length * 4} bytes do not fit in WASM memory (at most 2 GiB)`);
+      this.length = length;
+    }
+    /** The heap address (bytes), 0 once deleted. */
+    get ptr() { return this.#ptr ?? 0; }
+    /** A view of the data. Borrowed: take a new one after any posenc call, which may grow memory. */
+    get array() {
+      if (!this.#ptr) throw new TypeError('HeapFloat32: used after delete()');
+      return f32(this.#ptr, this.length);
+    }
+    /** Frees the memory. A second call does nothing. */
+    delete() {
+      if (this.#ptr) module.heapFree(this.#ptr);
+      this.#ptr = 0;
+    }
+    [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() { this.delete(); }
+  }
+
+  return { scoped, f32, f64, i32, copyOut, status, HeapFloat32 };
+}

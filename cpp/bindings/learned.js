@@ -1,0 +1,103 @@
+// Learned absolute position tables and embedding (cpp/src/learned.cpp).
+import {
+  checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions, toFloat64,
+} from './checks.js';
+
+export function learnedApi(module, heap) {
+  const { scoped, f32, i32, copyOut, status } = heap;
+
+  return {
+    learnedTable(maxLen, dModel, options) {
+      const fn = 'learnedTable';
+      checkInt(fn, 'maxLen', maxLen, 1);
+      checkInt(fn, 'dModel', dModel, 1);
+      const { seed = 0, std = 0.02, weights, offset = 0 } = checkOptions(fn, options, ['seed', 'std', 'weights', 'offset']);
+      checkInt(fn, 'offset', offset, 0, 2 ** 31 - 1);
+      checkElements(fn, 'maxLen * dModel', maxLen * dModel);
+      let table;
+      if (weights !== undefined) {
+        checkFloat32Array(fn, 'weights', weights);
+        if (weights.length !== maxLen * dModel) {
+          throw new RangeError(`${fn}: weights.length must equal maxLen * dModel = ${maxLen * dModel} (got ${weights.length})`);
+        }
+        table = weights.slice();
+      } else {
+        checkInt(fn, 'seed', seed, 0);
+        checkFinite(fn, 'std', std);
+        table = scoped(fn, (alloc) => {
+          const out = alloc(maxLen * dModel * 4);
+          status(fn, module.learnedInit(out, maxLen, dModel, seed, std));
+          return copyOut(out, maxLen * dModel);
+        });
+      }
+      const lookup = (positions) => {
+        const lfn = 'learnedTable.lookup';
+        const pos = toFloat64(lfn, 'positions', positions, { integer: true });
+        if (pos.length === 0) throw new RangeError(`${lfn}: positions must not be empty`);
+        checkElements(lfn, 'positions.length * dModel', pos.length * dModel);
+        pos.forEach((p, i) => {
+          if (p < 0 || p + offset >= maxLen) {
+            throw new RangeError(`${lfn}: positions[${i}] = ${p} (row ${p + offset} with offset ${offset}) is outside the table of maxLen = ${maxLen}: a model trained on ${maxLen} positions has no embedding for it`);
+          }
+        });
+        return scoped(lfn, (alloc) => {
+          const t = alloc(table.length * 4);
+          const p = alloc(pos.length * 4);
+          const out = alloc(pos.length * dModel * 4);
+          f32(t, table.length).set(table);
+          i32(p, pos.length).set(pos);
+          status(lfn, module.learnedLookup(out, t, maxLen, dModel, p, pos.length, offset));
+          return copyOut(out, pos.length * dModel);
+        });
+      };
+      return { maxLen, dModel, offset, weights: table, lookup };
+    },
+
+    embed(tokenIds, options) {
+      const fn = 'embed';
+      const tokens = toFloat64(fn, 'tokenIds', tokenIds, { integer: true });
+      if (tokens.length === 0) throw new RangeError(`${fn}: tokenIds must not be empty`);
+      if (options === undefined) throw new TypeError(`${fn}: options { tokenEmbeddings, dModel, positionTable } are required`);
+      const { tokenEmbeddings, dModel, positionTable, positions, scale = Math.sqrt(dModel) } = checkOptions(fn, options,
+        ['tokenEmbeddings', 'dModel', 'positionTable', 'positions', 'scale']);
+      checkInt(fn, 'dModel', dModel, 1);
+      checkFloat32Array(fn, 'tokenEmbeddings', tokenEmbeddings);
+      checkFloat32Array(fn, 'positionTable', positionTable);
+      checkFinite(fn, 'scale', scale);
+      for (const [name, t] of [['tokenEmbeddings', tokenEmbeddings], ['positionTable', positionTable]]) {
+        if (t.length === 0 || t.length % dModel !== 0) {
+          throw new RangeError(`${fn}: ${name}.length must be a non-zero multiple of dModel = ${dModel} (got ${t.length})`);
+        }
+      }
+      const vocab = tokenEmbeddings.length / dModel;
+      const rows = positionTable.length / dModel;
+      const pos = positions === undefined ? tokens.map((_, i) => i) : toFloat64(fn, 'positions', positions, { integer: true });
+      if (pos.length !== tokens.length) {
+        throw new RangeError(`${fn}: positions.length must equal tokenIds.length = ${tokens.length} (got ${pos.length})`);
+      }
+      tokens.forEach((t, i) => {
+        if (t < 0 || t >= vocab) throw new RangeError(`${fn}: tokenIds[${i}] = ${t} is outside the vocabulary [0, ${vocab})`);
+      });
+      pos.forEach((p, i) => {
+        if (p < 0 || p >= rows) throw new RangeError(`${fn}: position ${p} (token ${i}) is outside positionTable, which has ${rows} rows`);
+      });
+      const n = tokens.length;
+      checkElements(fn, 'tokenIds.length * dModel', n * dModel);
+      // Only the rows used cross into the heap: row i of each gathered table belongs to token i.
+      return scoped(fn, (alloc) => {
+        const e = alloc(n * dModel * 4);
+        const q = alloc(n * dModel * 4);
+        const idx = alloc(n * 4);
+        const out = alloc(n * dModel * 4);
+        const eView = f32(e, n * dModel), qView = f32(q, n * dModel);
+        for (let i = 0; i < n; i++) {
+          eView.set(tokenEmbeddings.subarray(tokens[i] * dModel, (tokens[i] + 1) * dModel), i * dModel);
+          qView.set(positionTable.subarray(pos[i] * dModel, (pos[i] + 1) * dModel), i * dModel);
+        }
+        i32(idx, n).set(tokens.map((_, i) => i));
+        status(fn, module.embed(out, idx, n, e, n, dModel, q, n, idx, scale));
+        return copyOut(out, n * dModel);
+      });
+    },
+  };
+}

@@ -1,0 +1,181 @@
+// ONNX operators with their exact semantics (cpp/src/attention.cpp): tensors { data, dims } keyed by
+// slot, attributes by ONNX name. An onnxruntime-web Tensor works as is.
+import {
+  checkElements, checkFinite, checkInt, checkOptions, describe, isPlainObject, MAX_ELEMENTS,
+} from './checks.js';
+
+// ---- tensors (ONNX ops) ----------------------------------------------------------------------------
+
+const ATTENTION_INPUTS = ['Q', 'K', 'V', 'attn_mask', 'past_key', 'past_value', 'nonpad_kv_seqlen'];
+const ATTENTION_OUTPUTS = ['Y', 'present_key', 'present_value', 'qk_matmul_output'];
+const ATTENTION_ATTRS = ['is_causal', 'kv_num_heads', 'q_num_heads', 'qk_matmul_output_mode', 'scale', 'softcap',
+  'softmax_precision'];
+const ROTARY_INPUTS = ['X', 'cos_cache', 'sin_cache', 'position_ids'];
+const ROTARY_ATTRS = ['interleaved', 'num_heads', 'rotary_embedding_dim'];
+const DTYPE = { float32: 0, bool: 1, int64: 2 };
+
+/**
+ * Reads an ONNX-style tensor { data, dims } (an onnxruntime-web Tensor works as is) for a slot
+ * whose allowed element types are `kinds` ('float32', 'bool', 'int64'). null when absent.
+ */
+function readTensor(fn, slot, t, kinds) {
+  if (t === undefined || t === null) return null;
+  if (typeof t !== 'object' || !('data' in t) || !('dims' in t)) {
+    throw new TypeError(`${fn}: inputs.${slot} must be a tensor { data, dims } (got ${describe(t)})`);
+  }
+  const dimsIn = t.dims;
+  if (!(Array.isArray(dimsIn) || ArrayBuffer.isView(dimsIn))) {
+    throw new TypeError(`${fn}: inputs.${slot}.dims must be an array of integers (got ${describe(dimsIn)})`);
+  }
+  const dims = Array.from(dimsIn, (d) => (typeof d === 'bigint' ? Number(d) : d));
+  if (dims.length < 1 || dims.length > 4) {
+    throw new RangeError(`${fn}: inputs.${slot}.dims must have 1 to 4 entries (got [${dims}])`);
+  }
+  dims.forEach((d, i) => {
+    if (typeof d !== 'number' || !Number.isInteger(d) || d < 0) {
+      throw new RangeError(`${fn}: inputs.${slot}.dims[${i}] must be an integer >= 0 (got ${describe(dimsIn[i])})`);
+    }
+  });
+  const n = dims.reduce((a, b) => a * b, 1);
+  if (n > MAX_ELEMENTS) throw new RangeError(`${fn}: inputs.${slot} has ${n} elements, over the limit of ${MAX_ELEMENTS}`);
+  const data = t.data;
+  let dtype;
+  if (data instanceof Float32Array && kinds.includes('float32')) dtype = 'float32';
+  else if ((data instanceof Uint8Array || (Array.isArray(data) && typeof data[0] === 'boolean')) && kinds.includes('bool')) dtype = 'bool';
+  else if ((data instanceof BigInt64Array || (Array.isArray(data) && data.every((x) => typeof x === 'number' || typeof x === 'bigint'))) && kinds.includes('int64')) dtype = 'int64';
+  else {
+    const wanted = { float32: 'Float32Array', bool: 'Uint8Array or boolean[]', int64: 'BigInt64Array or number[]' };
+    throw new TypeError(`${fn}: inputs.${slot}.data must be a ${kinds.map((k) => wanted[k]).join(' or ')} (got ${describe(data)})`);
+  }
+  if (data.length !== n) {
+    throw new RangeError(`${fn}: inputs.${slot}.data has ${data.length} elements but dims [${dims}] need ${n}`);
+  }
+  if (dtype === 'int64') {
+    for (let i = 0; i < n; i++) {
+      const x = data[i];
+      if (typeof x === 'number' && !Number.isSafeInteger(x)) throw new RangeError(`${fn}: inputs.${slot}.data[${i}] must be an integer (got ${x})`);
+    }
+  }
+  return { slot, dtype, dims, data, n };
+}
+
+function readAttrs(fn, attrs, allowed) {
+  if (attrs === undefined) return {};
+  if (!isPlainObject(attrs)) throw new TypeError(`${fn}: attrs must be an object (got ${describe(attrs)})`);
+  for (const key of Object.keys(attrs)) {
+    if (!allowed.includes(key)) throw new TypeError(`${fn}: unknown attribute ${JSON.stringify(key)} (allowed: ${allowed.join(', ')})`);
+  }
+  return attrs;
+}
+
+function intAttr(fn, attrs, name, dflt, min, max) {
+  let v = attrs[name];
+  if (v === undefined) return dflt;
+  if (typeof v === 'boolean') v = v ? 1 : 0;
+  if (typeof v === 'bigint') v = Number(v);
+  return checkInt(fn, `attrs.${name}`, v, min, max);
+}
+
+export function onnxApi(module, heap) {
+  const { scoped, copyOut, status } = heap;
+  // Copies tensors into the heap (all allocations first: growth detaches views) → descriptors.
+  function tensorsToHeap(alloc, tensors) {
+    const placed = tensors.map((t) => {
+      if (!t) return null;
+      const bytes = t.dtype === 'float32' ? 4 : t.dtype === 'bool' ? 1 : 8;
+      return { t, ptr: alloc(Math.max(1, t.n) * bytes) };
+    });
+    const out = {};
+    for (const p of placed) {
+      if (!p) continue;
+      const { t, ptr } = p;
+      if (t.dtype === 'float32') module.HEAPF32.set(t.data, ptr >> 2);
+      else if (t.dtype === 'bool') module.HEAPU8.set(Uint8Array.from(t.data, (x) => (x ? 1 : 0)), ptr);
+      else {
+        const view = new BigInt64Array(module.HEAPU8.buffer, ptr, t.n);
+        for (let i = 0; i < t.n; i++) view[i] = BigInt(t.data[i]);
+      }
+      out[t.slot] = { ptr, dtype: DTYPE[t.dtype], dims: t.dims };
+    }
+    return out;
+  }
+
+  function onnxAttention(inputs, attrs, options) {
+    const fn = 'onnx.attention';
+    if (!isPlainObject(inputs)) throw new TypeError(`${fn}: inputs must be an object keyed by slot (Q, K, V, ...) (got ${describe(inputs)})`);
+    for (const key of Object.keys(inputs)) {
+      if (!ATTENTION_INPUTS.includes(key)) throw new TypeError(`${fn}: unknown input slot ${JSON.stringify(key)} (slots: ${ATTENTION_INPUTS.join(', ')})`);
+    }
+    for (const slot of ['Q', 'K', 'V']) {
+      if (inputs[slot] === undefined || inputs[slot] === null) throw new TypeError(`${fn}: inputs.${slot} is required`);
+    }
+    const tensors = ATTENTION_INPUTS.map((slot) => readTensor(fn, slot, inputs[slot],
+      slot === 'attn_mask' ? ['float32', 'bool'] : slot === 'nonpad_kv_seqlen' ? ['int64'] : ['float32']));
+    readAttrs(fn, attrs, ATTENTION_ATTRS);
+    const a = attrs ?? {};
+    const { outputs, opset = 24 } = checkOptions(fn, options, ['outputs', 'opset']);
+    const normalized = {
+      is_causal: intAttr(fn, a, 'is_causal', 0, 0, 1),
+      q_num_heads: intAttr(fn, a, 'q_num_heads', 0, 1, 2 ** 30),
+      kv_num_heads: intAttr(fn, a, 'kv_num_heads', 0, 1, 2 ** 30),
+      qk_matmul_output_mode: intAttr(fn, a, 'qk_matmul_output_mode', 0, 0, 3),
+      softmax_precision: intAttr(fn, a, 'softmax_precision', 0, 0, 2 ** 30),
+      scale: a.scale === undefined ? NaN : checkFinite(fn, 'attrs.scale', a.scale),
+      softcap: a.softcap === undefined ? 0 : checkFinite(fn, 'attrs.softcap', a.softcap),
+      opset: checkInt(fn, 'opset', opset, 23, 24),
+    };
+    const hasPast = tensors[4] !== null;
+    let wanted = hasPast ? ['Y', 'present_key', 'present_value'] : ['Y'];
+    if (outputs !== undefined) {
+      if (!Array.isArray(outputs)) throw new TypeError(`${fn}: outputs must be an array of output slot names (got ${describe(outputs)})`);
+      wanted = outputs.filter((o) => o !== '');
+      for (const o of wanted) {
+        if (!ATTENTION_OUTPUTS.includes(o)) throw new RangeError(`${fn}: unknown output slot ${JSON.stringify(o)} (slots: ${ATTENTION_OUTPUTS.join(', ')})`);
+      }
+      if (!wanted.includes('Y')) throw new RangeError(`${fn}: outputs must include Y`);
+    }
+    return scoped(fn, (alloc) => {
+      const desc = tensorsToHeap(alloc, tensors);
+      const [message, shapes] = module.onnxAttentionShapes(desc, normalized);
+      status(fn, message);
+      const ptrs = {};
+      const sizes = {};
+      for (const o of wanted) {
+        sizes[o] = shapes[o].reduce((x, y) => x * y, 1);
+        checkElements(fn, o, sizes[o]);
+        ptrs[o] = alloc(Math.max(1, sizes[o]) * 4);
+      }
+      status(fn, module.onnxAttention(desc, normalized, ptrs.Y, ptrs.present_key ?? 0, ptrs.present_value ?? 0,
+        ptrs.qk_matmul_output ?? 0));
+      const result = {};
+      for (const o of wanted) result[o] = { data: copyOut(ptrs[o], sizes[o]), dims: shapes[o] };
+      return result;
+    });
+  }
+
+  function onnxRotaryEmbedding(inputs, attrs) {
+    const fn = 'onnx.rotaryEmbedding';
+    if (!isPlainObject(inputs)) throw new TypeError(`${fn}: inputs must be an object keyed by slot (X, cos_cache, ...) (got ${describe(inputs)})`);
+    for (const key of Object.keys(inputs)) {
+      if (!ROTARY_INPUTS.includes(key)) throw new TypeError(`${fn}: unknown input slot ${JSON.stringify(key)} (slots: ${ROTARY_INPUTS.join(', ')})`);
+    }
+    for (const slot of ['X', 'cos_cache', 'sin_cache']) {
+      if (inputs[slot] === undefined || inputs[slot] === null) throw new TypeError(`${fn}: inputs.${slot} is required`);
+    }
+    const tensors = ROTARY_INPUTS.map((slot) => readTensor(fn, slot, inputs[slot], slot === 'position_ids' ? ['int64'] : ['float32']));
+    readAttrs(fn, attrs, ROTARY_ATTRS);
+    const a = attrs ?? {};
+    const interleaved = intAttr(fn, a, 'interleaved', 0, 0, 1);
+    const numHeads = intAttr(fn, a, 'num_heads', 0, 1, 2 ** 30);
+    const rotaryDim = intAttr(fn, a, 'rotary_embedding_dim', 0, 0, 2 ** 30);
+    const x = tensors[0];
+    return scoped(fn, (alloc) => {
+      const desc = tensorsToHeap(alloc, tensors);
+      const y = alloc(Math.max(1, x.n) * 4);
+      status(fn, module.onnxRotaryEmbedding(desc, interleaved, rotaryDim, numHeads, y));
+      return { Y: { data: copyOut(y, x.n), dims: x.dims.slice() } };
+    });
+  }
+
+  return { attention: onnxAttention, rotaryEmbedding: onnxRotaryEmbedding };
+}

@@ -1,0 +1,248 @@
+// Applying RoPE: rotations (copying, in the heap, multi-axis M-RoPE and 2-D), caches and the shift
+// of cached keys (cpp/src/rope.cpp).
+import {
+  checkChoice, checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions, describe,
+  isPlainObject, toFloat64,
+} from './checks.js';
+import { PRECISIONS, ROPE_LAYOUTS } from './rope_params.js';
+
+export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, resolvePositions }) {
+  const { scoped, f32, f64, copyOut, status, HeapFloat32 } = heap;
+  const ROPE_OPTIONS = ['seqLen', 'nHeads', 'headDim', 'layout', 'rotaryDim', 'positions', 'offset', 'invFreq',
+    'params', 'precision', 'attentionFactor'];
+
+  // Checks applyRope's options against x's length; returns what the C++ call needs.
+  function ropeCall(fn, length, options) {
+    if (options === undefined) throw new TypeError(`${fn}: options { seqLen, nHeads, headDim, invFreq | params } are required`);
+    checkOptions(fn, options, ROPE_OPTIONS);
+    const seqLen = checkInt(fn, 'seqLen', options.seqLen, 1);
+    const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1);
+    const headDim = checkInt(fn, 'headDim', options.headDim ?? options.params?.headDim, 1);
+    if (options.params?.headDim !== undefined && options.params.headDim !== headDim) {
+      throw new RangeError(`${fn}: headDim = ${headDim} differs from params.headDim = ${options.params.headDim}`);
+    }
+    if (seqLen * nHeads * headDim !== length) {
+      throw new RangeError(`${fn}: x.length must equal seqLen * nHeads * headDim = ${seqLen * nHeads * headDim} (got ${length})`);
+    }
+    const layout = checkChoice(fn, 'layout', options.layout ?? 'halfSplit', ROPE_LAYOUTS);
+    const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', PRECISIONS);
+    const pos = resolvePositions(fn, options, seqLen);
+    const f = resolveFrequencies(fn, options, pos.maxPosition);
+    if (f.rotaryDim > headDim) throw new RangeError(`${fn}: rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
+    if (precision === PRECISIONS.ggml && options.params === undefined) {
+      throw new TypeError(`${fn}: precision 'ggml' needs options.params: ggml forms the angle from the parameters, not from an invFreq table`);
+    }
+    if (precision === PRECISIONS.ggml && options.attentionFactor !== undefined) {
+      throw new TypeError(`${fn}: precision 'ggml' takes its gain from options.params (ggml's attn_factor); drop options.attentionFactor`);
+    }
+    return { seqLen, nHeads, headDim, layout, precision, ...pos, ...f, flat: options.params && flatRopeParams(fn, options.params) };
+  }
+
+  function runRope(fn, alloc, xPtr, c) {
+    const invPtr = alloc(c.invFreq.length * 8);
+    const posPtr = c.positions ? alloc(c.positions.length * 8) : 0;
+    f64(invPtr, c.invFreq.length).set(c.invFreq);
+    if (posPtr) f64(posPtr, c.positions.length).set(c.positions);
+    rotate(fn, xPtr, c.seqLen, invPtr, posPtr, c.offset, c);
+  }
+
+  // One applyRope call on n tokens at xPtr (positions at posPtr, or offset + 0 … n-1).
+  function rotate(fn, xPtr, n, invPtr, posPtr, offset, c) {
+    if (c.precision === PRECISIONS.ggml) {
+      status(fn, module.applyRopeGgml(xPtr, n, c.nHeads, c.headDim, c.flat, c.maxPosition + 1, posPtr, offset, c.layout));
+    } else {
+      status(fn, module.applyRope(xPtr, n, c.nHeads, c.headDim, invPtr, c.rotaryDim, posPtr, offset,
+        c.layout, c.precision, c.attentionFactor));
+    }
+  }
+
+  // applyRope with params.mrope and positions [3][seqLen] (temporal, height, width ids).
+  function applyMrope(fn, x, options) {
+    const { positions, ...rest } = options;
+    const c = ropeCall(fn, x.length, rest);  // sizes, layout, frequencies (at the largest id + 1)
+    if (c.precision === PRECISIONS.ggml) throw new TypeError(`${fn}: M-RoPE takes precision 'fast' or 'accurate'`);
+    const pos = toFloat64(fn, 'positions', positions);
+    const flat = flatRopeParams(fn, options.params);
+    return scoped(fn, (alloc) => {
+      const xp = alloc(x.length * 4), inv = alloc(c.invFreq.length * 8), pp = alloc(pos.length * 8);
+      f32(xp, x.length).set(x);
+      f64(inv, c.invFreq.length).set(c.invFreq);
+      f64(pp, pos.length).set(pos);
+      status(fn, module.applyRopeRows(xp, c.seqLen, c.nHeads, c.headDim, inv, c.rotaryDim, pp, flat.mropeInterleaved ? 1 : 0,
+        flat.mropeSection, 0, c.layout, c.precision, c.attentionFactor));
+      return copyOut(xp, x.length);
+    });
+  }
+
+  return {
+    applyRope(x, options) {
+      const fn = 'applyRope';
+      checkFloat32Array(fn, 'x', x);
+      if (options?.params?.mrope !== undefined && options.positions?.length === 3 * options.seqLen) return applyMrope(fn, x, options);
+      const c = ropeCall(fn, x.length, options);
+      checkElements(fn, 'x.length', x.length);
+      // Chunks of ~256 KiB go through the heap: copied in, rotated, copied out while still in cache.
+      const row = c.nHeads * c.headDim;
+      const chunk = Math.max(1, Math.floor(65536 / row));
+      const out = new Float32Array(x.length);
+      scoped(fn, (alloc) => {
+        const xPtr = alloc(Math.min(chunk, c.seqLen) * row * 4);
+        const invPtr = alloc(c.invFreq.length * 8);
+        const posPtr = c.positions ? alloc(c.positions.length * 8) : 0;
+        f64(invPtr, c.invFreq.length).set(c.invFreq);
+        if (posPtr) f64(posPtr, c.positions.length).set(c.positions);
+        for (let t0 = 0; t0 < c.seqLen; t0 += chunk) {
+          const n = Math.min(chunk, c.seqLen - t0);
+          f32(xPtr, n * row).set(x.subarray(t0 * row, (t0 + n) * row));
+          rotate(fn, xPtr, n, invPtr, posPtr ? posPtr + t0 * 8 : 0, c.offset + t0, c);
+          out.set(f32(xPtr, n * row), t0 * row);
+        }
+      });
+      return out;
+    },
+
+    applyRopeInPlace(buffer, options) {
+      const fn = 'applyRopeInPlace';
+      if (!(buffer instanceof HeapFloat32)) {
+        throw new TypeError(`${fn}: buffer must come from allocFloat32() (got ${describe(buffer)})`);
+      }
+      if (!buffer.ptr) throw new TypeError(`${fn}: buffer was deleted`);
+      const c = ropeCall(fn, buffer.length, options);
+      scoped(fn, (alloc) => runRope(fn, alloc, buffer.ptr, c));
+    },
+
+    allocFloat32(length) {
+      return new HeapFloat32(length);
+    },
+
+    applyRope2d(x, options) {
+      const fn = 'applyRope2d';
+      checkFloat32Array(fn, 'x', x);
+      if (options === undefined) throw new TypeError(`${fn}: options { nHeads, headDim, grid | positions } are required`);
+      checkOptions(fn, options, ['seqLen', 'nHeads', 'headDim', 'theta', 'grid', 'positions', 'layout', 'precision']);
+      const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1);
+      const headDim = checkInt(fn, 'headDim', options.headDim, 4);
+      if (headDim % 4 !== 0) throw new RangeError(`${fn}: headDim must be a multiple of 4 (half the pairs by row, half by column; got ${headDim})`);
+      const theta = options.theta === undefined ? 10000 : checkFinite(fn, 'theta', options.theta, { positive: true });
+      if ((options.grid === undefined) === (options.positions === undefined)) {
+        throw new TypeError(`${fn}: pass exactly one of options.grid ([rows, cols] of patches) and options.positions ([2][seqLen]: row ids, then column ids)`);
+      }
+      let pos;
+      if (options.grid !== undefined) {
+        if (!Array.isArray(options.grid) || options.grid.length !== 2) throw new RangeError(`${fn}: grid must be [rows, cols] (got ${describe(options.grid)})`);
+        const [h, w] = options.grid.map((n, i) => checkInt(fn, `grid[${i}]`, n, 1));
+        pos = new Float64Array(2 * h * w);
+        for (let i = 0; i < h * w; i++) { pos[i] = Math.floor(i / w); pos[h * w + i] = i % w; }
+      } else {
+        pos = toFloat64(fn, 'positions', options.positions);
+      }
+      const seqLen = pos.length / 2;
+      if (options.seqLen !== undefined && checkInt(fn, 'seqLen', options.seqLen, 1) !== seqLen) {
+        throw new RangeError(`${fn}: seqLen = ${options.seqLen} differs from the ${seqLen} patches the grid or positions give`);
+      }
+      if (!Number.isInteger(seqLen) || seqLen === 0) throw new RangeError(`${fn}: positions must hold 2 rows of equal length (got ${pos.length} values)`);
+      if (seqLen * nHeads * headDim !== x.length) {
+        throw new RangeError(`${fn}: x.length must equal patches * nHeads * headDim = ${seqLen * nHeads * headDim} (got ${x.length})`);
+      }
+      const layout = checkChoice(fn, 'layout', options.layout ?? 'halfSplit', ROPE_LAYOUTS);
+      const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', { fast: 0, accurate: 1 });
+      return scoped(fn, (alloc) => {
+        const xp = alloc(x.length * 4), inv = alloc(headDim / 2 * 8), pp = alloc(pos.length * 8);
+        f32(xp, x.length).set(x);
+        f64(pp, pos.length).set(pos);
+        status(fn, module.applyRopeRows(xp, seqLen, nHeads, headDim, inv, headDim, pp, 2, [], theta, layout, precision, 1));
+        return copyOut(xp, x.length);
+      });
+    },
+
+    mropePositions(segments) {
+      const fn = 'mropePositions';
+      if (!Array.isArray(segments) || segments.length === 0) {
+        throw new TypeError(`${fn}: segments must be a non-empty array like [{ text: 5 }, { image: [t, h, w] }, { text: 3 }] (got ${describe(segments)})`);
+      }
+      const rows = segments.map((g, i) => {
+        if (!isPlainObject(g) || (g.text === undefined) === (g.image === undefined)) {
+          throw new TypeError(`${fn}: segments[${i}] must be { text: n } or { image: [t, h, w] } (got ${describe(g)})`);
+        }
+        if (g.text !== undefined) return [checkInt(fn, `segments[${i}].text`, g.text, 1), 0, 0, 0];
+        if (!Array.isArray(g.image) || g.image.length !== 3) throw new RangeError(`${fn}: segments[${i}].image must be [t, h, w] (got ${describe(g.image)})`);
+        return [0, ...g.image.map((n, k) => checkInt(fn, `segments[${i}].image[${k}]`, n, 1))];
+      });
+      const seqLen = rows.reduce((n, r) => n + (r[0] || r[1] * r[2] * r[3]), 0);
+      checkElements(fn, '3 * seqLen', 3 * seqLen);
+      return scoped(fn, (alloc) => {
+        const p = alloc(3 * seqLen * 8);
+        status(fn, module.mropePositions(rows, p, seqLen));
+        return f64(p, 3 * seqLen).slice();
+      });
+    },
+
+    shiftKeys(k, options) {
+      const fn = 'shiftKeys';
+      const heap = k instanceof HeapFloat32;
+      if (heap && !k.ptr) throw new TypeError(`${fn}: k was deleted`);
+      if (!heap) checkFloat32Array(fn, 'k', k);
+      if (options === undefined) throw new TypeError(`${fn}: options { seqLen, nHeads, headDim, delta, invFreq | params } are required`);
+      checkOptions(fn, options, ['seqLen', 'nHeads', 'headDim', 'delta', 'invFreq', 'params', 'layout', 'precision', 'rotaryDim']);
+      const seqLen = checkInt(fn, 'seqLen', options.seqLen, 1);
+      const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1);
+      const headDim = checkInt(fn, 'headDim', options.headDim ?? options.params?.headDim, 1);
+      if (seqLen * nHeads * headDim !== k.length) {
+        throw new RangeError(`${fn}: k.length must equal seqLen * nHeads * headDim = ${seqLen * nHeads * headDim} (got ${k.length})`);
+      }
+      let deltas = null, deltaAll = 0;
+      if (typeof options.delta === 'number') deltaAll = checkFinite(fn, 'delta', options.delta);
+      else if (options.delta === undefined) throw new TypeError(`${fn}: options.delta (a number, or one per token) is required`);
+      else {
+        deltas = toFloat64(fn, 'delta', options.delta);
+        if (deltas.length !== seqLen) throw new RangeError(`${fn}: delta.length must equal seqLen = ${seqLen} (got ${deltas.length})`);
+      }
+      const layout = checkChoice(fn, 'layout', options.layout ?? 'halfSplit', ROPE_LAYOUTS);
+      const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', { fast: 0, accurate: 1 });
+      const f = resolveFrequencies(fn, options, seqLen - 1);
+      if (f.rotaryDim > headDim) throw new RangeError(`${fn}: rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
+      scoped(fn, (alloc) => {
+        const kPtr = heap ? k.ptr : alloc(k.length * 4);
+        const inv = alloc(f.invFreq.length * 8);
+        const d = deltas ? alloc(seqLen * 8) : 0;
+        if (!heap) f32(kPtr, k.length).set(k);
+        f64(inv, f.invFreq.length).set(f.invFreq);
+        if (d) f64(d, seqLen).set(deltas);
+        status(fn, module.shiftKeys(kPtr, seqLen, nHeads, headDim, inv, f.rotaryDim, d, deltaAll, layout, precision));
+        if (!heap) k.set(f32(kPtr, k.length));
+      });
+    },
+
+    ropeCache(options) {
+      const fn = 'ropeCache';
+      if (options === undefined) throw new TypeError(`${fn}: options { seqLen | positions, invFreq | params } are required`);
+      checkOptions(fn, options, ['seqLen', 'positions', 'offset', 'invFreq', 'params', 'precision', 'attentionFactor', 'rotaryDim']);
+      // seqLen defaults to the number of positions; resolvePositions checks and converts them once.
+      const seqLen = options.positions !== undefined && options.seqLen === undefined
+        ? options.positions?.length : checkInt(fn, 'seqLen', options.seqLen, 1);
+      if (seqLen === 0) throw new RangeError(`${fn}: positions must not be empty`);
+      const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', PRECISIONS);
+      if (precision === PRECISIONS.ggml && (options.params === undefined || options.attentionFactor !== undefined)) {
+        throw new TypeError(`${fn}: precision 'ggml' needs options.params and takes its gain from them (no invFreq, no attentionFactor)`);
+      }
+      const pos = resolvePositions(fn, options, seqLen);
+      const f = resolveFrequencies(fn, options, pos.maxPosition);
+      const half = f.rotaryDim >> 1;
+      checkElements(fn, 'seqLen * rotaryDim / 2', seqLen * half);
+      return scoped(fn, (alloc) => {
+        const cos = alloc(seqLen * half * 4);
+        const sin = alloc(seqLen * half * 4);
+        const inv = alloc(half * 8);
+        const p = pos.positions ? alloc(seqLen * 8) : 0;
+        f64(inv, half).set(f.invFreq);
+        if (p) f64(p, seqLen).set(pos.positions);
+        if (precision === PRECISIONS.ggml) {
+          status(fn, module.ropeCacheGgml(cos, sin, seqLen, flatRopeParams(fn, options.params), pos.maxPosition + 1, p, pos.offset));
+        } else {
+          status(fn, module.ropeCache(cos, sin, seqLen, inv, f.rotaryDim, p, pos.offset, precision, f.attentionFactor));
+        }
+        return { cos: copyOut(cos, seqLen * half), sin: copyOut(sin, seqLen * half), rotaryDim: f.rotaryDim };
+      });
+    },
+  };
+}

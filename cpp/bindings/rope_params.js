@@ -1,0 +1,196 @@
+// RoPE parameters: the public params object ↔ the flat object embind.cpp reads, the frequencies
+// (HF's semantics, cpp/src/rope_frequencies.cpp), config import and ggml's parameters.
+import {
+  checkBool, checkChoice, checkFinite, checkInt, checkNumber, checkOptions, describe, isPlainObject,
+  toFloat64,
+} from './checks.js';
+
+export const ROPE_SCALING_TYPES = ['none', 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional'];
+export const ROPE_LAYOUTS = { halfSplit: 0, interleaved: 1 };
+export const PRECISIONS = { fast: 0, accurate: 1, ggml: 2 };
+export const DIALECTS = { hf: 0, gguf: 1 };
+
+export function ropeParamsApi(module, heap) {
+  const { scoped, f64, status } = heap;
+  // ---- RoPE parameters -------------------------------------------------------------------------
+
+  const SCALING_KEYS = ['type', 'factor', 'originalMaxPositionEmbeddings', 'maxPositionEmbeddings', 'betaFast',
+    'betaSlow', 'mscale', 'mscaleAllDim', 'attentionFactor', 'truncate', 'lowFreqFactor', 'highFreqFactor',
+    'shortFactor', 'longFactor', 'contextLength'];
+
+  // The public params object → the flat object embind.cpp reads (NaN = unset).
+  function flatRopeParams(fn, params) {
+    if (!isPlainObject(params)) {
+      throw new TypeError(`${fn}: params must be an object like { headDim: 128, theta: 10000 } (got ${describe(params)})`);
+    }
+    checkOptions(fn, params, ['headDim', 'rotaryDim', 'partialRotaryFactor', 'theta', 'scaling', 'freqFactors', 'mrope'], 'params');
+    const { headDim, rotaryDim, partialRotaryFactor = 1, theta = 10000, scaling = { type: 'none' }, freqFactors, mrope } = params;
+    if (mrope !== undefined) {
+      checkOptions(fn, mrope, ['section', 'interleaved'], 'params.mrope');
+      if (!Array.isArray(mrope.section) || mrope.section.length !== 3) {
+        throw new RangeError(`${fn}: params.mrope.section must be 3 pair counts [t, h, w] (got ${describe(mrope.section)})`);
+      }
+      mrope.section.forEach((n, i) => checkInt(fn, `params.mrope.section[${i}]`, n, 0));
+      if (mrope.interleaved !== undefined) checkBool(fn, 'params.mrope.interleaved', mrope.interleaved);
+    }
+    checkInt(fn, 'params.headDim', headDim, 1, 1 << 20);
+    if (rotaryDim !== undefined) {
+      checkInt(fn, 'params.rotaryDim', rotaryDim, 1, 1 << 20);
+      if (rotaryDim % 2 !== 0) throw new RangeError(`${fn}: params.rotaryDim must be even (got ${rotaryDim})`);
+      if (rotaryDim > headDim) throw new RangeError(`${fn}: params.rotaryDim must be <= headDim = ${headDim} (got ${rotaryDim})`);
+    }
+    checkNumber(fn, 'params.partialRotaryFactor', partialRotaryFactor);
+    checkNumber(fn, 'params.theta', theta);
+    checkOptions(fn, scaling, SCALING_KEYS, 'params.scaling');
+    const s = scaling ?? {};
+    if (!ROPE_SCALING_TYPES.includes(s.type)) {
+      throw new RangeError(`${fn}: params.scaling.type must be one of: ${ROPE_SCALING_TYPES.join(', ')} (got ${describe(s.type)})`);
+    }
+    const num = (key, dflt) => (s[key] === undefined ? dflt : checkFinite(fn, `params.scaling.${key}`, s[key]));
+    const int = (key) => (s[key] === undefined ? 0 : checkInt(fn, `params.scaling.${key}`, s[key], 1));
+    return {
+      headDim,
+      rotaryDim: rotaryDim ?? 0,
+      partialRotaryFactor,
+      theta,
+      scaling: s.type === 'default' ? 'none' : s.type,
+      factor: num('factor', NaN),
+      originalMaxPositionEmbeddings: int('originalMaxPositionEmbeddings'),
+      maxPositionEmbeddings: int('maxPositionEmbeddings'),
+      betaFast: num('betaFast', 32),
+      betaSlow: num('betaSlow', 1),
+      mscale: num('mscale', 0),
+      mscaleAllDim: num('mscaleAllDim', 0),
+      attentionFactor: num('attentionFactor', NaN),
+      truncate: s.truncate === undefined ? true : checkBool(fn, 'params.scaling.truncate', s.truncate),
+      lowFreqFactor: num('lowFreqFactor', 1),
+      highFreqFactor: num('highFreqFactor', 4),
+      shortFactor: s.shortFactor === undefined ? [] : Array.from(toFloat64(fn, 'params.scaling.shortFactor', s.shortFactor)),
+      longFactor: s.longFactor === undefined ? [] : Array.from(toFloat64(fn, 'params.scaling.longFactor', s.longFactor)),
+      contextLength: int('contextLength'),
+      freqFactors: freqFactors === undefined ? [] : Array.from(toFloat64(fn, 'params.freqFactors', freqFactors)),
+      mropeSection: mrope ? mrope.section : [],
+      mropeInterleaved: mrope?.interleaved ?? false,
+    };
+  }
+
+  // The flat object → the public params object (only what differs from the defaults).
+  function publicRopeParams(flat) {
+    const params = { headDim: flat.headDim, theta: flat.theta };
+    if (flat.rotaryDim) params.rotaryDim = flat.rotaryDim;
+    if (flat.partialRotaryFactor !== 1) params.partialRotaryFactor = flat.partialRotaryFactor;
+    const scaling = { type: flat.scaling };
+    if (!Number.isNaN(flat.factor)) scaling.factor = flat.factor;
+    if (flat.originalMaxPositionEmbeddings) scaling.originalMaxPositionEmbeddings = flat.originalMaxPositionEmbeddings;
+    if (flat.maxPositionEmbeddings) scaling.maxPositionEmbeddings = flat.maxPositionEmbeddings;
+    if (flat.scaling === 'yarn') {
+      Object.assign(scaling, { betaFast: flat.betaFast, betaSlow: flat.betaSlow, truncate: flat.truncate });
+      if (flat.mscale) scaling.mscale = flat.mscale;
+      if (flat.mscaleAllDim) scaling.mscaleAllDim = flat.mscaleAllDim;
+    }
+    if (!Number.isNaN(flat.attentionFactor)) scaling.attentionFactor = flat.attentionFactor;
+    if (flat.scaling === 'llama3') Object.assign(scaling, { lowFreqFactor: flat.lowFreqFactor, highFreqFactor: flat.highFreqFactor });
+    if (flat.scaling === 'longrope') Object.assign(scaling, { shortFactor: flat.shortFactor, longFactor: flat.longFactor });
+    if (flat.contextLength) scaling.contextLength = flat.contextLength;
+    params.scaling = scaling;
+    if (flat.freqFactors.length) params.freqFactors = flat.freqFactors;
+    if (flat.mropeSection.length) params.mrope = { section: flat.mropeSection, interleaved: flat.mropeInterleaved };
+    return params;
+  }
+
+  // { invFreq: Float64Array, attentionFactor, rotaryDim } for the public params object.
+  function frequencies64(fn, params, seqLen) {
+    const flat = flatRopeParams(fn, params);
+    const rotaryDim = module.ropeRotDim(flat);
+    if (rotaryDim === 0) {
+      status(fn, 'partial_rotary_factor must be in (0, 1]');
+    }
+    return scoped(fn, (alloc) => {
+      const n = rotaryDim >> 1;
+      const ptr = alloc(Math.max(1, n) * 8);
+      const [message, attentionFactor] = module.ropeFrequencies(flat, seqLen, ptr, n);
+      status(fn, message);
+      return { invFreq: f64(ptr, n).slice(), attentionFactor, rotaryDim };
+    });
+  }
+
+  // Resolves { invFreq | params } of applyRope/ropeCache to float64 frequencies.
+  function resolveFrequencies(fn, options, maxPosition) {
+    const { invFreq, params } = options;
+    if ((invFreq === undefined) === (params === undefined)) {
+      throw new TypeError(`${fn}: pass exactly one of options.invFreq and options.params`);
+    }
+    let f;
+    if (params !== undefined) {
+      f = { ...frequencies64(fn, params, maxPosition + 1), from: 'params' };
+    } else {
+      const inv = toFloat64(fn, 'invFreq', invFreq);
+      if (inv.length === 0) throw new RangeError(`${fn}: invFreq must not be empty`);
+      f = { invFreq: inv, attentionFactor: 1, rotaryDim: inv.length * 2, from: `2 * invFreq.length = 2 * ${inv.length}` };
+    }
+    if (options.rotaryDim !== undefined && options.rotaryDim !== f.rotaryDim) {
+      checkInt(fn, 'rotaryDim', options.rotaryDim, 1);
+      throw new RangeError(`${fn}: rotaryDim must equal 2 * the number of frequencies = ${f.rotaryDim} (got ${options.rotaryDim})`);
+    }
+    const attentionFactor = options.attentionFactor === undefined
+      ? f.attentionFactor : checkFinite(fn, 'attentionFactor', options.attentionFactor);
+    return { ...f, attentionFactor };
+  }
+
+  // Positions of seqLen tokens: options.positions, or offset + 0 … seqLen-1.
+  function resolvePositions(fn, options, seqLen) {
+    if (options.positions !== undefined) {
+      if (options.offset !== undefined) throw new TypeError(`${fn}: pass options.positions or options.offset, not both`);
+      const positions = toFloat64(fn, 'positions', options.positions);
+      if (positions.length !== seqLen) {
+        throw new RangeError(`${fn}: positions.length must equal seqLen = ${seqLen} (got ${positions.length})`);
+      }
+      let max = -Infinity;
+      for (const p of positions) max = Math.max(max, p);
+      return { positions, offset: 0, maxPosition: max };
+    }
+    const offset = options.offset === undefined ? 0 : checkFinite(fn, 'offset', options.offset);
+    return { positions: null, offset, maxPosition: offset + seqLen - 1 };
+  }
+
+  return {
+    flatRopeParams,
+    publicRopeParams,
+    resolveFrequencies,
+    resolvePositions,
+    api: {
+      ropeFrequencies(params, options) {
+        const fn = 'ropeFrequencies';
+        const { seqLen = 0, dtype = 'float32' } = checkOptions(fn, options, ['seqLen', 'dtype']);
+        checkInt(fn, 'seqLen', seqLen, 0);
+        checkChoice(fn, 'dtype', dtype, { float32: 0, float64: 1 });
+        const f = frequencies64(fn, params, seqLen);
+        const invFreq = dtype === 'float64' ? f.invFreq : Float32Array.from(f.invFreq);
+        return { invFreq, attentionFactor: f.attentionFactor, rotaryDim: f.rotaryDim };
+      },
+  
+      ggmlRopeParams(params, options) {
+        const fn = 'ggmlRopeParams';
+        const { seqLen = 0 } = checkOptions(fn, options, ['seqLen']);
+        checkInt(fn, 'seqLen', seqLen, 0);
+        const [message, g] = module.ggmlRopeParams(flatRopeParams(fn, params), seqLen);
+        status(fn, message);
+        return { ...g, freqFactors: g.freqFactors.length ? Float32Array.from(g.freqFactors) : null };
+      },
+  
+      ropeParamsFromConfig(config, options) {
+        const fn = 'ropeParamsFromConfig';
+        const { layerType = '', dialect = 'hf' } = checkOptions(fn, options, ['layerType', 'dialect']);
+        if (typeof layerType !== 'string') throw new TypeError(`${fn}: layerType must be a string (got ${describe(layerType)})`);
+        const dialectCode = checkChoice(fn, 'dialect', dialect, DIALECTS);
+        let text;
+        if (typeof config === 'string') text = config;
+        else if (isPlainObject(config)) text = JSON.stringify(config);
+        else throw new TypeError(`${fn}: config must be a parsed config object or its JSON text (got ${describe(config)})`);
+        const [message, detail, flat] = module.ropeParamsFromConfig(text, dialectCode, layerType);
+        if (message) throw new RangeError(`${fn}: ${detail || message}`);
+        return publicRopeParams(flat);
+      },
+    },
+  };
+}

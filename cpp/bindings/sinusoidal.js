@@ -1,0 +1,45 @@
+// Sinusoidal encodings and the shift matrix M_k (cpp/src/sinusoidal.cpp).
+import { checkChoice, checkElements, checkFinite, checkInt, checkOptions, toFloat64 } from './checks.js';
+
+const SINUSOIDAL_LAYOUTS = { interleaved: 0, concat: 1 };
+
+export function sinusoidalApi(module, heap) {
+  const { scoped, f64, copyOut, status } = heap;
+
+  return {
+    sinusoidal(seqLen, dModel, options) {
+      const fn = 'sinusoidal';
+      checkInt(fn, 'seqLen', seqLen, 1);
+      checkInt(fn, 'dModel', dModel, 1);
+      const { base = 10000, layout = 'interleaved', positions } = checkOptions(fn, options, ['base', 'layout', 'positions']);
+      checkFinite(fn, 'base', base, { positive: true });
+      const layoutCode = checkChoice(fn, 'layout', layout, SINUSOIDAL_LAYOUTS);
+      const pos = positions === undefined ? null : toFloat64(fn, 'positions', positions);
+      if (pos && pos.length !== seqLen) throw new RangeError(`${fn}: positions.length must equal seqLen = ${seqLen} (got ${pos.length})`);
+      checkElements(fn, 'seqLen * dModel', seqLen * dModel);
+      return scoped(fn, (alloc) => {
+        const out = alloc(seqLen * dModel * 4);
+        const p = pos ? alloc(seqLen * 8) : 0;
+        if (p) f64(p, seqLen).set(pos);
+        status(fn, module.sinusoidal(out, seqLen, dModel, base, layoutCode, p));
+        return copyOut(out, seqLen * dModel);
+      });
+    },
+
+    sinusoidalShift(k, dModel, options) {
+      const fn = 'sinusoidalShift';
+      checkFinite(fn, 'k', k);
+      checkInt(fn, 'dModel', dModel, 2);
+      if (dModel % 2 !== 0) throw new RangeError(`${fn}: dModel must be even (got ${dModel})`);
+      const { base = 10000, layout = 'interleaved' } = checkOptions(fn, options, ['base', 'layout']);
+      checkFinite(fn, 'base', base, { positive: true });
+      const layoutCode = checkChoice(fn, 'layout', layout, SINUSOIDAL_LAYOUTS);
+      checkElements(fn, 'dModel * dModel', dModel * dModel);
+      return scoped(fn, (alloc) => {
+        const out = alloc(dModel * dModel * 4);
+        status(fn, module.sinusoidalShift(out, k, dModel, base, layoutCode));
+        return copyOut(out, dModel * dModel);
+      });
+    },
+  };
+}
