@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "bias_extents.hpp"
+
 namespace posenc {
 namespace {
 
@@ -32,19 +34,8 @@ Status alibi_slopes(float* slopes, std::size_t n_heads, double max_bias) noexcep
 
 Status alibi_bias(float* bias, std::size_t n_heads, std::size_t q_len, std::size_t k_len,
                   bool causal, double max_bias, std::optional<std::size_t> query_offset) noexcept {
-  if (n_heads == 0) return {StatusCode::kBadArgument, "n_heads must be > 0"};
-  if (q_len == 0) return {StatusCode::kBadArgument, "q_len must be > 0"};
-  if (k_len == 0) return {StatusCode::kBadArgument, "k_len must be > 0"};
+  if (Status s = check_bias_extents(n_heads, q_len, k_len, &query_offset); !s.ok()) return s;
   if (Status s = check_max_bias(max_bias); !s.ok()) return s;
-  const std::size_t max = std::numeric_limits<std::size_t>::max();
-  if (q_len > max / n_heads || k_len > max / (n_heads * q_len))
-    return {StatusCode::kTooLarge, "n_heads * q_len * k_len overflows"};
-  if (!query_offset) {
-    if (q_len > k_len) return {StatusCode::kBadArgument, "q_len must be <= k_len when the queries sit at the last key positions (pass query_offset)"};
-    query_offset = k_len - q_len;
-  } else if (*query_offset > (std::size_t{1} << 52) || q_len > (std::size_t{1} << 52)) {
-    return {StatusCode::kBadArgument, "query_offset + q_len must be < 2^52"};
-  }
   if (bias == nullptr) return {StatusCode::kBadArgument, "bias must not be null"};
   for (std::size_t h = 0; h < n_heads; ++h) {
     const float m = slope(h, n_heads, max_bias);

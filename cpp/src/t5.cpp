@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "bias_extents.hpp"
+
 namespace posenc {
 
 Status t5_check(const T5BucketParams& p) noexcept {
@@ -40,18 +42,7 @@ int t5_bucket(std::int64_t relative_position, const T5BucketParams& p) noexcept 
 Status t5_bias(float* bias, const float* table, std::size_t n_heads, std::size_t q_len,
                std::size_t k_len, const T5BucketParams& p, std::optional<std::size_t> query_offset) noexcept {
   if (Status s = t5_check(p); !s.ok()) return s;
-  if (n_heads == 0) return {StatusCode::kBadArgument, "n_heads must be > 0"};
-  if (q_len == 0) return {StatusCode::kBadArgument, "q_len must be > 0"};
-  if (k_len == 0) return {StatusCode::kBadArgument, "k_len must be > 0"};
-  const std::size_t max = std::numeric_limits<std::size_t>::max();
-  if (q_len > max / n_heads || k_len > max / (n_heads * q_len))
-    return {StatusCode::kTooLarge, "n_heads * q_len * k_len overflows"};
-  if (!query_offset) {
-    if (q_len > k_len) return {StatusCode::kBadArgument, "q_len must be <= k_len when the queries sit at the last key positions (pass query_offset)"};
-    query_offset = k_len - q_len;
-  } else if (*query_offset > (std::size_t{1} << 52) || q_len > (std::size_t{1} << 52)) {
-    return {StatusCode::kBadArgument, "query_offset + q_len must be < 2^52"};
-  }
+  if (Status s = check_bias_extents(n_heads, q_len, k_len, &query_offset); !s.ok()) return s;
   if (bias == nullptr || table == nullptr) return {StatusCode::kBadArgument, "bias and table must not be null"};
   for (std::size_t i = 0; i < q_len; ++i) {
     const auto qpos = static_cast<std::int64_t>(*query_offset + i);
