@@ -78,7 +78,13 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     applyRope(x, options) {
       const fn = 'applyRope';
       checkFloat32Array(fn, 'x', x);
-      if (options?.params?.mrope !== undefined && options.positions?.length === 3 * options.seqLen) return applyMrope(fn, x, options);
+      if (options?.params?.mrope !== undefined && options.positions !== undefined) {
+        const n = options.positions?.length, seqLen = options.seqLen;
+        if (n === 3 * seqLen) return applyMrope(fn, x, options);
+        if (n !== seqLen) {
+          throw new RangeError(`${fn}: with params.mrope, positions must hold 3 * seqLen = ${3 * seqLen} ids (temporal, height and width rows; see mropePositions) or seqLen = ${seqLen} for text only (got ${n})`);
+        }
+      }
       const c = ropeCall(fn, x.length, options);
       checkElements(fn, 'x.length', x.length);
       // Chunks of ~256 KiB go through the heap: copied in, rotated, copied out while still in cache.

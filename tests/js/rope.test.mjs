@@ -278,6 +278,8 @@ test('M-RoPE: Qwen2-VL position ids for text + image, sections against a float64
   assert.ok(maxAbsDiff(pe.applyRope(x, { seqLen, nHeads, params, positions: textPos }), pe.applyRope(x, { seqLen, nHeads, params })) < 1e-6);
   assert.throws(() => pe.applyRope(x, { seqLen, nHeads, params: { ...params, mrope: { section: [16, 24, 23] } }, positions: pos }),
     error(RangeError, /mrope_section must have 3 entries summing to rotaryDim \/ 2/));
+  assert.throws(() => pe.applyRope(x, { seqLen, nHeads, params, positions: pos.subarray(0, 2 * seqLen) }),
+    error(RangeError, /positions must hold 3 \* seqLen = 27 ids .* \(got 18\)/));
   assert.throws(() => pe.mropePositions([{ image: [1, 0, 2] }]), error(RangeError, /image\[1\] must be >= 1/));
   assert.throws(() => pe.mropePositions([{ text: 2, image: [1, 1, 1] }]), error(TypeError, /must be \{ text: n \} or \{ image/));
 });
