@@ -480,15 +480,22 @@ std::string onnx_attention(const val& inputs, const val& attrs, Ptr y, Ptr prese
                                         at<float>(present_key), at<float>(present_value), at<float>(qk)));
 }
 
-std::string onnx_rotary_embedding(const val& inputs, int interleaved, double rotary_embedding_dim,
-                                  double num_heads, Ptr y) {
+posenc::RotaryEmbeddingAttrs rotary_attrs(int interleaved, double rotary_embedding_dim, double num_heads) {
   posenc::RotaryEmbeddingAttrs a;
   a.interleaved = interleaved;
   a.rotary_embedding_dim = static_cast<std::int64_t>(rotary_embedding_dim);
   a.num_heads = static_cast<std::int64_t>(num_heads);
-  return message(posenc::onnx_rotary_embedding(tensor_ref(inputs["X"]), tensor_ref(inputs["cos_cache"]),
-                                               tensor_ref(inputs["sin_cache"]),
-                                               tensor_ref(inputs["position_ids"]), a, at<float>(y)));
+  return a;
+}
+
+// y: 0 to check only (the JS layer checks the whole tensor once, then rotates it in pieces).
+std::string onnx_rotary_embedding(const val& inputs, int interleaved, double rotary_embedding_dim,
+                                  double num_heads, Ptr y) {
+  const auto a = rotary_attrs(interleaved, rotary_embedding_dim, num_heads);
+  const auto x = tensor_ref(inputs["X"]), cos = tensor_ref(inputs["cos_cache"]), sin = tensor_ref(inputs["sin_cache"]),
+             ids = tensor_ref(inputs["position_ids"]);
+  return message(y ? posenc::onnx_rotary_embedding(x, cos, sin, ids, a, at<float>(y))
+                   : posenc::onnx_rotary_embedding_check(x, cos, sin, ids, a));
 }
 
 // o: the JS layer's normalized options (pointers as numbers, 0 = none; scale NaN = default).

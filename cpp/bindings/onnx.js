@@ -1,7 +1,7 @@
 // ONNX operators with their exact semantics (cpp/src/attention.cpp): tensors { data, dims } keyed by
 // slot, attributes by ONNX name. An onnxruntime-web Tensor works as is.
 import {
-  checkElements, checkFinite, checkInt, checkOptions, describe, isPlainObject, MAX_ELEMENTS,
+  checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions, describe, isPlainObject, MAX_ELEMENTS,
 } from './checks.js';
 
 // ---- tensors (ONNX ops) ----------------------------------------------------------------------------
@@ -77,7 +77,7 @@ function intAttr(fn, attrs, name, dflt, min, max) {
 }
 
 export function onnxApi(module, heap) {
-  const { scoped, copyOut, status } = heap;
+  const { scoped, f32, copyOut, status } = heap;
   // Copies tensors into the heap (all allocations first: growth detaches views) → descriptors.
   function tensorsToHeap(alloc, tensors) {
     const placed = tensors.map((t) => {
@@ -153,7 +153,12 @@ export function onnxApi(module, heap) {
     });
   }
 
-  function onnxRotaryEmbedding(inputs, attrs) {
+  // Large X streams through the heap: the whole tensor is checked once, then contiguous runs of
+  // rows (one (batch, head) slab of a 4D X, or one batch of a 3D X, ~256 KiB at a time) are copied
+  // in, rotated in place and copied out, so the heap holds the caches and one run, not X and Y.
+  const RUN_FLOATS = 1 << 16;
+
+  function onnxRotaryEmbedding(inputs, attrs, options) {
     const fn = 'onnx.rotaryEmbedding';
     if (!isPlainObject(inputs)) throw new TypeError(`${fn}: inputs must be an object keyed by slot (X, cos_cache, ...) (got ${describe(inputs)})`);
     for (const key of Object.keys(inputs)) {
@@ -168,13 +173,45 @@ export function onnxApi(module, heap) {
     const interleaved = intAttr(fn, a, 'interleaved', 0, 0, 1);
     const numHeads = intAttr(fn, a, 'num_heads', 0, 1, 2 ** 30);
     const rotaryDim = intAttr(fn, a, 'rotary_embedding_dim', 0, 0, 2 ** 30);
-    const x = tensors[0];
-    return scoped(fn, (alloc) => {
-      const desc = tensorsToHeap(alloc, tensors);
-      const y = alloc(Math.max(1, x.n) * 4);
-      status(fn, module.onnxRotaryEmbedding(desc, interleaved, rotaryDim, numHeads, y));
-      return { Y: { data: copyOut(y, x.n), dims: x.dims.slice() } };
+    const { out } = checkOptions(fn, options, ['out']);
+    const [x, cos, sin, ids] = tensors;
+    if (out !== undefined) {
+      checkFloat32Array(fn, 'options.out', out);
+      if (out.length !== x.n) throw new RangeError(`${fn}: options.out.length must equal X's ${x.n} elements (got ${out.length})`);
+    }
+    const y = out ?? new Float32Array(x.n);
+    scoped(fn, (alloc) => {
+      // Everything but X goes in whole; X is described as it is for the check, with no data yet.
+      const desc = tensorsToHeap(alloc, [null, cos, sin, ids]);
+      const run = alloc(Math.min(Math.max(1, x.n), RUN_FLOATS + x.dims[x.dims.length - 1]) * 4);
+      status(fn, module.onnxRotaryEmbedding({ ...desc, X: { ptr: run, dtype: 0, dims: x.dims } }, interleaved, rotaryDim, numHeads, 0));
+      const four = x.dims.length === 4;
+      const [B, S] = four ? [x.dims[0], x.dims[2]] : [x.dims[0], x.dims[1]];
+      const slabs = four ? B * x.dims[1] : B;
+      const rowLen = four ? x.dims[3] : x.dims[2];
+      const rows = Math.max(1, Math.floor(RUN_FLOATS / rowLen));
+      const half = cos.dims[cos.dims.length - 1];
+      for (let slab = 0; slab < slabs; slab++) {
+        const b = four ? Math.floor(slab / x.dims[1]) : slab;
+        for (let s0 = 0; s0 < S; s0 += rows) {
+          const n = Math.min(rows, S - s0);
+          const at = (slab * S + s0) * rowLen;
+          f32(run, n * rowLen).set(x.data.subarray(at, at + n * rowLen));
+          const part = { X: { ptr: run, dtype: 0, dims: four ? [1, 1, n, rowLen] : [1, n, rowLen] } };
+          if (ids) {
+            Object.assign(part, { cos_cache: desc.cos_cache, sin_cache: desc.sin_cache,
+              position_ids: { ptr: desc.position_ids.ptr + (b * S + s0) * 8, dtype: desc.position_ids.dtype, dims: [1, n] } });
+          } else {  // caches [B, S, half]: the rows of this run
+            const c = (b * S + s0) * half * 4;
+            Object.assign(part, { cos_cache: { ...desc.cos_cache, ptr: desc.cos_cache.ptr + c, dims: [1, n, half] },
+              sin_cache: { ...desc.sin_cache, ptr: desc.sin_cache.ptr + c, dims: [1, n, half] } });
+          }
+          status(fn, module.onnxRotaryEmbedding(part, interleaved, rotaryDim, numHeads, run));
+          y.set(f32(run, n * rowLen), at);
+        }
+      }
     });
+    return { Y: { data: y, dims: x.dims.slice() } };
   }
 
   return { attention: onnxAttention, rotaryEmbedding: onnxRotaryEmbedding };

@@ -403,8 +403,11 @@ export interface Posenc {
   readModel(source: ModelSource, options?: ReadModelOptions): Promise<ModelInfo>;
   /** The ggml_rope_ext parameters llama.cpp uses for params (what precision 'ggml' computes with). */
   ggmlRopeParams(params: RopeParams, options?: { seqLen?: number }): GgmlRopeParams;
-  /** Rotates x [seqLen][nHeads][headDim]; returns a new Float32Array. Dims >= rotaryDim pass through. */
-  applyRope(x: Float32Array, options: ApplyRopeOptions): Float32Array;
+  /**
+   * Rotates x [seqLen][nHeads][headDim]; returns a new Float32Array, or options.out (x's size; may be x
+   * itself) filled. Dims >= rotaryDim pass through.
+   */
+  applyRope(x: Float32Array, options: ApplyRopeOptions & { out?: Float32Array }): Float32Array;
   /** Rotates a heap buffer in place (no copies in or out). */
   applyRopeInPlace(buffer: HeapFloat32, options: ApplyRopeOptions): void;
   allocFloat32(length: number): HeapFloat32;
@@ -434,7 +437,8 @@ export interface Posenc {
   /** ONNX operators with the semantics of Attention-23/24 and RotaryEmbedding-23. */
   readonly onnx: {
     attention(inputs: OnnxAttentionInputs, attrs?: OnnxAttentionAttrs, options?: OnnxAttentionOptions): Partial<Record<AttentionOutputSlot, OutputTensor>> & { Y: OutputTensor };
-    rotaryEmbedding(inputs: OnnxRotaryEmbeddingInputs, attrs?: OnnxRotaryEmbeddingAttrs): { Y: OutputTensor };
+    /** options.out: write Y into this Float32Array (X's size; may be X's own data) instead of a new one. */
+    rotaryEmbedding(inputs: OnnxRotaryEmbeddingInputs, attrs?: OnnxRotaryEmbeddingAttrs, options?: { out?: Float32Array }): { Y: OutputTensor };
   };
   /** q [qLen][nHeads][headDim], k and v [kvLen][nKvHeads][headDim] → [qLen][nHeads][headDim]. */
   attention(q: Float32Array, k: Float32Array, v: Float32Array, options: AttentionOptions & { returnWeights: true }): { output: Float32Array; weights: Float32Array };

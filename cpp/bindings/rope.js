@@ -85,12 +85,17 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
           throw new RangeError(`${fn}: with params.mrope, positions must hold 3 * seqLen = ${3 * seqLen} ids (temporal, height and width rows; see mropePositions) or seqLen = ${seqLen} for text only (got ${n})`);
         }
       }
-      const c = ropeCall(fn, x.length, options);
+      const { out: into, ...rest } = options ?? {};
+      const c = ropeCall(fn, x.length, options === undefined ? undefined : rest);
       checkElements(fn, 'x.length', x.length);
+      if (into !== undefined) {
+        checkFloat32Array(fn, 'options.out', into);
+        if (into.length !== x.length) throw new RangeError(`${fn}: options.out.length must equal x.length = ${x.length} (got ${into.length})`);
+      }
       // Chunks of ~256 KiB go through the heap: copied in, rotated, copied out while still in cache.
       const row = c.nHeads * c.headDim;
       const chunk = Math.max(1, Math.floor(65536 / row));
-      const out = new Float32Array(x.length);
+      const out = into ?? new Float32Array(x.length);
       scoped(fn, (alloc) => {
         const xPtr = alloc(Math.min(chunk, c.seqLen) * row * 4);
         const invPtr = alloc(c.invFreq.length * 8);

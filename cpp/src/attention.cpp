@@ -511,9 +511,15 @@ Status onnx_attention(const AttentionInputs& in, const AttentionAttrs& a, float*
 
 // ---- ONNX RotaryEmbedding ------------------------------------------------------------------------
 
-Status onnx_rotary_embedding(const TensorRef& x, const TensorRef& cos_cache,
-                             const TensorRef& sin_cache, const TensorRef& position_ids,
-                             const RotaryEmbeddingAttrs& a, float* y) noexcept {
+namespace {
+
+struct RotaryDims {
+  std::int64_t B = 0, H = 0, S = 0, D = 0, rd = 0, half = 0;
+};
+
+// Every check of RotaryEmbedding-23's inputs and attributes; the sizes they give.
+Status rotary_dims(const TensorRef& x, const TensorRef& cos_cache, const TensorRef& sin_cache,
+                   const TensorRef& position_ids, const RotaryEmbeddingAttrs& a, RotaryDims* out) {
   if (!x.present() || !cos_cache.present() || !sin_cache.present()) return bad("X, cos_cache and sin_cache are required");
   if (x.dtype != DType::kFloat32 || cos_cache.dtype != DType::kFloat32 || sin_cache.dtype != DType::kFloat32)
     return bad("X, cos_cache and sin_cache must be float32");
@@ -553,6 +559,24 @@ Status onnx_rotary_embedding(const TensorRef& x, const TensorRef& cos_cache,
   }
   if (checked_product({x.dims[0], x.dims[1], x.dims[2], x.rank == 4 ? x.dims[3] : 1}) < 0)
     return {StatusCode::kTooLarge, "X too large for memory"};
+  *out = {B, H, S, D, rd, half};
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status onnx_rotary_embedding_check(const TensorRef& x, const TensorRef& cos_cache, const TensorRef& sin_cache,
+                                   const TensorRef& position_ids, const RotaryEmbeddingAttrs& a) noexcept {
+  RotaryDims d;
+  return rotary_dims(x, cos_cache, sin_cache, position_ids, a, &d);
+}
+
+Status onnx_rotary_embedding(const TensorRef& x, const TensorRef& cos_cache,
+                             const TensorRef& sin_cache, const TensorRef& position_ids,
+                             const RotaryEmbeddingAttrs& a, float* y) noexcept {
+  RotaryDims d;
+  if (Status s = rotary_dims(x, cos_cache, sin_cache, position_ids, a, &d); !s.ok()) return s;
+  const std::int64_t B = d.B, H = d.H, S = d.S, D = d.D, rd = d.rd, half = d.half;
   if (y == nullptr) return bad("Y must not be null");
 
   const auto* src = static_cast<const float*>(x.data);

@@ -168,3 +168,51 @@ test('attention: Llama 4 chunked attention and the NoPE temperature equal the tw
   assert.equal(f[34], plain[34]);
   assert.ok(Math.abs(f[35] - plain[35] / 16) < 1e-18);
 });
+
+// ONNX RotaryEmbedding-23 in float64 over the given caches (half-split pairs, or interleaved).
+function rotaryTwin(x, dims, cos, sin, ids, half, interleaved, numHeads) {
+  const four = dims.length === 4;
+  const [B, H, S, D] = four ? dims : [dims[0], numHeads, dims[1], dims[2] / numHeads];
+  const y = Float64Array.from(x);
+  for (let b = 0; b < B; b++) for (let h = 0; h < H; h++) for (let s = 0; s < S; s++) {
+    const row = ids ? Number(ids[b * S + s]) : b * S + s;
+    const base = four ? ((b * H + h) * S + s) * D : ((b * S + s) * H + h) * D;
+    for (let k = 0; k < half; k++) {
+      const i1 = base + (interleaved ? 2 * k : k), i2 = base + (interleaved ? 2 * k + 1 : k + half);
+      const c = cos[row * half + k], sn = sin[row * half + k];
+      y[i1] = x[i1] * c - x[i2] * sn;
+      y[i2] = x[i2] * c + x[i1] * sn;
+    }
+  }
+  return y;
+}
+
+test('onnx.rotaryEmbedding streams large X through the heap (4D and 3D, with and without ids), out in place', () => {
+  const half = 32, maxPos = 6000;
+  const cos = randomFloats(maxPos * half, 40), sin = randomFloats(maxPos * half, 41);
+  for (const [dims, numHeads] of [[[2, 3, 2500, 64], 0], [[2, 2500, 3 * 64], 3]]) {
+    const n = dims.reduce((a, b) => a * b, 1);
+    const S = dims.length === 4 ? dims[2] : dims[1];
+    const x = randomFloats(n, 42);
+    const ids = BigInt64Array.from({ length: 2 * S }, (_, i) => BigInt((i * 7919) % maxPos));
+    for (const interleaved of [0, 1]) {
+      const attrs = { interleaved, ...(numHeads ? { num_heads: numHeads } : {}) };
+      const { Y } = pe.onnx.rotaryEmbedding({ X: { data: x, dims }, cos_cache: { data: cos, dims: [maxPos, half] },
+        sin_cache: { data: sin, dims: [maxPos, half] }, position_ids: { data: ids, dims: [2, S] } }, attrs);
+      assert.ok(maxAbsDiff(Y.data, rotaryTwin(x, dims, cos, sin, ids, half, interleaved, numHeads)) < 2e-6, `${dims} ${interleaved}`);
+    }
+    // No position_ids: caches [B, S, half], one row per token; out = X's own data (in place).
+    const c3 = cos.subarray(0, 2 * S * half), s3 = sin.subarray(0, 2 * S * half);
+    const xs = x.slice();
+    const { Y } = pe.onnx.rotaryEmbedding({ X: { data: xs, dims }, cos_cache: { data: c3, dims: [2, S, half] },
+      sin_cache: { data: s3, dims: [2, S, half] } }, numHeads ? { num_heads: numHeads } : {}, { out: xs });
+    assert.equal(Y.data, xs);
+    assert.ok(maxAbsDiff(xs, rotaryTwin(x, dims, c3, s3, null, half, 0, numHeads)) < 2e-6);
+  }
+  const x = new Float32Array(4 * 8);
+  const small = { X: { data: x, dims: [1, 1, 4, 8] }, cos_cache: { data: new Float32Array(16), dims: [4, 4] }, sin_cache: { data: new Float32Array(16), dims: [4, 4] } };
+  assert.throws(() => pe.onnx.rotaryEmbedding(small, {}, { out: new Float32Array(3) }), error(RangeError, /options.out.length must equal X's 32 elements/));
+  assert.throws(() => pe.onnx.rotaryEmbedding({ ...small, position_ids: { data: [0, 1, 2, 9], dims: [1, 4] } }), error(RangeError, /position_ids must be in/));
+  const into = new Float32Array(x.length);
+  assert.equal(pe.applyRope(x, { seqLen: 4, nHeads: 1, headDim: 8, params: { headDim: 8 }, out: into }), into);
+});

@@ -38,6 +38,10 @@ struct RotaryEmbeddingAttrs {
 // X [B, H, S, D] or [B, S, H*D]; cos/sin caches [max_pos, rd/2] with position_ids [B, S] (int64),
 // or [B, S, rd/2] without. Writes y (X's shape). Dims >= rd are copied through.
 // Status: kBadShape / kBadArgument naming the slot or attribute that is wrong.
+// The checks of onnx_rotary_embedding alone (shapes, attributes, position ids in range): lets a
+// caller validate a whole tensor once, then rotate it in pieces.
+Status onnx_rotary_embedding_check(const TensorRef& x, const TensorRef& cos_cache, const TensorRef& sin_cache,
+                                   const TensorRef& position_ids, const RotaryEmbeddingAttrs& attrs) noexcept;
 Status onnx_rotary_embedding(const TensorRef& x, const TensorRef& cos_cache,
                              const TensorRef& sin_cache, const TensorRef& position_ids,
                              const RotaryEmbeddingAttrs& attrs, float* y) noexcept;
