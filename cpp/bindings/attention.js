@@ -9,7 +9,8 @@ import { ROPE_LAYOUTS } from './rope_params.js';
 export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) {
   const { scoped, f32, f64, copyOut, status } = heap;
   const ATTENTION_OPTIONS = ['nHeads', 'nKvHeads', 'headDim', 'causal', 'alibi', 't5', 'rope', 'mask', 'scale', 'softcap',
-    'returnWeights', 'window', 'sinkTokens', 'sinks', 'chunkSize', 'temperature'];
+    'returnWeights', 'window', 'sinkTokens', 'sinks', 'chunkSize', 'temperature', 'layout'];
+  const TENSOR_LAYOUTS = { bshd: false, bhsd: true };
 
   function attention(q, k, v, options) {
     const fn = 'attention';
@@ -80,6 +81,7 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
       sinks = options.sinks;
     }
     const chunkSize = options.chunkSize === undefined ? 0 : checkInt(fn, 'chunkSize', options.chunkSize, 1);
+    const headsMajor = checkChoice(fn, 'layout', options.layout ?? 'bshd', TENSOR_LAYOUTS);
     let temperature = { floorScale: 0, attnScale: 0 };
     if (options.temperature !== undefined) {
       const { floorScale = 8192, attnScale = 0.1 } = checkOptions(fn, options.temperature, ['floorScale', 'attnScale'], 'temperature');
@@ -115,7 +117,7 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
         ropeInvFreq: inv, ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0,
         ropePrecision: rope ? rope.precision : 0, ropeAttentionFactor: rope ? rope.attentionFactor : 1,
         bias: mk ? mk.p : 0, biasPerHead: maskPerHead, window, sinkTokens, sinks: sk ? sk.p : 0,
-        chunkSize, floorScale: temperature.floorScale, attnScale: temperature.attnScale,
+        chunkSize, floorScale: temperature.floorScale, attnScale: temperature.attnScale, headsMajor,
       }, out, w));
       const output = copyOut(out, q.length);
       return returnWeights ? { output, weights: copyOut(w, nHeads * qLen * kvLen) } : output;

@@ -522,6 +522,7 @@ std::string attention(Ptr q, Ptr k, Ptr v, double q_len, double kv_len, const va
   a.sink_tokens = o["sinkTokens"].as<std::size_t>();
   a.sinks = at<const float>(o["sinks"].as<Ptr>());
   if (const double c = o["chunkSize"].as<double>(); c > 0) a.chunk_size = static_cast<std::size_t>(c);
+  a.heads_major = o["headsMajor"].as<bool>();
   if (const double f = o["floorScale"].as<double>(); f > 0)
     a.temperature = posenc::AttentionOptions::Temperature{f, o["attnScale"].as<double>()};
   return message(posenc::attention(at<const float>(q), at<const float>(k), at<const float>(v),

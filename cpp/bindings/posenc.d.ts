@@ -375,6 +375,11 @@ export interface AttentionOptions {
   chunkSize?: number;
   /** Llama 4 NoPE layers: q times log(floor((p + 1) / floorScale) + 1) · attnScale + 1 (defaults 8192, 0.1). */
   temperature?: { floorScale?: number; attnScale?: number };
+  /**
+   * 'bshd' (default): q [qLen][nHeads][headDim], k/v [kvLen][nKvHeads][headDim]; 'bhsd': heads major,
+   * q [nHeads][qLen][headDim], k/v [nKvHeads][kvLen][headDim] (ONNX's 4-D layout, one batch), output likewise.
+   */
+  layout?: 'bshd' | 'bhsd';
 }
 
 export interface Posenc {
@@ -440,7 +445,7 @@ export interface Posenc {
     /** options.out: write Y into this Float32Array (X's size; may be X's own data) instead of a new one. */
     rotaryEmbedding(inputs: OnnxRotaryEmbeddingInputs, attrs?: OnnxRotaryEmbeddingAttrs, options?: { out?: Float32Array }): { Y: OutputTensor };
   };
-  /** q [qLen][nHeads][headDim], k and v [kvLen][nKvHeads][headDim] → [qLen][nHeads][headDim]. */
+  /** q [qLen][nHeads][headDim], k and v [kvLen][nKvHeads][headDim] → [qLen][nHeads][headDim] (layout 'bhsd': heads major). */
   attention(q: Float32Array, k: Float32Array, v: Float32Array, options: AttentionOptions & { returnWeights: true }): { output: Float32Array; weights: Float32Array };
   attention(q: Float32Array, k: Float32Array, v: Float32Array, options: AttentionOptions): Float32Array;
 

@@ -650,8 +650,8 @@ Status attention(const float* q, const float* k, const float* v, std::size_t q_l
   p.k = k;
   p.v = v;
   p.y = out;
-  p.qs = p.ys = strides(true, o.n_heads, q_len, o.head_dim);
-  p.ks = p.vs = strides(true, n_kv, kv_len, o.head_dim);
+  p.qs = p.ys = strides(!o.heads_major, o.n_heads, q_len, o.head_dim);
+  p.ks = p.vs = strides(!o.heads_major, n_kv, kv_len, o.head_dim);
   p.scale = static_cast<float>(o.scale ? *o.scale : 1.0 / std::sqrt(static_cast<double>(o.head_dim)));
   p.softcap = o.softcap > 0.0 ? static_cast<float>(o.softcap) : 0.0f;
   p.qpos0 = static_cast<std::int64_t>(kv_len) - static_cast<std::int64_t>(q_len);
@@ -678,13 +678,18 @@ Status attention(const float* q, const float* k, const float* v, std::size_t q_l
     } catch (const std::bad_alloc&) {
       return {StatusCode::kTooLarge, "q and k too large for memory"};
     }
-    if (Status s = apply_rope(q_rot.data(), q_len, o.n_heads, o.head_dim, o.rope_inv_freq, o.rope_rot_dim,
-                              nullptr, static_cast<double>(p.qpos0), o.rope);
-        !s.ok())
-      return s;
-    if (Status s = apply_rope(k_rot.data(), kv_len, n_kv, o.head_dim, o.rope_inv_freq, o.rope_rot_dim, nullptr, 0.0, o.rope);
-        !s.ok())
-      return s;
+    // Heads major: each head's [len][head_dim] slab is a one-head token-major tensor.
+    auto rotate = [&](float* x, std::size_t len, std::size_t heads, double offset) {
+      if (!o.heads_major) return apply_rope(x, len, heads, o.head_dim, o.rope_inv_freq, o.rope_rot_dim, nullptr, offset, o.rope);
+      for (std::size_t h = 0; h < heads; ++h)
+        if (Status s = apply_rope(x + h * len * o.head_dim, len, 1, o.head_dim, o.rope_inv_freq, o.rope_rot_dim,
+                                  nullptr, offset, o.rope);
+            !s.ok())
+          return s;
+      return Status::Ok();
+    };
+    if (Status s = rotate(q_rot.data(), q_len, o.n_heads, static_cast<double>(p.qpos0)); !s.ok()) return s;
+    if (Status s = rotate(k_rot.data(), kv_len, n_kv, 0.0); !s.ok()) return s;
     p.q = q_rot.data();
     p.k = k_rot.data();
   }
@@ -697,8 +702,10 @@ Status attention(const float* q, const float* k, const float* v, std::size_t q_l
     for (std::size_t i = 0; i < q_len; ++i) {
       const auto scale = static_cast<float>(irope_attention_scale(static_cast<double>(p.qpos0) + static_cast<double>(i),
                                                                   o.temperature->floor_scale, o.temperature->attn_scale));
-      float* row = q_rot.data() + i * o.n_heads * o.head_dim;
-      for (std::size_t e = 0; e < o.n_heads * o.head_dim; ++e) row[e] *= scale;
+      for (std::size_t h = 0; h < o.n_heads; ++h) {
+        float* row = q_rot.data() + (o.heads_major ? (h * q_len + i) : (i * o.n_heads + h)) * o.head_dim;
+        for (std::size_t e = 0; e < o.head_dim; ++e) row[e] *= scale;
+      }
     }
     p.q = q_rot.data();
   }

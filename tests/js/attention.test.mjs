@@ -216,3 +216,20 @@ test('onnx.rotaryEmbedding streams large X through the heap (4D and 3D, with and
   const into = new Float32Array(x.length);
   assert.equal(pe.applyRope(x, { seqLen: 4, nHeads: 1, headDim: 8, params: { headDim: 8 }, out: into }), into);
 });
+
+test("attention layout 'bhsd' reads heads-major q/k/v in place and equals the transposed 'bshd' call", () => {
+  const H = 4, Hkv = 2, D = 16, qLen = 70, kvLen = 70;
+  const q = randomFloats(qLen * H * D, 50), k = randomFloats(kvLen * Hkv * D, 51), v = randomFloats(kvLen * Hkv * D, 52);
+  // [S][H][D] → [H][S][D]
+  const toHeads = (x, S, heads) => {
+    const y = new Float32Array(x.length);
+    for (let s = 0; s < S; s++) for (let h = 0; h < heads; h++) y.set(x.subarray((s * heads + h) * D, (s * heads + h + 1) * D), (h * S + s) * D);
+    return y;
+  };
+  const opts = { nHeads: H, nKvHeads: Hkv, headDim: D, causal: true, alibi: true, window: 40, temperature: { floorScale: 16 },
+    rope: { headDim: D, theta: 10000 } };
+  const tokens = pe.attention(q, k, v, opts);
+  const heads = pe.attention(toHeads(q, qLen, H), toHeads(k, kvLen, Hkv), toHeads(v, kvLen, Hkv), { ...opts, layout: 'bhsd' });
+  assert.ok(maxAbsDiff(heads, toHeads(tokens, qLen, H)) < 1e-6);
+  assert.throws(() => pe.attention(q, k, v, { ...opts, layout: 'hsd' }), error(RangeError, /layout must be one of 'bshd', 'bhsd'/));
+});

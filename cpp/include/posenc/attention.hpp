@@ -118,6 +118,9 @@ struct AttentionOptions {
     double attn_scale = 0.1;
   };
   std::optional<Temperature> temperature;
+  // Heads-major tensors (the ONNX 4-D layout, one batch): q and out [n_heads][q_len][head_dim],
+  // k and v [n_kv_heads][kv_len][head_dim]; read in place, no transposes. Default: tokens major.
+  bool heads_major = false;
   const float* sinks = nullptr;          // [n_heads]: gpt-oss's learned sink logit, one more logit in
                                          // every softmax row that carries no value (rows sum to < 1)
 };
