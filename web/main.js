@@ -147,11 +147,12 @@ async function main() {
   // ---- chapters and views -------------------------------------------------------------------------
   // A table loaded in the learned view: the page takes its size (a committed change).
   const fit = (key, v) => Math.min(FIELDS[key].max, Math.max(FIELDS[key].min, v));
+  let started = false;  // views may ask for redraws while they are being built: the first schedule() draws them
   const host = {
     pe, state: () => st, extras, onChange,
     loadLearned(t) { extras.learned = t; update({ dModel: fit('dModel', t.dModel), maxLen: fit('maxLen', t.maxLen) }, true); },
     // A view whose data changed outside the settings (the lab's runs): redraw it when visible.
-    refresh(id) { const v = views.find((x) => x.def.id === id); if (v) { v.dirty = true; schedule(); } },
+    refresh(id) { const v = views.find((x) => x.def.id === id); if (v) { v.dirty = true; if (started) schedule(); } },
   };
   const observer = new IntersectionObserver((entries) => {
     for (const e of entries) {
@@ -270,6 +271,7 @@ async function main() {
     pe, get state() { return st; }, views, setMeasuredExtrapolation: (m, by) => { setMeasuredExtrapolation(m, by); redrawAll(); },
     lab: { liveWorkers, get run() { return currentRun(); } },  // for the tests: workers alive, the run's state
   };
+  started = true;
   schedule();
 }
 
