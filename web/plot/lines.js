@@ -18,10 +18,10 @@ function range(series, log, key) {
 
 /**
  * spec: { series: [{ label, x, y, color, dash, axis: 1 | 2, step, width }], xLabel, yLabel, y2Label,
- * xLog, yLog, y2Log, xDomain, yDomain, y2Domain, hlines: [{ y, label, color }], vlines: [{ x, label,
+ * xLog, yLog, y2Log, xDomain, yDomain, y2Domain, hlines: [{ y, label, color, side: 'left' | 'right' }], vlines: [{ x, label,
  * color }], note (a line under the legend), cursor: { i } (an index into series 0's x) | null,
  * xTicks (tick values instead of the automatic ones), texts: [{ x, y, label, color }] (text at a
- * data point; y null: the top of the plot) }; a series with `points` also marks each point.
+ * data point; y null: near the top, under the vlines' labels) }; a series with `points` also marks each point.
  */
 export function drawLines(ctx, width, height, spec, colors) {
   const hasY2 = spec.series.some((s) => s.axis === 2);
@@ -110,7 +110,7 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
     ctx.setLineDash([6, 4]);
     ctx.beginPath(); ctx.moveTo(plot.x, h.py); ctx.lineTo(plot.x + plot.w, h.py); ctx.stroke();
     ctx.setLineDash([]);
-    let side = 'right', y = Math.max(plot.y + 14, h.py - 2);
+    let side = h.side ?? 'right', y = Math.max(plot.y + 14, h.py - 2);
     const clash = (s, yy) => taken[s].some((t) => Math.abs(t - yy) < 14);
     if (clash('right', y)) side = clash('left', y) ? 'right' : 'left';
     while (clash(side, y)) y += 14;
@@ -133,14 +133,14 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
   }
 }
 
-// Text at data coordinates, kept inside the plot (y null: just under its top edge).
+// Text at data coordinates, kept inside the plot (y null: near its top, below the vlines' labels).
 function drawTexts(ctx, plot, texts, xScale, yScale, colors) {
   ctx.font = FONT;
   ctx.textBaseline = 'middle';
   for (const t of texts) {
     const w = ctx.measureText(t.label).width;
     const px = Math.max(plot.x + 2, Math.min(plot.x + plot.w - w - 2, xScale.to(t.x) - (t.center ? w / 2 : 0)));
-    const py = t.y === null || t.y === undefined ? plot.y + 10 : Math.max(plot.y + 8, Math.min(plot.y + plot.h - 8, yScale.to(t.y)));
+    const py = t.y === null || t.y === undefined ? plot.y + 26 : Math.max(plot.y + 8, Math.min(plot.y + plot.h - 8, yScale.to(t.y)));
     ctx.fillStyle = t.color ?? colors.fg;
     ctx.textAlign = 'left';
     ctx.fillText(t.label, px, py);

@@ -9,7 +9,8 @@ import { fmt } from './common.js';
 import { schemeColor } from './lab-training.js';
 
 const PANEL = 300, MIN_WIDTH = 460;
-const MULTIPLES = { '1/2': 0.5, 1: 1, 2: 2, 4: 4, 8: 8 };
+// Evaluation lengths in multiples of T_train (a Map: an object would put the key '1/2' last).
+const MULTIPLES = new Map([['1/2', 0.5], ['1', 1], ['2', 2], ['4', 4], ['8', 8]]);
 const DASH = { linear: [7, 4], ntk: [2, 3], dynamic: [10, 3, 2, 3], yarn: [4, 2] };
 const FLOOR_COLOR = '#999999';
 const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;');
@@ -28,7 +29,7 @@ export function describeSource(r) {
 // Lines: the plain model of each scheme, then RoPE with each scaling (from T_train on).
 function lengthSeries(r) {
   const T = r.config.trainLength;
-  const lengths = Object.values(MULTIPLES).map((m) => m * T);
+  const lengths = [...MULTIPLES.values()].map((m) => m * T);
   const series = r.results.map((s) => ({
     label: s.scheme, scheme: s.scheme, x: lengths, points: true, color: schemeColor(s.scheme),
     y: lengths.map((L) => { const e = row(r, s.scheme, L); return e && !e.noEmbedding ? num(e.loss) : NaN; }),
@@ -53,7 +54,7 @@ function positionSeries(r, L) {
     if (!e) return;
     if (e.noEmbedding) { missing.push(label); return; }
     const w = e.bucketWidth;
-    series.push({ label, scheme, x: e.bucketLoss.map((_, k) => k * w + w / 2), y: e.bucketLoss.map(num), width: w, color: schemeColor(scheme), ...extra });
+    series.push({ label, scheme, x: e.bucketLoss.map((_, k) => k * w + w / 2), y: e.bucketLoss.map(num), color: schemeColor(scheme), ...extra });
   };
   for (const s of r.results) add(s.scheme, s.scheme, row(r, s.scheme, L));
   if (L > T) for (const k of ROPE_SCALINGS) add(`rope + ${k}`, 'rope', row(r, 'rope', L, k), { dash: DASH[k], width: 1.2 });
@@ -104,25 +105,24 @@ export default {
     const r = shownResult();
     if (!r) throw new Error(`${shippedFailure()} Train in the view above to see a result.`);
     const T = r.config.trainLength;
-    const L = MULTIPLES[st.labAt] * T;
+    const L = MULTIPLES.get(st.labAt) * T;
     return { r, T, L, ...lengthSeries(r), pos: positionSeries(r, L), shipped: Boolean(shippedResult()) };
   },
   plot: (d, cursor) => {
+    // Learned has no number past T_train: said in words at the top of the plot, in its colour.
     const learned = d.series.find((s) => s.scheme === 'learned' && s.noEmbedding.length);
-    const atT = learned ? learned.y[1] : null;
-    const texts = learned ? learned.noEmbedding.map((L, k) => ({ x: L, y: atT, label: k === 0 ? '× learned: no embedding' : '×', color: learned.color, center: k > 0 })) : [];
-    const posTexts = d.pos.missing.length ? [{ x: d.L / 2, y: null, label: `${d.pos.missing.join(', ')}: no embedding at ${d.L}`, color: schemeColor('learned'), center: true }] : [];
+    const texts = learned ? [{ x: learned.noEmbedding[0], y: null, label: `learned: no embedding past ${d.T}`, color: learned.color }] : [];
     return {
       kind: 'panels',
       spec: {
         minWidth: MIN_WIDTH, cursor,
         panels: [
           { title: `Loss against evaluation length (${d.r.task})`, kind: 'lines', spec: { series: d.series, xLog: true, xTicks: d.lengths, xDomain: [d.lengths[0] / 1.15, d.lengths[d.lengths.length - 1] * 1.15], xLabel: 'evaluation length (tokens, log scale)', yLabel: 'mean loss (nats/token)', vlines: [{ x: d.T, label: `T_train ${d.T}` }], texts } },
-          { title: `Loss by position at length ${d.L}`, kind: 'lines', spec: {
+          { title: `Loss by position at length ${d.L}${d.pos.missing.length ? ` (${d.pos.missing.join(', ')}: no embedding)` : ''}`, kind: 'lines', spec: {
             series: d.pos.series, xDomain: [0, d.L], xLabel: `position (buckets of ${d.pos.bucket})`, yLabel: 'loss (nats/token)',
             vlines: d.L > d.T ? [{ x: d.T, label: 'T_train' }] : [],
             hlines: d.r.entropyRate === null ? [] : [{ y: d.r.entropyRate, label: `entropy rate ${d.r.entropyRate.toFixed(3)}` }],
-            texts: posTexts } },
+          } },
         ],
       },
     };
@@ -155,7 +155,6 @@ export default {
     const w = d.pos.bucket;
     return `positions ${c.i * w}–${(c.i + 1) * w - 1} at length ${d.L}: ${d.pos.series.map((s) => `${s.label} ${fmt(s.y[c.i], 4)}`).join(', ')}`;
   },
-  note: (d) => `Shown: ${describeSource(d.r)}.`,
   html(d) {
     const T = d.T, cols = d.lengths;
     const cell = (v) => `<td class="num">${Number.isFinite(v) ? v.toFixed(4) : '–'}</td>`;
@@ -173,7 +172,11 @@ export default {
       lines.push(`<tr data-lab-row="${esc(s.label)}"><th scope="row">${esc(s.label)}</th>${values.join('')}<td class="num">${ratio}</td></tr>`);
     }
     const back = d.r.source !== 'shipped' && d.shipped ? ' <button type="button" data-lab="shipped">Show the shipped result again</button>' : '';
-    return `<p class="lab-source">${d.r.source === 'shipped' ? `Shipped result, run ${esc(d.r.date)} natively. Reproduce it with <code>${esc(command(d.r.command))}</code>.` : `Your run of ${esc(d.r.date)}. The same run natively: <code>${esc(command(d.r.command))}</code>.`}${back}</p>
+    const c = d.r.config;
+    const what = `${esc(d.r.task)}, d_model ${c.dModel}, ${c.nLayers} layers, ${c.nHeads} heads, T_train ${c.trainLength}, batch ${c.batch}, ${c.steps} steps, seed ${c.seed}`;
+    return `<p class="lab-source">${d.r.source === 'shipped'
+      ? `Shown: the shipped result, a real native run (${esc(d.r.simd)}) of ${esc(d.r.date)} (${what}). Reproduce it with <code>${esc(command(d.r.command))}</code>.`
+      : `Shown: your run in this browser of ${esc(d.r.date)} (${what}; ${d.r.seconds.toFixed(1)} s in WASM workers). The same run natively: <code>${esc(command(d.r.command))}</code>.`}${back}</p>
       <table class="lab-table"><thead><tr><th scope="col">mean loss (nats)</th>${cols.map((L) => `<th scope="col">L = ${L}</th>`).join('')}<th scope="col">loss(${4 * T}) ÷ loss(${T})</th></tr></thead><tbody>${lines.join('')}</tbody></table>`;
   },
   csv(d) {

@@ -11,6 +11,16 @@ export const schemeColor = (scheme) => SERIES[LAB_SCHEMES.indexOf(scheme) % SERI
 const schemesOf = (st) => st.labSchemes.split(',').filter((s) => LAB_SCHEMES.includes(s));
 const seconds = (s) => (s >= 90 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(s < 10 ? 1 : 0)} s`);
 
+function trailingMean(values, window) {
+  const out = new Float64Array(values.length);
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) {
+    sum += values[i] - (i >= window ? values[i - window] : 0);
+    out[i] = sum / Math.min(i + 1, window);
+  }
+  return out;
+}
+
 function setup(section, host) {
   const controls = section.querySelector('.view-controls');
   const file = document.createElement('div');
@@ -133,19 +143,24 @@ export default {
     }
     const n = Math.max(1, ...series.map((s) => s.losses.length));
     const xs = Float64Array.from({ length: n }, (_, i) => i + 1);
-    return { xs, floor, source, series: series.map((s) => ({ label: s.scheme, scheme: s.scheme, x: xs.subarray(0, s.losses.length), y: s.losses, color: schemeColor(s.scheme) })) };
+    // One batch's loss is noisy: the plot draws the mean of the last `window` steps (the CSV has every step).
+    const window = Math.max(1, Math.round(n / 100));
+    return {
+      xs, floor, source, window,
+      series: series.map((s) => ({ label: s.scheme, scheme: s.scheme, x: xs.subarray(0, s.losses.length), y: trailingMean(s.losses, window), raw: s.losses, color: schemeColor(s.scheme) })),
+    };
   },
   plot: (d, cursor) => ({
     kind: 'lines',
     spec: {
-      series: d.series.map((s) => ({ ...s, width: 1.3 })), xLabel: 'training step', yLabel: 'training loss (nats/token)', cursor,
+      series: d.series.map((s) => ({ ...s, width: 1.5 })), xLabel: 'training step', yLabel: d.window > 1 ? `loss, nats/token (mean of ${d.window} steps)` : 'loss, nats/token', cursor,
       xDomain: [1, Math.max(2, d.xs.length)],
-      hlines: d.floor === null ? [] : [{ y: d.floor, label: `entropy floor at T_train: ${d.floor.toFixed(3)}` }],
+      hlines: d.floor === null ? [] : [{ y: d.floor, label: `entropy floor at T_train: ${d.floor.toFixed(3)}`, side: 'left' }],
     },
   }),
   note: (d) => `Shown: ${d.source}.`,
-  readout: (d, c) => `step ${d.xs[c.i]}: ${d.series.map((s) => `${s.label} ${c.i < s.y.length ? fmt(s.y[c.i], 4) : '–'}`).join(', ')}`,
-  csv: (d) => linesCsv('step', d.xs, d.series.map((s) => ({ label: s.label, y: Array.from(d.xs, (_, i) => (i < s.y.length ? s.y[i] : '')) }))),
+  readout: (d, c) => `step ${d.xs[c.i]}: ${d.series.map((s) => `${s.label} ${c.i < s.y.length ? `${fmt(s.raw[c.i], 4)}${d.window > 1 ? ` (mean ${fmt(s.y[c.i], 4)})` : ''}` : '–'}`).join(', ')}`,
+  csv: (d) => linesCsv('step', d.xs, d.series.map((s) => ({ label: s.label, y: Array.from(d.xs, (_, i) => (i < s.raw.length ? s.raw[i] : '')) }))),
   caption: (st) => `lab training loss (${shownResult()?.command ?? ''})`,
   cursor0: () => ({ i: 0 }),
 };
