@@ -80,6 +80,18 @@ export function extrapolation(result) {
   return { ratios: out, rope };
 }
 
+/**
+ * Schemes whose model barely learned: mean loss at T_train above halfway between the floor and a
+ * blind guess (ln vocabSize). Their extrapolation ratio says nothing about position.
+ */
+export function barelyLearned(result) {
+  const T = result.config.trainLength, floor = result.floors[T];
+  if (!Number.isFinite(floor)) return [];
+  const guess = Math.log(result.config.vocabSize);
+  return result.results.filter((s) => { const e = row(result, s.scheme, T); return e && e.loss > (floor + guess) / 2; })
+    .map((s) => ({ scheme: s.scheme, loss: row(result, s.scheme, T).loss, guess }));
+}
+
 /** The native command that reproduces a run of the page (same defaults as pe.lab.run). */
 export function commandFor({ task, schemes, size, steps }, textName) {
   const parts = ['npm run lab --', `--task ${task}`];

@@ -48,6 +48,8 @@ test('the lab chapter opens with the shipped native result: both plots drawn, it
   assert.match(await ex.page.textContent(`${view('lab-training')} .note`), /shipped native run/);
   // learned beyond T_train is "no emb." in the table, not a number.
   assert.match(await ex.page.textContent(`${view('lab-extrapolation')} tr[data-lab-row="learned"]`), /no emb\./);
+  // NoPE did not learn the order-2 statistics in the shipped run: the page says its ratio means little.
+  assert.match(await ex.page.textContent(`${view('lab-extrapolation')} .note`), /^Barely learned: none \(loss 2\.99 at T_train; a blind guess scores ln 32 = 3\.47\)/);
   // The comparison table: the shipped ratios loss(4T) / loss(T), beside the lesson's claims.
   await drawn('comparison-table');
   const T = shipped.config.trainLength;
@@ -67,6 +69,7 @@ test('the lab chapter opens with the shipped native result: both plots drawn, it
 test('a tiny run (2 schemes, 20 steps) trains in workers, reports progress, finishes and draws', async () => {
   await drawn('lab-training');
   await chooseSchemes(['rope', 'alibi']);
+  await ex.page.selectOption('#control-labSize', 'tiny');
   await ex.page.fill('#control-labSteps', '20');
   await ex.page.press('#control-labSteps', 'Enter');
   await ex.page.waitForFunction(() => window.posencExplorer.state.labSteps === 20);
@@ -92,6 +95,7 @@ test('a tiny run (2 schemes, 20 steps) trains in workers, reports progress, fini
   }
   assert.equal(await ex.page.evaluate(() => window.posencExplorer.lab.liveWorkers()), 0);
   await drawn('lab-extrapolation', before);
+  assert.match(await ex.page.textContent(`${view('lab-extrapolation')} .note`), /Barely learned: rope .*alibi/);  // 20 steps learn nothing
   assert.notEqual(await ex.page.$eval(`${view('lab-extrapolation')} canvas`, (c) => c.toDataURL()), plotBefore, 'the result plot did not change');
   assert.match(await ex.page.textContent(`${view('lab-extrapolation')} .lab-source`), /your run in this browser of .*npm run lab -- --task markov --schemes rope,alibi --size tiny --steps 20/);
   assert.deepEqual(await ex.page.$$eval(`${view('lab-extrapolation')} tr[data-lab-row]`, (r) => r.map((x) => x.dataset.labRow)),

@@ -3,7 +3,7 @@
 // the numbers as a table; JSON export. It also fills the comparison table's extrapolation column
 // (loss at 4 T_train ÷ loss at T_train) from the result on show.
 import { panelsHeight } from '../plot/panels.js';
-import { ROPE_SCALINGS, extrapolation, onLabChange, row, shippedFailure, shippedResult, showShipped, shownResult } from '../lab.js';
+import { ROPE_SCALINGS, barelyLearned, extrapolation, onLabChange, row, shippedFailure, shippedResult, showShipped, shownResult } from '../lab.js';
 import { setMeasuredExtrapolation } from './comparison-table.js';
 import { fmt } from './common.js';
 import { schemeColor } from './lab-training.js';
@@ -87,6 +87,7 @@ function setup(section, host) {
     const T = r.config.trainLength;
     const details = { rope: Object.entries(rope).map(([k, v]) => `${k} ${v.toPrecision(3)}`).join(', ') };
     if (details.rope) details.rope = `with scaling: ${details.rope}`;
+    for (const b of barelyLearned(r)) details[b.scheme] = `${details[b.scheme] ? `${details[b.scheme]}; ` : ''}but this model barely learned the task, so the ratio says little`;
     setMeasuredExtrapolation(ratios, { source: `loss at ${4 * T} ÷ loss at ${T} tokens, by the lab (chapter 9) — ${describeSource(r)}. One seed, tiny models.`, details });
     host.refresh('comparison-table');
   };
@@ -106,7 +107,7 @@ export default {
     if (!r) throw new Error(`${shippedFailure()} Train in the view above to see a result.`);
     const T = r.config.trainLength;
     const L = MULTIPLES.get(st.labAt) * T;
-    return { r, T, L, ...lengthSeries(r), pos: positionSeries(r, L), shipped: Boolean(shippedResult()) };
+    return { r, T, L, ...lengthSeries(r), pos: positionSeries(r, L), shipped: Boolean(shippedResult()), barely: barelyLearned(r) };
   },
   plot: (d, cursor) => {
     // Learned has no number past T_train: said in words at the top of the plot, in its colour.
@@ -155,6 +156,9 @@ export default {
     const w = d.pos.bucket;
     return `positions ${c.i * w}–${(c.i + 1) * w - 1} at length ${d.L}: ${d.pos.series.map((s) => `${s.label} ${fmt(s.y[c.i], 4)}`).join(', ')}`;
   },
+  note: (d) => (d.barely.length
+    ? `Barely learned: ${d.barely.map((b) => `${b.scheme} (loss ${b.loss.toFixed(2)} at T_train; a blind guess scores ln ${d.r.config.vocabSize} = ${b.guess.toFixed(2)})`).join(', ')}. A model that did not learn the data cannot show how its positions extrapolate: train longer or use the small model.`
+    : ''),
   html(d) {
     const T = d.T, cols = d.lengths;
     const cell = (v) => `<td class="num">${Number.isFinite(v) ? v.toFixed(4) : '–'}</td>`;
