@@ -66,6 +66,26 @@ test('the lab chapter opens with the shipped native result: both plots drawn, it
   assert.deepEqual(ex.problems, []);
 });
 
+test('the result exports as JSON (the shipped run itself), CSV (every row and bucket) and PNG', async () => {
+  const section = view('lab-extrapolation');
+  await drawn('lab-extrapolation');
+  const [json] = await Promise.all([ex.page.waitForEvent('download'), ex.page.click(`${section} button[data-lab-export="json"]`)]);
+  assert.equal(json.suggestedFilename(), 'posenc-lab-shipped.json');
+  const got = JSON.parse(await readFile(await json.path(), 'utf8'));
+  assert.equal(got.date, shipped.date);
+  assert.deepEqual(got.results.map((r) => r.scheme), shipped.results.map((r) => r.scheme));
+  assert.deepEqual(got.results[3].trainLoss.slice(0, 5), shipped.results[3].trainLoss.slice(0, 5));
+  const [csv] = await Promise.all([ex.page.waitForEvent('download'), ex.page.click(`${section} button[data-export="csv"]`)]);
+  const lines = (await readFile(await csv.path(), 'utf8')).trim().split('\n');
+  assert.match(lines[0], new RegExp(`^# posenc · lab markov shipped ${shipped.date}`));
+  assert.equal(lines[1], 'scheme,rope_scaling,length,no_embedding,loss,floor,bucket_start,bucket_width,bucket_loss');
+  assert.ok(lines.some((l) => l.startsWith('learned,none,128,1,,')), 'no "no embedding" row for learned at 128');
+  assert.ok(lines.some((l) => l.startsWith('rope,yarn,256,0,')));
+  const [png] = await Promise.all([ex.page.waitForEvent('download'), ex.page.click(`${section} button[data-export="png1"]`)]);
+  assert.equal((await readFile(await png.path())).subarray(1, 4).toString(), 'PNG');
+  assert.deepEqual(ex.problems, []);
+});
+
 test('a tiny run (2 schemes, 20 steps) trains in workers, reports progress, finishes and draws', async () => {
   await drawn('lab-training');
   await chooseSchemes(['rope', 'alibi']);
