@@ -1,6 +1,6 @@
 // Static server for the explorer: web/ at /, the built package at /dist/, data/ (the lab's shipped
-// result) at /data/. Serves .wasm as
-// application/wasm and sends a strict Content-Security-Policy. Loopback only.
+// result) at /data/. Serves .wasm as application/wasm and sends a strict Content-Security-Policy.
+// Loopback only.
 //   node scripts/serve.mjs            (PORT overrides 8080)
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
