@@ -1,5 +1,6 @@
-// Static server for the explorer: web/ at /, the built package at /dist/. Serves .wasm as
-// application/wasm and sends a strict Content-Security-Policy. Loopback only.
+// Static server for the explorer: web/ at /, the built package at /dist/, data/ (the lab's shipped
+// result) at /data/. Serves .wasm as application/wasm and sends a strict Content-Security-Policy.
+// Loopback only.
 //   node scripts/serve.mjs            (PORT overrides 8080)
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
@@ -7,9 +8,10 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-/** The explorer: the built package at /dist/, the page at /. */
+/** The explorer: the built package at /dist/, data/ at /data/, the page at /. */
 export const EXPLORER = [
   ['/dist/', join(root, 'dist')],
+  ['/data/', join(root, 'data')],
   ['/', join(root, 'web')],
 ];
 const types = {

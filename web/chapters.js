@@ -19,6 +19,8 @@ import compare from './views/compare.js';
 import precision from './views/precision.js';
 import score_vs_distance from './views/score-vs-distance.js';
 import comparison_table from './views/comparison-table.js';
+import lab_training from './views/lab-training.js';
+import lab_extrapolation from './views/lab-extrapolation.js';
 
 const yarn = (st) => st.scaling === 'yarn', llama3 = (st) => st.scaling === 'llama3';
 const theta = ['theta', { label: 'θ (rope_theta)', slider: { min: 2, max: 1e7, log: true } }];
@@ -56,4 +58,5 @@ export const CHAPTERS = [
     views: [spectrum, clocks, compare, precision],
   },
   { name: 'comparison', views: [score_vs_distance, comparison_table] },
+  { name: 'lab', views: [lab_training, lab_extrapolation] },
 ];

@@ -9,6 +9,7 @@ import { setupModelFile } from './model-file.js';
 import { FIELDS, fromHash, toHash } from './state.js';
 import { createView } from './view.js';
 import { setMeasuredExtrapolation } from './views/comparison-table.js';
+import { currentRun, liveWorkers, loadShipped } from './lab.js';
 
 const $ = (id) => document.getElementById(id);
 const FRAME_BUDGET = 10;   // ms of redraw work per animation frame before the rest waits a frame
@@ -32,8 +33,10 @@ function applyTheme() {
 async function main() {
   applyTheme();
   let pe;
+  const shipped = loadShipped();  // the lab's shipped result, fetched while the module loads
   try {
     pe = await init();
+    await shipped;
   } catch (e) {
     $('error').textContent = `The posenc WebAssembly module failed to load: ${e.message}. The explorer needs a browser with WebAssembly SIMD.`;
     $('error').hidden = false;
@@ -144,7 +147,13 @@ async function main() {
   // ---- chapters and views -------------------------------------------------------------------------
   // A table loaded in the learned view: the page takes its size (a committed change).
   const fit = (key, v) => Math.min(FIELDS[key].max, Math.max(FIELDS[key].min, v));
-  const host = { pe, state: () => st, extras, onChange, loadLearned(t) { extras.learned = t; update({ dModel: fit('dModel', t.dModel), maxLen: fit('maxLen', t.maxLen) }, true); } };
+  let started = false;  // views may ask for redraws while they are being built: the first schedule() draws them
+  const host = {
+    pe, state: () => st, extras, onChange,
+    loadLearned(t) { extras.learned = t; update({ dModel: fit('dModel', t.dModel), maxLen: fit('maxLen', t.maxLen) }, true); },
+    // A view whose data changed outside the settings (the lab's runs): redraw it when visible.
+    refresh(id) { const v = views.find((x) => x.def.id === id); if (v) { v.dirty = true; if (started) schedule(); } },
+  };
   const observer = new IntersectionObserver((entries) => {
     for (const e of entries) {
       const v = views.find((x) => x.section === e.target);
@@ -258,7 +267,11 @@ async function main() {
   restorePreset();
   syncAll();
   $('settings').addEventListener('submit', (e) => e.preventDefault());
-  window.posencExplorer = { pe, get state() { return st; }, views, setMeasuredExtrapolation: (m) => { setMeasuredExtrapolation(m); redrawAll(); } };
+  window.posencExplorer = {
+    pe, get state() { return st; }, views, setMeasuredExtrapolation: (m, by) => { setMeasuredExtrapolation(m, by); redrawAll(); },
+    lab: { liveWorkers, get run() { return currentRun(); } },  // for the tests: workers alive, the run's state
+  };
+  started = true;
   schedule();
 }
 

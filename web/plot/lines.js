@@ -18,8 +18,10 @@ function range(series, log, key) {
 
 /**
  * spec: { series: [{ label, x, y, color, dash, axis: 1 | 2, step, width }], xLabel, yLabel, y2Label,
- * xLog, yLog, y2Log, xDomain, yDomain, y2Domain, hlines: [{ y, label, color }], vlines: [{ x, label,
- * color }], note (a line under the legend), cursor: { i } (an index into series 0's x) | null }
+ * xLog, yLog, y2Log, xDomain, yDomain, y2Domain, hlines: [{ y, label, color, side: 'left' | 'right' }], vlines: [{ x, label,
+ * color }], note (a line under the legend), cursor: { i } (an index into series 0's x) | null,
+ * xTicks (tick values instead of the automatic ones), texts: [{ x, y, label, color }] (text at a
+ * data point; y null: near the top, under the vlines' labels) }; a series with `points` also marks each point.
  */
 export function drawLines(ctx, width, height, spec, colors) {
   const hasY2 = spec.series.some((s) => s.axis === 2);
@@ -44,6 +46,7 @@ export function drawLines(ctx, width, height, spec, colors) {
   ctx.fillStyle = colors.bg;
   ctx.fillRect(0, 0, width, height);
   const xScale = axisScale({ log: spec.xLog }, xd[0], xd[1], { start: plot.x, size: plot.w }, false);
+  if (spec.xTicks) xScale.ticks = spec.xTicks;
   const yScale = axisScale({ log: spec.yLog }, yd[0], yd[1], { start: plot.y, size: plot.h }, true);
   const y2d = hasY2 ? (spec.y2Domain ?? range(y2s, spec.y2Log, 'y')) : null;
   const y2Scale = hasY2 ? axisScale({ log: spec.y2Log }, y2d[0], y2d[1], { start: plot.y, size: plot.h }, true) : null;
@@ -55,6 +58,7 @@ export function drawLines(ctx, width, height, spec, colors) {
   ctx.clip();
   drawRefLines(ctx, plot, spec, xScale, yScale, colors);
   for (const s of spec.series) drawSeries(ctx, plot, s, xScale, s.axis === 2 ? y2Scale : yScale, s.axis === 2 ? spec.y2Log : spec.yLog, spec.xLog);
+  drawTexts(ctx, plot, spec.texts ?? [], xScale, yScale, colors);
   if (spec.cursor && spec.series.length) {
     const s0 = spec.series[0];
     const x = xScale.to(s0.x[spec.cursor.i]);
@@ -106,7 +110,7 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
     ctx.setLineDash([6, 4]);
     ctx.beginPath(); ctx.moveTo(plot.x, h.py); ctx.lineTo(plot.x + plot.w, h.py); ctx.stroke();
     ctx.setLineDash([]);
-    let side = 'right', y = Math.max(plot.y + 14, h.py - 2);
+    let side = h.side ?? 'right', y = Math.max(plot.y + 14, h.py - 2);
     const clash = (s, yy) => taken[s].some((t) => Math.abs(t - yy) < 14);
     if (clash('right', y)) side = clash('left', y) ? 'right' : 'left';
     while (clash(side, y)) y += 14;
@@ -126,6 +130,20 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
     ctx.textAlign = 'left';
     ctx.textBaseline = 'top';
     ctx.fillText(v.label, x + 3, plot.y + 3);
+  }
+}
+
+// Text at data coordinates, kept inside the plot (y null: near its top, below the vlines' labels).
+function drawTexts(ctx, plot, texts, xScale, yScale, colors) {
+  ctx.font = FONT;
+  ctx.textBaseline = 'middle';
+  for (const t of texts) {
+    const w = ctx.measureText(t.label).width;
+    const px = Math.max(plot.x + 2, Math.min(plot.x + plot.w - w - 2, xScale.to(t.x) - (t.center ? w / 2 : 0)));
+    const py = t.y === null || t.y === undefined ? plot.y + 26 : Math.max(plot.y + 8, Math.min(plot.y + plot.h - 8, yScale.to(t.y)));
+    ctx.fillStyle = t.color ?? colors.fg;
+    ctx.textAlign = 'left';
+    ctx.fillText(t.label, px, py);
   }
 }
 
@@ -163,4 +181,13 @@ function drawSeries(ctx, plot, s, xScale, ys, log, xLog) {
   if (decimate) flush();
   ctx.stroke();
   ctx.setLineDash([]);
+  if (!s.points) return;
+  ctx.fillStyle = s.color;
+  for (let i = 0; i < s.x.length; i++) {
+    const xv = s.x[i], yv = s.y[i];
+    if (!Number.isFinite(yv) || (log && yv <= 0) || (xLog && xv <= 0)) continue;
+    ctx.beginPath();
+    ctx.arc(xScale.to(xv), ys.to(yv), 3, 0, 2 * Math.PI);
+    ctx.fill();
+  }
 }

@@ -16,11 +16,22 @@ const ROWS = [
     params: (st) => ({ formula: `buckets × heads = ${st.t5Buckets} × ${st.heads}`, value: st.t5Buckets * st.heads }), claim: 'moderate: distances past max distance share the last bucket' },
 ];
 
-let measured = {};
+let measured = {}, measuredBy = { source: '', details: {} };
 
-/** Fills the extrapolation column with measured results { scheme: ratio } (from the lab). */
-export function setMeasuredExtrapolation(results) {
+/**
+ * Fills the extrapolation column with measured results { scheme: ratio } (from the lab): a ratio,
+ * or 'noEmbedding' where the scheme has no number to give (learned past its table). `by`: { source
+ * (what was measured, shown under the table), details: { scheme: text beside the ratio } }.
+ */
+export function setMeasuredExtrapolation(results, by = {}) {
   measured = { ...results };
+  measuredBy = { source: by.source ?? '', details: { ...by.details } };
+}
+
+function measuredText(m, detail) {
+  if (m === 'noEmbedding') return 'the lesson\'s claim; measured: no embedding past T_train, so no number';
+  if (typeof m !== 'number' || !Number.isFinite(m)) return 'the lesson\'s claim (not yet measured)';
+  return `the lesson's claim; measured: ${m.toPrecision(3)}${detail ? ` (${detail})` : ''}`;
 }
 
 const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;');
@@ -28,19 +39,20 @@ const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;');
 export default {
   id: 'comparison-table',
   title: 'The comparison table, for these settings',
-  explain: 'One row per scheme: how position enters, whether scores become relative, how many numbers it adds to train (counted for the d_model, heads and max_len set on this page), which models here use it, and how far past its training length it is said to work.',
+  explain: 'One row per scheme: how position enters, whether scores become relative, how many numbers it adds to train (counted for the d_model, heads and max_len set on this page), which models here use it, and how far past its training length it is said to work — beside what the lab (chapter 9) measured: the loss at 4 × the training length divided by the loss at the training length (1 means no worse; higher is worse).',
   table: true,
   compute({ pe, st }) {
     const rows = ROWS.map((r) => {
       const used = pe.presets.presets.filter((p) => p.scheme === r.scheme).map((p) => p.name);
       const m = measured[r.scheme];
-      return { ...r, ...r.params(st), used: used.length ? used.join(', ') : r.usedBy, measured: typeof m === 'number' && Number.isFinite(m) ? m : null, current: st.attnScheme === r.scheme };
+      const value = (typeof m === 'number' && Number.isFinite(m)) || m === 'noEmbedding' ? m : null;
+      return { ...r, ...r.params(st), used: used.length ? used.join(', ') : r.usedBy, measured: value, detail: measuredBy.details[r.scheme] ?? '', current: st.attnScheme === r.scheme };
     });
-    return { rows };
+    return { rows, source: Object.keys(measured).length ? measuredBy.source : '' };
   },
   render: (d) => `<table class="comparison"><thead><tr><th scope="col">scheme</th><th scope="col">how position enters</th><th scope="col">relative?</th><th scope="col">parameters</th><th scope="col">used by</th><th scope="col">extrapolation</th></tr></thead><tbody>${
-    d.rows.map((r) => `<tr data-scheme="${r.scheme}"${r.current ? ' class="current"' : ''}><th scope="row">${r.name}</th><td>${esc(r.how)}</td><td>${esc(r.relative)}</td><td><span class="num">${r.value.toLocaleString('en-US')}</span><br><small>${esc(r.formula)}</small></td><td>${esc(r.used)}</td><td data-extrapolation>${esc(r.claim)}<br><small>${r.measured === null ? 'the lesson\'s claim (not yet measured)' : `the lesson's claim; measured: ${r.measured.toPrecision(3)}`}</small></td></tr>`).join('')
-  }</tbody></table>`,
+    d.rows.map((r) => `<tr data-scheme="${r.scheme}"${r.current ? ' class="current"' : ''}><th scope="row">${r.name}</th><td>${esc(r.how)}</td><td>${esc(r.relative)}</td><td><span class="num">${r.value.toLocaleString('en-US')}</span><br><small>${esc(r.formula)}</small></td><td>${esc(r.used)}</td><td data-extrapolation>${esc(r.claim)}<br><small>${esc(measuredText(r.measured, r.detail))}</small></td></tr>`).join('')
+  }</tbody></table>${d.source ? `<p class="note" data-measured-source>Measured: ${esc(d.source)}</p>` : ''}`,
   csv: (d) => csvLines(['scheme', 'parameters', 'formula', 'used_by', 'extrapolation_claim', 'extrapolation_measured'], d.rows.map((r) => [r.scheme, r.value, r.formula, r.used.replace(/,/g, ';'), r.claim.replace(/,/g, ';'), r.measured ?? ''])),
   caption: (st) => `comparison d_model=${st.dModel} max_len=${st.maxLen} heads=${st.heads} buckets=${st.t5Buckets}`,
 };

@@ -1,0 +1,197 @@
+// The explorer's lab chapter in headless Debian Chromium: it opens with the shipped native result
+// (plots drawn, the comparison table measured from data/lab-result.json); Start trains a tiny run in
+// module Web Workers under the strict CSP, reports progress and draws the new result; Cancel stops
+// a run and its workers; a slider elsewhere keeps redrawing while workers train.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, readFile } from 'node:fs/promises';
+import { distinctColors, openExplorer } from './launch.mjs';
+
+const artifacts = new URL('../../test-results/', import.meta.url);
+const shipped = JSON.parse(await readFile(new URL('../../data/lab-result.json', import.meta.url), 'utf8'));
+let ex;
+
+const view = (id) => `section[data-view="${id}"]`;
+const renders = (id) => ex.page.$eval(view(id), (s) => Number(s.dataset.renders ?? 0));
+async function drawn(id, after = 0) {
+  await ex.page.$eval(view(id), (s) => s.scrollIntoView());
+  await ex.page.waitForFunction(({ sel, n }) => Number(document.querySelector(sel).dataset.renders ?? 0) > n, { sel: view(id), n: after }, { timeout: 15000 });
+}
+const extrapolationCell = (scheme) => ex.page.textContent(`${view('comparison-table')} tr[data-scheme="${scheme}"] [data-extrapolation]`);
+// Ticks exactly the given schemes in the training view.
+async function chooseSchemes(schemes) {
+  for (const s of ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5']) {
+    const box = `${view('lab-training')} input[name="labSchemes-${s}"]`;
+    if (schemes.includes(s)) await ex.page.check(box); else await ex.page.uncheck(box);
+  }
+}
+const runState = () => ex.page.evaluate(() => window.posencExplorer.lab.run?.state ?? null);
+
+before(async () => {
+  ex = await openExplorer();
+  await mkdir(artifacts, { recursive: true });
+  await ex.page.goto(`${ex.origin}/`);
+  await ex.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+});
+after(async () => ex && ex.close());
+
+test('the lab chapter opens with the shipped native result: both plots drawn, its date and command, the table measured', async () => {
+  assert.equal(await ex.page.$eval('section[data-chapter="lab"]', (s) => s.previousElementSibling.dataset.chapter), 'comparison');
+  for (const id of ['lab-training', 'lab-extrapolation']) {
+    await drawn(id);
+    assert.ok(await distinctColors(ex.page, `${view(id)} canvas`) > 8, `${id} is blank`);
+    assert.equal(await ex.page.$eval(view(id), (s) => s.classList.contains('failed')), false);
+  }
+  const source = await ex.page.textContent(`${view('lab-extrapolation')} .lab-source`);
+  assert.ok(source.includes(shipped.date), source);
+  assert.ok(source.includes(shipped.command.replace(/ --$/, '')), source);
+  assert.match(await ex.page.textContent(`${view('lab-training')} .note`), /shipped native run/);
+  // learned beyond T_train is "no emb." in the table, not a number.
+  assert.match(await ex.page.textContent(`${view('lab-extrapolation')} tr[data-lab-row="learned"]`), /no emb\./);
+  // NoPE did not learn the order-2 statistics in the shipped run: the page says its ratio means little.
+  assert.match(await ex.page.textContent(`${view('lab-extrapolation')} .note`), /^Barely learned: none \(loss 2\.99 at T_train; a blind guess scores ln 32 = 3\.47\)/);
+  // The comparison table: the shipped ratios loss(4T) / loss(T), beside the lesson's claims.
+  await drawn('comparison-table');
+  const T = shipped.config.trainLength;
+  const loss = (scheme, L) => shipped.results.find((r) => r.scheme === scheme).eval.find((e) => e.length === L && e.ropeScaling === 'none').loss;
+  for (const scheme of ['sinusoidal', 'rope', 'alibi', 't5']) {
+    const ratio = (loss(scheme, 4 * T) / loss(scheme, T)).toPrecision(3);
+    const cell = await extrapolationCell(scheme);
+    assert.ok(cell.includes(`the lesson's claim; measured: ${ratio}`), `${scheme}: ${cell}`);
+  }
+  assert.match(await extrapolationCell('learned'), /measured: no embedding past T_train/);
+  assert.match(await extrapolationCell('rope'), /with scaling: linear [\d.]+, ntk [\d.]+, dynamic [\d.]+, yarn [\d.]+/);
+  assert.match(await ex.page.textContent(`${view('comparison-table')} [data-measured-source]`), new RegExp(`loss at ${4 * T} ÷ loss at ${T}.*${shipped.date}`));
+  await (await ex.page.$('section[data-chapter="lab"]')).screenshot({ path: new URL('lab-shipped.png', artifacts).pathname });
+  assert.deepEqual(ex.problems, []);
+});
+
+test('the result exports as JSON (the shipped run itself), CSV (every row and bucket) and PNG', async () => {
+  const section = view('lab-extrapolation');
+  await drawn('lab-extrapolation');
+  const [json] = await Promise.all([ex.page.waitForEvent('download'), ex.page.click(`${section} button[data-lab-export="json"]`)]);
+  assert.equal(json.suggestedFilename(), 'posenc-lab-shipped.json');
+  const got = JSON.parse(await readFile(await json.path(), 'utf8'));
+  assert.equal(got.date, shipped.date);
+  assert.deepEqual(got.results.map((r) => r.scheme), shipped.results.map((r) => r.scheme));
+  assert.deepEqual(got.results[3].trainLoss.slice(0, 5), shipped.results[3].trainLoss.slice(0, 5));
+  const [csv] = await Promise.all([ex.page.waitForEvent('download'), ex.page.click(`${section} button[data-export="csv"]`)]);
+  const lines = (await readFile(await csv.path(), 'utf8')).trim().split('\n');
+  assert.match(lines[0], new RegExp(`^# posenc · lab markov shipped ${shipped.date}`));
+  assert.equal(lines[1], 'scheme,rope_scaling,length,no_embedding,loss,floor,bucket_start,bucket_width,bucket_loss');
+  assert.ok(lines.some((l) => l.startsWith('learned,none,128,1,,')), 'no "no embedding" row for learned at 128');
+  assert.ok(lines.some((l) => l.startsWith('rope,yarn,256,0,')));
+  const [png] = await Promise.all([ex.page.waitForEvent('download'), ex.page.click(`${section} button[data-export="png1"]`)]);
+  assert.equal((await readFile(await png.path())).subarray(1, 4).toString(), 'PNG');
+  assert.deepEqual(ex.problems, []);
+});
+
+test('a tiny run (2 schemes, 20 steps) trains in workers, reports progress, finishes and draws', async () => {
+  await drawn('lab-training');
+  await chooseSchemes(['rope', 'alibi']);
+  await ex.page.selectOption('#control-labSize', 'tiny');
+  await ex.page.fill('#control-labSteps', '20');
+  await ex.page.press('#control-labSteps', 'Enter');
+  await ex.page.waitForFunction(() => window.posencExplorer.state.labSteps === 20);
+  // Every state and progress value a scheme row shows, as it happens.
+  await ex.page.evaluate(() => {
+    window.labSeen = [];
+    new MutationObserver(() => {
+      for (const li of document.querySelectorAll('.lab-progress li')) window.labSeen.push(`${li.dataset.scheme}:${li.dataset.state}:${li.querySelector('progress').value}`);
+    }).observe(document.querySelector('.lab-progress'), { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+  const before = await renders('lab-extrapolation');
+  const plotBefore = await ex.page.$eval(`${view('lab-extrapolation')} canvas`, (c) => c.toDataURL());
+  const t0 = Date.now();
+  await ex.page.click(`${view('lab-training')} [data-lab="start"]`);
+  assert.equal(await ex.page.isDisabled(`${view('lab-training')} [data-lab="cancel"]`), false);
+  await ex.page.waitForFunction(() => window.posencExplorer.lab.run?.state === 'done', null, { timeout: 60000 });
+  const seconds = (Date.now() - t0) / 1000;
+  console.log(`lab: tiny run (rope, alibi; 20 steps) in workers: ${seconds.toFixed(1)} s from Start to drawn result`);
+  const seen = await ex.page.evaluate(() => window.labSeen);
+  for (const s of ['rope', 'alibi']) {
+    assert.ok(seen.some((x) => x.startsWith(`${s}:training:`) || x.startsWith(`${s}:evaluating:`)), `${s}: no progress seen (${seen.slice(0, 8)})`);
+    assert.ok(seen.includes(`${s}:done:20`), `${s} never showed done at step 20`);
+  }
+  assert.equal(await ex.page.evaluate(() => window.posencExplorer.lab.liveWorkers()), 0);
+  await drawn('lab-extrapolation', before);
+  assert.match(await ex.page.textContent(`${view('lab-extrapolation')} .note`), /Barely learned: rope .*alibi/);  // 20 steps learn nothing
+  assert.notEqual(await ex.page.$eval(`${view('lab-extrapolation')} canvas`, (c) => c.toDataURL()), plotBefore, 'the result plot did not change');
+  assert.match(await ex.page.textContent(`${view('lab-extrapolation')} .lab-source`), /your run in this browser of .*npm run lab -- --task markov --schemes rope,alibi --size tiny --steps 20/);
+  assert.deepEqual(await ex.page.$$eval(`${view('lab-extrapolation')} tr[data-lab-row]`, (r) => r.map((x) => x.dataset.labRow)),
+    ['rope', 'alibi', 'rope + linear', 'rope + ntk', 'rope + dynamic', 'rope + yarn']);
+  // The table now holds this run's ratios: sinusoidal was not trained, so it is back to the claim alone.
+  await ex.page.$eval(view('comparison-table'), (s) => s.scrollIntoView());
+  await ex.page.waitForFunction(() => /not yet measured/.test(document.querySelector('tr[data-scheme="sinusoidal"] [data-extrapolation]').textContent), null, { timeout: 10000 });
+  assert.match(await extrapolationCell('alibi'), /measured: \d\.\d\d/);
+  assert.match(await ex.page.textContent(`${view('comparison-table')} [data-measured-source]`), /your run in this browser/);
+  // The training plot shows this run's curves (20 steps each).
+  await ex.page.$eval(view('lab-training'), (s) => s.scrollIntoView());
+  await ex.page.waitForFunction(() => /your run/.test(document.querySelector('section[data-view="lab-training"] .note').textContent), null, { timeout: 10000 });
+  // Back to the shipped result.
+  await ex.page.click(`${view('lab-extrapolation')} [data-lab="shipped"]`);
+  await ex.page.waitForFunction(() => /the shipped result/.test(document.querySelector('section[data-view="lab-extrapolation"] .lab-source').textContent));
+  assert.deepEqual(ex.problems, []);
+});
+
+test('while workers train, a slider on another view still redraws promptly; Cancel stops the run and its workers', async () => {
+  await drawn('lab-training');
+  await chooseSchemes(['rope', 'alibi']);
+  await ex.page.selectOption('#control-labSize', 'small');
+  await ex.page.fill('#control-labSteps', '5000');
+  await ex.page.press('#control-labSteps', 'Enter');
+  await ex.page.click(`${view('lab-training')} [data-lab="start"]`);
+  await ex.page.waitForFunction(() => [...document.querySelectorAll('.lab-progress li')].filter((li) => li.dataset.state === 'training').length === 2, null, { timeout: 30000 });
+  assert.equal(await ex.page.evaluate(() => window.posencExplorer.lab.liveWorkers()), 2);
+  // An ETA per scheme.
+  await ex.page.waitForFunction(() => [...document.querySelectorAll('.lab-progress li .what')].every((w) => /ETA \d/.test(w.textContent)), null, { timeout: 10000 });
+
+  // Drag the sinusoidal base slider: every step redraws the heat map, and the page answers quickly.
+  await ex.page.$eval('#chapter-sinusoidal', (s) => s.scrollIntoView());
+  await drawn('pe-heatmap');
+  const r0 = await renders('pe-heatmap');
+  const gaps = [];
+  for (let i = 0; i < 20; i++) {
+    await ex.page.$eval('input[type="range"][data-for="base"]', (el, v) => { el.value = String(v); el.dispatchEvent(new Event('input', { bubbles: true })); }, 300 + i * 10);
+    gaps.push(await ex.page.evaluate(() => new Promise((r) => { const t = performance.now(); requestAnimationFrame(() => r(performance.now() - t)); })));
+  }
+  await ex.page.waitForFunction((n) => Number(document.querySelector('section[data-view="pe-heatmap"]').dataset.renders) >= n + 10, r0, { timeout: 10000 });
+  gaps.sort((a, b) => a - b);
+  const worst = gaps[gaps.length - 1];
+  console.log(`lab: slider drag while 2 workers train (small model): frame gaps median ${gaps[gaps.length >> 1].toFixed(1)} ms, worst ${worst.toFixed(1)} ms; heat map redrawn ${await renders('pe-heatmap') - r0} times`);
+  assert.ok(worst < 200, `the page froze for ${worst.toFixed(0)} ms`);
+  assert.equal(await runState(), 'running');
+
+  await ex.page.$eval(view('lab-training'), (s) => s.scrollIntoView());
+  const shownBefore = await ex.page.textContent(`${view('lab-extrapolation')} .lab-source`);
+  await ex.page.click(`${view('lab-training')} [data-lab="cancel"]`);
+  assert.equal(await runState(), 'cancelled');
+  assert.equal(await ex.page.evaluate(() => window.posencExplorer.lab.liveWorkers()), 0);
+  const steps = await ex.page.$$eval('.lab-progress li progress', (p) => p.map((x) => x.value));
+  await ex.page.waitForTimeout(400);
+  assert.deepEqual(await ex.page.$$eval('.lab-progress li progress', (p) => p.map((x) => x.value)), steps, 'progress moved after Cancel');
+  assert.ok(steps.every((s) => s > 0 && s < 5000), `${steps}`);
+  assert.deepEqual(await ex.page.$$eval('.lab-progress li', (l) => l.map((x) => x.dataset.state)), ['cancelled', 'cancelled']);
+  assert.equal(await ex.page.isDisabled(`${view('lab-training')} [data-lab="start"]`), false);
+  assert.match(await ex.page.textContent(`${view('lab-training')} .lab-status`), /Cancelled/);
+  assert.equal(await ex.page.textContent(`${view('lab-extrapolation')} .lab-source`), shownBefore);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('the text task needs a file, then trains on it', async () => {
+  await ex.page.selectOption('#control-labTask', 'text');
+  await ex.page.waitForFunction(() => !document.querySelector('.lab-text').hidden);
+  await ex.page.selectOption('#control-labSize', 'tiny');
+  await chooseSchemes(['alibi']);
+  await ex.page.fill('#control-labSteps', '10');
+  await ex.page.press('#control-labSteps', 'Enter');
+  await ex.page.click(`${view('lab-training')} [data-lab="start"]`);
+  assert.match(await ex.page.textContent(`${view('lab-training')} .lab-status`), /Choose a text file first/);
+  const text = 'the cat sat on the mat. the dog sat on the log. '.repeat(40);
+  await ex.page.setInputFiles(`${view('lab-training')} input[data-lab-text]`, { name: 'cats.txt', mimeType: 'text/plain', buffer: Buffer.from(text) });
+  await ex.page.waitForFunction((n) => document.querySelector('.lab-text .message').textContent.startsWith(`cats.txt: ${n} bytes`), text.length.toLocaleString('en-US'));
+  await ex.page.click(`${view('lab-training')} [data-lab="start"]`);
+  await ex.page.waitForFunction(() => window.posencExplorer.lab.run?.state === 'done', null, { timeout: 30000 });
+  assert.match(await ex.page.textContent(`${view('lab-extrapolation')} .lab-source`), /--task text --text cats\.txt --schemes alibi --size tiny --steps 10/);
+  assert.deepEqual(ex.problems, []);
+});

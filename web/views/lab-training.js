@@ -1,0 +1,166 @@
+// The lab's training view (chapter "lab"): what to train, Start / Cancel, a progress bar and an ETA
+// per scheme, and the training loss against step — live while workers train, else the loss curves
+// of the result on show (the shipped native run until you train your own). The work is in
+// web/lab.js and web/lab-worker.js; this view only draws.
+import { SERIES } from '../colormap.js';
+import { linesCsv } from '../plot/lines.js';
+import { LAB_SCHEMES, cancelRun, commandFor, currentRun, eta, onLabChange, setTextFile, shippedFailure, shownResult, startRun, textFile } from '../lab.js';
+import { fmt } from './common.js';
+
+export const schemeColor = (scheme) => SERIES[LAB_SCHEMES.indexOf(scheme) % SERIES.length];
+const schemesOf = (st) => st.labSchemes.split(',').filter((s) => LAB_SCHEMES.includes(s));
+const seconds = (s) => (s >= 90 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(s < 10 ? 1 : 0)} s`);
+
+function trailingMean(values, window) {
+  const out = new Float64Array(values.length);
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) {
+    sum += values[i] - (i >= window ? values[i - window] : 0);
+    out[i] = sum / Math.min(i + 1, window);
+  }
+  return out;
+}
+
+function setup(section, host) {
+  const controls = section.querySelector('.view-controls');
+  const file = document.createElement('div');
+  file.className = 'file-box lab-text';
+  file.innerHTML = '<label>text file <input type="file" accept=".txt,.md,text/*" data-lab-text></label><span class="message" role="status"></span>';
+  controls.append(file);
+  const msg = file.querySelector('.message');
+  file.querySelector('input').addEventListener('change', async (e) => {
+    const f = e.target.files[0];
+    if (!f) return;
+    const bytes = new Uint8Array(await f.arrayBuffer());
+    if (bytes.length < 2) { msg.textContent = `${f.name} is empty: choose a text file.`; msg.classList.add('bad'); return; }
+    msg.textContent = `${f.name}: ${bytes.length.toLocaleString('en-US')} bytes, character level.`;
+    msg.classList.remove('bad');
+    setTextFile(f.name, bytes);
+  });
+
+  const bar = document.createElement('div');
+  bar.className = 'lab-run';
+  bar.innerHTML = `<div class="row"><button type="button" data-lab="start">Start</button><button type="button" data-lab="cancel" disabled>Cancel</button>
+    <span class="lab-status" role="status" aria-live="polite"></span></div><ul class="lab-progress" aria-label="training progress per scheme"></ul>`;
+  controls.after(bar);
+  const start = bar.querySelector('[data-lab="start"]'), cancel = bar.querySelector('[data-lab="cancel"]');
+  const status = bar.querySelector('.lab-status'), list = bar.querySelector('.lab-progress');
+
+  start.addEventListener('click', () => {
+    const st = host.state();
+    const schemes = schemesOf(st);
+    if (!schemes.length) { status.textContent = 'Tick at least one scheme to train.'; return; }
+    try {
+      startRun({ task: st.labTask, schemes, size: st.labSize, steps: st.labSteps });
+    } catch (e) {
+      status.textContent = e.message;
+    }
+  });
+  cancel.addEventListener('click', () => cancelRun());
+
+  const rows = new Map();
+  function paint() {
+    const st = host.state();
+    file.hidden = st.labTask !== 'text';
+    const run = currentRun();
+    const running = run?.state === 'running';
+    start.disabled = running;
+    cancel.disabled = !running;
+    if (!run) {
+      list.replaceChildren();
+      rows.clear();
+      status.textContent = st.labTask === 'text' && !textFile() ? 'Choose a text file, then Start.' : `Start trains ${schemesOf(st).length} scheme(s) in your browser, one Web Worker each, up to ${navigator.hardwareConcurrency || 2} at a time.`;
+      return;
+    }
+    const names = Object.keys(run.schemes);
+    if ([...rows.keys()].join() !== names.join()) {
+      list.replaceChildren();
+      rows.clear();
+      for (const s of names) {
+        const li = document.createElement('li');
+        li.dataset.scheme = s;
+        li.innerHTML = `<span class="name">${s}</span><progress max="1" value="0"></progress><span class="what"></span>`;
+        li.querySelector('.name').style.borderColor = schemeColor(s);  // CSSOM: the CSP forbids style attributes
+        list.append(li);
+        rows.set(s, li);
+      }
+    }
+    const now = performance.now();
+    for (const [s, e] of Object.entries(run.schemes)) {
+      const li = rows.get(s);
+      li.dataset.state = e.state;
+      const p = li.querySelector('progress');
+      p.max = e.total;
+      p.value = e.step;
+      const last = e.losses.length ? ` · loss ${e.losses[e.losses.length - 1].toFixed(3)}` : '';
+      const t = eta(e, now);
+      li.querySelector('.what').textContent = {
+        queued: 'waiting for a free worker',
+        loading: 'loading the package in its worker…',
+        training: `step ${e.step}/${e.total}${last}${t === null ? '' : ` · ETA ${seconds(t)}`}`,
+        evaluating: `trained${last} · evaluating at ½ … 8 × T_train…`,
+        done: `done${last}`,
+        cancelled: `cancelled at step ${e.step}`,
+      }[e.state] ?? e.state;
+    }
+    const elapsed = ((run.finished || now) - run.started) / 1000;
+    status.textContent = {
+      running: `Training ${names.length} scheme(s), ${seconds(elapsed)} so far. The page stays usable: the work is in workers.`,
+      done: `Done in ${seconds(elapsed)}. The plots below and the comparison table now show this run.`,
+      cancelled: 'Cancelled: the workers were stopped and their memory freed. The plots below still show the last finished result.',
+      error: `The run failed: ${run.error}`,
+    }[run.state];
+  }
+  onLabChange(() => { paint(); host.refresh('lab-training'); });
+  section.addEventListener('change', () => setTimeout(paint));
+  paint();
+  section.paint = paint;
+}
+
+export default {
+  id: 'lab-training',
+  title: 'Train one tiny language model per scheme',
+  explain: 'Each scheme gets the same small GPT-style transformer (2 layers; tiny: d_model 32, 2 heads; small: 64, 4 heads), the same data and the same seed, trained at T_train = 64 tokens with AdamW. <em>markov</em> is a random order-2 Markov source over 32 symbols whose best possible loss (the entropy floor) is known exactly; <em>copy</em> repeats random tokens, so the second half needs attention far back; <em>text</em> is any file you choose, character by character. The plot is the training loss (nats per token) at each step. These are tiny models and one seed: they show how each scheme behaves, not how a real model would score.',
+  controls: [
+    ['labTask', { kind: 'select', label: 'task' }],
+    ['labSchemes', { kind: 'checks', label: 'schemes', values: LAB_SCHEMES }],
+    ['labSize', { kind: 'select', label: 'model size' }],
+    ['labSteps', { label: 'steps', slider: { min: 10, max: 20000, log: true } }],
+  ],
+  setup,
+  compute({ st }) {
+    const run = currentRun(), shown = shownResult();
+    let series, source, floor = null;
+    if (run && run.state !== 'done') {
+      series = Object.values(run.schemes).map((e) => ({ scheme: e.scheme, losses: e.losses }));
+      source = `your run (${run.state}): ${commandFor(run.options, run.textName)}`;
+    } else if (shown) {
+      series = shown.results.map((r) => ({ scheme: r.scheme, losses: r.trainLoss }));
+      source = shown.source === 'shipped' ? `the shipped native run of ${shown.date}: ${shown.command}` : `your run of ${shown.date}: ${shown.command}`;
+      floor = shown.floors[shown.config.trainLength] ?? null;
+    } else {
+      throw new Error(`${shippedFailure()} Press Start to train your own.`);
+    }
+    const n = Math.max(1, ...series.map((s) => s.losses.length));
+    const xs = Float64Array.from({ length: n }, (_, i) => i + 1);
+    // One batch's loss is noisy: the plot draws the mean of the last `window` steps (the CSV has every step).
+    const window = Math.max(1, Math.round(n / 100));
+    return {
+      xs, floor, source, window,
+      series: series.map((s) => ({ label: s.scheme, scheme: s.scheme, x: xs.subarray(0, s.losses.length), y: trailingMean(s.losses, window), raw: s.losses, color: schemeColor(s.scheme) })),
+    };
+  },
+  plot: (d, cursor) => ({
+    kind: 'lines',
+    spec: {
+      series: d.series.map((s) => ({ ...s, width: 1.5 })), xLabel: 'training step', yLabel: d.window > 1 ? `loss, nats/token (mean of ${d.window} steps)` : 'loss, nats/token', cursor,
+      xDomain: [1, Math.max(2, d.xs.length)],
+      hlines: d.floor === null ? [] : [{ y: d.floor, label: `entropy floor at T_train: ${d.floor.toFixed(3)}`, side: 'left' }],
+    },
+  }),
+  note: (d) => `Shown: ${d.source}.`,
+  readout: (d, c) => `step ${d.xs[c.i]}: ${d.series.map((s) => `${s.label} ${c.i < s.y.length ? `${fmt(s.raw[c.i], 4)}${d.window > 1 ? ` (mean ${fmt(s.y[c.i], 4)})` : ''}` : '–'}`).join(', ')}`,
+  csv: (d) => linesCsv('step', d.xs, d.series.map((s) => ({ label: s.label, y: Array.from(d.xs, (_, i) => (i < s.raw.length ? s.raw[i] : '')) }))),
+  caption: (st) => `lab training loss (${shownResult()?.command ?? ''})`,
+  cursor0: () => ({ i: 0 }),
+};
