@@ -480,6 +480,14 @@ std::string onnx_attention(const val& inputs, const val& attrs, Ptr y, Ptr prese
                                         at<float>(present_key), at<float>(present_value), at<float>(qk)));
 }
 
+// float16 outputs (uint16 bits) for float16 inputs; otherwise as onnx_attention.
+std::string onnx_attention_f16(const val& inputs, const val& attrs, Ptr y, Ptr present_key, Ptr present_value,
+                               Ptr qk_matmul_output) {
+  return message(posenc::onnx_attention_f16(attention_inputs(inputs), attention_attrs(attrs), at<std::uint16_t>(y),
+                                            at<std::uint16_t>(present_key), at<std::uint16_t>(present_value),
+                                            at<std::uint16_t>(qk_matmul_output)));
+}
+
 posenc::RotaryEmbeddingAttrs rotary_attrs(int interleaved, double rotary_embedding_dim, double num_heads) {
   posenc::RotaryEmbeddingAttrs a;
   a.interleaved = interleaved;
@@ -496,6 +504,13 @@ std::string onnx_rotary_embedding(const val& inputs, int interleaved, double rot
              ids = tensor_ref(inputs["position_ids"]);
   return message(y ? posenc::onnx_rotary_embedding(x, cos, sin, ids, a, at<float>(y))
                    : posenc::onnx_rotary_embedding_check(x, cos, sin, ids, a));
+}
+
+std::string onnx_rotary_embedding_f16(const val& inputs, int interleaved, double rotary_embedding_dim,
+                                      double num_heads, Ptr y) {
+  return message(posenc::onnx_rotary_embedding_f16(
+      tensor_ref(inputs["X"]), tensor_ref(inputs["cos_cache"]), tensor_ref(inputs["sin_cache"]),
+      tensor_ref(inputs["position_ids"]), rotary_attrs(interleaved, rotary_embedding_dim, num_heads), at<std::uint16_t>(y)));
 }
 
 // o: the JS layer's normalized options (pointers as numbers, 0 = none; scale NaN = default).
@@ -574,5 +589,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("onnxAttentionShapes", &onnx_attention_shapes);
   function("onnxAttention", &onnx_attention);
   function("onnxRotaryEmbedding", &onnx_rotary_embedding);
+  function("onnxAttentionF16", &onnx_attention_f16);
+  function("onnxRotaryEmbeddingF16", &onnx_rotary_embedding_f16);
   function("attention", &attention);
 }

@@ -207,7 +207,7 @@ export function wrapLab(module) {
       if (this.#ptr) module.labModelDelete(this.#ptr);
       this.#ptr = 0;
     }
-    [Symbol.dispose]() { this.delete(); }
+    [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() { this.delete(); }
   }
 
   class LabDataset {
@@ -248,7 +248,7 @@ export function wrapLab(module) {
       if (this.#ptr) module.labDatasetDelete(this.#ptr);
       this.#ptr = 0;
     }
-    [Symbol.dispose]() { this.delete(); }
+    [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() { this.delete(); }
     static ptrOf(d) { return d.#live('run'); }
   }
 
@@ -335,16 +335,32 @@ export function wrapLab(module) {
     if (4 * paramFloats(sizes) > MAX_FLOATS) throw new RangeError(`${fn}: the model has more than ${MAX_FLOATS / 4} parameters`);
     checkWorkspace(fn, sizes, config.batch, config.trainLength);
     checkWorkspace(fn, sizes, 1, 8 * config.trainLength);
+    // The C++ side takes at most 2^24 tokens per call (training batch, and evaluation at 8 × T_train).
+    for (const [what, n] of [['batch * trainLength', config.batch * config.trainLength],
+      ['evalBatch * 8 * trainLength', config.evalBatch * 8 * config.trainLength]]) {
+      if (n > 2 ** 24) throw new RangeError(`${fn}: ${what} = ${n} tokens exceeds the 2^24 one call takes`);
+    }
     const task = o.task ?? 'markov';
     const data = dataset({ task, seed: config.seed, vocabSize: o.vocabSize ?? 32, ...(o.text !== undefined ? { text: o.text } : {}) });
     try {
       const lengths = [1, 2, 4, 8, 16].map((k) => (config.trainLength * k) / 2);
       const results = [];
       for (const scheme of schemes) {
+        // An exception thrown by onProgress must not unwind through the C++ frames (their memory
+        // would leak): it cancels the run, and is rethrown once C++ has returned.
+        let thrown = null;
         const progress = onProgress
-          ? (step, totalSteps, loss) => onProgress({ scheme, step, totalSteps, loss }) !== false
+          ? (step, totalSteps, loss) => {
+            try {
+              return onProgress({ scheme, step, totalSteps, loss }) !== false;
+            } catch (e) {
+              thrown = e;
+              return false;
+            }
+          }
           : undefined;
         const [message, result] = module.labRunScheme(LabDataset.ptrOf(data), config, scheme, progress);
+        if (thrown) throw thrown;
         status(fn, message);
         for (const row of result.eval) row.bucketLoss = Array.from(row.bucketLoss, (v) => (Number.isNaN(v) ? null : v));
         results.push(result);

@@ -53,8 +53,9 @@ export function makeReadModel(module, { publicRopeParams, openPath }) {
     }
     const { tableName = '', maxTableFloats = 2 ** 26 } = options;
     if (typeof tableName !== 'string') throw new TypeError(`${fn}: tableName must be a string (got ${describe(tableName)})`);
-    if (!Number.isInteger(maxTableFloats) || maxTableFloats < 1 || maxTableFloats > 2 ** 28) {
-      throw new RangeError(`${fn}: maxTableFloats must be an integer in [1, 2^28] (got ${maxTableFloats})`);
+    // 2^26 floats (256 MiB) at most: the table's bytes and its float32 copy must both fit in the heap.
+    if (!Number.isInteger(maxTableFloats) || maxTableFloats < 1 || maxTableFloats > 2 ** 26) {
+      throw new RangeError(`${fn}: maxTableFloats must be an integer in [1, 2^26] (got ${maxTableFloats})`);
     }
     const file = await openSource(fn, source, openPath);
     const chunks = [];  // [offset, heap pointer, length]
@@ -85,7 +86,7 @@ export function makeReadModel(module, { publicRopeParams, openPath }) {
       throw new RangeError(`${fn}: the file needed more than ${MAX_PASSES} reads`);
     } finally {
       for (const c of chunks) module.heapFree(c[1]);
-      await file.close();
+      await file.close().catch(() => {});  // a failed close must not hide the reader's own error
     }
   };
 }

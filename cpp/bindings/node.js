@@ -14,7 +14,13 @@ export async function init(options = {}) {
 // readModel's file access in Node: positional reads, so only the bytes asked for are read.
 async function openPath(path) {
   const handle = await open(path, 'r');
-  const { size } = await handle.stat();
+  let size;
+  try {
+    ({ size } = await handle.stat());
+  } catch (e) {
+    await handle.close();
+    throw e;
+  }
   return {
     size,
     async read(offset, length) {

@@ -12,11 +12,12 @@ const ATTENTION_ATTRS = ['is_causal', 'kv_num_heads', 'q_num_heads', 'qk_matmul_
   'softmax_precision'];
 const ROTARY_INPUTS = ['X', 'cos_cache', 'sin_cache', 'position_ids'];
 const ROTARY_ATTRS = ['interleaved', 'num_heads', 'rotary_embedding_dim'];
-const DTYPE = { float32: 0, bool: 1, int64: 2 };
+const DTYPE = { float32: 0, bool: 1, int64: 2, float16: 3 };
 
 /**
  * Reads an ONNX-style tensor { data, dims } (an onnxruntime-web Tensor works as is) for a slot
- * whose allowed element types are `kinds` ('float32', 'bool', 'int64'). null when absent.
+ * whose allowed element types are `kinds` ('float32', 'float16', 'bool', 'int64'). null when absent.
+ * float16 data is IEEE half bits in a Uint16Array (onnxruntime-web's 'float16' tensors).
  */
 function readTensor(fn, slot, t, kinds) {
   if (t === undefined || t === null) return null;
@@ -41,10 +42,12 @@ function readTensor(fn, slot, t, kinds) {
   const data = t.data;
   let dtype;
   if (data instanceof Float32Array && kinds.includes('float32')) dtype = 'float32';
+  else if (data instanceof Uint16Array && kinds.includes('float16')) dtype = 'float16';
   else if ((data instanceof Uint8Array || (Array.isArray(data) && typeof data[0] === 'boolean')) && kinds.includes('bool')) dtype = 'bool';
   else if ((data instanceof BigInt64Array || (Array.isArray(data) && data.every((x) => typeof x === 'number' || typeof x === 'bigint'))) && kinds.includes('int64')) dtype = 'int64';
   else {
-    const wanted = { float32: 'Float32Array', bool: 'Uint8Array or boolean[]', int64: 'BigInt64Array or number[]' };
+    const wanted = { float32: 'Float32Array', float16: 'Uint16Array (float16 bits)', bool: 'Uint8Array or boolean[]',
+      int64: 'BigInt64Array or number[]' };
     throw new TypeError(`${fn}: inputs.${slot}.data must be a ${kinds.map((k) => wanted[k]).join(' or ')} (got ${describe(data)})`);
   }
   if (data.length !== n) {
@@ -82,7 +85,7 @@ export function onnxApi(module, heap) {
   function tensorsToHeap(alloc, tensors) {
     const placed = tensors.map((t) => {
       if (!t) return null;
-      const bytes = t.dtype === 'float32' ? 4 : t.dtype === 'bool' ? 1 : 8;
+      const bytes = { float32: 4, float16: 2, bool: 1, int64: 8 }[t.dtype];
       return { t, ptr: alloc(Math.max(1, t.n) * bytes) };
     });
     const out = {};
@@ -90,6 +93,7 @@ export function onnxApi(module, heap) {
       if (!p) continue;
       const { t, ptr } = p;
       if (t.dtype === 'float32') module.HEAPF32.set(t.data, ptr >> 2);
+      else if (t.dtype === 'float16') module.HEAPU16.set(t.data, ptr >> 1);
       else if (t.dtype === 'bool') module.HEAPU8.set(Uint8Array.from(t.data, (x) => (x ? 1 : 0)), ptr);
       else {
         const view = new BigInt64Array(module.HEAPU8.buffer, ptr, t.n);
@@ -110,7 +114,7 @@ export function onnxApi(module, heap) {
       if (inputs[slot] === undefined || inputs[slot] === null) throw new TypeError(`${fn}: inputs.${slot} is required`);
     }
     const tensors = ATTENTION_INPUTS.map((slot) => readTensor(fn, slot, inputs[slot],
-      slot === 'attn_mask' ? ['float32', 'bool'] : slot === 'nonpad_kv_seqlen' ? ['int64'] : ['float32']));
+      slot === 'attn_mask' ? ['float32', 'float16', 'bool'] : slot === 'nonpad_kv_seqlen' ? ['int64'] : ['float32', 'float16']));
     readAttrs(fn, attrs, ATTENTION_ATTRS);
     const a = attrs ?? {};
     const { outputs, opset = 24 } = checkOptions(fn, options, ['outputs', 'opset']);
@@ -138,17 +142,22 @@ export function onnxApi(module, heap) {
       const desc = tensorsToHeap(alloc, tensors);
       const [message, shapes] = module.onnxAttentionShapes(desc, normalized);
       status(fn, message);
+      // float16 Q, K, V: computed in float32, every output rounded to float16 (ONNX's output type).
+      const half = tensors[0].dtype === 'float16';
       const ptrs = {};
       const sizes = {};
       for (const o of wanted) {
         sizes[o] = shapes[o].reduce((x, y) => x * y, 1);
         checkElements(fn, o, sizes[o]);
-        ptrs[o] = alloc(Math.max(1, sizes[o]) * 4);
+        ptrs[o] = alloc(Math.max(1, sizes[o]) * (half ? 2 : 4));
       }
-      status(fn, module.onnxAttention(desc, normalized, ptrs.Y, ptrs.present_key ?? 0, ptrs.present_value ?? 0,
-        ptrs.qk_matmul_output ?? 0));
+      status(fn, module[half ? 'onnxAttentionF16' : 'onnxAttention'](desc, normalized, ptrs.Y, ptrs.present_key ?? 0,
+        ptrs.present_value ?? 0, ptrs.qk_matmul_output ?? 0));
       const result = {};
-      for (const o of wanted) result[o] = { data: copyOut(ptrs[o], sizes[o]), dims: shapes[o] };
+      for (const o of wanted) {
+        const data = half ? module.HEAPU16.slice(ptrs[o] >> 1, (ptrs[o] >> 1) + sizes[o]) : copyOut(ptrs[o], sizes[o]);
+        result[o] = { data, dims: shapes[o], type: half ? 'float16' : 'float32' };
+      }
       return result;
     });
   }
@@ -167,7 +176,7 @@ export function onnxApi(module, heap) {
     for (const slot of ['X', 'cos_cache', 'sin_cache']) {
       if (inputs[slot] === undefined || inputs[slot] === null) throw new TypeError(`${fn}: inputs.${slot} is required`);
     }
-    const tensors = ROTARY_INPUTS.map((slot) => readTensor(fn, slot, inputs[slot], slot === 'position_ids' ? ['int64'] : ['float32']));
+    const tensors = ROTARY_INPUTS.map((slot) => readTensor(fn, slot, inputs[slot], slot === 'position_ids' ? ['int64'] : ['float32', 'float16']));
     readAttrs(fn, attrs, ROTARY_ATTRS);
     const a = attrs ?? {};
     const interleaved = intAttr(fn, a, 'interleaved', 0, 0, 1);
@@ -175,6 +184,7 @@ export function onnxApi(module, heap) {
     const rotaryDim = intAttr(fn, a, 'rotary_embedding_dim', 0, 0, 2 ** 30);
     const { out } = checkOptions(fn, options, ['out']);
     const [x, cos, sin, ids] = tensors;
+    if (x.dtype === 'float16') return rotaryFloat16(fn, tensors, interleaved, rotaryDim, numHeads, out);
     if (out !== undefined) {
       checkFloat32Array(fn, 'options.out', out);
       if (out.length !== x.n) throw new RangeError(`${fn}: options.out.length must equal X's ${x.n} elements (got ${out.length})`);
@@ -211,7 +221,23 @@ export function onnxApi(module, heap) {
         }
       }
     });
-    return { Y: { data: y, dims: x.dims.slice() } };
+    return { Y: { data: y, dims: x.dims.slice(), type: 'float32' } };
+  }
+
+  // float16 X and caches: one call over the whole tensor, rotated in float32, Y rounded to float16.
+  function rotaryFloat16(fn, tensors, interleaved, rotaryDim, numHeads, out) {
+    const x = tensors[0];
+    if (out !== undefined && !(out instanceof Uint16Array && out.length === x.n)) {
+      throw new TypeError(`${fn}: options.out must be a Uint16Array of X's ${x.n} elements for float16 X (got ${describe(out)})`);
+    }
+    return scoped(fn, (alloc) => {
+      const desc = tensorsToHeap(alloc, tensors);
+      const y = alloc(Math.max(1, x.n) * 2);
+      status(fn, module.onnxRotaryEmbeddingF16(desc, interleaved, rotaryDim, numHeads, y));
+      const data = out ?? new Uint16Array(x.n);
+      data.set(module.HEAPU16.subarray(y >> 1, (y >> 1) + x.n));
+      return { Y: { data, dims: x.dims.slice(), type: 'float16' } };
+    });
   }
 
   return { attention: onnxAttention, rotaryEmbedding: onnxRotaryEmbedding };

@@ -58,8 +58,13 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
 
   // applyRope with params.mrope and positions [3][seqLen] (temporal, height, width ids).
   function applyMrope(fn, x, options) {
-    const { positions, ...rest } = options;
-    const c = ropeCall(fn, x.length, rest);  // sizes, layout, frequencies (at the largest id + 1)
+    const { positions, out: into, ...rest } = options;
+    const c = ropeCall(fn, x.length, rest);  // sizes, layout, frequencies (at seqLen)
+    checkElements(fn, 'x.length', x.length);
+    if (into !== undefined) {
+      checkFloat32Array(fn, 'options.out', into);
+      if (into.length !== x.length) throw new RangeError(`${fn}: options.out.length must equal x.length = ${x.length} (got ${into.length})`);
+    }
     if (c.precision === PRECISIONS.ggml) throw new TypeError(`${fn}: M-RoPE takes precision 'fast' or 'accurate'`);
     const pos = toFloat64(fn, 'positions', positions);
     const flat = flatRopeParams(fn, options.params);
@@ -70,7 +75,9 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       f64(pp, pos.length).set(pos);
       status(fn, module.applyRopeRows(xp, c.seqLen, c.nHeads, c.headDim, inv, c.rotaryDim, pp, flat.mropeInterleaved ? 1 : 0,
         flat.mropeSection, 0, c.layout, c.precision, c.attentionFactor));
-      return copyOut(xp, x.length);
+      if (!into) return copyOut(xp, x.length);
+      into.set(f32(xp, x.length));
+      return into;
     });
   }
 

@@ -295,8 +295,9 @@ struct Dims {
 
 Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* out) {
   if (!in.q.present() || !in.k.present() || !in.v.present()) return bad("Q, K and V are required");
-  for (const TensorRef* t : {&in.q, &in.k, &in.v})
-    if (t->dtype != DType::kFloat32) return bad("Q, K and V must be float32");
+  if (in.q.dtype != DType::kFloat32 && in.q.dtype != DType::kFloat16) return bad("Q, K and V must be float32 or float16");
+  for (const TensorRef* t : {&in.k, &in.v})
+    if (t->dtype != in.q.dtype) return bad("Q, K and V must have one element type");
   if (in.q.rank != in.k.rank || in.q.rank != in.v.rank || (in.q.rank != 3 && in.q.rank != 4))
     return shape("Q, K and V must all be 3D or all 4D");
   for (const TensorRef* t : {&in.q, &in.k, &in.v})
@@ -338,7 +339,7 @@ Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* 
     return bad("past_key and past_value must be given together");
   if (in.past_key.present()) {
     for (const TensorRef* t : {&in.past_key, &in.past_value}) {
-      if (t->dtype != DType::kFloat32) return bad("past_key and past_value must be float32");
+      if (t->dtype != in.q.dtype) return bad("past_key and past_value must have Q's element type");
       if (t->rank != 4) return shape("past_key and past_value must be 4D [B, kv_num_heads, past_len, head_size]");
     }
     const auto& pk = in.past_key.dims;
@@ -363,7 +364,8 @@ Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* 
 
   if (in.attn_mask.present()) {
     const TensorRef& m = in.attn_mask;
-    if (m.dtype != DType::kFloat32 && m.dtype != DType::kBool) return bad("attn_mask must be float32 or bool");
+    if (m.dtype != DType::kFloat32 && m.dtype != DType::kFloat16 && m.dtype != DType::kBool)
+      return bad("attn_mask must be float32, float16 or bool");
     if (m.rank < 1 || m.rank > 4) return shape("attn_mask must have rank 1 to 4");
     const std::int64_t target[4] = {d.B, d.Hq, d.Sq, d.T};
     const std::int64_t last = m.dims[m.rank - 1];
@@ -433,6 +435,8 @@ Status onnx_attention(const AttentionInputs& in, const AttentionAttrs& a, float*
                       float* present_key, float* present_value, float* qk_matmul_output) noexcept {
   Dims d;
   if (Status s = attention_dims(in, a, &d); !s.ok()) return s;
+  if (in.q.dtype != DType::kFloat32 || (in.attn_mask.present() && in.attn_mask.dtype == DType::kFloat16))
+    return bad("onnx_attention computes float32 tensors (float16 ones go through onnx_attention_f16)");
   if (y == nullptr) return bad("Y must not be null");
   if (qk_matmul_output && checked_product({d.B, d.Hq, d.Sq, d.T}) < 0)
     return {StatusCode::kTooLarge, "qk_matmul_output too large for memory"};
@@ -629,6 +633,7 @@ Status attention(const float* q, const float* k, const float* v, std::size_t q_l
   if (o.window && *o.window == 0) return bad("window must be > 0 (it counts the query's own key)");
   if (o.sink_tokens != 0 && !o.window) return bad("sink_tokens needs a window");
   if (o.chunk_size && *o.chunk_size == 0) return bad("chunk_size must be > 0");
+  if (o.chunk_size && o.sink_tokens != 0) return bad("sink_tokens works with a window, not with chunk_size");
   if (o.temperature && !(std::isfinite(o.temperature->floor_scale) && o.temperature->floor_scale > 0 &&
                          std::isfinite(o.temperature->attn_scale)))
     return bad("temperature floor_scale must be finite and > 0, attn_scale finite");

@@ -2,7 +2,9 @@
 // allow_exceptions = false, and every value is type-checked before it is read.
 #include "posenc/config.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "config_json.hpp"
@@ -37,7 +39,10 @@ bool number(const json& object, const char* key, double* out) {
 // A JSON number that is a whole number >= 0.
 bool count(const json& object, const char* key, std::size_t* out) {
   double v;
-  if (!number(object, key, &v) || !(v >= 0.0 && v <= 9007199254740992.0) || std::floor(v) != v) return false;
+  // At most 2^40 and what size_t holds (32 bits in WASM).
+  if (!number(object, key, &v) || !(v >= 0.0 && v <= std::min(1099511627776.0, static_cast<double>(std::numeric_limits<std::size_t>::max()))) ||
+      std::floor(v) != v)
+    return false;
   *out = static_cast<std::size_t>(v);
   return true;
 }
@@ -262,6 +267,25 @@ Status from_gguf(Reader& r, const json& root, const std::string& layer_type, Rop
 
 namespace config_json {
 
+bool nesting_ok(std::string_view text, int max_depth) noexcept {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char ch : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (ch == '\\') escaped = true;
+      else if (ch == '"') in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '{' || ch == '[') {
+      if (++depth > max_depth) return false;
+    } else if (ch == '}' || ch == ']') {
+      --depth;
+    }
+  }
+  return true;
+}
+
 Status rope_params_from_hf(const json& root, const std::string& layer_type, RopeParams* p, std::string* detail) {
   Reader r{detail};
   return from_hugging_face(r, root, layer_type, p);
@@ -295,6 +319,7 @@ Status rope_params_from_config(std::string_view json_text, const ConfigOptions& 
   Reader r{detail};
   if (params == nullptr) return {StatusCode::kBadArgument, "params must not be null"};
   try {
+    if (!config_json::nesting_ok(json_text, 64)) return r.fail("config: nested too deeply", "the config nests deeper than 64 levels");
     const json root = json::parse(json_text.begin(), json_text.end(), nullptr, false);
     if (root.is_discarded()) return r.fail("config: not valid JSON", "the config text is not valid JSON");
     if (!root.is_object()) return r.fail("config: not a JSON object", "the config must be a JSON object");

@@ -4,12 +4,17 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "posenc/rope.hpp"
 #include "posenc/status.hpp"
 
 namespace posenc::config_json {
+
+// Whether JSON text nests objects/arrays at most max_depth deep (outside strings). Checked before
+// parsing untrusted text: a deeply nested document would exhaust the stack when freed.
+bool nesting_ok(std::string_view text, int max_depth) noexcept;
 
 // Hugging Face config.json (see ConfigDialect::kHuggingFace).
 Status rope_params_from_hf(const nlohmann::json& root, const std::string& layer_type, RopeParams* p,

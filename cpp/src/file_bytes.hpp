@@ -91,8 +91,7 @@ class Cursor {
   Failure failure_;
 };
 
-// float16 / bfloat16 bit patterns → float32 (exact; NaN and infinities kept).
-float half_to_float(std::uint16_t h) noexcept;
+// bfloat16 bit patterns → float32 (exact; NaN and infinities kept). float16: half.hpp.
 float bfloat16_to_float(std::uint16_t b) noexcept;
 
 enum class Dtype { kF32, kF16, kBF16, kF64 };

@@ -7,6 +7,7 @@
 // of (string key, u32 type, value); tensor_count entries of (string name, u32 n_dims,
 // u64 ne[n_dims], u32 ggml_type, u64 offset); padding to general.alignment (default 32); data.
 // A string is a u64 length and its bytes; an array is u32 element type, u64 count, elements.
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -35,10 +36,21 @@ std::uint64_t scalar_size(std::uint32_t t) {
   }
 }
 
+// Keys and tensor names: llama.cpp's names are at most 64 bytes (GGML_MAX_NAME); 64 KiB is generous.
+constexpr std::uint64_t kMaxName = 1u << 16;
+
 bool read_string(Cursor& c, std::string* out, const char* what) {
   std::uint64_t n = 0;
-  return c.value(&n, what) && c.string(n, out, what);
+  if (!c.value(&n, what)) return false;
+  if (n > kMaxName) return c.fail_at(c.offset() - 8, std::string(what) + " of " + std::to_string(n) + " bytes is longer than the 65536 this reader accepts");
+  return c.string(n, out, what);
 }
+
+// What the metadata may keep in memory: strings up to 1 MiB, arrays up to 2^16 elements and 2^18
+// kept elements in all (the rest is walked over, not stored), so a hostile file cannot make the
+// parsed metadata much larger than a real one's.
+constexpr std::uint64_t kKeptString = 1u << 20;
+constexpr std::uint64_t kKeptTotal = 1u << 18;
 
 bool read_scalar(Cursor& c, std::uint32_t t, json* out) {
   switch (t) {
@@ -67,12 +79,13 @@ bool read_scalar(Cursor& c, std::uint32_t t, json* out) {
 // positional key is an array that long.
 constexpr std::uint64_t kKeptArray = 1u << 16;
 
-// One value of type t. keep = false: walk over it without storing it.
-bool read_value(Cursor& c, std::uint32_t t, json* out, bool keep, int depth) {
+// One value of type t. keep = false: walk over it without storing it. *kept counts the array
+// elements kept so far (kKeptTotal at most).
+bool read_value(Cursor& c, std::uint32_t t, json* out, bool keep, int depth, std::uint64_t* kept) {
   if (t == kString) {
     std::uint64_t n = 0;
     if (!c.value(&n, "a string length")) return false;
-    if (!keep) return c.skip(n, "a string");
+    if (!keep || n > kKeptString) return c.skip(n, "a string");
     std::string s;
     if (!c.string(n, &s, "a string")) return false;
     *out = json(std::move(s));
@@ -94,12 +107,13 @@ bool read_value(Cursor& c, std::uint32_t t, json* out, bool keep, int depth) {
       return c.fail_at(at, "an array of " + std::to_string(n) + " elements needs at least " + std::to_string(n) +
                                " × " + std::to_string(least) + " bytes, more than the " + std::to_string(c.remaining()) +
                                " left in the file");
-    keep = keep && n <= kKeptArray;
+    keep = keep && n <= kKeptArray && *kept + n <= kKeptTotal;
+    if (keep) *kept += n;
     if (width != 0 && !keep) return c.skip(n * width, "array elements");
     if (keep) *out = json::array();
     for (std::uint64_t i = 0; i < n; ++i) {
       json e;
-      if (!read_value(c, et, &e, keep, depth + 1)) return false;
+      if (!read_value(c, et, &e, keep, depth + 1, kept)) return false;
       if (keep) out->push_back(std::move(e));
     }
     if (!keep) *out = json();
@@ -172,18 +186,19 @@ Status read_gguf(const ByteSource& src, ModelInfo* out, std::string* detail,
       c.fail_at(8, "a tensor count of " + std::to_string(n_tensors) + " cannot fit in the " + std::to_string(c.remaining()) + " bytes left");
 
     json meta = json::object();
+    std::uint64_t kept = 0;
     for (std::uint64_t i = 0; i < n_kv && !c.failed(); ++i) {
       std::string key;
       std::uint32_t type = 0;
       if (!read_string(c, &key, "a metadata key") || !c.value(&type, "a value type")) break;
       json v;
       const bool keep = key.rfind("tokenizer.", 0) != 0;  // the vocabulary: never needed here
-      if (!read_value(c, type, &v, keep, 0)) break;
+      if (!read_value(c, type, &v, keep, 0, &kept)) break;
       if (keep && !v.is_null()) meta[key] = std::move(v);
     }
 
     std::vector<TensorInfo> tensors;
-    if (!c.failed()) tensors.reserve(static_cast<std::size_t>(n_tensors));
+    if (!c.failed()) tensors.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n_tensors, 4096)));  // grows as read
     for (std::uint64_t i = 0; i < n_tensors && !c.failed(); ++i) {
       TensorInfo t;
       std::uint32_t n_dims = 0;
@@ -229,9 +244,9 @@ Status read_gguf(const ByteSource& src, ModelInfo* out, std::string* detail,
     auto count_key = [&](const char* k, std::size_t* v) {
       const auto it = meta.find(key(k));
       if (it == meta.end()) return false;
-      if (it->is_number_unsigned()) *v = it->get<std::size_t>();
-      else if (it->is_array() && !it->empty() && (*it)[0].is_number_unsigned()) *v = (*it)[0].get<std::size_t>();  // per layer
-      else return false;
+      const json* n = it->is_array() && !it->empty() ? &(*it)[0] : &*it;  // per layer: the first
+      if (!n->is_number_unsigned() || n->get<std::uint64_t>() > std::min<std::uint64_t>(std::uint64_t{1} << 40, SIZE_MAX)) return false;
+      *v = static_cast<std::size_t>(n->get<std::uint64_t>());
       return true;
     };
     count_key("attention.head_count", &info.n_heads);
@@ -257,8 +272,8 @@ Status read_gguf(const ByteSource& src, ModelInfo* out, std::string* detail,
       return {StatusCode::kBadArgument, "model file: malformed or unsupported"};
     }
     if (const TensorInfo* t = find(tensors, table_name)) {
-      if (t->ne.size() != 2) {
-        if (detail) *detail = "gguf: tensor " + t->name + " must have 2 dimensions to be a position table";
+      if (t->ne.size() != 2 || t->ne[0] == 0 || t->ne[1] == 0) {
+        if (detail) *detail = "gguf: tensor " + t->name + " must have 2 non-zero dimensions to be a position table";
         return {StatusCode::kBadArgument, "model file: malformed or unsupported"};
       }
       PositionTable table{t->name, static_cast<std::size_t>(t->ne[1]), static_cast<std::size_t>(t->ne[0]), {}};

@@ -2,7 +2,9 @@
 // settings. Learned tables (GPT-2's n_positions, BERT's position_embedding_type "absolute", OPT,
 // ...), ALiBi (BLOOM, MPT's attn_config.alibi, Falcon's alibi), T5 (relative_attention_*), else
 // RoPE as rope_params_from_config reads it — or a refusal naming the keys it looked for.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "config_json.hpp"
@@ -23,7 +25,10 @@ bool whole(const json& o, const char* key, std::size_t* out) {
   const json* v = member(o, key);
   if (v == nullptr || !v->is_number()) return false;
   const double d = v->get<double>();
-  if (!(d >= 0 && d <= 9007199254740992.0) || std::floor(d) != d) return false;
+  // At most 2^40 and what size_t holds (32 bits in WASM).
+  if (!(d >= 0 && d <= std::min(1099511627776.0, static_cast<double>(std::numeric_limits<std::size_t>::max()))) ||
+      std::floor(d) != d)
+    return false;
   *out = static_cast<std::size_t>(d);
   return true;
 }
@@ -61,6 +66,7 @@ Status refuse(std::string* detail, const std::string& why) {
 Status model_info_from_config(std::string_view json_text, ModelInfo* out, std::string* detail) noexcept {
   if (out == nullptr) return {StatusCode::kBadArgument, "out must not be null"};
   try {
+    if (!config_json::nesting_ok(json_text, 64)) return refuse(detail, "the config nests deeper than 64 levels");
     const json root = json::parse(json_text.begin(), json_text.end(), nullptr, false);
     if (root.is_discarded()) return refuse(detail, "the config text is not valid JSON");
     if (!root.is_object()) return refuse(detail, "the config must be a JSON object");

@@ -5,33 +5,10 @@
 #include <cstring>
 
 #include "file_bytes.hpp"
+#include "half.hpp"
 
 namespace posenc {
 namespace file {
-
-float half_to_float(std::uint16_t h) noexcept {
-  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-  const std::uint32_t exp = (h >> 10) & 0x1fu;
-  std::uint32_t mant = h & 0x3ffu;
-  std::uint32_t bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);  // inf, NaN
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  } else if (mant == 0) {
-    bits = sign;
-  } else {  // subnormal: normalise
-    int e = -1;
-    do {
-      ++e;
-      mant <<= 1;
-    } while ((mant & 0x400u) == 0);
-    bits = sign | (static_cast<std::uint32_t>(112 - e) << 23) | ((mant & 0x3ffu) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 float bfloat16_to_float(std::uint16_t b) noexcept {
   const std::uint32_t bits = static_cast<std::uint32_t>(b) << 16;
@@ -74,7 +51,7 @@ bool read_floats(const ByteSource& src, std::uint64_t offset, std::uint64_t coun
         v = static_cast<float>(d);
       } else {
         const auto u = static_cast<std::uint16_t>(b[0] | b[1] << 8);
-        v = dtype == Dtype::kF16 ? half_to_float(u) : bfloat16_to_float(u);
+        v = dtype == Dtype::kF16 ? half::to_float(u) : bfloat16_to_float(u);
       }
       (*out)[static_cast<std::size_t>(done + i)] = v;
     }

@@ -49,6 +49,8 @@ Status read_npy(const ByteSource& src, ModelInfo* out, std::string* detail, cons
       c.value(&n, "the header length");
       header_len = n;
     }
+    if (header_len > (1u << 16))  // numpy's own reader refuses headers over 10000 bytes
+      return fail(detail, "at byte 8: a header of " + std::to_string(header_len) + " bytes is longer than the 65536 this reader accepts");
     std::string h;
     c.string(header_len, &h, "the header");
     if (c.failed()) return file::status_of(c.failure(), detail);
@@ -95,6 +97,7 @@ Status read_npy(const ByteSource& src, ModelInfo* out, std::string* detail, cons
     if (shape.size() != 2)
       return fail(detail, "a position table is 2-D [max_len, d_model]; this array has " + std::to_string(shape.size()) + " dimensions");
     const std::uint64_t rows = shape[0], cols = shape[1];
+    if (rows == 0 || cols == 0) return fail(detail, "a position table needs rows and columns (shape has a 0)");
     if (cols != 0 && rows > options.max_table_floats / cols) {
       if (detail != nullptr) *detail = "npy: the array holds more than " + std::to_string(options.max_table_floats) + " values";
       return {StatusCode::kTooLarge, "model file: a table is too large"};

@@ -176,9 +176,13 @@ Status mrope_positions(const MropeSegment* segments, std::size_t n_segments, dou
     const bool image = g.grid_t != 0 || g.grid_h != 0 || g.grid_w != 0;
     if (image && (g.text != 0 || g.grid_t == 0 || g.grid_h == 0 || g.grid_w == 0))
       return bad("a segment is text (text > 0) or an image grid (grid_t, grid_h, grid_w all > 0)");
+    const std::size_t limit = std::size_t{1} << 30;  // tokens per sequence: far past any model's context
+    if (g.text > limit || g.grid_t > limit || g.grid_h > limit || g.grid_w > limit ||
+        (image && (g.grid_h > limit / g.grid_t || g.grid_w > limit / (g.grid_t * g.grid_h))))
+      return {StatusCode::kTooLarge, "a segment holds more than 2^30 tokens"};
     const std::size_t n = image ? g.grid_t * g.grid_h * g.grid_w : g.text;
     if (n == 0) return bad("a segment must hold at least one token");
-    if (n > (std::size_t{1} << 40) || total > (std::size_t{1} << 40)) return {StatusCode::kTooLarge, "too many tokens"};
+    if (total > limit) return {StatusCode::kTooLarge, "the segments hold more than 2^30 tokens"};
     total += n;
   }
   if (total != seq_len) return {StatusCode::kBadShape, "seq_len must equal the segments' token count"};

@@ -5,6 +5,7 @@
 // relative_attention_bias of the first encoder (else decoder) layer.
 #include <nlohmann/json.hpp>
 
+#include "config_json.hpp"
 #include "file_bytes.hpp"
 #include "posenc/model_file.hpp"
 
@@ -53,6 +54,7 @@ Status read_table(const ByteSource& src, const Entry& e, std::size_t max_floats,
     return fail(detail, "tensor " + e.name + " has dtype " + e.dtype + "; posenc reads F32, F16, BF16 and F64");
   if (e.shape.size() != 2) return fail(detail, "tensor " + e.name + " is not 2-D");
   const std::uint64_t rows = e.shape[0], cols = e.shape[1];
+  if (rows == 0 || cols == 0) return fail(detail, "tensor " + e.name + " has a zero dimension");
   if (cols != 0 && rows > max_floats / cols) {
     if (detail != nullptr) *detail = "safetensors: tensor " + e.name + " holds more than " + std::to_string(max_floats) + " values";
     return {StatusCode::kTooLarge, "model file: a table is too large"};
@@ -77,9 +79,11 @@ Status read_safetensors(const ByteSource& src, ModelInfo* out, std::string* deta
     std::uint64_t n = 0;
     if (!c.value(&n, "the header length")) return file::status_of(c.failure(), detail);
     if (n > c.remaining()) return fail(detail, "at byte 0: a header of " + std::to_string(n) + " bytes is longer than the file");
-    if (n > (std::uint64_t{100} << 20)) return fail(detail, "at byte 0: a header of " + std::to_string(n) + " bytes exceeds the format's 100 MB limit");
+    if (n > (std::uint64_t{32} << 20))  // the format allows 100 MB; real headers are a few MB at most
+      return fail(detail, "at byte 0: a header of " + std::to_string(n) + " bytes is larger than the 32 MiB this reader accepts");
     std::string header;
     if (!c.string(n, &header, "the JSON header")) return file::status_of(c.failure(), detail);
+    if (!config_json::nesting_ok(header, 16)) return fail(detail, "at byte 8: the header nests deeper than 16 levels");
     const json root = json::parse(header, nullptr, false);
     if (root.is_discarded() || !root.is_object()) return fail(detail, "at byte 8: the header is not a JSON object");
     const std::uint64_t data_start = 8 + n;
@@ -148,6 +152,8 @@ Status read_safetensors(const ByteSource& src, ModelInfo* out, std::string* deta
       T5Info t5;
       t5.name = name;
       t5.bidirectional = name[0] == 'e';
+      if (e->shape.size() == 2 && e->shape[0] > (1u << 20))
+        return fail(detail, "tensor " + std::string(name) + " has more than 2^20 buckets");
       if (Status s = read_table(src, *e, options.max_table_floats, &t5.table, detail); !s.ok()) return s;
       t5.num_buckets = static_cast<int>(e->shape[0]);
       t5.n_heads = static_cast<std::size_t>(e->shape[1]);

@@ -13,7 +13,7 @@
 
 namespace posenc {
 
-enum class DType : int { kFloat32 = 0, kBool = 1, kInt64 = 2 };
+enum class DType : int { kFloat32 = 0, kBool = 1, kInt64 = 2, kFloat16 = 3 };  // kFloat16: IEEE half bits (uint16)
 
 // A read-only view of a row-major tensor of rank <= 4. data == nullptr means "absent" (an omitted
 // optional ONNX input). bool tensors are one byte per element (0 = false).
@@ -45,6 +45,11 @@ Status onnx_rotary_embedding_check(const TensorRef& x, const TensorRef& cos_cach
 Status onnx_rotary_embedding(const TensorRef& x, const TensorRef& cos_cache,
                              const TensorRef& sin_cache, const TensorRef& position_ids,
                              const RotaryEmbeddingAttrs& attrs, float* y) noexcept;
+// The same on float16 X and caches (y: float16 bits): widened to float32 exactly, rotated in
+// float32, rounded back to nearest (ties to even).
+Status onnx_rotary_embedding_f16(const TensorRef& x, const TensorRef& cos_cache, const TensorRef& sin_cache,
+                                 const TensorRef& position_ids, const RotaryEmbeddingAttrs& attrs,
+                                 std::uint16_t* y) noexcept;
 
 // ---- ONNX Attention-23/24 -------------------------------------------------------------------------
 
@@ -60,9 +65,9 @@ struct AttentionAttrs {
 };
 
 struct AttentionInputs {
-  TensorRef q, k, v;                            // float32, 3D or 4D (all the same rank)
-  TensorRef attn_mask;                          // float32 or bool; broadcasts to [B, Hq, Sq, T]
-  TensorRef past_key, past_value;               // float32 [B, Hkv, P, D] / [B, Hkv, P, Dv]
+  TensorRef q, k, v;                            // float32 (or all float16), 3D or 4D (all the same rank)
+  TensorRef attn_mask;                          // float32, float16 or bool; broadcasts to [B, Hq, Sq, T]
+  TensorRef past_key, past_value;               // Q's type, [B, Hkv, P, D] / [B, Hkv, P, Dv]
   TensorRef nonpad_kv_seqlen;                   // int64 [B], opset 24
 };
 
@@ -85,6 +90,13 @@ Status onnx_attention_shapes(const AttentionInputs& in, const AttentionAttrs& at
 // unless qk_matmul_output is requested, and causal rows skip the keys they cannot see.
 Status onnx_attention(const AttentionInputs& in, const AttentionAttrs& attrs, float* y,
                       float* present_key, float* present_value, float* qk_matmul_output) noexcept;
+
+// The same on float16 Q, K, V (and past; any mask): widened to float32 exactly,
+// computed in float32, and every output rounded to float16 (to nearest, ties to even), the type
+// ONNX gives the outputs. onnx_attention itself refuses float16 inputs.
+Status onnx_attention_f16(const AttentionInputs& in, const AttentionAttrs& attrs, std::uint16_t* y,
+                          std::uint16_t* present_key, std::uint16_t* present_value,
+                          std::uint16_t* qk_matmul_output) noexcept;
 
 // ---- attention with fused positional terms ----------------------------------------------------------
 
