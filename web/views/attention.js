@@ -32,7 +32,7 @@ function weightsFor(pe, st, scheme, tokens, d) {
 export default {
   id: 'attention',
   title: '“dog bites man” or “man bites dog”?',
-  explain: 'Rows: the word asking (query); columns: the word looked at (key); colour: attention weight. Without positions the second map is the first one shuffled: put it back in the first sentence\'s order and the difference is zero. Pick a scheme to break the tie, or keep none (NoPE) and turn on the causal mask a decoder uses: a word then sees only the words before it, and that alone breaks the tie.',
+  explain: 'Rows: the word asking (query); columns: the word looked at (key); colour: attention weight. Without positions the second map is the first one shuffled: put it back in the first sentence\'s order and the difference is zero. Pick a scheme to break the tie, or keep none (NoPE) and turn on a decoder\'s causal mask (each word sees only the words before it): that alone breaks it too.',
   controls: [['attnScheme', { kind: 'select', label: 'positions', values: ATTENTION_SCHEMES, labels: CHOICES }], ['attnCausal', { kind: 'checkbox' }]],
   height: (width) => panelsHeight(4, width, PANEL, MIN_WIDTH),
   compute({ pe, st }) {
