@@ -103,6 +103,11 @@ test('attention-window: a sliding window, a chunk, sink tokens and a sink logit 
   await ex.page.selectOption('#control-winMask', 'window');
   await reacts('attention-window', () => ex.page.fill('#control-winSinkTokens', '2'));
   assert.ok(await weight(30, 1) > 0 && await weight(30, 2) === 0, 'keys 0 and 1 stay visible as sink tokens');
+  // Sink tokens need a window (the package says so): with chunks they are set aside, not an error.
+  await reacts('attention-window', () => ex.page.selectOption('#control-winMask', 'chunk'));
+  assert.equal(await ex.page.$eval(view('attention-window'), (s) => s.classList.contains('failed')), false);
+  assert.equal(await weight(30, 1), 0);
+  await ex.page.selectOption('#control-winMask', 'window');
   await reacts('attention-window', () => ex.page.check('#control-winSinkLogit'));
   const minSum = await dataOf('attention-window', (d) => d.minSum);
   assert.ok(minSum < 0.99, `rows should lose weight to the sink logit (min Σ ${minSum})`);

@@ -17,7 +17,7 @@ export default {
     ['winMask', { kind: 'select', values: Object.keys(MASKS), labels: MASKS }],
     ['winSize', { label: 'window W', slider: { min: 1, max: 256, log: true }, when: (st) => st.winMask === 'window' }],
     ['winChunk', { label: 'chunk', slider: { min: 1, max: 256, log: true }, when: (st) => st.winMask === 'chunk' }],
-    ['winSinkTokens', { label: 'sink tokens' }],
+    ['winSinkTokens', { label: 'sink tokens', when: (st) => st.winMask === 'window' }],
     ['winSinkLogit', { kind: 'checkbox' }],
     ['winSinkValue', { label: 'sink logit', when: (st) => st.winSinkLogit }],
     ['winLen', { label: 'positions shown', slider: { min: 4, max: 256, log: true } }],
@@ -30,7 +30,9 @@ export default {
     const options = { nHeads: 1, headDim: D, causal: true, returnWeights: true, rope: { headDim: D, theta: st.theta } };
     if (st.winMask === 'window') options.window = st.winSize;
     if (st.winMask === 'chunk') options.chunkSize = st.winChunk;
-    if (st.winSinkTokens > 0) options.sinkTokens = st.winSinkTokens;
+    // Sink tokens sit beside a rolling window (StreamingLLM): with a window only.
+    const sinkTokens = st.winMask === 'window' ? st.winSinkTokens : 0;
+    if (sinkTokens > 0) options.sinkTokens = sinkTokens;
     if (st.winSinkLogit) options.sinks = Float32Array.of(st.winSinkValue);
     const { weights } = pe.attention(q, k, v, options);
     // Heatmap columns are keys, rows queries; an exact 0 is a masked key (drawn grey).
@@ -52,7 +54,7 @@ export default {
       { label: 'Σ weight on keys', x: xs, y: sums, color: SERIES[0], width: 2.2 },
       { label: 'keys seen (right axis)', x: xs, y: seen, color: SERIES[1], axis: 2, step: true },
     ];
-    return { n, values, shown, hi: hi || 1, series, xs, mask: st.winMask, size: st.winMask === 'chunk' ? st.winChunk : st.winSize, sinkTokens: st.winSinkTokens, sinkLogit: st.winSinkLogit ? st.winSinkValue : null, minSum: Math.min(...sums) };
+    return { n, values, shown, hi: hi || 1, series, xs, mask: st.winMask, size: st.winMask === 'chunk' ? st.winChunk : st.winSize, sinkTokens, sinkAside: sinkTokens ? 0 : st.winSinkTokens, sinkLogit: st.winSinkLogit ? st.winSinkValue : null, minSum: Math.min(...sums) };
   },
   plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor: cursor && (cursor.panel === 1 ? { ...cursor, i: cursor.i ?? cursor.x } : cursor), panels: [
     { title: `attention weights: ${MASKS[data.mask]}${data.mask === 'causal' ? '' : ` ${data.size}`}`, kind: 'heatmap', spec: {
@@ -75,6 +77,7 @@ export default {
         ? `The chunk of ${data.size} is at least the ${data.n} positions drawn, so all of them share one chunk here.`
         : `Chunks of ${data.size}: a query sees only the keys of its own chunk, so the first query of each chunk sees itself alone.`);
     } else parts.push('Causal only: every query sees every key up to itself.');
+    if (data.sinkAside) parts.push(`The ${data.sinkAside} sink tokens are set aside: they sit beside a sliding window (StreamingLLM), so they apply with the window mask only.`);
     if (data.sinkTokens) parts.push(`Keys 0 … ${data.sinkTokens - 1} stay visible to every query (sink tokens).`);
     if (data.sinkLogit !== null) parts.push(`Sink logit ${data.sinkLogit}: rows sum to as little as ${fmt(data.minSum, 3)}; the rest went to the sink, which carries no value.`);
     return parts.join(' ');
