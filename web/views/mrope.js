@@ -108,7 +108,8 @@ export default {
     const fixed = data.asked ? `Sections “${data.asked}” do not sum to the ${data.pairs} rotary pairs of head_dim ${data.d}: drawn with ${s} (Qwen2-VL's 2 : 3 : 3 split) instead. ` : '';
     const last = data.ids[data.n - 1];
     const frames = data.t > 1 ? ` The maps show the first of the image's ${data.t} frames (the next frame's temporal id is one more).` : '';
-    return `${fixed}mrope_section ${s}${data.interleaved ? ', interleaved' : ''}; ${data.n} tokens, the last at id ${last} (a plain RoPE sequence would end at ${data.n - 1}: an image costs max(t, h, w) ids, not t·h·w).${frames}`;
+    const turns = data.grids.map((gr) => { let lo = Infinity, hi = -Infinity; for (const id of gr.id) { lo = Math.min(lo, id); hi = Math.max(hi, id); } return `${NAMES[gr.g]} ${fmt((hi - lo) * data.thetas[gr.pair], 3)} rad`; });
+    return `${fixed}Across the image, each section's fastest pair turns by ${turns.join(', ')}. mrope_section ${s}${data.interleaved ? ', interleaved' : ''}; ${data.n} tokens, the last at id ${last} (a plain RoPE sequence would end at ${data.n - 1}: an image costs max(t, h, w) ids, not t·h·w).${frames}`;
   },
   readout(data, c, st) {
     if (c.panel === -1) return `pair ${c.x}: ${NAMES[data.groups[c.x]]} section, θ = ${fmt(data.thetas[c.x], 6)} rad per id (θ = ${st.theta})`;
