@@ -103,6 +103,8 @@ export function readConfig(pe, config, { dialect = 'hf', hint, layerType, layout
     if (typeof c.attention_chunk_size === 'number') Object.assign(state, { winMask: 'chunk', winChunk: clampField('winChunk', c.attention_chunk_size) });
     if (typeof c.floor_scale === 'number') state.iropeFloor = clampField('iropeFloor', c.floor_scale);
     if (typeof c.attn_scale === 'number') state.iropeAttn = clampField('iropeAttn', c.attn_scale);
+    if (params.mrope) read.push(`mrope_section ${state.mropeSection}${state.mropeInterleaved ? ' (interleaved)' : ''}`);
+    for (const k of ['sliding_window', 'attention_chunk_size', 'floor_scale', 'attn_scale']) if (typeof c[k] === 'number') read.push(`${k} ${c[k]}`);
     read.push(`head_dim ${params.headDim}`, `θ ${params.theta}`, `scaling ${state.scaling}`);
     if (maxPositions !== undefined) read.push(`L_target ${state.lTarget} (max_position_embeddings)`);
   }

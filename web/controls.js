@@ -16,8 +16,8 @@ function valueToSlider(s, v) {
 /**
  * One control for setting `key`. o: { label, kind: 'number' | 'select' | 'checkbox' | 'text' |
  * 'checks' | 'play', slider: { min, max, log } or st → { min, max, log }, values (checks and
- * selects), labels ({ value: text } shown in a select), validate(v) → '' or a refusal, when(st) → false dims it (it does nothing now),
- * play: { step, max, interval } }.
+ * selects), labels ({ value: text } shown in a select), validate(v) → '' or a refusal,
+ * when(st) → false dims it (it does nothing now), play: { step, max, interval } }.
  * Returns { element, sync(st) }.
  */
 export function buildControl(key, o, onChange) {

@@ -150,6 +150,7 @@ test('the Qwen2.5-VL, Llama-4-Scout and gpt-oss presets load into every view', a
     await ex.page.selectOption('#preset', preset);
     await ex.page.waitForFunction((p) => window.posencExplorer.state.preset === p, preset);
     assert.ok(ok(await state()), `${preset}: ${JSON.stringify(await state())}`);
+    assert.match(await ex.page.textContent('#model-message'), { 'qwen2.5-vl-7b': /mrope_section 16,24,24/, 'llama-4-scout': /attention_chunk_size 8192, floor_scale 8192, attn_scale 0\.1/, 'gpt-oss-20b': /sliding_window 128/ }[preset]);
     for (const id of ids) {
       await ex.page.$eval(view(id), (s) => s.scrollIntoView());
       await ex.page.waitForFunction((i) => !window.posencExplorer.views.find((v) => v.def.id === i).dirty, id, { timeout: 15000 });
