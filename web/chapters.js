@@ -19,6 +19,10 @@ import compare from './views/compare.js';
 import precision from './views/precision.js';
 import score_vs_distance from './views/score-vs-distance.js';
 import comparison_table from './views/comparison-table.js';
+import mrope from './views/mrope.js';
+import rope_2d from './views/rope-2d.js';
+import attention_window from './views/attention-window.js';
+import irope from './views/irope.js';
 import lab_training from './views/lab-training.js';
 import lab_extrapolation from './views/lab-extrapolation.js';
 
@@ -37,7 +41,7 @@ export const CHAPTERS = [
   {
     name: 'rope',
     controls: [theta, ['layout', { kind: 'select', label: 'pair layout' }], ['partial', { label: 'partial rotary', slider: { min: 0.05, max: 1 } }]],
-    views: [rope_rotation, rope_relative, cross_terms],
+    views: [rope_rotation, rope_relative, cross_terms, mrope, rope_2d],
   },
   { name: 'bias', views: [alibi, t5_buckets] },
   {
@@ -55,7 +59,7 @@ export const CHAPTERS = [
       ['highFreq', { label: 'llama3 high_freq_factor', when: llama3 }],
       ['precision', { kind: 'select', label: 'precision' }],
     ],
-    views: [spectrum, clocks, compare, precision],
+    views: [spectrum, clocks, compare, precision, attention_window, irope],
   },
   { name: 'comparison', views: [score_vs_distance, comparison_table] },
   { name: 'lab', views: [lab_training, lab_extrapolation] },

@@ -97,6 +97,14 @@ export function readConfig(pe, config, { dialect = 'hf', hint, layerType, layout
     for (const [k, v] of Object.entries(r.next)) if (v !== undefined) state[k] = clampField(k, v) ?? v;
     longFactors = r.longFactors;
     if (layout) state.layout = layout;
+    // Issue 14: M-RoPE sections, sliding window, Llama 4's chunks and temperature (the config's keys).
+    if (params.mrope) Object.assign(state, { mropeSection: params.mrope.section.join(','), mropeInterleaved: Boolean(params.mrope.interleaved) });
+    if (typeof c.sliding_window === 'number') Object.assign(state, { winMask: 'window', winSize: clampField('winSize', c.sliding_window), winLen: clampField('winLen', 2 * c.sliding_window) });
+    if (typeof c.attention_chunk_size === 'number') Object.assign(state, { winMask: 'chunk', winChunk: clampField('winChunk', c.attention_chunk_size) });
+    if (typeof c.floor_scale === 'number') state.iropeFloor = clampField('iropeFloor', c.floor_scale);
+    if (typeof c.attn_scale === 'number') state.iropeAttn = clampField('iropeAttn', c.attn_scale);
+    if (params.mrope) read.push(`mrope_section ${state.mropeSection}${state.mropeInterleaved ? ' (interleaved)' : ''}`);
+    for (const k of ['sliding_window', 'attention_chunk_size', 'floor_scale', 'attn_scale']) if (typeof c[k] === 'number') read.push(`${k} ${c[k]}`);
     read.push(`head_dim ${params.headDim}`, `θ ${params.theta}`, `scaling ${state.scaling}`);
     if (maxPositions !== undefined) read.push(`L_target ${state.lTarget} (max_position_embeddings)`);
   }

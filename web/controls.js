@@ -16,8 +16,8 @@ function valueToSlider(s, v) {
 /**
  * One control for setting `key`. o: { label, kind: 'number' | 'select' | 'checkbox' | 'text' |
  * 'checks' | 'play', slider: { min, max, log } or st → { min, max, log }, values (checks and
- * selects), validate(v) → '' or a refusal, when(st) → false dims it (it does nothing now),
- * play: { step, max, interval } }.
+ * selects), labels ({ value: text } shown in a select), validate(v) → '' or a refusal,
+ * when(st) → false dims it (it does nothing now), play: { step, max, interval } }.
  * Returns { element, sync(st) }.
  */
 export function buildControl(key, o, onChange) {
@@ -90,7 +90,7 @@ export function buildControl(key, o, onChange) {
   let input;
   if (o.kind === 'select') {
     input = document.createElement('select');
-    for (const v of o.values ?? f.values) input.add(new Option(v, v));
+    for (const v of o.values ?? f.values) input.add(new Option(o.labels?.[v] ?? v, v));
   } else if (o.kind === 'checkbox') {
     input = document.createElement('input');
     input.type = 'checkbox';

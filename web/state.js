@@ -15,6 +15,7 @@ export const FIELDS = {
   preset: { value: '', type: 'str' },
   // Chapter "order".
   attnScheme: { value: 'none', type: 'enum', values: ATTENTION_SCHEMES, label: 'positions' },
+  attnCausal: { value: false, type: 'bool', label: 'causal mask (a decoder)' },
   // Chapter "embedding".
   embScale: { value: true, type: 'bool', label: 'scale tokens by √d_model' },
   // Chapter "sinusoidal".
@@ -37,6 +38,17 @@ export const FIELDS = {
   rotPair: { value: 0, type: 'int', min: 0, max: 2047, label: 'pair i' },
   relLen: { value: 48, type: 'int', min: 2, max: 128, label: 'positions' },
   crossLen: { value: 32, type: 'int', min: 2, max: 64, label: 'words' },
+  // M-RoPE (Qwen2.5-VL-7B's sections for head_dim 128) and 2-D RoPE (issue 14).
+  mropeSection: { value: '16,24,24', type: 'list', label: 'mrope_section (t, h, w pairs)' },
+  mropeInterleaved: { value: false, type: 'bool', label: 'interleaved (Qwen3-VL)' },
+  mropeText: { value: 4, type: 'int', min: 1, max: 64, label: 'text tokens before' },
+  mropeT: { value: 1, type: 'int', min: 1, max: 8, label: 'image t' },
+  mropeH: { value: 8, type: 'int', min: 1, max: 64, label: 'image h' },
+  mropeW: { value: 12, type: 'int', min: 1, max: 64, label: 'image w' },
+  grid2dH: { value: 12, type: 'int', min: 1, max: 64, label: 'patch rows' },
+  grid2dW: { value: 16, type: 'int', min: 1, max: 64, label: 'patch columns' },
+  grid2dRow: { value: 5, type: 'int', min: 0, max: 63, label: 'query row' },
+  grid2dCol: { value: 7, type: 'int', min: 0, max: 63, label: 'query column' },
   // Chapter "bias".
   maxBias: { value: 8, type: 'num', min: 0.01, max: 64, label: 'max bias' },
   t5Buckets: { value: 32, type: 'int', min: 4, max: 1024, label: 'buckets' },
@@ -55,6 +67,18 @@ export const FIELDS = {
   precision: { value: 'fast', type: 'enum', values: ['fast', 'accurate'], label: 'precision' },
   pos: { value: 100, type: 'int', min: 0, max: 4194304, label: 'clock position' },
   compare: { value: 'none', type: 'enum', values: SCALINGS, label: 'compare with' },
+  // Windows, sinks and chunks (issue 14): on a map of winLen positions.
+  winMask: { value: 'window', type: 'enum', values: ['causal', 'window', 'chunk'], label: 'mask' },
+  winSize: { value: 8, type: 'int', min: 1, max: 1048576, label: 'window W (sliding_window)' },
+  winChunk: { value: 16, type: 'int', min: 1, max: 1048576, label: 'chunk (attention_chunk_size)' },
+  winSinkTokens: { value: 0, type: 'int', min: 0, max: 64, label: 'sink tokens (StreamingLLM)' },
+  winSinkLogit: { value: false, type: 'bool', label: 'sink logit (gpt-oss)' },
+  winSinkValue: { value: 2, type: 'num', min: -30, max: 30, label: 'sink logit value' },
+  winLen: { value: 48, type: 'int', min: 4, max: 256, label: 'positions shown' },
+  // Llama 4's iRoPE temperature (Llama-4-Scout's floor_scale and attn_scale).
+  iropeFloor: { value: 8192, type: 'int', min: 1, max: 1048576, label: 'floor_scale' },
+  iropeAttn: { value: 0.1, type: 'num', min: 0, max: 10, label: 'attn_scale' },
+  iropeSpan: { value: 16, type: 'int', min: 2, max: 1024, label: 'positions up to × floor_scale' },
   // Chapter "comparison".
   schemes: { value: 'sinusoidal,rope,alibi,t5', type: 'list', label: 'schemes' },
   // Chapter "lab": what Start trains — the small model for 1000 steps by default, about four minutes

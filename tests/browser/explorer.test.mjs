@@ -11,8 +11,8 @@ import { distinctColors, openExplorer } from './launch.mjs';
 const artifacts = new URL('../../test-results/', import.meta.url);
 const CHAPTERS = ['order', 'embedding', 'sinusoidal', 'learned', 'rope', 'bias', 'long-context', 'comparison', 'lab'];
 const VIEWS = ['attention', 'embedding', 'pe-heatmap', 'dim-traces', 'similarity', 'shift', 'learned', 'rope-rotation',
-  'rope-relative', 'cross-terms', 'alibi', 't5-buckets', 'spectrum', 'clocks', 'compare', 'precision',
-  'score-vs-distance', 'comparison-table', 'lab-training', 'lab-extrapolation'];
+  'rope-relative', 'cross-terms', 'mrope', 'rope-2d', 'alibi', 't5-buckets', 'spectrum', 'clocks', 'compare', 'precision',
+  'attention-window', 'irope', 'score-vs-distance', 'comparison-table', 'lab-training', 'lab-extrapolation'];
 let ex;
 
 const view = (id) => `section[data-view="${id}"]`;

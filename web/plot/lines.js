@@ -127,9 +127,11 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
     ctx.beginPath(); ctx.moveTo(x, plot.y); ctx.lineTo(x, plot.y + plot.h); ctx.stroke();
     ctx.setLineDash([]);
     ctx.fillStyle = v.color ?? colors.muted;
-    ctx.textAlign = 'left';
+    // Right of the line, or left of it when the label would run past the plot.
+    const right = x + 3 + ctx.measureText(v.label).width <= plot.x + plot.w - 2;
+    ctx.textAlign = right ? 'left' : 'right';
     ctx.textBaseline = 'top';
-    ctx.fillText(v.label, x + 3, plot.y + 3);
+    ctx.fillText(v.label, right ? x + 3 : x - 3, plot.y + 3);
   }
 }
 

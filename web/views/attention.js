@@ -9,7 +9,9 @@ const WORDS = ['dog', 'bites', 'man'];
 const SENTENCES = [[0, 1, 2], [2, 1, 0]];
 const PERM = [2, 1, 0];  // where each word of sentence 1 sits in sentence 2
 const PANEL = 190, MIN_WIDTH = 170;
-const LABELS = { none: 'no positions', sinusoidal: 'sinusoidal, added', learned: 'learned table, added', rope: 'RoPE on q and k', alibi: 'ALiBi bias', t5: 'T5 bias' };
+const LABELS = { none: 'no positions (NoPE)', sinusoidal: 'sinusoidal, added', learned: 'learned table, added', rope: 'RoPE on q and k', alibi: 'ALiBi bias', t5: 'T5 bias' };
+
+const CHOICES = { none: 'none (NoPE)' };
 
 function weightsFor(pe, st, scheme, tokens, d) {
   const tokenEmbeddings = seededVectors(pe, 3, d, 7, 0.5);
@@ -17,7 +19,7 @@ function weightsFor(pe, st, scheme, tokens, d) {
   if (scheme === 'sinusoidal') positionTable = pe.sinusoidal(3, d, { base: st.base });
   if (scheme === 'learned') positionTable = seededVectors(pe, 3, d, 11, 0.5);
   const x = pe.embed(tokens, { tokenEmbeddings, dModel: d, positionTable, scale: 1 });
-  const options = { nHeads: 1, headDim: d, returnWeights: true };
+  const options = { nHeads: 1, headDim: d, returnWeights: true, causal: st.attnCausal };
   if (scheme === 'rope') {
     if (d % 2) throw new Error(`RoPE turns pairs of dimensions: it needs an even d (here d = ${d}). Choose an even d_model.`);
     options.rope = { headDim: d, theta: st.theta };
@@ -30,8 +32,8 @@ function weightsFor(pe, st, scheme, tokens, d) {
 export default {
   id: 'attention',
   title: '“dog bites man” or “man bites dog”?',
-  explain: 'Rows: the word asking (query); columns: the word looked at (key); colour: attention weight. Without positions the second map is the first one shuffled: put it back in the first sentence\'s order and the difference is zero. Pick a scheme to break the tie.',
-  controls: [['attnScheme', { kind: 'select', label: 'positions', values: ATTENTION_SCHEMES }]],
+  explain: 'Rows: the word asking (query); columns: the word looked at (key); colour: attention weight. Without positions the second map is the first one shuffled: put it back in the first sentence\'s order and the difference is zero. Pick a scheme to break the tie, or keep none (NoPE) and turn on a decoder\'s causal mask (each word sees only the words before it): that alone breaks it too.',
+  controls: [['attnScheme', { kind: 'select', label: 'positions', values: ATTENTION_SCHEMES, labels: CHOICES }], ['attnCausal', { kind: 'checkbox' }]],
   height: (width) => panelsHeight(4, width, PANEL, MIN_WIDTH),
   compute({ pe, st }) {
     const d = Math.min(st.dModel, 16);
@@ -52,7 +54,7 @@ export default {
       { title: '“man bites dog”, re-ordered', values: reordered, labels: sentence(SENTENCES[0]) },
       { title: 'difference: first − re-ordered', values: diff, labels: sentence(SENTENCES[0]), diverging: true },
     ];
-    return { panels, worst, d, scheme: st.attnScheme };
+    return { panels, worst, d, scheme: st.attnScheme, causal: st.attnCausal };
   },
   plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor,
     panels: data.panels.map((p) => ({ title: p.title, kind: 'matrix', spec: {
@@ -61,6 +63,9 @@ export default {
       dark: p.diverging ? (t) => Math.abs(t - 0.5) > 0.3 : (t) => t < 0.6 } })) } }),
   move: (data, c, key) => movePanels({ panel: c.panel, x: c.x, y: c.y }, data.panels.map(() => ({ nx: 3, ny: 3 })), { ArrowUp: 'ArrowDown', ArrowDown: 'ArrowUp' }[key] ?? key),
   note(data) {
+    if (data.scheme === 'none' && data.causal) {
+      return `NoPE with a causal mask: the maps differ by up to ${fmt(data.worst, 3)}. Each word sees only itself and the words before it, so the first word attends to itself alone and later words spread wider: the mask alone tells a decoder where a word is (why NoPE decoders, like Llama 4's NoPE layers, still see order).`;
+    }
     if (data.scheme === 'none') {
       const same = data.worst === 0 ? 'is exactly the first one (difference 0)' : `equals the first up to float32 rounding (largest difference ${fmt(data.worst, 3)}: the softmax adds the same numbers in another order)`;
       return `No positions: the re-ordered map ${same}. Attention alone sees a bag of words.`;
@@ -73,6 +78,6 @@ export default {
     return `${p.title}: weight of “${p.labels[c.y]}” on “${p.labels[c.x]}” = ${fmt(p.values[c.y * 3 + c.x], 6)} (d = ${data.d}, ${LABELS[data.scheme]})`;
   },
   csv: (data) => csvLines(['panel', 'query', 'key', 'value'], data.panels.flatMap((p) => p.labels.flatMap((q, r) => p.labels.map((k, c) => [p.title.replace(/[,“”]/g, ''), q, k, p.values[r * 3 + c]])))),
-  caption: (st) => `attention dog/man scheme=${st.attnScheme} d=${Math.min(st.dModel, 16)}`,
+  caption: (st) => `attention dog/man scheme=${st.attnScheme} causal=${st.attnCausal} d=${Math.min(st.dModel, 16)}`,
   cursor0: () => ({ panel: 0, x: 0, y: 0 }),
 };

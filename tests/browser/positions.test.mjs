@@ -1,0 +1,163 @@
+// The explorer's views for positions as current models use them (issue 14), in headless Chromium:
+// M-RoPE and 2-D RoPE react to their controls, the window, chunk and sink options change the
+// attention map as HF's masks say, NoPE with a causal mask tells the two sentences apart, the
+// iRoPE curve follows its settings, and the Qwen2.5-VL, Llama-4-Scout and gpt-oss presets load
+// into every view.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { distinctColors, openExplorer } from './launch.mjs';
+
+let ex;
+const view = (id) => `section[data-view="${id}"]`;
+const state = () => ex.page.evaluate(() => window.posencExplorer.state);
+const renders = (id) => ex.page.$eval(view(id), (s) => Number(s.dataset.renders ?? 0));
+const dataOf = (id, fn) => ex.page.evaluate(({ id, fn }) => new Function('d', `return (${fn})(d)`)(window.posencExplorer.views.find((v) => v.def.id === id).data), { id, fn: fn.toString() });
+const note = (id) => ex.page.textContent(`${view(id)} .note`);
+const readout = (id) => ex.page.textContent(`${view(id)} .readout`);
+
+let visits = 0;
+async function open(hash = '') {
+  visits += 1;
+  await ex.page.goto(`${ex.origin}/?visit=${visits}${hash}`);
+  await ex.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+}
+async function drawn(id, after = 0) {
+  await ex.page.$eval(view(id), (s) => s.scrollIntoView());
+  await ex.page.waitForFunction(({ sel, n }) => Number(document.querySelector(sel).dataset.renders ?? 0) > n, { sel: view(id), n: after }, { timeout: 15000 });
+  return `${view(id)} canvas`;
+}
+const pixels = (id) => ex.page.$eval(`${view(id)} canvas`, (c) => c.toDataURL());
+async function reacts(id, change) {
+  await drawn(id);
+  const before = await pixels(id);
+  const n = await renders(id);
+  await change();
+  await drawn(id, n);
+  assert.notEqual(await pixels(id), before, `${id} did not change`);
+}
+
+before(async () => { ex = await openExplorer(); });
+after(async () => ex && ex.close());
+
+test('the new views sit in their chapters and draw non-blank at their defaults', async () => {
+  await open();
+  const chapters = await ex.page.$$eval('section[data-view]', (s) => Object.fromEntries(s.map((x) => [x.dataset.view, x.closest('[data-chapter]').dataset.chapter])));
+  assert.deepEqual(['mrope', 'rope-2d', 'attention-window', 'irope'].map((id) => chapters[id]), ['rope', 'rope', 'long-context', 'long-context']);
+  for (const id of ['mrope', 'rope-2d', 'attention-window', 'irope']) {
+    const canvas = await drawn(id);
+    assert.ok(await distinctColors(ex.page, canvas) > 8, `${id} is blank`);
+    assert.equal(await ex.page.$eval(view(id), (s) => s.classList.contains('failed')), false, `${id} refused its defaults`);
+  }
+  assert.deepEqual(ex.problems, []);
+});
+
+test('mrope: Qwen2.5-VL\'s consecutive sections by default, Qwen3-VL\'s interleaved on the toggle; ids from mropePositions', async () => {
+  await open();
+  const canvas = await drawn('mrope');
+  await ex.page.focus(canvas);
+  assert.match(await readout('mrope'), /^pair 0: temporal section, θ = 1\.000000/);
+  await ex.page.keyboard.press('End');
+  assert.match(await readout('mrope'), /^pair 63: width section/);
+  assert.match(await note('mrope'), /mrope_section 16, 24, 24; 104 tokens, the last at id 19/);
+  assert.deepEqual(await dataOf('mrope', (d) => [0, 1, 2].map((g) => d.groups.filter((x) => x === g).length)), [16, 24, 24]);
+  await reacts('mrope', () => ex.page.check('#control-mropeInterleaved'));
+  assert.deepEqual(await dataOf('mrope', (d) => Array.from(d.groups.slice(0, 6))), [0, 1, 2, 0, 1, 2]);
+  // The text after the image continues after the largest id: 4 + max(8, 12) = 16.
+  assert.deepEqual(await dataOf('mrope', (d) => [d.ids[d.n - 4], d.ids[2 * d.n + 4], d.ids[2 * d.n + 15]]), [16, 4, 15]);
+  await reacts('mrope', () => ex.page.fill('#control-mropeW', '20'));
+  assert.match(await note('mrope'), /the last at id 27/);
+  // Sections that do not fit head_dim are replaced, and the note says so.
+  await ex.page.fill('#control-mropeSection', '8,8,8');
+  await ex.page.press('#control-mropeSection', 'Tab');
+  await ex.page.waitForFunction(() => /do not sum to the 64 rotary pairs/.test(document.querySelector('section[data-view="mrope"] .note').textContent));
+  assert.deepEqual(ex.problems, []);
+});
+
+test('rope-2d: half the pairs follow rows, half columns; the score map moves with the query patch', async () => {
+  await open();
+  await drawn('rope-2d');
+  assert.deepEqual(await dataOf('rope-2d', (d) => [d.groups.filter((g) => g === 0).length, d.groups.filter((g) => g === 1).length]), [32, 32]);
+  // 2-D: a neighbour one row down scores like one column right; in reading order it does not.
+  const [two, one] = await dataOf('rope-2d', (d) => d.near.map((p) => Math.abs(p.below - p.right)));
+  assert.ok(two < one, `2-D ${two} vs 1-D ${one}`);
+  await reacts('rope-2d', () => ex.page.fill('#control-grid2dRow', '2'));
+  assert.match(await readout('rope-2d'), /./);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('attention-window: a sliding window, a chunk, sink tokens and a sink logit change the map as the masks say', async () => {
+  await open();
+  await drawn('attention-window');
+  const weight = (p, j) => dataOf('attention-window', new Function('d', `return d.values[${j} * d.n + ${p}]`));
+  assert.equal(await weight(20, 12), 0, 'key 12 is outside the window of 8 for query 20');
+  assert.ok(await weight(20, 13) > 0, 'key 13 is inside the window of 8 for query 20');
+  await reacts('attention-window', () => ex.page.fill('#control-winSize', '4'));
+  assert.equal(await weight(20, 16), 0);
+  assert.ok(await weight(20, 17) > 0);
+  assert.match(await note('attention-window'), /Window W = 4: the query at p sees keys p − 3 … p/);
+  await reacts('attention-window', () => ex.page.selectOption('#control-winMask', 'causal'));
+  assert.ok(await weight(20, 12) > 0, 'causal only: every earlier key is visible');
+  await reacts('attention-window', () => ex.page.selectOption('#control-winMask', 'chunk'));
+  assert.equal(await weight(16, 15), 0, 'query 16 starts a new chunk of 16');
+  assert.ok(await weight(31, 16) > 0);
+  await ex.page.selectOption('#control-winMask', 'window');
+  await reacts('attention-window', () => ex.page.fill('#control-winSinkTokens', '2'));
+  assert.ok(await weight(30, 1) > 0 && await weight(30, 2) === 0, 'keys 0 and 1 stay visible as sink tokens');
+  // Sink tokens need a window (the package says so): with chunks they are set aside, not an error.
+  await reacts('attention-window', () => ex.page.selectOption('#control-winMask', 'chunk'));
+  assert.equal(await ex.page.$eval(view('attention-window'), (s) => s.classList.contains('failed')), false);
+  assert.equal(await weight(30, 1), 0);
+  await ex.page.selectOption('#control-winMask', 'window');
+  await reacts('attention-window', () => ex.page.check('#control-winSinkLogit'));
+  const minSum = await dataOf('attention-window', (d) => d.minSum);
+  assert.ok(minSum < 0.99, `rows should lose weight to the sink logit (min Σ ${minSum})`);
+  assert.match(await note('attention-window'), /Sink logit 2: rows sum to as little as/);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('NoPE with a causal mask: the two sentences\' maps differ; without it they do not', async () => {
+  await open();
+  await drawn('attention');
+  assert.equal(await ex.page.$eval('#control-attnScheme option[value="none"]', (o) => o.textContent), 'none (NoPE)');
+  assert.ok(await dataOf('attention', (d) => d.worst) < 1e-6);
+  await reacts('attention', () => ex.page.check('#control-attnCausal'));
+  assert.ok(await dataOf('attention', (d) => d.worst) > 0.1);
+  assert.match(await note('attention'), /NoPE with a causal mask: the maps differ by up to 0\.\d+/);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('irope: Llama-4-Scout\'s temperature, 1 until floor_scale, then a staircase', async () => {
+  await open();
+  await drawn('irope');
+  assert.match(await note('irope'), /at position 8190: 1\.0000; at 8191 \(where \(p \+ 1\) \/ floor_scale reaches 1\): 1\.0693; at 131072: 1\.2833/);
+  await reacts('irope', () => ex.page.fill('#control-iropeAttn', '0.2'));
+  assert.match(await note('irope'), /at 8191 .*: 1\.1386/);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('the Qwen2.5-VL, Llama-4-Scout and gpt-oss presets load into every view', async () => {
+  await open();
+  const ids = await ex.page.$$eval('section[data-view]', (s) => s.map((x) => x.dataset.view));
+  const expect = {
+    'qwen2.5-vl-7b': (st) => [st.mropeSection, st.mropeInterleaved, st.dModel, st.theta].join() === '16,24,24,false,128,1000000',
+    'llama-4-scout': (st) => [st.winMask, st.winChunk, st.iropeFloor, st.iropeAttn, st.layout, st.dModel].join() === 'chunk,8192,8192,0.1,interleaved,128',
+    'gpt-oss-20b': (st) => [st.winMask, st.winSize, st.winLen].join() === 'window,128,256',
+  };
+  for (const [preset, ok] of Object.entries(expect)) {
+    // From another model first: nothing of it may remain.
+    await ex.page.selectOption('#preset', 'gpt2');
+    await ex.page.waitForFunction(() => window.posencExplorer.state.preset === 'gpt2');
+    await ex.page.selectOption('#preset', preset);
+    await ex.page.waitForFunction((p) => window.posencExplorer.state.preset === p, preset);
+    assert.ok(ok(await state()), `${preset}: ${JSON.stringify(await state())}`);
+    assert.match(await ex.page.textContent('#model-message'), { 'qwen2.5-vl-7b': /mrope_section 16,24,24/, 'llama-4-scout': /attention_chunk_size 8192, floor_scale 8192, attn_scale 0\.1/, 'gpt-oss-20b': /sliding_window 128/ }[preset]);
+    for (const id of ids) {
+      await ex.page.$eval(view(id), (s) => s.scrollIntoView());
+      await ex.page.waitForFunction((i) => !window.posencExplorer.views.find((v) => v.def.id === i).dirty, id, { timeout: 15000 });
+      assert.equal(await ex.page.$eval(view(id), (s) => s.classList.contains('failed')), false, `${preset}: ${id} failed: ${await note(id)}`);
+    }
+  }
+  await drawn('attention-window');
+  assert.match(await note('attention-window'), /Window W = 128: the query at p sees keys p − 127 … p/);
+  assert.deepEqual(ex.problems, []);
+});

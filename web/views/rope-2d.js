@@ -1,0 +1,94 @@
+// 2-D axial RoPE of vision transformers (Pixtral, Llama-4 vision): half the pairs turned by the
+// patch row, half by the column; the score of one patch's query against every patch's key, for the
+// same content everywhere, next to 1-D RoPE over the patches in reading order (chapter "rope").
+import { SEQUENTIAL, SERIES } from '../colormap.js';
+import { heatmapCsv } from '../plot/heatmap.js';
+import { panelsHeight } from '../plot/panels.js';
+import { drawStripPanels, stripHeight } from '../plot/strip.js';
+import { fmt, movePanels, seededVectors, tile } from './common.js';
+
+const NAMES = ['row', 'column'];
+const COLORS = [SERIES[3], SERIES[5]];
+const PANEL = 300, MIN_WIDTH = 340;
+
+export default {
+  id: 'rope-2d',
+  title: '2-D RoPE: patches of an image turned by row and column (Pixtral)',
+  explain: 'A vision transformer cuts an image into a grid of patches. Numbering them 0, 1, 2, … row by row (1-D RoPE) makes the patch just below a neighbour w positions away, while the last patch of one row and the first of the next look adjacent. 2-D axial RoPE turns half the pairs by the patch\'s row and half by its column (Pixtral, Llama-4 vision), so distance up and down counts like distance left and right. The strip shows which pairs follow which axis; the maps give the score of the query at one patch (query row and column; focus a map to put the cursor there) against the key at every patch, with the same content vector at every patch, so they show position only.',
+  controls: [
+    ['grid2dH', { label: 'patch rows', slider: { min: 1, max: 64 } }],
+    ['grid2dW', { label: 'patch columns', slider: { min: 1, max: 64 } }],
+    ['grid2dRow', { label: 'query row' }],
+    ['grid2dCol', { label: 'query column' }],
+  ],
+  height: (width) => stripHeight(width, NAMES) + panelsHeight(2, width, PANEL, MIN_WIDTH),
+  compute({ pe, st }) {
+    const d = st.dModel;
+    if (d % 4) throw new Error(`2-D RoPE gives half the pairs to rows and half to columns, so head_dim (d_model here) must be a multiple of 4; ${d} is not.`);
+    const h = st.grid2dH, w = st.grid2dW, n = h * w;
+    const row = Math.min(st.grid2dRow, h - 1), col = Math.min(st.grid2dCol, w - 1), query = row * w + col;
+    // Which pairs each axis turns: a unit x-part rotated at (row 1, col 0) and (row 0, col 1).
+    const unit = new Float32Array(d);
+    unit.fill(1, 0, d / 2);
+    const probe = pe.applyRope2d(tile(unit, 2), { nHeads: 1, headDim: d, positions: [1, 0, 0, 1], theta: st.theta });
+    const pairs = d / 2, groups = new Int8Array(pairs).fill(-1), thetas = new Float64Array(pairs);
+    for (let i = 0; i < pairs; i++) {
+      for (let a = 0; a < 2; a++) {
+        const angle = Math.atan2(probe[a * d + i + pairs], probe[a * d + i]);
+        if (angle !== 0) { groups[i] = a; thetas[i] = angle; }
+      }
+    }
+    // The same content vector as query and key at every patch.
+    const x = tile(seededVectors(pe, 1, d, 41), n);
+    const two = pe.applyRope2d(x, { nHeads: 1, headDim: d, grid: [h, w], theta: st.theta });
+    const one = pe.applyRope(x, { seqLen: n, nHeads: 1, headDim: d, params: { headDim: d, theta: st.theta } });
+    const scoreMap = (y) => {
+      const values = new Float32Array(n);
+      for (let c = 0; c < w; c++) {
+        for (let r = 0; r < h; r++) {
+          let s = 0;
+          const k = r * w + c;
+          for (let t = 0; t < d; t++) s += y[query * d + t] * y[k * d + t];
+          values[c * h + r] = s / Math.sqrt(d);
+        }
+      }
+      return values;
+    };
+    const maps = [
+      { key: 'rope2d', title: '2-D axial RoPE (Pixtral)', values: scoreMap(two) },
+      { key: 'rope1d', title: '1-D RoPE, patches in reading order', values: scoreMap(one) },
+    ];
+    // One colour scale for both maps, from their lowest to their highest score.
+    let lo = Infinity, hi = -Infinity;
+    for (const m of maps) for (const v of m.values) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    // Up and down vs left and right: the score one patch away in each direction.
+    const at = (m, r, c) => (r >= 0 && r < h && c >= 0 && c < w ? m.values[c * h + r] : NaN);
+    const near = maps.map((m) => ({ below: at(m, row + 1, col), right: at(m, row, col + 1) }));
+    return { d, pairs, groups, thetas, h, w, row, col, maps, lo, hi: hi > lo ? hi : lo + 1, near };
+  },
+  plot: (data, cursor) => ({ kind: 'custom', spec: { draw: drawStripPanels, minWidth: MIN_WIDTH, cursor,
+    strip: { title: `${data.pairs} rotary pairs of one head (0 = fastest), coloured by the axis that turns them`, groups: data.groups, colors: COLORS,
+      legend: NAMES.map((name, a) => `${name} (${data.groups.filter((g) => g === a).length} pairs)`) },
+    panels: data.maps.map((m) => ({ title: `${m.title}: query at row ${data.row}, column ${data.col}`, kind: 'heatmap', spec: {
+      values: m.values, nx: data.w, ny: data.h, lo: data.lo, hi: data.hi, lut: SEQUENTIAL, square: true,
+      xLabel: 'key patch column', yLabel: 'key patch row', legendLabel: 'q·k / √d' } })) } }),
+  move(data, c, key) {
+    const grids = [{ nx: data.pairs, ny: 1 }, ...data.maps.map(() => ({ nx: data.w, ny: data.h }))];
+    const at = movePanels({ panel: c.panel + 1, x: c.x, y: c.y }, grids, key);
+    const g = grids[at.panel];
+    return { panel: at.panel - 1, x: Math.min(at.x, g.nx - 1), y: Math.min(at.y, g.ny - 1) };
+  },
+  note(data) {
+    const [two, one] = data.near;
+    const pair = (p) => `one row down ${fmt(p.below, 3)}, one column right ${fmt(p.right, 3)}`;
+    return `Score from the query patch to its neighbours — 2-D: ${pair(two)}; 1-D reading order: ${pair(one)} (one row down is ${data.w} positions away there).`;
+  },
+  readout(data, c, st) {
+    if (c.panel === -1) return `pair ${c.x}: turned by the ${NAMES[data.groups[c.x]]}, θ = ${fmt(data.thetas[c.x], 6)} rad per patch (θ = ${st.theta})`;
+    const m = data.maps[c.panel];
+    return `${m.title}: key at row ${c.y}, column ${c.x} (Δrow ${c.y - data.row}, Δcolumn ${c.x - data.col}): q·k/√d = ${fmt(m.values[c.x * data.h + c.y], 5)}`;
+  },
+  csv: (data) => data.maps.map((m) => heatmapCsv({ nx: data.w, ny: data.h, values: m.values }, 'column', 'row', m.key)).join(''),
+  caption: (st) => `rope-2d grid=${st.grid2dH}x${st.grid2dW} query=(${st.grid2dRow},${st.grid2dCol}) head_dim=${st.dModel} theta=${st.theta}`,
+  cursor0: (data) => ({ panel: 0, x: data.col, y: data.row }),
+};
