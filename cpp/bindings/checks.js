@@ -17,6 +17,7 @@ const JS_NAMES = {
   mscale_all_dim: 'params.scaling.mscaleAllDim', low_freq_factor: 'params.scaling.lowFreqFactor',
   high_freq_factor: 'params.scaling.highFreqFactor', short_factor: 'params.scaling.shortFactor',
   long_factor: 'params.scaling.longFactor', freq_factors: 'params.freqFactors', query_offset: 'queryOffset',
+  sink_tokens: 'sinkTokens', chunk_size: 'chunkSize',
 };
 
 export function jsMessage(message) {

@@ -86,7 +86,11 @@ export function makeReadModel(module, { publicRopeParams, openPath }) {
       throw new RangeError(`${fn}: the file needed more than ${MAX_PASSES} reads`);
     } finally {
       for (const c of chunks) module.heapFree(c[1]);
-      await file.close().catch(() => {});  // a failed close must not hide the reader's own error
+      try {
+        await file.close();
+      } catch {
+        // a failed close must not hide the reader's own result or error
+      }
     }
   };
 }

@@ -156,6 +156,8 @@ test('attention: Llama 4 chunked attention and the NoPE temperature equal the tw
   const warm = pe.attention(q, k, v, { nHeads: H, headDim: D, causal: true, temperature: { floorScale: 8, attnScale: 0.5 } });
   assert.ok(maxAbsDiff(warm, twin(qs, k, v, { nHeads: H, headDim: D, causal: true })) < 2e-6);
   assert.throws(() => pe.attention(q, k, v, { nHeads: H, headDim: D, chunkSize: 0 }), error(RangeError, /chunkSize must be >= 1/));
+  assert.throws(() => pe.attention(q, k, v, { nHeads: H, headDim: D, chunkSize: 16, window: 8, sinkTokens: 2 }),
+    error(RangeError, /sinkTokens works with a window, not with chunkSize/));
 
   const scout = pe.presets.presets.find((p) => p.id === 'llama-4-scout').config;
   const m = await pe.readModel(scout);

@@ -217,3 +217,17 @@ test('lab: bad arguments are TypeError or RangeError naming the argument; nothin
   }
   assert.equal(pe.heapStats().inUseBytes, before);
 });
+
+test('lab: an exception thrown by onProgress cancels the run, reaches the caller, and leaks nothing', () => {
+  const before = pe.heapStats().inUseBytes;
+  const boom = new Error('stop here');
+  for (let i = 0; i < 3; i++) {
+    assert.throws(() => pe.lab.run({ schemes: ['rope'], steps: 50, size: 'tiny', trainLength: 8 }, (p) => {
+      if (p.step === 3) throw boom;
+      return true;
+    }), (e) => e === boom);
+  }
+  assert.equal(pe.heapStats().inUseBytes, before);
+  assert.throws(() => pe.lab.run({ schemes: ['rope'], steps: 1, trainLength: 8192, evalBatch: 4096 }),
+    (e) => e instanceof RangeError && /exceeds the 2\^24 one call takes|activations/.test(e.message));
+});
