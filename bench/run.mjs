@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { init } from 'posenc';
 import * as ortWeb from 'onnxruntime-web';
+import { labBench } from './lab.mjs';
 import { attentionCase, ropeCase, sinusoidalCase } from './ops.mjs';
 
 const smoke = process.argv.includes('--smoke');
@@ -147,6 +148,20 @@ for (const S of sizes.sinusoidal) {
   await memcpyRow(title, c.bytes, results[`sinusoidal ${S}`]);
 }
 
+// The lab's training step (bench/lab.mjs): posenc against the same model in TensorFlow.js, from
+// the same weights on the same batch; natively from the Google Benchmark binary, per SIMD target.
+const nativeLab = {};
+if (!smoke && existsSync(nativeBench)) {
+  for (const simd of ['sse2', 'sse4.2', 'fma3+avx2', 'avx512f']) {
+    const out = JSON.parse(execFileSync(nativeBench, ['--benchmark_filter=LabTrainStep$', '--benchmark_format=json',
+      '--benchmark_repetitions=5', '--benchmark_report_aggregates_only=true'], { env: { ...process.env, POSENC_SIMD: simd } }));
+    if (out.context.posenc_simd !== simd) continue;
+    nativeLab[simd] = out.benchmarks.find((b) => b.aggregate_name === 'median').real_time;
+  }
+}
+const lab = await labBench({ pe, smoke, peak, native: nativeLab });
+for (const c of lab.checks) checks.push({ title: `lab training step (${lab.scheme})`, ...c });
+
 // ---- report ---------------------------------------------------------------------------------------
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 console.log(`\nposenc benchmark${smoke ? ' (smoke: tiny sizes, one round; timings mean nothing)' : ''} — ${new Date().toISOString().slice(0, 10)}, ` +
@@ -158,12 +173,24 @@ for (const r of rows) {
   console.log(`| ${r.title} | ${r.name} | ${fmt(r.ms)} | ${r.vsOrt ? r.vsOrt.toFixed(2) : ''} | ${r.vsPlain ? r.vsPlain.toFixed(2) : ''} | ${r.throughput} |`);
 }
 
-console.log('\nInterop: largest |difference| between outputs (must be <= 1e-5)');
+const L = lab.config;
+const labWasm = lab.rows.find((r) => r.name.startsWith('tfjs-backend-wasm')), labCpu = lab.rows.find((r) => r.name.startsWith('tfjs cpu'));
+console.log(`\nLab training step (forward, backward, clip, AdamW): scheme ${lab.scheme}, vocab ${L.vocabSize}, d_model ${L.dModel}, ` +
+  `n_layers ${L.nLayers}, n_heads ${L.nHeads}, batch [${L.batch}][${L.trainLength}]; ${(lab.flops / 1e9).toFixed(3)} GFLOP per step (matrix products).\n`);
+console.log('| contender | ms / step | steps/s | × vs tfjs-backend-wasm | × vs tfjs cpu | GFLOP/s | of the WASM register peak |');
+console.log('|---|---:|---:|---:|---:|---:|---:|');
+for (const r of lab.rows) {
+  console.log(`| ${r.name} | ${fmt(r.ms)} | ${r.stepsPerSecond.toFixed(1)} | ${(labWasm.ms / r.ms).toFixed(2)} | ${(labCpu.ms / r.ms).toFixed(2)} | ` +
+    `${r.gflops.toFixed(2)} | ${r.name.includes('native') ? '' : `${((100 * r.gflops) / peak).toFixed(0)} %`} |`);
+}
+
+console.log('\nInterop: largest |difference| between outputs (must be <= 1e-5; lab lines: relative, at most the tolerance shown)');
 let bad = 0;
 for (const c of checks) {
-  const ok = c.diff <= 1e-5;
+  const tol = c.tol ?? 1e-5;
+  const ok = c.diff <= tol;
   bad += ok ? 0 : 1;
-  console.log(`  ${ok ? 'ok ' : 'BAD'} ${c.title}: ${c.what}: ${c.diff.toExponential(2)}`);
+  console.log(`  ${ok ? 'ok ' : 'BAD'} ${c.title}: ${c.what}: ${c.diff.toExponential(2)}${c.tol ? ` (tolerance ${c.tol.toExponential(0)})` : ''}`);
 }
 
 if (!smoke) {
@@ -186,6 +213,11 @@ if (!smoke) {
   if (results['attention 1024']['onnxruntime-node']) {
     targets.push(['(native reference) posenc WASM vs onnxruntime-node, causal S=1024', r('attention 1024', 'posenc attention', 'onnxruntime-node'), null]);
   }
+  const posencLab = lab.rows.find((r) => r.name.startsWith('posenc WASM'));
+  targets.push([`lab training step (${lab.scheme}, default model) ≥ 2× tfjs-backend-wasm (1 thread)`, labWasm.ms / posencLab.ms, 2]);
+  targets.push(['(context) lab training step vs tfjs cpu backend', labCpu.ms / posencLab.ms, null]);
+  const bestLab = Object.entries(nativeLab).pop();
+  if (bestLab) targets.push([`(context) lab training step, native (${bestLab[0]}) vs posenc WASM`, posencLab.ms / bestLab[1], null]);
   console.log('\nTargets (ratios measured in this run):');
   for (const [what, ratio, goal] of targets) {
     console.log(`  ${goal === null ? '   ' : ratio >= goal ? 'met' : 'NOT'} ${what}: ${ratio.toFixed(2)}×`);
