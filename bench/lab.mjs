@@ -206,7 +206,7 @@ export function tfLabModel(tf, config, weights, { explicitTranspose = false } = 
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.length >> 1]; };
 
 /**
- * The lab rows of the bench: { rows, checks, ratios }. rows: { name, stepsPerSecond, ms, gflops };
+ * The lab part of the bench: { config, scheme, flops, rows, checks, peak }. rows: { name, ms, stepsPerSecond, gflops };
  * checks: { what, diff, tol } (relative). peak: the WASM register multiply-add peak, GFLOP/s.
  */
 export async function labBench({ pe, smoke, peak, native = null }) {
