@@ -284,7 +284,7 @@ export async function labBench({ pe, smoke, peak, native = null }) {
     return { name, ms, stepsPerSecond: 1000 / ms, gflops: flops / (ms * 1e6) };
   });
   if (native) {
-    for (const [simd, ms] of Object.entries(native)) rows.push({ name: `posenc native C++ (${simd})`, ms, stepsPerSecond: 1000 / ms, gflops: flops / (ms * 1e6) });
+    for (const [simd, ms] of Object.entries(native)) rows.push({ name: `posenc native C++ (${simd}; CPU time)`, ms, stepsPerSecond: 1000 / ms, gflops: flops / (ms * 1e6) });
   }
   return { config, scheme: LAB_SCHEME, flops, rows, checks, peak };
 }

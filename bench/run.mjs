@@ -156,7 +156,9 @@ if (!smoke && existsSync(nativeBench)) {
     const out = JSON.parse(execFileSync(nativeBench, ['--benchmark_filter=LabTrainStep$', '--benchmark_format=json',
       '--benchmark_repetitions=5', '--benchmark_report_aggregates_only=true'], { env: { ...process.env, POSENC_SIMD: simd } }));
     if (out.context.posenc_simd !== simd) continue;
-    nativeLab[simd] = out.benchmarks.find((b) => b.aggregate_name === 'median').real_time;
+    // CPU time (one thread): on this shared machine the wall time of a run that is not interleaved
+    // with the others also counts the neighbours; on an idle machine the two are equal.
+    nativeLab[simd] = out.benchmarks.find((b) => b.aggregate_name === 'median').cpu_time;
   }
 }
 const lab = await labBench({ pe, smoke, peak, native: nativeLab });
