@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "posenc/lab.hpp"
 #include "posenc/posenc.hpp"
 
 namespace {
@@ -68,8 +70,36 @@ void CausalAttention(benchmark::State& state) {
   state.counters["GFLOPS"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// One lab training step (forward, backward, clip, AdamW) of the default model (README "The model
+// card": vocab 32, d_model 64, 2 layers, 4 heads, rope) on a markov batch [16][64] — the native
+// row of bench/lab.mjs. GFLOPS counts the matrix products as labStepFlops() in bench/lab.mjs does.
+void LabTrainStep(benchmark::State& state) {
+  namespace lab = posenc::lab;
+  const std::size_t batch = 16, seq_len = 64;
+  std::unique_ptr<lab::Dataset> data;
+  lab::Dataset::create(lab::DatasetConfig{lab::Task::kMarkov, 32, 1}, &data);
+  std::vector<std::int32_t> tokens(batch * seq_len);
+  data->sample(tokens.data(), batch, seq_len, 0);
+  lab::ModelConfig c;
+  c.scheme = lab::Scheme::kRope;
+  std::unique_ptr<lab::Model> model;
+  if (!lab::Model::create(c, &model).ok()) {
+    state.SkipWithError("Model::create failed");
+    return;
+  }
+  float loss = 0.0f;
+  for (auto _ : state) {
+    model->train_step(tokens.data(), batch, seq_len, 1e-3, &loss);
+    benchmark::DoNotOptimize(loss);
+  }
+  const double R = batch * seq_len, d = c.d_model, T = seq_len, V = c.vocab_size, L = c.n_layers;
+  const double flops = 3.0 * (L * (24.0 * R * d * d + 4.0 * batch * T * T * d) + 2.0 * R * d * V);
+  state.counters["GFLOPS"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 }  // namespace
 
+BENCHMARK(LabTrainStep)->Unit(benchmark::kMillisecond);
 BENCHMARK(Sinusoidal)->Arg(2048)->Unit(benchmark::kMillisecond);
 BENCHMARK(RopeHalfSplit)->Arg(128)->Arg(512)->Arg(2048)->Unit(benchmark::kMillisecond);
 BENCHMARK(CausalAttention)->Args({128, 0})->Args({512, 0})->Args({1024, 0})->Args({1024, 1})->Unit(benchmark::kMillisecond);
