@@ -6,51 +6,22 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
 import { gguf, npy, safetensors } from '../js/model_writer.mjs';
-import { distinctColors, openExplorer } from './launch.mjs';
+import { distinctColors, explorerSession } from './launch.mjs';
 
 const artifacts = new URL('../../test-results/', import.meta.url);
 const CHAPTERS = ['order', 'embedding', 'sinusoidal', 'learned', 'rope', 'bias', 'long-context', 'comparison', 'lab'];
 const VIEWS = ['attention', 'embedding', 'pe-heatmap', 'dim-traces', 'similarity', 'shift', 'learned', 'rope-rotation',
   'rope-relative', 'cross-terms', 'mrope', 'rope-2d', 'alibi', 't5-buckets', 'spectrum', 'clocks', 'compare', 'precision',
   'attention-window', 'irope', 'score-vs-distance', 'comparison-table', 'lab-training', 'lab-extrapolation'];
-let ex;
+const ex = explorerSession();
+const { view, state, renders, pixels, open, drawn, reacts } = ex;
 
-const view = (id) => `section[data-view="${id}"]`;
-const state = () => ex.page.evaluate(() => window.posencExplorer.state);
-const renders = (id) => ex.page.$eval(view(id), (s) => Number(s.dataset.renders ?? 0));
-
-// A fresh document each time (a hash-only change would be a same-document navigation).
-let visits = 0;
-async function open(hash = '') {
-  visits += 1;
-  await ex.page.goto(`${ex.origin}/?visit=${visits}${hash}`);
-  await ex.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
-}
-
-// Scrolls a view into sight and waits until it has been drawn more than `after` times.
-async function drawn(id, after = 0) {
-  await ex.page.$eval(view(id), (s) => s.scrollIntoView());
-  await ex.page.waitForFunction(({ sel, n }) => Number(document.querySelector(sel).dataset.renders ?? 0) > n, { sel: view(id), n: after }, { timeout: 15000 });
-  return `${view(id)} canvas`;
-}
-
-const pixels = (id) => ex.page.$eval(`${view(id)} canvas`, (c) => c.toDataURL());
-
-// Changes a view's own control and checks that its plot changed.
-async function reacts(id, change) {
-  await drawn(id);
-  const before = await pixels(id);
-  const n = await renders(id);
-  await change();
-  await drawn(id, n);
-  assert.notEqual(await pixels(id), before, `${id} did not change`);
-}
 
 before(async () => {
-  ex = await openExplorer();
+  await ex.start();
   await mkdir(artifacts, { recursive: true });
 });
-after(async () => ex && ex.close());
+after(async () => ex.close && ex.close());
 
 test('the page loads the WASM module with a strict CSP and no console, page or request errors', async () => {
   const response = await ex.page.goto(`${ex.origin}/`);

@@ -39,3 +39,41 @@ export function distinctColors(page, selector) {
     return seen.size;
   });
 }
+
+/**
+ * The explorer for a test file: openExplorer's fields once start() ran, and the helpers the tests
+ * share (a fresh document per open(), "drawn", "reacts" to a control, ...).
+ */
+export function explorerSession() {
+  const ex = {
+    async start() { Object.assign(ex, await openExplorer()); },
+    view: (id) => `section[data-view="${id}"]`,
+    state: () => ex.page.evaluate(() => window.posencExplorer.state),
+    renders: (id) => ex.page.$eval(ex.view(id), (s) => Number(s.dataset.renders ?? 0)),
+    pixels: (id) => ex.page.$eval(`${ex.view(id)} canvas`, (c) => c.toDataURL()),
+    visits: 0,
+    // A fresh document each time (a hash-only change would be a same-document navigation).
+    async open(hash = '') {
+      ex.visits += 1;
+      await ex.page.goto(`${ex.origin}/?visit=${ex.visits}${hash}`);
+      await ex.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    },
+    // Scrolls a view into sight and waits until it has been drawn more than `after` times.
+    async drawn(id, after = 0) {
+      await ex.page.$eval(ex.view(id), (s) => s.scrollIntoView());
+      await ex.page.waitForFunction(({ sel, n }) => Number(document.querySelector(sel).dataset.renders ?? 0) > n,
+        { sel: ex.view(id), n: after }, { timeout: 15000 });
+      return `${ex.view(id)} canvas`;
+    },
+    // Changes a view's own control and checks that its plot changed.
+    async reacts(id, change) {
+      await ex.drawn(id);
+      const before = await ex.pixels(id);
+      const n = await ex.renders(id);
+      await change();
+      await ex.drawn(id, n);
+      if (await ex.pixels(id) === before) throw new Error(`${id} did not change`);
+    },
+  };
+  return ex;
+}

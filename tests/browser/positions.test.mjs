@@ -5,39 +5,16 @@
 // into every view.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { distinctColors, openExplorer } from './launch.mjs';
+import { distinctColors, explorerSession } from './launch.mjs';
 
-let ex;
-const view = (id) => `section[data-view="${id}"]`;
-const state = () => ex.page.evaluate(() => window.posencExplorer.state);
-const renders = (id) => ex.page.$eval(view(id), (s) => Number(s.dataset.renders ?? 0));
+const ex = explorerSession();
+const { view, state, renders, pixels, open, drawn, reacts } = ex;
 const dataOf = (id, fn) => ex.page.evaluate(({ id, fn }) => new Function('d', `return (${fn})(d)`)(window.posencExplorer.views.find((v) => v.def.id === id).data), { id, fn: fn.toString() });
 const note = (id) => ex.page.textContent(`${view(id)} .note`);
 const readout = (id) => ex.page.textContent(`${view(id)} .readout`);
 
-let visits = 0;
-async function open(hash = '') {
-  visits += 1;
-  await ex.page.goto(`${ex.origin}/?visit=${visits}${hash}`);
-  await ex.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
-}
-async function drawn(id, after = 0) {
-  await ex.page.$eval(view(id), (s) => s.scrollIntoView());
-  await ex.page.waitForFunction(({ sel, n }) => Number(document.querySelector(sel).dataset.renders ?? 0) > n, { sel: view(id), n: after }, { timeout: 15000 });
-  return `${view(id)} canvas`;
-}
-const pixels = (id) => ex.page.$eval(`${view(id)} canvas`, (c) => c.toDataURL());
-async function reacts(id, change) {
-  await drawn(id);
-  const before = await pixels(id);
-  const n = await renders(id);
-  await change();
-  await drawn(id, n);
-  assert.notEqual(await pixels(id), before, `${id} did not change`);
-}
-
-before(async () => { ex = await openExplorer(); });
-after(async () => ex && ex.close());
+before(() => ex.start());
+after(async () => ex.close && ex.close());
 
 test('the new views sit in their chapters and draw non-blank at their defaults', async () => {
   await open();
