@@ -2,21 +2,24 @@
 // windows, sinks, Llama 4's chunks and temperature.
 import {
   checkBool, checkChoice, checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions,
-  isPlainObject, toFloat64,
+  describe, isPlainObject, toFloat64,
 } from './checks.js';
 import { ROPE_LAYOUTS } from './rope_params.js';
 
 export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) {
   const { scoped, f32, f64, copyOut, status } = heap;
   const ATTENTION_OPTIONS = ['nHeads', 'nKvHeads', 'headDim', 'causal', 'alibi', 't5', 'rope', 'mask', 'scale', 'softcap',
-    'returnWeights', 'window', 'sinkTokens', 'sinks', 'chunkSize', 'temperature', 'layout'];
+    'returnWeights', 'window', 'sinkTokens', 'sinks', 'chunkSize', 'temperature', 'layout', 'kvDtype'];
   const TENSOR_LAYOUTS = { bshd: false, bhsd: true };
 
   function attention(q, k, v, options) {
     const fn = 'attention';
     checkFloat32Array(fn, 'q', q);
-    checkFloat32Array(fn, 'k', k);
-    checkFloat32Array(fn, 'v', v);
+    const kvHalf = checkChoice(fn, 'kvDtype', options?.kvDtype ?? 'float32', { float32: false, float16: true });
+    for (const [name, t] of [['k', k], ['v', v]]) {
+      if (kvHalf && !(t instanceof Uint16Array)) throw new TypeError(`${fn}: ${name} must be a Uint16Array of float16 bits with kvDtype 'float16' (got ${describe(t)})`);
+      if (!kvHalf) checkFloat32Array(fn, name, t);
+    }
     if (options === undefined) throw new TypeError(`${fn}: options { nHeads, headDim } are required`);
     checkOptions(fn, options, ATTENTION_OPTIONS);
     const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1, 2 ** 20);
@@ -99,7 +102,9 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
     }
     return scoped(fn, (alloc) => {
       const put32 = (arr) => { const p = alloc(Math.max(1, arr.length) * 4); return { p, arr }; };
-      const bufs = [put32(q), put32(k), put32(v)];
+      // float16 K and V keep their 2 bytes per value in the heap (half the copy, as a float16 KV cache).
+      const kp = alloc(Math.max(1, k.length) * (kvHalf ? 2 : 4)), vp = alloc(Math.max(1, v.length) * (kvHalf ? 2 : 4));
+      const bufs = [put32(q), { p: kp, arr: k }, { p: vp, arr: v }];
       const sl = slopes ? put32(slopes) : null;
       const tb = t5 ? put32(t5.table) : null;
       const mk = mask ? put32(mask) : null;
@@ -107,7 +112,11 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
       const inv = rope ? alloc(rope.invFreq.length * 8) : 0;
       const out = alloc(q.length * 4);
       const w = returnWeights ? alloc(Math.max(1, nHeads * qLen * kvLen) * 4) : 0;
-      for (const b of [...bufs, sl, tb, mk, sk]) if (b) f32(b.p, b.arr.length).set(b.arr);
+      for (const b of [...bufs, sl, tb, mk, sk]) {
+        if (!b) continue;
+        if (b.arr instanceof Uint16Array) module.HEAPU16.set(b.arr, b.p >> 1);
+        else f32(b.p, b.arr.length).set(b.arr);
+      }
       if (rope) f64(inv, rope.invFreq.length).set(rope.invFreq);
       status(fn, module.attention(bufs[0].p, bufs[1].p, bufs[2].p, qLen, kvLen, {
         nHeads, nKvHeads, headDim, causal, scale, softcap,
@@ -117,7 +126,7 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
         ropeInvFreq: inv, ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0,
         ropePrecision: rope ? rope.precision : 0, ropeAttentionFactor: rope ? rope.attentionFactor : 1,
         bias: mk ? mk.p : 0, biasPerHead: maskPerHead, window, sinkTokens, sinks: sk ? sk.p : 0,
-        chunkSize, floorScale: temperature.floorScale, attnScale: temperature.attnScale, headsMajor,
+        chunkSize, floorScale: temperature.floorScale, attnScale: temperature.attnScale, headsMajor, kvHalf,
       }, out, w));
       const output = copyOut(out, q.length);
       return returnWeights ? { output, weights: copyOut(w, nHeads * qLen * kvLen) } : output;

@@ -538,9 +538,10 @@ std::string attention(Ptr q, Ptr k, Ptr v, double q_len, double kv_len, const va
   a.sinks = at<const float>(o["sinks"].as<Ptr>());
   if (const double c = o["chunkSize"].as<double>(); c > 0) a.chunk_size = static_cast<std::size_t>(c);
   a.heads_major = o["headsMajor"].as<bool>();
+  if (o["kvHalf"].as<bool>()) a.kv_dtype = posenc::DType::kFloat16;
   if (const double f = o["floorScale"].as<double>(); f > 0)
     a.temperature = posenc::AttentionOptions::Temperature{f, o["attnScale"].as<double>()};
-  return message(posenc::attention(at<const float>(q), at<const float>(k), at<const float>(v),
+  return message(posenc::attention(at<const float>(q), at<const void>(k), at<const void>(v),
                                    static_cast<std::size_t>(q_len), static_cast<std::size_t>(kv_len), a,
                                    at<float>(out), at<float>(weights)));
 }

@@ -380,6 +380,8 @@ export interface AttentionOptions {
    * q [nHeads][qLen][headDim], k/v [nKvHeads][kvLen][headDim] (ONNX's 4-D layout, one batch), output likewise.
    */
   layout?: 'bshd' | 'bhsd';
+  /** 'float16': k and v are Uint16Arrays of float16 bits (a float16 KV cache, as llama.cpp keeps it); computed in float32. */
+  kvDtype?: 'float32' | 'float16';
 }
 
 export interface Posenc {
@@ -446,8 +448,8 @@ export interface Posenc {
     rotaryEmbedding(inputs: OnnxRotaryEmbeddingInputs, attrs?: OnnxRotaryEmbeddingAttrs, options?: { out?: Float32Array }): { Y: OutputTensor };
   };
   /** q [qLen][nHeads][headDim], k and v [kvLen][nKvHeads][headDim] → [qLen][nHeads][headDim] (layout 'bhsd': heads major). */
-  attention(q: Float32Array, k: Float32Array, v: Float32Array, options: AttentionOptions & { returnWeights: true }): { output: Float32Array; weights: Float32Array };
-  attention(q: Float32Array, k: Float32Array, v: Float32Array, options: AttentionOptions): Float32Array;
+  attention(q: Float32Array, k: Float32Array | Uint16Array, v: Float32Array | Uint16Array, options: AttentionOptions & { returnWeights: true }): { output: Float32Array; weights: Float32Array };
+  attention(q: Float32Array, k: Float32Array | Uint16Array, v: Float32Array | Uint16Array, options: AttentionOptions): Float32Array;
 
   /** HF T5 bucket of relativePosition = key - query. */
   t5Bucket(relativePosition: number, options?: T5BucketOptions): number;

@@ -13,6 +13,7 @@
 #include <new>
 #include <vector>
 
+#include "half.hpp"
 #include "kernels/kernels.hpp"
 
 namespace posenc {
@@ -40,6 +41,8 @@ struct Problem {
   const float* q = nullptr;
   const float* k = nullptr;
   const float* v = nullptr;
+  const std::uint16_t* k16 = nullptr;       // float16 K and V instead (k, v unused), widened per kv head
+  const std::uint16_t* v16 = nullptr;
   float* y = nullptr;
   Strides qs, ks, vs, ys;
   float scale = 1.0f;
@@ -140,10 +143,11 @@ void mask_window(const Problem& p, std::size_t start, std::size_t j0, std::size_
 
 // One row with every score kept (scratch s[kv_len]): for qk_matmul_output.
 void run_row_full(const Problem& p, std::size_t b, std::size_t h, std::size_t i, const float* qrow,
-                  const float* keys, const float* vals, float* yrow, float* s) {
+                  const float* keys, std::size_t k_stride, const float* vals, std::size_t v_stride, float* yrow,
+                  float* s) {
   const std::size_t T = p.kv_len, kmax = visible_keys(p, b, i);
   float* qk = p.qk + ((b * p.q_heads + h) * p.q_len + i) * T;
-  kernels::dot_keys(s, qrow, keys, p.ks.s, T, p.head_dim, p.scale);
+  kernels::dot_keys(s, qrow, keys, k_stride, T, p.head_dim, p.scale);
   if (p.qk_mode == 0) std::copy(s, s + T, qk);
   apply_softcap(s, T, p.softcap);
   if (p.qk_mode == 1) std::copy(s, s + T, qk);
@@ -154,7 +158,7 @@ void run_row_full(const Problem& p, std::size_t b, std::size_t h, std::size_t i,
   // A sink logit starts the softmax: it adds exp(sink - m) to the denominator and nothing to y.
   float m = p.sinks ? p.sinks[h] : kNegInf, l = p.sinks ? 1.0f : 0.0f;
   std::fill(yrow, yrow + p.v_dim, 0.0f);
-  kernels::softmax_block(s, kmax, vals, p.vs.s, p.v_dim, &m, &l, yrow);
+  kernels::softmax_block(s, kmax, vals, v_stride, p.v_dim, &m, &l, yrow);
   if (m == kNegInf) {  // fully masked row: probabilities and output are 0, not NaN
     std::fill(s, s + T, 0.0f);
   } else {
@@ -164,6 +168,19 @@ void run_row_full(const Problem& p, std::size_t b, std::size_t h, std::size_t i,
     for (std::size_t d = 0; d < p.v_dim; ++d) yrow[d] *= inv;
   }
   if (p.qk_mode == 3) std::copy(s, s + T, qk);
+}
+
+// dst[n][d] = the float16 rows src[j * stride …] widened (exactly) to float32, through a table
+// of all 65536 values (256 KiB, built on first use): a lookup beats the bit manipulation.
+void widen_rows(float* dst, const std::uint16_t* src, std::size_t stride, std::size_t n, std::size_t d) {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
+    for (std::size_t h = 0; h < t.size(); ++h) t[h] = half::to_float(static_cast<std::uint16_t>(h));
+    return t;
+  }();
+  const float* t = table.data();
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t e = 0; e < d; ++e) dst[j * d + e] = t[src[j * stride + e]];
 }
 
 // Flash-attention style tiling (streaming, no score row kept): for one kv head, K is packed
@@ -179,7 +196,7 @@ Status run(const Problem& p) {
   static_assert(kQueryBlock % R == 0, "query blocks hold whole tiles");
   const bool tiled = p.qk == nullptr;
   const std::size_t padded = (p.kv_len + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
-  std::vector<float> kt, vp, s, acc, m, l;
+  std::vector<float> kt, vp, s, acc, m, l, kh, vh;
   std::vector<std::size_t> kmax, kmin;
   try {
     if (tiled) {
@@ -194,6 +211,8 @@ Status run(const Problem& p) {
     } else {
       s.resize(p.kv_len);
     }
+    if (p.k16 != nullptr) kh.resize(p.kv_len * p.head_dim);  // one kv head of float16 K / V, widened
+    if (p.v16 != nullptr && !tiled) vh.resize(p.kv_len * p.v_dim);
   } catch (const std::bad_alloc&) {
     return {StatusCode::kTooLarge, "kv length too large for memory"};
   }
@@ -201,19 +220,25 @@ Status run(const Problem& p) {
   const bool biased = has_bias_terms(p);
   for (std::size_t b = 0; b < p.batch; ++b)
     for (std::size_t kvh = 0; kvh < p.kv_heads; ++kvh) {
-      const float* keys = p.k + b * p.ks.b + kvh * p.ks.h;
-      const float* vals = p.v + b * p.vs.b + kvh * p.vs.h;
+      const float* keys = p.k16 ? kh.data() : p.k + b * p.ks.b + kvh * p.ks.h;
+      const float* vals = p.v16 ? vh.data() : p.v + b * p.vs.b + kvh * p.vs.h;
+      const std::size_t k_stride = p.k16 ? p.head_dim : p.ks.s, v_stride = p.v16 ? p.v_dim : p.vs.s;
+      if (p.k16 != nullptr) widen_rows(kh.data(), p.k16 + b * p.ks.b + kvh * p.ks.h, p.ks.s, p.kv_len, p.head_dim);
+      // float16 V is widened straight into the packed rows when tiled (vp has vh's layout).
+      if (p.v16 != nullptr)
+        widen_rows(tiled ? vp.data() : vh.data(), p.v16 + b * p.vs.b + kvh * p.vs.h, p.vs.s, p.kv_len, p.v_dim);
       if (tiled) {
-        kernels::transpose_keys(kt.data(), keys, p.ks.s, p.kv_len, p.head_dim);
-        for (std::size_t j = 0; j < p.kv_len; ++j)
-          std::copy(vals + j * p.vs.s, vals + j * p.vs.s + p.v_dim, vp.data() + j * p.v_dim);
+        kernels::transpose_keys(kt.data(), keys, k_stride, p.kv_len, p.head_dim);
+        if (p.v16 == nullptr)
+          for (std::size_t j = 0; j < p.kv_len; ++j)
+            std::copy(vals + j * v_stride, vals + j * v_stride + p.v_dim, vp.data() + j * p.v_dim);
       }
       for (std::size_t h = kvh * group; h < (kvh + 1) * group; ++h) {
         const float* q_head = p.q + b * p.qs.b + h * p.qs.h;
         float* y_head = p.y + b * p.ys.b + h * p.ys.h;
         if (!tiled) {
           for (std::size_t i = 0; i < p.q_len; ++i)
-            run_row_full(p, b, h, i, q_head + i * p.qs.s, keys, vals, y_head + i * p.ys.s, s.data());
+            run_row_full(p, b, h, i, q_head + i * p.qs.s, keys, k_stride, vals, v_stride, y_head + i * p.ys.s, s.data());
           continue;
         }
         for (std::size_t qb = 0; qb < p.q_len; qb += kQueryBlock) {
@@ -616,15 +641,19 @@ Status onnx_rotary_embedding(const TensorRef& x, const TensorRef& cos_cache,
 
 // ---- attention with fused positional terms ------------------------------------------------------
 
-Status attention(const float* q, const float* k, const float* v, std::size_t q_len,
+Status attention(const float* q, const void* k_data, const void* v_data, std::size_t q_len,
                  std::size_t kv_len, const AttentionOptions& o, float* out, float* weights) noexcept {
+  if (o.kv_dtype != DType::kFloat32 && o.kv_dtype != DType::kFloat16) return bad("kv_dtype must be float32 or float16");
+  const bool half_kv = o.kv_dtype == DType::kFloat16;
+  const auto* k = half_kv ? nullptr : static_cast<const float*>(k_data);
+  const auto* v = half_kv ? nullptr : static_cast<const float*>(v_data);
   if (q_len == 0) return bad("q_len must be > 0");
   if (kv_len == 0) return bad("kv_len must be > 0");
   if (o.n_heads == 0) return bad("n_heads must be > 0");
   if (o.head_dim == 0) return bad("head_dim must be > 0");
   const std::size_t n_kv = o.n_kv_heads == 0 ? o.n_heads : o.n_kv_heads;
   if (o.n_heads % n_kv != 0) return bad("n_heads must be a multiple of n_kv_heads");
-  if (q == nullptr || k == nullptr || v == nullptr || out == nullptr) return bad("q, k, v and out must not be null");
+  if (q == nullptr || k_data == nullptr || v_data == nullptr || out == nullptr) return bad("q, k, v and out must not be null");
   if (o.scale && !std::isfinite(*o.scale)) return bad("scale must be finite");
   if (!std::isfinite(o.softcap)) return bad("softcap must be finite");
   if (o.t5_table) {
@@ -654,6 +683,10 @@ Status attention(const float* q, const float* k, const float* v, std::size_t q_l
   p.q = q;
   p.k = k;
   p.v = v;
+  if (half_kv) {
+    p.k16 = static_cast<const std::uint16_t*>(k_data);
+    p.v16 = static_cast<const std::uint16_t*>(v_data);
+  }
   p.y = out;
   p.qs = p.ys = strides(!o.heads_major, o.n_heads, q_len, o.head_dim);
   p.ks = p.vs = strides(!o.heads_major, n_kv, kv_len, o.head_dim);
@@ -679,7 +712,13 @@ Status attention(const float* q, const float* k, const float* v, std::size_t q_l
   if (o.rope_inv_freq) {
     try {
       q_rot.assign(q, q + q_len * o.n_heads * o.head_dim);
-      k_rot.assign(k, k + kv_len * n_kv * o.head_dim);
+      if (half_kv) {  // the rotated keys are float32 (V stays float16)
+        const auto* k16 = static_cast<const std::uint16_t*>(k_data);
+        k_rot.resize(kv_len * n_kv * o.head_dim);
+        for (std::size_t e = 0; e < k_rot.size(); ++e) k_rot[e] = half::to_float(k16[e]);
+      } else {
+        k_rot.assign(k, k + kv_len * n_kv * o.head_dim);
+      }
     } catch (const std::bad_alloc&) {
       return {StatusCode::kTooLarge, "q and k too large for memory"};
     }
@@ -697,6 +736,7 @@ Status attention(const float* q, const float* k, const float* v, std::size_t q_l
     if (Status s = rotate(k_rot.data(), kv_len, n_kv, 0.0); !s.ok()) return s;
     p.q = q_rot.data();
     p.k = k_rot.data();
+    p.k16 = nullptr;
   }
   if (o.temperature) {  // Llama 4 NoPE layers: each query row times its position's scale
     try {

@@ -235,3 +235,14 @@ test("attention layout 'bhsd' reads heads-major q/k/v in place and equals the tr
   assert.ok(maxAbsDiff(heads, toHeads(tokens, qLen, H)) < 1e-6);
   assert.throws(() => pe.attention(q, k, v, { ...opts, layout: 'hsd' }), error(RangeError, /layout must be one of 'bshd', 'bhsd'/));
 });
+
+test("attention kvDtype 'float16': Uint16Array K/V give exactly the float32 result on their values", () => {
+  const H = 2, D = 16, T = 90;
+  const half = (n, seed) => Uint16Array.from(randomFloats(n, seed), (x) => (x < 0 ? 0x8000 : 0) | (14 << 10) | Math.floor(Math.abs(x) * 1023));
+  const value = (b) => (b & 0x8000 ? -1 : 1) * (1 + (b & 0x3ff) / 1024) * 2 ** (((b >> 10) & 0x1f) - 15);
+  const k16 = half(T * H * D, 71), v16 = half(T * H * D, 72), q = randomFloats(T * H * D, 73);
+  const opts = { nHeads: H, headDim: D, causal: true, rope: { headDim: D }, window: 40 };
+  const want = pe.attention(q, Float32Array.from(k16, value), Float32Array.from(v16, value), opts);
+  assert.deepEqual(pe.attention(q, k16, v16, { ...opts, kvDtype: 'float16' }), want);
+  assert.throws(() => pe.attention(q, Float32Array.from(k16, value), v16, { ...opts, kvDtype: 'float16' }), error(TypeError, /k must be a Uint16Array of float16 bits/));
+});

@@ -297,3 +297,41 @@ TEST_CASE("attention: Llama 4 chunked local attention and the NoPE layers' tempe
   t.chunk_size = 0;
   CHECK(posenc::attention(q.data(), k.data(), v.data(), T, T, t, out.data()).code == posenc::StatusCode::kBadArgument);
 }
+
+TEST_CASE("attention: float16 K and V give exactly the float32 result on the same (widened) values") {
+  const std::size_t H = 4, Hkv = 2, D = 16, T = 150;
+  // Random float16 bit patterns in [0.25, 2) with random signs, and their values (decoded here).
+  std::mt19937 rng(7);
+  auto halves = [&](std::size_t n, std::vector<std::uint16_t>* bits, std::vector<float>* vals) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto b = static_cast<std::uint16_t>((rng() & 0x8000u) | ((13u + rng() % 2) << 10) | (rng() & 0x3ffu));
+      bits->push_back(b);
+      vals->push_back(static_cast<float>((b & 0x8000 ? -1.0 : 1.0) * std::ldexp(1024 + (b & 0x3ff), ((b >> 10) & 0x1f) - 25)));
+    }
+  };
+  std::vector<std::uint16_t> k16, v16;
+  std::vector<float> k, v;
+  halves(T * Hkv * D, &k16, &k);
+  halves(T * Hkv * D, &v16, &v);
+  const auto q = random_floats(T * H * D, 61);
+  std::vector<double> inv(D / 2);
+  for (std::size_t i = 0; i < D / 2; ++i) inv[i] = std::pow(10000.0, -2.0 * double(i) / double(D));
+  for (const bool rope : {false, true}) {
+    for (const bool weights : {false, true}) {
+      posenc::AttentionOptions o;
+      o.n_heads = H; o.n_kv_heads = Hkv; o.head_dim = D; o.causal = true;
+      if (rope) { o.rope_inv_freq = inv.data(); o.rope_rot_dim = D; }
+      std::vector<float> a(q.size()), b(q.size()), wa(H * T * T), wb(H * T * T);
+      REQUIRE(posenc::attention(q.data(), k.data(), v.data(), T, T, o, a.data(), weights ? wa.data() : nullptr).ok());
+      o.kv_dtype = posenc::DType::kFloat16;
+      REQUIRE(posenc::attention(q.data(), k16.data(), v16.data(), T, T, o, b.data(), weights ? wb.data() : nullptr).ok());
+      CAPTURE(rope); CAPTURE(weights);
+      CHECK(a == b);
+      CHECK(wa == wb);
+    }
+  }
+  posenc::AttentionOptions bad;
+  bad.n_heads = H; bad.head_dim = D; bad.kv_dtype = posenc::DType::kBool;
+  std::vector<float> out(q.size());
+  CHECK(posenc::attention(q.data(), k.data(), v.data(), T, T, bad, out.data()).code == posenc::StatusCode::kBadArgument);
+}

@@ -120,6 +120,8 @@ struct AttentionOptions {
   // also j < qpos_i + window. Blocks of keys wholly outside are skipped. Must be > 0.
   std::optional<std::size_t> window;
   std::size_t sink_tokens = 0;           // StreamingLLM: keys 0 … sink_tokens-1 stay visible (needs window)
+  const float* sinks = nullptr;          // [n_heads]: gpt-oss's learned sink logit, one more logit in
+                                         // every softmax row that carries no value (rows sum to < 1)
   // Llama 4's chunked local attention (attention_chunk_size, its RoPE layers): key j visible iff
   // j / chunk_size == qpos_i / chunk_size (integer division), combined with causal. Must be > 0.
   std::optional<std::size_t> chunk_size;
@@ -133,8 +135,7 @@ struct AttentionOptions {
   // Heads-major tensors (the ONNX 4-D layout, one batch): q and out [n_heads][q_len][head_dim],
   // k and v [n_kv_heads][kv_len][head_dim]; read in place, no transposes. Default: tokens major.
   bool heads_major = false;
-  const float* sinks = nullptr;          // [n_heads]: gpt-oss's learned sink logit, one more logit in
-                                         // every softmax row that carries no value (rows sum to < 1)
+  DType kv_dtype = DType::kFloat32;  // kFloat16: k and v hold float16 bits
 };
 
 // HF Llama4TextAttention: log(floor((pos + 1) / floor_scale) + 1) * attn_scale + 1 (1 up to
@@ -145,7 +146,9 @@ double irope_attention_scale(double pos, double floor_scale, double attn_scale) 
 // major, as applyRope takes them); out [q_len][n_heads][head_dim]. Queries sit at the last q_len
 // key positions: qpos_i = kv_len - q_len + i (RoPE positions too; keys at 0 … kv_len-1).
 // weights (optional) [n_heads][q_len][kv_len] receives the softmax probabilities.
-Status attention(const float* q, const float* k, const float* v, std::size_t q_len,
+// k and v are float32, or float16 bits (uint16) with options.kv_dtype = DType::kFloat16 — as
+// llama.cpp keeps its KV cache; they are widened to float32 one kv head at a time.
+Status attention(const float* q, const void* k, const void* v, std::size_t q_len,
                  std::size_t kv_len, const AttentionOptions& options, float* out,
                  float* weights = nullptr) noexcept;
 
