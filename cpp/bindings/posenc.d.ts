@@ -411,10 +411,11 @@ export interface Posenc {
   /** The ggml_rope_ext parameters llama.cpp uses for params (what precision 'ggml' computes with). */
   ggmlRopeParams(params: RopeParams, options?: { seqLen?: number }): GgmlRopeParams;
   /**
-   * Rotates x [seqLen][nHeads][headDim]; returns a new Float32Array, or options.out (x's size; may be x
-   * itself) filled. Dims >= rotaryDim pass through.
+   * Rotates x [seqLen][nHeads][headDim] (tensorLayout 'bhsd': [nHeads][seqLen][headDim], ONNX's 4-D
+   * layout; `layout` names the pair layout); returns a new Float32Array, or options.out (x's size; may
+   * be x itself) filled. Dims >= rotaryDim pass through.
    */
-  applyRope(x: Float32Array, options: ApplyRopeOptions & { out?: Float32Array }): Float32Array;
+  applyRope(x: Float32Array, options: ApplyRopeOptions & { out?: Float32Array; tensorLayout?: 'bshd' | 'bhsd' }): Float32Array;
   /** Rotates a heap buffer in place (no copies in or out). */
   applyRopeInPlace(buffer: HeapFloat32, options: ApplyRopeOptions): void;
   allocFloat32(length: number): HeapFloat32;

@@ -92,15 +92,19 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
           throw new RangeError(`${fn}: with params.mrope, positions must hold 3 * seqLen = ${3 * seqLen} ids (temporal, height and width rows; see mropePositions) or seqLen = ${seqLen} for text only (got ${n})`);
         }
       }
-      const { out: into, ...rest } = options ?? {};
+      const { out: into, tensorLayout = 'bshd', ...rest } = options ?? {};
       const c = ropeCall(fn, x.length, options === undefined ? undefined : rest);
       checkElements(fn, 'x.length', x.length);
       if (into !== undefined) {
         checkFloat32Array(fn, 'options.out', into);
         if (into.length !== x.length) throw new RangeError(`${fn}: options.out.length must equal x.length = ${x.length} (got ${into.length})`);
       }
+      // 'bhsd': x [nHeads][seqLen][headDim]; each head's slab is a one-head token-major tensor.
+      const headsMajor = checkChoice(fn, 'tensorLayout', tensorLayout, { bshd: false, bhsd: true });
+      const slabs = headsMajor ? c.nHeads : 1;
+      const one = headsMajor ? { ...c, nHeads: 1 } : c;
       // Chunks of ~256 KiB go through the heap: copied in, rotated, copied out while still in cache.
-      const row = c.nHeads * c.headDim;
+      const row = one.nHeads * c.headDim;
       const chunk = Math.max(1, Math.floor(65536 / row));
       const out = into ?? new Float32Array(x.length);
       scoped(fn, (alloc) => {
@@ -109,11 +113,14 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
         const posPtr = c.positions ? alloc(c.positions.length * 8) : 0;
         f64(invPtr, c.invFreq.length).set(c.invFreq);
         if (posPtr) f64(posPtr, c.positions.length).set(c.positions);
-        for (let t0 = 0; t0 < c.seqLen; t0 += chunk) {
-          const n = Math.min(chunk, c.seqLen - t0);
-          f32(xPtr, n * row).set(x.subarray(t0 * row, (t0 + n) * row));
-          rotate(fn, xPtr, n, invPtr, posPtr ? posPtr + t0 * 8 : 0, c.offset + t0, c);
-          out.set(f32(xPtr, n * row), t0 * row);
+        for (let h = 0; h < slabs; h++) {
+          const base = h * c.seqLen * row;
+          for (let t0 = 0; t0 < c.seqLen; t0 += chunk) {
+            const n = Math.min(chunk, c.seqLen - t0);
+            f32(xPtr, n * row).set(x.subarray(base + t0 * row, base + (t0 + n) * row));
+            rotate(fn, xPtr, n, invPtr, posPtr ? posPtr + t0 * 8 : 0, c.offset + t0, one);
+            out.set(f32(xPtr, n * row), base + t0 * row);
+          }
         }
       });
       return out;

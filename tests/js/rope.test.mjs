@@ -307,3 +307,20 @@ test('presets: Qwen2.5-VL reads its M-RoPE sections; Qwen3.5-style top-level mro
   assert.deepEqual(top.mrope, { section: [11, 11, 10], interleaved: true });
   assert.equal(pe.ropeFrequencies(top).rotaryDim, 64);
 });
+
+test("applyRope tensorLayout 'bhsd' rotates heads-major x as the transposed 'bshd' call does", () => {
+  const seqLen = 700, nHeads = 3, headDim = 32;
+  const x = randomFloats(seqLen * nHeads * headDim, 81);
+  const heads = new Float32Array(x.length);  // [S][H][D] → [H][S][D]
+  for (let s = 0; s < seqLen; s++) for (let h = 0; h < nHeads; h++) {
+    heads.set(x.subarray((s * nHeads + h) * headDim, (s * nHeads + h + 1) * headDim), (h * seqLen + s) * headDim);
+  }
+  const params = { headDim, theta: 10000 };
+  const tokens = pe.applyRope(x, { seqLen, nHeads, params, offset: 5 });
+  const rotated = pe.applyRope(heads, { seqLen, nHeads, params, offset: 5, tensorLayout: 'bhsd' });
+  for (let s = 0; s < seqLen; s += 97) for (let h = 0; h < nHeads; h++) {
+    assert.deepEqual(rotated.subarray((h * seqLen + s) * headDim, (h * seqLen + s + 1) * headDim),
+      tokens.subarray((s * nHeads + h) * headDim, (s * nHeads + h + 1) * headDim));
+  }
+  assert.throws(() => pe.applyRope(x, { seqLen, nHeads, params, tensorLayout: 'hsd' }), error(RangeError, /tensorLayout must be one of 'bshd', 'bhsd'/));
+});
