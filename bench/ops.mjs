@@ -2,7 +2,7 @@
 // it applies) on the same data, with a check that the outputs agree. Shared by bench/run.mjs and
 // the interop test (tests/js/interop.test.mjs).
 import { oneNodeModel } from './onnx-model.mjs';
-import { attentionPlain, ropePlain, sinusoidalPlain } from './plain.mjs';
+import { attentionPlain, ropePlain, ropePlainCached, sinusoidalPlain } from './plain.mjs';
 
 /** Deterministic data in [-1, 1). */
 export function data(n, seed) {
@@ -47,12 +47,21 @@ export async function ropeCase({ pe, runtimes, S, H = 32, D = 128 }) {
   const opts = { seqLen: S, nHeads: H, headDim: D, params, layout: 'halfSplit' };
   const { cos, sin } = pe.ropeCache({ params, seqLen: S });
   const heap = pe.allocFloat32(x.length);
+  const xh = toHeadMajor(x, S, H, D);
+  const ids = BigInt64Array.from({ length: S }, (_, i) => BigInt(i));
+  const given = { X: { data: xh, dims: [1, H, S, D] }, cos_cache: { data: cos, dims: [S, D / 2] },
+    sin_cache: { data: sin, dims: [S, D / 2] }, position_ids: { data: ids, dims: [1, S] } };
+  const mineOut = new Float32Array(x.length), plainOut = new Float32Array(x.length);
   const contenders = {
     'posenc applyRope (copies in and out)': () => pe.applyRope(x, opts),
     'posenc applyRopeInPlace (data in the heap)': () => pe.applyRopeInPlace(heap, opts),
     'plain JS': () => ropePlain(x, S, H, D),
+    // The cache given, as onnxruntime users hold it: the ONNX op against the loop over that cache.
+    'posenc onnx.rotaryEmbedding (cache given, fresh result)': () => pe.onnx.rotaryEmbedding(given, {}).Y.data,
+    'plain JS (cache given, fresh result)': () => ropePlainCached(xh, cos, sin, ids, S, H, D),
+    'posenc onnx.rotaryEmbedding (cache given, into out)': () => pe.onnx.rotaryEmbedding(given, {}, { out: mineOut }).Y.data,
+    'plain JS (cache given, into its own array)': () => ropePlainCached(xh, cos, sin, ids, S, H, D, plainOut),
   };
-  const xh = toHeadMajor(x, S, H, D);
   const sessions = {};
   for (const [name, runtime] of Object.entries(runtimes)) {
     const { ort } = runtime;
@@ -78,7 +87,8 @@ export async function ropeCase({ pe, runtimes, S, H = 32, D = 128 }) {
       const mine = pe.applyRope(x, opts);
       const op = pe.onnx.rotaryEmbedding({ X: { data: xh, dims: [1, H, S, D] }, cos_cache: { data: cos, dims: [S, D / 2] },
         sin_cache: { data: sin, dims: [S, D / 2] }, position_ids: { data: BigInt64Array.from({ length: S }, (_, i) => BigInt(i)), dims: [1, S] } }).Y.data;
-      const diffs = { 'posenc onnx.rotaryEmbedding vs applyRope': maxAbsDiff(toTokenMajor(op, S, H, D), mine) };
+      const diffs = { 'posenc onnx.rotaryEmbedding vs applyRope': maxAbsDiff(toTokenMajor(op, S, H, D), mine),
+        'plain JS (cache given) vs posenc': maxAbsDiff(toTokenMajor(ropePlainCached(xh, cos, sin, ids, S, H, D), S, H, D), mine) };
       for (const [name, { s, feeds }] of Object.entries(sessions)) {
         diffs[`${name} vs posenc`] = maxAbsDiff(toTokenMajor((await s.run(feeds)).Y.data, S, H, D), mine);
       }

@@ -26,6 +26,25 @@ export function ropePlain(x, S, H, D, theta = 10000) {
   return y;
 }
 
+/**
+ * RoPE as an onnxruntime user holds the inputs: X [1, H, S, D] heads major, the cos/sin cache
+ * [maxPos][D/2] given, position ids (BigInt64Array) — the loop they would write. `out`: their array.
+ */
+export function ropePlainCached(x, cos, sin, ids, S, H, D, out = new Float32Array(x.length)) {
+  const half = D / 2;
+  for (let h = 0; h < H; h++) {
+    for (let s = 0; s < S; s++) {
+      const row = Number(ids[s]) * half, o = (h * S + s) * D;
+      for (let i = 0; i < half; i++) {
+        const c = cos[row + i], sn = sin[row + i], a = x[o + i], b = x[o + i + half];
+        out[o + i] = a * c - b * sn;
+        out[o + i + half] = b * c + a * sn;
+      }
+    }
+  }
+  return out;
+}
+
 /** Causal attention, q/k/v [S][H][D] → [S][H][D]; optional ALiBi slopes [H]. */
 export function attentionPlain(q, k, v, S, H, D, slopes = null) {
   const y = new Float32Array(q.length);
