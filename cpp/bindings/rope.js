@@ -59,14 +59,19 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
   // applyRope with params.mrope and positions [3][seqLen] (temporal, height, width ids).
   function applyMrope(fn, x, options) {
     const { positions, out: into, ...rest } = options;
-    const c = ropeCall(fn, x.length, rest);  // sizes, layout, frequencies (at seqLen)
+    // Sizes, layout and frequencies; for seq_len-dependent scalings (dynamic, longrope) the
+    // frequencies are those at the largest position id + 1, as HF takes them.
+    if (rest.offset !== undefined) throw new TypeError(`${fn}: pass options.positions or options.offset, not both`);
+    const pos = toFloat64(fn, 'positions', positions);
+    let maxId = -Infinity;
+    for (const p of pos) maxId = Math.max(maxId, p);
+    const c = ropeCall(fn, x.length, { ...rest, offset: maxId + 1 - rest.seqLen });
     checkElements(fn, 'x.length', x.length);
     if (into !== undefined) {
       checkFloat32Array(fn, 'options.out', into);
       if (into.length !== x.length) throw new RangeError(`${fn}: options.out.length must equal x.length = ${x.length} (got ${into.length})`);
     }
     if (c.precision === PRECISIONS.ggml) throw new TypeError(`${fn}: M-RoPE takes precision 'fast' or 'accurate'`);
-    const pos = toFloat64(fn, 'positions', positions);
     const flat = flatRopeParams(fn, options.params);
     return scoped(fn, (alloc) => {
       const xp = alloc(x.length * 4), inv = alloc(c.invFreq.length * 8), pp = alloc(pos.length * 8);

@@ -194,6 +194,10 @@ Status read_gguf(const ByteSource& src, ModelInfo* out, std::string* detail,
       json v;
       const bool keep = key.rfind("tokenizer.", 0) != 0;  // the vocabulary: never needed here
       if (!read_value(c, type, &v, keep, 0, &kept)) break;
+      if (meta.contains(key)) {  // llama.cpp refuses such files too
+        c.fail("metadata key " + key + " appears twice");
+        break;
+      }
       if (keep && !v.is_null()) meta[key] = std::move(v);
     }
 

@@ -270,15 +270,21 @@ TEST_CASE("attention: window 1 sees only the own key; a sink logit s gives weigh
 TEST_CASE("attention: Llama 4 chunked local attention and the NoPE layers' temperature equal the twin") {
   const std::size_t H = 2, D = 8;
   for (const std::size_t kv_len : {63u, 130u, 200u}) {
-    for (const std::size_t chunk : {1u, 16u, 64u, 100u}) {
-      for (const bool causal : {true, false}) {
-        posenc::AttentionOptions o;
-        o.n_heads = H; o.head_dim = D; o.causal = causal; o.chunk_size = chunk;
-        const auto q = random_floats(kv_len * H * D, 31), k = random_floats(kv_len * H * D, 32), v = random_floats(kv_len * H * D, 33);
-        std::vector<float> out(q.size());
-        CAPTURE(kv_len); CAPTURE(chunk); CAPTURE(causal);
-        REQUIRE(posenc::attention(q.data(), k.data(), v.data(), kv_len, kv_len, o, out.data()).ok());
-        CHECK(max_abs_diff(out, posenc::reference::attention(q, k, v, kv_len, kv_len, o)) <= 2e-6);
+    for (const std::size_t q_len : {kv_len, std::size_t{7}, kv_len + 5}) {  // prefill, decode offset, more queries
+      for (const std::size_t chunk : {1u, 16u, 64u, 100u}) {
+        for (const bool causal : {true, false}) {
+          posenc::AttentionOptions o;
+          o.n_heads = H; o.head_dim = D; o.causal = causal; o.chunk_size = chunk;
+          const auto q = random_floats(q_len * H * D, 31), k = random_floats(kv_len * H * D, 32), v = random_floats(kv_len * H * D, 33);
+          std::vector<float> out(q.size());
+          CAPTURE(kv_len); CAPTURE(q_len); CAPTURE(chunk); CAPTURE(causal);
+          REQUIRE(posenc::attention(q.data(), k.data(), v.data(), q_len, kv_len, o, out.data()).ok());
+          CHECK(max_abs_diff(out, posenc::reference::attention(q, k, v, q_len, kv_len, o)) <= 2e-6);
+          o.chunk_size.reset();  // the sliding window with more queries than keys, too
+          o.window = chunk;
+          REQUIRE(posenc::attention(q.data(), k.data(), v.data(), q_len, kv_len, o, out.data()).ok());
+          CHECK(max_abs_diff(out, posenc::reference::attention(q, k, v, q_len, kv_len, o)) <= 2e-6);
+        }
       }
     }
   }

@@ -271,6 +271,9 @@ TEST_CASE("gguf: every truncation and every corrupted count fails cleanly, namin
   bad = good;
   bad[24 + 7] = 0x40;  // the first key's length: 2^62
   CHECK(read_error(bad).find("longer than") != std::string::npos);
+  Gguf twice;
+  twice.set("general.architecture", std::string("llama")).set("llama.rope.freq_base", 10000.0f).set("llama.rope.freq_base", 500000.0f);
+  CHECK(read_error(twice.write()).find("appears twice") != std::string::npos);
 }
 
 TEST_CASE("safetensors: GPT-2's wpe.weight in F32, F16 and BF16; T5's relative_attention_bias") {
