@@ -11,15 +11,7 @@
 namespace posenc::kernels {
 
 #define POSENC_TARGET(ns) namespace ns { extern const KernelTable kTable; }
-#ifdef POSENC_HAVE_KERNELS_BASELINE
-POSENC_TARGET(baseline)
-#endif
-#ifdef POSENC_HAVE_KERNELS_X86
-POSENC_TARGET(sse2)
-POSENC_TARGET(sse4_2)
-POSENC_TARGET(avx2)
-POSENC_TARGET(avx512f)
-#endif
+#include "kernels/targets.inc"
 #undef POSENC_TARGET
 
 std::size_t kernel_targets(KernelTarget* out, std::size_t max) noexcept {
