@@ -5,14 +5,10 @@
 // asynchronous) and runs the reader again. A multi-GB file costs its header and a few small
 // tensors, never its weights.
 
+import { checkInt, checkOptions, describe } from './checks.js';
+
 const FIRST_READ = 1 << 20;  // bytes read up front: most headers fit (GGUF vocabularies may not)
 const MAX_PASSES = 64;
-
-function describe(v) {
-  if (v === null) return 'null';
-  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
-  return typeof v === 'object' ? (v.constructor?.name ?? 'object') : typeof v;
-}
 
 // source → { size, read(offset, length) → Promise<Uint8Array>, close() }.
 async function openSource(fn, source, openPath) {
@@ -45,18 +41,12 @@ async function openSource(fn, source, openPath) {
 }
 
 export function makeReadModel(module, { publicRopeParams, openPath }) {
-  return async function readModel(source, options = {}) {
+  return async function readModel(source, options) {
     const fn = 'readModel';
-    if (options === null || typeof options !== 'object') throw new TypeError(`${fn}: options must be an object (got ${describe(options)})`);
-    for (const k of Object.keys(options)) {
-      if (!['tableName', 'maxTableFloats'].includes(k)) throw new TypeError(`${fn}: unknown option ${JSON.stringify(k)} (options: tableName, maxTableFloats)`);
-    }
-    const { tableName = '', maxTableFloats = 2 ** 26 } = options;
+    const { tableName = '', maxTableFloats = 2 ** 26 } = checkOptions(fn, options, ['tableName', 'maxTableFloats']);
     if (typeof tableName !== 'string') throw new TypeError(`${fn}: tableName must be a string (got ${describe(tableName)})`);
     // 2^26 floats (256 MiB) at most: the table's bytes and its float32 copy must both fit in the heap.
-    if (!Number.isInteger(maxTableFloats) || maxTableFloats < 1 || maxTableFloats > 2 ** 26) {
-      throw new RangeError(`${fn}: maxTableFloats must be an integer in [1, 2^26] (got ${maxTableFloats})`);
-    }
+    checkInt(fn, 'maxTableFloats', maxTableFloats, 1, 2 ** 26);
     const file = await openSource(fn, source, openPath);
     const chunks = [];  // [offset, heap pointer, length]
     let bytesRead = 0;

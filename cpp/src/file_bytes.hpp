@@ -35,12 +35,17 @@ class Cursor {
     return false;
   }
 
+  // Whether n more bytes are in the file; a failure naming what was expected if not.
+  bool room(std::uint64_t n, const char* expected) {
+    if (failed()) return false;
+    if (n <= remaining()) return true;
+    return fail("expected " + std::string(expected) + " (" + std::to_string(n) + " bytes), but the file ends after " +
+                std::to_string(remaining()));
+  }
+
   // Reads n bytes at the cursor into dst; false (with a failure) past the end of the file.
   bool bytes(void* dst, std::uint64_t n, const char* expected) {
-    if (failed()) return false;
-    if (n > remaining())
-      return fail("expected " + std::string(expected) + " (" + std::to_string(n) + " bytes), but the file ends after " +
-                  std::to_string(remaining()));
+    if (!room(n, expected)) return false;
     if (n != 0 && !src_.read(src_.user, at_, static_cast<std::size_t>(n), static_cast<std::uint8_t*>(dst))) {
       failure_ = {StatusCode::kUnavailable, std::string(what_) + ": bytes " + std::to_string(at_) + " … " +
                                                 std::to_string(at_ + n) + " could not be read"};
@@ -50,10 +55,7 @@ class Cursor {
     return true;
   }
   bool skip(std::uint64_t n, const char* expected) {
-    if (failed()) return false;
-    if (n > remaining())
-      return fail("expected " + std::string(expected) + " (" + std::to_string(n) + " bytes), but the file ends after " +
-                  std::to_string(remaining()));
+    if (!room(n, expected)) return false;
     at_ += n;
     return true;
   }
