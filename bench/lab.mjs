@@ -11,6 +11,7 @@
 // (√v / √(1 − β2ᵗ) + eps), β1 0.9, β2 0.99, eps 1e-8.
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { median } from './measure.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -203,7 +204,6 @@ export function tfLabModel(tf, config, weights, { explicitTranspose = false } = 
   };
 }
 
-const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.length >> 1]; };
 
 /**
  * The lab part of the bench: { config, scheme, flops, rows, checks, peak }. rows: { name, ms, stepsPerSecond, gflops };

@@ -35,9 +35,11 @@ export function maxAbsDiff(a, b) {
   return m;
 }
 
-// runtimes: { name: { ort, ep } } — onnxruntime-web with 'wasm', onnxruntime-node with 'cpu'; one thread.
-async function session({ ort, ep }, model) {
-  return ort.InferenceSession.create(model, { executionProviders: [ep], intraOpNumThreads: 1, interOpNumThreads: 1 });
+// runtimes: { name: { ort, ep, threads } } — onnxruntime-web with 'wasm' (its thread count is
+// env.wasm.numThreads, fixed when its first session is made), onnxruntime-node with 'cpu'
+// (intraOpNumThreads = threads, default 1).
+async function session({ ort, ep, threads = 1 }, model) {
+  return ort.InferenceSession.create(model, { executionProviders: [ep], intraOpNumThreads: threads, interOpNumThreads: 1 });
 }
 
 /** RoPE, half-split, [1, H, S, D]: posenc (copying and in-heap), plain JS, onnxruntime. */
@@ -106,6 +108,8 @@ export async function attentionCase({ pe, runtimes, S, H = 8, D = 64, alibi = fa
   const contenders = { 'posenc attention': () => pe.attention(q, k, v, opts) };
   if (plain) contenders['plain JS'] = () => attentionPlain(q, k, v, S, H, D, slopes);
   const qh = toHeadMajor(q, S, H, D), kh = toHeadMajor(k, S, H, D), vh = toHeadMajor(v, S, H, D);
+  // Heads-major data as onnxruntime users hold it, fused terms and all, no transposes.
+  contenders['posenc attention (bhsd)'] = () => pe.attention(qh, kh, vh, { ...opts, layout: 'bhsd' });
   const mask = alibi ? pe.alibiBias(H, S, S, { causal: false }) : null;  // -slope·|i − j|; is_causal masks the rest
   const sessions = {};
   for (const [name, runtime] of Object.entries(runtimes)) {
@@ -123,9 +127,10 @@ export async function attentionCase({ pe, runtimes, S, H = 8, D = 64, alibi = fa
   return {
     flops: 2 * 2 * H * D * ((S * (S + 1)) / 2),  // QKᵀ and PV over the causal half, multiply + add
     contenders,
+    inputs: { q, k, v, opts },
     async check() {
       const mine = pe.attention(q, k, v, opts);
-      const diffs = {};
+      const diffs = { 'posenc bhsd vs bshd': maxAbsDiff(toTokenMajor(pe.attention(qh, kh, vh, { ...opts, layout: 'bhsd' }), S, H, D), mine) };
       if (plain && S <= 256) diffs['plain JS vs posenc'] = maxAbsDiff(attentionPlain(q, k, v, S, H, D, slopes), mine);
       for (const [name, { s, feeds }] of Object.entries(sessions)) {
         diffs[`${name} vs posenc`] = maxAbsDiff(toTokenMajor((await s.run(feeds)).Y.data, S, H, D), mine);

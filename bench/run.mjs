@@ -1,5 +1,5 @@
 // npm run bench: posenc (WASM SIMD) against plain JS and onnxruntime (web: WASM, 1 thread; node:
-// native, 1 thread), interleaved in one Node process after warm-up, with the machine's measured
+// native, 1 thread; then all of them with 2 threads, bench/threads.mjs), interleaved in one Node process after warm-up, with the machine's measured
 // limits (a WASM memcpy of the same bytes, a register-only SIMD multiply-add loop) beside them.
 // Reports medians, ratios and throughput, then checks that the outputs agree.
 //   node bench/run.mjs            the full table (a few minutes)
@@ -11,6 +11,7 @@ import os from 'node:os';
 import { init } from 'posenc';
 import * as ortWeb from 'onnxruntime-web';
 import { labBench } from './lab.mjs';
+import { measure, median } from './measure.mjs';
 import { attentionCase, ropeCase, sinusoidalCase } from './ops.mjs';
 
 const smoke = process.argv.includes('--smoke');
@@ -27,23 +28,6 @@ try {
 }
 const webOnly = { 'onnxruntime-web': runtimes['onnxruntime-web'] };
 const limits = await createRequire(import.meta.url)('../build/wasm-release/posenc_bench_limits.cjs')();
-
-const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.length >> 1]; };
-
-// Warm-up rounds, then rounds in which every contender runs once (interleaved), medians in ms.
-async function measure(contenders, { warmup, rounds }) {
-  const names = Object.keys(contenders);
-  const times = Object.fromEntries(names.map((n) => [n, []]));
-  for (let r = 0; r < warmup + rounds; r++) {
-    for (const n of names) {
-      const t0 = performance.now();
-      await contenders[n]();
-      const t = performance.now() - t0;
-      if (r >= warmup) times[n].push(t);
-    }
-  }
-  return Object.fromEntries(names.map((n) => [n, median(times[n])]));
-}
 
 function memcpyContender(bytes) {
   const src = limits.allocBytes(bytes), dst = limits.allocBytes(bytes);
@@ -141,6 +125,30 @@ if (!smoke && existsSync(nativeBench)) {
   console.log('(no native benchmark: build/native-release/posenc_bench is missing; scripts/build.sh release builds it)');
 }
 
+// Two threads (bench/threads.mjs, its own process: onnxruntime-web's thread count is fixed per
+// process), and native posenc with two threads against onnxruntime-node with two.
+const threaded = JSON.parse(execFileSync(process.execPath, [new URL('./threads.mjs', import.meta.url).pathname, ...(smoke ? ['--smoke'] : [])],
+  { encoding: 'utf8', maxBuffer: 1 << 24 }));
+for (const { title, timings } of threaded.rows) {
+  const ortMs = timings['onnxruntime-web, 2 threads'];
+  for (const [name, ms] of Object.entries(timings)) rows.push({ title: `${title}, 2 threads`, name, ms, vsOrt: ortMs ? ortMs / ms : null, vsPlain: null, throughput: '' });
+  results[`${title}, 2 threads`] = timings;
+}
+for (const c of threaded.checks) checks.push(c);
+const nativeThreads = {};
+if (!smoke && existsSync(nativeBench)) {
+  const out = JSON.parse(execFileSync(nativeBench, ['--benchmark_filter=CausalAttentionThreads/1024/[12]/', '--benchmark_format=json',
+    '--benchmark_repetitions=5', '--benchmark_report_aggregates_only=true']));
+  for (const b of out.benchmarks.filter((x) => x.aggregate_name === 'median')) {
+    const n = Number(b.run_name.split('/')[2]);
+    nativeThreads[n] = b.real_time;
+    const ortNodeMs = results['causal attention [1, 8, 1024, 64], 2 threads']['onnxruntime-node, 2 threads'];
+    rows.push({ title: 'causal attention [1, 8, 1024, 64], 2 threads', name: `posenc native C++ (${out.context.posenc_simd}), ${n} thread${n > 1 ? 's' : ''}`,
+      ms: b.real_time, vsOrt: results['causal attention [1, 8, 1024, 64], 2 threads']['onnxruntime-web, 2 threads'] / b.real_time, vsPlain: null,
+      throughput: ortNodeMs ? `${(ortNodeMs / b.real_time).toFixed(2)}× onnxruntime-node, 2 threads` : '' });
+  }
+}
+
 for (const S of sizes.sinusoidal) {
   const title = `sinusoidal table [${S}, 128]`;
   const c = await sinusoidalCase({ pe, S });
@@ -168,7 +176,7 @@ for (const c of lab.checks) checks.push({ title: `lab training step (${lab.schem
 // ---- report ---------------------------------------------------------------------------------------
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 console.log(`\nposenc benchmark${smoke ? ' (smoke: tiny sizes, one round; timings mean nothing)' : ''} — ${new Date().toISOString().slice(0, 10)}, ` +
-  `Node ${process.version}, ${cpu}, ${os.cpus().length} cores; every runtime single-threaded; medians.`);
+  `Node ${process.version}, ${cpu}, ${os.cpus().length} cores; one thread unless a row says 2; medians.`);
 console.log(`register-only SIMD128 multiply-add peak: ${peak.toFixed(2)} GFLOP/s\n`);
 console.log('| op | contender | median ms | × vs onnxruntime-web | × vs plain JS | throughput |');
 console.log('|---|---|---:|---:|---:|---|');
@@ -207,7 +215,8 @@ if (!smoke) {
     ['(context) RoPE S=2048, in-heap vs one SIMD load-add-store pass', r('rope 2048', 'posenc applyRopeInPlace (data in the heap)', PASS), null],
     ['(context) RoPE S=2048, copying API vs just allocating and filling its result array', r('rope 2048', 'posenc applyRope (copies in and out)', FRESH), null],
     ['causal attention S=1024 ≥ 2× onnxruntime-web', r('attention 1024', 'posenc attention', 'onnxruntime-web'), 2],
-    ['causal attention + ALiBi S=1024 ≥ 2.5× onnxruntime-web', r('attention+alibi 1024', 'posenc attention', 'onnxruntime-web'), 2.5],
+    ['causal attention + ALiBi S=1024, heads-major (layout bhsd) ≥ 2.5× onnxruntime-web', r('attention+alibi 1024', 'posenc attention (bhsd)', 'onnxruntime-web'), 2.5],
+    ['(context) causal attention + ALiBi S=1024, token-major q/k/v', r('attention+alibi 1024', 'posenc attention', 'onnxruntime-web'), null],
     ['sinusoidal [2048, 128] ≥ 4× plain JS', r('sinusoidal 2048', 'posenc sinusoidal', 'plain JS'), 4],
   ];
   const bestNative = Object.entries(native).pop();
@@ -217,6 +226,17 @@ if (!smoke) {
   if (results['attention 1024']['onnxruntime-node']) {
     targets.push(['(native reference) posenc WASM vs onnxruntime-node, causal S=1024', r('attention 1024', 'posenc attention', 'onnxruntime-node'), null]);
   }
+  const t2 = results['causal attention [1, 8, 1024, 64], 2 threads'];
+  targets.push(['causal attention S=1024, 2 threads ≥ 2× onnxruntime-web with 2 threads', t2['onnxruntime-web, 2 threads'] / t2['posenc attention, 2 threads'], 2]);
+  targets.push(['causal attention S=1024, posenc 2 threads ≥ 1.7× posenc 1 thread', t2['posenc attention, 1 thread'] / t2['posenc attention, 2 threads'], 1.7]);
+  targets.push(['(context) onnxruntime-web 2 threads vs its 1 thread (the 1-thread run above)', results['attention 1024']['onnxruntime-web'] / t2['onnxruntime-web, 2 threads'], null]);
+  if (nativeThreads[2] && t2['onnxruntime-node, 2 threads']) {
+    targets.push(['native attention S=1024, 2 threads ≥ 1.5× onnxruntime-node with 2 threads', t2['onnxruntime-node, 2 threads'] / nativeThreads[2], 1.5]);
+    targets.push(['(context) native attention, 2 threads vs 1 thread', nativeThreads[1] / nativeThreads[2], null]);
+  }
+  const rope2 = results['RoPE [1, 32, 2048, 128] half-split, 2 threads'];
+  targets.push(['(context) RoPE S=2048 onnx.rotaryEmbedding into out, 2 threads vs 1 thread',
+    results['rope 2048']['posenc onnx.rotaryEmbedding (cache given, into out)'] / rope2['posenc onnx.rotaryEmbedding (cache given, into out), 2 threads'], null]);
   targets.push([`lab training step (${lab.scheme}, default model) ≥ 2× tfjs-backend-wasm (1 thread)`, labWasm.ms / posencLab.ms, 2]);
   targets.push([`lab training step ≥ 2× tfjs-backend-wasm with gradients through explicit transposes (its fastest form here)`, labWasmT.ms / posencLab.ms, 2]);
   targets.push(['(context) lab training step, posenc WASM GFLOP/s / the WASM register multiply-add peak', posencLab.gflops / peak, null]);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds posenc. `scripts/build.sh` builds everything npm test needs; `wasm` only the npm package
-# (dist/); `native` only the native debug build (ASan + UBSan); `release` the native release build.
+# (dist/: the single-threaded and the pthreads builds); `native` only the native debug build (ASan + UBSan); `release` the native release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -11,9 +11,9 @@ build() {
 }
 
 case "${1:-all}" in
-  wasm) build wasm-release ;;
+  wasm) build wasm-release && build wasm-threads ;;
   native) build native-debug ;;
   release) build native-release ;;
-  all) build native-debug && build wasm-release ;;
+  all) build native-debug && build wasm-release && build wasm-threads ;;
   *) echo "usage: scripts/build.sh [all|wasm|native|release]" >&2; exit 2 ;;
 esac

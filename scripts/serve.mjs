@@ -1,5 +1,6 @@
 // Static server for the explorer: web/ at /, the built package at /dist/, data/ (the lab's shipped
-// result) at /data/. Serves .wasm as application/wasm and sends a strict Content-Security-Policy.
+// result) at /data/. Serves .wasm as application/wasm and sends a strict Content-Security-Policy,
+// and COOP/COEP, which make the page crossOriginIsolated (SharedArrayBuffer: posenc's threads).
 // Loopback only.
 //   node scripts/serve.mjs            (PORT overrides 8080)
 import { createServer } from 'node:http';
@@ -29,6 +30,8 @@ export const CSP =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
   "img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'";
 
+export const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+
 function resolve(mounts, urlPath) {
   const path = decodeURIComponent(urlPath.split('?')[0]);
   for (const [prefix, dir] of mounts) {
@@ -51,6 +54,7 @@ export function startServer({ port = 8080, host = '127.0.0.1', mounts = EXPLORER
       res.writeHead(200, {
         'Content-Type': types[extname(file)] ?? 'application/octet-stream',
         'Content-Security-Policy': CSP,
+        ...ISOLATION,
         'X-Content-Type-Options': 'nosniff',
         'Cache-Control': 'no-cache',
       });

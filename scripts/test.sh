@@ -18,7 +18,10 @@ run() {
 
 run ctest --preset native-debug --verbose        # doctest, native
 run ctest --preset wasm-release --verbose        # the same doctest suite as WASM SIMD128, in Node
+run ctest --preset wasm-threads --verbose        # and again in the pthreads build, on two threads
 run node --test tests/js/ tests/browser/ tests/consumers/  # package API; the explorer in Chromium; npm pack, Vite, webpack, tsc
+# The threaded build against the float64 twins and the conformance vectors (2 threads).
+run env POSENC_TEST_THREADS=2 node --test tests/js/attention.test.mjs tests/js/conformance.test.mjs tests/js/rope.test.mjs
 run node bench/run.mjs --smoke                   # the benchmark harness runs (tiny sizes, no timing judged)
 run bash scripts/fuzz.sh 5                       # libFuzzer smoke: each target for 5 s (npm run fuzz: longer)
 

@@ -35,7 +35,8 @@ async function main() {
   let pe;
   const shipped = loadShipped();  // the lab's shipped result, fetched while the module loads
   try {
-    pe = await init();
+    // Threads when the page is cross-origin isolated (scripts/serve.mjs sends COOP/COEP), else one.
+    pe = await init({ threads: Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)) });
     await shipped;
   } catch (e) {
     $('error').textContent = `The posenc WebAssembly module failed to load: ${e.message}. The explorer needs a browser with WebAssembly SIMD.`;
@@ -213,7 +214,7 @@ async function main() {
       performance.mark('frame-end');
       if (drawn) performance.measure('frame', 'frame-start', 'frame-end');  // one redraw step of the visible views
       const s = views.filter((v) => v.visible && !v.dirty).length;
-      $('status').textContent = `SIMD: ${pe.simdArch} · ${s} visible views drawn, the last step in ${(performance.now() - t0).toFixed(1)} ms`;
+      $('status').textContent = `SIMD: ${pe.simdArch} · threads: ${pe.threads} · ${s} visible views drawn, the last step in ${(performance.now() - t0).toFixed(1)} ms`;
       if (more) schedule();
       else document.body.dataset.ready = 'true';
     });

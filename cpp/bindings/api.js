@@ -15,17 +15,25 @@ import { attentionApi } from './attention.js';
 import { onnxApi } from './onnx.js';
 import { makeReadModel } from './model_file.js';
 import { wrapLab } from './lab.js';  // the extrapolation lab: pe.lab
+import { renewingHeapViews, startThreads } from './threads.js';
 
 export { MAX_ELEMENTS };
 
-/** The public API over an Emscripten module; hooks.openPath (Node) opens a file path for readModel. */
+/**
+ * The public API over an Emscripten module; hooks.openPath (Node) opens a file path for readModel,
+ * hooks.threads (threaded build) is the thread count to start.
+ */
 export function wrap(module, hooks = {}) {
+  renewingHeapViews(module);
+  const threads = startThreads(module, hooks.threads ?? 1);
   const heap = heapTools(module);
   const rope = ropeParamsApi(module, heap);
   const biases = alibiT5Api(module, heap);
   return {
     /** The SIMD instruction set the kernels were compiled for: "wasm" in this build. */
     simdArch: module.simdArch(),
+    /** Threads the kernels use: init({ threads }) where shared memory is available, else 1. */
+    threads,
     MAX_ELEMENTS,
     /** Real models' position settings (see data/presets.json). */
     presets,

@@ -546,22 +546,31 @@ std::string attention(Ptr q, Ptr k, Ptr v, double q_len, double kv_len, const va
                                    at<float>(out), at<float>(weights)));
 }
 
-// Bytes allocated and not freed in the WASM heap (dlmalloc's count), for leak checks.
 // Llama 4's attention temperature at n positions (float64 in, float64 out).
 void irope_scales(Ptr out, Ptr pos, double n, double floor_scale, double attn_scale) {
   for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i)
     at<double>(out)[i] = posenc::irope_attention_scale(at<const double>(pos)[i], floor_scale, attn_scale);
 }
 
+// Bytes allocated and not freed in the WASM heap (dlmalloc's count), for leak checks.
 double heap_in_use() { return static_cast<double>(mallinfo().uordblks); }
 
 std::string simd_arch() { return posenc::simd_arch(); }
+
+// The kernels' thread pool (threads.hpp); in the threaded build the Emscripten pool holds n - 1 workers.
+std::string set_num_threads(double n) {
+  if (!(n >= 1 && n <= 64 && n == static_cast<int>(n))) return "n_threads must be in [1, 64]";
+  return message(posenc::set_num_threads(static_cast<int>(n)));
+}
+double num_threads() { return posenc::num_threads(); }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(posenc) {
   using emscripten::function;
   function("simdArch", &simd_arch);
+  function("setNumThreads", &set_num_threads);
+  function("numThreads", &num_threads);
   function("heapAlloc", &heap_alloc);
   function("heapFree", &heap_free);
   function("heapInUse", &heap_in_use);

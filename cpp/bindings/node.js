@@ -1,14 +1,26 @@
 // Node entry: reads the .wasm next to this file and hands it to the module as wasmBinary
-// (Emscripten 3.1.6's own loader cannot fetch a file path under Node 20).
+// (Emscripten 3.1.6's own loader cannot fetch a file path under Node 20). init({ threads: n > 1 })
+// loads the pthreads build (posenc-threads-node.cjs, its workers run posenc-threads-node.worker.cjs).
 import { open, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import createPosencModule from './posenc.mjs';
 import { wrap } from './api.js';
+import { requestedThreads } from './threads.js';
 
 export { MAX_ELEMENTS } from './api.js';
 
 export async function init(options = {}) {
-  const wasmBinary = options.wasmBinary ?? (await readFile(new URL('./posenc.wasm', import.meta.url)));
-  return wrap(await createPosencModule({ wasmBinary }), { openPath });
+  const threads = requestedThreads(options);
+  if (threads === 1) {
+    const wasmBinary = options.wasmBinary ?? (await readFile(new URL('./posenc.wasm', import.meta.url)));
+    return wrap(await createPosencModule({ wasmBinary }), { openPath });
+  }
+  const createThreaded = createRequire(import.meta.url)('./posenc-threads-node.cjs');
+  const wasmBinary = await readFile(new URL('./posenc-threads.wasm', import.meta.url));
+  const worker = fileURLToPath(new URL('./posenc-threads-node.worker.cjs', import.meta.url));
+  const module = await createThreaded({ wasmBinary, posencPoolSize: threads - 1, locateFile: () => worker });
+  return wrap(module, { openPath, threads });
 }
 
 // readModel's file access in Node: positional reads, so only the bytes asked for are read.

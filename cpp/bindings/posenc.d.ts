@@ -9,6 +9,13 @@ export interface InitOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Browser only: where to fetch posenc.wasm from (default: next to the package's browser.js). */
   wasmUrl?: string | URL;
+  /**
+   * Threads for the kernels, 1–64 (default 1). Above 1, the pthreads build is loaded with a pool of
+   * threads - 1 workers: in Node always, in browsers when the page is crossOriginIsolated (served with
+   * COOP/COEP), otherwise the single-threaded build, silently; `pe.threads` says which. Not combinable
+   * with wasmBinary / wasmUrl (those are the single-threaded module's).
+   */
+  threads?: number;
 }
 
 /** Any array-like of numbers: Array, Float32Array, Float64Array, Int32Array, BigInt64Array, ... */
@@ -387,6 +394,8 @@ export interface AttentionOptions {
 export interface Posenc {
   /** The SIMD instruction set the kernels were compiled for: "wasm" (SIMD128). */
   readonly simdArch: string;
+  /** Threads in use: init's `threads` where shared memory is available, else 1. */
+  readonly threads: number;
   /** Same as the package's MAX_ELEMENTS export. */
   readonly MAX_ELEMENTS: number;
   /** Real models' position settings. */

@@ -32,6 +32,19 @@ test('the page loads the WASM module with a strict CSP and no console, page or r
   assert.deepEqual(ex.problems, []);
 });
 
+test('the server isolates the page (COOP/COEP), so the explorer runs on the threaded build', async () => {
+  const response = await ex.page.goto(`${ex.origin}/`);
+  assert.equal(response.headers()['cross-origin-opener-policy'], 'same-origin');
+  assert.equal(response.headers()['cross-origin-embedder-policy'], 'require-corp');
+  await ex.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  const { isolated, threads, cores } = await ex.page.evaluate(() => ({
+    isolated: crossOriginIsolated, threads: window.posencExplorer.pe.threads, cores: navigator.hardwareConcurrency }));
+  assert.equal(isolated, true);
+  assert.equal(threads, Math.max(1, Math.min(4, cores)));
+  assert.match(await ex.page.textContent('#status'), new RegExp(`threads: ${threads}`));
+  assert.deepEqual(ex.problems, []);
+});
+
 test('chapters come in the lesson\'s order, with a table of contents and a skip link', async () => {
   assert.deepEqual(await ex.page.$$eval('section[data-chapter]', (s) => s.map((x) => x.dataset.chapter)), CHAPTERS);
   assert.deepEqual(await ex.page.$$eval('.toc a', (a) => a.map((x) => x.getAttribute('href'))), CHAPTERS.map((c) => `#chapter-${c}`));

@@ -1,6 +1,7 @@
 // The package where users put it: `npm pack` ships only what it should, the tarball installs into
-// an empty project and imports in Node, Vite (build and dev server) and webpack 5 bundle it into
-// pages that compute a known value in Chromium, and tsc accepts the types test.
+// an empty project and imports in Node, Vite (build and dev server), webpack 5 and a plain page
+// without a bundler compute a known value in Chromium, single-threaded and with the threaded build
+// (`?threads=2` on a crossOriginIsolated page), and tsc accepts the types test.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -10,11 +11,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { openExplorer } from '../browser/launch.mjs';
+import { ISOLATION } from '../../scripts/serve.mjs';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const app = fileURLToPath(new URL('./app', import.meta.url));
 const expected = `wasm ${Math.fround(Math.sin(1))}`;
+const expectedThreaded = `${expected} threads 2 same`;
 let work, tarball, packedFiles;
 
 // A project folder with the packed posenc installed from the tarball (no registry needed).
@@ -27,16 +30,19 @@ async function project(name, files = {}) {
   return dir;
 }
 
-// Opens the page served from `dir` and returns what it computed.
-async function pageValue(origin, close) {
+// Serves `out` (with COOP/COEP, as scripts/serve.mjs) and checks what the page computes, with one
+// thread and with ?threads=2.
+async function checkPages(out) {
+  const served = await openExplorer([['/', out]]);
   try {
-    const { page, problems } = origin;
-    await page.goto(`${origin.origin}/`);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
-    const text = await page.textContent('#out');
-    return { text, problems };
+    for (const [query, want] of [['', expected], ['?threads=2', expectedThreaded]]) {
+      await served.page.goto(`${served.origin}/${query}`);
+      await served.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+      assert.equal(await served.page.textContent('#out'), want, query);
+    }
+    assert.deepEqual(served.problems, []);
   } finally {
-    await close();
+    await served.close();
   }
 }
 
@@ -52,42 +58,45 @@ after(async () => work && rm(work, { recursive: true, force: true }));
 test('npm pack ships only the package: JS entries, types, the .wasm, data, README, LICENSE', () => {
   assert.deepEqual(packedFiles, ['LICENSE', 'README.md', 'dist/alibi_t5.js', 'dist/api.js', 'dist/attention.js', 'dist/browser.js',
     'dist/checks.js', 'dist/heap.js', 'dist/lab.js', 'dist/learned.js', 'dist/model_file.js', 'dist/node.js', 'dist/onnx.js', 'dist/posenc.d.ts',
-    'dist/posenc.mjs', 'dist/posenc.wasm', 'dist/presets.js', 'dist/presets.json', 'dist/rope.js', 'dist/rope_params.js',
-    'dist/sinusoidal.js', 'package.json']);
+    'dist/posenc-threads-node.cjs', 'dist/posenc-threads-node.worker.cjs', 'dist/posenc-threads.mjs', 'dist/posenc-threads.wasm',
+    'dist/posenc-threads.worker.js', 'dist/posenc.mjs', 'dist/posenc.wasm', 'dist/presets.js', 'dist/presets.json', 'dist/rope.js',
+    'dist/rope_params.js', 'dist/sinusoidal.js', 'dist/threads.js', 'package.json']);
 });
 
 test('the tarball installs into an empty project and imports in Node', async () => {
   const dir = await project('node-app', {
     'check.mjs': "import { init } from 'posenc';\nimport presets from 'posenc/presets.json' with { type: 'json' };\n" +
-      "const pe = await init();\nconsole.log(`${pe.simdArch} ${pe.sinusoidal(2, 2)[2]} ${presets.presets.length}`);\n",
+      "const pe = await init();\nconsole.log(`${pe.simdArch} ${pe.sinusoidal(2, 2)[2]} ${presets.presets.length}`);\n" +
+      "const pe2 = await init({ threads: 2 });\nconsole.log(`threads ${pe2.threads} ${pe2.sinusoidal(2, 2)[2]}`);\n",
   });
   const { stdout } = await run('node', ['--no-warnings', 'check.mjs'], { cwd: dir });
-  assert.equal(stdout.trim(), `${expected} ${JSON.parse(await readFile(join(root, 'data/presets.json'), 'utf8')).presets.length}`);
+  const n = JSON.parse(await readFile(join(root, 'data/presets.json'), 'utf8')).presets.length;
+  assert.equal(stdout.trim(), `${expected} ${n}\nthreads 2 ${Math.fround(Math.sin(1))}`);
 });
 
 test('Vite: a production build of an app using posenc computes in Chromium', async () => {
   const dir = await project('vite-app');
   const { build } = await import('vite');
   await build({ root: dir, logLevel: 'silent', build: { outDir: join(dir, 'out'), target: 'es2022' } });
-  const served = await openExplorer([['/', join(dir, 'out')]]);
-  const { text, problems } = await pageValue(served, served.close);
-  assert.equal(text, expected);
-  assert.deepEqual(problems, []);
+  await checkPages(join(dir, 'out'));
 });
 
 test('Vite: the dev server serves posenc with optimizeDeps.exclude', async () => {
   const dir = await project('vite-dev');
   const { createServer } = await import('vite');
-  const server = await createServer({ root: dir, logLevel: 'silent', optimizeDeps: { exclude: ['posenc'] }, server: { host: '127.0.0.1', port: 0 } });
+  const server = await createServer({ root: dir, logLevel: 'silent', optimizeDeps: { exclude: ['posenc'] },
+    server: { host: '127.0.0.1', port: 0, headers: ISOLATION } });
   await server.listen();
   const { launchChromium } = await import('../browser/launch.mjs');
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const address = server.httpServer.address();
-    await page.goto(`http://127.0.0.1:${address.port}/`);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
-    assert.equal(await page.textContent('#out'), expected);
+    for (const [query, want] of [['', expected], ['?threads=2', expectedThreaded]]) {
+      await page.goto(`http://127.0.0.1:${address.port}/${query}`);
+      await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+      assert.equal(await page.textContent('#out'), want, query);
+    }
   } finally {
     await browser.close();
     await server.close();
@@ -102,11 +111,15 @@ test('webpack 5: a production bundle of an app using posenc computes in Chromium
     output: { path: join(dir, 'out'), filename: 'main.js', publicPath: '' },
   }).run((err, s) => (err ? fail(err) : ok(s))));
   assert.equal(stats.hasErrors(), false, stats.toString('errors-only'));
-  await writeFile(join(dir, 'out', 'index.html'), (await readFile(join(dir, 'index.html'), 'utf8')).replace('./main.js', './main.js'));
-  const served = await openExplorer([['/', join(dir, 'out')]]);
-  const { text, problems } = await pageValue(served, served.close);
-  assert.equal(text, expected);
-  assert.deepEqual(problems, []);
+  await writeFile(join(dir, 'out', 'index.html'), await readFile(join(dir, 'index.html'), 'utf8'));
+  await checkPages(join(dir, 'out'));
+});
+
+test('a plain page without a bundler imports the installed package by path', async () => {
+  const dir = await project('plain-page');
+  const main = await readFile(join(dir, 'main.js'), 'utf8');
+  await writeFile(join(dir, 'main.js'), main.replace("from 'posenc'", "from './node_modules/posenc/dist/browser.js'"));
+  await checkPages(dir);
 });
 
 test('TypeScript: tsc --noEmit accepts a file using every export (and rejects two misuses)', async () => {

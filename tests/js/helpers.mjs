@@ -1,8 +1,11 @@
 // Shared by the node:test suites: one loaded module, seeded random data, comparisons.
+// POSENC_TEST_THREADS=n loads the threaded build with n threads (npm test reruns the attention,
+// RoPE and conformance suites that way).
 import { init } from 'posenc';
 import { data } from '../../bench/ops.mjs';
 
-export const pe = await init();
+export const pe = await init({ threads: Number(process.env.POSENC_TEST_THREADS ?? 1) });
+if (pe.threads > 1) console.log(`posenc threads: ${pe.threads} (threaded build)`);
 
 /** Seeded data in [-1, 1) (the benchmark's generator), so failures reproduce. */
 export const randomFloats = (n, seed = 1) => data(n, seed);

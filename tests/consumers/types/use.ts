@@ -5,6 +5,8 @@ import { init, MAX_ELEMENTS, type Posenc, type RopeParams, type HeapFloat32, typ
 const pe: Posenc = await init();
 const limit: number = MAX_ELEMENTS + pe.MAX_ELEMENTS;
 const arch: string = pe.simdArch;
+const threaded: Posenc = await init({ threads: 2 });
+const threads: number = threaded.threads + pe.threads;
 const stats: { heapBytes: number; inUseBytes: number } = pe.heapStats();
 
 const table: Float32Array = pe.sinusoidal(100, 128, { base: 10000, layout: 'concat', positions: new Float64Array(100) });
@@ -59,7 +61,7 @@ pe.shiftKeys(new Float32Array(16), { seqLen: 2, nHeads: 1, headDim: 8, delta: -4
 const mpos: Float64Array = pe.mropePositions([{ text: 2 }, { image: [1, 2, 2] }]);
 const vis: Float32Array = pe.applyRope2d(new Float32Array(64), { nHeads: 1, headDim: 16, grid: [2, 2] });
 const windowed: Float32Array = pe.attention(new Float32Array(8), new Float32Array(8), new Float32Array(8), { nHeads: 1, headDim: 4, causal: true, window: 128, sinkTokens: 4, sinks: new Float32Array(1) });
-export { limit, arch, stats, shift, rows, embedded, rotated, view, cos, sin, rotaryDim, slopes, alibi, bucket, buckets, t5, out, output, weights, y, qk, rot, presetIds, f64, alibi0, model, modelParams, table2, ggml, viaGgml, windowed, mpos, vis };
+export { limit, arch, threads, stats, shift, rows, embedded, rotated, view, cos, sin, rotaryDim, slopes, alibi, bucket, buckets, t5, out, output, weights, y, qk, rot, presetIds, f64, alibi0, model, modelParams, table2, ggml, viaGgml, windowed, mpos, vis };
 
 // The extrapolation lab.
 const labModel: LabModel = pe.lab.createModel({ vocabSize: 8, dModel: 16, nLayers: 1, nHeads: 2, trainLength: 8, scheme: 'alibi', seed: 1 });
