@@ -33,8 +33,8 @@ void Sinusoidal(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * out.size() * sizeof(float)));
 }
 
-void RopeHalfSplit(benchmark::State& state) {
-  const auto seq_len = static_cast<std::size_t>(state.range(0));
+// RopeHalfSplit/seq_len on the calling thread; RopeHalfSplitThreads/seq_len/n_threads in real time.
+void rope_half_split(benchmark::State& state, std::size_t seq_len) {
   const std::size_t n_heads = 32, head_dim = 128;
   auto x = data(seq_len * n_heads * head_dim, 1);
   posenc::RopeParams p;
@@ -49,9 +49,20 @@ void RopeHalfSplit(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * x.size() * sizeof(float)));
 }
 
-void CausalAttention(benchmark::State& state) {
-  const auto seq_len = static_cast<std::size_t>(state.range(0));
-  const bool alibi = state.range(1) != 0;
+void RopeHalfSplit(benchmark::State& state) { rope_half_split(state, static_cast<std::size_t>(state.range(0))); }
+
+void RopeHalfSplitThreads(benchmark::State& state) {
+  if (!posenc::set_num_threads(static_cast<int>(state.range(1))).ok()) {
+    state.SkipWithError("set_num_threads failed");
+    return;
+  }
+  rope_half_split(state, static_cast<std::size_t>(state.range(0)));
+  posenc::set_num_threads(1);
+}
+
+// CausalAttention/seq_len/alibi on the calling thread; CausalAttentionThreads/seq_len/n_threads
+// (no ALiBi) with set_num_threads(n_threads), timed in real time.
+void causal_attention(benchmark::State& state, std::size_t seq_len, bool alibi) {
   const std::size_t n_heads = 8, head_dim = 64;
   const auto q = data(seq_len * n_heads * head_dim, 2), k = data(seq_len * n_heads * head_dim, 3),
              v = data(seq_len * n_heads * head_dim, 4);
@@ -68,6 +79,19 @@ void CausalAttention(benchmark::State& state) {
   }
   const double flops = 2.0 * 2.0 * n_heads * head_dim * (static_cast<double>(seq_len) * (seq_len + 1) / 2);
   state.counters["GFLOPS"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void CausalAttention(benchmark::State& state) {
+  causal_attention(state, static_cast<std::size_t>(state.range(0)), state.range(1) != 0);
+}
+
+void CausalAttentionThreads(benchmark::State& state) {
+  if (!posenc::set_num_threads(static_cast<int>(state.range(1))).ok()) {
+    state.SkipWithError("set_num_threads failed");
+    return;
+  }
+  causal_attention(state, static_cast<std::size_t>(state.range(0)), false);
+  posenc::set_num_threads(1);
 }
 
 // One lab training step (forward, backward, clip, AdamW) of the default model (README "The model
@@ -102,7 +126,9 @@ void LabTrainStep(benchmark::State& state) {
 BENCHMARK(LabTrainStep)->Unit(benchmark::kMillisecond);
 BENCHMARK(Sinusoidal)->Arg(2048)->Unit(benchmark::kMillisecond);
 BENCHMARK(RopeHalfSplit)->Arg(128)->Arg(512)->Arg(2048)->Unit(benchmark::kMillisecond);
+BENCHMARK(RopeHalfSplitThreads)->Args({2048, 1})->Args({2048, 2})->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(CausalAttention)->Args({128, 0})->Args({512, 0})->Args({1024, 0})->Args({1024, 1})->Unit(benchmark::kMillisecond);
+BENCHMARK(CausalAttentionThreads)->Args({1024, 1})->Args({1024, 2})->UseRealTime()->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);

@@ -11,10 +11,12 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <stdexcept>
 #include <vector>
 
 #include "half.hpp"
 #include "kernels/kernels.hpp"
+#include "thread_pool.hpp"
 
 namespace posenc {
 namespace {
@@ -170,130 +172,218 @@ void run_row_full(const Problem& p, std::size_t b, std::size_t h, std::size_t i,
   if (p.qk_mode == 3) std::copy(s, s + T, qk);
 }
 
-// dst[n][d] = the float16 rows src[j * stride …] widened (exactly) to float32, through a table
-// of all 65536 values (256 KiB, built on first use): a lookup beats the bit manipulation.
-void widen_rows(float* dst, const std::uint16_t* src, std::size_t stride, std::size_t n, std::size_t d) {
+// The float32 value of every float16 bit pattern (256 KiB): a lookup beats the bit manipulation.
+// Built on first use, which is on the calling thread (run() asks before it starts any worker).
+const float* half_table() {
   static const std::vector<float> table = [] {
     std::vector<float> t(65536);
     for (std::size_t h = 0; h < t.size(); ++h) t[h] = half::to_float(static_cast<std::uint16_t>(h));
     return t;
   }();
-  const float* t = table.data();
+  return table.data();
+}
+
+// dst[n][d] = the float16 rows src[j * stride …] widened (exactly) to float32 through half_table() t.
+void widen_rows(float* dst, const std::uint16_t* src, std::size_t stride, std::size_t n, std::size_t d, const float* t) {
   for (std::size_t j = 0; j < n; ++j)
     for (std::size_t e = 0; e < d; ++e) dst[j * d + e] = t[src[j * stride + e]];
 }
 
-// Flash-attention style tiling (streaming, no score row kept): for one kv head, K is packed
-// into Kᵀ panels and V into contiguous rows; query rows go in blocks of kQueryBlock, and each
-// key block (kKeyBlock keys: a 16 KiB panel at d = 64) is used by every kAttentionRows tile of
-// the query block while it is in cache. Per-row online-softmax state: m, l, acc[v_dim].
-// When every score is wanted (qk_matmul_output, weights) rows run one by one with a score row.
-// Scratch: O(kv_len · (head_dim + v_dim)) floats.
+// a * b, or SIZE_MAX (an allocation that fails with length_error) if that overflows.
+std::size_t times(std::size_t a, std::size_t b) {
+  return b != 0 && a > std::numeric_limits<std::size_t>::max() / b ? std::numeric_limits<std::size_t>::max() : a * b;
+}
+
+// Flash-attention style tiling (streaming, no score row kept), split over the thread pool
+// (thread_pool.hpp): a task per (batch, query head, block of kQueryBlock query rows). A worker
+// keeps its own copy of the kv head its tasks read — K packed into Kᵀ panels and V into
+// contiguous rows, float16 K / V widened on the way — filled (lazily, up to the keys the task
+// sees) when a task needs a kv head it does not hold. Each key block (kKeyBlock keys: a 16 KiB
+// panel at d = 64) is then used by every kAttentionRows tile of the query block while it is in
+// cache; the per-row online-softmax state (m, l, acc[v_dim]) and the score tile are the worker's
+// scratch too. Tasks go out head by head (a worker re-packs about once per head) and, within a
+// head, last query block first: under a causal mask those see the most keys, so the long tasks
+// start early and the short ones fill the tail.
+// Memory: O(kv_len · (head_dim + v_dim)) floats per worker, all allocated on the caller before
+// the tasks start; packing a kv head costs O(kv_len · head_dim), next to O(64 · kv_len ·
+// head_dim) for each query block that reads it. (Packing every kv head once, up front, would
+// need about a copy of K and V per call, and its pages' first touch cost more than the packing.)
+// When every score is wanted (qk_matmul_output, weights) rows run one by one with a score row
+// s[kv_len] per worker, the same tasks; only float16 K / V are copied (widened). Each output row
+// is computed by one task with the same operations whatever the thread count, so results are
+// bitwise the same on 1 or n threads.
 constexpr std::size_t kQueryBlock = 64;
+// Below this many multiply-adds a call runs on the caller alone: waking workers would cost more.
+constexpr double kMinParallelWork = 1 << 20;
+
+// One worker's copy of the kv head (b, kv head) = `group` that its tasks read: Kᵀ panels
+// kt[head_dim · padded], V rows vp[kv_len][v_dim], and the widened float16 K rows kh[kv_len][head_dim].
+// Filled lazily, keys [0, packed), up to what a task sees.
+struct KvCopy {
+  float* kt = nullptr;
+  float* vp = nullptr;
+  float* kh = nullptr;
+  std::size_t group = std::numeric_limits<std::size_t>::max(), packed = 0;
+};
+
+// Makes kv hold keys [0, need) of kv head g: tiled, whole key blocks packed (transposed K, V
+// rows); otherwise float16 K / V widened, all of them.
+void pack(const Problem& p, std::size_t g, std::size_t need, bool tiled, const float* half, KvCopy* kv) {
+  if (kv->group != g) {
+    kv->group = g;
+    kv->packed = 0;
+  }
+  if (need <= kv->packed) return;
+  const std::size_t from = kv->packed;  // a multiple of kKeyBlock
+  const std::size_t to = tiled ? std::min(p.kv_len, (need + kKeyBlock - 1) / kKeyBlock * kKeyBlock) : p.kv_len;
+  const std::size_t b = g / p.kv_heads, kvh = g % p.kv_heads, n = to - from;
+  const float* keys = p.k16 ? kv->kh + from * p.head_dim : p.k + b * p.ks.b + kvh * p.ks.h + from * p.ks.s;
+  const std::size_t k_stride = p.k16 ? p.head_dim : p.ks.s;
+  if (p.k16 != nullptr)
+    widen_rows(kv->kh + from * p.head_dim, p.k16 + b * p.ks.b + kvh * p.ks.h + from * p.ks.s, p.ks.s, n, p.head_dim, half);
+  if (p.v16 != nullptr) {
+    widen_rows(kv->vp + from * p.v_dim, p.v16 + b * p.vs.b + kvh * p.vs.h + from * p.vs.s, p.vs.s, n, p.v_dim, half);
+  } else if (tiled) {
+    const float* vals = p.v + b * p.vs.b + kvh * p.vs.h;
+    for (std::size_t j = from; j < to; ++j)
+      std::copy(vals + j * p.vs.s, vals + j * p.vs.s + p.v_dim, kv->vp + j * p.v_dim);
+  }
+  if (tiled) {
+    const std::size_t panel = p.head_dim * kKeyBlock;
+    if (to % kKeyBlock != 0) std::fill_n(kv->kt + to / kKeyBlock * panel, panel, 0.0f);  // the last panel's padding
+    kernels::transpose_keys(kv->kt + from / kKeyBlock * panel, keys, k_stride, n, p.head_dim);
+  }
+  kv->packed = to;
+}
+
+// One worker's scratch for a query block.
+struct BlockScratch {
+  float* s;     // [kAttentionRows][kKeyBlock] scores
+  float* acc;   // [kQueryBlock][v_dim]
+  float* m;     // [kQueryBlock] running max
+  float* l;     // [kQueryBlock] running sum
+  std::size_t* kmax;  // [kQueryBlock] visible keys per row
+  std::size_t* kmin;  // [kQueryBlock] window start per row
+};
+
+// Rows [qb, qb + kQueryBlock) ∩ [0, q_len) of head (b, h), reading kv head g through the worker's copy kv.
+void run_block(const Problem& p, std::size_t b, std::size_t h, std::size_t qb, std::size_t g, const float* half,
+               KvCopy* kv, const BlockScratch& w) {
+  constexpr std::size_t R = kernels::kAttentionRows;
+  const float* q_head = p.q + b * p.qs.b + h * p.qs.h;
+  float* y_head = p.y + b * p.ys.b + h * p.ys.h;
+  const bool biased = has_bias_terms(p);
+  const std::size_t rows = std::min(kQueryBlock, p.q_len - qb);
+  std::size_t kmax_block = 0, kmin_block = p.kv_len;
+  for (std::size_t r = 0; r < kQueryBlock; ++r) {
+    w.kmax[r] = r < rows ? visible_keys(p, b, qb + r) : 0;
+    w.kmin[r] = r < rows ? window_start(p, qb + r) : p.kv_len;
+    kmax_block = std::max(kmax_block, w.kmax[r]);
+    kmin_block = std::min(kmin_block, w.kmin[r]);
+  }
+  pack(p, g, kmax_block, true, half, kv);
+  const float* kt = kv->kt;
+  const float* vp = kv->vp;
+  std::fill(w.m, w.m + kQueryBlock, p.sinks ? p.sinks[h] : kNegInf);
+  std::fill(w.l, w.l + kQueryBlock, p.sinks ? 1.0f : 0.0f);
+  std::fill(w.acc, w.acc + kQueryBlock * p.v_dim, 0.0f);
+  for (std::size_t j0 = 0; j0 < kmax_block; j0 += kKeyBlock) {
+    const std::size_t n = std::min(kKeyBlock, kmax_block - j0);
+    // Sliding window: blocks wholly in every row's gap (past the sink tokens) are skipped.
+    if (j0 >= p.sink_tokens && j0 + n <= kmin_block) continue;
+    for (std::size_t t = 0; t < rows; t += R) {
+      const std::size_t tile_rows = std::min(R, rows - t);
+      std::size_t kmax_tile = 0, kmin_tile = p.kv_len;
+      const float* q_rows[R];
+      for (std::size_t r = 0; r < R; ++r) {
+        q_rows[r] = q_head + (qb + t + std::min(r, tile_rows - 1)) * p.qs.s;  // spare rows repeat the last
+        kmax_tile = std::max(kmax_tile, w.kmax[t + r]);
+        kmin_tile = std::min(kmin_tile, w.kmin[t + r]);
+      }
+      if (kmax_tile <= j0) continue;  // causal: this tile sees none of these keys
+      if (j0 >= p.sink_tokens && j0 + n <= kmin_tile) continue;  // nor these (window)
+      kernels::scores_tile(w.s, kKeyBlock, q_rows, kt + j0 * p.head_dim, n, p.head_dim, p.scale);
+      for (std::size_t r = 0; r < R; ++r) {
+        float* sr = w.s + r * kKeyBlock;
+        const std::size_t visible = w.kmax[t + r] > j0 ? std::min(n, w.kmax[t + r] - j0) : 0;
+        apply_softcap(sr, visible, p.softcap);
+        if (biased && visible > 0) add_bias(p, b, h, qb + t + r, j0, visible, sr);
+        std::fill(sr + visible, sr + n, kNegInf);
+        if (p.window != 0 || p.chunk != 0) mask_window(p, w.kmin[t + r], j0, n, sr);
+      }
+      kernels::softmax_tile(w.s, kKeyBlock, n, vp + j0 * p.v_dim, p.v_dim, p.v_dim, w.m + t, w.l + t,
+                            w.acc + t * p.v_dim);
+    }
+  }
+  for (std::size_t r = 0; r < rows; ++r) {
+    float* yrow = y_head + (qb + r) * p.ys.s;
+    const float* ar = w.acc + r * p.v_dim;
+    if (w.m[r] == kNegInf || w.l[r] == 0.0f) {  // fully masked row: 0, not NaN
+      std::fill(yrow, yrow + p.v_dim, 0.0f);
+    } else {
+      const float inv = 1.0f / w.l[r];
+      for (std::size_t d = 0; d < p.v_dim; ++d) yrow[d] = ar[d] * inv;
+    }
+  }
+}
 
 Status run(const Problem& p) {
   constexpr std::size_t R = kernels::kAttentionRows;
   static_assert(kQueryBlock % R == 0, "query blocks hold whole tiles");
   const bool tiled = p.qk == nullptr;
   const std::size_t padded = (p.kv_len + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
-  std::vector<float> kt, vp, s, acc, m, l, kh, vh;
-  std::vector<std::size_t> kmax, kmin;
+  const std::size_t group = p.q_heads / p.kv_heads;  // GQA: query head h reads kv head h / group
+  const std::size_t q_blocks = (p.q_len + kQueryBlock - 1) / kQueryBlock;
+  const double work = static_cast<double>(p.batch * p.q_heads) * static_cast<double>(p.q_len) *
+                      static_cast<double>(p.kv_len) * static_cast<double>(p.head_dim + p.v_dim);
+  const std::size_t n_workers = work < kMinParallelWork ? 1 : pool::pool_workers();
+  const std::size_t kt_size = tiled ? p.head_dim * padded : 0, vp_size = tiled || p.v16 ? p.kv_len * p.v_dim : 0,
+                    kh_size = p.k16 ? p.kv_len * p.head_dim : 0;
+  const std::size_t per_worker = kt_size + vp_size + kh_size +
+                                 (tiled ? R * kKeyBlock + kQueryBlock * (p.v_dim + 2) : p.kv_len);
+  std::vector<float> scratch;
+  std::vector<std::size_t> bounds;
+  std::vector<KvCopy> kv;
+  const float* half = nullptr;
   try {
-    if (tiled) {
-      kt.resize(p.head_dim * padded);
-      vp.resize(p.v_dim * p.kv_len);
-      s.resize(R * kKeyBlock);
-      acc.resize(kQueryBlock * p.v_dim);
-      m.resize(kQueryBlock);
-      l.resize(kQueryBlock);
-      kmax.resize(kQueryBlock);
-      kmin.resize(kQueryBlock);
-    } else {
-      s.resize(p.kv_len);
-    }
-    if (p.k16 != nullptr) kh.resize(p.kv_len * p.head_dim);  // one kv head of float16 K / V, widened
-    if (p.v16 != nullptr && !tiled) vh.resize(p.kv_len * p.v_dim);
+    scratch.resize(times(n_workers, per_worker));
+    if (tiled) bounds.resize(n_workers * 2 * kQueryBlock);
+    kv.resize(n_workers);
+    if (p.k16 != nullptr || p.v16 != nullptr) half = half_table();
   } catch (const std::bad_alloc&) {
     return {StatusCode::kTooLarge, "kv length too large for memory"};
+  } catch (const std::length_error&) {
+    return {StatusCode::kTooLarge, "kv length too large for memory"};
   }
-  const std::size_t group = p.q_heads / p.kv_heads;  // GQA: query head h reads kv head h / group
-  const bool biased = has_bias_terms(p);
-  for (std::size_t b = 0; b < p.batch; ++b)
-    for (std::size_t kvh = 0; kvh < p.kv_heads; ++kvh) {
-      const float* keys = p.k16 ? kh.data() : p.k + b * p.ks.b + kvh * p.ks.h;
-      const float* vals = p.v16 ? vh.data() : p.v + b * p.vs.b + kvh * p.vs.h;
-      const std::size_t k_stride = p.k16 ? p.head_dim : p.ks.s, v_stride = p.v16 ? p.v_dim : p.vs.s;
-      if (p.k16 != nullptr) widen_rows(kh.data(), p.k16 + b * p.ks.b + kvh * p.ks.h, p.ks.s, p.kv_len, p.head_dim);
-      // float16 V is widened straight into the packed rows when tiled (vp has vh's layout).
-      if (p.v16 != nullptr)
-        widen_rows(tiled ? vp.data() : vh.data(), p.v16 + b * p.vs.b + kvh * p.vs.h, p.vs.s, p.kv_len, p.v_dim);
-      if (tiled) {
-        kernels::transpose_keys(kt.data(), keys, k_stride, p.kv_len, p.head_dim);
-        if (p.v16 == nullptr)
-          for (std::size_t j = 0; j < p.kv_len; ++j)
-            std::copy(vals + j * v_stride, vals + j * v_stride + p.v_dim, vp.data() + j * p.v_dim);
-      }
-      for (std::size_t h = kvh * group; h < (kvh + 1) * group; ++h) {
-        const float* q_head = p.q + b * p.qs.b + h * p.qs.h;
-        float* y_head = p.y + b * p.ys.b + h * p.ys.h;
-        if (!tiled) {
-          for (std::size_t i = 0; i < p.q_len; ++i)
-            run_row_full(p, b, h, i, q_head + i * p.qs.s, keys, k_stride, vals, v_stride, y_head + i * p.ys.s, s.data());
-          continue;
-        }
-        for (std::size_t qb = 0; qb < p.q_len; qb += kQueryBlock) {
-          const std::size_t rows = std::min(kQueryBlock, p.q_len - qb);
-          std::size_t kmax_block = 0, kmin_block = p.kv_len;
-          for (std::size_t r = 0; r < kQueryBlock; ++r) {
-            kmax[r] = r < rows ? visible_keys(p, b, qb + r) : 0;
-            kmin[r] = r < rows ? window_start(p, qb + r) : p.kv_len;
-            kmax_block = std::max(kmax_block, kmax[r]);
-            kmin_block = std::min(kmin_block, kmin[r]);
-          }
-          std::fill(m.begin(), m.end(), p.sinks ? p.sinks[h] : kNegInf);
-          std::fill(l.begin(), l.end(), p.sinks ? 1.0f : 0.0f);
-          std::fill(acc.begin(), acc.end(), 0.0f);
-          for (std::size_t j0 = 0; j0 < kmax_block; j0 += kKeyBlock) {
-            const std::size_t n = std::min(kKeyBlock, kmax_block - j0);
-            // Sliding window: blocks wholly in every row's gap (past the sink tokens) are skipped.
-            if (j0 >= p.sink_tokens && j0 + n <= kmin_block) continue;
-            for (std::size_t t = 0; t < rows; t += R) {
-              const std::size_t tile_rows = std::min(R, rows - t);
-              std::size_t kmax_tile = 0, kmin_tile = p.kv_len;
-              const float* q_rows[R];
-              for (std::size_t r = 0; r < R; ++r) {
-                q_rows[r] = q_head + (qb + t + std::min(r, tile_rows - 1)) * p.qs.s;  // spare rows repeat the last
-                kmax_tile = std::max(kmax_tile, kmax[t + r]);
-                kmin_tile = std::min(kmin_tile, kmin[t + r]);
-              }
-              if (kmax_tile <= j0) continue;  // causal: this tile sees none of these keys
-              if (j0 >= p.sink_tokens && j0 + n <= kmin_tile) continue;  // nor these (window)
-              kernels::scores_tile(s.data(), kKeyBlock, q_rows, kt.data() + j0 * p.head_dim, n, p.head_dim, p.scale);
-              for (std::size_t r = 0; r < R; ++r) {
-                float* sr = s.data() + r * kKeyBlock;
-                const std::size_t visible = kmax[t + r] > j0 ? std::min(n, kmax[t + r] - j0) : 0;
-                apply_softcap(sr, visible, p.softcap);
-                if (biased && visible > 0) add_bias(p, b, h, qb + t + r, j0, visible, sr);
-                std::fill(sr + visible, sr + n, kNegInf);
-                if (p.window != 0 || p.chunk != 0) mask_window(p, kmin[t + r], j0, n, sr);
-              }
-              kernels::softmax_tile(s.data(), kKeyBlock, n, vp.data() + j0 * p.v_dim, p.v_dim, p.v_dim,
-                                    m.data() + t, l.data() + t, acc.data() + t * p.v_dim);
-            }
-          }
-          for (std::size_t r = 0; r < rows; ++r) {
-            float* yrow = y_head + (qb + r) * p.ys.s;
-            const float* ar = acc.data() + r * p.v_dim;
-            if (m[r] == kNegInf || l[r] == 0.0f) {  // fully masked row: 0, not NaN
-              std::fill(yrow, yrow + p.v_dim, 0.0f);
-            } else {
-              const float inv = 1.0f / l[r];
-              for (std::size_t d = 0; d < p.v_dim; ++d) yrow[d] = ar[d] * inv;
-            }
-          }
-        }
-      }
+  for (std::size_t w = 0; w < n_workers; ++w) {
+    float* base = scratch.data() + w * per_worker;
+    kv[w].kt = base;
+    kv[w].vp = base + kt_size;
+    kv[w].kh = base + kt_size + vp_size;
+  }
+
+  // Task t: query block q_blocks - 1 - t % q_blocks of query head t / q_blocks (over batch × heads).
+  pool::parallel_for(p.batch * p.q_heads * q_blocks, n_workers, [&](std::size_t t, std::size_t worker) {
+    const std::size_t b = t / q_blocks / p.q_heads, h = t / q_blocks % p.q_heads;
+    const std::size_t qb = (q_blocks - 1 - t % q_blocks) * kQueryBlock, g = b * p.kv_heads + h / group;
+    float* ws = scratch.data() + worker * per_worker + kt_size + vp_size + kh_size;
+    KvCopy* copy = &kv[worker];
+    if (tiled) {
+      std::size_t* wb = bounds.data() + worker * 2 * kQueryBlock;
+      const BlockScratch w{ws, ws + R * kKeyBlock, ws + R * kKeyBlock + kQueryBlock * p.v_dim,
+                           ws + R * kKeyBlock + kQueryBlock * (p.v_dim + 1), wb, wb + kQueryBlock};
+      run_block(p, b, h, qb, g, half, copy, w);
+      return;
     }
+    if (half != nullptr) pack(p, g, p.kv_len, false, half, copy);
+    const float* keys = p.k16 ? copy->kh : p.k + b * p.ks.b + (h / group) * p.ks.h;
+    const float* vals = p.v16 ? copy->vp : p.v + b * p.vs.b + (h / group) * p.vs.h;
+    const std::size_t k_stride = p.k16 ? p.head_dim : p.ks.s, v_stride = p.v16 ? p.v_dim : p.vs.s;
+    const float* q_head = p.q + b * p.qs.b + h * p.qs.h;
+    float* y_head = p.y + b * p.ys.b + h * p.ys.h;
+    for (std::size_t i = qb; i < std::min(qb + kQueryBlock, p.q_len); ++i)
+      run_row_full(p, b, h, i, q_head + i * p.qs.s, keys, k_stride, vals, v_stride, y_head + i * p.ys.s, ws);
+  });
   return Status::Ok();
 }
 
@@ -611,31 +701,38 @@ Status onnx_rotary_embedding(const TensorRef& x, const TensorRef& cos_cache,
   const auto* src = static_cast<const float*>(x.data);
   if (y != src) std::memcpy(y, src, static_cast<std::size_t>(x.size()) * sizeof(float));
   if (half == 0) return Status::Ok();
-  std::vector<float> cd, sd;
+  // Split over blocks of tokens (b, s); each worker expands the interleaved tables into its own cd, sd.
+  const auto tokens = static_cast<std::size_t>(B * S), uh = static_cast<std::size_t>(half),
+             ud = static_cast<std::size_t>(D), urd = static_cast<std::size_t>(rd);
+  const std::size_t block = pool::rows_per_task(static_cast<std::size_t>(H) * ud * sizeof(float));
+  const std::size_t n_tasks = (tokens + block - 1) / block, n_workers = n_tasks > 1 ? pool::pool_workers() : 1;
+  std::vector<float> expanded;
   try {
-    cd.resize(static_cast<std::size_t>(rd));
-    sd.resize(static_cast<std::size_t>(rd));
+    expanded.resize(n_workers * 2 * urd);
   } catch (const std::bad_alloc&) {
     return {StatusCode::kTooLarge, "rotary_embedding_dim too large for memory"};
   }
   const auto* cos = static_cast<const float*>(cos_cache.data);
   const auto* sin = static_cast<const float*>(sin_cache.data);
   const auto* ids = static_cast<const std::int64_t*>(position_ids.data);
-  const auto uh = static_cast<std::size_t>(half), ud = static_cast<std::size_t>(D);
-  for (std::int64_t b = 0; b < B; ++b)
-    for (std::int64_t s = 0; s < S; ++s) {
+  pool::parallel_for(n_tasks, n_workers, [&](std::size_t task, std::size_t worker) {
+    float* cd = expanded.data() + worker * 2 * urd;
+    float* sd = cd + urd;
+    for (std::size_t bs = task * block; bs < std::min(tokens, (task + 1) * block); ++bs) {
+      const auto b = static_cast<std::int64_t>(bs) / S, s = static_cast<std::int64_t>(bs) % S;
       const std::int64_t row = ids ? ids[b * S + s] : b * S + s;
       const float* c = cos + row * half;
       const float* sn = sin + row * half;
-      if (a.interleaved) kernels::rope_expand_interleaved(c, sn, uh, cd.data(), sd.data());
+      if (a.interleaved) kernels::rope_expand_interleaved(c, sn, uh, cd, sd);
       for (std::int64_t h = 0; h < H; ++h) {
         float* xh = y + (x.rank == 4 ? ((b * H + h) * S + s) * D : ((b * S + s) * H + h) * D);
         if (a.interleaved)
-          kernels::rope_rotate_interleaved(xh, 1, ud, static_cast<std::size_t>(rd), cd.data(), sd.data());
+          kernels::rope_rotate_interleaved(xh, 1, ud, urd, cd, sd);
         else
           kernels::rope_rotate_half_split(xh, 1, ud, uh, c, sn);
       }
     }
+  });
   return Status::Ok();
 }
 

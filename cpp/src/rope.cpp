@@ -6,6 +6,7 @@
 
 #include "kernels/kernels.hpp"
 #include "posenc/rope.hpp"
+#include "thread_pool.hpp"
 
 namespace posenc {
 namespace {
@@ -105,36 +106,44 @@ Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t he
   if (pair_row != nullptr)
     for (std::size_t k = 0; k < half; ++k)
       if (pair_row[k] >= n_rows) return bad("pair_row entries must be < n_rows");
+  // Split over blocks of tokens (each token's tables and heads stay in one task); every worker
+  // has its own tables, allocated here.
+  const std::size_t table_size = (o.layout == RopeLayout::kInterleaved ? 3 * rot_dim : rot_dim) +
+                                 (n_rows > 1 ? n_rows * rot_dim : 0);
+  const std::size_t block = pool::rows_per_task(n_heads * head_dim * sizeof(float));
+  const std::size_t n_tasks = (seq_len + block - 1) / block, n_workers = n_tasks > 1 ? pool::pool_workers() : 1;
   try {
-    table.resize((o.layout == RopeLayout::kInterleaved ? 3 * rot_dim : rot_dim) + (n_rows > 1 ? n_rows * rot_dim : 0));
+    table.resize(n_workers * table_size);
   } catch (const std::bad_alloc&) {
     return {StatusCode::kTooLarge, "rot_dim too large for memory"};
   }
-  float* c = table.data();
-  float* s = c + half;
-  float* cd = s + half;                   // interleaved: expanded tables [rot_dim] each
-  float* sd = cd + rot_dim;
-  float* rows = c + (o.layout == RopeLayout::kInterleaved ? 3 * rot_dim : rot_dim);  // [n_rows][c | s]
   const kernels::GgmlAngles g = ggml_angles(o);
-  for (std::size_t t = 0; t < seq_len; ++t) {
-    float* xt = x + t * n_heads * head_dim;
-    if (n_rows == 1) {
-      tables(c, s, half, position(pos, pos_offset, t), inv_freq, inv_freq_f.data(), o, g);
-    } else {
-      for (std::size_t r = 0; r < n_rows; ++r)
-        tables(rows + r * rot_dim, rows + r * rot_dim + half, half, pos[r * seq_len + t], inv_freq, inv_freq_f.data(), o, g);
-      for (std::size_t k = 0; k < half; ++k) {
-        c[k] = rows[pair_row[k] * rot_dim + k];
-        s[k] = rows[pair_row[k] * rot_dim + half + k];
+  pool::parallel_for(n_tasks, n_workers, [&](std::size_t task, std::size_t worker) {
+    float* c = table.data() + worker * table_size;
+    float* s = c + half;
+    float* cd = s + half;                   // interleaved: expanded tables [rot_dim] each
+    float* sd = cd + rot_dim;
+    float* rows = c + (o.layout == RopeLayout::kInterleaved ? 3 * rot_dim : rot_dim);  // [n_rows][c | s]
+    for (std::size_t t = task * block; t < std::min(seq_len, (task + 1) * block); ++t) {
+      float* xt = x + t * n_heads * head_dim;
+      if (n_rows == 1) {
+        tables(c, s, half, position(pos, pos_offset, t), inv_freq, inv_freq_f.data(), o, g);
+      } else {
+        for (std::size_t r = 0; r < n_rows; ++r)
+          tables(rows + r * rot_dim, rows + r * rot_dim + half, half, pos[r * seq_len + t], inv_freq, inv_freq_f.data(), o, g);
+        for (std::size_t k = 0; k < half; ++k) {
+          c[k] = rows[pair_row[k] * rot_dim + k];
+          s[k] = rows[pair_row[k] * rot_dim + half + k];
+        }
+      }
+      if (o.layout == RopeLayout::kHalfSplit) {
+        kernels::rope_rotate_half_split(xt, n_heads, head_dim, half, c, s);
+      } else {
+        kernels::rope_expand_interleaved(c, s, half, cd, sd);
+        kernels::rope_rotate_interleaved(xt, n_heads, head_dim, rot_dim, cd, sd);
       }
     }
-    if (o.layout == RopeLayout::kHalfSplit) {
-      kernels::rope_rotate_half_split(xt, n_heads, head_dim, half, c, s);
-    } else {
-      kernels::rope_expand_interleaved(c, s, half, cd, sd);
-      kernels::rope_rotate_interleaved(xt, n_heads, head_dim, rot_dim, cd, sd);
-    }
-  }
+  });
   return Status::Ok();
 }
 

@@ -13,6 +13,7 @@
 #include "posenc/sinusoidal.hpp"
 #include "posenc/status.hpp"
 #include "posenc/t5.hpp"
+#include "posenc/threads.hpp"
 
 namespace posenc {
 

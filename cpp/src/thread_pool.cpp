@@ -1,0 +1,170 @@
+// The pool: n_threads - 1 std::threads that sleep on a condition variable between jobs.
+//
+// A job is (fn, context, n_tasks, n_workers) plus an atomic counter of the next task. The caller
+// publishes it under `lock`, bumps `generation` and wakes every worker; each worker (and the
+// caller) takes tasks from the counter until none is left, then the worker checks in by
+// decrementing `active`. The caller returns once every worker has checked in, so no worker
+// can still read a job whose context lives on the caller's stack. `dispatch` is held for the
+// whole job (try_lock: a second user, or a nested call, runs inline instead of waiting) and by
+// set_num_threads while it starts or joins workers. Worker w (1 … n_threads-1) leaves its loop
+// when w >= live; growing creates workers live … n-1, shrinking lowers live and joins.
+//
+// Without threads (Emscripten without -pthread) the pool is one thread and never starts any.
+#include "thread_pool.hpp"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <new>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "posenc/threads.hpp"
+
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+#define POSENC_NO_THREADS 1
+#endif
+
+namespace posenc::pool {
+namespace {
+
+constexpr int kMaxThreads = 64;
+
+struct Job {
+  TaskFn fn = nullptr;
+  void* context = nullptr;
+  std::size_t n_tasks = 0, n_workers = 0;
+};
+
+void drain(const Job& job, std::atomic<std::size_t>& next, std::size_t worker) {
+  for (std::size_t t = next.fetch_add(1, std::memory_order_relaxed); t < job.n_tasks;
+       t = next.fetch_add(1, std::memory_order_relaxed))
+    job.fn(job.context, t, worker);
+}
+
+class Pool {
+ public:
+  ~Pool() { resize(1); }
+
+  std::size_t size() const noexcept { return n_threads_.load(std::memory_order_relaxed); }
+
+  Status set_size(std::size_t n) noexcept {
+    std::lock_guard<std::mutex> hold(dispatch_);
+    return resize(n);
+  }
+
+  // Runs the job on the workers; false (nothing run) if the pool is busy or has no workers.
+  bool run(const Job& job) noexcept {
+    std::unique_lock<std::mutex> hold(dispatch_, std::try_to_lock);
+    if (!hold.owns_lock() || threads_.empty()) return false;
+    {
+      std::lock_guard<std::mutex> lk(lock_);
+      job_ = job;
+      next_.store(0, std::memory_order_relaxed);
+      active_ = threads_.size();
+      ++generation_;
+    }
+    wake_.notify_all();
+    drain(job, next_, 0);
+    std::unique_lock<std::mutex> lk(lock_);
+    done_.wait(lk, [&] { return active_ == 0; });
+    return true;
+  }
+
+ private:
+  void worker_main(std::size_t worker, std::uint64_t seen) {
+    std::unique_lock<std::mutex> lk(lock_);
+    for (;;) {
+      wake_.wait(lk, [&] { return worker >= live_ || generation_ != seen; });
+      if (worker >= live_) return;
+      seen = generation_;
+      const Job job = job_;
+      lk.unlock();
+      if (worker < job.n_workers) drain(job, next_, worker);
+      lk.lock();
+      if (--active_ == 0) done_.notify_one();
+    }
+  }
+
+  // With dispatch_ held: no job is running.
+  Status resize(std::size_t n) noexcept {
+    const std::size_t old = threads_.size() + 1;
+    if (n < old) {
+      stop_from(n);
+    } else if (n > old) {
+      {
+        std::lock_guard<std::mutex> lk(lock_);
+        live_ = n;
+      }
+      try {
+        threads_.reserve(n - 1);
+        for (std::size_t w = old; w < n; ++w) threads_.emplace_back(&Pool::worker_main, this, w, generation_);
+      } catch (const std::system_error&) {
+        stop_from(old);
+        return {StatusCode::kUnavailable, "could not create the threads (the thread count is unchanged)"};
+      } catch (const std::bad_alloc&) {
+        stop_from(old);
+        return {StatusCode::kTooLarge, "no memory for the threads (the thread count is unchanged)"};
+      }
+    }
+    n_threads_.store(n, std::memory_order_relaxed);
+    return Status::Ok();
+  }
+
+  // Joins workers n … : they see worker >= live_ and return.
+  void stop_from(std::size_t n) {
+    {
+      std::lock_guard<std::mutex> lk(lock_);
+      live_ = n;
+    }
+    wake_.notify_all();
+    for (std::size_t w = n; w <= threads_.size(); ++w) threads_[w - 1].join();
+    threads_.resize(n - 1);
+  }
+
+  std::mutex dispatch_;
+  std::mutex lock_;  // guards job_, active_, generation_, live_
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> threads_;  // threads_[w - 1] is worker w
+  Job job_;
+  std::atomic<std::size_t> next_{0};
+  std::size_t active_ = 0;
+  std::uint64_t generation_ = 0;
+  std::size_t live_ = 1;
+  std::atomic<std::size_t> n_threads_{1};
+};
+
+Pool& the_pool() {
+  static Pool pool;
+  return pool;
+}
+
+}  // namespace
+
+std::size_t pool_workers() noexcept { return the_pool().size(); }
+
+void parallel_for_fn(std::size_t n_tasks, std::size_t n_workers, TaskFn fn, void* context) noexcept {
+  if (n_tasks == 0) return;
+  if (n_tasks > 1 && n_workers > 1 && the_pool().size() > 1 && the_pool().run({fn, context, n_tasks, n_workers}))
+    return;
+  for (std::size_t t = 0; t < n_tasks; ++t) fn(context, t, 0);
+}
+
+}  // namespace posenc::pool
+
+namespace posenc {
+
+Status set_num_threads(int n_threads) noexcept {
+  if (n_threads < 1 || n_threads > pool::kMaxThreads) return {StatusCode::kBadArgument, "n_threads must be in [1, 64]"};
+#ifdef POSENC_NO_THREADS
+  if (n_threads > 1)
+    return {StatusCode::kBadArgument, "n_threads > 1 needs the threaded build (posenc was compiled without threads)"};
+#endif
+  return pool::the_pool().set_size(static_cast<std::size_t>(n_threads));
+}
+
+int num_threads() noexcept { return static_cast<int>(pool::the_pool().size()); }
+
+}  // namespace posenc
