@@ -9,18 +9,37 @@ import { requestedThreads } from './threads.js';
 
 export { MAX_ELEMENTS } from './api.js';
 
+// ?no-inline: Vite would otherwise inline the small worker script as a data: URL, which a page
+// cannot start a same-origin worker from.
+const WORKER = new URL('./posenc-threads.worker.js?no-inline', import.meta.url).href;
+
 export async function init(options = {}) {
   const threads = requestedThreads(options);
   if (threads > 1 && globalThis.crossOriginIsolated === true) {
-    const glue = new URL('./posenc-threads.mjs', import.meta.url).href;
-    const worker = new URL('./posenc-threads.worker.js', import.meta.url).href;
-    const wasm = new URL('./posenc-threads.wasm', import.meta.url).href;
-    const { default: createThreaded } = await import(/* webpackIgnore: true */ /* @vite-ignore */ glue);
-    const locateFile = (name) => (name.endsWith('.worker.js') ? worker : wasm);
-    const module = await createThreaded({ posencPoolSize: threads - 1, mainScriptUrlOrBlob: glue, locateFile });
-    return wrap(module, { threads });
+    if (await workerScriptIntact()) return initThreaded(threads);
+    console.warn(`posenc: ${WORKER} is missing or was rewritten by the server (Vite's dev server does this); using 1 thread`);
   }
   const wasmUrl = String(options.wasmUrl ?? new URL('./posenc.wasm', import.meta.url));
   const settings = options.wasmBinary ? { wasmBinary: options.wasmBinary } : { locateFile: () => wasmUrl };
   return wrap(await createPosencModule(settings));
+}
+
+async function initThreaded(threads) {
+  const glue = new URL('./posenc-threads.mjs', import.meta.url).href;
+  const wasm = new URL('./posenc-threads.wasm', import.meta.url).href;
+  const { default: createThreaded } = await import(/* webpackIgnore: true */ /* @vite-ignore */ glue);
+  const locateFile = (name) => (name.endsWith('.worker.js') ? WORKER : wasm);
+  return wrap(await createThreaded({ posencPoolSize: threads - 1, mainScriptUrlOrBlob: glue, locateFile }), { threads });
+}
+
+// Emscripten's worker script exactly as built. A worker that fails to start would leave the pool
+// waiting forever, so init() checks the script first: missing (HTTP error) or rewritten (Vite's
+// dev server turns every .js into a module with imports), the single-threaded build is used.
+async function workerScriptIntact() {
+  try {
+    const response = await fetch(WORKER);
+    return response.ok && (await response.text()).startsWith('"use strict";var Module={}');
+  } catch {
+    return false;
+  }
 }

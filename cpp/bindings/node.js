@@ -20,7 +20,10 @@ export async function init(options = {}) {
   const wasmBinary = await readFile(new URL('./posenc-threads.wasm', import.meta.url));
   const worker = fileURLToPath(new URL('./posenc-threads-node.worker.cjs', import.meta.url));
   const module = await createThreaded({ wasmBinary, posencPoolSize: threads - 1, locateFile: () => worker });
-  return wrap(module, { openPath, threads });
+  const pe = wrap(module, { openPath, threads });
+  // The pool's threads wait for work as long as the module lives: they must not keep Node running.
+  for (const worker of module.PThread.runningWorkers) worker.unref();
+  return pe;
 }
 
 // readModel's file access in Node: positional reads, so only the bytes asked for are read.
