@@ -339,8 +339,9 @@ Status run(const Problem& p) {
   const std::size_t n_workers = work < kMinParallelWork ? 1 : pool::pool_workers();
   const std::size_t kt_size = tiled ? p.head_dim * padded : 0, vp_size = tiled || p.v16 ? p.kv_len * p.v_dim : 0,
                     kh_size = p.k16 ? p.kv_len * p.head_dim : 0;
-  const std::size_t per_worker = kt_size + vp_size + kh_size +
-                                 (tiled ? R * kKeyBlock + kQueryBlock * (p.v_dim + 2) : p.kv_len);
+  // Each worker's share rounded to 64 bytes, so that no cache line is written by two workers.
+  const std::size_t per_worker = (kt_size + vp_size + kh_size +
+                                  (tiled ? R * kKeyBlock + kQueryBlock * (p.v_dim + 2) : p.kv_len) + 15) / 16 * 16;
   std::vector<float> scratch;
   std::vector<std::size_t> bounds;
   std::vector<KvCopy> kv;

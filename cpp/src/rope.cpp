@@ -1,3 +1,8 @@
+// RoPE on x[seq_len][n_heads][head_dim]: per token, the cos/sin tables of its position (kernels
+// rope_tables*), then every head's pairs rotated by them. Tokens are independent, so the work is
+// split over blocks of tokens of about pool::kTaskBytes each (small inputs stay on the caller);
+// each worker has its own tables, and each token is done by one task, so results are bitwise the
+// same on any thread count.
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -3,11 +3,12 @@
 // A job is (fn, context, n_tasks, n_workers) plus an atomic counter of the next task. The caller
 // publishes it under `lock`, bumps `generation` and wakes every worker; each worker (and the
 // caller) takes tasks from the counter until none is left, then the worker checks in by
-// decrementing `active`. The caller returns once every worker has checked in, so no worker
-// can still read a job whose context lives on the caller's stack. `dispatch` is held for the
-// whole job (try_lock: a second user, or a nested call, runs inline instead of waiting) and by
-// set_num_threads while it starts or joins workers. Worker w (1 … n_threads-1) leaves its loop
-// when w >= live; growing creates workers live … n-1, shrinking lowers live and joins.
+// decrementing `active`. The caller returns once every worker has checked in, so no worker can
+// still read a job whose context lives on the caller's stack. `dispatch` is held for the whole
+// job (try_lock: a second user thread runs inline instead of waiting) and by set_num_threads
+// while it starts or joins workers; a nested call, from inside a task, sees t_in_job and runs
+// inline. Worker w (1 … n_threads-1) leaves its loop when w >= live; growing creates workers
+// live … n-1, shrinking lowers live and joins them.
 //
 // Without threads (Emscripten without -pthread) the pool is one thread and never starts any.
 #include "thread_pool.hpp"
@@ -38,6 +39,10 @@ struct Job {
   std::size_t n_tasks = 0, n_workers = 0;
 };
 
+// True on the pool's workers, and on a caller while its job runs: a parallel_for made there (from
+// inside a task) runs inline, never waiting on the pool it is part of.
+thread_local bool t_in_job = false;
+
 void drain(const Job& job, std::atomic<std::size_t>& next, std::size_t worker) {
   for (std::size_t t = next.fetch_add(1, std::memory_order_relaxed); t < job.n_tasks;
        t = next.fetch_add(1, std::memory_order_relaxed))
@@ -67,7 +72,9 @@ class Pool {
       ++generation_;
     }
     wake_.notify_all();
+    t_in_job = true;
     drain(job, next_, 0);
+    t_in_job = false;
     std::unique_lock<std::mutex> lk(lock_);
     done_.wait(lk, [&] { return active_ == 0; });
     return true;
@@ -75,6 +82,7 @@ class Pool {
 
  private:
   void worker_main(std::size_t worker, std::uint64_t seen) {
+    t_in_job = true;
     std::unique_lock<std::mutex> lk(lock_);
     for (;;) {
       wake_.wait(lk, [&] { return worker >= live_ || generation_ != seen; });
@@ -147,7 +155,7 @@ std::size_t pool_workers() noexcept { return the_pool().size(); }
 
 void parallel_for_fn(std::size_t n_tasks, std::size_t n_workers, TaskFn fn, void* context) noexcept {
   if (n_tasks == 0) return;
-  if (n_tasks > 1 && n_workers > 1 && the_pool().size() > 1 && the_pool().run({fn, context, n_tasks, n_workers}))
+  if (n_tasks > 1 && n_workers > 1 && !t_in_job && the_pool().size() > 1 && the_pool().run({fn, context, n_tasks, n_workers}))
     return;
   for (std::size_t t = 0; t < n_tasks; ++t) fn(context, t, 0);
 }

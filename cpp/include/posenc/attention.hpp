@@ -86,8 +86,9 @@ Status onnx_attention_shapes(const AttentionInputs& in, const AttentionAttrs& at
                              AttentionShapes* shapes) noexcept;
 
 // Runs the node. Each output pointer may be null (not requested); y must not be. Memory beyond
-// the outputs is O(T·(D + Dv)) per call: scores are streamed over key blocks (online softmax)
-// unless qk_matmul_output is requested, and causal rows skip the keys they cannot see.
+// the outputs is O(T·(D + Dv)) per thread (set_num_threads): scores are streamed over key blocks
+// (online softmax) unless qk_matmul_output is requested, and causal rows skip the keys they
+// cannot see.
 Status onnx_attention(const AttentionInputs& in, const AttentionAttrs& attrs, float* y,
                       float* present_key, float* present_value, float* qk_matmul_output) noexcept;
 
@@ -147,7 +148,7 @@ double irope_attention_scale(double pos, double floor_scale, double attn_scale) 
 // key positions: qpos_i = kv_len - q_len + i (RoPE positions too; keys at 0 … kv_len-1).
 // weights (optional) [n_heads][q_len][kv_len] receives the softmax probabilities.
 // k and v are float32, or float16 bits (uint16) with options.kv_dtype = DType::kFloat16 — as
-// llama.cpp keeps its KV cache; they are widened to float32 one kv head at a time.
+// llama.cpp keeps its KV cache; they are widened to float32 one kv head at a time (per thread).
 Status attention(const float* q, const void* k, const void* v, std::size_t q_len,
                  std::size_t kv_len, const AttentionOptions& options, float* out,
                  float* weights = nullptr) noexcept;
