@@ -3,8 +3,9 @@
 // A job is (fn, context, n_tasks, n_workers) plus an atomic counter of the next task. The caller
 // publishes it under `lock`, bumps `generation` and wakes every worker; each worker (and the
 // caller) takes tasks from the counter until none is left, then the worker checks in by
-// decrementing `active`. The caller returns once every worker has checked in, so no worker can
-// still read a job whose context lives on the caller's stack. `dispatch` is held for the whole
+// decrementing the atomic `active`. The caller spins until every worker has checked in (never a
+// blocking wait: see run()), so no worker can still read a job whose context lives on the caller's
+// stack. `dispatch` is held for the whole
 // job (try_lock: a second user thread runs inline instead of waiting) and by set_num_threads
 // while it starts or joins workers; a nested call, from inside a task, sees t_in_job and runs
 // inline. Worker w (1 … n_threads-1) leaves its loop when w >= live; growing creates workers
@@ -26,6 +27,13 @@
 
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
 #define POSENC_NO_THREADS 1
+#endif
+
+#ifdef __EMSCRIPTEN_PTHREADS__
+#include <emscripten.h>
+// Web Workers waiting in Emscripten's pool (-sPTHREAD_POOL_SIZE), as this thread's JS sees them
+// (0 on a worker thread: the pool is the main thread's).
+EM_JS(int, posenc_idle_web_workers, (), { return PThread.unusedWorkers.length; });
 #endif
 
 namespace posenc::pool {
@@ -68,15 +76,16 @@ class Pool {
       std::lock_guard<std::mutex> lk(lock_);
       job_ = job;
       next_.store(0, std::memory_order_relaxed);
-      active_ = threads_.size();
+      active_.store(threads_.size(), std::memory_order_relaxed);
       ++generation_;
     }
     wake_.notify_all();
     t_in_job = true;
     drain(job, next_, 0);
     t_in_job = false;
-    std::unique_lock<std::mutex> lk(lock_);
-    done_.wait(lk, [&] { return active_ == 0; });
+    // Spin, not a condition-variable wait: a browser's main thread (the threaded WASM build) must
+    // not block (Emscripten warns), and the wait is at most one task plus a worker's wake-up.
+    while (active_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
     return true;
   }
 
@@ -91,8 +100,8 @@ class Pool {
       const Job job = job_;
       lk.unlock();
       if (worker < job.n_workers) drain(job, next_, worker);
+      active_.fetch_sub(1, std::memory_order_release);  // checked in: the job is not read again
       lk.lock();
-      if (--active_ == 0) done_.notify_one();
     }
   }
 
@@ -102,6 +111,12 @@ class Pool {
     if (n < old) {
       stop_from(n);
     } else if (n > old) {
+#ifdef __EMSCRIPTEN_PTHREADS__
+      // A thread starts on a Web Worker of the pool Emscripten made at load; beyond it, it could
+      // not start while this thread waits, and a failed std::thread aborts (no C++ exceptions).
+      if (n - old > static_cast<std::size_t>(posenc_idle_web_workers()))
+        return {StatusCode::kUnavailable, "not enough Web Workers in the pool made at load (the thread count is unchanged)"};
+#endif
       {
         std::lock_guard<std::mutex> lk(lock_);
         live_ = n;
@@ -133,12 +148,12 @@ class Pool {
   }
 
   std::mutex dispatch_;
-  std::mutex lock_;  // guards job_, active_, generation_, live_
-  std::condition_variable wake_, done_;
+  std::mutex lock_;  // guards job_, generation_, live_
+  std::condition_variable wake_;
   std::vector<std::thread> threads_;  // threads_[w - 1] is worker w
   Job job_;
   std::atomic<std::size_t> next_{0};
-  std::size_t active_ = 0;
+  std::atomic<std::size_t> active_{0};  // workers still in the current job
   std::uint64_t generation_ = 0;
   std::size_t live_ = 1;
   std::atomic<std::size_t> n_threads_{1};

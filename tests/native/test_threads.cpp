@@ -17,7 +17,28 @@
 
 using posenc::test::random_floats;
 
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+
+// WebAssembly without -pthread (the wasm-release suite): one thread, and a clear refusal of more.
+TEST_CASE("threads: a build without threads refuses n_threads > 1 and stays at 1") {
+  CHECK(posenc::set_num_threads(1).ok());
+  const posenc::Status s = posenc::set_num_threads(2);
+  CHECK(s.code == posenc::StatusCode::kBadArgument);
+  CHECK(std::string(s.message) == "n_threads > 1 needs the threaded build (posenc was compiled without threads)");
+  CHECK(posenc::num_threads() == 1);
+}
+
+#else
+
 namespace {
+
+// The threaded WASM suite runs with a pool of 6 Web Workers made at load (CMakeLists.txt; a thread
+// beyond it cannot start while the main thread waits): counts stay within it there.
+#ifdef __EMSCRIPTEN__
+constexpr int kMaxThreads = 4;
+#else
+constexpr int kMaxThreads = 64;
+#endif
 
 // Puts the thread count back as the test found it (1, or --posenc-threads' N).
 struct KeepThreads {
@@ -71,6 +92,7 @@ TEST_CASE("threads: set_num_threads takes 1 … 64 and num_threads reports it") 
     CHECK(std::string(s.message) == "n_threads must be in [1, 64]");
   }
   for (const int n : {1, 2, 3, 8, 64, 3, 1}) {
+    if (n > kMaxThreads) continue;
     REQUIRE(posenc::set_num_threads(n).ok());
     CHECK(posenc::num_threads() == n);
     CHECK(posenc::pool::pool_workers() == static_cast<std::size_t>(n));
@@ -83,6 +105,7 @@ TEST_CASE("threads: set_num_threads takes 1 … 64 and num_threads reports it") 
 TEST_CASE("threads: parallel_for runs every task exactly once, on workers below n_workers") {
   KeepThreads keep;
   for (const int n : {1, 2, 3, 8}) {
+    if (n > kMaxThreads) continue;
     REQUIRE(posenc::set_num_threads(n).ok());
     for (const std::size_t n_tasks : {0u, 1u, 7u, 1000u}) {
       const std::size_t n_workers = posenc::pool::pool_workers();
@@ -272,3 +295,16 @@ TEST_CASE("threads: apply_rope, apply_rope_rows and onnx_rotary_embedding are bi
     }
   }
 }
+
+#ifdef __EMSCRIPTEN__
+TEST_CASE("threads: beyond the WASM pool, set_num_threads fails cleanly and keeps the count") {
+  KeepThreads keep;
+  REQUIRE(posenc::set_num_threads(2).ok());
+  const posenc::Status s = posenc::set_num_threads(64);  // 63 workers: the pool has 6
+  CHECK(s.code == posenc::StatusCode::kUnavailable);
+  CHECK(posenc::num_threads() == 2);
+  CHECK(posenc::set_num_threads(3).ok());
+}
+#endif
+
+#endif  // threads available
