@@ -432,13 +432,13 @@ test('opening or dropping a model file switches the page to that model', async (
   assert.deepEqual(ex.problems, []);
 });
 
-test('a visible banner says so when the WASM cannot load', async () => {
-  await ex.page.route('**/posenc.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: Buffer.from('not wasm') }));
+test('a visible banner says so when the WASM cannot load (either build)', async () => {
+  await ex.page.route('**/posenc*.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: Buffer.from('not wasm') }));
   ex.problems.length = 0;
   await ex.page.goto(`${ex.origin}/`);
   await ex.page.waitForSelector('body[data-ready="error"]', { timeout: 30000 });
   assert.equal(await ex.page.isVisible('#error'), true);
   assert.match(await ex.page.textContent('#error'), /failed to load/);
-  await ex.page.unroute('**/posenc.wasm');
+  await ex.page.unroute('**/posenc*.wasm');
   ex.problems.length = 0;  // the broken module logs its own console error, on purpose here
 });
