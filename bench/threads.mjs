@@ -3,7 +3,7 @@
 // share one. posenc with 1 and with 2 threads (init({ threads: 2 }): the pthreads build),
 // onnxruntime-web with env.wasm.numThreads = 2 and onnxruntime-node with intraOpNumThreads = 2, on
 // the same inputs, interleaved, medians; outputs checked against the 1-thread posenc result.
-//   node bench/threads.mjs [--smoke]    prints one JSON object: { rows, checks, threads }
+//   node bench/threads.mjs [--smoke]    prints one JSON object: { rows, checks }
 import { init } from 'posenc';
 import * as ortWeb from 'onnxruntime-web';
 import { attentionCase, maxAbsDiff, ropeCase } from './ops.mjs';
@@ -47,4 +47,4 @@ rows.push({ title: `RoPE [1, 32, ${R}, 128] half-split`, timings: Object.fromEnt
 for (const [what, diff] of Object.entries(await rope.check())) checks.push({ title: `RoPE [1, 32, ${R}, 128]`, what: `${what} (${THREADS} threads)`, diff });
 rope.dispose();
 
-console.log(JSON.stringify({ threads: two.threads, rows, checks }));
+console.log(JSON.stringify({ rows, checks }));

@@ -22,7 +22,7 @@ export async function init(options = {}) {
   const module = await createThreaded({ wasmBinary, posencPoolSize: threads - 1, locateFile: () => worker });
   const pe = wrap(module, { openPath, threads });
   // The pool's threads wait for work as long as the module lives: they must not keep Node running.
-  for (const worker of module.PThread.runningWorkers) worker.unref();
+  for (const w of module.PThread.runningWorkers) w.unref();
   return pe;
 }
 

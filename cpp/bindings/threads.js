@@ -4,7 +4,7 @@
 // otherwise the single-threaded build, silently. pe.threads reports the count in use.
 import { checkInt } from './checks.js';
 
-export const MAX_THREADS = 64;
+const MAX_THREADS = 64;
 
 /** The thread count asked for (default 1), checked. */
 export function requestedThreads(options) {
