@@ -7,10 +7,12 @@ import {
 import { ROPE_LAYOUTS } from './rope_params.js';
 
 export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) {
-  const { scoped, f32, f64, copyOut, status } = heap;
+  const { scoped, f32, f64, status } = heap;
   const ATTENTION_OPTIONS = ['nHeads', 'nKvHeads', 'headDim', 'causal', 'alibi', 't5', 'rope', 'mask', 'scale', 'softcap',
-    'returnWeights', 'window', 'sinkTokens', 'sinks', 'chunkSize', 'temperature', 'layout', 'kvDtype'];
+    'returnWeights', 'window', 'sinkTokens', 'sinks', 'chunkSize', 'temperature', 'layout', 'kvDtype', 'out'];
   const TENSOR_LAYOUTS = { bshd: false, bhsd: true };
+  const QUERY_BLOCK = 64;          // the C++ kernels' query block (cpp/src/attention.cpp kQueryBlock)
+  const PIECE_FLOATS = 1 << 20;    // q rows (or mask / weight rows) per call: ~4 MiB
 
   function attention(q, k, v, options) {
     const fn = 'attention';
@@ -100,37 +102,76 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
       }
       mask = options.mask;
     }
-    return scoped(fn, (alloc) => {
-      const put32 = (arr) => { const p = alloc(Math.max(1, arr.length) * 4); return { p, arr }; };
+    let into = null;
+    if (options.out !== undefined) {
+      into = checkFloat32Array(fn, 'options.out', options.out);
+      if (into.length !== q.length) throw new RangeError(`${fn}: options.out.length must equal q.length = ${q.length} (got ${into.length})`);
+      const overlap = into.buffer === q.buffer && into !== q && into.byteOffset < q.byteOffset + q.byteLength &&
+        q.byteOffset < into.byteOffset + into.byteLength;
+      if (overlap) throw new RangeError(`${fn}: options.out must be q itself or not overlap it`);
+    }
+    const output = into ?? new Float32Array(q.length);
+    const weights = returnWeights ? new Float32Array(nHeads * qLen * kvLen) : null;
+
+    // k, v and the small tables go into the heap whole; q streams through it in pieces of whole
+    // 64-row query blocks (the same tiles as one call, so the same result bit for bit), each piece's
+    // rows of q, the mask and the weights copied in and its output copied out: the heap holds K, V
+    // and ~4 MiB of q, not q and the output too.
+    const rowFloats = Math.max(nHeads * headDim, mask ? (maskPerHead ? nHeads : 1) * kvLen : 0, returnWeights ? nHeads * kvLen : 0);
+    const rows = Math.min(qLen, Math.max(QUERY_BLOCK, Math.floor(PIECE_FLOATS / rowFloats / QUERY_BLOCK) * QUERY_BLOCK));
+    // The tensors that stream, as [slabs][qLen][width]; a piece is rows [i0, i0 + n) of every slab,
+    // packed [slabs][n][width] in the heap.
+    const qRows = { slabs: headsMajor ? nHeads : 1, len: qLen, width: headsMajor ? headDim : nHeads * headDim };
+    const maskRows = { slabs: maskPerHead ? nHeads : 1, len: qLen, width: kvLen };
+    const weightRows = { slabs: nHeads, len: qLen, width: kvLen };
+    const gather = (ptr, src, t, i0, n) => {
+      const dst = f32(ptr, t.slabs * n * t.width);
+      for (let h = 0; h < t.slabs; h++) {
+        const at = (h * t.len + i0) * t.width;
+        dst.set(src.subarray(at, at + n * t.width), h * n * t.width);
+      }
+    };
+    const scatter = (dst, ptr, t, i0, n) => {
+      const src = f32(ptr, t.slabs * n * t.width);
+      for (let h = 0; h < t.slabs; h++) dst.set(src.subarray(h * n * t.width, (h + 1) * n * t.width), (h * t.len + i0) * t.width);
+    };
+    scoped(fn, (alloc) => {
+      const put = (arr, bytes = 4) => ({ p: alloc(Math.max(1, arr.length) * bytes), arr });
       // float16 K and V keep their 2 bytes per value in the heap (half the copy, as a float16 KV cache).
-      const kp = alloc(Math.max(1, k.length) * (kvHalf ? 2 : 4)), vp = alloc(Math.max(1, v.length) * (kvHalf ? 2 : 4));
-      const bufs = [put32(q), { p: kp, arr: k }, { p: vp, arr: v }];
-      const sl = slopes ? put32(slopes) : null;
-      const tb = t5 ? put32(t5.table) : null;
-      const mk = mask ? put32(mask) : null;
-      const sk = sinks ? put32(sinks) : null;
+      const kb = put(k, kvHalf ? 2 : 4), vb = put(v, kvHalf ? 2 : 4);
+      const whole = [kb, vb, slopes && put(slopes), t5 && put(t5.table), sinks && put(sinks)];
+      const [, , sl, tb, sk] = whole;
       const inv = rope ? alloc(rope.invFreq.length * 8) : 0;
-      const out = alloc(q.length * 4);
-      const w = returnWeights ? alloc(Math.max(1, nHeads * qLen * kvLen) * 4) : 0;
-      for (const b of [...bufs, sl, tb, mk, sk]) {
+      const qp = alloc(rows * nHeads * headDim * 4), yp = alloc(rows * nHeads * headDim * 4);
+      const mp = mask ? alloc(maskRows.slabs * rows * kvLen * 4) : 0;
+      const wp = returnWeights ? alloc(nHeads * rows * kvLen * 4) : 0;
+      for (const b of whole) {
         if (!b) continue;
         if (b.arr instanceof Uint16Array) module.HEAPU16.set(b.arr, b.p >> 1);
         else f32(b.p, b.arr.length).set(b.arr);
       }
       if (rope) f64(inv, rope.invFreq.length).set(rope.invFreq);
-      status(fn, module.attention(bufs[0].p, bufs[1].p, bufs[2].p, qLen, kvLen, {
+      const call = {
         nHeads, nKvHeads, headDim, causal, scale, softcap,
         alibiSlopes: sl ? sl.p : 0,
         t5Table: tb ? tb.p : 0, t5Bidirectional: t5 ? t5.bidirectional : true,
         t5NumBuckets: t5 ? t5.numBuckets : 32, t5MaxDistance: t5 ? t5.maxDistance : 128,
         ropeInvFreq: inv, ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0,
         ropePrecision: rope ? rope.precision : 0, ropeAttentionFactor: rope ? rope.attentionFactor : 1,
-        bias: mk ? mk.p : 0, biasPerHead: maskPerHead, window, sinkTokens, sinks: sk ? sk.p : 0,
-        chunkSize, floorScale: temperature.floorScale, attnScale: temperature.attnScale, headsMajor, kvHalf,
-      }, out, w));
-      const output = copyOut(out, q.length);
-      return returnWeights ? { output, weights: copyOut(w, nHeads * qLen * kvLen) } : output;
+        bias: mp, biasPerHead: maskPerHead, window, sinkTokens, sinks: sk ? sk.p : 0,
+        chunkSize, floorScale: temperature.floorScale, attnScale: temperature.attnScale, headsMajor, kvHalf, qPos: 0,
+      };
+      for (let i0 = 0; i0 < qLen; i0 += rows) {
+        const n = Math.min(rows, qLen - i0);
+        gather(qp, q, qRows, i0, n);
+        if (mask) gather(mp, mask, maskRows, i0, n);
+        call.qPos = kvLen - qLen + i0;  // query i0 of the whole q
+        status(fn, module.attention(qp, kb.p, vb.p, n, kvLen, call, yp, wp));
+        scatter(output, yp, qRows, i0, n);
+        if (returnWeights) scatter(weights, wp, weightRows, i0, n);
+      }
     });
+    return returnWeights ? { output, weights } : output;
   }
 
   return {

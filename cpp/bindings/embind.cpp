@@ -538,6 +538,7 @@ std::string attention(Ptr q, Ptr k, Ptr v, double q_len, double kv_len, const va
   a.sinks = at<const float>(o["sinks"].as<Ptr>());
   if (const double c = o["chunkSize"].as<double>(); c > 0) a.chunk_size = static_cast<std::size_t>(c);
   a.heads_major = o["headsMajor"].as<bool>();
+  a.q_pos = static_cast<std::int64_t>(o["qPos"].as<double>());  // the JS layer's integer (its piece of q)
   if (o["kvHalf"].as<bool>()) a.kv_dtype = posenc::DType::kFloat16;
   if (const double f = o["floorScale"].as<double>(); f > 0)
     a.temperature = posenc::AttentionOptions::Temperature{f, o["attnScale"].as<double>()};

@@ -389,6 +389,8 @@ export interface AttentionOptions {
   layout?: 'bshd' | 'bhsd';
   /** 'float16': k and v are Uint16Arrays of float16 bits (a float16 KV cache, as llama.cpp keeps it); computed in float32. */
   kvDtype?: 'float32' | 'float16';
+  /** Write the output here (q.length floats; may be q itself, may not partly overlap it) and return it. */
+  out?: Float32Array;
 }
 
 export interface Posenc {

@@ -767,6 +767,8 @@ Status attention(const float* q, const void* k_data, const void* v_data, std::si
   if (o.sinks)
     for (std::size_t h = 0; h < o.n_heads; ++h)
       if (!std::isfinite(o.sinks[h])) return bad("sinks must be finite");
+  constexpr std::int64_t kMaxPos = std::int64_t{1} << 53;
+  if (o.q_pos && (*o.q_pos < -kMaxPos || *o.q_pos > kMaxPos)) return bad("q_pos must be in [-2^53, 2^53]");
   const auto i64 = [](std::size_t n) {
     return static_cast<std::int64_t>(std::min<std::uint64_t>(n, std::numeric_limits<std::int64_t>::max()));
   };
@@ -790,7 +792,7 @@ Status attention(const float* q, const void* k_data, const void* v_data, std::si
   p.ks = p.vs = strides(!o.heads_major, n_kv, kv_len, o.head_dim);
   p.scale = static_cast<float>(o.scale ? *o.scale : 1.0 / std::sqrt(static_cast<double>(o.head_dim)));
   p.softcap = o.softcap > 0.0 ? static_cast<float>(o.softcap) : 0.0f;
-  p.qpos0 = static_cast<std::int64_t>(kv_len) - static_cast<std::int64_t>(q_len);
+  p.qpos0 = o.q_pos.value_or(static_cast<std::int64_t>(kv_len) - static_cast<std::int64_t>(q_len));
   p.causal = o.causal;
   p.causal_offset.assign(1, p.qpos0);
   p.alibi = o.alibi_slopes;
@@ -805,7 +807,7 @@ Status attention(const float* q, const void* k_data, const void* v_data, std::si
   p.sink_tokens = o.sink_tokens;
   p.sinks = o.sinks;
 
-  // RoPE on copies of q and k: queries at kv_len - q_len + i, keys at j.
+  // RoPE on copies of q and k: queries at qpos0 + i, keys at j.
   std::vector<float> q_rot, k_rot;
   if (o.rope_inv_freq) {
     try {

@@ -246,3 +246,41 @@ test("attention kvDtype 'float16': Uint16Array K/V give exactly the float32 resu
   assert.deepEqual(pe.attention(q, k16, v16, { ...opts, kvDtype: 'float16' }), want);
   assert.throws(() => pe.attention(q, Float32Array.from(k16, value), v16, { ...opts, kvDtype: 'float16' }), error(TypeError, /k must be a Uint16Array of float16 bits/));
 });
+
+test('attention streams a long q through the heap in whole 64-row blocks: one onnx.attention call bit for bit; out, in place', () => {
+  const H = 4, Hkv = 2, D = 16, S = 1100;  // a per-head mask of S keys: 192 rows a piece, 6 pieces
+  const q = randomFloats(S * H * D, 80), k = randomFloats(S * Hkv * D, 81), v = randomFloats(S * Hkv * D, 82);
+  const mask = randomFloats(H * S * S, 83);
+  const before = pe.heapStats().inUseBytes;
+  const opts = { nHeads: H, nKvHeads: Hkv, headDim: D, causal: true, layout: 'bhsd', mask };
+  const { output, weights } = pe.attention(q, k, v, { ...opts, returnWeights: true });
+  const onnx = pe.onnx.attention({ Q: { data: q, dims: [1, H, S, D] }, K: { data: k, dims: [1, Hkv, S, D] },
+    V: { data: v, dims: [1, Hkv, S, D] }, attn_mask: { data: mask, dims: [1, H, S, S] } },
+  { is_causal: 1, qk_matmul_output_mode: 3 }, { outputs: ['Y', '', '', 'qk_matmul_output'] });
+  assert.deepEqual(output, onnx.Y.data);
+  assert.deepEqual(weights, onnx.qk_matmul_output.data);
+  const tiled = pe.attention(q, k, v, opts);  // the tiled (no weights) path: 192-row pieces too
+  assert.deepEqual(tiled, pe.onnx.attention({ Q: { data: q, dims: [1, H, S, D] }, K: { data: k, dims: [1, Hkv, S, D] },
+    V: { data: v, dims: [1, Hkv, S, D] }, attn_mask: { data: mask, dims: [1, H, S, S] } }, { is_causal: 1 }).Y.data);
+  // Token-major with one shared mask [S][S] (896-row pieces) and ALiBi, against the float64 twin.
+  const shared = mask.subarray(0, S * S);
+  const base = { nHeads: H, nKvHeads: Hkv, headDim: D, causal: true };
+  const got = pe.attention(q, k, v, { ...base, alibi: true, mask: shared });
+  assert.ok(maxAbsDiff(got, twin(q, k, v, { ...base, slopes: pe.alibiSlopes(H), mask: shared })) < 2e-6);
+  // out: written and returned, no other array; q itself (in place); no partial overlap.
+  const out = new Float32Array(q.length);
+  assert.equal(pe.attention(q, k, v, { ...opts, out }), out);
+  assert.deepEqual(out, tiled);
+  const inPlace = q.slice();
+  assert.equal(pe.attention(inPlace, k, v, { ...opts, out: inPlace }), inPlace);
+  assert.deepEqual(inPlace, tiled);
+  const { output: o2 } = pe.attention(q, k, v, { ...opts, returnWeights: true, out });
+  assert.equal(o2, out);
+  assert.equal(pe.heapStats().inUseBytes, before);
+  const shifted = new Float32Array(q.length + 16);
+  shifted.set(q);
+  assert.throws(() => pe.attention(shifted.subarray(0, q.length), k, v, { ...opts, out: shifted.subarray(16) }),
+    error(RangeError, /options.out must be q itself or not overlap it/));
+  assert.throws(() => pe.attention(q, k, v, { ...opts, out: new Float32Array(3) }), error(RangeError, /options.out.length must equal q.length = 70400 \(got 3\)/));
+  assert.throws(() => pe.attention(q, k, v, { ...opts, out: new Float64Array(q.length) }), error(TypeError, /options.out must be a Float32Array/));
+});

@@ -65,7 +65,7 @@ inline std::vector<double> rope(const std::vector<float>& x, std::size_t seq_len
 
 namespace posenc::reference {
 
-// Float64 twin of posenc::attention (tokens-major q/k/v, queries at the last q_len positions).
+// Float64 twin of posenc::attention (tokens-major q/k/v, queries at the last q_len positions or at q_pos + i).
 inline std::vector<double> attention(const std::vector<float>& q, const std::vector<float>& k,
                                    const std::vector<float>& v, std::size_t q_len, std::size_t kv_len,
                                    const posenc::AttentionOptions& o, std::vector<double>* weights = nullptr) {
@@ -76,7 +76,8 @@ inline std::vector<double> attention(const std::vector<float>& q, const std::vec
   for (std::size_t h = 0; h < H; ++h) {
     const std::size_t kvh = h / (H / Hkv);
     for (std::size_t i = 0; i < q_len; ++i) {
-      const double qpos = double(kv_len) - double(q_len) + double(i);  // may be negative: q_len > kv_len
+      // may be negative: q_len > kv_len, or a negative q_pos
+      const double qpos = (o.q_pos ? double(*o.q_pos) : double(kv_len) - double(q_len)) + double(i);
       std::vector<double> s(kv_len);
       double m = -INFINITY;
       for (std::size_t j = 0; j < kv_len; ++j) {

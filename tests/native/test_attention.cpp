@@ -341,3 +341,83 @@ TEST_CASE("attention: float16 K and V give exactly the float32 result on the sam
   std::vector<float> out(q.size());
   CHECK(posenc::attention(q.data(), k.data(), v.data(), T, T, bad, out.data()).code == posenc::StatusCode::kBadArgument);
 }
+
+TEST_CASE("attention: q_pos places the queries; q run in pieces of 64-row blocks gives the one-call result bit for bit") {
+  const std::size_t H = 4, Hkv = 2, D = 16, T = 150;
+  const auto k = random_floats(T * Hkv * D, 71), v = random_floats(T * Hkv * D, 72);
+  std::vector<float> slopes = {0.5f, 0.25f, 0.125f, 0.0625f}, t5(32 * H);
+  for (std::size_t e = 0; e < t5.size(); ++e) t5[e] = 0.01f * static_cast<float>(e % 17);
+  // q_pos anywhere (before the keys, inside, past the last key): the twin places query i at q_pos + i.
+  for (const std::int64_t q_pos : {-5, 0, 40, 149, 160}) {
+    for (const bool causal : {true, false}) {
+      const std::size_t q_len = 20;
+      const auto q = random_floats(q_len * H * D, 73);
+      posenc::AttentionOptions o;
+      o.n_heads = H; o.n_kv_heads = Hkv; o.head_dim = D; o.causal = causal; o.q_pos = q_pos;
+      o.alibi_slopes = slopes.data(); o.t5_table = t5.data(); o.window = 64;
+      std::vector<float> out(q.size());
+      CAPTURE(q_pos); CAPTURE(causal);
+      REQUIRE(posenc::attention(q.data(), k.data(), v.data(), q_len, T, o, out.data()).ok());
+      CHECK(max_abs_diff(out, posenc::reference::attention(q, k, v, q_len, T, o)) <= 2e-6);
+    }
+  }
+  // A prefill of all T queries, and its rows in pieces [r0, r1) at q_pos = r0: every fused term,
+  // both layouts, float16 K/V too.
+  std::vector<double> inv(D / 2);
+  for (std::size_t i = 0; i < D / 2; ++i) inv[i] = std::pow(10000.0, -2.0 * double(i) / double(D));
+  const auto q = random_floats(T * H * D, 74);
+  std::mt19937 rng(75);  // float16 bits in ±[0.25, 1)
+  std::vector<std::uint16_t> k16(k.size()), v16(v.size());
+  for (auto* h : {&k16, &v16})
+    for (auto& b : *h) b = static_cast<std::uint16_t>((rng() & 0x8000u) | ((13u + rng() % 2) << 10) | (rng() & 0x3ffu));
+  for (const bool heads_major : {false, true}) {
+    for (const int terms : {0, 1, 2}) {
+      posenc::AttentionOptions o;
+      o.n_heads = H; o.n_kv_heads = Hkv; o.head_dim = D; o.causal = true; o.heads_major = heads_major;
+      if (terms == 0) { o.rope_inv_freq = inv.data(); o.rope_rot_dim = D; o.window = 50; o.sink_tokens = 4; }
+      if (terms == 1) { o.alibi_slopes = slopes.data(); o.chunk_size = 64; o.temperature = posenc::AttentionOptions::Temperature{8.0, 0.1}; }
+      if (terms == 2) { o.t5_table = t5.data(); o.kv_dtype = posenc::DType::kFloat16; o.rope_inv_freq = inv.data(); o.rope_rot_dim = D; }
+      const void* kd = terms == 2 ? static_cast<const void*>(k16.data()) : k.data();
+      const void* vd = terms == 2 ? static_cast<const void*>(v16.data()) : v.data();
+      std::vector<float> whole(q.size());
+      REQUIRE(posenc::attention(q.data(), kd, vd, T, T, o, whole.data()).ok());
+      for (const std::size_t piece : {1u, 33u, 64u, 100u, 128u}) {
+        std::vector<float> pieced(q.size());
+        for (std::size_t r0 = 0; r0 < T; r0 += piece) {
+          const std::size_t n = std::min(piece, T - r0);
+          // The rows [r0, r0 + n) of every head, in the layout's order.
+          std::vector<float> qp(n * H * D), yp(n * H * D);
+          for (std::size_t h = 0; h < H; ++h)
+            for (std::size_t i = 0; i < n; ++i)
+              for (std::size_t d = 0; d < D; ++d) {
+                const std::size_t from = heads_major ? (h * T + r0 + i) * D + d : ((r0 + i) * H + h) * D + d;
+                qp[heads_major ? (h * n + i) * D + d : (i * H + h) * D + d] = q[from];
+              }
+          posenc::AttentionOptions op = o;
+          op.q_pos = static_cast<std::int64_t>(r0);
+          REQUIRE(posenc::attention(qp.data(), kd, vd, n, T, op, yp.data()).ok());
+          for (std::size_t h = 0; h < H; ++h)
+            for (std::size_t i = 0; i < n; ++i)
+              for (std::size_t d = 0; d < D; ++d) {
+                const std::size_t to = heads_major ? (h * T + r0 + i) * D + d : ((r0 + i) * H + h) * D + d;
+                pieced[to] = yp[heads_major ? (h * n + i) * D + d : (i * H + h) * D + d];
+              }
+        }
+        CAPTURE(heads_major); CAPTURE(terms); CAPTURE(piece);
+        // Pieces of whole 64-row query blocks run the very same tiles; others group rows into other
+        // tiles (a tile's score row length is its longest row's), which changes sums' rounding only.
+        if (piece % 64 == 0) {
+          CHECK(pieced == whole);
+        } else {
+          double worst = 0;
+          for (std::size_t e = 0; e < whole.size(); ++e) worst = std::max(worst, std::fabs(double(pieced[e]) - whole[e]));
+          CHECK(worst <= 1e-6);
+        }
+      }
+    }
+  }
+  posenc::AttentionOptions bad;
+  bad.n_heads = H; bad.n_kv_heads = Hkv; bad.head_dim = D; bad.q_pos = (std::int64_t{1} << 53) + 1;
+  std::vector<float> out(q.size());
+  CHECK(posenc::attention(q.data(), k.data(), v.data(), T, T, bad, out.data()).code == posenc::StatusCode::kBadArgument);
+}

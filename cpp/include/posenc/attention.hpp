@@ -137,6 +137,11 @@ struct AttentionOptions {
   // k and v [n_kv_heads][kv_len][head_dim]; read in place, no transposes. Default: tokens major.
   bool heads_major = false;
   DType kv_dtype = DType::kFloat32;  // kFloat16: k and v hold float16 bits
+  // The position of query 0 (query i sits at q_pos + i: causal limit, window, chunks, ALiBi, T5,
+  // RoPE, temperature). Default kv_len - q_len: the queries are the last q_len tokens. Given, it
+  // lets a caller run the rows of a long q in pieces with exactly the result of one call.
+  // |q_pos| <= 2^53.
+  std::optional<std::int64_t> q_pos;
 };
 
 // HF Llama4TextAttention: log(floor((pos + 1) / floor_scale) + 1) * attn_scale + 1 (1 up to
@@ -145,7 +150,8 @@ double irope_attention_scale(double pos, double floor_scale, double attn_scale) 
 
 // q [q_len][n_heads][head_dim], k and v [kv_len][n_kv_heads][head_dim] (one sequence, tokens
 // major, as applyRope takes them); out [q_len][n_heads][head_dim]. Queries sit at the last q_len
-// key positions: qpos_i = kv_len - q_len + i (RoPE positions too; keys at 0 … kv_len-1).
+// key positions: qpos_i = kv_len - q_len + i, or options.q_pos + i (RoPE positions too; keys at
+// 0 … kv_len-1).
 // weights (optional) [n_heads][q_len][kv_len] receives the softmax probabilities.
 // k and v are float32, or float16 bits (uint16) with options.kv_dtype = DType::kFloat16 — as
 // llama.cpp keeps its KV cache; they are widened to float32 one kv head at a time (per thread).
