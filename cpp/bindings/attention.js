@@ -7,12 +7,10 @@ import {
 import { ROPE_LAYOUTS } from './rope_params.js';
 
 export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) {
-  const { scoped, f32, f64, status } = heap;
+  const { scoped, f32, f64, status, pieceRows, gatherRows, scatterRows } = heap;
   const ATTENTION_OPTIONS = ['nHeads', 'nKvHeads', 'headDim', 'causal', 'alibi', 't5', 'rope', 'mask', 'scale', 'softcap',
     'returnWeights', 'window', 'sinkTokens', 'sinks', 'chunkSize', 'temperature', 'layout', 'kvDtype', 'out'];
   const TENSOR_LAYOUTS = { bshd: false, bhsd: true };
-  const QUERY_BLOCK = 64;          // the C++ kernels' query block (cpp/src/attention.cpp kQueryBlock)
-  const PIECE_FLOATS = 1 << 20;    // q rows (or mask / weight rows) per call: ~4 MiB
 
   function attention(q, k, v, options) {
     const fn = 'attention';
@@ -113,28 +111,14 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
     const output = into ?? new Float32Array(q.length);
     const weights = returnWeights ? new Float32Array(nHeads * qLen * kvLen) : null;
 
-    // k, v and the small tables go into the heap whole; q streams through it in pieces of whole
-    // 64-row query blocks (the same tiles as one call, so the same result bit for bit), each piece's
-    // rows of q, the mask and the weights copied in and its output copied out: the heap holds K, V
-    // and ~4 MiB of q, not q and the output too.
-    const rowFloats = Math.max(nHeads * headDim, mask ? (maskPerHead ? nHeads : 1) * kvLen : 0, returnWeights ? nHeads * kvLen : 0);
-    const rows = Math.min(qLen, Math.max(QUERY_BLOCK, Math.floor(PIECE_FLOATS / rowFloats / QUERY_BLOCK) * QUERY_BLOCK));
-    // The tensors that stream, as [slabs][qLen][width]; a piece is rows [i0, i0 + n) of every slab,
-    // packed [slabs][n][width] in the heap.
+    // k, v and the small tables go into the heap whole; q streams through it (heap.js pieceRows):
+    // each piece's rows of q, the mask and the weights are copied in and its output copied out, so
+    // the heap holds K, V and ~4 MiB of q, not q and the output too.
+    const rows = pieceRows(qLen, Math.max(nHeads * headDim, mask ? (maskPerHead ? nHeads : 1) * kvLen : 0,
+      returnWeights ? nHeads * kvLen : 0));
     const qRows = { slabs: headsMajor ? nHeads : 1, len: qLen, width: headsMajor ? headDim : nHeads * headDim };
     const maskRows = { slabs: maskPerHead ? nHeads : 1, len: qLen, width: kvLen };
     const weightRows = { slabs: nHeads, len: qLen, width: kvLen };
-    const gather = (ptr, src, t, i0, n) => {
-      const dst = f32(ptr, t.slabs * n * t.width);
-      for (let h = 0; h < t.slabs; h++) {
-        const at = (h * t.len + i0) * t.width;
-        dst.set(src.subarray(at, at + n * t.width), h * n * t.width);
-      }
-    };
-    const scatter = (dst, ptr, t, i0, n) => {
-      const src = f32(ptr, t.slabs * n * t.width);
-      for (let h = 0; h < t.slabs; h++) dst.set(src.subarray(h * n * t.width, (h + 1) * n * t.width), (h * t.len + i0) * t.width);
-    };
     scoped(fn, (alloc) => {
       const put = (arr, bytes = 4) => ({ p: alloc(Math.max(1, arr.length) * bytes), arr });
       // float16 K and V keep their 2 bytes per value in the heap (half the copy, as a float16 KV cache).
@@ -163,12 +147,12 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
       };
       for (let i0 = 0; i0 < qLen; i0 += rows) {
         const n = Math.min(rows, qLen - i0);
-        gather(qp, q, qRows, i0, n);
-        if (mask) gather(mp, mask, maskRows, i0, n);
+        gatherRows(f32, qp, q, qRows, i0, n);
+        if (mask) gatherRows(f32, mp, mask, maskRows, i0, n);
         call.qPos = kvLen - qLen + i0;  // query i0 of the whole q
         status(fn, module.attention(qp, kb.p, vb.p, n, kvLen, call, yp, wp));
-        scatter(output, yp, qRows, i0, n);
-        if (returnWeights) scatter(weights, wp, weightRows, i0, n);
+        scatterRows(output, f32, yp, qRows, i0, n);
+        if (returnWeights) scatterRows(weights, f32, wp, weightRows, i0, n);
       }
     });
     return returnWeights ? { output, weights } : output;

@@ -432,9 +432,14 @@ posenc::TensorRef tensor_ref(const val& t) {
   return r;
 }
 
+// qRow0 / qLenTotal (optional): Q is that piece of the queries (the JS layer streams Q).
 posenc::AttentionInputs attention_inputs(const val& in) {
+  const auto count = [&](const char* key) {
+    return in[key].isUndefined() ? std::int64_t{0} : static_cast<std::int64_t>(in[key].as<double>());
+  };
   return {tensor_ref(in["Q"]), tensor_ref(in["K"]), tensor_ref(in["V"]), tensor_ref(in["attn_mask"]),
-          tensor_ref(in["past_key"]), tensor_ref(in["past_value"]), tensor_ref(in["nonpad_kv_seqlen"])};
+          tensor_ref(in["past_key"]), tensor_ref(in["past_value"]), tensor_ref(in["nonpad_kv_seqlen"]),
+          count("qRow0"), count("qLenTotal")};
 }
 
 // attrs: every field present; scale NaN = default.

@@ -24,7 +24,28 @@ export function heapTools(module, rename = jsMessage) {
   const f32 = (ptr, n) => module.HEAPF32.subarray(ptr >> 2, (ptr >> 2) + n);
   const f64 = (ptr, n) => module.HEAPF64.subarray(ptr >> 3, (ptr >> 3) + n);
   const i32 = (ptr, n) => module.HEAP32.subarray(ptr >> 2, (ptr >> 2) + n);
+  const u16 = (ptr, n) => module.HEAPU16.subarray(ptr >> 1, (ptr >> 1) + n);
   const copyOut = (ptr, n) => module.HEAPF32.slice(ptr >> 2, (ptr >> 2) + n);
+
+  // Attention streams its queries: a tensor seen as t = { slabs, len, width } ([slabs][len][width])
+  // goes through the heap in pieces, rows [i0, i0 + n) of every slab packed [slabs][n][width] at
+  // ptr (view: f32 or u16). Pieces are whole 64-row query blocks (the C++ kernels' kQueryBlock, so
+  // a piece runs the same tiles as one call would) of about PIECE_FLOATS values of the widest
+  // streamed row (rowFloats: a row of every slab).
+  const QUERY_BLOCK = 64, PIECE_FLOATS = 1 << 20;
+  const pieceRows = (len, rowFloats) =>
+    Math.min(len, Math.max(QUERY_BLOCK, Math.floor(PIECE_FLOATS / rowFloats / QUERY_BLOCK) * QUERY_BLOCK));
+  function gatherRows(view, ptr, src, t, i0, n) {
+    const dst = view(ptr, t.slabs * n * t.width);
+    for (let h = 0; h < t.slabs; h++) {
+      const at = (h * t.len + i0) * t.width;
+      dst.set(src.subarray(at, at + n * t.width), h * n * t.width);
+    }
+  }
+  function scatterRows(dst, view, ptr, t, i0, n) {
+    const src = view(ptr, t.slabs * n * t.width);
+    for (let h = 0; h < t.slabs; h++) dst.set(src.subarray(h * n * t.width, (h + 1) * n * t.width), (h * t.len + i0) * t.width);
+  }
   function status(fn, message) {
     if (message) throw new RangeError(`${fn}: ${rename(message)}`);
   }
@@ -54,5 +75,5 @@ export function heapTools(module, rename = jsMessage) {
     [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() { this.delete(); }
   }
 
-  return { scoped, f32, f64, i32, copyOut, status, HeapFloat32 };
+  return { scoped, f32, f64, i32, u16, copyOut, status, pieceRows, gatherRows, scatterRows, HeapFloat32 };
 }

@@ -80,7 +80,7 @@ function intAttr(fn, attrs, name, dflt, min, max) {
 }
 
 export function onnxApi(module, heap) {
-  const { scoped, f32, copyOut, status } = heap;
+  const { scoped, f32, u16, status, pieceRows, gatherRows, scatterRows } = heap;
   // Copies tensors into the heap (all allocations first: growth detaches views) → descriptors.
   function tensorsToHeap(alloc, tensors) {
     const placed = tensors.map((t) => {
@@ -138,26 +138,53 @@ export function onnxApi(module, heap) {
       }
       if (!wanted.includes('Y')) throw new RangeError(`${fn}: outputs must include Y`);
     }
+    // Everything but Q goes into the heap whole; Q streams through it in pieces of its rows
+    // (heap.js pieceRows; C++ AttentionInputs::q_row0), Y and qk_matmul_output coming out piece by
+    // piece: the heap holds K, V, the mask, the past and the presents, and ~4 MiB of Q and Y.
+    const [q] = tensors;
+    const half = q.dtype === 'float16';  // float16 Q, K, V: computed in float32, outputs rounded to float16
+    const view = half ? u16 : f32;
     return scoped(fn, (alloc) => {
-      const desc = tensorsToHeap(alloc, tensors);
-      const [message, shapes] = module.onnxAttentionShapes(desc, normalized);
+      const desc = tensorsToHeap(alloc, [null, ...tensors.slice(1)]);
+      // Q is described whole (its data is not read) for the checks and the output shapes.
+      const whole = { ...desc, Q: { ptr: desc.K.ptr, dtype: DTYPE[q.dtype], dims: q.dims } };
+      const [message, shapes] = module.onnxAttentionShapes(whole, normalized);
       status(fn, message);
-      // float16 Q, K, V: computed in float32, every output rounded to float16 (ONNX's output type).
-      const half = tensors[0].dtype === 'float16';
-      const ptrs = {};
-      const sizes = {};
-      for (const o of wanted) {
-        sizes[o] = shapes[o].reduce((x, y) => x * y, 1);
-        checkElements(fn, o, sizes[o]);
-        ptrs[o] = alloc(Math.max(1, sizes[o]) * (half ? 2 : 4));
-      }
-      status(fn, module[half ? 'onnxAttentionF16' : 'onnxAttention'](desc, normalized, ptrs.Y, ptrs.present_key ?? 0,
-        ptrs.present_value ?? 0, ptrs.qk_matmul_output ?? 0));
       const result = {};
       for (const o of wanted) {
-        const data = half ? module.HEAPU16.slice(ptrs[o] >> 1, (ptrs[o] >> 1) + sizes[o]) : copyOut(ptrs[o], sizes[o]);
-        result[o] = { data, dims: shapes[o], type: half ? 'float16' : 'float32' };
+        const n = shapes[o].reduce((x, y) => x * y, 1);
+        checkElements(fn, o, n);
+        result[o] = { data: half ? new Uint16Array(n) : new Float32Array(n), dims: shapes[o], type: half ? 'float16' : 'float32' };
       }
+      // Q, Y and qk_matmul_output as [slabs][Sq][width]: 4D [B, H, Sq, d] or 3D [B, Sq, H·d].
+      const four = q.dims.length === 4;
+      const rowsOf = (dims) => (four ? { slabs: dims[0] * dims[1], len: dims[2], width: dims[3] }
+        : { slabs: dims[0], len: dims[1], width: dims[2] });
+      const qRows = rowsOf(q.dims), yRows = rowsOf(shapes.Y);
+      const qk = shapes.qk_matmul_output, qkRows = { slabs: qk[0] * qk[1], len: qk[2], width: qk[3] };
+      const wantQk = wanted.includes('qk_matmul_output');
+      const Sq = qRows.len;
+      const rows = pieceRows(Sq, Math.max(qRows.slabs * qRows.width, yRows.slabs * yRows.width,
+        wantQk ? qkRows.slabs * qkRows.width : 0));
+      const bytes = half ? 2 : 4;
+      const qp = alloc(qRows.slabs * rows * qRows.width * bytes), yp = alloc(yRows.slabs * rows * yRows.width * bytes);
+      const qkp = wantQk ? alloc(qkRows.slabs * rows * qkRows.width * bytes) : 0;
+      const present = {};
+      for (const o of ['present_key', 'present_value']) {
+        if (result[o]) present[o] = alloc(Math.max(1, result[o].data.length) * bytes);
+      }
+      for (let r0 = 0; r0 < Sq; r0 += rows) {
+        const n = Math.min(rows, Sq - r0);
+        gatherRows(view, qp, q.data, qRows, r0, n);
+        const dims = four ? [q.dims[0], q.dims[1], n, q.dims[3]] : [q.dims[0], n, q.dims[2]];
+        const piece = { ...desc, Q: { ptr: qp, dtype: DTYPE[q.dtype], dims }, qRow0: r0, qLenTotal: Sq };
+        // The presents do not depend on Q: written by the first piece's call.
+        status(fn, module[half ? 'onnxAttentionF16' : 'onnxAttention'](piece, normalized, yp,
+          r0 === 0 ? present.present_key ?? 0 : 0, r0 === 0 ? present.present_value ?? 0 : 0, qkp));
+        scatterRows(result.Y.data, view, yp, yRows, r0, n);
+        if (wantQk) scatterRows(result.qk_matmul_output.data, view, qkp, qkRows, r0, n);
+      }
+      for (const o of Object.keys(present)) result[o].data.set(view(present[o], result[o].data.length));
       return result;
     });
   }
@@ -235,7 +262,7 @@ export function onnxApi(module, heap) {
       const y = alloc(Math.max(1, x.n) * 2);
       status(fn, module.onnxRotaryEmbeddingF16(desc, interleaved, rotaryDim, numHeads, y));
       const data = out ?? new Uint16Array(x.n);
-      data.set(module.HEAPU16.subarray(y >> 1, (y >> 1) + x.n));
+      data.set(u16(y, x.n));
       return { Y: { data, dims: x.dims.slice(), type: 'float16' } };
     });
   }

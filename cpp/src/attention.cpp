@@ -406,6 +406,7 @@ std::int64_t checked_product(std::initializer_list<std::int64_t> dims) {
 
 struct Dims {
   std::int64_t B, Hq, Hkv, Sq, Skv, P, T, D, Dv;
+  std::int64_t q_row0, Sq_all;  // Q holds rows [q_row0, q_row0 + Sq) of Sq_all queries
   bool three_d;
 };
 
@@ -449,6 +450,10 @@ Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* 
     d.Dv = in.v.dims[3];
   }
   if (d.Hq % d.Hkv != 0) return shape("q_num_heads must be a multiple of kv_num_heads");
+  d.q_row0 = in.q_row0;
+  d.Sq_all = in.q_len_total == 0 ? d.Sq : in.q_len_total;
+  if (in.q_row0 < 0 || (in.q_len_total == 0 && in.q_row0 != 0) || d.Sq_all < d.Sq || d.q_row0 > d.Sq_all - d.Sq)
+    return bad("Q's rows [q_row0, q_row0 + q_len) must lie in [0, q_len_total)");
 
   d.P = 0;
   if (in.past_key.present() != in.past_value.present())
@@ -483,7 +488,7 @@ Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* 
     if (m.dtype != DType::kFloat32 && m.dtype != DType::kFloat16 && m.dtype != DType::kBool)
       return bad("attn_mask must be float32, float16 or bool");
     if (m.rank < 1 || m.rank > 4) return shape("attn_mask must have rank 1 to 4");
-    const std::int64_t target[4] = {d.B, d.Hq, d.Sq, d.T};
+    const std::int64_t target[4] = {d.B, d.Hq, d.Sq_all, d.T};
     const std::int64_t last = m.dims[m.rank - 1];
     if (last < 1 || last > d.T) return shape("attn_mask's last dimension must be in [1, total kv length] (shorter is padded with -inf)");
     for (int r = 0; r < m.rank - 1; ++r) {
@@ -614,15 +619,16 @@ Status onnx_attention(const AttentionInputs& in, const AttentionAttrs& a, float*
     p.m_sh = dims[1] == 1 ? 0 : st_h;
     p.m_sb = dims[0] == 1 ? 0 : st_b;
     p.mask_len = len;
-    if (m.dtype == DType::kBool) p.mask_b = static_cast<const std::uint8_t*>(m.data);
-    else p.mask_f = static_cast<const float*>(m.data);
+    const auto row0 = static_cast<std::size_t>(d.q_row0) * p.m_ss;  // the piece's first query row
+    if (m.dtype == DType::kBool) p.mask_b = static_cast<const std::uint8_t*>(m.data) + row0;
+    else p.mask_f = static_cast<const float*>(m.data) + row0;
   }
   if (in.nonpad_kv_seqlen.present()) p.nonpad = static_cast<const std::int64_t*>(in.nonpad_kv_seqlen.data);
   p.causal = a.is_causal == 1;
-  p.causal_offset.assign(B, 0);
+  p.causal_offset.assign(B, d.q_row0);
   for (std::size_t b = 0; b < B; ++b) {
-    if (in.past_key.present()) p.causal_offset[b] = d.P;
-    else if (p.nonpad) p.causal_offset[b] = p.nonpad[b] - d.Sq;
+    if (in.past_key.present()) p.causal_offset[b] += d.P;
+    else if (p.nonpad) p.causal_offset[b] += p.nonpad[b] - d.Sq_all;
   }
   p.qk = qk_matmul_output;
   p.qk_mode = a.qk_matmul_output_mode;

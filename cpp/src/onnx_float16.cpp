@@ -55,7 +55,7 @@ Status onnx_attention_f16(const AttentionInputs& in, const AttentionAttrs& attrs
     Widened q, k, v, mask, pk, pv;
     widen(in.q, &q); widen(in.k, &k); widen(in.v, &v);
     widen(in.attn_mask, &mask); widen(in.past_key, &pk); widen(in.past_value, &pv);
-    const AttentionInputs w{q.ref, k.ref, v.ref, mask.ref, pk.ref, pv.ref, in.nonpad_kv_seqlen};
+    const AttentionInputs w{q.ref, k.ref, v.ref, mask.ref, pk.ref, pv.ref, in.nonpad_kv_seqlen, in.q_row0, in.q_len_total};
     AttentionShapes s;
     if (Status st = onnx_attention_shapes(w, attrs, &s); !st.ok()) return st;
     if (y == nullptr) return bad("Y must not be null");

@@ -284,3 +284,53 @@ test('attention streams a long q through the heap in whole 64-row blocks: one on
   assert.throws(() => pe.attention(q, k, v, { ...opts, out: new Float32Array(3) }), error(RangeError, /options.out.length must equal q.length = 70400 \(got 3\)/));
   assert.throws(() => pe.attention(q, k, v, { ...opts, out: new Float64Array(q.length) }), error(TypeError, /options.out must be a Float32Array/));
 });
+
+test('onnx.attention streams Q in pieces: the rows of per-batch pe.attention calls bit for bit; past, qk_matmul_output, float16', () => {
+  // Q [2, 8, 200, 512]: 8192 floats a row of every slab, so 128-row pieces (2); pe.attention on one
+  // batch has 4096, one piece.
+  const B = 2, H = 8, S = 200, D = 512, P = 30;
+  const q = randomFloats(B * H * S * D, 90), k = randomFloats(B * H * S * D, 91), v = randomFloats(B * H * S * D, 92);
+  const pk = randomFloats(B * H * P * D, 93), pv = randomFloats(B * H * P * D, 94);
+  const batch = (x, b, len) => x.subarray(b * H * len * D, (b + 1) * H * len * D);
+  const concat = (past, now, b) => {  // [H][P + S][D] of batch b
+    const y = new Float32Array(H * (P + S) * D);
+    for (let h = 0; h < H; h++) {
+      y.set(past.subarray((b * H + h) * P * D, (b * H + h + 1) * P * D), h * (P + S) * D);
+      y.set(now.subarray((b * H + h) * S * D, (b * H + h + 1) * S * D), (h * (P + S) + P) * D);
+    }
+    return y;
+  };
+  const tensor = (data, len) => ({ data, dims: [B, H, len, D] });
+  const before = pe.heapStats().inUseBytes;
+  const plain = pe.onnx.attention({ Q: tensor(q, S), K: tensor(k, S), V: tensor(v, S) }, { is_causal: 1 });
+  const past = pe.onnx.attention({ Q: tensor(q, S), K: tensor(k, S), V: tensor(v, S), past_key: tensor(pk, P), past_value: tensor(pv, P) },
+    { is_causal: 1, qk_matmul_output_mode: 3 }, { outputs: ['Y', 'present_key', 'present_value', 'qk_matmul_output'] });
+  for (let b = 0; b < B; b++) {
+    const opts = { nHeads: H, headDim: D, causal: true, layout: 'bhsd' };
+    assert.deepEqual(batch(plain.Y.data, b, S), pe.attention(batch(q, b, S), batch(k, b, S), batch(v, b, S), opts));
+    const kb = concat(pk, k, b), vb = concat(pv, v, b);
+    const { output, weights } = pe.attention(batch(q, b, S), kb, vb, { ...opts, returnWeights: true });
+    assert.deepEqual(batch(past.Y.data, b, S), output);
+    assert.deepEqual(past.qk_matmul_output.data.subarray(b * H * S * (P + S), (b + 1) * H * S * (P + S)), weights);
+    assert.deepEqual(batch(past.present_key.data, b, P + S), kb);
+    assert.deepEqual(batch(past.present_value.data, b, P + S), vb);
+  }
+  assert.deepEqual(past.present_key.dims, [B, H, P + S, D]);
+  // float16 Q, K, V stream the same way (2-byte pieces); within float16 rounding of the float32 call.
+  const toHalf = (x) => Uint16Array.from(x, (f) => (f < 0 ? 0x8000 : 0) | (14 << 10) | Math.floor(Math.abs(f) * 1023));
+  const fromHalf = (b) => (b & 0x8000 ? -1 : 1) * (1 + (b & 0x3ff) / 1024) * 2 ** (((b >> 10) & 0x1f) - 15);
+  const [q16, k16, v16] = [q, k, v].map(toHalf);
+  const y16 = pe.onnx.attention({ Q: { data: q16, dims: [B, H, S, D] }, K: { data: k16, dims: [B, H, S, D] },
+    V: { data: v16, dims: [B, H, S, D] } }, { is_causal: 1 }).Y;
+  const y32 = pe.onnx.attention({ Q: tensor(Float32Array.from(q16, fromHalf), S), K: tensor(Float32Array.from(k16, fromHalf), S),
+    V: tensor(Float32Array.from(v16, fromHalf), S) }, { is_causal: 1 }).Y.data;
+  assert.equal(y16.type, 'float16');
+  let worst = 0;
+  for (let i = 0; i < y32.length; i++) {
+    const h = y16.data[i], e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    const value = (h & 0x8000 ? -1 : 1) * (e === 0 ? m * 2 ** -24 : (1 + m / 1024) * 2 ** (e - 15));
+    worst = Math.max(worst, Math.abs(value - y32[i]) / Math.max(Math.abs(y32[i]), 2 ** -14));
+  }
+  assert.ok(worst <= 2 ** -11, `float16 Y within half an ulp (worst ${worst})`);
+  assert.equal(pe.heapStats().inUseBytes, before);
+});

@@ -421,3 +421,76 @@ TEST_CASE("attention: q_pos places the queries; q run in pieces of 64-row blocks
   std::vector<float> out(q.size());
   CHECK(posenc::attention(q.data(), k.data(), v.data(), T, T, bad, out.data()).code == posenc::StatusCode::kBadArgument);
 }
+
+TEST_CASE("onnx_attention: Q in pieces (q_row0, q_len_total) gives the one-call rows bit for bit; masks, past, nonpad") {
+  const std::int64_t B = 2, Hq = 4, Hkv = 2, S = 150, D = 8, P = 10, T = P + S;
+  const auto q = random_floats(std::size_t(B * Hq * S * D), 91), k = random_floats(std::size_t(B * Hkv * S * D), 92),
+             v = random_floats(std::size_t(B * Hkv * S * D), 93), pk = random_floats(std::size_t(B * Hkv * P * D), 94),
+             pv = random_floats(std::size_t(B * Hkv * P * D), 95), mask_f = random_floats(std::size_t(B * Hq * S * T), 96);
+  std::vector<std::uint8_t> mask_b(mask_f.size());
+  for (std::size_t e = 0; e < mask_b.size(); ++e) mask_b[e] = mask_f[e] > -0.8f;
+  std::vector<std::int64_t> nonpad = {S - 7, S};
+  auto ref = [](const void* data, posenc::DType dtype, std::initializer_list<std::int64_t> dims) {
+    posenc::TensorRef r;
+    r.data = data; r.dtype = dtype; r.rank = int(dims.size());
+    std::copy(dims.begin(), dims.end(), r.dims);
+    return r;
+  };
+  constexpr auto f32 = posenc::DType::kFloat32;
+  for (const bool three_d : {false, true}) {
+    for (const int variant : {0, 1, 2, 3}) {  // float mask [B, Hq, S, T] + past; bool [S, T]; nonpad; none
+      posenc::AttentionInputs in;
+      const auto tensor = [&](const std::vector<float>& x, std::int64_t heads, std::int64_t len) {
+        return three_d ? ref(x.data(), f32, {B, len, heads * D}) : ref(x.data(), f32, {B, heads, len, D});
+      };
+      in.q = tensor(q, Hq, S); in.k = tensor(k, Hkv, S); in.v = tensor(v, Hkv, S);
+      std::int64_t kv_total = S;
+      if (variant == 0) {
+        in.past_key = ref(pk.data(), f32, {B, Hkv, P, D});
+        in.past_value = ref(pv.data(), f32, {B, Hkv, P, D});
+        in.attn_mask = ref(mask_f.data(), f32, {B, Hq, S, T});
+        kv_total = T;
+      }
+      if (variant == 1) in.attn_mask = ref(mask_b.data(), posenc::DType::kBool, {S, S});
+      if (variant == 2) in.nonpad_kv_seqlen = ref(nonpad.data(), posenc::DType::kInt64, {B});
+      posenc::AttentionAttrs a;
+      a.is_causal = 1;
+      if (three_d) { a.q_num_heads = Hq; a.kv_num_heads = Hkv; }
+      for (const int mode : {-1, 3}) {  // no qk_matmul_output (tiled), or the softmax (row by row)
+        if (mode == 3) a.qk_matmul_output_mode = 3;
+        const auto n_y = std::size_t(B * Hq * S * D), n_qk = std::size_t(B * Hq * S * kv_total);
+        std::vector<float> y(n_y), qk(n_qk);
+        REQUIRE(posenc::onnx_attention(in, a, y.data(), nullptr, nullptr, mode == 3 ? qk.data() : nullptr).ok());
+        for (const std::int64_t piece : {64, 128}) {
+          std::vector<float> y_all(n_y), qk_all(n_qk);
+          for (std::int64_t r0 = 0; r0 < S; r0 += piece) {
+            const std::int64_t n = std::min(piece, S - r0);
+            // The piece's rows of every (b, h) slab (4D) or of every batch (3D).
+            const std::int64_t slabs = three_d ? B : B * Hq, width = three_d ? Hq * D : D;
+            std::vector<float> qp(std::size_t(slabs * n * width)), yp(qp.size()), qkp(std::size_t(B * Hq * n * kv_total));
+            for (std::int64_t sl = 0; sl < slabs; ++sl)
+              std::copy_n(q.begin() + (sl * S + r0) * width, n * width, qp.begin() + sl * n * width);
+            posenc::AttentionInputs part = in;
+            part.q = three_d ? ref(qp.data(), f32, {B, n, Hq * D}) : ref(qp.data(), f32, {B, Hq, n, D});
+            part.q_row0 = r0;
+            part.q_len_total = S;
+            REQUIRE(posenc::onnx_attention(part, a, yp.data(), nullptr, nullptr, mode == 3 ? qkp.data() : nullptr).ok());
+            for (std::int64_t sl = 0; sl < slabs; ++sl)
+              std::copy_n(yp.begin() + sl * n * width, n * width, y_all.begin() + (sl * S + r0) * width);
+            for (std::int64_t bh = 0; bh < B * Hq; ++bh)
+              std::copy_n(qkp.begin() + bh * n * kv_total, n * kv_total, qk_all.begin() + (bh * S + r0) * kv_total);
+          }
+          CAPTURE(three_d); CAPTURE(variant); CAPTURE(mode); CAPTURE(piece);
+          CHECK(y_all == y);
+          if (mode == 3) CHECK(qk_all == qk);
+        }
+      }
+      posenc::AttentionInputs wrong = in;
+      wrong.q_row0 = 1;  // without q_len_total, then past its end
+      std::vector<float> y(std::size_t(B * Hq * S * D));
+      CHECK(std::string(posenc::onnx_attention(wrong, a, y.data(), nullptr, nullptr, nullptr).message).find("q_row0") != std::string::npos);
+      wrong.q_len_total = S;
+      CHECK(std::string(posenc::onnx_attention(wrong, a, y.data(), nullptr, nullptr, nullptr).message).find("q_row0") != std::string::npos);
+    }
+  }
+}

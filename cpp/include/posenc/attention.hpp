@@ -69,6 +69,12 @@ struct AttentionInputs {
   TensorRef attn_mask;                          // float32, float16 or bool; broadcasts to [B, Hq, Sq, T]
   TensorRef past_key, past_value;               // Q's type, [B, Hkv, P, D] / [B, Hkv, P, Dv]
   TensorRef nonpad_kv_seqlen;                   // int64 [B], opset 24
+  // Q may be a piece of the queries: their rows [q_row0, q_row0 + Q's q_len) out of q_len_total
+  // (0: Q is all of them). The mask's broadcast, its rows and the causal limits are then those of
+  // the whole sequence of queries; Y and qk_matmul_output are the piece's rows. Pieces of whole
+  // 64-row blocks (q_row0 a multiple of 64) give exactly the rows of one call on all of Q.
+  std::int64_t q_row0 = 0;
+  std::int64_t q_len_total = 0;
 };
 
 // Shapes of the outputs an ONNX Attention node with these inputs produces.
