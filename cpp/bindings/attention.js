@@ -1,7 +1,7 @@
 // Attention with positions fused in (cpp/src/attention.cpp): RoPE, ALiBi, T5, masks, sliding
 // windows, sinks, Llama 4's chunks and temperature.
 import {
-  checkBool, checkChoice, checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions,
+  checkBool, checkChoice, checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions, checkOut,
   describe, isPlainObject, toFloat64,
 } from './checks.js';
 import { ROPE_LAYOUTS } from './rope_params.js';
@@ -100,15 +100,7 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
       }
       mask = options.mask;
     }
-    let into = null;
-    if (options.out !== undefined) {
-      into = checkFloat32Array(fn, 'options.out', options.out);
-      if (into.length !== q.length) throw new RangeError(`${fn}: options.out.length must equal q.length = ${q.length} (got ${into.length})`);
-      const overlap = into.buffer === q.buffer && into !== q && into.byteOffset < q.byteOffset + q.byteLength &&
-        q.byteOffset < into.byteOffset + into.byteLength;
-      if (overlap) throw new RangeError(`${fn}: options.out must be q itself or not overlap it`);
-    }
-    const output = into ?? new Float32Array(q.length);
+    const output = options.out === undefined ? new Float32Array(q.length) : checkOut(fn, options.out, { n: q.length, what: 'q.length', input: q });
     const weights = returnWeights ? new Float32Array(nHeads * qLen * kvLen) : null;
 
     // k, v and the small tables go into the heap whole; q streams through it (heap.js pieceRows):

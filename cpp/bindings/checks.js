@@ -87,6 +87,20 @@ export function checkFloat32Array(fn, name, v) {
   return v;
 }
 
+/**
+ * options.out of a streaming call: a `Type` (Float32Array, or Uint16Array for float16) of n
+ * elements (`what`, for the message) that is the input itself (in place: each piece is read before its rows are written) or
+ * does not overlap it.
+ */
+export function checkOut(fn, out, { n, what, input, Type = Float32Array }) {
+  if (!(out instanceof Type)) throw new TypeError(`${fn}: options.out must be a ${Type.name} (got ${describe(out)})`);
+  if (out.length !== n) throw new RangeError(`${fn}: options.out.length must equal ${what} = ${n} (got ${out.length})`);
+  const overlap = out.buffer === input.buffer && out !== input && out.byteOffset < input.byteOffset + input.byteLength &&
+    input.byteOffset < out.byteOffset + out.byteLength;
+  if (overlap) throw new RangeError(`${fn}: options.out must be the input itself or not overlap it`);
+  return out;
+}
+
 /** An array-like of numbers (Array or any typed array; BigInt64Array too) as a Float64Array. */
 export function toFloat64(fn, name, v, { integer = false } = {}) {
   const ok = Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView));

@@ -1,7 +1,7 @@
 // ONNX operators with their exact semantics (cpp/src/attention.cpp): tensors { data, dims } keyed by
 // slot, attributes by ONNX name. An onnxruntime-web Tensor works as is.
 import {
-  checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions, describe, isPlainObject, MAX_ELEMENTS,
+  checkElements, checkFinite, checkInt, checkOptions, checkOut, describe, isPlainObject, MAX_ELEMENTS,
 } from './checks.js';
 
 // ---- tensors (ONNX ops) ----------------------------------------------------------------------------
@@ -117,7 +117,7 @@ export function onnxApi(module, heap) {
       slot === 'attn_mask' ? ['float32', 'float16', 'bool'] : slot === 'nonpad_kv_seqlen' ? ['int64'] : ['float32', 'float16']));
     readAttrs(fn, attrs, ATTENTION_ATTRS);
     const a = attrs ?? {};
-    const { outputs, opset = 24 } = checkOptions(fn, options, ['outputs', 'opset']);
+    const { outputs, opset = 24, out } = checkOptions(fn, options, ['outputs', 'opset', 'out']);
     const normalized = {
       is_causal: intAttr(fn, a, 'is_causal', 0, 0, 1),
       q_num_heads: intAttr(fn, a, 'q_num_heads', 0, 1, 2 ** 30),
@@ -150,17 +150,23 @@ export function onnxApi(module, heap) {
       const whole = { ...desc, Q: { ptr: desc.K.ptr, dtype: DTYPE[q.dtype], dims: q.dims } };
       const [message, shapes] = module.onnxAttentionShapes(whole, normalized);
       status(fn, message);
-      const result = {};
-      for (const o of wanted) {
-        const n = shapes[o].reduce((x, y) => x * y, 1);
-        checkElements(fn, o, n);
-        result[o] = { data: half ? new Uint16Array(n) : new Float32Array(n), dims: shapes[o], type: half ? 'float16' : 'float32' };
-      }
       // Q, Y and qk_matmul_output as [slabs][Sq][width]: 4D [B, H, Sq, d] or 3D [B, Sq, H·d].
       const four = q.dims.length === 4;
       const rowsOf = (dims) => (four ? { slabs: dims[0] * dims[1], len: dims[2], width: dims[3] }
         : { slabs: dims[0], len: dims[1], width: dims[2] });
       const qRows = rowsOf(q.dims), yRows = rowsOf(shapes.Y);
+      const Type = half ? Uint16Array : Float32Array;
+      const result = {};
+      for (const o of wanted) {
+        const n = shapes[o].reduce((x, y) => x * y, 1);
+        checkElements(fn, o, n);
+        let data = null;
+        if (o === 'Y' && out !== undefined) {  // in place over Q only when Y's rows are Q's (V's head size = Q's)
+          if (out === q.data && yRows.width !== qRows.width) throw new RangeError(`${fn}: options.out can be Q's data only when V's head size equals Q's`);
+          data = checkOut(fn, out, { n, what: "Y's element count", input: q.data, Type });
+        }
+        result[o] = { data: data ?? new Type(n), dims: shapes[o], type: half ? 'float16' : 'float32' };
+      }
       const qk = shapes.qk_matmul_output, qkRows = { slabs: qk[0] * qk[1], len: qk[2], width: qk[3] };
       const wantQk = wanted.includes('qk_matmul_output');
       const Sq = qRows.len;
@@ -212,10 +218,7 @@ export function onnxApi(module, heap) {
     const { out } = checkOptions(fn, options, ['out']);
     const [x, cos, sin, ids] = tensors;
     if (x.dtype === 'float16') return rotaryFloat16(fn, tensors, interleaved, rotaryDim, numHeads, out);
-    if (out !== undefined) {
-      checkFloat32Array(fn, 'options.out', out);
-      if (out.length !== x.n) throw new RangeError(`${fn}: options.out.length must equal X's ${x.n} elements (got ${out.length})`);
-    }
+    if (out !== undefined) checkOut(fn, out, { n: x.n, what: "X's element count", input: x.data });
     const y = out ?? new Float32Array(x.n);
     scoped(fn, (alloc) => {
       // Everything but X goes in whole; X is described as it is for the check, with no data yet.

@@ -334,6 +334,8 @@ export interface OnnxAttentionOptions {
   outputs?: Array<AttentionOutputSlot | ''>;
   /** 23 or 24 (default). */
   opset?: number;
+  /** Write Y here (Float32Array, Uint16Array for float16; Y's size; may be Q's data when V's head size equals Q's). */
+  out?: Float32Array | Uint16Array;
 }
 
 export interface OnnxRotaryEmbeddingInputs {

@@ -1,7 +1,7 @@
 // Applying RoPE: rotations (copying, in the heap, multi-axis M-RoPE and 2-D), caches and the shift
 // of cached keys (cpp/src/rope.cpp).
 import {
-  checkChoice, checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions, describe,
+  checkChoice, checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions, checkOut, describe,
   isPlainObject, toFloat64,
 } from './checks.js';
 import { PRECISIONS, ROPE_LAYOUTS } from './rope_params.js';
@@ -67,10 +67,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     for (const p of pos) maxId = Math.max(maxId, p);
     const c = ropeCall(fn, x.length, { ...rest, offset: maxId + 1 - rest.seqLen });
     checkElements(fn, 'x.length', x.length);
-    if (into !== undefined) {
-      checkFloat32Array(fn, 'options.out', into);
-      if (into.length !== x.length) throw new RangeError(`${fn}: options.out.length must equal x.length = ${x.length} (got ${into.length})`);
-    }
+    if (into !== undefined) checkOut(fn, into, { n: x.length, what: 'x.length', input: x });
     if (c.precision === PRECISIONS.ggml) throw new TypeError(`${fn}: M-RoPE takes precision 'fast' or 'accurate'`);
     const flat = flatRopeParams(fn, options.params);
     return scoped(fn, (alloc) => {
@@ -100,10 +97,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       const { out: into, tensorLayout = 'bshd', ...rest } = options ?? {};
       const c = ropeCall(fn, x.length, options === undefined ? undefined : rest);
       checkElements(fn, 'x.length', x.length);
-      if (into !== undefined) {
-        checkFloat32Array(fn, 'options.out', into);
-        if (into.length !== x.length) throw new RangeError(`${fn}: options.out.length must equal x.length = ${x.length} (got ${into.length})`);
-      }
+      if (into !== undefined) checkOut(fn, into, { n: x.length, what: 'x.length', input: x });
       // 'bhsd': x [nHeads][seqLen][headDim]; each head's slab is a one-head token-major tensor.
       const headsMajor = checkChoice(fn, 'tensorLayout', tensorLayout, { bshd: false, bhsd: true });
       const slabs = headsMajor ? c.nHeads : 1;

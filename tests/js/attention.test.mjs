@@ -213,7 +213,7 @@ test('onnx.rotaryEmbedding streams large X through the heap (4D and 3D, with and
   }
   const x = new Float32Array(4 * 8);
   const small = { X: { data: x, dims: [1, 1, 4, 8] }, cos_cache: { data: new Float32Array(16), dims: [4, 4] }, sin_cache: { data: new Float32Array(16), dims: [4, 4] } };
-  assert.throws(() => pe.onnx.rotaryEmbedding(small, {}, { out: new Float32Array(3) }), error(RangeError, /options.out.length must equal X's 32 elements/));
+  assert.throws(() => pe.onnx.rotaryEmbedding(small, {}, { out: new Float32Array(3) }), error(RangeError, /options.out.length must equal X's element count = 32 \(got 3\)/));
   assert.throws(() => pe.onnx.rotaryEmbedding({ ...small, position_ids: { data: [0, 1, 2, 9], dims: [1, 4] } }), error(RangeError, /position_ids must be in/));
   const into = new Float32Array(x.length);
   assert.equal(pe.applyRope(x, { seqLen: 4, nHeads: 1, headDim: 8, params: { headDim: 8 }, out: into }), into);
@@ -280,7 +280,7 @@ test('attention streams a long q through the heap in whole 64-row blocks: one on
   const shifted = new Float32Array(q.length + 16);
   shifted.set(q);
   assert.throws(() => pe.attention(shifted.subarray(0, q.length), k, v, { ...opts, out: shifted.subarray(16) }),
-    error(RangeError, /options.out must be q itself or not overlap it/));
+    error(RangeError, /options.out must be the input itself or not overlap it/));
   assert.throws(() => pe.attention(q, k, v, { ...opts, out: new Float32Array(3) }), error(RangeError, /options.out.length must equal q.length = 70400 \(got 3\)/));
   assert.throws(() => pe.attention(q, k, v, { ...opts, out: new Float64Array(q.length) }), error(TypeError, /options.out must be a Float32Array/));
 });
@@ -332,5 +332,16 @@ test('onnx.attention streams Q in pieces: the rows of per-batch pe.attention cal
     worst = Math.max(worst, Math.abs(value - y32[i]) / Math.max(Math.abs(y32[i]), 2 ** -14));
   }
   assert.ok(worst <= 2 ** -11, `float16 Y within half an ulp (worst ${worst})`);
+  // options.out takes Y (Q's own data in place: V's head size is Q's); wrong types and sizes are refused.
+  const inPlace = q.slice();
+  const y = pe.onnx.attention({ Q: tensor(inPlace, S), K: tensor(k, S), V: tensor(v, S) }, { is_causal: 1 }, { out: inPlace }).Y;
+  assert.equal(y.data, inPlace);
+  assert.deepEqual(inPlace, plain.Y.data);
+  const small = { Q: { data: q.subarray(0, 64), dims: [1, 1, 4, 16] }, K: { data: k.subarray(0, 64), dims: [1, 1, 4, 16] },
+    V: { data: v.subarray(0, 32), dims: [1, 1, 4, 8] } };
+  assert.throws(() => pe.onnx.attention(small, {}, { out: small.Q.data }), error(RangeError, /options.out can be Q's data only when V's head size equals Q's/));
+  assert.throws(() => pe.onnx.attention(small, {}, { out: new Float32Array(3) }), error(RangeError, /options.out.length must equal Y's element count = 32 \(got 3\)/));
+  assert.throws(() => pe.onnx.attention({ Q: { data: q16.subarray(0, 64), dims: [1, 1, 4, 16] }, K: { data: k16.subarray(0, 64), dims: [1, 1, 4, 16] },
+    V: { data: v16.subarray(0, 64), dims: [1, 1, 4, 16] } }, {}, { out: new Float32Array(64) }), error(TypeError, /options.out must be a Uint16Array/));
   assert.equal(pe.heapStats().inUseBytes, before);
 });
