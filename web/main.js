@@ -61,6 +61,22 @@ async function main() {
   const toggle = $('settings-toggle');
   const setOpen = (open) => { toggle.setAttribute('aria-expanded', String(open)); $('settings').classList.toggle('open', open); };
   setOpen(window.matchMedia('(min-width: 861px)').matches);
+  // In-page links (contents, skip link) scroll and move the focus without touching the URL's hash:
+  // the hash holds the settings, and a fragment there would reset them to the defaults.
+  document.addEventListener('click', (e) => {
+    const a = e.target.closest('a[href^="#"]');
+    if (!a || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    const target = document.getElementById(a.getAttribute('href').slice(1));
+    if (!target) return;
+    e.preventDefault();
+    target.scrollIntoView({ block: 'start' });
+    if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
+    target.focus({ preventScroll: true });
+  });
+  // A chapter link scrolls its heading to just below the sticky bar, whatever the bar's height.
+  new ResizeObserver(([entry]) => {
+    document.documentElement.style.setProperty('--settings-height', `${Math.ceil(entry.borderBoxSize[0].blockSize)}px`);
+  }).observe($('settings'));
   toggle.addEventListener('click', () => setOpen(toggle.getAttribute('aria-expanded') !== 'true'));
   $('theme').addEventListener('change', () => {
     localStorage.setItem(THEME_KEY, $('theme').value);

@@ -52,6 +52,21 @@ test('chapters come in the lesson\'s order, with a table of contents and a skip 
   assert.equal(await ex.page.$eval('section[data-view="attention"]', (s) => s.closest('[data-chapter]').dataset.chapter), 'order');
   await ex.page.keyboard.press('Tab');
   assert.equal(await ex.page.evaluate(() => document.activeElement.getAttribute('href')), '#chapter-order');
+  // A chapter link keeps the settings (the URL's hash holds them), moves the focus to the chapter
+  // and leaves its heading in sight below the sticky settings bar (open on a desktop).
+  await ex.page.evaluate(() => { location.hash = 'seqLen=300'; });
+  await ex.page.waitForFunction(() => document.querySelector('#settings-summary').textContent.includes('seq_len 300'));
+  await ex.page.focus('.toc a[href="#chapter-long-context"]');
+  await ex.page.keyboard.press('Enter');
+  await ex.page.waitForFunction(() => document.activeElement?.id === 'chapter-long-context');
+  const { heading, bar, hash, summary } = await ex.page.evaluate(() => ({
+    heading: document.querySelector('#chapter-long-context > h2').getBoundingClientRect().top,
+    bar: document.querySelector('#settings').getBoundingClientRect().bottom,
+    hash: location.hash, summary: document.querySelector('#settings-summary').textContent }));
+  assert.ok(heading >= bar, `the heading (top ${heading}) hides under the settings bar (bottom ${bar})`);
+  assert.equal(hash, '#seqLen=300');
+  assert.match(summary, /seq_len 300/);
+  await open();
 });
 
 test('every view draws non-blank at its defaults, with a title and an explanation', async () => {
