@@ -94,6 +94,54 @@ void CausalAttentionThreads(benchmark::State& state) {
   posenc::set_num_threads(1);
 }
 
+// CausalAttentionHalf/seq_len/float16: K and V as float16 bits (kv_dtype kFloat16) or, for 0, as
+// float32 holding the same values (the widening is exact, so both give the same output).
+void CausalAttentionHalf(benchmark::State& state) {
+  const auto seq_len = static_cast<std::size_t>(state.range(0));
+  const bool half = state.range(1) != 0;
+  const std::size_t n_heads = 8, head_dim = 64, n = seq_len * n_heads * head_dim;
+  const auto q = data(n, 2), k = data(n, 3), v = data(n, 4);
+  // data() is in [-1, 1) in steps of 2^-23: round to float16 (|x| < 2^-14 flushes to zero, and
+  // rounding up to 1.0 is kept), then both calls read exactly those values.
+  auto to_half = [](float x) {
+    const float a = std::fabs(x);
+    int e = 0;
+    const float m = std::frexp(a, &e);  // a = m · 2^e, m in [0.5, 1)
+    std::uint16_t bits = 0;
+    if (a >= 0x1p-14f) {
+      const auto mant = static_cast<std::uint32_t>(std::nearbyint(std::ldexp(m, 11)));  // 1024 … 2048
+      bits = static_cast<std::uint16_t>(((static_cast<std::uint32_t>(e + 14) << 10) + (mant - 1024)));
+    }
+    return static_cast<std::uint16_t>(bits | (x < 0 ? 0x8000u : 0u));
+  };
+  auto value = [](std::uint16_t b) {
+    const int e = (b >> 10) & 0x1f;
+    const float mag = e == 0 ? 0.0f : std::ldexp(1.0f + static_cast<float>(b & 0x3ff) / 1024.0f, e - 15);
+    return b & 0x8000 ? -mag : mag;
+  };
+  std::vector<std::uint16_t> k16(n), v16(n);
+  std::vector<float> k32(n), v32(n), out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    k16[i] = to_half(k[i]);
+    v16[i] = to_half(v[i]);
+    k32[i] = value(k16[i]);
+    v32[i] = value(v16[i]);
+  }
+  posenc::AttentionOptions o;
+  o.n_heads = n_heads;
+  o.head_dim = head_dim;
+  o.causal = true;
+  if (half) o.kv_dtype = posenc::DType::kFloat16;
+  const void* kp = half ? static_cast<const void*>(k16.data()) : k32.data();
+  const void* vp = half ? static_cast<const void*>(v16.data()) : v32.data();
+  for (auto _ : state) {
+    posenc::attention(q.data(), kp, vp, seq_len, seq_len, o, out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  const double flops = 2.0 * 2.0 * n_heads * head_dim * (static_cast<double>(seq_len) * (seq_len + 1) / 2);
+  state.counters["GFLOPS"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // One lab training step (forward, backward, clip, AdamW) of the default model (README "The model
 // card": vocab 32, d_model 64, 2 layers, 4 heads, rope) on a markov batch [16][64] — the native
 // row of bench/lab.mjs. GFLOPS counts the matrix products as labStepFlops() in bench/lab.mjs does.
@@ -128,6 +176,7 @@ BENCHMARK(Sinusoidal)->Arg(2048)->Unit(benchmark::kMillisecond);
 BENCHMARK(RopeHalfSplit)->Arg(128)->Arg(512)->Arg(2048)->Unit(benchmark::kMillisecond);
 BENCHMARK(RopeHalfSplitThreads)->Args({2048, 1})->Args({2048, 2})->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(CausalAttention)->Args({128, 0})->Args({512, 0})->Args({1024, 0})->Args({1024, 1})->Unit(benchmark::kMillisecond);
+BENCHMARK(CausalAttentionHalf)->Args({4096, 1})->Args({4096, 0})->Unit(benchmark::kMillisecond);
 BENCHMARK(CausalAttentionThreads)->Args({1024, 1})->Args({1024, 2})->UseRealTime()->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {

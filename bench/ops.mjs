@@ -141,6 +141,51 @@ export async function attentionCase({ pe, runtimes, S, H = 8, D = 64, alibi = fa
   };
 }
 
+// float32 → float16 bits, to nearest with ties to even (as cpp/src/half.hpp; Node 20 has no
+// Float16Array), and the value of float16 bits.
+const f32Word = new Float32Array(1), u32Word = new Uint32Array(f32Word.buffer);
+export function toHalfBits(x) {
+  f32Word[0] = x;
+  const b = u32Word[0], sign = (b >>> 16) & 0x8000, abs = b & 0x7fffffff;
+  if (abs >= 0x7f800000) return sign | 0x7c00 | (abs > 0x7f800000 ? 0x200 | ((abs >>> 13) & 0x3ff) : 0);  // inf, NaN
+  if (abs >= 0x477ff000) return sign | 0x7c00;  // rounds past 65504
+  if (abs < 0x38800000) {  // a subnormal half (or zero): round |x| · 2^24, exact in float64
+    const m = Math.abs(f32Word[0]) * 2 ** 24, q = Math.floor(m), r = m - q;
+    return sign | (q + (r > 0.5 || (r === 0.5 && (q & 1)) ? 1 : 0));
+  }
+  const rebased = abs - 0x38000000, q = rebased >>> 13, rem = rebased & 0x1fff;
+  return sign | (q + (rem > 0x1000 || (rem === 0x1000 && (q & 1)) ? 1 : 0));
+}
+export function halfValue(b) {
+  const e = (b >> 10) & 0x1f, m = b & 0x3ff, s = b & 0x8000 ? -1 : 1;
+  if (e === 31) return m ? NaN : s * Infinity;
+  return s * (e === 0 ? m * 2 ** -24 : (1024 + m) * 2 ** (e - 25));
+}
+
+/** Causal attention [1, H, S, D] with float16 K/V (kvDtype 'float16', Uint16Array bits) against
+ *  the same call with float32 K/V holding the same values: posenc only (the issue #15 row). */
+export const HALF_KV = 'posenc attention, float16 K/V';
+export const FLOAT_KV = 'posenc attention, float32 K/V (the same values)';
+export async function attentionHalfCase({ pe, S, H = 8, D = 64 }) {
+  const q = data(S * H * D, 2);
+  const k16 = Uint16Array.from(data(S * H * D, 3), toHalfBits), v16 = Uint16Array.from(data(S * H * D, 4), toHalfBits);
+  const k = Float32Array.from(k16, halfValue), v = Float32Array.from(v16, halfValue);
+  const opts = { nHeads: H, headDim: D, causal: true };
+  const half = { ...opts, kvDtype: 'float16' };
+  return {
+    flops: 2 * 2 * H * D * ((S * (S + 1)) / 2),
+    contenders: { [HALF_KV]: () => pe.attention(q, k16, v16, half), [FLOAT_KV]: () => pe.attention(q, k, v, opts) },
+    async check() {
+      const mine = pe.attention(q, k16, v16, half);
+      // The widening is exact, so this is 0 (the float16 path differs only in how K/V are packed).
+      const diffs = { 'posenc float16 K/V vs float32 K/V on the same values': maxAbsDiff(mine, pe.attention(q, k, v, opts)) };
+      if (S <= 256) diffs['plain JS (float32 on the float16 values) vs posenc float16 K/V'] = maxAbsDiff(attentionPlain(q, k, v, S, H, D, null), mine);
+      return diffs;
+    },
+    dispose() {},
+  };
+}
+
 /** The sinusoidal table [S][D]: posenc and plain JS (no runtime has it as an op). */
 export async function sinusoidalCase({ pe, S, D = 128 }) {
   return {

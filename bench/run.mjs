@@ -12,7 +12,7 @@ import { init } from 'posenc';
 import * as ortWeb from 'onnxruntime-web';
 import { labBench } from './lab.mjs';
 import { measure, median } from './measure.mjs';
-import { attentionCase, ropeCase, sinusoidalCase } from './ops.mjs';
+import { FLOAT_KV, HALF_KV, attentionCase, attentionHalfCase, ropeCase, sinusoidalCase } from './ops.mjs';
 
 const smoke = process.argv.includes('--smoke');
 const pe = await init();
@@ -70,8 +70,8 @@ async function runCase(title, c, { warmup, rounds }) {
 
 const peak = maddPeak();
 const sizes = smoke
-  ? { rope: [16], attention: [16], sinusoidal: [16] }
-  : { rope: [128, 512, 2048], attention: [128, 512, 1024], sinusoidal: [2048] };
+  ? { rope: [16], attention: [16], attentionHalf: [16], sinusoidal: [16] }
+  : { rope: [128, 512, 2048], attention: [128, 512, 1024], attentionHalf: [4096], sinusoidal: [2048] };
 const plan = smoke ? { warmup: 1, rounds: 1 } : { warmup: 3, rounds: 9 };
 const slow = smoke ? plan : { warmup: 1, rounds: 3 };
 const results = {};
@@ -105,6 +105,12 @@ for (const alibi of [false, true]) {
     results[`attention${alibi ? '+alibi' : ''} ${S}`] = timings;
   }
 }
+// float16 K/V (kvDtype 'float16') against float32 K/V holding the same values, the same call
+// otherwise: posenc only, long enough (S = 4096) that the K/V packing is a small part.
+for (const S of sizes.attentionHalf) {
+  results[`attention f16 ${S}`] = await runCase(`causal attention float16 K/V, [1, 8, ${S}, 64]`, await attentionHalfCase({ pe, S }), plan);
+}
+
 // Native posenc (Google Benchmark binary, build/native-release), once per SIMD target, next to
 // onnxruntime-node measured above in this session.
 const nativeBench = new URL('../build/native-release/posenc_bench', import.meta.url).pathname;
@@ -123,6 +129,21 @@ if (!smoke && existsSync(nativeBench)) {
   }
 } else if (!smoke) {
   console.log('(no native benchmark: build/native-release/posenc_bench is missing; scripts/build.sh release builds it)');
+}
+
+// Native float16 K/V against float32 K/V (CausalAttentionHalf/4096/{1,0}), the best SIMD target,
+// the two interleaved at random; CPU time (one thread: on this shared machine the wall time of a
+// native run also counts the neighbours).
+const nativeHalf = {};
+if (!smoke && existsSync(nativeBench)) {
+  const out = JSON.parse(execFileSync(nativeBench, ['--benchmark_filter=CausalAttentionHalf/4096/', '--benchmark_format=json',
+    '--benchmark_repetitions=5', '--benchmark_enable_random_interleaving=true', '--benchmark_report_aggregates_only=true']));
+  for (const b of out.benchmarks.filter((x) => x.aggregate_name === 'median')) {
+    const half = b.run_name.endsWith('/1');
+    nativeHalf[half ? 'half' : 'float'] = b.cpu_time;
+    rows.push({ title: 'causal attention float16 K/V, [1, 8, 4096, 64]', name: `posenc native C++ (${out.context.posenc_simd}), ${half ? 'float16' : 'float32'} K/V, CPU time`,
+      ms: b.cpu_time, vsOrt: null, vsPlain: null, throughput: `${((2 * 2 * 8 * 64 * (4096 * 4097) / 2) / (b.cpu_time * 1e6)).toFixed(2)} GFLOP/s` });
+  }
 }
 
 // Two threads (bench/threads.mjs, its own process: onnxruntime-web's thread count is fixed per
@@ -225,6 +246,10 @@ if (!smoke) {
   }
   if (results['attention 1024']['onnxruntime-node']) {
     targets.push(['(native reference) posenc WASM vs onnxruntime-node, causal S=1024', r('attention 1024', 'posenc attention', 'onnxruntime-node'), null]);
+  }
+  targets.push(['causal attention float16 K/V S=4096 no slower than float32 K/V (issue #15: ratio ≥ 1)', r('attention f16 4096', HALF_KV, FLOAT_KV), 1]);
+  if (nativeHalf.half && nativeHalf.float) {
+    targets.push(['(context) native causal attention S=4096, float16 K/V vs float32 K/V', nativeHalf.float / nativeHalf.half, null]);
   }
   const t2 = results['causal attention [1, 8, 1024, 64], 2 threads'];
   targets.push(['causal attention S=1024, 2 threads ≥ 2× onnxruntime-web with 2 threads', t2['onnxruntime-web, 2 threads'] / t2['posenc attention, 2 threads'], 2]);

@@ -14,7 +14,6 @@
 #include <stdexcept>
 #include <vector>
 
-#include "half.hpp"
 #include "kernels/kernels.hpp"
 #include "thread_pool.hpp"
 
@@ -172,21 +171,14 @@ void run_row_full(const Problem& p, std::size_t b, std::size_t h, std::size_t i,
   if (p.qk_mode == 3) std::copy(s, s + T, qk);
 }
 
-// The float32 value of every float16 bit pattern (256 KiB): a lookup beats the bit manipulation.
-// Built on first use, which is on the calling thread (run() asks before it starts any worker).
-const float* half_table() {
-  static const std::vector<float> table = [] {
-    std::vector<float> t(65536);
-    for (std::size_t h = 0; h < t.size(); ++h) t[h] = half::to_float(static_cast<std::uint16_t>(h));
-    return t;
-  }();
-  return table.data();
-}
-
-// dst[n][d] = the float16 rows src[j * stride …] widened (exactly) to float32 through half_table() t.
-void widen_rows(float* dst, const std::uint16_t* src, std::size_t stride, std::size_t n, std::size_t d, const float* t) {
-  for (std::size_t j = 0; j < n; ++j)
-    for (std::size_t e = 0; e < d; ++e) dst[j * d + e] = t[src[j * stride + e]];
+// dst[n][d] = the float16 rows src[j * stride …] widened (exactly, as half::to_float) to float32;
+// rows that are contiguous in src go to the kernel in one call.
+void widen_rows(float* dst, const std::uint16_t* src, std::size_t stride, std::size_t n, std::size_t d) {
+  if (stride == d) {
+    kernels::widen_half(dst, src, n * d);
+    return;
+  }
+  for (std::size_t j = 0; j < n; ++j) kernels::widen_half(dst + j * d, src + j * stride, d);
 }
 
 // a * b, or SIZE_MAX (an allocation that fails with length_error) if that overflows.
@@ -217,7 +209,8 @@ constexpr std::size_t kQueryBlock = 64;
 constexpr double kMinParallelWork = 1 << 20;
 
 // One worker's copy of the kv head (b, kv head) = `group` that its tasks read: Kᵀ panels
-// kt[head_dim · padded], V rows vp[kv_len][v_dim], and the widened float16 K rows kh[kv_len][head_dim].
+// kt[head_dim · padded], V rows vp[kv_len][v_dim], and (untiled only) the widened float16 K rows
+// kh[kv_len][head_dim].
 // Filled lazily, keys [0, packed), up to what a task sees.
 struct KvCopy {
   float* kt = nullptr;
@@ -227,8 +220,9 @@ struct KvCopy {
 };
 
 // Makes kv hold keys [0, need) of kv head g: tiled, whole key blocks packed (transposed K, V
-// rows); otherwise float16 K / V widened, all of them.
-void pack(const Problem& p, std::size_t g, std::size_t need, bool tiled, const float* half, KvCopy* kv) {
+// rows; float16 K widened straight into the panels, one pass); otherwise float16 K / V widened,
+// all of them.
+void pack(const Problem& p, std::size_t g, std::size_t need, bool tiled, KvCopy* kv) {
   if (kv->group != g) {
     kv->group = g;
     kv->packed = 0;
@@ -237,12 +231,9 @@ void pack(const Problem& p, std::size_t g, std::size_t need, bool tiled, const f
   const std::size_t from = kv->packed;  // a multiple of kKeyBlock
   const std::size_t to = tiled ? std::min(p.kv_len, (need + kKeyBlock - 1) / kKeyBlock * kKeyBlock) : p.kv_len;
   const std::size_t b = g / p.kv_heads, kvh = g % p.kv_heads, n = to - from;
-  const float* keys = p.k16 ? kv->kh + from * p.head_dim : p.k + b * p.ks.b + kvh * p.ks.h + from * p.ks.s;
-  const std::size_t k_stride = p.k16 ? p.head_dim : p.ks.s;
-  if (p.k16 != nullptr)
-    widen_rows(kv->kh + from * p.head_dim, p.k16 + b * p.ks.b + kvh * p.ks.h + from * p.ks.s, p.ks.s, n, p.head_dim, half);
+  const std::size_t k_at = b * p.ks.b + kvh * p.ks.h + from * p.ks.s;
   if (p.v16 != nullptr) {
-    widen_rows(kv->vp + from * p.v_dim, p.v16 + b * p.vs.b + kvh * p.vs.h + from * p.vs.s, p.vs.s, n, p.v_dim, half);
+    widen_rows(kv->vp + from * p.v_dim, p.v16 + b * p.vs.b + kvh * p.vs.h + from * p.vs.s, p.vs.s, n, p.v_dim);
   } else if (tiled) {
     const float* vals = p.v + b * p.vs.b + kvh * p.vs.h;
     for (std::size_t j = from; j < to; ++j)
@@ -251,7 +242,11 @@ void pack(const Problem& p, std::size_t g, std::size_t need, bool tiled, const f
   if (tiled) {
     const std::size_t panel = p.head_dim * kKeyBlock;
     if (to % kKeyBlock != 0) std::fill_n(kv->kt + to / kKeyBlock * panel, panel, 0.0f);  // the last panel's padding
-    kernels::transpose_keys(kv->kt + from / kKeyBlock * panel, keys, k_stride, n, p.head_dim);
+    float* panels = kv->kt + from / kKeyBlock * panel;
+    if (p.k16 != nullptr) kernels::widen_transpose_keys(panels, p.k16 + k_at, p.ks.s, n, p.head_dim);
+    else kernels::transpose_keys(panels, p.k + k_at, p.ks.s, n, p.head_dim);
+  } else if (p.k16 != nullptr) {
+    widen_rows(kv->kh + from * p.head_dim, p.k16 + k_at, p.ks.s, n, p.head_dim);
   }
   kv->packed = to;
 }
@@ -267,8 +262,8 @@ struct BlockScratch {
 };
 
 // Rows [qb, qb + kQueryBlock) ∩ [0, q_len) of head (b, h), reading kv head g through the worker's copy kv.
-void run_block(const Problem& p, std::size_t b, std::size_t h, std::size_t qb, std::size_t g, const float* half,
-               KvCopy* kv, const BlockScratch& w) {
+void run_block(const Problem& p, std::size_t b, std::size_t h, std::size_t qb, std::size_t g, KvCopy* kv,
+               const BlockScratch& w) {
   constexpr std::size_t R = kernels::kAttentionRows;
   const float* q_head = p.q + b * p.qs.b + h * p.qs.h;
   float* y_head = p.y + b * p.ys.b + h * p.ys.h;
@@ -281,7 +276,7 @@ void run_block(const Problem& p, std::size_t b, std::size_t h, std::size_t qb, s
     kmax_block = std::max(kmax_block, w.kmax[r]);
     kmin_block = std::min(kmin_block, w.kmin[r]);
   }
-  pack(p, g, kmax_block, true, half, kv);
+  pack(p, g, kmax_block, true, kv);
   const float* kt = kv->kt;
   const float* vp = kv->vp;
   std::fill(w.m, w.m + kQueryBlock, p.sinks ? p.sinks[h] : kNegInf);
@@ -338,19 +333,17 @@ Status run(const Problem& p) {
                       static_cast<double>(p.kv_len) * static_cast<double>(p.head_dim + p.v_dim);
   const std::size_t n_workers = work < kMinParallelWork ? 1 : pool::pool_workers();
   const std::size_t kt_size = tiled ? p.head_dim * padded : 0, vp_size = tiled || p.v16 ? p.kv_len * p.v_dim : 0,
-                    kh_size = p.k16 ? p.kv_len * p.head_dim : 0;
+                    kh_size = p.k16 && !tiled ? p.kv_len * p.head_dim : 0;
   // Each worker's share rounded to 64 bytes, so that no cache line is written by two workers.
   const std::size_t per_worker = (kt_size + vp_size + kh_size +
                                   (tiled ? R * kKeyBlock + kQueryBlock * (p.v_dim + 2) : p.kv_len) + 15) / 16 * 16;
   std::vector<float> scratch;
   std::vector<std::size_t> bounds;
   std::vector<KvCopy> kv;
-  const float* half = nullptr;
   try {
     scratch.resize(times(n_workers, per_worker));
     if (tiled) bounds.resize(n_workers * 2 * kQueryBlock);
     kv.resize(n_workers);
-    if (p.k16 != nullptr || p.v16 != nullptr) half = half_table();
   } catch (const std::bad_alloc&) {
     return {StatusCode::kTooLarge, "kv length too large for memory"};
   } catch (const std::length_error&) {
@@ -373,10 +366,10 @@ Status run(const Problem& p) {
       std::size_t* wb = bounds.data() + worker * 2 * kQueryBlock;
       const BlockScratch w{ws, ws + R * kKeyBlock, ws + R * kKeyBlock + kQueryBlock * p.v_dim,
                            ws + R * kKeyBlock + kQueryBlock * (p.v_dim + 1), wb, wb + kQueryBlock};
-      run_block(p, b, h, qb, g, half, copy, w);
+      run_block(p, b, h, qb, g, copy, w);
       return;
     }
-    if (half != nullptr) pack(p, g, p.kv_len, false, half, copy);
+    if (p.k16 != nullptr || p.v16 != nullptr) pack(p, g, p.kv_len, false, copy);
     const float* keys = p.k16 ? copy->kh : p.k + b * p.ks.b + (h / group) * p.ks.h;
     const float* vals = p.v16 ? copy->vp : p.v + b * p.vs.b + (h / group) * p.vs.h;
     const std::size_t k_stride = p.k16 ? p.head_dim : p.ks.s, v_stride = p.v16 ? p.v_dim : p.vs.s;
@@ -819,9 +812,8 @@ Status attention(const float* q, const void* k_data, const void* v_data, std::si
     try {
       q_rot.assign(q, q + q_len * o.n_heads * o.head_dim);
       if (half_kv) {  // the rotated keys are float32 (V stays float16)
-        const auto* k16 = static_cast<const std::uint16_t*>(k_data);
         k_rot.resize(kv_len * n_kv * o.head_dim);
-        for (std::size_t e = 0; e < k_rot.size(); ++e) k_rot[e] = half::to_float(k16[e]);
+        kernels::widen_half(k_rot.data(), static_cast<const std::uint16_t*>(k_data), k_rot.size());
       } else {
         k_rot.assign(k, k + kv_len * n_kv * o.head_dim);
       }

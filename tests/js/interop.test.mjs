@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ortWeb from 'onnxruntime-web';
-import { attentionCase, ropeCase, sinusoidalCase } from '../../bench/ops.mjs';
+import { attentionCase, attentionHalfCase, ropeCase, sinusoidalCase } from '../../bench/ops.mjs';
 import { pe } from './helpers.mjs';
 
 ortWeb.env.wasm.numThreads = 1;
@@ -30,6 +30,15 @@ test('causal attention [1, 8, S, 64], with and without ALiBi: posenc = onnxrunti
   for (const S of [1, 5, 70]) {
     await agree(await attentionCase({ pe, runtimes, S }));
     await agree(await attentionCase({ pe, runtimes: { 'onnxruntime-web': runtimes['onnxruntime-web'] }, S, alibi: true }));
+  }
+});
+
+test('causal attention [1, 8, S, 64], float16 K/V: posenc = its float32 call on the same values (exactly) = plain JS', async () => {
+  for (const S of [1, 5, 70]) {
+    const c = await attentionHalfCase({ pe, S });
+    const diffs = await c.check();
+    assert.equal(diffs['posenc float16 K/V vs float32 K/V on the same values'], 0);
+    await agree(c);
   }
 });
 

@@ -14,6 +14,8 @@ void rope_rotate_interleaved(float*, std::size_t, std::size_t, std::size_t, cons
 void dot_keys(float*, const float*, const float*, std::size_t, std::size_t, std::size_t, float) noexcept;
 void softmax_block(float*, std::size_t, const float*, std::size_t, std::size_t, float*, float*, float*) noexcept;
 void transpose_keys(float*, const float*, std::size_t, std::size_t, std::size_t) noexcept;
+void widen_half(float*, const std::uint16_t*, std::size_t) noexcept;
+void widen_transpose_keys(float*, const std::uint16_t*, std::size_t, std::size_t, std::size_t) noexcept;
 void scores_tile(float*, std::size_t, const float* const*, const float*, std::size_t, std::size_t, float) noexcept;
 void softmax_tile(float*, std::size_t, std::size_t, const float*, std::size_t, std::size_t, float*, float*, float*) noexcept;
 
@@ -21,7 +23,8 @@ extern const KernelTable kTable;
 const KernelTable kTable = {
     Arch::name(),        sinusoidal_interleaved, sinusoidal_concat, rope_tables, rope_tables_ggml,
     rope_expand_interleaved, rope_rotate_half_split, rope_rotate_interleaved, dot_keys,
-    softmax_block,       transpose_keys,         scores_tile,       softmax_tile,
+    softmax_block,       transpose_keys,         widen_half,        widen_transpose_keys,
+    scores_tile,         softmax_tile,
 };
 
 }  // namespace posenc::kernels::POSENC_KERNEL_NS

@@ -19,6 +19,8 @@ template <class... A> inline void rope_rotate_interleaved(A... a) noexcept { ker
 template <class... A> inline void dot_keys(A... a) noexcept { kernel_table().dot_keys(a...); }
 template <class... A> inline void softmax_block(A... a) noexcept { kernel_table().softmax_block(a...); }
 template <class... A> inline void transpose_keys(A... a) noexcept { kernel_table().transpose_keys(a...); }
+template <class... A> inline void widen_half(A... a) noexcept { kernel_table().widen_half(a...); }
+template <class... A> inline void widen_transpose_keys(A... a) noexcept { kernel_table().widen_transpose_keys(a...); }
 template <class... A> inline void scores_tile(A... a) noexcept { kernel_table().scores_tile(a...); }
 template <class... A> inline void softmax_tile(A... a) noexcept { kernel_table().softmax_tile(a...); }
 

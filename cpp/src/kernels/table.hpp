@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "posenc/rope.hpp"
 
@@ -43,6 +44,11 @@ struct KernelTable {
   // Attention, tiled: Kᵀ panels; scores of kAttentionRows rows against one panel's first n keys;
   // the online-softmax step for those rows (m, l [kAttentionRows], acc [kAttentionRows][dv]).
   void (*transpose_keys)(float* panels, const float* k, std::size_t k_stride, std::size_t n, std::size_t d) noexcept;
+  // float16 bit patterns widened exactly to float32 (as half::to_float): dst[n] = src[n]; and
+  // transpose_keys straight from float16 keys (the same panels, one pass).
+  void (*widen_half)(float* dst, const std::uint16_t* src, std::size_t n) noexcept;
+  void (*widen_transpose_keys)(float* panels, const std::uint16_t* k, std::size_t k_stride, std::size_t n,
+                               std::size_t d) noexcept;
   void (*scores_tile)(float* s, std::size_t ld_s, const float* const* q, const float* panel, std::size_t n,
                       std::size_t d, float scale) noexcept;
   void (*softmax_tile)(float* s, std::size_t ld_s, std::size_t n, const float* v, std::size_t v_stride,
