@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "half.hpp"
+#include "kernels/kernels.hpp"
 #include "posenc/attention.hpp"
 
 namespace posenc {
@@ -23,8 +24,7 @@ void widen(const TensorRef& t, Widened* w) {
   if (!t.present() || t.dtype != DType::kFloat16) return;
   const auto n = static_cast<std::size_t>(t.size());
   w->data.resize(n);
-  const auto* h = static_cast<const std::uint16_t*>(t.data);
-  for (std::size_t i = 0; i < n; ++i) w->data[i] = half::to_float(h[i]);
+  kernels::widen_half(w->data.data(), static_cast<const std::uint16_t*>(t.data), n);
   w->ref.data = w->data.data();
   w->ref.dtype = DType::kFloat32;
 }
