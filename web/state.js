@@ -65,7 +65,7 @@ export const FIELDS = {
   lowFreq: { value: 1, type: 'num', min: 0.01, max: 1e3, label: 'llama3 low_freq_factor' },
   highFreq: { value: 4, type: 'num', min: 0.01, max: 1e3, label: 'llama3 high_freq_factor' },
   precision: { value: 'fast', type: 'enum', values: ['fast', 'accurate'], label: 'precision' },
-  pos: { value: 100, type: 'int', min: 0, max: 4194304, label: 'clock position' },
+  pos: { value: 8000, type: 'int', min: 0, max: 4194304, label: 'clock position' },
   compare: { value: 'none', type: 'enum', values: SCALINGS, label: 'compare with' },
   // Windows, sinks and chunks (issue 14): on a map of winLen positions.
   winMask: { value: 'window', type: 'enum', values: ['causal', 'window', 'chunk'], label: 'mask' },

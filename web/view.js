@@ -3,7 +3,8 @@
 // read-out, a note (sampling, refusals), and PNG/CSV export and a data table. A view definition:
 // { id, title, explain, controls, compute(ctx) → data, plot(data, cursor, width) → { kind, spec },
 //   height?(width), readout(data, cursor, st), csv(data), caption(st), cursor0(data),
-//   move?(data, cursor, key), note?(data), html?(data) (HTML after the plot), table?: true (no canvas,
+//   move?(data, cursor, key), note?(data), html?(data, ctx) (HTML after the plot; data null when it
+//   cannot be drawn), table?: true (no canvas,
 //   render(data) → HTML), setup?(section, host) (extra controls) }.
 import { buildControl } from './controls.js';
 import { drawMessage, themeColors } from './plot/core.js';
@@ -117,7 +118,7 @@ export function createView(def, parent, host) {
     v.note.textContent = note;
     v.note.hidden = !note;
     v.note.classList.toggle('bad', Boolean(v.error));
-    if (def.html) v.html.innerHTML = v.data ? def.html(v.data) : '';
+    if (def.html) v.html.innerHTML = def.html(v.data, ctx);
     v.dirty = false;
     v.renders += 1;
     section.dataset.renders = String(v.renders);

@@ -50,14 +50,14 @@ test('the lab chapter opens with the shipped native result: both plots drawn, it
   assert.match(await ex.page.textContent(`${view('lab-extrapolation')} tr[data-lab-row="learned"]`), /no emb\./);
   // NoPE did not learn the order-2 statistics in the shipped run: the page says its ratio means little.
   assert.match(await ex.page.textContent(`${view('lab-extrapolation')} .note`), /^Barely learned: none \(loss 2\.99 at T_train; a blind guess scores ln 32 = 3\.47\)/);
-  // The comparison table: the shipped ratios loss(4T) / loss(T), beside the lesson's claims.
+  // The comparison table: the shipped ratios loss(4T) / loss(T), beside the usual claims.
   await drawn('comparison-table');
   const T = shipped.config.trainLength;
   const loss = (scheme, L) => shipped.results.find((r) => r.scheme === scheme).eval.find((e) => e.length === L && e.ropeScaling === 'none').loss;
   for (const scheme of ['sinusoidal', 'rope', 'alibi', 't5']) {
     const ratio = (loss(scheme, 4 * T) / loss(scheme, T)).toPrecision(3);
     const cell = await extrapolationCell(scheme);
-    assert.ok(cell.includes(`the lesson's claim; measured: ${ratio}`), `${scheme}: ${cell}`);
+    assert.ok(cell.includes(`the usual claim; measured: ${ratio}`), `${scheme}: ${cell}`);
   }
   assert.match(await extrapolationCell('learned'), /measured: no embedding past T_train/);
   assert.match(await extrapolationCell('rope'), /with scaling: linear [\d.]+, ntk [\d.]+, dynamic [\d.]+, yarn [\d.]+/);

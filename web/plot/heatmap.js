@@ -97,7 +97,8 @@ export function drawHeatmap(ctx, width, height, spec, colors) {
   const xScale = { to: (v) => plot.x + (((v - x0) / xStep + 0.5) / nx) * plot.w, ticks: axisScale({}, x0, x1, { start: 0, size: plot.w }, false).ticks };
   if (spec.xCategories) Object.assign(xScale, { ticks: spec.xCategories.map((_, i) => i), labels: spec.xCategories });
   const yScale = { to: (v) => plot.y + plot.h - (((v - y0) / yStep + 0.5) / ny) * plot.h, ticks: yTicks };
-  drawAxes(ctx, plot, colors, { xLabel: spec.xLabel, yLabel: spec.yLabel, xScale, yScale, height });
+  // A square map can be shorter than its panel: its x title goes right under it, not to the panel's foot.
+  drawAxes(ctx, plot, colors, { xLabel: spec.xLabel, yLabel: spec.yLabel, xScale, yScale, height: spec.square ? Math.min(height, plot.y + plot.h + 42) : height });
   if (legend) drawColorBar(ctx, { x: plot.x + plot.w + 12, y: plot.y, w: 12, h: plot.h }, spec, palette, colors);
 
   if (spec.cursor) drawCrosshair(ctx, plot, nx, ny, spec.cursor);

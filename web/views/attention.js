@@ -52,14 +52,16 @@ export default {
       { title: '“dog bites man”', values: a, labels: sentence(SENTENCES[0]) },
       { title: '“man bites dog”', values: b, labels: sentence(SENTENCES[1]) },
       { title: '“man bites dog”, re-ordered', values: reordered, labels: sentence(SENTENCES[0]) },
-      { title: 'difference: first − re-ordered', values: diff, labels: sentence(SENTENCES[0]), diverging: true },
+      // Coloured to the largest difference (at least ±0.005, so float32 rounding stays white).
+      { title: `difference: first − re-ordered (colour ±${fmt(Math.max(worst, 0.005), 3)})`, values: diff, labels: sentence(SENTENCES[0]),
+        diverging: Math.max(worst, 0.005) },
     ];
     return { panels, worst, d, scheme: st.attnScheme, causal: st.attnCausal };
   },
   plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor,
     panels: data.panels.map((p) => ({ title: p.title, kind: 'matrix', spec: {
       values: p.values, rows: 3, cols: 3, rowLabels: p.labels, colLabels: p.labels, digits: p.diverging ? 3 : 2,
-      lo: p.diverging ? -0.25 : 0, hi: p.diverging ? 0.25 : 1, lut: p.diverging ? DIVERGING : SEQUENTIAL,
+      lo: p.diverging ? -p.diverging : 0, hi: p.diverging ? p.diverging : 1, lut: p.diverging ? DIVERGING : SEQUENTIAL,
       dark: p.diverging ? (t) => Math.abs(t - 0.5) > 0.3 : (t) => t < 0.6 } })) } }),
   move: (data, c, key) => movePanels({ panel: c.panel, x: c.x, y: c.y }, data.panels.map(() => ({ nx: 3, ny: 3 })), { ArrowUp: 'ArrowDown', ArrowDown: 'ArrowUp' }[key] ?? key),
   note(data) {
@@ -70,7 +72,9 @@ export default {
       const same = data.worst === 0 ? 'is exactly the first one (difference 0)' : `equals the first up to float32 rounding (largest difference ${fmt(data.worst, 3)}: the softmax adds the same numbers in another order)`;
       return `No positions: the re-ordered map ${same}. Attention alone sees a bag of words.`;
     }
-    const stand = { alibi: ' (ALiBi here uses its steepest head\'s slope.)', learned: ' (A seeded random table stands in for trained rows.)', t5: ' (A seeded random table stands in for trained biases.)' }[data.scheme] ?? '';
+    const stand = { alibi: ' (ALiBi here uses its steepest head\'s slope.)',
+      rope: ` (Small here: across three positions only the fastest of the ${Math.floor(data.d / 2)} pairs turn far; the others barely rotate over 2 positions.)`,
+      learned: ' (A seeded random table stands in for trained rows.)', t5: ' (A seeded random table stands in for trained biases.)' }[data.scheme] ?? '';
     return `With ${LABELS[data.scheme]}: the maps differ by up to ${fmt(data.worst, 3)}, so word order now changes what each word attends to.${stand}`;
   },
   readout: (data, c) => {

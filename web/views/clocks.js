@@ -51,7 +51,7 @@ function drawClocks(ctx, width, height, { data, cursor }, colors) {
 export default {
   id: 'clocks',
   title: 'Clocks: every pair\'s angle at one position',
-  explain: 'One clock per rotary pair, the hand at the angle pos·θ<sub>i</sub> (with the scaling). A red rim marks an angle the model never saw in training: that pair turns less than once in L<sub>train</sub> positions and this angle lies beyond what it reached. Press play to move the position; scaling keeps more rims grey.',
+  explain: 'One clock per rotary pair, the hand at the angle pos·θ<sub>i</sub> (with the scaling). A red rim marks an angle the model never saw in training: that pair turns less than once in L<sub>train</sub> positions and this angle lies beyond what it reached. It opens at position 8000, past L<sub>train</sub> and before L<sub>target</sub>: compare scaling none with yarn or linear above. Scaling keeps the rims grey up to L<sub>target</sub>; past it they turn red again. Press play to move the position.',
   controls: [
     ['pos', { label: 'position', slider: { min: 1, max: 1048576, log: true } }],
     ['pos', { kind: 'play', label: 'play', suffix: '-play', play: { step: 512, max: 1048576, interval: 80 } }],

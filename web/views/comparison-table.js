@@ -29,9 +29,9 @@ export function setMeasuredExtrapolation(results, by = {}) {
 }
 
 function measuredText(m, detail) {
-  if (m === 'noEmbedding') return 'the lesson\'s claim; measured: no embedding past T_train, so no number';
-  if (typeof m !== 'number' || !Number.isFinite(m)) return 'the lesson\'s claim (not yet measured)';
-  return `the lesson's claim; measured: ${m.toPrecision(3)}${detail ? ` (${detail})` : ''}`;
+  if (m === 'noEmbedding') return 'the usual claim; measured: no embedding past T_train, so no number';
+  if (typeof m !== 'number' || !Number.isFinite(m)) return 'the usual claim (not yet measured)';
+  return `the usual claim; measured: ${m.toPrecision(3)}${detail ? ` (${detail})` : ''}`;
 }
 
 const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;');

@@ -6,7 +6,7 @@ import { TWO_PI, columnsFor, fmt, samplePositions, samplingNote, sinusoidalRows 
 export default {
   id: 'pe-heatmap',
   title: 'The sinusoidal table: PE[pos][dim]',
-  explain: 'Each column is one position\'s vector, each row one dimension. Low dimensions (bottom) change every few positions, high ones barely move across the whole sequence, so every position gets its own pattern — the lesson\'s seq_len 100 × d_model 128 picture.',
+  explain: 'Each column is one position\'s vector, each row one dimension. Low dimensions (bottom) change every few positions, high ones barely move across the whole sequence, so every position gets its own pattern — the seq_len 100 × d_model 128 picture most introductions show.',
   compute(ctx) {
     const xs = samplePositions(ctx.st.seqLen - 1, columnsFor(ctx.st.dModel));
     return { xs, nx: xs.length, ny: ctx.st.dModel, values: sinusoidalRows(ctx, xs), total: ctx.st.seqLen };

@@ -5,7 +5,7 @@ import { SEQUENTIAL, SERIES } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
 import { drawStripPanels, stripHeight } from '../plot/strip.js';
-import { fmt, movePanels, seededVectors, tile } from './common.js';
+import { fmt, movePanels, tile } from './common.js';
 
 const NAMES = ['row', 'column'];
 const COLORS = [SERIES[3], SERIES[5]];
@@ -14,7 +14,7 @@ const PANEL = 300, MIN_WIDTH = 340;
 export default {
   id: 'rope-2d',
   title: '2-D RoPE: patches of an image turned by row and column (Pixtral)',
-  explain: 'A vision transformer cuts an image into a grid of patches. Numbering them 0, 1, 2, … row by row (1-D RoPE) makes the patch just below a neighbour w positions away, while the last patch of one row and the first of the next look adjacent. 2-D axial RoPE turns half the pairs by the patch\'s row and half by its column (Pixtral, Llama-4 vision), so distance up and down counts like distance left and right. The strip shows which pairs follow which axis; the maps give the score of the query at one patch (query row and column; focus a map to put the cursor there) against the key at every patch, with the same content vector at every patch, so they show position only.',
+  explain: 'A vision transformer cuts an image into a grid of patches. Numbering them 0, 1, 2, … row by row (1-D RoPE) makes the patch just below a neighbour w positions away, while the last patch of one row and the first of the next look adjacent. 2-D axial RoPE turns half the pairs by the patch\'s row and half by its column (Pixtral, Llama-4 vision), so distance up and down counts like distance left and right. The strip shows which pairs follow which axis; the maps give the score of the query at one patch (query row and column; focus a map to put the cursor there) against the key at every patch, with the same content vector (all ones) at every patch, so they show position only.',
   controls: [
     ['grid2dH', { label: 'patch rows', slider: { min: 1, max: 64 } }],
     ['grid2dW', { label: 'patch columns', slider: { min: 1, max: 64 } }],
@@ -38,8 +38,10 @@ export default {
         if (angle !== 0) { groups[i] = a; thetas[i] = angle; }
       }
     }
-    // The same content vector as query and key at every patch.
-    const x = tile(seededVectors(pe, 1, d, 41), n);
+    // The same content vector, all ones, as query and key at every patch: each pair then adds
+    // 2·cos(offset·θ), so the maps show position alone (a random vector would weight the pairs
+    // unevenly and tilt the picture towards one axis).
+    const x = new Float32Array(n * d).fill(1);
     const two = pe.applyRope2d(x, { nHeads: 1, headDim: d, grid: [h, w], theta: st.theta });
     const one = pe.applyRope(x, { seqLen: n, nHeads: 1, headDim: d, params: { headDim: d, theta: st.theta } });
     const scoreMap = (y) => {
@@ -67,7 +69,7 @@ export default {
     return { d, pairs, groups, thetas, h, w, row, col, maps, lo, hi: hi > lo ? hi : lo + 1, near };
   },
   plot: (data, cursor) => ({ kind: 'custom', spec: { draw: drawStripPanels, minWidth: MIN_WIDTH, cursor,
-    strip: { title: `${data.pairs} rotary pairs of one head (0 = fastest), coloured by the axis that turns them`, groups: data.groups, colors: COLORS,
+    strip: { title: `${data.pairs} rotary pairs of one head, coloured by the axis that turns them (each axis: fastest first)`, groups: data.groups, colors: COLORS,
       legend: NAMES.map((name, a) => `${name} (${data.groups.filter((g) => g === a).length} pairs)`) },
     panels: data.maps.map((m) => ({ title: `${m.title}: query at row ${data.row}, column ${data.col}`, kind: 'heatmap', spec: {
       values: m.values, nx: data.w, ny: data.h, lo: data.lo, hi: data.hi, lut: SEQUENTIAL, square: true,

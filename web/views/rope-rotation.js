@@ -13,7 +13,7 @@ function pairDims(i, rot, layout) {
 export default {
   id: 'rope-rotation',
   title: 'RoPE turns q and k; their angle depends only on m − n',
-  explain: 'One content vector q (the query word) and one k (the key word), the same numbers at every position. RoPE turns pair i of q by m·θ<sub>i</sub> and of k by n·θ<sub>i</sub>. Press play: both positions move together, both vectors turn by the same angle, and the score q·k (over all pairs) does not change. Right: the score as both move (flat) and when only the query moves (it wanders).',
+  explain: 'One content vector q (the query word) and one k (the key word), the same numbers at every position. RoPE turns pair i of q by m·θ<sub>i</sub> and of k by n·θ<sub>i</sub>, so the angle from q to k is the one they had unrotated plus (n − m)·θ<sub>i</sub>. Press play: both positions move together, both vectors turn by the same angle, and the score q·k (over all pairs) does not change. Right: the score as both move (flat) and when only the query moves (it wanders).',
   controls: [
     ['rotM', { label: 'query position m', slider: { min: 0, max: 200 } }],
     ['rotN', { label: 'key position n', slider: { min: 0, max: 200 } }],
@@ -42,7 +42,12 @@ export default {
     const pair = Math.min(st.rotPair, rotaryDim / 2 - 1);
     const [a, b] = pairDims(pair, rotaryDim, st.layout);
     const theta = pe.ropeFrequencies(params, { dtype: 'float64' }).invFreq[pair];
-    return { d, pair, a, b, theta, qNow, kNow, q0, k0, score: dot(qNow, kNow), score0: dot(q0, k0), shifts, both, qOnly, m: st.rotM, n: st.rotN, s };
+    // The angle from q to k in this pair's plane, in (−π, π]: measured on the drawn vectors, and
+    // φ₀ (before any rotation) that RoPE adds (n − m)·θ to.
+    const wrap = (x) => { const y = x - 2 * Math.PI * Math.round(x / (2 * Math.PI)); return y <= -Math.PI ? y + 2 * Math.PI : y; };
+    const angleOf = (x, y) => wrap(Math.atan2(y[b], y[a]) - Math.atan2(x[b], x[a]));
+    return { d, pair, a, b, theta, qNow, kNow, q0, k0, score: dot(qNow, kNow), score0: dot(q0, k0), shifts, both, qOnly,
+      m: st.rotM, n: st.rotN, s, angle: angleOf(qNow, kNow), phi0: angleOf(q, k) };
   },
   plot(data, cursor) {
     const { a, b } = data;
@@ -54,7 +59,7 @@ export default {
         { x: data.qNow[a], y: data.qNow[b], color: SERIES[0], label: `q at m+s = ${data.m + data.s}` },
         { x: data.kNow[a], y: data.kNow[b], color: SERIES[1], label: `k at n+s = ${data.n + data.s}` },
       ],
-      caption: `angle q→k: (n − m)·θ = ${fmt((data.n - data.m) * data.theta, 4)} rad whatever s; dashed: s = 0` } };
+      caption: `angle q→k ${fmt(data.angle, 4)} rad = φ₀ ${fmt(data.phi0, 4)} + (n − m)·θ ${fmt((data.n - data.m) * data.theta, 4)} (mod 2π), whatever s; φ₀: q and k unrotated; dashed: s = 0` } };
     const lines = { title: `q·k over all ${data.d} dims as positions move`, kind: 'lines', spec: {
       series: [
         { label: 'both move by s: constant', x: data.shifts, y: data.both, color: SERIES[0], width: 2.5 },

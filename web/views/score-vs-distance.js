@@ -48,11 +48,14 @@ export default {
     if (schemes.includes('alibi')) {
       const n = xs[xs.length - 1] + 1;
       const bias = pe.alibiBias(st.heads, 1, n, { causal: true, maxBias: st.maxBias });
-      const series = [];
-      for (let h = 0; h < st.heads; h++) {
-        const label = h === 0 ? 'head 0 (steepest)' : h === st.heads - 1 ? `head ${h} (shallowest)` : '';
-        series.push({ label, x: xs, y: Float64Array.from(xs, (dx) => bias[h * n + (n - 1 - dx)]), color: lutColor(SEQUENTIAL, st.heads > 1 ? (0.88 * h) / (st.heads - 1) : 0) });
-      }
+      // One colour per head by its slope's rank (with n not a power of two the extra heads interleave),
+      // from viridis 0.25 (dark enough on white, light enough on the dark theme) to 0.9.
+      const slopes = pe.alibiSlopes(st.heads, { maxBias: st.maxBias });
+      const order = Array.from(slopes.keys()).sort((a, b) => slopes[b] - slopes[a] || a - b);
+      const series = order.map((h, rank) => ({
+        label: rank === 0 ? `head ${h} (steepest)` : rank === st.heads - 1 ? `head ${h} (shallowest)` : '', head: h,
+        x: xs, y: Float64Array.from(xs, (dx) => bias[h * n + (n - 1 - dx)]),
+        color: lutColor(SEQUENTIAL, 0.25 + (st.heads > 1 ? (0.65 * rank) / (st.heads - 1) : 0)) }));
       panels.push({ title: `ALiBi: bias, one colour per head (${st.heads})`, yLabel: 'bias', series });
     }
     if (schemes.includes('t5')) {
@@ -74,9 +77,9 @@ export default {
     const p = d.panels[c.panel];
     if (!p.series) return p.message;
     const picks = p.series.length > 4 ? [0, p.series.length >> 1, p.series.length - 1] : p.series.map((_, k) => k);
-    return `${p.title}, Δ = ${d.xs[c.i]}: ${picks.map((k) => `${p.series[k].label || `head ${k}`} = ${fmt(p.series[k].y[c.i], 5)}`).join('; ')}`;
+    return `${p.title}, Δ = ${d.xs[c.i]}: ${picks.map((k) => `${p.series[k].label || `head ${p.series[k].head}`} = ${fmt(p.series[k].y[c.i], 5)}`).join('; ')}`;
   },
-  csv: (d) => linesCsv('delta', d.xs, d.panels.flatMap((p) => (p.series ?? []).map((s, k) => ({ ...s, label: `${p.title.split(':')[0]} ${s.label || `head ${k}`}` })))),
+  csv: (d) => linesCsv('delta', d.xs, d.panels.flatMap((p) => (p.series ?? []).map((s, k) => ({ ...s, label: `${p.title.split(':')[0]} ${s.label || `head ${s.head ?? k}`}` })))),
   caption: (st) => `scores schemes=${st.schemes} d=${st.dModel} base=${st.base} theta=${st.theta} heads=${st.heads} max_bias=${st.maxBias} t5=${st.t5Buckets}/${st.t5MaxDist}`,
   cursor0: () => ({ panel: 0, i: 0 }),
 };

@@ -19,9 +19,9 @@ function workedExample(pe) {
   const head = Array.from({ length: 8 }, (_, k) => `<th scope="col">${k % 2 ? 'cos' : 'sin'}(pos/10000<sup>${2 * (k >> 1)}/8</sup>)</th>`).join('');
   const body = [0, 1, 5].map((p, r) => `<tr><th scope="row">${p}</th>${Array.from(rows.subarray(r * 8, r * 8 + 8), (v) => `<td class="num">${v.toFixed(3)}</td>`).join('')}</tr>`).join('');
   const other = Math.atan2(LESSON_ROW5[0], LESSON_ROW5[1]);
-  return `<p><strong>The lesson's worked example</strong> (d_model 8, base 10000, positions 0, 1, 5), computed by the package:</p>
+  return `<p><strong>A worked example</strong> (d_model 8, base 10000, positions 0, 1, 5), computed by the package:</p>
     <table><thead><tr><th scope="col">pos</th>${head}</tr></thead><tbody>${body}</tbody></table>
-    <p class="erratum">The lesson prints position 5 as <code>0.959 -0.279 …</code>. But sin 5 = ${rows[16].toFixed(3)} and cos 5 = ${rows[17].toFixed(3)}
+    <p class="erratum">Some copies of this table print position 5 as <code>0.959 -0.279 …</code>: that is wrong. sin 5 = ${rows[16].toFixed(3)} and cos 5 = ${rows[17].toFixed(3)}
     (the first two numbers of row 5 above): the printed pair is the sine and cosine of another angle, about ${other.toFixed(2)} rad, not of 5.</p>`;
 }
 
@@ -56,7 +56,7 @@ export default {
     const [ds, dc] = pairDims(pair, d, st.sinLayout);
     const omega = 1 / st.base ** ((2 * pair) / d);
     const xs = Float64Array.from({ length: d }, (_, i) => i);
-    return { d, pair, ds, dc, omega, p, target, mapped, worst, xs, pos: st.shiftPos, k: st.shiftK, example: workedExample(pe) };
+    return { d, pair, ds, dc, omega, p, target, mapped, worst, xs, pos: st.shiftPos, k: st.shiftK };
   },
   plot(data, cursor) {
     const { p, target, mapped, ds, dc } = data;
@@ -78,7 +78,7 @@ export default {
   },
   move: (data, c, key) => ({ panel: 1, ...moveIndex(c, data.d, key) }),
   note: (data) => `Largest error over the whole vector: ${fmt(data.worst, 3)} (float32 rounding): the shift matrix does not depend on pos.`,
-  html: (data) => data.example,
+  html: (data, { pe }) => workedExample(pe),  // shown whether or not the plot can be drawn
   readout: (data, c) => `dim ${c.i}: PE(${data.pos + data.k}) = ${fmt(data.target[c.i])}, M_k·PE(${data.pos}) = ${fmt(data.mapped[c.i])}`,
   csv: (data) => linesCsv('dim', data.xs, [{ label: 'pe_pos_plus_k', y: data.target }, { label: 'mk_times_pe_pos', y: data.mapped }]),
   caption: (st) => `shift pos=${st.shiftPos} k=${st.shiftK} d_model=${st.dModel} base=${st.base}`,

@@ -8,6 +8,8 @@
                  m' = max(m, max s);  p_j = exp(s_j - m');  l' = l e^(m - m') + Σ p_j
                  acc' = acc e^(m - m') + Σ_j p_j v_j      v_j = v + j * v_stride
                  -inf logits give p = 0; a block of only -inf leaves the state as it was.
+   transpose_keys: panel[(j / kKeyBlock)][i][j % kKeyBlock] = k_j[i]: N × N blocks of keys × dims
+                 transposed in registers (xsimd::transpose), the tails element by element.
    scores_tile:  s[r][j] = scale * Σ_d q_r[d] panel[d][j]      r < kRows, j < n <= kKeyBlock
                  panel = Kᵀ of one block of keys, [d][kKeyBlock] contiguous (16 KiB at d = 64, so
                  it stays in L1; one long Kᵀ with a power-of-two row stride thrashed the cache).
@@ -119,7 +121,21 @@ void softmax_block(float* s, std::size_t n, const float* v, std::size_t v_stride
 
 void transpose_keys(float* panels, const float* k, std::size_t k_stride, std::size_t n,
                     std::size_t d) noexcept {
-  for (std::size_t j = 0; j < n; ++j) {
+  static_assert(kKeyBlock % N == 0, "a group of N keys lies in one panel");
+  // N keys × N dims at a time, transposed in registers: N vector stores instead of N² scalar ones.
+  const std::size_t n_vec = n - n % N, d_vec = d - d % N;
+  for (std::size_t j0 = 0; j0 < n_vec; j0 += N) {
+    float* panel = panels + (j0 / kKeyBlock) * d * kKeyBlock + j0 % kKeyBlock;
+    for (std::size_t i = 0; i < d_vec; i += N) {
+      batch t[N];
+      for (std::size_t r = 0; r < N; ++r) t[r] = batch::load_unaligned(k + (j0 + r) * k_stride + i);
+      xsimd::transpose(t, t + N);
+      for (std::size_t r = 0; r < N; ++r) t[r].store_unaligned(panel + (i + r) * kKeyBlock);
+    }
+    for (std::size_t r = 0; r < N; ++r)
+      for (std::size_t i = d_vec; i < d; ++i) panel[i * kKeyBlock + r] = k[(j0 + r) * k_stride + i];
+  }
+  for (std::size_t j = n_vec; j < n; ++j) {
     const float* kj = k + j * k_stride;
     float* panel = panels + (j / kKeyBlock) * d * kKeyBlock + j % kKeyBlock;
     for (std::size_t i = 0; i < d; ++i) panel[i * kKeyBlock] = kj[i];
