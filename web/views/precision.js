@@ -6,7 +6,7 @@ import { TWO_PI, fmt, ropeParams, ropeRule } from './common.js';
 export default {
   id: 'precision',
   title: 'Precision: float32 angles drift at long positions',
-  explain: 'The angle pos·θ<sub>i</sub> formed in float32 (as HF and llama.cpp do) loses digits as positions grow: rounding θ<sub>i</sub> alone costs about 6e-8 of it, times the position. <em>accurate</em> forms it in float64 and reduces it mod 2π first. The error is the worst over all pairs against the exact float64 angle.',
+  explain: 'The angle pos·θ<sub>i</sub> formed in float32 (as HF and llama.cpp do) loses digits as positions grow: rounding θ<sub>i</sub> alone costs about 6e-8 of it, times the position. <em>accurate</em> forms it in float64 and reduces it mod 2π first. The error is the worst over all pairs against the exact float64 angle; this view draws both precisions whatever the chapter\'s precision setting (which the other views use). An angle error of ε rad changes each pair\'s cos and sin by at most ε, so errors far below 1e-3 do not matter for a score.',
   compute({ pe, st, extras }) {
     const rule = ropeRule(st);
     if (rule) throw new Error(rule);

@@ -5,7 +5,7 @@ import { linesCsv } from '../plot/lines.js';
 export default {
   id: 't5-buckets',
   title: 'T5: distances grouped into buckets',
-  explain: 'T5 learns one bias per head and bucket. Small distances each get their own bucket; larger ones share buckets that grow logarithmically wider, and everything past max distance lands in the last one. The encoder (bidirectional) keeps keys after the query apart from keys before it; the decoder only looks back.',
+  explain: 'T5 learns one bias per head and bucket. Small distances each get their own bucket; larger ones share buckets that grow logarithmically wider, and everything past max distance lands in the last one. The encoder (bidirectional) keeps keys after the query apart from keys before it; the decoder only looks back: its keys after the query are masked by causal attention, and the bucket 0 drawn there is never used.',
   controls: [
     ['t5Buckets', { label: 'buckets', slider: { min: 4, max: 1024, log: true } }],
     ['t5MaxDist', { label: 'max distance', slider: { min: 8, max: 100000, log: true } }],
