@@ -89,6 +89,7 @@ export const FIELDS = {
   labSize: { value: 'small', type: 'enum', values: ['tiny', 'small'], label: 'model size' },
   labSteps: { value: 1000, type: 'int', min: 1, max: 20000, label: 'steps' },
   labAt: { value: '4', type: 'enum', values: ['1/2', '1', '2', '4', '8'], label: 'loss by position at length (× T_train)' },
+  labScalings: { value: true, type: 'bool', label: 'RoPE with inference scalings' },
 };
 
 export function defaults() {

@@ -12,6 +12,8 @@ const PANEL = 300, MIN_WIDTH = 460;
 // Evaluation lengths in multiples of T_train (a Map: an object would put the key '1/2' last).
 const MULTIPLES = new Map([['1/2', 0.5], ['1', 1], ['2', 2], ['4', 4], ['8', 8]]);
 const DASH = { linear: [7, 4], ntk: [2, 3], dynamic: [10, 3, 2, 3], yarn: [4, 2] };
+// Shades of RoPE's colour, dark to light, so that the dash is not the only difference.
+const SHADE = { linear: '#7d2e63', ntk: '#a8478a', dynamic: '#d36fae', yarn: '#e99acb' };
 const FLOOR_COLOR = '#999999';
 const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;');
 const num = (v) => (v === null || v === undefined || !Number.isFinite(v) ? NaN : v);
@@ -27,7 +29,7 @@ export function describeSource(r) {
 }
 
 // Lines: the plain model of each scheme, then RoPE with each scaling (from T_train on).
-function lengthSeries(r) {
+function lengthSeries(r, scalings) {
   const T = r.config.trainLength;
   const lengths = [...MULTIPLES.values()].map((m) => m * T);
   const series = r.results.map((s) => ({
@@ -35,10 +37,10 @@ function lengthSeries(r) {
     y: lengths.map((L) => { const e = row(r, s.scheme, L); return e && !e.noEmbedding ? num(e.loss) : NaN; }),
     noEmbedding: lengths.filter((L) => row(r, s.scheme, L)?.noEmbedding),
   }));
-  if (r.results.some((s) => s.scheme === 'rope')) {
+  if (scalings && r.results.some((s) => s.scheme === 'rope')) {
     for (const k of ROPE_SCALINGS) {
       const xs = lengths.filter((L) => L >= T);
-      series.push({ label: `rope + ${k}`, scheme: 'rope', scaling: k, x: xs, points: true, width: 1.2, dash: DASH[k], color: schemeColor('rope'),
+      series.push({ label: `rope + ${k}`, scheme: 'rope', scaling: k, x: xs, points: true, width: 1.2, dash: DASH[k], color: SHADE[k],
         y: xs.map((L) => num((L === T ? row(r, 'rope', L) : row(r, 'rope', L, k))?.loss)) });
     }
   }
@@ -47,7 +49,7 @@ function lengthSeries(r) {
   return { lengths, series };
 }
 
-function positionSeries(r, L) {
+function positionSeries(r, L, scalings) {
   const T = r.config.trainLength;
   const series = [], missing = [];
   const add = (label, scheme, e, extra = {}) => {
@@ -57,7 +59,7 @@ function positionSeries(r, L) {
     series.push({ label, scheme, x: e.bucketLoss.map((_, k) => k * w + w / 2), y: e.bucketLoss.map(num), color: schemeColor(scheme), ...extra });
   };
   for (const s of r.results) add(s.scheme, s.scheme, row(r, s.scheme, L));
-  if (L > T) for (const k of ROPE_SCALINGS) add(`rope + ${k}`, 'rope', row(r, 'rope', L, k), { dash: DASH[k], width: 1.2 });
+  if (scalings && L > T) for (const k of ROPE_SCALINGS) add(`rope + ${k}`, 'rope', row(r, 'rope', L, k), { dash: DASH[k], width: 1.2, color: SHADE[k] });
   return { series, missing, bucket: series[0]?.x.length ? series[0].x[1] - series[0].x[0] : 0 };
 }
 
@@ -98,8 +100,8 @@ function setup(section, host) {
 export default {
   id: 'lab-extrapolation',
   title: 'What happens past the training length',
-  explain: 'Every trained model reads new sequences ½, 1, 2, 4 and 8 times as long as it was trained on (T_train = 64). Left: the mean loss at each length — a flat line means the scheme carries over to longer text; the grey dashed line is the entropy floor, the least loss any model can reach on this data. RoPE is also shown with the inference-time scalings of the long-context chapter (linear, NTK, dynamic NTK, YaRN), applied without retraining. A learned table has no row past T_train, so it gets no number there. Right: the loss along the positions of one length: where does it break? One seed and tiny models: read the shape, not the third decimal.',
-  controls: [['labAt', { kind: 'select', label: 'loss by position at length (× T_train)' }]],
+  explain: 'Every trained model reads new sequences ½, 1, 2, 4 and 8 times as long as it was trained on (T_train = 64). Left: the mean loss at each length — a flat line means the scheme carries over to longer text; the grey dashed line is the entropy floor, the least loss any model can reach on this data. RoPE is also shown with the inference-time scalings of the long-context chapter (linear, NTK, dynamic NTK, YaRN), applied without retraining, in shades of RoPE\'s colour (untick them to see the schemes alone). A learned table has no row past T_train, so it gets no number there. Right: the loss along the positions of one length: where does it break? One seed and tiny models: read the shape, not the third decimal.',
+  controls: [['labAt', { kind: 'select', label: 'loss by position at length (× T_train)' }], ['labScalings', { kind: 'checkbox' }]],
   setup,
   height: (width) => panelsHeight(2, width, PANEL, MIN_WIDTH),
   compute({ st }) {
@@ -107,7 +109,7 @@ export default {
     if (!r) throw new Error(`${shippedFailure()} Train in the view above to see a result.`);
     const T = r.config.trainLength;
     const L = MULTIPLES.get(st.labAt) * T;
-    return { r, T, L, ...lengthSeries(r), pos: positionSeries(r, L), shipped: Boolean(shippedResult()), barely: barelyLearned(r) };
+    return { r, T, L, ...lengthSeries(r, st.labScalings), pos: positionSeries(r, L, st.labScalings), shipped: Boolean(shippedResult()), barely: barelyLearned(r) };
   },
   plot: (d, cursor) => {
     // Learned has no number past T_train: said in words at the top of the plot, in its colour.

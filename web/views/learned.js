@@ -55,7 +55,7 @@ function setupFile(section, host) {
 export default {
   id: 'learned',
   title: 'A learned table: one trained row per position',
-  explain: 'The table has max_len rows of d_model numbers, all trained. Before training they are small random numbers (std 0.02, BERT and GPT-2), so the similarity of two rows is noise; after training (GPT-2\'s <code>wpe</code>, for one) nearby positions grow similar. The lookup slider goes past the table: position max_len has no row, and no amount of computing gives it one.',
+  explain: 'The table has max_len rows of d_model numbers, all trained. Before training they are small random numbers (std 0.02, BERT and GPT-2), so the similarity of two rows is noise; after training (GPT-2\'s <code>wpe</code>, for one) nearby positions grow similar — to see that, open a trained table with <em>open a model file</em> above (GPT-2\'s model.safetensors, or an .npy of its rows): this map then shows it. The lookup slider goes past the table: position max_len has no row, and no amount of computing gives it one.',
   controls: [
     ['maxLen', { label: 'max_len', slider: { min: 1, max: 16384, log: true } }],
     ['learnedPos', { label: 'look up position', slider: (st) => ({ min: 0, max: Math.max(2, Math.ceil(st.maxLen * 1.25)) }) }],
