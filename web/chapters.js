@@ -23,6 +23,7 @@ import mrope from './views/mrope.js';
 import rope_2d from './views/rope-2d.js';
 import attention_window from './views/attention-window.js';
 import irope from './views/irope.js';
+import context_shift from './views/context-shift.js';
 import lab_training from './views/lab-training.js';
 import lab_extrapolation from './views/lab-extrapolation.js';
 
@@ -59,7 +60,7 @@ export const CHAPTERS = [
       ['highFreq', { label: 'llama3 high_freq_factor', when: llama3 }],
       ['precision', { kind: 'select', label: 'precision' }],
     ],
-    views: [spectrum, clocks, compare, precision, attention_window, irope],
+    views: [spectrum, clocks, compare, precision, attention_window, irope, context_shift],
   },
   { name: 'comparison', views: [score_vs_distance, comparison_table] },
   { name: 'lab', views: [lab_training, lab_extrapolation] },

@@ -76,6 +76,8 @@ export const FIELDS = {
   winSinkValue: { value: 2, type: 'num', min: -30, max: 30, label: 'sink logit value' },
   winLen: { value: 48, type: 'int', min: 4, max: 256, label: 'positions shown' },
   // Llama 4's iRoPE temperature (Llama-4-Scout's floor_scale and attn_scale).
+  shiftDelta: { value: 512, type: 'int', min: 1, max: 1048576, label: 'tokens dropped Δ' },
+  shiftKeep: { value: 64, type: 'int', min: 2, max: 4096, label: 'tokens kept N' },
   iropeFloor: { value: 8192, type: 'int', min: 1, max: 1048576, label: 'floor_scale' },
   iropeAttn: { value: 0.1, type: 'num', min: 0, max: 10, label: 'attn_scale' },
   iropeSpan: { value: 16, type: 'int', min: 2, max: 1024, label: 'positions up to × floor_scale' },

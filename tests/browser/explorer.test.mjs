@@ -12,7 +12,7 @@ const artifacts = new URL('../../test-results/', import.meta.url);
 const CHAPTERS = ['order', 'embedding', 'sinusoidal', 'learned', 'rope', 'bias', 'long-context', 'comparison', 'lab'];
 const VIEWS = ['attention', 'embedding', 'pe-heatmap', 'dim-traces', 'similarity', 'shift', 'learned', 'rope-rotation',
   'rope-relative', 'cross-terms', 'mrope', 'rope-2d', 'alibi', 't5-buckets', 'spectrum', 'clocks', 'compare', 'precision',
-  'attention-window', 'irope', 'score-vs-distance', 'comparison-table', 'lab-training', 'lab-extrapolation'];
+  'attention-window', 'irope', 'context-shift', 'score-vs-distance', 'comparison-table', 'lab-training', 'lab-extrapolation'];
 const ex = explorerSession();
 const { view, state, renders, pixels, open, drawn, reacts } = ex;
 
@@ -103,6 +103,11 @@ test('each new view reacts to its own control', async () => {
   assert.match(await ex.page.textContent(`${view('rope-relative')} .note`), /RoPE: \S+ \(float32 rounding\), none: 0\.000, sinusoidal added: 0\.[1-9]/);
   await reacts('cross-terms', () => ex.page.fill('#control-crossLen', '12'));
   assert.match(await ex.page.textContent(`${view('cross-terms')} .note`), /12 words/);
+  // Context shift: shifted cached keys equal recomputed ones to float32 rounding; stale ones do not.
+  await reacts('context-shift', () => ex.page.fill('#control-shiftDelta', '100'));
+  const shiftNote = await ex.page.textContent(`${view('context-shift')} .note`);
+  const [, worst, stale] = shiftNote.match(/shifted and recomputed keys: (\S+) \(rounding.*off by up to (\S+) in a score/) ?? [];
+  assert.ok(Number(worst) < 1e-3 && Number(stale) > 0.01, shiftNote);
   // The learned lookup past max_len fails plainly.
   await reacts('learned', () => ex.page.fill('#control-learnedPos', '512'));
   assert.match(await ex.page.textContent(`${view('learned')} .note`), /No row for position 512: the table has rows 0 … 511 only/);
