@@ -13,7 +13,7 @@ const norm = (a, i, d) => { let s = 0; for (let k = 0; k < d; k++) s += a[i * d 
 export default {
   id: 'embedding',
   title: 'Word vector + position vector = what the first layer sees',
-  explain: 'Six tokens of “the cat sat on the mat”: each word\'s vector (random, as at the start of training, std 1/√d_model), the sinusoidal vector of its position, and their sum, one column per token. Word vectors this small have length about 1 while a position vector has length √(d_model/2), so without scaling the sum is mostly position; multiplying the words by √d_model (Vaswani et al. §3.4) makes the two comparable. Note the two “the” columns: same word, different sums.',
+  explain: 'Six tokens of “the cat sat on the mat”: each word\'s vector (random, as at the start of training, std 1/√d_model), the sinusoidal vector of its position (chapter 3 builds it), and their sum, one column per token. Word vectors this small have length about 1 while a position vector has length √(d_model/2), so without scaling the sum is mostly position; multiplying the words by √d_model (Vaswani et al. §3.4) makes the two comparable. Note the two “the” columns: same word, different sums.',
   controls: [['embScale', { kind: 'checkbox', label: 'scale word vectors by √d_model' }]],
   height: (width) => panelsHeight(4, width, PANEL, MIN_WIDTH),
   compute({ pe, st }) {
