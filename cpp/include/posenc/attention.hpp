@@ -71,8 +71,9 @@ struct AttentionInputs {
   TensorRef nonpad_kv_seqlen;                   // int64 [B], opset 24
   // Q may be a piece of the queries: their rows [q_row0, q_row0 + Q's q_len) out of q_len_total
   // (0: Q is all of them). The mask's broadcast, its rows and the causal limits are then those of
-  // the whole sequence of queries; Y and qk_matmul_output are the piece's rows. Pieces of whole
-  // 64-row blocks (q_row0 a multiple of 64) give exactly the rows of one call on all of Q.
+  // the whole sequence of queries; Y and qk_matmul_output are the piece's rows. Pieces that start
+  // at a multiple of 64 rows and hold a multiple of 64 (or run to the end) give exactly the rows of
+  // one call on all of Q (the kernels' 64-row query blocks); other pieces differ by rounding only.
   std::int64_t q_row0 = 0;
   std::int64_t q_len_total = 0;
 };
@@ -145,8 +146,8 @@ struct AttentionOptions {
   DType kv_dtype = DType::kFloat32;  // kFloat16: k and v hold float16 bits
   // The position of query 0 (query i sits at q_pos + i: causal limit, window, chunks, ALiBi, T5,
   // RoPE, temperature). Default kv_len - q_len: the queries are the last q_len tokens. Given, it
-  // lets a caller run the rows of a long q in pieces with exactly the result of one call.
-  // |q_pos| <= 2^53.
+  // lets a caller run the rows of a long q in pieces: pieces of whole 64-row blocks, as in
+  // AttentionInputs::q_row0, give exactly the result of one call. |q_pos| <= 2^53.
   std::optional<std::int64_t> q_pos;
 };
 
