@@ -112,6 +112,8 @@ export function createView(def, parent, host) {
     }
     section.classList.toggle('failed', Boolean(v.error));
     if (v.data && v.cursor) v.cursor = (def.move ?? defaultMove)(v.data, v.cursor, '');
+    // Focused before its first drawing (keyboard users tab ahead): the cursor appears once there is data.
+    if (v.data && !v.cursor && v.canvas && document.activeElement === v.canvas) v.cursor = def.cursor0(v.data);
     if (def.table) v.section.querySelector('.view-table').innerHTML = v.error ? `<p class="message bad">${v.error}</p>` : def.render(v.data);
     else draw();
     const note = v.error ?? (v.data && def.note ? def.note(v.data) : '');
