@@ -143,6 +143,11 @@ function drawTexts(ctx, plot, texts, xScale, yScale, colors) {
     const w = ctx.measureText(t.label).width;
     const px = Math.max(plot.x + 2, Math.min(plot.x + plot.w - w - 2, xScale.to(t.x) - (t.center ? w / 2 : 0)));
     const py = t.y === null || t.y === undefined ? plot.y + 26 : Math.max(plot.y + 8, Math.min(plot.y + plot.h - 8, yScale.to(t.y)));
+    // A backing of the background colour keeps the words legible over the lines they cross.
+    ctx.globalAlpha = 0.85;
+    ctx.fillStyle = colors.bg;
+    ctx.fillRect(px - 2, py - 8, w + 4, 16);
+    ctx.globalAlpha = 1;
     ctx.fillStyle = t.color ?? colors.fg;
     ctx.textAlign = 'left';
     ctx.fillText(t.label, px, py);
