@@ -72,7 +72,15 @@ async function main() {
     target.scrollIntoView({ block: 'start' });
     if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
     target.focus({ preventScroll: true });
+    // Views drawn after the jump change the height of the chapters above: keep the target in place
+    // for a few seconds, until the reader scrolls or types.
+    pinned = { target, until: performance.now() + 4000 };
   });
+  let pinned = null;
+  new ResizeObserver(() => {
+    if (pinned && performance.now() < pinned.until) pinned.target.scrollIntoView({ block: 'start' });
+  }).observe($('chapters'));
+  for (const type of ['wheel', 'touchstart', 'keydown', 'mousedown']) window.addEventListener(type, () => { pinned = null; }, { passive: true });
   // A chapter link scrolls its heading to just below the sticky bar, whatever the bar's height.
   new ResizeObserver(([entry]) => {
     document.documentElement.style.setProperty('--settings-height', `${Math.ceil(entry.borderBoxSize[0].blockSize)}px`);

@@ -52,7 +52,7 @@ export function heatmapCsv(d, xName, yName, vName) {
 /**
  * Heatmap of values[x * ny + y] (x-major), x along the horizontal axis, y upwards.
  * spec: { values, nx, ny, xDomain: [first, last] (labels of cells 0 and nx-1), yDomain, lo, hi,
- *         lut, xLabel, yLabel, legendLabel, legend: false to omit the bar, square: draw square,
+ *         lut, xLabel, yLabel, legendLabel, legend: false to omit the bar, square: square cells,
  *         xCategories: a label per column instead of numeric ticks,
  *         cursor: { x, y } | null }
  */
@@ -62,10 +62,10 @@ export function drawHeatmap(ctx, width, height, spec, colors) {
   const legend = spec.legend !== false;
   const yTicks = niceTicks(y0, y1, Math.max(2, Math.floor((height - 60) / 40)));
   const plot = frame(ctx, width, height, { yLabels: tickLabels(yTicks), right: legend ? 80 : 10, top: spec.top ?? 14 });
-  if (spec.square) {
-    const side = Math.min(plot.w, plot.h);
-    plot.w = side;
-    plot.h = side;
+  if (spec.square) {  // square cells: the map takes the grid's own proportions
+    const cell = Math.min(plot.w / nx, plot.h / ny);
+    plot.w = cell * nx;
+    plot.h = cell * ny;
   }
   ctx.fillStyle = colors.bg;
   ctx.fillRect(0, 0, width, height);

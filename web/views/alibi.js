@@ -25,8 +25,8 @@ export default {
     });
     return { xs: Float64Array.from({ length: n }, (_, i) => i), nx: n, ny: st.heads, values, shown, slopes, order, capped: st.seqLen > n };
   },
-  plot: (d, cursor) => ({ kind: 'heatmap', spec: { values: d.shown, nx: d.nx, ny: d.ny, lo: 0, hi: 1, lut: SEQUENTIAL, xLabel: 'distance back from the query (positions)', yLabel: 'heads by slope (bottom: steepest)', legendLabel: 'e^bias', cursor } }),
-  note: (d) => `Slopes by head: ${Array.from(d.slopes.slice(0, 8), (s) => fmt(s, 4)).join(', ')}${d.slopes.length > 8 ? ', …' : ''}.${d.order.some((h, y) => h !== y) ? ' Not in order: the rows are sorted by slope, and the read-out names each row\'s head.' : ''}${d.capped ? ' Distances up to 511 shown.' : ''}`,
+  plot: (d, cursor) => ({ kind: 'heatmap', spec: { values: d.shown, nx: d.nx, ny: d.ny, lo: 0, hi: 1, lut: SEQUENTIAL, xLabel: 'distance back from the query (positions)', yLabel: 'slope rank (0 = steepest)', legendLabel: 'e^bias', cursor } }),
+  note: (d) => `Slopes, steepest first: ${d.order.slice(0, 12).map((h) => `head ${h} ${fmt(d.slopes[h], 4)}`).join(', ')}${d.order.length > 12 ? ', and so on' : ''}.${d.order.some((h, y) => h !== y) ? ' The heads are not in slope order here, so the rows are sorted by slope; the read-out names each row\'s head.' : ''}${d.capped ? ' Distances up to 511 shown.' : ''}`,
   readout: (d, c) => `head ${d.order[c.y]} (slope ${fmt(d.slopes[d.order[c.y]], 6)} = 2^${fmt(Math.log2(d.slopes[d.order[c.y]]), 2)}), distance ${c.x}: bias ${fmt(d.values[c.x * d.ny + c.y], 5)}, e^bias ${fmt(d.shown[c.x * d.ny + c.y], 5)}`,
   csv: (d) => heatmapCsv(d, 'distance', 'head', 'bias'),
   caption: (st) => `alibi heads=${st.heads} max_bias=${st.maxBias}`,

@@ -53,7 +53,7 @@ export default {
       { title: '“man bites dog”', values: b, labels: sentence(SENTENCES[1]) },
       { title: '“man bites dog”, re-ordered', values: reordered, labels: sentence(SENTENCES[0]) },
       // Coloured to the largest difference (at least ±0.005, so float32 rounding stays white).
-      { title: `difference: first − re-ordered (colour ±${fmt(Math.max(worst, 0.005), 3)})`, values: diff, labels: sentence(SENTENCES[0]),
+      { title: `first − re-ordered (±${fmt(Math.max(worst, 0.005), 3)})`, values: diff, labels: sentence(SENTENCES[0]),
         diverging: Math.max(worst, 0.005) },
     ];
     return { panels, worst, d, scheme: st.attnScheme, causal: st.attnCausal };

@@ -5,7 +5,7 @@ import { csvLines } from './common.js';
 
 const ROWS = [
   { scheme: 'sinusoidal', name: 'Sinusoidal', how: 'fixed vector added to the input', relative: 'partly: PE(i)·PE(j) depends on i − j, but the content × position terms do not',
-    params: () => ({ formula: '0 (computed)', value: 0 }), claim: 'defined at any position, but quality falls past the training length', usedBy: 'the original Transformer (Vaswani et al. 2017)' },
+    params: () => ({ formula: 'computed, nothing learned', value: 0 }), claim: 'defined at any position, but quality falls past the training length', usedBy: 'the original Transformer (Vaswani et al. 2017)' },
   { scheme: 'learned', name: 'Learned', how: 'trained vector added to the input', relative: 'no: absolute rows',
     params: (st) => ({ formula: `max_len × d_model = ${st.maxLen} × ${st.dModel}`, value: st.maxLen * st.dModel }), claim: 'none: no row exists past max_len' },
   { scheme: 'rope', name: 'RoPE', how: 'rotates q and k by pos·θᵢ', relative: 'yes: q·k depends only on m − n',

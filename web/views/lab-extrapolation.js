@@ -13,7 +13,7 @@ const PANEL = 300, MIN_WIDTH = 460;
 const MULTIPLES = new Map([['1/2', 0.5], ['1', 1], ['2', 2], ['4', 4], ['8', 8]]);
 const DASH = { linear: [7, 4], ntk: [2, 3], dynamic: [10, 3, 2, 3], yarn: [4, 2] };
 // Shades of RoPE's colour, dark to light, so that the dash is not the only difference.
-const SHADE = { linear: '#7d2e63', ntk: '#a8478a', dynamic: '#d36fae', yarn: '#e99acb' };
+const SHADE = { linear: '#5e1f4c', ntk: '#8f3b78', dynamic: '#b55a99', yarn: '#eaa6d2' };
 const FLOOR_COLOR = '#999999';
 const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;');
 const num = (v) => (v === null || v === undefined || !Number.isFinite(v) ? NaN : v);

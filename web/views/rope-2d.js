@@ -14,7 +14,7 @@ const PANEL = 300, MIN_WIDTH = 340;
 export default {
   id: 'rope-2d',
   title: '2-D RoPE: patches of an image turned by row and column (Pixtral)',
-  explain: 'A vision transformer cuts an image into a grid of patches. Numbering them 0, 1, 2, … row by row (1-D RoPE) makes the patch just below a neighbour w positions away, while the last patch of one row and the first of the next look adjacent. 2-D axial RoPE turns half the pairs by the patch\'s row and half by its column (Pixtral, Llama-4 vision), so distance up and down counts like distance left and right. The strip shows which pairs follow which axis; the maps give the score of the query at one patch (query row and column; focus a map to put the cursor there) against the key at every patch, with the same content vector (all ones) at every patch, so they show position only.',
+  explain: 'A vision transformer cuts an image into a grid of patches. Numbering them 0, 1, 2, … row by row (1-D RoPE) makes the patch just below a neighbour a whole row (patch columns) of positions away, while the last patch of one row and the first of the next look adjacent. 2-D axial RoPE turns half the pairs by the patch\'s row and half by its column (Pixtral, Llama-4 vision), so distance up and down counts like distance left and right. The strip shows which pairs follow which axis; the maps give the score of the query at one patch (query row and column; focus a map to put the cursor there) against the key at every patch, with the same content vector (all ones) at every patch, so they show position only.',
   controls: [
     ['grid2dH', { label: 'patch rows', slider: { min: 1, max: 64 } }],
     ['grid2dW', { label: 'patch columns', slider: { min: 1, max: 64 } }],

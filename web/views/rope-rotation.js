@@ -6,6 +6,9 @@ import { fmt, moveIndex, ropeParams, ropeRule, seededVectors, tile } from './com
 
 const MIN_WIDTH = 420, SHIFTS = 129;
 
+// A number with a real minus sign, 4 decimals.
+const signed = (v) => fmt(v, 4).replace(/^-/, '−');
+
 function pairDims(i, rot, layout) {
   return layout === 'interleaved' ? [2 * i, 2 * i + 1] : [i, i + rot / 2];
 }
@@ -59,7 +62,7 @@ export default {
         { x: data.qNow[a], y: data.qNow[b], color: SERIES[0], label: `q at m+s = ${data.m + data.s}` },
         { x: data.kNow[a], y: data.kNow[b], color: SERIES[1], label: `k at n+s = ${data.n + data.s}` },
       ],
-      caption: `angle q→k ${fmt(data.angle, 4)} rad = φ₀ ${fmt(data.phi0, 4)} + (n − m)·θ ${fmt((data.n - data.m) * data.theta, 4)} (mod 2π), whatever s; φ₀: q and k unrotated; dashed: s = 0` } };
+      caption: `angle q→k = φ₀ + (n − m)·θ = ${signed(data.phi0)} + (${signed((data.n - data.m) * data.theta)}) = ${signed(data.angle)} rad (mod 2π), whatever s; φ₀: q and k unrotated; dashed: s = 0` } };
     const lines = { title: `q·k over all ${data.d} dims as positions move`, kind: 'lines', spec: {
       series: [
         { label: 'both move by s: constant', x: data.shifts, y: data.both, color: SERIES[0], width: 2.5 },
@@ -68,7 +71,8 @@ export default {
     return { kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor: cursor && { ...cursor, panel: 1 }, panels: [circle, lines] } };
   },
   move: (data, c, key) => ({ panel: 1, ...moveIndex(c, data.shifts.length, key) }),
-  note: (data) => `Score at s = 0: ${fmt(data.score0, 5)}; at s = ${data.s}: ${fmt(data.score, 5)} (difference ${fmt(Math.abs(data.score - data.score0), 2)}, float32 rounding).`,
+  note: (data) => (data.s === 0 ? `Score q·k: ${fmt(data.score0, 5)}. Move "shift both by s" (or press play): it stays.`
+    : `Score at s = 0: ${fmt(data.score0, 5)}; at s = ${data.s}: ${fmt(data.score, 5)} (difference ${fmt(Math.abs(data.score - data.score0), 2)}, float32 rounding).`),
   readout: (data, c) => `s = ${data.shifts[c.i]}: both move ${fmt(data.both[c.i], 5)}, only the query ${fmt(data.qOnly[c.i], 5)}`,
   csv: (data) => linesCsv('shift', data.shifts, [{ label: 'both_move', y: data.both }, { label: 'query_only', y: data.qOnly }]),
   caption: (st) => `rope rotation m=${st.rotM} n=${st.rotN} s=${st.rotShift} pair=${st.rotPair} head_dim=${st.dModel} theta=${st.theta}`,

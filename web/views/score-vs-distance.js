@@ -20,7 +20,7 @@ function ropeCurve(pe, st, params, xs) {
 export default {
   id: 'score-vs-distance',
   title: 'Score against distance, one panel per scheme',
-  explain: 'What each scheme adds to a query–key score as the distance Δ grows. Sinusoidal: PE(0)·PE(Δ). RoPE: q·k for identical all-ones vectors. Without scaling these two are the same function, Σ cos(Δ·θ<sub>i</sub>) — which is why they get their own panels. ALiBi: a straight line per head. T5: which bucket (and so which learned bias) a distance gets — the bias values themselves are learned, so only the grouping is fixed. Each panel has its own y-axis.',
+  explain: 'What each scheme adds to a query–key score as the distance Δ grows. Sinusoidal: PE(0)·PE(Δ). RoPE: q·k for identical all-ones vectors. Without scaling these two are the same function, Σ cos(Δ·θ<sub>i</sub>): their panels look alike, and that is the point. ALiBi: a straight line per head. T5: which bucket (and so which learned bias) a distance gets — the bias values themselves are learned, so only the grouping is fixed. Each panel has its own y-axis.',
   controls: [['schemes', { kind: 'checks', label: 'schemes shown', values: SCHEMES }]],
   height: (width, d) => panelsHeight(Math.max(1, d?.panels.length ?? 4), width, PANEL, MIN_WIDTH),
   compute({ pe, st, extras }) {
