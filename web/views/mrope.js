@@ -80,7 +80,7 @@ export default {
     });
     return { d, pairs, section, asked, interleaved: st.mropeInterleaved, groups, thetas, ids, n, xs, idSeries, grids, w, h, t, text: st.mropeText };
   },
-  plot(data, cursor) {
+  plot(data, cursor, width) {
     const range = (g) => {
       const idx = [];
       data.groups.forEach((x, i) => { if (x === g) idx.push(i); });
@@ -95,7 +95,8 @@ export default {
     ];
     const c = cursor && (cursor.panel === 0 ? { ...cursor, i: cursor.i ?? cursor.x } : cursor);
     return { kind: 'custom', spec: { draw: drawStripPanels, minWidth: MIN_WIDTH, cursor: c, panels,
-      strip: { title: `${data.pairs} rotary pairs of one head (0 = fastest), coloured by the id that turns them`, groups: data.groups, colors: COLORS, legend } } };
+      // A phone gets the strip's caption short enough to stay legible on one line.
+      strip: { title: width < 600 ? `${data.pairs} pairs by id (0 = fastest)` : `${data.pairs} rotary pairs of one head (0 = fastest), coloured by the id that turns them`, groups: data.groups, colors: COLORS, legend } } };
   },
   move(data, c, key) {
     const grids = [{ nx: data.pairs, ny: 1 }, { nx: data.n, ny: 1 }, ...data.grids.map(() => ({ nx: data.w, ny: data.h }))];

@@ -68,8 +68,9 @@ export default {
     const near = maps.map((m) => ({ below: at(m, row + 1, col), right: at(m, row, col + 1) }));
     return { d, pairs, groups, thetas, h, w, row, col, maps, lo, hi: hi > lo ? hi : lo + 1, near };
   },
-  plot: (data, cursor) => ({ kind: 'custom', spec: { draw: drawStripPanels, minWidth: MIN_WIDTH, cursor,
-    strip: { title: `${data.pairs} rotary pairs of one head, coloured by the axis that turns them (each axis: fastest first)`, groups: data.groups, colors: COLORS,
+  // A phone gets the strip's caption short enough to stay legible on one line.
+  plot: (data, cursor, width) => ({ kind: 'custom', spec: { draw: drawStripPanels, minWidth: MIN_WIDTH, cursor,
+    strip: { title: width < 600 ? `${data.pairs} pairs by axis, fastest first` : `${data.pairs} rotary pairs of one head, coloured by the axis that turns them (each axis: fastest first)`, groups: data.groups, colors: COLORS,
       legend: NAMES.map((name, a) => `${name} (${data.groups.filter((g) => g === a).length} pairs)`) },
     panels: data.maps.map((m) => ({ title: `${m.title}: query at row ${data.row}, column ${data.col}`, kind: 'heatmap', spec: {
       values: m.values, nx: data.w, ny: data.h, lo: data.lo, hi: data.hi, lut: SEQUENTIAL, square: true,
