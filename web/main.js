@@ -63,6 +63,7 @@ async function main() {
   setOpen(window.matchMedia('(min-width: 861px)').matches);
   // In-page links (contents, skip link) scroll and move the focus without touching the URL's hash:
   // the hash holds the settings, and a fragment there would reset them to the defaults.
+  let pinned = null;  // { target, until }: the link target kept in place while views above it draw
   document.addEventListener('click', (e) => {
     const a = e.target.closest('a[href^="#"]');
     if (!a || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
@@ -76,7 +77,6 @@ async function main() {
     // for a few seconds, until the reader scrolls or types.
     pinned = { target, until: performance.now() + 4000 };
   });
-  let pinned = null;
   new ResizeObserver(() => {
     if (pinned && performance.now() < pinned.until) pinned.target.scrollIntoView({ block: 'start' });
   }).observe($('chapters'));

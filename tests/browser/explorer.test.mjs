@@ -337,6 +337,14 @@ test('export gives a PNG at 1x and 2x and a CSV with the parameters in the capti
   assert.match(lines[2 + 128], /^1,0,0\.84147/);  // pos 1, dim 0 = sin(1)
   await ex.page.click(`${section} details.table summary`);
   assert.match(await ex.page.textContent(`${section} table tbody tr:nth-child(129)`), /^10(0\.84147)/);
+  // ALiBi with 12 heads draws its rows by slope; the CSV still names the head of each row (the
+  // steepest is head 8, slope 2^-0.5: bias -0.7071 one position back).
+  await open('#heads=12');
+  await drawn('alibi');
+  const [alibiCsv] = await Promise.all([ex.page.waitForEvent('download'), ex.page.click(`${view('alibi')} button[data-export="csv"]`)]);
+  const alibiLines = (await readFile(await alibiCsv.path(), 'utf8')).split('\n');
+  assert.equal(alibiLines[1], 'distance,head,bias');
+  assert.match(alibiLines[2 + 12], /^1,8,-0\.7071/);
   assert.deepEqual(ex.problems, []);
 });
 

@@ -1,7 +1,7 @@
 // ALiBi: one slope per head and the bias it adds at each distance (chapter "bias").
 import { SEQUENTIAL } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
-import { fmt } from './common.js';
+import { fmt, headsBySlope } from './common.js';
 
 export default {
   id: 'alibi',
@@ -12,8 +12,7 @@ export default {
     const n = Math.min(st.seqLen, 512);
     const bias = pe.alibiBias(st.heads, 1, n, { causal: true, maxBias: st.maxBias });
     const slopes = pe.alibiSlopes(st.heads, { maxBias: st.maxBias });
-    // Rows by slope, steepest first (with n not a power of two, the extra heads interleave).
-    const order = Array.from(slopes.keys()).sort((a, b) => slopes[b] - slopes[a] || a - b);
+    const order = headsBySlope(slopes);  // the rows, bottom to top
     // x = distance back from the query (0 … n-1), y = rank by slope; colour: e^bias, the weight multiplier.
     const values = new Float32Array(n * st.heads), shown = new Float32Array(n * st.heads);
     order.forEach((h, y) => {
@@ -28,7 +27,7 @@ export default {
   plot: (d, cursor) => ({ kind: 'heatmap', spec: { values: d.shown, nx: d.nx, ny: d.ny, lo: 0, hi: 1, lut: SEQUENTIAL, xLabel: 'distance back from the query (positions)', yLabel: 'slope rank (0 = steepest)', legendLabel: 'e^bias', cursor } }),
   note: (d) => `Slopes, steepest first: ${d.order.slice(0, 12).map((h) => `head ${h} ${fmt(d.slopes[h], 4)}`).join(', ')}${d.order.length > 12 ? ', and so on' : ''}.${d.order.some((h, y) => h !== y) ? ' The heads are not in slope order here, so the rows are sorted by slope; the read-out names each row\'s head.' : ''}${d.capped ? ' Distances up to 511 shown.' : ''}`,
   readout: (d, c) => `head ${d.order[c.y]} (slope ${fmt(d.slopes[d.order[c.y]], 6)} = 2^${fmt(Math.log2(d.slopes[d.order[c.y]]), 2)}), distance ${c.x}: bias ${fmt(d.values[c.x * d.ny + c.y], 5)}, e^bias ${fmt(d.shown[c.x * d.ny + c.y], 5)}`,
-  csv: (d) => heatmapCsv(d, 'distance', 'head', 'bias'),
+  csv: (d) => heatmapCsv({ ...d, ys: d.order }, 'distance', 'head', 'bias'),  // rows are ranks; the CSV names the head
   caption: (st) => `alibi heads=${st.heads} max_bias=${st.maxBias}`,
   cursor0: (d) => ({ x: Math.min(1, d.nx - 1), y: 0 }),
 };

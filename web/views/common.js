@@ -78,6 +78,11 @@ export function seededVectors(pe, n, d, seed, std = 1) {
   return pe.learnedTable(n, d, { seed, std }).weights;
 }
 
+/** ALiBi's heads, steepest slope first (with a head count not a power of two the extra heads interleave). */
+export function headsBySlope(slopes) {
+  return Array.from(slopes.keys()).sort((a, b) => slopes[b] - slopes[a] || a - b);
+}
+
 /** n copies of vector x, one after another (the same content at n positions). */
 export function tile(x, n) {
   const out = new Float32Array(n * x.length);

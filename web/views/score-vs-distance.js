@@ -4,7 +4,7 @@ import { lutColor } from '../plot/heatmap.js';
 import { linesCsv } from '../plot/lines.js';
 import { panelsHeight } from '../plot/panels.js';
 import { SCHEMES, schemesOf } from '../state.js';
-import { columnsFor, fileRope, fmt, moveIndex, ropeParams, samplePositions } from './common.js';
+import { columnsFor, fileRope, fmt, headsBySlope, moveIndex, ropeParams, samplePositions } from './common.js';
 
 const PANEL = 230, MIN_WIDTH = 460;
 
@@ -48,11 +48,9 @@ export default {
     if (schemes.includes('alibi')) {
       const n = xs[xs.length - 1] + 1;
       const bias = pe.alibiBias(st.heads, 1, n, { causal: true, maxBias: st.maxBias });
-      // One colour per head by its slope's rank (with n not a power of two the extra heads interleave),
-      // from viridis 0.25 (dark enough on white, light enough on the dark theme) to 0.9.
-      const slopes = pe.alibiSlopes(st.heads, { maxBias: st.maxBias });
-      const order = Array.from(slopes.keys()).sort((a, b) => slopes[b] - slopes[a] || a - b);
-      const series = order.map((h, rank) => ({
+      // One colour per head by its slope's rank, from viridis 0.25 (dark enough on white, light
+      // enough on the dark theme) to 0.9.
+      const series = headsBySlope(pe.alibiSlopes(st.heads, { maxBias: st.maxBias })).map((h, rank) => ({
         label: rank === 0 ? `head ${h} (steepest)` : rank === st.heads - 1 ? `head ${h} (shallowest)` : '', head: h,
         x: xs, y: Float64Array.from(xs, (dx) => bias[h * n + (n - 1 - dx)]),
         color: lutColor(SEQUENTIAL, 0.25 + (st.heads > 1 ? (0.65 * rank) / (st.heads - 1) : 0)) }));
