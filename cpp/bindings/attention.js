@@ -4,7 +4,6 @@ import {
   checkBool, checkChoice, checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions, checkOut,
   describe, isPlainObject, toFloat64,
 } from './checks.js';
-import { ROPE_LAYOUTS } from './rope_params.js';
 
 export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) {
   const { scoped, f32, f64, status, pieceRows, gatherRows, scatterRows } = heap;
@@ -67,11 +66,10 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
     let rope = null;
     if (options.rope !== undefined) {
       const r = isPlainObject(options.rope) && 'headDim' in options.rope ? { params: options.rope } : options.rope;
-      checkOptions(fn, r, ['params', 'invFreq', 'layout', 'precision', 'attentionFactor'], 'rope');
+      checkOptions(fn, r, ['params', 'invFreq', 'layout', 'rotaryOffset', 'precision', 'attentionFactor'], 'rope');
       const f = resolveFrequencies(`${fn} (rope)`, r, kvLen - 1);
       if (f.rotaryDim > headDim) throw new RangeError(`${fn}: rope rotaryDim = ${f.rotaryDim} must be <= headDim = ${headDim}`);
-      rope = { ...f, layout: checkChoice(fn, 'rope.layout', r.layout ?? 'halfSplit', ROPE_LAYOUTS),
-        precision: checkChoice(fn, 'rope.precision', r.precision ?? 'fast', { fast: 0, accurate: 1 }) };
+      rope = { ...f, precision: checkChoice(fn, 'rope.precision', r.precision ?? 'fast', { fast: 0, accurate: 1 }) };
     }
     const window = options.window === undefined ? 0 : checkInt(fn, 'window', options.window, 1);
     const sinkTokens = options.sinkTokens === undefined ? 0 : checkInt(fn, 'sinkTokens', options.sinkTokens, 0);
@@ -132,7 +130,7 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
         alibiSlopes: sl ? sl.p : 0,
         t5Table: tb ? tb.p : 0, t5Bidirectional: t5 ? t5.bidirectional : true,
         t5NumBuckets: t5 ? t5.numBuckets : 32, t5MaxDistance: t5 ? t5.maxDistance : 128,
-        ropeInvFreq: inv, ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0,
+        ropeInvFreq: inv, ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0, ropeRotOffset: rope ? rope.rotaryOffset : 0,
         ropePrecision: rope ? rope.precision : 0, ropeAttentionFactor: rope ? rope.attentionFactor : 1,
         bias: mp, biasPerHead: maskPerHead, window, sinkTokens, sinks: sk ? sk.p : 0,
         chunkSize, floorScale: temperature.floorScale, attnScale: temperature.attnScale, headsMajor, kvHalf, qPos: 0,

@@ -6,7 +6,7 @@ export const MAX_ELEMENTS = 2 ** 28;
 
 // C++ status messages name parameters in snake_case; users know them by these names.
 const JS_NAMES = {
-  seq_len: 'seqLen', d_model: 'dModel', n_heads: 'nHeads', head_dim: 'headDim', rot_dim: 'rotaryDim',
+  seq_len: 'seqLen', d_model: 'dModel', n_heads: 'nHeads', head_dim: 'headDim', rot_dim: 'rotaryDim', rot_offset: 'rotaryOffset',
   q_len: 'qLen', k_len: 'kLen', max_len: 'maxLen', max_bias: 'maxBias', num_buckets: 'numBuckets',
   max_distance: 'maxDistance', inv_freq: 'invFreq', pos: 'positions', pos_offset: 'offset', n_pos: 'seqLen',
   attention_factor: 'attentionFactor', theta: 'params.theta',

@@ -75,6 +75,9 @@ posenc::RopeParams rope_params(const val& p) {
   for (double v : emscripten::convertJSArrayToNumberVector<double>(p["mropeSection"]))
     r.mrope_section.push_back(static_cast<std::size_t>(v));
   r.mrope_interleaved = p["mropeInterleaved"].as<bool>();
+  r.mrope_rest_unrotated = p["mropeRestUnrotated"].as<bool>();
+  r.rot_offset = p["rotaryOffset"].as<std::size_t>();
+  r.layout = static_cast<posenc::RopeLayout>(p["layout"].as<int>());
   return r;
 }
 
@@ -91,38 +94,48 @@ val rope_frequencies(const val& params, double seq_len, Ptr inv_freq, double n_f
   return result;
 }
 
+posenc::RopeApplyOptions apply_options(int layout, int precision, double attention_factor, double rot_offset,
+                                       const posenc::GgmlRope* ggml = nullptr) {
+  posenc::RopeApplyOptions o{static_cast<posenc::RopeLayout>(layout), static_cast<posenc::Precision>(precision),
+                             attention_factor, ggml};
+  o.rot_offset = static_cast<std::size_t>(rot_offset);
+  return o;
+}
+
 std::string apply_rope(Ptr x, double seq_len, double n_heads, double head_dim, Ptr inv_freq,
                        double rot_dim, Ptr pos, double pos_offset, int layout, int precision,
-                       double attention_factor) {
+                       double attention_factor, double rot_offset) {
   return message(posenc::apply_rope(
       at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
       static_cast<std::size_t>(head_dim), at<const double>(inv_freq),
       static_cast<std::size_t>(rot_dim), at<const double>(pos), pos_offset,
-      {static_cast<posenc::RopeLayout>(layout), static_cast<posenc::Precision>(precision),
-       attention_factor}));
+      apply_options(layout, precision, attention_factor, rot_offset)));
+}
+
+// M-RoPE's pair → row map from sections [3] (interleaved: Qwen3-VL's), or why there is none.
+posenc::Status mrope_rows(const val& section, bool interleaved, bool rest_unrotated, std::size_t half,
+                          std::vector<std::uint8_t>* rows) {
+  std::vector<std::size_t> sec;
+  for (double v : emscripten::convertJSArrayToNumberVector<double>(section)) sec.push_back(static_cast<std::size_t>(v));
+  rows->resize(half);
+  return posenc::mrope_pair_rows(sec.data(), sec.size(), interleaved, half, rows->data(), rest_unrotated);
 }
 
 // Multi-axis RoPE: pos [n_rows][seq_len]; pair rows from M-RoPE sections (mode 0/1: consecutive /
-// interleaved, section[3]) or 2-D axial frequencies (mode 2, theta; inv_freq is then written).
+// interleaved, section[3]; +4: the unclaimed pairs unrotated, llama.cpp's rule) or 2-D axial
+// frequencies (mode 2, theta; inv_freq is then written).
 std::string apply_rope_rows(Ptr x, double seq_len, double n_heads, double head_dim, Ptr inv_freq, double rot_dim,
                             Ptr pos, int mode, const val& section, double theta, int layout, int precision,
-                            double attention_factor) {
+                            double attention_factor, double rot_offset) {
   const auto half = static_cast<std::size_t>(rot_dim) / 2;
   std::vector<std::uint8_t> rows(half);
-  posenc::Status s;
-  if (mode == 2) {
-    s = posenc::rope_2d_frequencies(static_cast<std::size_t>(rot_dim), theta, at<double>(inv_freq), rows.data());
-  } else {
-    std::vector<std::size_t> sec;
-    for (double v : emscripten::convertJSArrayToNumberVector<double>(section)) sec.push_back(static_cast<std::size_t>(v));
-    s = posenc::mrope_pair_rows(sec.data(), sec.size(), mode == 1, half, rows.data());
-  }
+  const posenc::Status s = mode == 2 ? posenc::rope_2d_frequencies(static_cast<std::size_t>(rot_dim), theta, at<double>(inv_freq), rows.data())
+                                     : mrope_rows(section, (mode & 1) != 0, (mode & 4) != 0, half, &rows);
   if (!s.ok()) return s.message;
   return message(posenc::apply_rope_rows(
       at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
       static_cast<std::size_t>(head_dim), at<const double>(inv_freq), static_cast<std::size_t>(rot_dim),
-      at<const double>(pos), mode == 2 ? 2 : 3, rows.data(),
-      {static_cast<posenc::RopeLayout>(layout), static_cast<posenc::Precision>(precision), attention_factor}));
+      at<const double>(pos), mode == 2 ? 2 : 3, rows.data(), apply_options(layout, precision, attention_factor, rot_offset)));
 }
 
 // segments: [[text, t, h, w], ...]; writes pos [3][seq_len].
@@ -136,11 +149,12 @@ std::string mrope_positions(const val& segments, Ptr pos, double seq_len) {
 }
 
 std::string shift_keys(Ptr k, double seq_len, double n_heads, double head_dim, Ptr inv_freq, double rot_dim,
-                       Ptr delta, double delta_all, int layout, int precision) {
+                       Ptr delta, double delta_all, int layout, int precision, double rot_offset) {
   return message(posenc::shift_keys(at<float>(k), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
                                     static_cast<std::size_t>(head_dim), at<const double>(inv_freq),
                                     static_cast<std::size_t>(rot_dim), at<const double>(delta), delta_all,
-                                    static_cast<posenc::RopeLayout>(layout), static_cast<posenc::Precision>(precision)));
+                                    static_cast<posenc::RopeLayout>(layout), static_cast<posenc::Precision>(precision),
+                                    static_cast<std::size_t>(rot_offset)));
 }
 
 std::string rope_cache(Ptr cos, Ptr sin, double n_pos, Ptr inv_freq, double rot_dim, Ptr pos,
@@ -177,6 +191,9 @@ val flat_params(const posenc::RopeParams& p) {
   flat.set("freqFactors", val::array(p.freq_factors));
   flat.set("mropeSection", val::array(std::vector<double>(p.mrope_section.begin(), p.mrope_section.end())));
   flat.set("mropeInterleaved", p.mrope_interleaved);
+  flat.set("mropeRestUnrotated", p.mrope_rest_unrotated);
+  flat.set("rotaryOffset", p.rot_offset);
+  flat.set("layout", static_cast<int>(p.layout));
   return flat;
 }
 
@@ -220,11 +237,25 @@ std::string with_ggml(const val& params, double rope_seq_len, F call) {
 }
 
 std::string apply_rope_ggml(Ptr x, double seq_len, double n_heads, double head_dim, const val& params,
-                            double rope_seq_len, Ptr pos, double pos_offset, int layout) {
+                            double rope_seq_len, Ptr pos, double pos_offset, int layout, double rot_offset) {
   return with_ggml(params, rope_seq_len, [&](const posenc::GgmlRope& g) {
     return posenc::apply_rope(at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
                               static_cast<std::size_t>(head_dim), nullptr, g.n_dims, at<const double>(pos), pos_offset,
-                              {static_cast<posenc::RopeLayout>(layout), posenc::Precision::kGgml, 1.0, &g});
+                              apply_options(layout, static_cast<int>(posenc::Precision::kGgml), 1.0, rot_offset, &g));
+  });
+}
+
+// M-RoPE with ggml's angle (llama.cpp's ggml_rope_multi, MROPE / IMROPE): each position row's
+// tables formed as ggml_rope_ext forms them, pair k taking its section's row.
+std::string apply_rope_rows_ggml(Ptr x, double seq_len, double n_heads, double head_dim, const val& params,
+                                 double rope_seq_len, Ptr pos, bool interleaved, bool rest_unrotated,
+                                 const val& section, int layout, double rot_offset) {
+  return with_ggml(params, rope_seq_len, [&](const posenc::GgmlRope& g) {
+    std::vector<std::uint8_t> rows;
+    if (const auto s = mrope_rows(section, interleaved, rest_unrotated, g.n_dims / 2, &rows); !s.ok()) return s;
+    return posenc::apply_rope_rows(at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
+                                   static_cast<std::size_t>(head_dim), nullptr, g.n_dims, at<const double>(pos), 3,
+                                   rows.data(), apply_options(layout, static_cast<int>(posenc::Precision::kGgml), 1.0, rot_offset, &g));
   });
 }
 
@@ -534,8 +565,8 @@ std::string attention(Ptr q, Ptr k, Ptr v, double q_len, double kv_len, const va
   a.t5 = t5_params(o["t5Bidirectional"].as<bool>(), o["t5NumBuckets"].as<int>(), o["t5MaxDistance"].as<int>());
   a.rope_inv_freq = at<const double>(o["ropeInvFreq"].as<Ptr>());
   a.rope_rot_dim = o["ropeRotDim"].as<std::size_t>();
-  a.rope = {static_cast<posenc::RopeLayout>(o["ropeLayout"].as<int>()),
-            static_cast<posenc::Precision>(o["ropePrecision"].as<int>()), o["ropeAttentionFactor"].as<double>()};
+  a.rope = apply_options(o["ropeLayout"].as<int>(), o["ropePrecision"].as<int>(), o["ropeAttentionFactor"].as<double>(),
+                         o["ropeRotOffset"].as<double>());
   a.bias = at<const float>(o["bias"].as<Ptr>());
   a.bias_per_head = o["biasPerHead"].as<bool>();
   if (const double w = o["window"].as<double>(); w > 0) a.window = static_cast<std::size_t>(w);
@@ -592,6 +623,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("ropeParamsFromConfig", &rope_params_from_config);
   function("ggmlRopeParams", &ggml_rope_params);
   function("applyRopeGgml", &apply_rope_ggml);
+  function("applyRopeRowsGgml", &apply_rope_rows_ggml);
   function("ropeCacheGgml", &rope_cache_ggml);
   function("readModel", &read_model);
   function("sinusoidalShift", &sinusoidal_shift);

@@ -73,6 +73,11 @@ export interface RopeParams {
   headDim: number;
   /** Rotated dimensions (even, <= headDim); default int(headDim * partialRotaryFactor). */
   rotaryDim?: number;
+  /**
+   * The first rotated dimension: dims [rotaryOffset, rotaryOffset + rotaryDim) of each head turn,
+   * the others pass through. Default 0; DeepSeek-V2/V3 (MLA) 128: the rope part follows the nope part.
+   */
+  rotaryOffset?: number;
   partialRotaryFactor?: number;
   /** rope_theta; default 10000. */
   theta?: number;
@@ -87,7 +92,21 @@ export interface RopeParams {
    * temporal, height and width position ids, summing to rotaryDim / 2. applyRope then takes
    * positions [3][seqLen] (see mropePositions).
    */
-  mrope?: { section: [number, number, number] | number[]; interleaved?: boolean };
+  mrope?: {
+    section: [number, number, number] | number[];
+    interleaved?: boolean;
+    /**
+     * The pairs no section claims: 'temporal' (HF, the default) or 'unrotated' (llama.cpp's
+     * ggml_rope_multi, whose 4th position id is 0; sections may then sum to less than rotaryDim / 2).
+     */
+    rest?: 'temporal' | 'unrotated';
+  };
+  /**
+   * The model's pair layout (default 'halfSplit'): applyRope, shiftKeys and attention use it when
+   * their own `layout` option is not given. readModel reports llama.cpp's for a GGUF (NORM →
+   * 'interleaved', NEOX → 'halfSplit') and HF's for a config.json.
+   */
+  layout?: RopeLayout;
 }
 
 export interface RopeFrequencies {
@@ -128,8 +147,13 @@ export interface ApplyRopeOptions extends RopeInputs {
   nHeads: number;
   /** Defaults to params.headDim. */
   headDim?: number;
-  /** 'halfSplit' (pairs i, i + rotaryDim/2: NeoX, HF Llama; the default) or 'interleaved' (2i, 2i+1: GPT-J, RoFormer). */
+  /**
+   * 'halfSplit' (pairs i, i + rotaryDim/2: NeoX, HF Llama) or 'interleaved' (2i, 2i+1: GPT-J,
+   * RoFormer); default params.layout, else 'halfSplit'.
+   */
   layout?: RopeLayout;
+  /** The first rotated dimension of each head; default params.rotaryOffset, else 0. */
+  rotaryOffset?: number;
 }
 
 export interface ShiftKeysOptions {
@@ -144,7 +168,10 @@ export interface ShiftKeysOptions {
   invFreq?: NumberArray;
   params?: RopeParams;
   rotaryDim?: number;
+  /** Default params.layout, else 'halfSplit'. */
   layout?: RopeLayout;
+  /** Default params.rotaryOffset, else 0. */
+  rotaryOffset?: number;
   precision?: 'fast' | 'accurate';
 }
 
@@ -363,7 +390,7 @@ export interface AttentionOptions {
   /** T5 relative bias from table [numBuckets][nHeads]; bidirectional defaults to !causal. */
   t5?: { table: Float32Array; bidirectional?: boolean; numBuckets?: number; maxDistance?: number };
   /** RoPE on q and k inside the call: RopeParams, or { params | invFreq, layout, precision, attentionFactor }. */
-  rope?: RopeParams | { params?: RopeParams; invFreq?: NumberArray; layout?: RopeLayout; precision?: 'fast' | 'accurate'; attentionFactor?: number };
+  rope?: RopeParams | { params?: RopeParams; invFreq?: NumberArray; layout?: RopeLayout; rotaryOffset?: number; precision?: 'fast' | 'accurate'; attentionFactor?: number };
   /** Additive bias [qLen][kvLen] or [nHeads][qLen][kvLen]; -Infinity masks. */
   mask?: Float32Array;
   /** Default 1 / sqrt(headDim). */

@@ -8,7 +8,7 @@ import { PRECISIONS, ROPE_LAYOUTS } from './rope_params.js';
 
 export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, resolvePositions }) {
   const { scoped, f32, f64, copyOut, status, HeapFloat32 } = heap;
-  const ROPE_OPTIONS = ['seqLen', 'nHeads', 'headDim', 'layout', 'rotaryDim', 'positions', 'offset', 'invFreq',
+  const ROPE_OPTIONS = ['seqLen', 'nHeads', 'headDim', 'layout', 'rotaryDim', 'rotaryOffset', 'positions', 'offset', 'invFreq',
     'params', 'precision', 'attentionFactor'];
 
   // Checks applyRope's options against x's length; returns what the C++ call needs.
@@ -24,7 +24,6 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     if (seqLen * nHeads * headDim !== length) {
       throw new RangeError(`${fn}: x.length must equal seqLen * nHeads * headDim = ${seqLen * nHeads * headDim} (got ${length})`);
     }
-    const layout = checkChoice(fn, 'layout', options.layout ?? 'halfSplit', ROPE_LAYOUTS);
     const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', PRECISIONS);
     const pos = resolvePositions(fn, options, seqLen);
     const f = resolveFrequencies(fn, options, pos.maxPosition);
@@ -35,7 +34,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     if (precision === PRECISIONS.ggml && options.attentionFactor !== undefined) {
       throw new TypeError(`${fn}: precision 'ggml' takes its gain from options.params (ggml's attn_factor); drop options.attentionFactor`);
     }
-    return { seqLen, nHeads, headDim, layout, precision, ...pos, ...f, flat: options.params && flatRopeParams(fn, options.params) };
+    return { seqLen, nHeads, headDim, precision, ...pos, ...f, flat: options.params && flatRopeParams(fn, options.params) };
   }
 
   function runRope(fn, alloc, xPtr, c) {
@@ -49,10 +48,11 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
   // One applyRope call on n tokens at xPtr (positions at posPtr, or offset + 0 … n-1).
   function rotate(fn, xPtr, n, invPtr, posPtr, offset, c) {
     if (c.precision === PRECISIONS.ggml) {
-      status(fn, module.applyRopeGgml(xPtr, n, c.nHeads, c.headDim, c.flat, c.maxPosition + 1, posPtr, offset, c.layout));
+      status(fn, module.applyRopeGgml(xPtr, n, c.nHeads, c.headDim, c.flat, c.maxPosition + 1, posPtr, offset, c.layout,
+        c.rotaryOffset));
     } else {
       status(fn, module.applyRope(xPtr, n, c.nHeads, c.headDim, invPtr, c.rotaryDim, posPtr, offset,
-        c.layout, c.precision, c.attentionFactor));
+        c.layout, c.precision, c.attentionFactor, c.rotaryOffset));
     }
   }
 
@@ -68,15 +68,20 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     const c = ropeCall(fn, x.length, { ...rest, offset: maxId + 1 - rest.seqLen });
     checkElements(fn, 'x.length', x.length);
     if (into !== undefined) checkOut(fn, into, { n: x.length, what: 'x.length', input: x });
-    if (c.precision === PRECISIONS.ggml) throw new TypeError(`${fn}: M-RoPE takes precision 'fast' or 'accurate'`);
     const flat = flatRopeParams(fn, options.params);
     return scoped(fn, (alloc) => {
       const xp = alloc(x.length * 4), inv = alloc(c.invFreq.length * 8), pp = alloc(pos.length * 8);
       f32(xp, x.length).set(x);
       f64(inv, c.invFreq.length).set(c.invFreq);
       f64(pp, pos.length).set(pos);
-      status(fn, module.applyRopeRows(xp, c.seqLen, c.nHeads, c.headDim, inv, c.rotaryDim, pp, flat.mropeInterleaved ? 1 : 0,
-        flat.mropeSection, 0, c.layout, c.precision, c.attentionFactor));
+      if (c.precision === PRECISIONS.ggml) {  // llama.cpp's ggml_rope_multi (MROPE / IMROPE)
+        status(fn, module.applyRopeRowsGgml(xp, c.seqLen, c.nHeads, c.headDim, flat, c.maxPosition + 1, pp,
+          flat.mropeInterleaved, flat.mropeRestUnrotated, flat.mropeSection, c.layout, c.rotaryOffset));
+      } else {
+        const mode = (flat.mropeInterleaved ? 1 : 0) + (flat.mropeRestUnrotated ? 4 : 0);
+        status(fn, module.applyRopeRows(xp, c.seqLen, c.nHeads, c.headDim, inv, c.rotaryDim, pp, mode,
+          flat.mropeSection, 0, c.layout, c.precision, c.attentionFactor, c.rotaryOffset));
+      }
       if (!into) return copyOut(xp, x.length);
       into.set(f32(xp, x.length));
       return into;
@@ -174,7 +179,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
         const xp = alloc(x.length * 4), inv = alloc(headDim / 2 * 8), pp = alloc(pos.length * 8);
         f32(xp, x.length).set(x);
         f64(pp, pos.length).set(pos);
-        status(fn, module.applyRopeRows(xp, seqLen, nHeads, headDim, inv, headDim, pp, 2, [], theta, layout, precision, 1));
+        status(fn, module.applyRopeRows(xp, seqLen, nHeads, headDim, inv, headDim, pp, 2, [], theta, layout, precision, 1, 0));
         return copyOut(xp, x.length);
       });
     },
@@ -207,7 +212,8 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       if (heap && !k.ptr) throw new TypeError(`${fn}: k was deleted`);
       if (!heap) checkFloat32Array(fn, 'k', k);
       if (options === undefined) throw new TypeError(`${fn}: options { seqLen, nHeads, headDim, delta, invFreq | params } are required`);
-      checkOptions(fn, options, ['seqLen', 'nHeads', 'headDim', 'delta', 'invFreq', 'params', 'layout', 'precision', 'rotaryDim']);
+      checkOptions(fn, options, ['seqLen', 'nHeads', 'headDim', 'delta', 'invFreq', 'params', 'layout', 'precision', 'rotaryDim',
+        'rotaryOffset']);
       const seqLen = checkInt(fn, 'seqLen', options.seqLen, 1);
       const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1);
       const headDim = checkInt(fn, 'headDim', options.headDim ?? options.params?.headDim, 1);
@@ -221,7 +227,6 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
         deltas = toFloat64(fn, 'delta', options.delta);
         if (deltas.length !== seqLen) throw new RangeError(`${fn}: delta.length must equal seqLen = ${seqLen} (got ${deltas.length})`);
       }
-      const layout = checkChoice(fn, 'layout', options.layout ?? 'halfSplit', ROPE_LAYOUTS);
       const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', { fast: 0, accurate: 1 });
       const f = resolveFrequencies(fn, options, seqLen - 1);
       if (f.rotaryDim > headDim) throw new RangeError(`${fn}: rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
@@ -232,7 +237,8 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
         if (!heap) f32(kPtr, k.length).set(k);
         f64(inv, f.invFreq.length).set(f.invFreq);
         if (d) f64(d, seqLen).set(deltas);
-        status(fn, module.shiftKeys(kPtr, seqLen, nHeads, headDim, inv, f.rotaryDim, d, deltaAll, layout, precision));
+        status(fn, module.shiftKeys(kPtr, seqLen, nHeads, headDim, inv, f.rotaryDim, d, deltaAll, f.layout, precision,
+          f.rotaryOffset));
         if (!heap) k.set(f32(kPtr, k.length));
       });
     },

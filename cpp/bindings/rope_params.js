@@ -7,6 +7,9 @@ import {
 
 export const ROPE_SCALING_TYPES = ['none', 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional'];
 export const ROPE_LAYOUTS = { halfSplit: 0, interleaved: 1 };
+const LAYOUT_NAMES = Object.keys(ROPE_LAYOUTS);
+// M-RoPE: what the pairs no section claims turn by (HF: the temporal id; llama.cpp: none).
+const MROPE_REST = { temporal: false, unrotated: true };
 export const PRECISIONS = { fast: 0, accurate: 1, ggml: 2 };
 export const DIALECTS = { hf: 0, gguf: 1 };
 
@@ -23,15 +26,18 @@ export function ropeParamsApi(module, heap) {
     if (!isPlainObject(params)) {
       throw new TypeError(`${fn}: params must be an object like { headDim: 128, theta: 10000 } (got ${describe(params)})`);
     }
-    checkOptions(fn, params, ['headDim', 'rotaryDim', 'partialRotaryFactor', 'theta', 'scaling', 'freqFactors', 'mrope'], 'params');
-    const { headDim, rotaryDim, partialRotaryFactor = 1, theta = 10000, scaling = { type: 'none' }, freqFactors, mrope } = params;
+    checkOptions(fn, params, ['headDim', 'rotaryDim', 'rotaryOffset', 'partialRotaryFactor', 'theta', 'layout', 'scaling',
+      'freqFactors', 'mrope'], 'params');
+    const { headDim, rotaryDim, rotaryOffset = 0, partialRotaryFactor = 1, theta = 10000, scaling = { type: 'none' }, freqFactors,
+      mrope } = params;
     if (mrope !== undefined) {
-      checkOptions(fn, mrope, ['section', 'interleaved'], 'params.mrope');
+      checkOptions(fn, mrope, ['section', 'interleaved', 'rest'], 'params.mrope');
       if (!Array.isArray(mrope.section) || mrope.section.length !== 3) {
         throw new RangeError(`${fn}: params.mrope.section must be 3 pair counts [t, h, w] (got ${describe(mrope.section)})`);
       }
       mrope.section.forEach((n, i) => checkInt(fn, `params.mrope.section[${i}]`, n, 0));
       if (mrope.interleaved !== undefined) checkBool(fn, 'params.mrope.interleaved', mrope.interleaved);
+      if (mrope.rest !== undefined) checkChoice(fn, 'params.mrope.rest', mrope.rest, MROPE_REST);
     }
     checkInt(fn, 'params.headDim', headDim, 1, 1 << 20);
     if (rotaryDim !== undefined) {
@@ -39,6 +45,8 @@ export function ropeParamsApi(module, heap) {
       if (rotaryDim % 2 !== 0) throw new RangeError(`${fn}: params.rotaryDim must be even (got ${rotaryDim})`);
       if (rotaryDim > headDim) throw new RangeError(`${fn}: params.rotaryDim must be <= headDim = ${headDim} (got ${rotaryDim})`);
     }
+    checkInt(fn, 'params.rotaryOffset', rotaryOffset, 0, 1 << 20);
+    const layout = checkChoice(fn, 'params.layout', params.layout ?? 'halfSplit', ROPE_LAYOUTS);
     checkNumber(fn, 'params.partialRotaryFactor', partialRotaryFactor);
     checkNumber(fn, 'params.theta', theta);
     checkOptions(fn, scaling, SCALING_KEYS, 'params.scaling');
@@ -71,13 +79,17 @@ export function ropeParamsApi(module, heap) {
       freqFactors: freqFactors === undefined ? [] : Array.from(toFloat64(fn, 'params.freqFactors', freqFactors)),
       mropeSection: mrope ? mrope.section : [],
       mropeInterleaved: mrope?.interleaved ?? false,
+      mropeRestUnrotated: mrope?.rest === 'unrotated',
+      rotaryOffset,
+      layout,
     };
   }
 
   // The flat object → the public params object (only what differs from the defaults).
   function publicRopeParams(flat) {
-    const params = { headDim: flat.headDim, theta: flat.theta };
+    const params = { headDim: flat.headDim, theta: flat.theta, layout: LAYOUT_NAMES[flat.layout] };
     if (flat.rotaryDim) params.rotaryDim = flat.rotaryDim;
+    if (flat.rotaryOffset) params.rotaryOffset = flat.rotaryOffset;
     if (flat.partialRotaryFactor !== 1) params.partialRotaryFactor = flat.partialRotaryFactor;
     const scaling = { type: flat.scaling };
     if (!Number.isNaN(flat.factor)) scaling.factor = flat.factor;
@@ -94,7 +106,10 @@ export function ropeParamsApi(module, heap) {
     if (flat.contextLength) scaling.contextLength = flat.contextLength;
     params.scaling = scaling;
     if (flat.freqFactors.length) params.freqFactors = flat.freqFactors;
-    if (flat.mropeSection.length) params.mrope = { section: flat.mropeSection, interleaved: flat.mropeInterleaved };
+    if (flat.mropeSection.length) {
+      params.mrope = { section: flat.mropeSection, interleaved: flat.mropeInterleaved };
+      if (flat.mropeRestUnrotated) params.mrope.rest = 'unrotated';
+    }
     return params;
   }
 
@@ -134,7 +149,11 @@ export function ropeParamsApi(module, heap) {
     }
     const attentionFactor = options.attentionFactor === undefined
       ? f.attentionFactor : checkFinite(fn, 'attentionFactor', options.attentionFactor);
-    return { ...f, attentionFactor };
+    // Where the rotation sits: the model's (params.layout, params.rotaryOffset) unless the call says.
+    const layout = checkChoice(fn, 'layout', options.layout ?? params?.layout ?? 'halfSplit', ROPE_LAYOUTS);
+    const rotaryOffset = options.rotaryOffset === undefined
+      ? (params?.rotaryOffset ?? 0) : checkInt(fn, 'rotaryOffset', options.rotaryOffset, 0, 1 << 20);
+    return { ...f, attentionFactor, layout, rotaryOffset };
   }
 
   // Positions of seqLen tokens: options.positions, or offset + 0 … seqLen-1.

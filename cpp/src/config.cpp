@@ -71,6 +71,21 @@ bool scaling_from_name(const std::string& name, RopeScaling* out) {
   return false;
 }
 
+// Hugging Face models whose RoPE turns consecutive pairs (2i, 2i+1): rotate_every_two, an
+// interleaving rotate_half, complex pairs or rope_interleave — read off transformers 5.12's
+// modeling files. Every other model uses rotate_half's (i, i + d/2). "_text" configs (the
+// language model of a multimodal one) count as their model.
+bool hf_interleaved(std::string model_type) {
+  static const char* const kInterleaved[] = {
+      "blt", "codegen", "cohere", "cohere2", "cohere2_moe", "deepseek_v2", "deepseek_v3", "deepseek_v4",
+      "ernie4_5", "ernie4_5_moe", "ernie4_5_vl_moe", "glm", "glm4", "glm4v", "glm_ocr", "gptj", "helium", "llama4",
+  };
+  if (model_type.size() > 5 && model_type.compare(model_type.size() - 5, 5, "_text") == 0) model_type.resize(model_type.size() - 5);
+  for (const char* t : kInterleaved)
+    if (model_type == t) return true;
+  return false;
+}
+
 constexpr const char* kKnownTypes =
     "default, none, mrope, linear, ntk, dynamic, yarn, llama3, longrope (or su), proportional";
 
@@ -90,11 +105,21 @@ Status from_hugging_face(Reader& r, const json& root, const std::string& layer_t
   const json* text = member(root, "text_config");
   const json& cfg = text != nullptr && text->is_object() ? *text : root;
 
-  std::size_t n_heads = 0, hidden = 0;
+  std::string model_type;
+  if (string(cfg, "model_type", &model_type) && hf_interleaved(model_type)) p->layout = RopeLayout::kInterleaved;
+  std::size_t n_heads = 0, hidden = 0, nope = 0, rope = 0;
   const bool have_heads = count(cfg, "num_attention_heads", &n_heads) && n_heads > 0;
   const bool have_hidden = count(cfg, "hidden_size", &hidden);
-  if (!(count(cfg, "head_dim", &p->head_dim) && p->head_dim > 0) &&
-      !(count(cfg, "qk_rope_head_dim", &p->head_dim) && p->head_dim > 0)) {
+  if (count(cfg, "qk_rope_head_dim", &rope) && rope > 0 && count(cfg, "qk_nope_head_dim", &nope)) {
+    // DeepSeek-V2/V3's MLA: a q/k head is [nope | rope]; HF splits it and rotates the rope part,
+    // pairs interleaved (V2 as complex numbers, V3's rope_interleave, its default).
+    p->head_dim = nope + rope;
+    p->rot_dim = rope;
+    p->rot_offset = nope;
+    const json* il = member(cfg, "rope_interleave");
+    p->layout = il != nullptr && il->is_boolean() && !il->get<bool>() ? RopeLayout::kHalfSplit : RopeLayout::kInterleaved;
+  } else if (!(count(cfg, "head_dim", &p->head_dim) && p->head_dim > 0) &&
+             !(count(cfg, "qk_rope_head_dim", &p->head_dim) && p->head_dim > 0)) {
     if (!have_heads || !have_hidden)
       return r.fail("config: head_dim is missing", "config needs head_dim, qk_rope_head_dim, or hidden_size and num_attention_heads");
     p->head_dim = hidden / n_heads;

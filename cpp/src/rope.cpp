@@ -101,6 +101,7 @@ Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t he
   if (n_heads == 0) return bad("n_heads must be > 0");
   if (head_dim == 0) return bad("head_dim must be > 0");
   if (rot_dim > head_dim) return bad("rot_dim must be <= head_dim");
+  if (o.rot_offset > head_dim - rot_dim) return bad("rot_offset + rot_dim must be <= head_dim");
   if (mul_overflows(seq_len, n_heads) || mul_overflows(seq_len * n_heads, head_dim) || mul_overflows(seq_len, n_rows))
     return {StatusCode::kTooLarge, "seq_len * n_heads * head_dim overflows"};
   if (x == nullptr) return bad("x must not be null");
@@ -110,11 +111,11 @@ Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t he
   const std::size_t half = rot_dim / 2;
   if (pair_row != nullptr)
     for (std::size_t k = 0; k < half; ++k)
-      if (pair_row[k] >= n_rows) return bad("pair_row entries must be < n_rows");
+      if (pair_row[k] >= n_rows && pair_row[k] != kMropeUnrotated) return bad("pair_row entries must be < n_rows");
   // Split over blocks of tokens (each token's tables and heads stay in one task); every worker
   // has its own tables, allocated here.
   const std::size_t table_size = (o.layout == RopeLayout::kInterleaved ? 3 * rot_dim : rot_dim) +
-                                 (n_rows > 1 ? n_rows * rot_dim : 0);
+                                 (n_rows > 1 ? (n_rows + 1) * rot_dim : 0);
   const std::size_t block = pool::rows_per_task(n_heads * head_dim * sizeof(float));
   const std::size_t n_tasks = (seq_len + block - 1) / block, n_workers = n_tasks > 1 ? pool::pool_workers() : 1;
   try {
@@ -128,17 +129,20 @@ Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t he
     float* s = c + half;
     float* cd = s + half;                   // interleaved: expanded tables [rot_dim] each
     float* sd = cd + rot_dim;
-    float* rows = c + (o.layout == RopeLayout::kInterleaved ? 3 * rot_dim : rot_dim);  // [n_rows][c | s]
+    float* rows = c + (o.layout == RopeLayout::kInterleaved ? 3 * rot_dim : rot_dim);  // [n_rows + 1][c | s]
+    // Row n_rows: position 0, for the pairs that stay unrotated (kMropeUnrotated).
+    if (n_rows > 1) tables(rows + n_rows * rot_dim, rows + n_rows * rot_dim + half, half, 0.0, inv_freq, inv_freq_f.data(), o, g);
     for (std::size_t t = task * block; t < std::min(seq_len, (task + 1) * block); ++t) {
-      float* xt = x + t * n_heads * head_dim;
+      float* xt = x + t * n_heads * head_dim + o.rot_offset;
       if (n_rows == 1) {
         tables(c, s, half, position(pos, pos_offset, t), inv_freq, inv_freq_f.data(), o, g);
       } else {
         for (std::size_t r = 0; r < n_rows; ++r)
           tables(rows + r * rot_dim, rows + r * rot_dim + half, half, pos[r * seq_len + t], inv_freq, inv_freq_f.data(), o, g);
         for (std::size_t k = 0; k < half; ++k) {
-          c[k] = rows[pair_row[k] * rot_dim + k];
-          s[k] = rows[pair_row[k] * rot_dim + half + k];
+          const std::size_t r = pair_row[k] == kMropeUnrotated ? n_rows : pair_row[k];
+          c[k] = rows[r * rot_dim + k];
+          s[k] = rows[r * rot_dim + half + k];
         }
       }
       if (o.layout == RopeLayout::kHalfSplit) {
@@ -169,15 +173,21 @@ Status apply_rope_rows(float* x, std::size_t seq_len, std::size_t n_heads, std::
 }
 
 Status mrope_pair_rows(const std::size_t* section, std::size_t n_sections, bool interleaved, std::size_t half,
-                       std::uint8_t* pair_row) noexcept {
+                       std::uint8_t* pair_row, bool rest_unrotated) noexcept {
   if (n_sections != 3 || section == nullptr) return bad("mrope_section must have 3 entries (t, h, w)");
   if (pair_row == nullptr) return bad("pair_row must not be null");
-  if (section[0] + section[1] + section[2] != half) return bad("mrope_section must sum to rot_dim / 2");
+  if (section[0] > half || section[1] > half || section[2] > half) return bad("mrope_section must sum to rot_dim / 2");
+  const std::size_t sum = section[0] + section[1] + section[2];
+  if (rest_unrotated ? sum > half : sum != half)
+    return bad(rest_unrotated ? "mrope_section must sum to at most rot_dim / 2" : "mrope_section must sum to rot_dim / 2");
+  const std::uint8_t rest = rest_unrotated ? kMropeUnrotated : 0;
   for (std::size_t k = 0; k < half; ++k) {
     if (interleaved)
-      pair_row[k] = k % 3 == 1 && k < 3 * section[1] ? 1 : k % 3 == 2 && k < 3 * section[2] ? 2 : 0;
+      pair_row[k] = k % 3 == 1 && k < 3 * section[1]   ? 1
+                    : k % 3 == 2 && k < 3 * section[2] ? 2
+                    : !rest_unrotated || (k % 3 == 0 && k < 3 * section[0]) ? 0 : rest;
     else
-      pair_row[k] = k < section[0] ? 0 : k < section[0] + section[1] ? 1 : 2;
+      pair_row[k] = k < section[0] ? 0 : k < section[0] + section[1] ? 1 : k < sum ? 2 : rest;
   }
   return Status::Ok();
 }
@@ -236,7 +246,7 @@ Status rope_2d_frequencies(std::size_t head_dim, double theta, double* inv_freq,
 
 Status shift_keys(float* k, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
                   const double* inv_freq, std::size_t rot_dim, const double* delta, double delta_all,
-                  RopeLayout layout, Precision precision) noexcept {
+                  RopeLayout layout, Precision precision, std::size_t rot_offset) noexcept {
   if (precision == Precision::kGgml) return bad("shift_keys takes precision fast or accurate");
   if (delta == nullptr && !std::isfinite(delta_all)) return bad("delta must be finite");
   std::vector<double> deltas;
@@ -248,7 +258,9 @@ Status shift_keys(float* k, std::size_t seq_len, std::size_t n_heads, std::size_
     }
     delta = deltas.data();
   }
-  return apply_rope(k, seq_len, n_heads, head_dim, inv_freq, rot_dim, delta, 0.0, {layout, precision, 1.0});
+  RopeApplyOptions o{layout, precision, 1.0};
+  o.rot_offset = rot_offset;
+  return apply_rope(k, seq_len, n_heads, head_dim, inv_freq, rot_dim, delta, 0.0, o);
 }
 
 Status rope_cache(float* cos, float* sin, std::size_t n_pos, const double* inv_freq,

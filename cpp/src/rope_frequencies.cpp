@@ -81,6 +81,7 @@ Status rope_frequencies(const RopeParams& p, std::size_t seq_len, double* inv_fr
   if (rot == 0) return bad("rot_dim must be > 0");
   if (rot % 2 != 0) return bad("rot_dim must be even");
   if (rot > p.head_dim) return bad("rot_dim must be <= head_dim");
+  if (p.rot_offset > p.head_dim - rot) return bad("rot_offset + rot_dim must be <= head_dim");
   if (!finite_positive(p.theta)) return bad("theta must be finite and > 0");
   if (inv_freq == nullptr || attention_factor == nullptr) return bad("outputs must not be null");
   if (n_freq != rot / 2) return {StatusCode::kBadShape, "inv_freq must have rot_dim / 2 entries"};
@@ -229,9 +230,12 @@ Status rope_frequencies(const RopeParams& p, std::size_t seq_len, double* inv_fr
       return bad("scaling is not a known RopeScaling");
   }
   if (p.attention_factor) af = *p.attention_factor;  // an explicit gain wins for every scheme
-  if (!p.mrope_section.empty() &&
-      (p.mrope_section.size() != 3 || p.mrope_section[0] + p.mrope_section[1] + p.mrope_section[2] != half))
-    return bad("mrope_section must have 3 entries summing to rot_dim / 2");
+  if (!p.mrope_section.empty()) {
+    const std::size_t sum = p.mrope_section.size() == 3 ? p.mrope_section[0] + p.mrope_section[1] + p.mrope_section[2] : 0;
+    if (p.mrope_section.size() != 3 || (p.mrope_rest_unrotated ? sum > half : sum != half))
+      return bad(p.mrope_rest_unrotated ? "mrope_section must have 3 entries summing to at most rot_dim / 2"
+                                        : "mrope_section must have 3 entries summing to rot_dim / 2");
+  }
   if (!p.freq_factors.empty()) {
     if (p.freq_factors.size() != half) return {StatusCode::kBadShape, "freq_factors must have rot_dim / 2 entries"};
     for (std::size_t i = 0; i < half; ++i) {

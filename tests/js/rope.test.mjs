@@ -157,7 +157,7 @@ test('ropeParamsFromConfig: presets, three dialects of one model, errors that na
   assert.ok(pe.presets.presets.length >= 13);
   for (const p of pe.presets.presets) assert.ok(p.source.length > 10, p.id);
   const llama = pe.ropeParamsFromConfig(preset('llama-3.1-8b').config);
-  assert.deepEqual(llama, { headDim: 128, theta: 500000, scaling: { type: 'llama3', factor: 8, originalMaxPositionEmbeddings: 8192, maxPositionEmbeddings: 131072, lowFreqFactor: 1, highFreqFactor: 4 } });
+  assert.deepEqual(llama, { headDim: 128, theta: 500000, layout: 'halfSplit', scaling: { type: 'llama3', factor: 8, originalMaxPositionEmbeddings: 8192, maxPositionEmbeddings: 131072, lowFreqFactor: 1, highFreqFactor: 4 } });
   const phi = pe.ropeParamsFromConfig(preset('phi-3.5-mini').config);
   assert.ok(Math.abs(pe.ropeFrequencies(phi).attentionFactor - 1.1902381) < 1e-7);
   // Long factors iff seqLen > original max (4096).

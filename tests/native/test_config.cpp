@@ -57,7 +57,11 @@ TEST_CASE("config (HF): real presets read to the published parameters") {
   CHECK(af == doctest::Approx(1.1902381).epsilon(1e-7));  // factor 131072 / 4096 = 32
 
   p = parse(preset_config("deepseek-v3"));
-  CHECK(p.head_dim == 64);  // qk_rope_head_dim
+  // MLA: a q/k head is qk_nope_head_dim 128 + qk_rope_head_dim 64; HF rotates the last 64, interleaved.
+  CHECK(p.head_dim == 192);
+  CHECK(posenc::rope_rot_dim(p) == 64);
+  CHECK(p.rot_offset == 128);
+  CHECK(p.layout == posenc::RopeLayout::kInterleaved);
   CHECK(p.scaling == RopeScaling::kYarn);
   inv_freq(p, 0, &af);
   CHECK(af == 1.0);  // get_mscale(40, 1) / get_mscale(40, 1)
@@ -80,6 +84,24 @@ TEST_CASE("config (HF): real presets read to the published parameters") {
   p = parse(preset_config("gemma-3-4b"), ConfigDialect::kHuggingFace, "sliding_attention");
   CHECK(p.theta == 1e4);
   CHECK(p.scaling == RopeScaling::kNone);
+}
+
+TEST_CASE("config (HF): the pair layout is the model's, as transformers 5.12 rotates it") {
+  using posenc::RopeLayout;
+  // rotate_half (i, i + d/2) unless the model's code pairs consecutive dims.
+  CHECK(parse(preset_config("llama-3.1-8b")).layout == RopeLayout::kHalfSplit);
+  CHECK(parse(preset_config("qwen2.5-7b-yarn")).layout == RopeLayout::kHalfSplit);
+  CHECK(parse(preset_config("llama-4-scout")).layout == RopeLayout::kInterleaved);  // complex pairs, text_config llama4_text
+  for (const char* type : {"cohere", "glm4", "ernie4_5", "gptj", "llama4_text"})
+    CHECK(parse(std::string(R"({"model_type": ")") + type + R"(", "head_dim": 64})").layout == RopeLayout::kInterleaved);
+  for (const char* type : {"llama", "mistral", "gemma3_text", "phi3", "gpt_neox"})
+    CHECK(parse(std::string(R"({"model_type": ")") + type + R"(", "head_dim": 64})").layout == RopeLayout::kHalfSplit);
+  // MLA: interleaved by default (DeepSeek-V3's rope_interleave), half-split when the config says so.
+  const auto mla = [](const char* extra) {
+    return std::string(R"({"qk_nope_head_dim": 128, "qk_rope_head_dim": 64)") + extra + "}";
+  };
+  CHECK(parse(mla("")).layout == RopeLayout::kInterleaved);
+  CHECK(parse(mla(R"(, "model_type": "deepseek_v3", "rope_interleave": false)")).layout == RopeLayout::kHalfSplit);
 }
 
 TEST_CASE("config: one model in the HF (old and new) and GGUF dialects gives the same inv_freq") {

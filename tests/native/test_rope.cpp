@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -247,6 +248,59 @@ TEST_CASE("apply_rope: matches the float64 rotation at every tail length, both l
   }
 }
 
+TEST_CASE("apply_rope: rot_offset rotates the slice [rot_offset, rot_offset + rot_dim) of each head, the rest pass") {
+  // DeepSeek-V2/V3's MLA heads: [nope | rope], the rope part rotated in place (float64 twin on the
+  // slices cut out by hand, so the kernel's own addressing is not what is compared against).
+  const std::size_t seq_len = 4, n_heads = 3;
+  for (const auto layout : {RopeLayout::kHalfSplit, RopeLayout::kInterleaved}) {
+    for (const auto& shape : {std::array<std::size_t, 3>{24, 8, 16}, {24, 8, 5}, {192, 64, 128}, {10, 2, 8}}) {
+      // (not a structured binding: clang 14 cannot capture one in CAPTURE's lambda)
+      const std::size_t head_dim = shape[0], rot_dim = shape[1], rot_offset = shape[2];
+      RopeParams p;
+      p.head_dim = rot_dim;
+      const Freqs f = frequencies(p);
+      REQUIRE(f.status.ok());
+      const std::vector<double> pos = {0, 3, 700, 4093};
+      std::vector<double> angle(seq_len * rot_dim / 2);
+      for (std::size_t t = 0; t < seq_len; ++t)
+        for (std::size_t k = 0; k < rot_dim / 2; ++k) angle[t * rot_dim / 2 + k] = pos[t] * f.inv_freq[k];
+      const std::vector<float> x0 = random_floats(seq_len * n_heads * head_dim, 11 + head_dim + rot_offset);
+      std::vector<float> slice(seq_len * n_heads * rot_dim);
+      for (std::size_t v = 0; v < seq_len * n_heads; ++v)
+        for (std::size_t d = 0; d < rot_dim; ++d) slice[v * rot_dim + d] = x0[v * head_dim + rot_offset + d];
+      const auto rotated = posenc::reference::rope(slice, seq_len, n_heads, rot_dim, rot_dim, angle,
+                                                   layout == RopeLayout::kInterleaved, 1.0);
+      std::vector<double> want(x0.begin(), x0.end());
+      for (std::size_t v = 0; v < seq_len * n_heads; ++v)
+        for (std::size_t d = 0; d < rot_dim; ++d) want[v * head_dim + rot_offset + d] = rotated[v * rot_dim + d];
+      std::vector<float> x = x0;
+      posenc::RopeApplyOptions o{layout, Precision::kAccurate, 1.0};
+      o.rot_offset = rot_offset;
+      REQUIRE(posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), rot_dim, pos.data(), 0.0, o).ok());
+      CAPTURE(head_dim);
+      CAPTURE(rot_offset);
+      CHECK(max_abs_diff(x, want) <= 1e-6);
+      for (std::size_t v = 0; v < seq_len * n_heads; ++v)  // outside the slice: bit for bit the input
+        for (std::size_t d = 0; d < head_dim; ++d)
+          if (d < rot_offset || d >= rot_offset + rot_dim) REQUIRE(x[v * head_dim + d] == x0[v * head_dim + d]);
+      // Past the head: refused, x untouched.
+      o.rot_offset = head_dim - rot_dim + 2;
+      x = x0;
+      CHECK(message_names(posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), rot_dim, pos.data(), 0.0, o),
+                          "rot_offset + rot_dim must be <= head_dim"));
+      CHECK(x == x0);
+    }
+  }
+  // The same rule on the parameters.
+  RopeParams p;
+  p.head_dim = 192;
+  p.rot_dim = 64;
+  p.rot_offset = 130;
+  CHECK(message_names(frequencies(p).status, "rot_offset + rot_dim must be <= head_dim"));
+  p.rot_offset = 128;
+  CHECK(frequencies(p).status.ok());
+}
+
 TEST_CASE("apply_rope: keeps each pair's norm, -pos undoes +pos, and q·k depends only on i - j") {
   const std::size_t head_dim = 64, n_heads = 2, seq_len = 6;
   RopeParams p;
@@ -366,6 +420,17 @@ TEST_CASE("apply_rope_rows: M-RoPE sections, Qwen2-VL position ids and Pixtral 2
   CHECK(std::vector<int>(rows, rows + half) == std::vector<int>{0, 1, 2, 0, 1, 2, 0, 1});
   const std::size_t bad_sec[3] = {2, 3, 2};
   CHECK(posenc::mrope_pair_rows(bad_sec, 3, false, half, rows).code == StatusCode::kBadArgument);
+  // llama.cpp's ggml_rope_multi: the unclaimed pairs (here IMROPE's 6: k % 3 == 0 but not below
+  // 3·section[0]; or a 4th section) turn by its 4th position id, 0: unrotated.
+  constexpr int U = posenc::kMropeUnrotated;
+  REQUIRE(posenc::mrope_pair_rows(sec, 3, true, half, rows, true).ok());
+  CHECK(std::vector<int>(rows, rows + half) == std::vector<int>{0, 1, 2, 0, 1, 2, U, 1});
+  REQUIRE(posenc::mrope_pair_rows(sec, 3, false, half, rows, true).ok());
+  CHECK(std::vector<int>(rows, rows + half) == std::vector<int>{0, 0, 1, 1, 1, 2, 2, 2});
+  REQUIRE(posenc::mrope_pair_rows(bad_sec, 3, false, half, rows, true).ok());  // a 4th section of 1 pair
+  CHECK(std::vector<int>(rows, rows + half) == std::vector<int>{0, 0, 1, 1, 1, 2, 2, U});
+  const std::size_t over[3] = {3, 3, 3};
+  CHECK(posenc::mrope_pair_rows(over, 3, false, half, rows, true).code == StatusCode::kBadArgument);
 
   // The rotation of each pair by its row's id, against the float64 reference per token and pair.
   const std::size_t seq_len = 7, n_heads = 2, head_dim = 16;
@@ -386,6 +451,16 @@ TEST_CASE("apply_rope_rows: M-RoPE sections, Qwen2-VL position ids and Pixtral 2
         worst = std::fmax(worst, std::fabs(y[i2] - (x[i2] * std::cos(a) + x[i1] * std::sin(a))));
       }
   CHECK(worst < 2e-6);
+  // Unrotated pairs pass through exactly (times the gain, 1 here), the others as before.
+  REQUIRE(posenc::mrope_pair_rows(sec, 3, true, half, rows, true).ok());
+  auto z = x;
+  REQUIRE(posenc::apply_rope_rows(z.data(), seq_len, n_heads, head_dim, inv.data(), head_dim, pos.data(), 3, rows,
+                                  {RopeLayout::kHalfSplit, Precision::kAccurate, 1.0}).ok());
+  for (std::size_t v = 0; v < seq_len * n_heads; ++v)
+    for (std::size_t k : {6}) {
+      CHECK(z[v * head_dim + k] == x[v * head_dim + k]);
+      CHECK(z[v * head_dim + k + half] == x[v * head_dim + k + half]);
+    }
 
   std::vector<double> inv2(head_dim / 2);
   REQUIRE(posenc::rope_2d_frequencies(head_dim, 10000.0, inv2.data(), rows).ok());

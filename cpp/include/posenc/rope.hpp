@@ -25,6 +25,11 @@ enum class RopeScaling : int {
 // "none", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional".
 const char* rope_scaling_name(RopeScaling scaling) noexcept;
 
+enum class RopeLayout : int {
+  kHalfSplit = 0,    // pairs (i, i + rot_dim/2): GPT-NeoX, HF Llama, ONNX interleaved=0
+  kInterleaved = 1,  // pairs (2i, 2i+1): RoFormer, GPT-J, llama.cpp LLAMA_ROPE_TYPE_NORM, ONNX interleaved=1
+};
+
 struct RopeParams {
   std::size_t head_dim = 0;             // required
   std::size_t rot_dim = 0;              // 0: int(head_dim * partial_rotary_factor), as HF does
@@ -53,6 +58,16 @@ struct RopeParams {
                                         //   rope_freqs.weight for Llama 3.1), or empty
   std::vector<std::size_t> mrope_section;  // M-RoPE (Qwen2-VL): pairs per position row (t, h, w),
   bool mrope_interleaved = false;          //   summing to rot_dim/2; interleaved: Qwen3-VL's layout
+  bool mrope_rest_unrotated = false;       // the pairs no section claims: HF turns them by the
+                                           //   temporal id (false); llama.cpp by its 4th position
+                                           //   id, 0 for text and images, so they stay unrotated
+                                           //   (true; the sections may then sum to less)
+  // Where the rotation sits in a head — what the model does, which apply_rope takes as options:
+  std::size_t rot_offset = 0;           // first rotated dim: dims [rot_offset, rot_offset + rot_dim)
+                                        //   turn (DeepSeek-V2/V3's MLA: the rope part follows the
+                                        //   nope part, rot_offset = qk_nope_head_dim); the rest pass
+  RopeLayout layout = RopeLayout::kHalfSplit;  // the model's pair layout (HF rotate_half: half-split;
+                                               //   llama.cpp NORM: interleaved, NEOX: half-split)
 };
 
 // The number of rotated dimensions params describe (head_dim for kProportional, whose unrotated
@@ -65,7 +80,8 @@ std::size_t rope_rot_dim(const RopeParams& params) noexcept;
 // seq_len matters only for kDynamic (NTK base grows once seq_len > max_position_embeddings) and
 // kLongRope (long factors iff seq_len > original_max_position_embeddings, unless context_length
 // is set); pass 0 for "at init time".
-// Status: kBadArgument naming the parameter and its rule (odd, zero or too large rot_dim,
+// Status: kBadArgument naming the parameter and its rule (odd, zero or too large rot_dim or
+// rot_offset,
 // non-finite theta or factor, factor < 1, a missing parameter the scheme needs, ...);
 // kBadShape if n_freq != rope_rot_dim(params) / 2 or a factor list has the wrong length.
 Status rope_frequencies(const RopeParams& params, std::size_t seq_len, double* inv_freq,
@@ -77,11 +93,6 @@ void yarn_correction_range(double beta_fast, double beta_slow, std::size_t rot_d
                            double original_max_position_embeddings, bool truncate, double* low,
                            double* high) noexcept;
 double yarn_get_mscale(double scale, double mscale = 1.0) noexcept;
-
-enum class RopeLayout : int {
-  kHalfSplit = 0,    // pairs (i, i + rot_dim/2): GPT-NeoX, HF Llama, ONNX interleaved=0
-  kInterleaved = 1,  // pairs (2i, 2i+1): RoFormer, GPT-J, llama.cpp LLAMA_ROPE_TYPE_NORM, ONNX interleaved=1
-};
 
 enum class Precision : int {
   kFast = 0,      // angle = float32(pos) * float32(inv_freq), one float32 product (HF's forward,
@@ -121,13 +132,15 @@ struct RopeApplyOptions {
   double attention_factor = 1.0;  // multiplies cos and sin (HF's attention_scaling); not for kGgml
   const GgmlRope* ggml = nullptr;  // kGgml: the angle's parameters (inv_freq is then unused and
                                    // may be null; rot_dim must equal ggml->n_dims)
+  std::size_t rot_offset = 0;      // the rotated dims are [rot_offset, rot_offset + rot_dim) of each head
 };
 
 // Rotates x[seq_len][n_heads][head_dim] in place. Token s is at position pos[s] (pos may be null:
-// then pos_offset + s). The pair k turns by pos * inv_freq[k]; dims >= rot_dim pass through.
+// then pos_offset + s). The pair k turns by pos * inv_freq[k]; dims outside [rot_offset,
+// rot_offset + rot_dim) pass through (options.rot_offset, 0 by default).
 // Rotating by -pos undoes +pos (up to float rounding).
-// Status: kBadArgument for zero sizes, odd or zero rot_dim, rot_dim > head_dim, a non-finite
-// inv_freq, position or attention_factor; kTooLarge when the extents overflow.
+// Status: kBadArgument for zero sizes, odd or zero rot_dim, rot_offset + rot_dim > head_dim, a
+// non-finite inv_freq, position or attention_factor; kTooLarge when the extents overflow.
 Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
                   const double* inv_freq, std::size_t rot_dim, const double* pos,
                   double pos_offset, const RopeApplyOptions& options = {}) noexcept;
@@ -139,12 +152,15 @@ Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_
 // apply_rope; kBadArgument for Precision::kGgml (use fast or accurate).
 Status shift_keys(float* k, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
                   const double* inv_freq, std::size_t rot_dim, const double* delta, double delta_all,
-                  RopeLayout layout = RopeLayout::kHalfSplit, Precision precision = Precision::kFast) noexcept;
+                  RopeLayout layout = RopeLayout::kHalfSplit, Precision precision = Precision::kFast,
+                  std::size_t rot_offset = 0) noexcept;
 
 // Multi-axis RoPE: every token has n_rows position ids, pos[n_rows][seq_len], and pair k turns by
-// pos[pair_row[k]][s] * inv_freq[k]. M-RoPE (Qwen2-VL, mrope_pair_rows) and 2-D axial RoPE for
-// vision transformers (Pixtral, rope_2d_frequencies) are instances. Status as apply_rope;
-// kBadArgument if n_rows is 0 or > 8 or a pair_row entry is >= n_rows.
+// pos[pair_row[k]][s] * inv_freq[k] (pair_row[k] == kMropeUnrotated: by position 0, cos = the
+// gain, sin = 0). M-RoPE (Qwen2-VL, mrope_pair_rows) and 2-D axial RoPE for vision transformers
+// (Pixtral, rope_2d_frequencies) are instances. Status as apply_rope; kBadArgument if n_rows is 0
+// or > 8 or a pair_row entry is >= n_rows (and not kMropeUnrotated).
+constexpr std::uint8_t kMropeUnrotated = 255;
 Status apply_rope_rows(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
                        const double* inv_freq, std::size_t rot_dim, const double* pos, std::size_t n_rows,
                        const std::uint8_t* pair_row, const RopeApplyOptions& options = {}) noexcept;
@@ -152,9 +168,12 @@ Status apply_rope_rows(float* x, std::size_t seq_len, std::size_t n_heads, std::
 // M-RoPE's pair → row map (HF Qwen2-VL apply_multimodal_rotary_pos_emb): section[0..2] pairs for
 // the temporal, height and width ids, summing to half = rot_dim/2, in consecutive runs; with
 // interleaved (Qwen3-VL apply_interleaved_mrope): pair k is height iff k % 3 == 1 and k < 3·section[1],
-// width iff k % 3 == 2 and k < 3·section[2], else temporal. Status: kBadArgument naming the rule.
+// width iff k % 3 == 2 and k < 3·section[2], else temporal. rest_unrotated: llama.cpp's
+// ggml_rope_multi instead — temporal only iff k % 3 == 0 and k < 3·section[0] (interleaved) or
+// k < the three sections (consecutive), the other pairs kMropeUnrotated; the sections may sum to
+// less than half. Status: kBadArgument naming the rule.
 Status mrope_pair_rows(const std::size_t* section, std::size_t n_sections, bool interleaved,
-                       std::size_t half, std::uint8_t* pair_row) noexcept;
+                       std::size_t half, std::uint8_t* pair_row, bool rest_unrotated = false) noexcept;
 
 // Qwen2-VL's get_rope_index for one sequence of text runs and image grids (t × h × w language-model
 // tokens, after the spatial merge): text tokens continue at the previous maximum + 1 with the same
