@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "config_json.hpp"
+#include "gguf_arch.hpp"
 
 namespace posenc {
 namespace {
@@ -69,6 +72,13 @@ bool scaling_from_name(const std::string& name, RopeScaling* out) {
       return true;
     }
   return false;
+}
+
+// A number as %g writes it (16, 0.5, 1e+06), for messages.
+std::string shortest(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
 }
 
 // Hugging Face models whose RoPE turns consecutive pairs (2i, 2i+1): rotate_every_two, an
@@ -202,6 +212,11 @@ Status from_hugging_face(Reader& r, const json& root, const std::string& layer_t
 }
 
 // GGUF metadata → RopeParams, as llama.cpp's load_hparams and llama_context derive them:
+// - the head: attention.key_length_mla (DeepSeek converted for absorbed MLA), else key_length,
+//   else embedding_length / head_count; rope.dimension_count rotated dims; MLA models (DeepSeek-V2/V3
+//   and others with attention.kv_lora_rank) rope the last dimension_count dims, after the nope part;
+// - the pair layout is the architecture's (llama_model_rope_type, gguf_arch.cpp), M-RoPE's
+//   sections rope.dimension_sections [t, h, w, e];
 // - rope.scaling.type absent means "linear"; its factor is rope.scaling.factor (else the older
 //   rope.scale_linear), and no factor means none (freq_scale 1).
 // - YaRN's original context is rope.scaling.original_context_length, else {arch}.context_length.
@@ -221,13 +236,41 @@ Status from_gguf(Reader& r, const json& root, const std::string& layer_type, Rop
   auto warn = [&](const std::string& w) { if (warnings != nullptr) warnings->push_back(w); };
 
   std::size_t n_heads = 0, embedding = 0;
-  if (!(cnt("attention.key_length", &p->head_dim) && p->head_dim > 0)) {
+  if (!(cnt("attention.key_length_mla", &p->head_dim) && p->head_dim > 0) &&
+      !(cnt("attention.key_length", &p->head_dim) && p->head_dim > 0)) {
     if (!(cnt("attention.head_count", &n_heads) && n_heads > 0) || !cnt("embedding_length", &embedding))
       return r.fail("config: head size is missing", "GGUF metadata needs " + key("attention.key_length") + ", or " + key("embedding_length") + " and " + key("attention.head_count"));
     p->head_dim = embedding / n_heads;
   }
-  std::size_t rot = 0;
+  std::size_t rot = 0, kv_lora_rank = 0;
   if (cnt("rope.dimension_count", &rot) && rot != p->head_dim) p->rot_dim = rot;
+  if (p->rot_dim != 0 && p->rot_dim < p->head_dim &&
+      (gguf_arch::rope_after_nope(arch) || cnt("attention.kv_lora_rank", &kv_lora_rank)))
+    p->rot_offset = p->head_dim - p->rot_dim;  // MLA: q = [nope | rope], llama.cpp's q_pe view
+
+  const gguf_arch::RopeType rope_type = gguf_arch::rope_type(arch);
+  p->layout = rope_type == gguf_arch::RopeType::kNorm ? RopeLayout::kInterleaved : RopeLayout::kHalfSplit;
+  if (rope_type == gguf_arch::RopeType::kUnknown)
+    warn("llama.cpp's pair layout for architecture \"" + arch + "\" is not in posenc's table: half-split assumed");
+  if (const json* sec = member(root, key("rope.dimension_sections").c_str()); sec != nullptr) {
+    const bool multi = rope_type == gguf_arch::RopeType::kMrope || rope_type == gguf_arch::RopeType::kImrope;
+    if (!multi) {
+      warn(key("rope.dimension_sections") + " is ignored: llama.cpp uses M-RoPE sections for qwen2vl and qwen3vl only");
+    } else {
+      if (!sec->is_array() || sec->size() < 3 || sec->size() > 4)
+        return r.fail("config: rope.dimension_sections must list 3 or 4 pair counts", key("rope.dimension_sections") + " must be an array of 4 whole numbers (t, h, w, e)");
+      for (std::size_t i = 0; i < sec->size(); ++i) {
+        const json& e = (*sec)[i];
+        if (!e.is_number_integer() || e.get<std::int64_t>() < 0 || e.get<std::int64_t>() > (1 << 20))
+          return r.fail("config: rope.dimension_sections must list 3 or 4 pair counts", key("rope.dimension_sections") + " must hold whole numbers >= 0");
+        if (i < 3) p->mrope_section.push_back(static_cast<std::size_t>(e.get<std::int64_t>()));
+      }
+      // ggml_rope_multi: the pairs outside t/h/w (the 4th section, and the ones IMROPE's pattern
+      // leaves) turn by the 4th position id, which llama.cpp sets to 0 for text and images.
+      p->mrope_interleaved = rope_type == gguf_arch::RopeType::kImrope;
+      p->mrope_rest_unrotated = true;
+    }
+  }
   std::size_t context = 0;
   cnt("context_length", &context);
   p->max_position_embeddings = context;
@@ -263,10 +306,15 @@ Status from_gguf(Reader& r, const json& root, const std::string& layer_type, Rop
 
   if (p->scaling == RopeScaling::kYarn) {
     if (!p->factor) return r.fail("config: yarn needs rope.scaling.factor", "GGUF YaRN metadata needs " + key("rope.scaling.factor"));
-    if (num("rope.scaling.yarn_beta_fast", &v) && v != 0.0) p->beta_fast = v;
-    if (num("rope.scaling.yarn_beta_slow", &v) && v != 0.0) p->beta_slow = v;
-    if (p->beta_fast != 32.0 || p->beta_slow != 1.0)
-      warn(key("rope.scaling.yarn_beta_fast/slow") + " differ from 32 / 1: llama.cpp reads them for some architectures only");
+    const bool betas = gguf_arch::reads_yarn_betas(arch);
+    for (const auto& [name, dst, dflt] : {std::tuple{"rope.scaling.yarn_beta_fast", &p->beta_fast, 32.0},
+                                          std::tuple{"rope.scaling.yarn_beta_slow", &p->beta_slow, 1.0}}) {
+      if (!num(name, &v) || v == 0.0 || v == dflt) continue;
+      if (betas) *dst = v;
+      else warn(key(name) + " = " + shortest(v) + " is ignored, as llama.cpp does for " + arch + ": it uses " + shortest(dflt));
+    }
+    if (num("rope.scaling.yarn_ext_factor", &v) && v != 1.0)
+      warn(key("rope.scaling.yarn_ext_factor") + " is ignored: llama.cpp's YaRN runs with ext_factor 1");
     if (num("rope.scaling.yarn_attn_factor", &v)) warn(key("rope.scaling.yarn_attn_factor") + " is ignored, as llama.cpp recomputes the YaRN gain");
     double log_mul = 0.0;
     if (num("rope.scaling.yarn_log_multiplier", &log_mul) && log_mul != 0.0) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -31,15 +32,18 @@ class Bytes {
   }
 };
 
-// GGUF v3. Values: u32, f32, string, an array of f32 or of strings; tensors F32 (type 0) or F16 (1).
+// GGUF v3. Values: u32, f32, string, an array of f32, i32 (gguf-py's type for Python ints) or of
+// strings; tensors of any ggml type, F32 (type 0) written from values.
 struct Gguf {
-  using Value = std::variant<std::uint32_t, float, std::string, std::vector<float>, std::vector<std::string>>;
+  using Value = std::variant<std::uint32_t, float, std::string, std::vector<float>, std::vector<std::string>,
+                             std::vector<std::int32_t>>;
   std::vector<std::pair<std::string, Value>> kv;
   struct Tensor {
     std::string name;
     std::vector<std::uint64_t> ne;  // ne[0] fastest
     std::uint32_t type;             // 0 F32, 1 F16
     std::vector<std::uint8_t> bytes;
+    std::optional<std::uint64_t> offset = std::nullopt;  // a data offset other than the one due
   };
   std::vector<Tensor> tensors;
 
@@ -59,6 +63,13 @@ struct Gguf {
     return *this;
   }
 
+  // Writes the named tensor's table entry with this data offset instead of the one due (malformed files).
+  Gguf& wrong_offset(const std::string& name, std::uint64_t offset) {
+    for (auto& t : tensors)
+      if (t.name == name) t.offset = offset;
+    return *this;
+  }
+
   std::vector<std::uint8_t> write() const {
     Bytes b;
     b.put_bytes("GGUF", 4);
@@ -73,6 +84,9 @@ struct Gguf {
       else if (const auto* af = std::get_if<std::vector<float>>(&v)) {
         b.put<std::uint32_t>(9); b.put<std::uint32_t>(6); b.put<std::uint64_t>(af->size());
         for (float x : *af) b.put(x);
+      } else if (const auto* ai = std::get_if<std::vector<std::int32_t>>(&v)) {
+        b.put<std::uint32_t>(9); b.put<std::uint32_t>(5); b.put<std::uint64_t>(ai->size());
+        for (std::int32_t x : *ai) b.put(x);
       } else {
         const auto& as = std::get<std::vector<std::string>>(v);
         b.put<std::uint32_t>(9); b.put<std::uint32_t>(8); b.put<std::uint64_t>(as.size());
@@ -86,7 +100,7 @@ struct Gguf {
       b.put<std::uint32_t>(static_cast<std::uint32_t>(t.ne.size()));
       for (auto d : t.ne) b.put(d);
       b.put(t.type);
-      b.put(offset);
+      b.put(t.offset.value_or(offset));
       offsets.push_back(offset);
       offset += (t.bytes.size() + 31) / 32 * 32;
     }

@@ -121,9 +121,18 @@ TEST_CASE("gguf: DeepSeek-V3 and V2 YaRN have a RoPE gain of 1, as in llama.cpp 
     REQUIRE(m.rope);
     CHECK(m.rope->rot_dim == 64);
     CHECK(m.rope->mscale_all_dim == doctest::Approx(mscale_all_dim).epsilon(1e-6));
+    RopeParams ref = hf("deepseek-v3");
+    // The rope slice: llama.cpp ropes dims [key_length - n_rot, key_length) with NORM pairs; the HF
+    // route says the same of the same model (head [nope 128 | rope 64], interleaved).
+    CHECK(m.rope->head_dim == 192);
+    CHECK(m.rope->rot_offset == 128);
+    CHECK(m.rope->layout == posenc::RopeLayout::kInterleaved);
+    CHECK(ref.head_dim == m.rope->head_dim);
+    CHECK(posenc::rope_rot_dim(ref) == m.rope->rot_dim);
+    CHECK(ref.rot_offset == m.rope->rot_offset);
+    CHECK(ref.layout == m.rope->layout);
     double af = 0, af_hf = 0;
     const auto gguf = inv_freq(*m.rope, 0, &af);
-    RopeParams ref = hf("deepseek-v3");
     ref.mscale = ref.mscale_all_dim = mscale_all_dim;  // V2: both 0.707 in its config
     const auto want = inv_freq(ref, 0, &af_hf);
     CHECK(af == doctest::Approx(1.0).epsilon(1e-7));
@@ -193,6 +202,72 @@ TEST_CASE("gguf: Qwen2.5-7B YaRN and gpt-oss-20b match HF (gpt-oss only with tru
   ref.truncate = true;
   CHECK(max_rel_diff(gguf, inv_freq(ref, 0, &af_hf)) < 1e-12);
   CHECK(af == af_hf);
+}
+
+TEST_CASE("gguf: llama.cpp's per-architecture choices: pair layout, the MLA rope slice, M-RoPE sections, YaRN β") {
+  auto base = [](const std::string& arch) {
+    Gguf g;
+    g.set("general.architecture", arch).set(arch + ".embedding_length", 256u).set(arch + ".attention.head_count", 4u)
+        .set(arch + ".context_length", 4096u);
+    return g;
+  };
+  // llama_model_rope_type: NORM (consecutive pairs) for the llama family, NEOX for qwen2, phi3, gemma3, gpt-oss.
+  for (const char* arch : {"llama", "deepseek2", "command-r", "glm4", "llama4"})
+    CHECK(read(base(arch).write()).rope->layout == posenc::RopeLayout::kInterleaved);
+  for (const char* arch : {"qwen2", "phi3", "phi2", "stablelm", "gemma3", "gpt-oss", "qwen2vl", "qwen3vl"})
+    CHECK(read(base(arch).write()).rope->layout == posenc::RopeLayout::kHalfSplit);
+  ModelInfo m = read(base("some-new-arch").write());
+  CHECK(m.rope->layout == posenc::RopeLayout::kHalfSplit);
+  REQUIRE(m.warnings.size() == 1);
+  CHECK(m.warnings[0].find("not in posenc's table") != std::string::npos);
+
+  // MLA without the deepseek2 name: attention.kv_lora_rank marks the [nope | rope] head.
+  Gguf mla = base("some-mla-arch");
+  mla.set("some-mla-arch.attention.key_length", 192u).set("some-mla-arch.rope.dimension_count", 64u)
+      .set("some-mla-arch.attention.kv_lora_rank", 512u);
+  CHECK(read(mla.write()).rope->rot_offset == 128);
+  // ... and DeepSeek converted for absorbed MLA: key_length 576 (kv_lora_rank + 64), key_length_mla 192.
+  Gguf ds = base("deepseek2");
+  ds.set("deepseek2.attention.key_length", 576u).set("deepseek2.attention.key_length_mla", 192u)
+      .set("deepseek2.rope.dimension_count", 64u);
+  m = read(ds.write());
+  CHECK(m.rope->head_dim == 192);
+  CHECK(m.rope->rot_dim == 64);
+  CHECK(m.rope->rot_offset == 128);
+  // Partial rotary elsewhere rotates the first dims (Phi-2, StableLM).
+  Gguf phi2 = base("phi2");
+  phi2.set("phi2.rope.dimension_count", 32u);
+  m = read(phi2.write());
+  CHECK(m.rope->rot_dim == 32);
+  CHECK(m.rope->rot_offset == 0);
+
+  // M-RoPE: rope.dimension_sections [t, h, w, e] (pairs); qwen3vl is llama.cpp's interleaved IMROPE.
+  for (const char* arch : {"qwen2vl", "qwen3vl"}) {
+    Gguf g = base(arch);
+    g.set(std::string(arch) + ".rope.dimension_count", 64u).set(std::string(arch) + ".rope.dimension_sections", std::vector<std::int32_t>{8, 12, 12, 0});
+    m = read(g.write());
+    CHECK(m.rope->mrope_section == std::vector<std::size_t>{8, 12, 12});
+    CHECK(m.rope->mrope_interleaved == (std::string(arch) == "qwen3vl"));
+    CHECK(m.warnings.empty());
+  }
+  Gguf notvl = base("qwen2");
+  notvl.set("qwen2.rope.dimension_sections", std::vector<std::int32_t>{8, 12, 12, 0});
+  m = read(notvl.write());
+  CHECK(m.rope->mrope_section.empty());
+  CHECK(m.warnings.size() == 1);
+
+  // YaRN β: qwen2 runs with 32 / 1 whatever the file says (warned); grok reads them.
+  for (const char* arch : {"qwen2", "grok"}) {
+    Gguf g = base(arch);
+    const std::string a = arch;
+    g.set(a + ".rope.scaling.type", std::string("yarn")).set(a + ".rope.scaling.factor", 4.0f)
+        .set(a + ".rope.scaling.yarn_beta_fast", 16.0f).set(a + ".rope.scaling.yarn_beta_slow", 2.0f);
+    m = read(g.write());
+    CAPTURE(a);
+    CHECK(m.rope->beta_fast == (a == "grok" ? 16.0 : 32.0));
+    CHECK(m.rope->beta_slow == (a == "grok" ? 2.0 : 1.0));
+    CHECK(m.warnings.size() == (a == "grok" ? 0u : 2u));
+  }
 }
 
 TEST_CASE("gguf: a scaling factor without a type is linear; none ignores it") {
