@@ -7,6 +7,9 @@
 // of (string key, u32 type, value); tensor_count entries of (string name, u32 n_dims,
 // u64 ne[n_dims], u32 ggml_type, u64 offset); padding to general.alignment (default 32); data.
 // A string is a u64 length and its bytes; an array is u32 element type, u64 count, elements.
+// As llama.cpp's loader, the reader refuses a tensor table whose data offsets do not follow one
+// another (in table order, each tensor's ggml_nbytes padded to the alignment), a tensor past the
+// end of the file, an undefined ggml type and a name used twice.
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -130,6 +133,49 @@ struct TensorInfo {
   std::uint64_t offset = 0;       // absolute, once the data start is known
 };
 
+// ggml's types as libggml 0.27 defines them: bytes per block and values per block (0: removed or
+// never defined). Read off the real library (ggml_type_size, ggml_blck_size).
+struct GgmlType {
+  std::uint32_t size, block;
+};
+constexpr GgmlType kGgmlTypes[] = {
+    {4, 1},    {2, 1},    {18, 32},  {20, 32},  {0, 0},   {0, 0},   {22, 32},  {24, 32},  {34, 32},  {36, 32},   // 0-9
+    {84, 256}, {110, 256}, {144, 256}, {176, 256}, {210, 256}, {292, 256}, {66, 256}, {74, 256}, {98, 256}, {50, 256},  // 10-19
+    {18, 32},  {110, 256}, {82, 256}, {136, 256}, {1, 1},   {2, 1},   {4, 1},    {8, 1},    {8, 1},    {56, 256},  // 20-29
+    {2, 1},    {0, 0},    {0, 0},    {0, 0},    {54, 256}, {66, 256}, {0, 0},   {0, 0},    {0, 0},    {17, 32},   // 30-39
+    {36, 64},  {18, 128}, {18, 64},                                                                           // 40-42
+};
+
+// The bytes of a tensor's data as ggml computes them (ggml_nbytes), or why it has none.
+bool tensor_bytes(const TensorInfo& t, std::uint64_t* bytes, std::string* why) {
+  constexpr std::uint64_t kMax = std::uint64_t{1} << 62;  // ggml keeps sizes in int64
+  const std::size_t n_types = sizeof(kGgmlTypes) / sizeof(kGgmlTypes[0]);
+  if (t.type >= n_types || kGgmlTypes[t.type].size == 0) {
+    *why = "has ggml type " + std::to_string(t.type) + ", which ggml does not define (types 0 … " +
+           std::to_string(n_types - 1) + " as of ggml 0.27, some removed)";
+    return false;
+  }
+  const GgmlType g = kGgmlTypes[t.type];
+  if (t.ne[0] % g.block != 0) {
+    *why = "has " + std::to_string(t.ne[0]) + " values per row, not a multiple of its type's block of " + std::to_string(g.block);
+    return false;
+  }
+  std::uint64_t n = t.ne[0] / g.block * g.size;
+  for (std::size_t d = 1; d < t.ne.size(); ++d) {
+    if (t.ne[d] != 0 && n > kMax / t.ne[d]) {
+      *why = "is larger than 2^62 bytes";
+      return false;
+    }
+    n *= t.ne[d];
+  }
+  if (t.ne[0] > kMax || n > kMax) {
+    *why = "is larger than 2^62 bytes";
+    return false;
+  }
+  *bytes = n;
+  return true;
+}
+
 const TensorInfo* find(const std::vector<TensorInfo>& tensors, const std::string& name) {
   for (const auto& t : tensors)
     if (t.name == name) return &t;
@@ -230,13 +276,36 @@ Status read_gguf(const ByteSource& src, ModelInfo* out, std::string* detail,
       }
       alignment = it->get<std::uint64_t>();
     }
+    // The data section as llama.cpp's loader (ggml's gguf reader) requires it: each tensor's data
+    // follows the previous one's in table order, padded to the alignment, starting at 0, and lies
+    // inside the file. So no tensor can point at another's data.
     const std::uint64_t data_start = (c.offset() + alignment - 1) / alignment * alignment;
+    std::uint64_t expected = 0;
+    std::vector<std::string_view> names;
+    names.reserve(tensors.size());
     for (auto& t : tensors) {
-      if (t.offset > src.size || data_start > src.size - t.offset) {
-        if (detail) *detail = "gguf: tensor " + t.name + " starts at data offset " + std::to_string(t.offset) + ", past the end of the file";
-        return {StatusCode::kBadArgument, "model file: malformed or unsupported"};
-      }
+      auto refuse = [&](const std::string& why) {
+        if (detail) *detail = "gguf: tensor " + t.name + " " + why;
+        return Status{StatusCode::kBadArgument, "model file: malformed or unsupported"};
+      };
+      names.push_back(t.name);
+      std::uint64_t bytes = 0;
+      std::string why;
+      if (!tensor_bytes(t, &bytes, &why)) return refuse(why);
+      if (t.offset != expected)
+        return refuse("has data offset " + std::to_string(t.offset) + ", expected " + std::to_string(expected) +
+                      " (tensor data follows the table in order, each padded to general.alignment = " +
+                      std::to_string(alignment) + "; llama.cpp refuses the file too)");
+      if (data_start > src.size || t.offset > src.size - data_start || bytes > src.size - data_start - t.offset)
+        return refuse("at data offset " + std::to_string(t.offset) + " (" + std::to_string(bytes) + " bytes from byte " +
+                      std::to_string(data_start + t.offset) + ") ends past the end of the file (" + std::to_string(src.size) + " bytes)");
+      expected += (bytes + alignment - 1) / alignment * alignment;
       t.offset += data_start;
+    }
+    std::sort(names.begin(), names.end());
+    if (const auto dup = std::adjacent_find(names.begin(), names.end()); dup != names.end()) {
+      if (detail) *detail = "gguf: tensor name " + std::string(*dup) + " appears twice";
+      return {StatusCode::kBadArgument, "model file: malformed or unsupported"};
     }
 
     ModelInfo info;

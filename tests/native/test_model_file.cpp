@@ -270,6 +270,43 @@ TEST_CASE("gguf: llama.cpp's per-architecture choices: pair layout, the MLA rope
   }
 }
 
+TEST_CASE("gguf: tensor data offsets must follow the table, aligned and inside the file, as llama.cpp's loader requires") {
+  auto model = [] {
+    Gguf g;
+    g.set("general.architecture", std::string("llama")).set("llama.embedding_length", 64u)
+        .set("llama.attention.head_count", 2u).raw_tensor("token_embd.weight", {64, 10}, 0, 64 * 10 * 4)
+        .f32_tensor("rope_freqs.weight", {16}, std::vector<float>(16, 2.0f));
+    return g;
+  };
+  CHECK(read(model().write()).rope->freq_factors == std::vector<double>(16, 2.0));
+  // rope_freqs pointing at token_embd's data (aligned, in bounds): it would read zeros as factors.
+  std::string why = read_error(model().wrong_offset("rope_freqs.weight", 0).write());
+  CHECK(why.find("tensor rope_freqs.weight has data offset 0, expected 2560") != std::string::npos);
+  why = read_error(model().wrong_offset("token_embd.weight", 7).write());
+  CHECK(why.find("tensor token_embd.weight has data offset 7, expected 0") != std::string::npos);
+  why = read_error(model().wrong_offset("rope_freqs.weight", 2592).write());  // a gap
+  CHECK(why.find("expected 2560") != std::string::npos);
+  // The last tensor's data cut off.
+  auto cut = model().write();
+  cut.resize(cut.size() - 4);
+  CHECK(read_error(cut).find("ends past the end of the file") != std::string::npos);
+  // Quantized tensors take ggml's block sizes: Q4_0 (type 2) is 18 bytes per 32 values.
+  Gguf q;
+  q.set("general.architecture", std::string("llama")).set("llama.embedding_length", 64u).set("llama.attention.head_count", 2u)
+      .raw_tensor("token_embd.weight", {64, 10}, 2, 64 / 32 * 18 * 10).f32_tensor("rope_freqs.weight", {16}, std::vector<float>(16, 2.0f));
+  CHECK(read(q.write()).rope->freq_factors.size() == 16);
+  Gguf odd;
+  odd.set("general.architecture", std::string("llama")).raw_tensor("token_embd.weight", {48, 10}, 2, 480);
+  CHECK(read_error(odd.write()).find("not a multiple of its type's block of 32") != std::string::npos);
+  Gguf undefined;
+  undefined.set("general.architecture", std::string("llama")).raw_tensor("token_embd.weight", {64}, 4, 64);
+  CHECK(read_error(undefined.write()).find("ggml type 4, which ggml does not define") != std::string::npos);
+  Gguf twice;
+  twice.set("general.architecture", std::string("llama")).f32_tensor("rope_freqs.weight", {16}, std::vector<float>(16, 1.0f))
+      .f32_tensor("rope_freqs.weight", {16}, std::vector<float>(16, 2.0f));
+  CHECK(read_error(twice.write()).find("tensor name rope_freqs.weight appears twice") != std::string::npos);
+}
+
 TEST_CASE("gguf: a scaling factor without a type is linear; none ignores it") {
   Gguf g;
   g.set("general.architecture", std::string("llama")).set("llama.embedding_length", 256u)
