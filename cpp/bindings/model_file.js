@@ -85,13 +85,20 @@ export function makeReadModel(module, { publicRopeParams, openPath }) {
   };
 }
 
+// readModel's rope is the params object itself, ready for ropeFrequencies / applyRope / attention.
+// Its `.params` (the earlier shape, { params }) stays as a non-enumerable alias of the same object, so old
+// callers work and the object's own keys are params keys only.
+function ropeResult(params) {
+  return Object.defineProperty(params, 'params', { value: params, enumerable: false });
+}
+
 // The C++ reader's result → the public shape (posenc.d.ts, ModelInfo).
 function toPublic(m, bytesRead, publicRopeParams) {
   const out = { format: m.format, architecture: m.architecture };
   if (m.nHeads) out.nHeads = m.nHeads;
   if (m.nKvHeads) out.nKvHeads = m.nKvHeads;
   if (m.contextLength) out.contextLength = m.contextLength;
-  if (m.rope) out.rope = { params: publicRopeParams(m.rope) };
+  if (m.rope) out.rope = ropeResult(publicRopeParams(m.rope));
   if (m.slidingWindow || m.ropeSliding) {
     out.sliding = {};
     if (m.slidingWindow) out.sliding.window = m.slidingWindow;

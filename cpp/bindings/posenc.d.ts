@@ -274,7 +274,7 @@ export interface ModelInfo {
   /** max_position_embeddings / {arch}.context_length. */
   contextLength?: number;
   /** RoPE of the (full-attention) layers, ready for ropeFrequencies / applyRope / attention. */
-  rope?: { params: RopeParams };
+  rope?: RopeParams & { /** The same object (the earlier `{ params }` shape); not enumerable. */ readonly params: RopeParams };
   /** Sliding-window layers: keys before each query, and their RoPE where it differs (Gemma 3). */
   sliding?: { window?: number; params?: RopeParams };
   alibi?: { nHeads: number; maxBias: number };

@@ -118,6 +118,116 @@ test('readModel: GGUF metadata of DeepSeek-V3, Phi-3.5, gpt-oss, GPT-2 and BLOOM
   assert.deepEqual(bloom.alibi, { nHeads: 16, maxBias: 8 });
 });
 
+test("readModel's rope is RoPE params as is: layout, DeepSeek's rope slice and M-RoPE sections reach applyRope and attention", async () => {
+  const meta = (arch, extra = []) => [['general.architecture', arch], [`${arch}.context_length`, { u32: 4096 }],
+    [`${arch}.embedding_length`, { u32: 256 }], [`${arch}.attention.head_count`, { u32: 4 }], ...extra];
+  const ds = await pe.readModel(gguf(meta('deepseek2', [['deepseek2.attention.key_length', { u32: 192 }],
+    ['deepseek2.rope.dimension_count', { u32: 64 }], ['deepseek2.attention.kv_lora_rank', { u32: 512 }]])).bytes);
+  // The params object itself (ropeFrequencies and friends refused { params } before), .params an alias.
+  assert.equal(ds.rope.params, ds.rope);
+  assert.ok(!Object.keys(ds.rope).includes('params'));
+  assert.equal(pe.ropeFrequencies(ds.rope).rotaryDim, 64);
+  assert.equal(pe.ggmlRopeParams(ds.rope).nDims, 64);
+  assert.deepEqual([ds.rope.headDim, ds.rope.rotaryDim, ds.rope.rotaryOffset, ds.rope.layout], [192, 64, 128, 'interleaved']);
+  // The HF route of the same model says the same.
+  const hf = pe.ropeParamsFromConfig(preset('deepseek-v3'));
+  assert.deepEqual([hf.headDim, hf.rotaryDim, hf.rotaryOffset, hf.layout], [192, 64, 128, 'interleaved']);
+  // applyRope on whole [nope 128 | rope 64] heads rotates the last 64 dims, interleaved, and passes the rest.
+  const S = 5, H = 3;
+  const x = Float32Array.from({ length: S * H * 192 }, (_, i) => Math.sin(i * 0.37));
+  const positions = [0, 1, 17, 900, 4093];
+  const y = pe.applyRope(x, { seqLen: S, nHeads: H, params: ds.rope, positions });
+  const slice = Float32Array.from({ length: S * H * 64 }, (_, i) => x[Math.floor(i / 64) * 192 + 128 + (i % 64)]);
+  const want = pe.applyRope(slice, { seqLen: S, nHeads: H, headDim: 64, params: { headDim: 64 }, positions, layout: 'interleaved' });
+  for (let v = 0; v < S * H; v++) {
+    for (let d = 0; d < 192; d++) {
+      const got = y[v * 192 + d];
+      if (d < 128) assert.equal(got, x[v * 192 + d]);
+      else assert.equal(got, want[v * 64 + d - 128]);
+    }
+  }
+  assert.deepEqual(pe.applyRope(x, { seqLen: S, nHeads: H, params: { ...hf, scaling: { type: 'none' } }, positions }), y);
+  // The call's own layout / rotaryOffset win over the model's.
+  const asHalf = pe.applyRope(x, { seqLen: S, nHeads: H, params: ds.rope, positions, layout: 'halfSplit', rotaryOffset: 0 });
+  assert.deepEqual(asHalf, pe.applyRope(x, { seqLen: S, nHeads: H, params: { headDim: 192, rotaryDim: 64 }, positions }));
+  assert.throws(() => pe.applyRope(x, { seqLen: S, nHeads: H, params: ds.rope, rotaryOffset: 130 }),
+    error(RangeError, /rotaryOffset \+ rotaryDim must be <= headDim/));
+  assert.throws(() => pe.ropeFrequencies({ headDim: 192, rotaryDim: 64, rotaryOffset: 129 }),
+    error(RangeError, /rotaryOffset \+ rotaryDim must be <= headDim/));
+  // precision 'ggml' on the slice, attention with the model's RoPE = attention on pre-rotated q and k,
+  // and the K-shift of the slice.
+  const g = pe.applyRope(x, { seqLen: S, nHeads: H, params: ds.rope, positions, precision: 'ggml' });
+  for (let v = 0; v < S * H; v++) for (let d = 0; d < 128; d++) assert.equal(g[v * 192 + d], x[v * 192 + d]);
+  assert.ok(Math.max(...g.map((a, i) => Math.abs(a - y[i]))) < 2e-3);  // ggml's float32 angle: ~5e-4 rad off at 4093
+  const k = Float32Array.from({ length: S * H * 192 }, (_, i) => Math.cos(i * 0.11));
+  const v = Float32Array.from({ length: S * H * 192 }, (_, i) => Math.sin(i * 0.05));
+  const fused = pe.attention(x, k, v, { nHeads: H, headDim: 192, causal: true, rope: ds.rope });
+  const rq = pe.applyRope(x, { seqLen: S, nHeads: H, params: ds.rope, offset: 0 });
+  const rk = pe.applyRope(k, { seqLen: S, nHeads: H, params: ds.rope, offset: 0 });
+  const unfused = pe.attention(rq, rk, v, { nHeads: H, headDim: 192, causal: true });
+  assert.ok(Math.max(...fused.map((a, i) => Math.abs(a - unfused[i]))) < 1e-6);
+  const shifted = rk.slice();
+  pe.shiftKeys(shifted, { seqLen: S, nHeads: H, params: ds.rope, delta: 7 });
+  const at7 = pe.applyRope(k, { seqLen: S, nHeads: H, params: ds.rope, offset: 7 });
+  assert.ok(Math.max(...shifted.map((a, i) => Math.abs(a - at7[i]))) < 1e-5);
+
+  // llama.cpp's pair layout per architecture (llama_model_rope_type): NORM → interleaved, NEOX → halfSplit.
+  assert.equal((await pe.readModel(gguf(meta('llama')).bytes)).rope.layout, 'interleaved');
+  assert.equal((await pe.readModel(gguf(meta('qwen2')).bytes)).rope.layout, 'halfSplit');
+  // M-RoPE sections (pairs [t, h, w, e]); qwen3vl interleaves them.
+  for (const arch of ['qwen2vl', 'qwen3vl']) {
+    const m = await pe.readModel(gguf(meta(arch, [[`${arch}.rope.dimension_count`, { u32: 64 }],
+      [`${arch}.rope.dimension_sections`, { i32s: [8, 12, 12, 0] }]])).bytes);
+    assert.deepEqual(m.rope.mrope, { section: [8, 12, 12], interleaved: arch === 'qwen3vl', rest: 'unrotated' });
+    const ids = pe.mropePositions([{ text: 2 }, { image: [1, 2, 2] }]);
+    const ones = new Float32Array(6 * 64).fill(1);
+    // The pairs llama.cpp leaves to its 4th id (0): IMROPE's pattern claims t only at k % 3 == 0, k < 24.
+    const rest = arch === 'qwen3vl' ? [24, 27, 30] : [];
+    for (const precision of ['fast', 'ggml']) {
+      assert.equal(pe.applyRope(ones, { seqLen: 6, nHeads: 1, params: m.rope, positions: ids, precision }).length, 6 * 64);
+      // Text only (three equal rows) is plain RoPE but for those pairs, with ggml's angle too.
+      const text = Float64Array.from({ length: 18 }, (_, i) => 3 * (i % 6) + 1);
+      const { mrope, ...plain } = m.rope;
+      const got = pe.applyRope(ones, { seqLen: 6, nHeads: 1, params: m.rope, positions: text, precision });
+      const want = pe.applyRope(ones, { seqLen: 6, nHeads: 1, params: plain, positions: text.subarray(0, 6), precision });
+      for (let t = 0; t < 6; t++) for (const k of rest) want[t * 64 + k] = want[t * 64 + k + 32] = 1;  // half-split pair k: k, k + 32
+      assert.deepEqual(got, want, `${arch} ${precision} ${mrope.section}`);
+    }
+    // The HF rule (rest 'temporal') turns those pairs by the temporal id.
+    const hfRule = { ...m.rope, mrope: { ...m.rope.mrope, rest: 'temporal' } };
+    assert.equal(pe.applyRope(ones, { seqLen: 6, nHeads: 1, params: hfRule, positions: ids }).length, 6 * 64);
+  }
+  // YaRN β: qwen2 runs with 32 / 1 whatever the file says (warned, as llama.cpp ignores them).
+  const q = await pe.readModel(gguf(meta('qwen2', [['qwen2.rope.scaling.type', 'yarn'], ['qwen2.rope.scaling.factor', { f32: 4 }],
+    ['qwen2.rope.scaling.yarn_beta_fast', { f32: 16 }], ['qwen2.rope.scaling.yarn_beta_slow', { f32: 2 }]])).bytes);
+  assert.deepEqual([q.rope.scaling.betaFast, q.rope.scaling.betaSlow], [32, 1]);
+  assert.equal(q.warnings.filter((w) => /yarn_beta_(fast|slow) = \d+ is ignored/.test(w)).length, 2);
+});
+
+test('readModel refuses GGUF tensor offsets that llama.cpp refuses, naming the offset', async () => {
+  const kv = [['general.architecture', 'llama'], ['llama.embedding_length', { u32: 64 }], ['llama.attention.head_count', { u32: 2 }]];
+  const tensors = [{ name: 'token_embd.weight', ne: [64, 10], data: new Float32Array(640) },
+    { name: 'rope_freqs.weight', ne: [16], data: new Float32Array(16).fill(2) }];
+  const good = gguf(kv, tensors).bytes;
+  assert.deepEqual((await pe.readModel(good)).rope.freqFactors, new Array(16).fill(2));
+  // One table entry's data offset rewritten in place.
+  const patched = (tensorIndex, offset) => {
+    const b = good.slice();
+    const view = new DataView(b.buffer);
+    // Walk the header to the offset field, the last u64 of each tensor entry (name, n_dims, ne, type, offset).
+    let p = 24;
+    for (const [k, v] of kv) { p += 8 + new TextEncoder().encode(k).length + 4; p += typeof v === 'string' ? 8 + v.length : 4; }
+    for (let t = 0; t < tensors.length; t++) {
+      p += 8 + tensors[t].name.length + 4 + 8 * tensors[t].ne.length + 4;
+      if (t === tensorIndex) view.setBigUint64(p, BigInt(offset), true);
+      p += 8;
+    }
+    return b;
+  };
+  await assert.rejects(pe.readModel(patched(1, 0)), error(RangeError, /tensor rope_freqs.weight has data offset 0, expected 2560/));
+  await assert.rejects(pe.readModel(patched(0, 7)), error(RangeError, /tensor token_embd.weight has data offset 7, expected 0/));
+});
+
 test('readModel: safetensors wpe.weight, .npy tables and config.json text or objects', async () => {
   const table = Float32Array.from({ length: 12 }, (_, i) => i - 6);
   const st = safetensors({ 'h.0.mlp.c_fc.weight': { shape: [2, 3], data: new Float32Array(6) },

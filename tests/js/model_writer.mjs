@@ -18,7 +18,8 @@ class Writer {
 }
 
 /**
- * GGUF v3. kv: [key, value] with value a string, { u32 }, { f32 } or { f32s: [...] }; tensors:
+ * GGUF v3. kv: [key, value] with value a string, { u32 }, { f32 }, { f32s: [...] } or { i32s: [...] }
+ * (gguf-py's array type for Python ints); tensors:
  * { name, ne, data: Float32Array } (F32) or { name, ne, type, bytes } (zeros, not stored when
  * `headerOnly`: the caller extends the file to its full size, e.g. sparse).
  */
@@ -33,6 +34,7 @@ export function gguf(kv, tensors = [], { headerOnly = false } = {}) {
     if (typeof v === 'string') { w.u32(8); w.str(v); }
     else if ('u32' in v) { w.u32(4); w.u32(v.u32); }
     else if ('f32' in v) { w.u32(6); w.f32(v.f32); }
+    else if ('i32s' in v) { w.u32(9); w.u32(5); w.u64(v.i32s.length); for (const x of v.i32s) w.u32(x >>> 0); }
     else { w.u32(9); w.u32(6); w.u64(v.f32s.length); for (const x of v.f32s) w.f32(x); }
   }
   let offset = 0;
