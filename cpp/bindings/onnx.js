@@ -11,6 +11,7 @@ const ATTENTION_OUTPUTS = ['Y', 'present_key', 'present_value', 'qk_matmul_outpu
 const ATTENTION_ATTRS = ['is_causal', 'kv_num_heads', 'q_num_heads', 'qk_matmul_output_mode', 'scale', 'softcap',
   'softmax_precision'];
 const ROTARY_INPUTS = ['X', 'cos_cache', 'sin_cache', 'position_ids'];
+const ROTARY_OUTPUTS = ['Y'];
 const ROTARY_ATTRS = ['interleaved', 'num_heads', 'rotary_embedding_dim'];
 const DTYPE = { float32: 0, bool: 1, int64: 2, float16: 3 };
 
@@ -71,6 +72,19 @@ function readAttrs(fn, attrs, allowed) {
   return attrs;
 }
 
+// options.outputs: the output slots wanted, as an ONNX node lists them ('' = an omitted optional
+// output); Y is always among them. undefined → dflt.
+function wantedOutputs(fn, outputs, slots, dflt) {
+  if (outputs === undefined) return dflt;
+  if (!Array.isArray(outputs)) throw new TypeError(`${fn}: outputs must be an array of output slot names (got ${describe(outputs)})`);
+  const wanted = outputs.filter((o) => o !== '');
+  for (const o of wanted) {
+    if (!slots.includes(o)) throw new RangeError(`${fn}: unknown output slot ${JSON.stringify(o)} (slots: ${slots.join(', ')})`);
+  }
+  if (!wanted.includes('Y')) throw new RangeError(`${fn}: outputs must include Y`);
+  return wanted;
+}
+
 function intAttr(fn, attrs, name, dflt, min, max) {
   let v = attrs[name];
   if (v === undefined) return dflt;
@@ -129,15 +143,7 @@ export function onnxApi(module, heap) {
       opset: checkInt(fn, 'opset', opset, 23, 24),
     };
     const hasPast = tensors[4] !== null;
-    let wanted = hasPast ? ['Y', 'present_key', 'present_value'] : ['Y'];
-    if (outputs !== undefined) {
-      if (!Array.isArray(outputs)) throw new TypeError(`${fn}: outputs must be an array of output slot names (got ${describe(outputs)})`);
-      wanted = outputs.filter((o) => o !== '');
-      for (const o of wanted) {
-        if (!ATTENTION_OUTPUTS.includes(o)) throw new RangeError(`${fn}: unknown output slot ${JSON.stringify(o)} (slots: ${ATTENTION_OUTPUTS.join(', ')})`);
-      }
-      if (!wanted.includes('Y')) throw new RangeError(`${fn}: outputs must include Y`);
-    }
+    const wanted = wantedOutputs(fn, outputs, ATTENTION_OUTPUTS, hasPast ? ['Y', 'present_key', 'present_value'] : ['Y']);
     // Everything but Q goes into the heap whole; Q streams through it in pieces of its rows
     // (heap.js pieceRows; C++ AttentionInputs::q_row0), Y and qk_matmul_output coming out piece by
     // piece: the heap holds K, V, the mask, the past and the presents, and ~4 MiB of Q and Y.
@@ -215,7 +221,9 @@ export function onnxApi(module, heap) {
     const interleaved = intAttr(fn, a, 'interleaved', 0, 0, 1);
     const numHeads = intAttr(fn, a, 'num_heads', 0, 1, 2 ** 30);
     const rotaryDim = intAttr(fn, a, 'rotary_embedding_dim', 0, 0, 2 ** 30);
-    const { out } = checkOptions(fn, options, ['out']);
+    // { outputs } as for attention (RotaryEmbedding's one output, Y), { out } to write Y into.
+    const { outputs, out } = checkOptions(fn, options, ['outputs', 'out']);
+    wantedOutputs(fn, outputs, ROTARY_OUTPUTS, ROTARY_OUTPUTS);
     const [x, cos, sin, ids] = tensors;
     if (x.dtype === 'float16') return rotaryFloat16(fn, tensors, interleaved, rotaryDim, numHeads, out);
     if (out !== undefined) checkOut(fn, out, { n: x.n, what: "X's element count", input: x.data });

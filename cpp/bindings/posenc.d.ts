@@ -365,6 +365,13 @@ export interface OnnxAttentionOptions {
   out?: Float32Array | Uint16Array;
 }
 
+export interface OnnxRotaryEmbeddingOptions {
+  /** Output slots wanted, as a node lists them: RotaryEmbedding has one, Y. */
+  outputs?: Array<'Y' | ''>;
+  /** Write Y here (X's size: a Float32Array, or a Uint16Array for float16 X; may be X's data). */
+  out?: Float32Array | Uint16Array;
+}
+
 export interface OnnxRotaryEmbeddingInputs {
   X: TensorLike;
   cos_cache: TensorLike;
@@ -486,7 +493,7 @@ export interface Posenc {
   readonly onnx: {
     attention(inputs: OnnxAttentionInputs, attrs?: OnnxAttentionAttrs, options?: OnnxAttentionOptions): Partial<Record<AttentionOutputSlot, OutputTensor>> & { Y: OutputTensor };
     /** options.out: write Y into this Float32Array (X's size; may be X's own data) instead of a new one. */
-    rotaryEmbedding(inputs: OnnxRotaryEmbeddingInputs, attrs?: OnnxRotaryEmbeddingAttrs, options?: { out?: Float32Array }): { Y: OutputTensor };
+    rotaryEmbedding(inputs: OnnxRotaryEmbeddingInputs, attrs?: OnnxRotaryEmbeddingAttrs, options?: OnnxRotaryEmbeddingOptions): { Y: OutputTensor };
   };
   /** q [qLen][nHeads][headDim], k and v [kvLen][nKvHeads][headDim] → [qLen][nHeads][headDim] (layout 'bhsd': heads major). */
   attention(q: Float32Array, k: Float32Array | Uint16Array, v: Float32Array | Uint16Array, options: AttentionOptions & { returnWeights: true }): { output: Float32Array; weights: Float32Array };

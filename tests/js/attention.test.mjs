@@ -345,3 +345,47 @@ test('onnx.attention streams Q in pieces: the rows of per-batch pe.attention cal
     V: { data: v16.subarray(0, 64), dims: [1, 1, 4, 16] } }, {}, { out: new Float32Array(64) }), error(TypeError, /options.out must be a Uint16Array/));
   assert.equal(pe.heapStats().inUseBytes, before);
 });
+
+test('the ONNX ops take every documented call form: (inputs), (inputs, attrs), (inputs, attrs, { outputs, opset, out })', () => {
+  // One small case per op; every form must give the one-argument result (or the outputs it names).
+  const T = (dims, seed) => ({ data: randomFloats(dims.reduce((a, b) => a * b, 1), seed), dims });
+  const att = { Q: T([1, 2, 3, 8], 60), K: T([1, 2, 5, 8], 61), V: T([1, 2, 5, 8], 62) };
+  const base = pe.onnx.attention(att).Y.data;
+  const same = (r, what) => assert.equal(maxAbsDiff(r.Y.data, base), 0, what);
+  same(pe.onnx.attention(att, {}), 'attrs {}');
+  same(pe.onnx.attention(att, undefined, { outputs: ['Y'] }), '{ outputs: [Y] }');
+  same(pe.onnx.attention(att, {}, { outputs: ['Y', '', ''] }), "{ outputs: [Y, '', ''] }");
+  same(pe.onnx.attention(att, {}, { opset: 23 }), '{ opset: 23 }');
+  const out = new Float32Array(base.length);
+  assert.equal(pe.onnx.attention(att, {}, { outputs: ['Y'], out }).Y.data, out);
+  same({ Y: { data: out } }, '{ outputs, out }');
+  // qk_matmul_output takes the path that keeps the scores: Y to float32 rounding.
+  const r = pe.onnx.attention(att, {}, { outputs: ['Y', '', '', 'qk_matmul_output'] });
+  assert.ok(maxAbsDiff(r.Y.data, base) < 1e-6);
+  assert.deepEqual(Object.keys(r), ['Y', 'qk_matmul_output']);
+  assert.deepEqual(r.qk_matmul_output.dims, [1, 2, 3, 5]);
+  const past = { ...att, past_key: T([1, 2, 2, 8], 63), past_value: T([1, 2, 2, 8], 64) };
+  assert.deepEqual(Object.keys(pe.onnx.attention(past, { is_causal: 1 })), ['Y', 'present_key', 'present_value']);
+  assert.deepEqual(Object.keys(pe.onnx.attention(past, { is_causal: 1 }, { outputs: ['Y'] })), ['Y']);
+  assert.throws(() => pe.onnx.attention(att, {}, { outputs: ['present_key'] }), error(RangeError, /outputs must include Y/));
+  assert.throws(() => pe.onnx.attention(att, {}, { outputs: 'Y' }), error(TypeError, /outputs must be an array/));
+
+  const half = 4;
+  const rot = { X: T([1, 2, 3, 8], 65), cos_cache: T([6, half], 66), sin_cache: T([6, half], 67),
+    position_ids: { data: [0, 2, 5], dims: [1, 3] } };
+  const y = pe.onnx.rotaryEmbedding(rot).Y.data;
+  for (const [what, call] of [
+    ['attrs {}', () => pe.onnx.rotaryEmbedding(rot, {})],
+    ['{ outputs: [Y] }', () => pe.onnx.rotaryEmbedding(rot, {}, { outputs: ['Y'] })],
+    ['attrs undefined, { outputs }', () => pe.onnx.rotaryEmbedding(rot, undefined, { outputs: ['Y'] })],
+    ['{ out }', () => pe.onnx.rotaryEmbedding(rot, {}, { out: new Float32Array(y.length) })],
+    ['{ outputs, out }', () => pe.onnx.rotaryEmbedding(rot, { interleaved: 0 }, { outputs: ['Y'], out: new Float32Array(y.length) })],
+  ]) {
+    const res = call();
+    assert.deepEqual(Object.keys(res), ['Y'], what);
+    assert.equal(maxAbsDiff(res.Y.data, y), 0, what);
+  }
+  assert.throws(() => pe.onnx.rotaryEmbedding(rot, {}, { outputs: ['Y', 'present_key'] }), error(RangeError, /unknown output slot "present_key" \(slots: Y\)/));
+  assert.throws(() => pe.onnx.rotaryEmbedding(rot, {}, { outputs: [] }), error(RangeError, /outputs must include Y/));
+  assert.throws(() => pe.onnx.rotaryEmbedding(rot, {}, { output: ['Y'] }), error(TypeError, /unknown option "output"/));
+});
