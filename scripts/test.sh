@@ -20,6 +20,9 @@ run ctest --preset native-debug --verbose        # doctest, native
 run ctest --preset wasm-release --verbose        # the same doctest suite as WASM SIMD128, in Node
 run ctest --preset wasm-threads --verbose        # and again in the pthreads build, on two threads
 run node --test tests/js/ tests/browser/ tests/consumers/  # package API; the explorer in Chromium; npm pack, Vite, webpack, tsc
+# The real llama.cpp (Debian sid's libllama0 in a chroot outside the repo, made on first use as
+# root; "llamacpp interop: SKIPPED ..." when it cannot be): every rope node of 20 GGUF models.
+run node --test tests/llamacpp/
 # The threaded build against the float64 twins and the conformance vectors (2 threads).
 run env POSENC_TEST_THREADS=2 node --test tests/js/attention.test.mjs tests/js/conformance.test.mjs tests/js/rope.test.mjs
 run node bench/run.mjs --smoke                   # the benchmark harness runs (tiny sizes, no timing judged)
