@@ -3,6 +3,8 @@
 // the user has finished (number box change, slider release, select, checkbox, play stopped) and
 // false while a slider drags, a box is being typed in or a play button runs. A value that breaks
 // the field's rule is refused visibly, with the rule, and changes nothing.
+// sync(st, external) shows the settings; the box being typed in and the slider being dragged keep
+// what the user is doing, unless the change comes from elsewhere (external: Back, a new model).
 import { FIELDS, describeRule, parseField } from './state.js';
 
 function sliderToValue(s, t) {
@@ -18,7 +20,7 @@ function valueToSlider(s, v) {
  * 'checks' | 'play', slider: { min, max, log } or st → { min, max, log }, values (checks and
  * selects), labels ({ value: text } shown in a select), validate(v) → '' or a refusal,
  * when(st) → false dims it (it does nothing now), play: { step, max, interval } }.
- * Returns { element, sync(st) }.
+ * Returns { element, sync(st, external) }.
  */
 export function buildControl(key, o, onChange) {
   const f = FIELDS[key];
@@ -116,13 +118,26 @@ export function buildControl(key, o, onChange) {
     return bad ? undefined : v;
   };
   const committed = o.kind === 'select' || o.kind === 'checkbox';
+  // typing: the box holds keystrokes not committed yet (from an input event to the change event that
+  // Enter or leaving the box sends), or a refused value. Only then does sync leave the focused box
+  // alone: once committed it shows the settings again, so Back right after Enter shows what Back
+  // restored (issue 20).
+  let typing = false;
   input.addEventListener(committed ? 'change' : 'input', () => {
+    typing = !committed;
     const v = check();
     if (v !== undefined) onChange(key, v, committed);
   });
-  if (!committed) input.addEventListener('change', () => { const v = check(); if (v !== undefined) onChange(key, v, true); });
+  if (!committed) {
+    input.addEventListener('change', () => {
+      const v = check();
+      typing = v === undefined;  // a refused value stays in the box, with its rule
+      if (v !== undefined) onChange(key, v, true);
+    });
+  }
+  input.addEventListener('blur', () => { typing = false; });
 
-  let range = null, slider = typeof o.slider === 'function' ? null : o.slider;
+  let range = null, slider = typeof o.slider === 'function' ? null : o.slider, dragging = false;
   if (o.slider) {
     range = document.createElement('input');
     range.type = 'range';
@@ -131,29 +146,35 @@ export function buildControl(key, o, onChange) {
     range.setAttribute('aria-label', `${label} slider`);
     range.dataset.for = key;
     range.addEventListener('input', () => {
+      dragging = true;
       let v = sliderToValue(slider, range.valueAsNumber);
       v = f.type === 'int' ? Math.round(v) : +v.toPrecision(4);
       input.value = String(v);
       if (check() !== undefined) onChange(key, v, false);
     });
-    range.addEventListener('change', () => { const v = check(); if (v !== undefined) onChange(key, v, true); });
+    range.addEventListener('change', () => { dragging = false; const v = check(); if (v !== undefined) onChange(key, v, true); });
+    range.addEventListener('blur', () => { dragging = false; });
   }
   if (o.kind === 'checkbox') { l.prepend(input, ' '); wrap.append(l); } else wrap.append(l, ...(range ? [range] : []), input);
   wrap.append(rule);
   return {
     element: wrap,
-    sync(st) {
+    sync(st, external = false) {
       // The box being typed in keeps what the user typed (and its refusal, if any).
-      if (document.activeElement !== input) {
+      if (external || !typing || document.activeElement !== input) {
+        if (external) typing = false;
         if (o.kind === 'checkbox') input.checked = st[key];
-        else input.value = String(st[key]);
+        else if (input.value !== String(st[key])) input.value = String(st[key]);  // the caret stays put
         input.setCustomValidity('');
         rule.textContent = '';
         wrap.classList.remove('invalid');
       }
       if (o.when) wrap.classList.toggle('dim', !o.when(st));
       if (typeof o.slider === 'function') slider = o.slider(st);
-      if (range && document.activeElement !== range) range.value = String(valueToSlider(slider, st[key]));
+      if (range && (external || !dragging || document.activeElement !== range)) {
+        if (external) dragging = false;
+        range.value = String(valueToSlider(slider, st[key]));
+      }
     },
   };
 }

@@ -123,7 +123,7 @@ async function main() {
     extras.learned = r.learned ?? null;
     st = { ...r.state, preset };
     commitUrl(true);
-    syncAll();
+    syncAll(true);
     redrawAll();
   }
   function choosePreset(id, layerType) {
@@ -207,9 +207,9 @@ async function main() {
     }
   }
 
-  function syncAll() {
-    for (const c of controls) c.sync(st);
-    for (const v of views) v.sync(st);
+  function syncAll(external = false) {
+    for (const c of controls) c.sync(st, external);
+    for (const v of views) v.sync(st, external);
     presetSelect.value = st.preset;
     const name = st.preset ? presetSelect.selectedOptions[0]?.textContent : extras.modelName ?? (toHash(st) ? 'your settings' : 'lesson defaults');
     $('settings-summary').textContent = `d_model ${st.dModel} · seq_len ${st.seqLen} · heads ${st.heads} · ${name}`;
@@ -252,9 +252,17 @@ async function main() {
   // One history entry per committed change: the first step of a drag or of typing pushes an entry,
   // later steps replace it (at most every 250 ms: browsers throttle rapid URL writes), and the
   // commit finishes it. Back then undoes the whole change.
+  // `live` says the current entry is still open (a change in progress). At most one delayed write is
+  // pending, and a commit, a new model or Back cancels it: a delayed write left over from the change
+  // just committed would reopen its entry, and the next change would then overwrite it instead of
+  // pushing its own (two typed values, one entry: issue 20).
   let live = false, urlTimer = 0;
-  function commitUrl(commit) {
+  function cancelUrlWrite() {
     clearTimeout(urlTimer);
+    urlTimer = 0;
+  }
+  function commitUrl(commit) {
+    cancelUrlWrite();
     const hash = toHash(st);
     const same = hash === location.hash || (hash === '' && location.hash === '');
     const url = hash || `${location.pathname}${location.search}`;
@@ -265,7 +273,7 @@ async function main() {
   function update(patch, commit) {
     st = { ...st, ...patch };
     if (commit || !live) commitUrl(commit);
-    else urlTimer = setTimeout(() => commitUrl(false), 250);
+    else if (!urlTimer) urlTimer = setTimeout(() => { urlTimer = 0; commitUrl(false); }, 250);  // writes the latest st
     dragging = !commit;
     clearTimeout(settleTimer);
     if (dragging) settleTimer = setTimeout(() => { dragging = false; schedule(); }, SETTLE);
@@ -273,12 +281,13 @@ async function main() {
     redrawAll();
   }
   window.addEventListener('popstate', () => {
+    cancelUrlWrite();
     live = false;
     for (const v of views) v.stopPlay();
     extras.modelName = null;
     st = fromHash(location.hash);
     restorePreset();
-    syncAll();
+    syncAll(true);
     redrawAll();
   });
   window.addEventListener('resize', redrawAll);

@@ -98,7 +98,7 @@ export function createView(def, parent, host) {
     v.layout = v.error ? drawMessage(ctx, width, height, v.error, colors) : drawInto(ctx, width, height, def.plot(v.data, v.cursor, width), colors);
   }
 
-  v.sync = (st) => { for (const c of controls) c.sync(st); };
+  v.sync = (st, external) => { for (const c of controls) c.sync(st, external); };
   v.stopPlay = () => { for (const c of controls) c.stop?.(false); };
 
   v.render = (ctx) => {

@@ -230,6 +230,95 @@ test('Back undoes a typed change, one entry per committed change; a slider drag 
   assert.deepEqual(ex.problems, []);
 });
 
+test('values typed one after another are one history entry each (issue 20); one value\'s keystrokes and a drag stay one', async () => {
+  await open();
+  const length0 = await ex.page.evaluate(() => history.length);
+  const entries = async () => (await ex.page.evaluate(() => history.length)) - length0;
+  const settle = () => ex.page.waitForTimeout(1000);  // a second between values, as a reader types them
+  // As a reader types: focus the box, select its text, type, Enter. `delay` spaces the keystrokes.
+  const type = async (key, value, delay = 0) => {
+    const box = `#control-${key}`;
+    await ex.page.$eval(box, (el) => el.scrollIntoView({ block: 'center' }));
+    await ex.page.focus(box);
+    await ex.page.$eval(box, (el) => el.select());
+    await ex.page.keyboard.type(value, { delay });
+    await ex.page.keyboard.press('Enter');
+  };
+  // What the page shows at each step: the settings, the hash and the boxes, the one just typed in
+  // (it keeps the focus, as when a reader presses Enter and then Back) included.
+  const shows = async (expect) => {
+    const sel = Object.keys(expect).map((k) => `#control-${k}`);
+    await ex.page.waitForFunction((e) => Object.entries(e).every(([k, v]) => window.posencExplorer.state[k] === v), expect);
+    const hash = await ex.page.evaluate(() => location.hash);
+    for (const [k, v] of Object.entries(expect)) {
+      const d = { seqLen: 100, theta: 10000, dModel: 128 }[k];
+      assert.equal(new URLSearchParams(hash.slice(1)).get(k), v === d ? null : String(v), `${k} in ${hash}`);
+    }
+    assert.deepEqual(await Promise.all(sel.map((s) => ex.page.inputValue(s))), Object.values(expect).map(String));
+  };
+  // seq_len 100 → 200 → 300 in the settings bar, then θ twice in the RoPE chapter, then d_model.
+  const steps = [['seqLen', 200], ['seqLen', 300], ['theta', 20000], ['theta', 500000], ['dModel', 64]];
+  const states = [{ seqLen: 100, theta: 10000, dModel: 128 }];
+  for (const [key, value] of steps) {
+    await type(key, String(value));
+    await settle();
+    states.push({ ...states.at(-1), [key]: value });
+    assert.equal(await entries(), states.length - 1, `after typing ${key} ${value}`);
+    await shows(states.at(-1));
+  }
+  for (let i = states.length - 2; i >= 0; i--) {
+    await ex.page.goBack();
+    await shows(states[i]);
+  }
+  for (let i = 1; i < states.length; i++) {
+    await ex.page.goForward();
+    await shows(states[i]);
+  }
+  // One value typed slowly (the page writes the URL between keystrokes) is still one entry.
+  await type('seqLen', '4000', 400);
+  await settle();
+  assert.equal(await entries(), states.length);
+  await shows({ ...states.at(-1), seqLen: 4000 });
+  await ex.page.goBack();
+  await shows(states.at(-1));
+  await ex.page.goForward();
+  await shows({ ...states.at(-1), seqLen: 4000 });
+  // A drag with the mouse, pausing on the way, is one entry; Back (the slider still focused) puts
+  // the thumb back; a value typed after the drag is its own entry.
+  const slider = await ex.page.$('input[type="range"][data-for="seqLen"]');
+  await slider.scrollIntoViewIfNeeded();
+  const thumb0 = await slider.inputValue();
+  const box = await slider.boundingBox();
+  const y = box.y + box.height / 2;
+  await ex.page.mouse.move(box.x + box.width * 0.4, y);
+  await ex.page.mouse.down();
+  for (const f of [0.45, 0.5, 0.55, 0.6]) {
+    await ex.page.mouse.move(box.x + box.width * f, y, { steps: 3 });
+    await ex.page.waitForTimeout(300);
+  }
+  await ex.page.mouse.up();
+  const dragged = (await state()).seqLen;
+  assert.ok(![100, 4000].includes(dragged), `the drag left seq_len at ${dragged}`);
+  await settle();
+  assert.equal(await entries(), states.length + 1);
+  const thumb = await slider.inputValue();
+  assert.equal(await ex.page.evaluate(() => document.activeElement.dataset.for), 'seqLen');
+  await ex.page.goBack();
+  await shows({ ...states.at(-1), seqLen: 4000 });
+  assert.equal(await slider.inputValue(), thumb0);
+  await ex.page.goForward();
+  await shows({ ...states.at(-1), seqLen: dragged });
+  assert.equal(await slider.inputValue(), thumb);
+  await type('seqLen', '300');
+  await settle();
+  assert.equal(await entries(), states.length + 2);
+  await ex.page.goBack();
+  await shows({ ...states.at(-1), seqLen: dragged });
+  await ex.page.goBack();
+  await shows({ ...states.at(-1), seqLen: 4000 });
+  assert.deepEqual(ex.problems, []);
+});
+
 test('a value the page must refuse is refused visibly with the rule; odd d_model works where the package allows', async () => {
   await open();
   await ex.page.fill('#control-dModel', '5000');
