@@ -11,11 +11,18 @@ const clampField = (key, v) => {
 };
 
 /** Settings for RoPE parameters as the package returns them; longFactors go to `extras`. */
+export const headRead = (p) => (p.rotaryOffset
+  ? `head_dim ${p.headDim} (RoPE on dims ${p.rotaryOffset}–${p.rotaryOffset + p.rotaryDim - 1})` : `head_dim ${p.headDim}`);
+
 export function ropeSettings(params, maxPositions) {
   const s = params.scaling ?? { type: 'none' };
-  const next = { dModel: params.headDim, theta: params.theta, partial: params.partialRotaryFactor ?? 1,
-    scaling: SCALINGS.includes(s.type) ? s.type : 'none' };
-  if (params.rotaryDim) next.partial = params.rotaryDim / params.headDim;
+  // A head whose rotated part does not start at 0 (DeepSeek's MLA: [nope | rope]): the page draws
+  // the rotated slice, rotaryDim wide.
+  const sliced = (params.rotaryOffset ?? 0) > 0;
+  const next = { dModel: sliced ? params.rotaryDim : params.headDim, theta: params.theta,
+    partial: params.partialRotaryFactor ?? 1, scaling: SCALINGS.includes(s.type) ? s.type : 'none',
+    layout: params.layout ?? 'halfSplit' };
+  if (params.rotaryDim) next.partial = sliced ? 1 : params.rotaryDim / params.headDim;
   // L_train: the pre-extension length; L_target: the positions the model is published for,
   // max_position_embeddings, which need not be L_train × factor (Llama-3.1: 8192 × 8 < 131072),
   // unless the config leaves that key at L_train (Qwen2.5 with YaRN: 32768, factor 4).
@@ -50,7 +57,7 @@ const first = (c, keys) => { for (const k of keys) if (typeof c[k] === 'number')
  * longFactors } with state = defaults + what the config says; throws an Error saying what it could
  * not read. `hint`: the scheme when the caller knows it (presets).
  */
-export function readConfig(pe, config, { dialect = 'hf', hint, layerType, layout } = {}) {
+export function readConfig(pe, config, { dialect = 'hf', hint, layerType } = {}) {
   const state = defaults();
   let longFactors = null;
   const read = [];
@@ -62,7 +69,7 @@ export function readConfig(pe, config, { dialect = 'hf', hint, layerType, layout
     Object.assign(state, r.next, { attnScheme: 'rope' });
     const heads = arch ? config[`${arch}.attention.head_count`] : undefined;
     if (typeof heads === 'number') state.heads = clampField('heads', heads);
-    return { state, scheme: 'rope', read: [`head_dim ${params.headDim}`, `θ ${params.theta}`, `scaling ${state.scaling}`], longFactors: r.longFactors };
+    return { state, scheme: 'rope', read: [headRead(params), `θ ${params.theta}`, `scaling ${state.scaling}`], longFactors: r.longFactors };
   }
   const c = config.text_config ?? config;
   const scheme = hint ?? schemeOfConfig(c);
@@ -96,7 +103,6 @@ export function readConfig(pe, config, { dialect = 'hf', hint, layerType, layout
     const r = ropeSettings(params, maxPositions);
     for (const [k, v] of Object.entries(r.next)) if (v !== undefined) state[k] = clampField(k, v) ?? v;
     longFactors = r.longFactors;
-    if (layout) state.layout = layout;
     // Issue 14: M-RoPE sections, sliding window, Llama 4's chunks and temperature (the config's keys).
     if (params.mrope) Object.assign(state, { mropeSection: params.mrope.section.join(','), mropeInterleaved: Boolean(params.mrope.interleaved) });
     if (typeof c.sliding_window === 'number') Object.assign(state, { winMask: 'window', winSize: clampField('winSize', c.sliding_window), winLen: clampField('winLen', 2 * c.sliding_window) });
@@ -105,7 +111,7 @@ export function readConfig(pe, config, { dialect = 'hf', hint, layerType, layout
     if (typeof c.attn_scale === 'number') state.iropeAttn = clampField('iropeAttn', c.attn_scale);
     if (params.mrope) read.push(`mrope_section ${state.mropeSection}${state.mropeInterleaved ? ' (interleaved)' : ''}`);
     for (const k of ['sliding_window', 'attention_chunk_size', 'floor_scale', 'attn_scale']) if (typeof c[k] === 'number') read.push(`${k} ${c[k]}`);
-    read.push(`head_dim ${params.headDim}`, `θ ${params.theta}`, `scaling ${state.scaling}`);
+    read.push(headRead(params), `θ ${params.theta}`, `scaling ${state.scaling}`);
     if (maxPositions !== undefined) read.push(`L_target ${state.lTarget} (max_position_embeddings)`);
   }
   const s = scheme ?? 'rope';

@@ -101,7 +101,7 @@ async function main() {
     const p = pe.presets.presets.find((x) => x.id === id);
     if (!p) return null;
     const lt = p.layerTypes ? (layerType ?? p.layerTypes[0]) : undefined;
-    return { p, lt, ...readConfig(pe, p.config, { hint: p.scheme, layerType: lt, layout: p.layout }) };
+    return { p, lt, ...readConfig(pe, p.config, { hint: p.scheme, layerType: lt }) };
   }
   function showPreset(r) {
     $('preset-details').hidden = !r;

@@ -1,7 +1,7 @@
 // Opening a model file (.gguf, .safetensors, config.json, .npy): the package's readModel parses
 // it; this file turns what it found into the page's settings. Without readModel in the package,
 // the file controls stay hidden and nothing here runs.
-import { ropeSettings } from './config.js';
+import { headRead, ropeSettings } from './config.js';
 import { FIELDS, defaults } from './state.js';
 
 export const hasReadModel = (pe) => typeof pe.readModel === 'function';
@@ -19,13 +19,13 @@ function settingsFromModel(model) {
   const read = [`${model.format}${model.architecture ? ` (${model.architecture})` : ''}`];
   if (model.nHeads) state.heads = clamp('heads', model.nHeads);
   if (model.rope) {
-    const p = model.rope.params;
+    const p = model.rope;
     const r = ropeSettings(p, model.contextLength);
     for (const [k, v] of Object.entries(r.next)) if (v !== undefined) state[k] = FIELDS[k].type === 'int' ? clamp(k, v) : v;
     longFactors = r.longFactors;
     ropeFile = { headDim: state.dModel, partial: state.partial, freqFactors: p.freqFactors ?? null, contextLength: p.scaling?.contextLength ?? null };
     scheme = 'rope';
-    read.push(`RoPE head_dim ${p.headDim}, θ ${p.theta}, scaling ${state.scaling}${p.freqFactors ? ', freq_factors' : ''}`);
+    read.push(`RoPE ${headRead(p)}, θ ${p.theta}, ${p.layout} pairs, scaling ${state.scaling}${p.freqFactors ? ', freq_factors' : ''}`);
   }
   if (model.sliding?.window) read.push(`sliding window ${model.sliding.window}`);
   if (model.alibi) {

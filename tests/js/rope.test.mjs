@@ -156,6 +156,13 @@ test('ropeParamsFromConfig: presets, three dialects of one model, errors that na
   const preset = (id) => pe.presets.presets.find((p) => p.id === id);
   assert.ok(pe.presets.presets.length >= 13);
   for (const p of pe.presets.presets) assert.ok(p.source.length > 10, p.id);
+  // Each RoPE preset's pair layout comes from its config (HF's modeling code): DeepSeek-V3 (MLA,
+  // rope_interleave) and Llama 4 (complex pairs) interleaved, the others rotate_half.
+  for (const p of pe.presets.presets.filter((q) => q.scheme === 'rope')) {
+    const layerType = p.layerTypes?.[0];
+    const want = ['deepseek-v3', 'llama-4-scout'].includes(p.id) ? 'interleaved' : 'halfSplit';
+    assert.equal(pe.ropeParamsFromConfig(p.config, layerType ? { layerType } : undefined).layout, want, p.id);
+  }
   const llama = pe.ropeParamsFromConfig(preset('llama-3.1-8b').config);
   assert.deepEqual(llama, { headDim: 128, theta: 500000, layout: 'halfSplit', scaling: { type: 'llama3', factor: 8, originalMaxPositionEmbeddings: 8192, maxPositionEmbeddings: 131072, lowFreqFactor: 1, highFreqFactor: 4 } });
   const phi = pe.ropeParamsFromConfig(preset('phi-3.5-mini').config);
