@@ -5,7 +5,7 @@ import { init } from '../dist/browser.js';
 import { CHAPTERS } from './chapters.js';
 import { readConfig } from './config.js';
 import { buildControl } from './controls.js';
-import { setupModelFile } from './model-file.js';
+import { hasReadModel, setupModelFile } from './model-file.js';
 import { FIELDS, fromHash, toHash } from './state.js';
 import { createView } from './view.js';
 import { setMeasuredExtrapolation } from './views/comparison-table.js';
@@ -47,7 +47,7 @@ async function main() {
   }
 
   let st = fromHash(location.hash);
-  const extras = { longFactors: null, ropeFile: null, learned: null, modelName: null };
+  const extras = { longFactors: null, ropeFile: null, learned: null, modelName: null, irope: null };
   const views = [];
   const controls = [];
   const onChange = (key, value, commit) => update({ [key]: value }, commit);
@@ -114,13 +114,37 @@ async function main() {
       $('layer-type').value = r.lt;
     }
   }
+  // Llama 4's NoPE layers in the model on the page, for the irope view: readModel's irope (which
+  // layers use RoPE), read from a preset's or a pasted config (asynchronously: the view says so
+  // meanwhile) or given by an opened file. extras.irope: null (no model) or { model: its name,
+  // config (the object read), pending, info: readModel's irope or null, given: what the config's
+  // no_rope_layers is, 'list' | 'empty' | 'absent' (undefined for a file), interval }.
+  let iropeReads = 0;  // a newer model makes older readings stale
+  function setIrope(model, { config = null, info = null } = {}) {
+    if (model && config && extras.irope?.config === config) return;  // the same model (Back within it): its reading stands
+    const token = ++iropeReads;
+    if (!model) { extras.irope = null; return; }
+    if (!config || !hasReadModel(pe)) { extras.irope = { model, info }; return; }
+    const c = config.text_config ?? config;
+    const list = c.no_rope_layers;
+    const given = Array.isArray(list) ? (list.length ? 'list' : 'empty') : 'absent';
+    extras.irope = { model, config, pending: true, info: null, given, interval: c.no_rope_layer_interval };
+    const done = (irope) => {
+      if (token !== iropeReads) return;
+      extras.irope = { ...extras.irope, pending: false, info: irope ?? null };
+      host.refresh('irope');
+    };
+    pe.readModel(config).then((m) => done(m.irope), () => done(null));
+  }
   // A new model: the defaults plus what it says, nothing kept from the previous one.
-  function applyModel(r, preset = '', name = null) {
+  function applyModel(r, preset = '', name = null, config = null) {
     for (const v of views) v.stopPlay();
     extras.modelName = name;
     extras.longFactors = r.longFactors ?? null;
     extras.ropeFile = r.ropeFile ?? null;
     extras.learned = r.learned ?? null;
+    extras.irope = null;
+    setIrope(r.p?.name ?? (config ? 'The pasted config' : name && `“${name}”`), { config, info: r.irope ?? null });
     st = { ...r.state, preset };
     commitUrl(true);
     syncAll(true);
@@ -130,7 +154,7 @@ async function main() {
     const r = presetReading(id, layerType);
     showPreset(r);
     if (!r) { applyModel({ state: fromHash('') }); message(''); return; }
-    applyModel(r, id);
+    applyModel(r, id, null, r.p.config);
     message(`${r.p.name}: read ${r.read.join(', ')}.`);
   }
   presetSelect.addEventListener('change', () => choosePreset(presetSelect.value));
@@ -152,7 +176,7 @@ async function main() {
     try {
       const r = readConfig(pe, config, { dialect });
       showPreset(null);
-      applyModel(r, '', 'pasted config');
+      applyModel(r, '', 'pasted config', dialect === 'hf' ? config : null);
       message(`Pasted config (${r.scheme}): read ${r.read.join(', ')}.`);
     } catch (e) {
       message(e.message, true);
@@ -207,6 +231,7 @@ async function main() {
     }
   }
 
+  // external: the settings changed under the controls (Back, a new model), not by the one in use.
   function syncAll(external = false) {
     for (const c of controls) c.sync(st, external);
     for (const v of views) v.sync(st, external);
@@ -292,11 +317,12 @@ async function main() {
   });
   window.addEventListener('resize', redrawAll);
 
-  // A model in the URL brings back what the URL cannot hold (LongRoPE factors).
+  // A model in the URL brings back what the URL cannot hold (LongRoPE factors, Llama 4's NoPE layers).
   function restorePreset() {
     const r = presetReading(st.preset);
     showPreset(r);
     extras.longFactors = r?.longFactors ?? null;
+    setIrope(r?.p.name, { config: r?.p.config });
   }
   restorePreset();
   syncAll();

@@ -10,8 +10,9 @@ const clamp = (key, v) => Math.min(FIELDS[key].max, Math.max(FIELDS[key].min, Ma
 
 /**
  * Settings for readModel's result (ModelInfo): { state, longFactors, ropeFile, learned, scheme,
- * read, warnings }. learned: the position table ({ name, weights, maxLen, dModel }) when the file
- * holds its weights; ropeFile: what the settings cannot hold (freq_factors, LongRoPE's context).
+ * read, irope, warnings }. learned: the position table ({ name, weights, maxLen, dModel }) when the file
+ * holds its weights; ropeFile: what the settings cannot hold (freq_factors, LongRoPE's context);
+ * irope: readModel's Llama 4 layers (which use RoPE), null for other models.
  */
 function settingsFromModel(model) {
   const state = defaults();
@@ -50,7 +51,7 @@ function settingsFromModel(model) {
   if (!scheme) throw new Error(`${model.format} file read, but it holds no position scheme this page can show (no RoPE, ALiBi or T5 settings, no position table).`);
   state.attnScheme = scheme;
   state.schemes = scheme === 'rope' ? 'sinusoidal,rope' : scheme === 'learned' ? FIELDS.schemes.value : scheme;
-  return { state, longFactors, ropeFile, learned, scheme, read, warnings: model.warnings ?? [] };
+  return { state, longFactors, ropeFile, learned, scheme, read, irope: model.irope ?? null, warnings: model.warnings ?? [] };
 }
 
 /** Reads `file` with the package; resolves to settingsFromModel's result, rejects with readModel's message. */

@@ -112,6 +112,64 @@ test('irope: Llama-4-Scout\'s temperature, 1 until floor_scale, then a staircase
   assert.deepEqual(ex.problems, []);
 });
 
+test('irope: the view says which layers of the model on the page are NoPE, as readModel reads its config', async () => {
+  await open();
+  await drawn('irope');
+  const sentence = `${view('irope')} .irope-layers`;
+  const layers = () => ex.page.textContent(sentence);
+  const says = (re) => ex.page.waitForFunction(({ sel, src }) => new RegExp(src).test(document.querySelector(sel)?.textContent ?? ''),
+    { sel: sentence, src: re.source }, { timeout: 15000 });
+  const marked = () => ex.page.$$eval(`${view('irope')} .layer-cells > span`, (s) => s.flatMap((x, l) => (x.classList.contains('nope') ? [l] : [])));
+  assert.match(await layers(), /^No model chosen: the curve uses Llama-4-Scout's floor_scale and attn_scale/);
+  // The preset holds the published config's no_rope_layers, [] (Llama4TextConfig then makes every
+  // 4th layer NoPE), and the page lists the layers readModel gives for it.
+  const published = await ex.page.evaluate(() => window.posencExplorer.pe.presets.presets.find((p) => p.id === 'llama-4-scout').config.text_config.no_rope_layers);
+  assert.deepEqual(published, [], 'the package\'s presets lack no_rope_layers: dist/ is older than data/presets.json');
+  const fromReadModel = await ex.page.evaluate(async () => {
+    const { pe } = window.posencExplorer;
+    const m = await pe.readModel(pe.presets.presets.find((p) => p.id === 'llama-4-scout').config);
+    return m.irope.ropeLayers.flatMap((rope, l) => (rope ? [] : [l]));
+  });
+  assert.deepEqual(fromReadModel, Array.from({ length: 12 }, (_, i) => 4 * i + 3));
+  await ex.page.selectOption('#preset', 'llama-4-scout');
+  await says(/NoPE layers/);
+  const scout = 'Llama-4-Scout-17B-16E (iRoPE) has 48 layers, counted from 0. NoPE layers (no positions, temperature-scaled queries): ' +
+    '3, 7, 11, … 47 — every 4th, HF\'s default for an empty no_rope_layers. The other 36 use RoPE, attending only within chunks of 8192 tokens (attention_chunk_size).';
+  assert.equal(await layers(), scout);
+  await drawn('irope', await renders('irope') - 1);
+  assert.deepEqual(await marked(), fromReadModel);
+  // A typed change and Back keep the model's layers; Back to the lesson defaults drops them.
+  await ex.page.fill('#control-iropeSpan', '32');
+  await ex.page.press('#control-iropeSpan', 'Enter');
+  await ex.page.waitForFunction(() => window.posencExplorer.state.iropeSpan === 32);
+  await ex.page.goBack();
+  await ex.page.waitForFunction(() => window.posencExplorer.state.iropeSpan === 16 && window.posencExplorer.state.preset === 'llama-4-scout');
+  await drawn('irope', await renders('irope') - 1);
+  assert.equal(await layers(), scout);
+  await ex.page.goBack();
+  await ex.page.waitForFunction(() => window.posencExplorer.state.preset === '');
+  await says(/^No model chosen/);
+  assert.deepEqual(await marked(), []);
+  // A pasted config with its own list (1 = RoPE, 0 = NoPE) and the temperature off.
+  await ex.page.click('#paste summary');
+  const own = { model_type: 'llama4_text', head_dim: 64, num_attention_heads: 8, rope_theta: 500000, num_hidden_layers: 8,
+    attention_chunk_size: 4096, no_rope_layers: [1, 0, 1, 1, 1, 1, 1, 0], attn_temperature_tuning: false };
+  await ex.page.fill('#config-text', JSON.stringify(own));
+  await ex.page.click('#config-apply');
+  await says(/^The pasted config has 8 layers/);
+  assert.equal(await layers(), 'The pasted config has 8 layers, counted from 0. NoPE layers (no positions; attn_temperature_tuning is off, so no temperature): ' +
+    '1, 7 — as the config\'s no_rope_layers lists them (0 = NoPE). The other 6 use RoPE, attending only within chunks of 4096 tokens (attention_chunk_size).');
+  // An opened config.json: readModel's layers, whatever the file's list said.
+  const scoutConfig = await ex.page.evaluate(() => window.posencExplorer.pe.presets.presets.find((p) => p.id === 'llama-4-scout').config);
+  await ex.page.setInputFiles('#model-file-input', { name: 'config.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(scoutConfig)) });
+  await says(/^“config\.json” has 48 layers/);
+  assert.match(await layers(), /NoPE layers \(no positions, temperature-scaled queries\): 3, 7, 11, … 47 — every 4th, as readModel reads the file\./);
+  // A model without Llama 4's keys has none.
+  await ex.page.selectOption('#preset', 'gpt2');
+  await says(/^GPT-2 \(124M\) has no NoPE layers that readModel can see/);
+  assert.deepEqual(ex.problems, []);
+});
+
 test('the Qwen2.5-VL, Llama-4-Scout and gpt-oss presets load into every view', async () => {
   await open();
   const ids = await ex.page.$$eval('section[data-view]', (s) => s.map((x) => x.dataset.view));
