@@ -87,11 +87,14 @@ Status model_info_from_config(std::string_view json_text, ModelInfo* out, std::s
     first_whole(cfg, {"hidden_size", "n_embd", "d_model", "dim"}, &d_model);
 
     const json* attn_config = member(cfg, "attn_config");
-    const bool mpt_alibi = attn_config != nullptr && flag(*attn_config, "alibi");
+    // MPT: attn_config.alibi, which HF's MptAttentionConfig defaults to true when absent.
+    const json* mpt_flag = attn_config != nullptr ? member(*attn_config, "alibi") : nullptr;
+    const bool mpt_alibi = (attn_config != nullptr && flag(*attn_config, "alibi")) ||
+                           (type == "mpt" && (mpt_flag == nullptr || !mpt_flag->is_boolean()));
     if (type == "bloom" || mpt_alibi || flag(cfg, "alibi")) {
       AlibiInfo a;
       a.n_heads = info.n_heads;
-      if (mpt_alibi) {
+      if (mpt_alibi && attn_config != nullptr) {
         const json* m = member(*attn_config, "alibi_bias_max");
         if (m != nullptr && m->is_number() && m->get<double>() > 0) a.max_bias = m->get<double>();
       }

@@ -469,6 +469,16 @@ TEST_CASE("config.json: learned, ALiBi, T5 and RoPE configs each go to their sch
   CHECK(m.alibi->n_heads == 32);
   m = info(R"({"model_type": "bloom", "n_head": 16, "hidden_size": 1024})");
   CHECK(m.alibi->n_heads == 16);
+  // MPT without attn_config (or without its alibi key): HF's MptAttentionConfig defaults to ALiBi.
+  m = info(R"({"model_type": "mpt", "n_heads": 32, "d_model": 4096})");
+  REQUIRE(m.alibi);
+  CHECK(m.alibi->n_heads == 32);
+  CHECK(m.alibi->max_bias == 8.0);
+  m = info(R"({"model_type": "mpt", "n_heads": 8, "d_model": 512, "attn_config": {"alibi_bias_max": 4}})");
+  CHECK(m.alibi->max_bias == 4.0);
+  // GPT-2 style with n_ctx only: learned.
+  m = info(R"({"model_type": "gpt2", "n_ctx": 2048, "n_embd": 64, "n_head": 4})");
+  CHECK(m.position_table->max_len == 2048);
   m = info(preset_config("t5-base"));
   REQUIRE(m.t5);
   CHECK(m.t5->n_heads == 12);
