@@ -1,6 +1,7 @@
 // ALiBi slopes and biases, T5 buckets and biases (cpp/src/alibi.cpp, t5.cpp).
 import {
-  checkBool, checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions, toFloat64,
+  PosencRangeError, checkBool, checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions,
+  toFloat64
 } from './checks.js';
 
 export function alibiT5Api(module, heap) {
@@ -17,7 +18,7 @@ export function alibiT5Api(module, heap) {
   function resolveQueryOffset(fn, queryOffset, qLen, kLen) {
     if (queryOffset === undefined) {
       if (qLen > kLen) {
-        throw new RangeError(`${fn}: qLen = ${qLen} must be <= kLen = ${kLen} when the queries sit at the last key positions (the default); pass queryOffset`);
+        throw new PosencRangeError(`${fn}: qLen = ${qLen} must be <= kLen = ${kLen} when the queries sit at the last key positions (the default); pass queryOffset`);
       }
       return NaN;
     }
@@ -87,7 +88,7 @@ export function alibiT5Api(module, heap) {
         checkInt(fn, 'maxDistance', maxDistance, 1, 2 ** 30);
         const qOffset = resolveQueryOffset(fn, queryOffset, qLen, kLen);
         if (table.length !== numBuckets * nHeads) {
-          throw new RangeError(`${fn}: table.length must equal numBuckets * nHeads = ${numBuckets * nHeads} (got ${table.length})`);
+          throw new PosencRangeError(`${fn}: table.length must equal numBuckets * nHeads = ${numBuckets * nHeads} (got ${table.length})`);
         }
         const n = nHeads * qLen * kLen;
         checkElements(fn, 'nHeads * qLen * kLen', n);

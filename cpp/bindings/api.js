@@ -49,7 +49,7 @@ export function wrap(module, hooks = {}) {
     ...learnedApi(module, heap),
     ...rope.api,
     ...ropeApi(module, heap, rope),
-    readModel: makeReadModel(module, { publicRopeParams: rope.publicRopeParams, openPath: hooks.openPath }),
+    readModel: makeReadModel(module, { status: heap.status, publicRopeParams: rope.publicRopeParams, openPath: hooks.openPath }),
     ...biases.api,
     ...attentionApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, alibiSlopes: biases.alibiSlopes }),
     /** ONNX operators with their exact semantics: inputs keyed by slot, attrs by attribute name. */

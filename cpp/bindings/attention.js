@@ -1,8 +1,8 @@
 // Attention with positions fused in (cpp/src/attention.cpp): RoPE, ALiBi, T5, masks, sliding
 // windows, sinks, Llama 4's chunks and temperature.
 import {
-  checkBool, checkChoice, checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions, checkOut,
-  describe, isPlainObject, toFloat64,
+  PosencRangeError, PosencTypeError, checkBool, checkChoice, checkElements, checkFinite,
+  checkFloat32Array, checkInt, checkOptions, checkOut, describe, isPlainObject, toFloat64
 } from './checks.js';
 
 export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) {
@@ -16,22 +16,22 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
     checkFloat32Array(fn, 'q', q);
     const kvHalf = checkChoice(fn, 'kvDtype', options?.kvDtype ?? 'float32', { float32: false, float16: true });
     for (const [name, t] of [['k', k], ['v', v]]) {
-      if (kvHalf && !(t instanceof Uint16Array)) throw new TypeError(`${fn}: ${name} must be a Uint16Array of float16 bits with kvDtype 'float16' (got ${describe(t)})`);
+      if (kvHalf && !(t instanceof Uint16Array)) throw new PosencTypeError(`${fn}: ${name} must be a Uint16Array of float16 bits with kvDtype 'float16' (got ${describe(t)})`);
       if (!kvHalf) checkFloat32Array(fn, name, t);
     }
-    if (options === undefined) throw new TypeError(`${fn}: options { nHeads, headDim } are required`);
+    if (options === undefined) throw new PosencTypeError(`${fn}: options { nHeads, headDim } are required`);
     checkOptions(fn, options, ATTENTION_OPTIONS);
     const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1, 2 ** 20);
     const nKvHeads = checkInt(fn, 'nKvHeads', options.nKvHeads ?? nHeads, 1, 2 ** 20);
     const headDim = checkInt(fn, 'headDim', options.headDim, 1, 2 ** 20);
-    if (nHeads % nKvHeads !== 0) throw new RangeError(`${fn}: nHeads = ${nHeads} must be a multiple of nKvHeads = ${nKvHeads}`);
+    if (nHeads % nKvHeads !== 0) throw new PosencRangeError(`${fn}: nHeads = ${nHeads} must be a multiple of nKvHeads = ${nKvHeads}`);
     if (q.length === 0 || q.length % (nHeads * headDim) !== 0) {
-      throw new RangeError(`${fn}: q.length must be a non-zero multiple of nHeads * headDim = ${nHeads * headDim} (got ${q.length})`);
+      throw new PosencRangeError(`${fn}: q.length must be a non-zero multiple of nHeads * headDim = ${nHeads * headDim} (got ${q.length})`);
     }
     if (k.length === 0 || k.length % (nKvHeads * headDim) !== 0) {
-      throw new RangeError(`${fn}: k.length must be a non-zero multiple of nKvHeads * headDim = ${nKvHeads * headDim} (got ${k.length})`);
+      throw new PosencRangeError(`${fn}: k.length must be a non-zero multiple of nKvHeads * headDim = ${nKvHeads * headDim} (got ${k.length})`);
     }
-    if (v.length !== k.length) throw new RangeError(`${fn}: v.length must equal k.length = ${k.length} (got ${v.length})`);
+    if (v.length !== k.length) throw new PosencRangeError(`${fn}: v.length must equal k.length = ${k.length} (got ${v.length})`);
     const qLen = q.length / (nHeads * headDim), kvLen = k.length / (nKvHeads * headDim);
     const causal = options.causal === undefined ? false : checkBool(fn, 'causal', options.causal);
     const scale = options.scale === undefined ? NaN : checkFinite(fn, 'scale', options.scale);
@@ -42,7 +42,7 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
     let slopes = null;
     if (options.alibi !== undefined && options.alibi !== false) {
       if (options.alibi instanceof Float32Array) {
-        if (options.alibi.length !== nHeads) throw new RangeError(`${fn}: alibi slopes must have nHeads = ${nHeads} entries (got ${options.alibi.length})`);
+        if (options.alibi.length !== nHeads) throw new PosencRangeError(`${fn}: alibi slopes must have nHeads = ${nHeads} entries (got ${options.alibi.length})`);
         slopes = options.alibi;
       } else {
         const { maxBias = 8 } = options.alibi === true ? {} : checkOptions(fn, options.alibi, ['maxBias'], 'alibi');
@@ -59,7 +59,7 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
       checkInt(fn, 't5.numBuckets', numBuckets, 1, 2 ** 30);
       checkInt(fn, 't5.maxDistance', maxDistance, 1, 2 ** 30);
       if (table.length !== numBuckets * nHeads) {
-        throw new RangeError(`${fn}: t5.table.length must equal numBuckets * nHeads = ${numBuckets * nHeads} (got ${table.length})`);
+        throw new PosencRangeError(`${fn}: t5.table.length must equal numBuckets * nHeads = ${numBuckets * nHeads} (got ${table.length})`);
       }
       t5 = { table, bidirectional, numBuckets, maxDistance };
     }
@@ -68,17 +68,17 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
       const r = isPlainObject(options.rope) && 'headDim' in options.rope ? { params: options.rope } : options.rope;
       checkOptions(fn, r, ['params', 'invFreq', 'layout', 'rotaryOffset', 'precision', 'attentionFactor'], 'rope');
       const f = resolveFrequencies(`${fn} (rope)`, r, kvLen - 1);
-      if (f.rotaryDim > headDim) throw new RangeError(`${fn}: rope rotaryDim = ${f.rotaryDim} must be <= headDim = ${headDim}`);
+      if (f.rotaryDim > headDim) throw new PosencRangeError(`${fn}: rope rotaryDim = ${f.rotaryDim} must be <= headDim = ${headDim}`);
       rope = { ...f, precision: checkChoice(fn, 'rope.precision', r.precision ?? 'fast', { fast: 0, accurate: 1 }) };
     }
     const window = options.window === undefined ? 0 : checkInt(fn, 'window', options.window, 1);
     const sinkTokens = options.sinkTokens === undefined ? 0 : checkInt(fn, 'sinkTokens', options.sinkTokens, 0);
-    if (sinkTokens > 0 && !window) throw new TypeError(`${fn}: sinkTokens needs a window (StreamingLLM keeps the first keys beside a rolling window)`);
+    if (sinkTokens > 0 && !window) throw new PosencTypeError(`${fn}: sinkTokens needs a window (StreamingLLM keeps the first keys beside a rolling window)`);
     let sinks = null;
     if (options.sinks !== undefined) {
       checkFloat32Array(fn, 'sinks', options.sinks);
-      if (options.sinks.length !== nHeads) throw new RangeError(`${fn}: sinks must have nHeads = ${nHeads} entries (one logit per head; got ${options.sinks.length})`);
-      for (const x of options.sinks) if (!Number.isFinite(x)) throw new RangeError(`${fn}: sinks must be finite (got ${x})`);
+      if (options.sinks.length !== nHeads) throw new PosencRangeError(`${fn}: sinks must have nHeads = ${nHeads} entries (one logit per head; got ${options.sinks.length})`);
+      for (const x of options.sinks) if (!Number.isFinite(x)) throw new PosencRangeError(`${fn}: sinks must be finite (got ${x})`);
       sinks = options.sinks;
     }
     const chunkSize = options.chunkSize === undefined ? 0 : checkInt(fn, 'chunkSize', options.chunkSize, 1);
@@ -94,7 +94,7 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
       checkFloat32Array(fn, 'mask', options.mask);
       maskPerHead = options.mask.length === nHeads * qLen * kvLen && nHeads > 1;
       if (!maskPerHead && options.mask.length !== qLen * kvLen) {
-        throw new RangeError(`${fn}: mask.length must be qLen * kvLen = ${qLen * kvLen} or nHeads * qLen * kvLen = ${nHeads * qLen * kvLen} (got ${options.mask.length})`);
+        throw new PosencRangeError(`${fn}: mask.length must be qLen * kvLen = ${qLen * kvLen} or nHeads * qLen * kvLen = ${nHeads * qLen * kvLen} (got ${options.mask.length})`);
       }
       mask = options.mask;
     }

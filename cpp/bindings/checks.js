@@ -20,6 +20,25 @@ const JS_NAMES = {
   sink_tokens: 'sinkTokens', chunk_size: 'chunkSize',
 };
 
+// The C++ StatusCode names ("bad_shape" → 'kBadShape'), which errors carry as err.code.
+export const codeName = (snake) => `k${snake.replace(/(^|_)([a-z])/g, (_, __, c) => c.toUpperCase())}`;
+
+// Every error the API throws is a RangeError or TypeError with err.code, the C++ StatusCode name:
+// the core's own status, or 'kBadArgument' ('kTooLarge' for sizes) for the checks this layer makes
+// before anything reaches the heap.
+export class PosencRangeError extends RangeError {
+  constructor(message, code = 'kBadArgument') {
+    super(message);
+    this.code = code;
+  }
+}
+export class PosencTypeError extends TypeError {
+  constructor(message, code = 'kBadArgument') {
+    super(message);
+    this.code = code;
+  }
+}
+
 export function jsMessage(message) {
   return message.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*\b/g, (w) => JS_NAMES[w] ?? w);
 }
@@ -33,16 +52,16 @@ export function describe(v) {
 }
 
 export function checkNumber(fn, name, v) {
-  if (typeof v !== 'number') throw new TypeError(`${fn}: ${name} must be a number (got ${describe(v)})`);
+  if (typeof v !== 'number') throw new PosencTypeError(`${fn}: ${name} must be a number (got ${describe(v)})`);
   return v;
 }
 
 export function checkInt(fn, name, v, min, max = Number.MAX_SAFE_INTEGER) {
   checkNumber(fn, name, v);
-  if (!Number.isInteger(v)) throw new RangeError(`${fn}: ${name} must be an integer (got ${v})`);
+  if (!Number.isInteger(v)) throw new PosencRangeError(`${fn}: ${name} must be an integer (got ${v})`);
   if (v < min || v > max) {
     const rule = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `in [${min}, ${max}]`;
-    throw new RangeError(`${fn}: ${name} must be ${rule} (got ${v})`);
+    throw new PosencRangeError(`${fn}: ${name} must be ${rule} (got ${v})`);
   }
   return v;
 }
@@ -50,19 +69,19 @@ export function checkInt(fn, name, v, min, max = Number.MAX_SAFE_INTEGER) {
 export function checkFinite(fn, name, v, { positive = false } = {}) {
   checkNumber(fn, name, v);
   if (!Number.isFinite(v) || (positive && v <= 0)) {
-    throw new RangeError(`${fn}: ${name} must be finite${positive ? ' and > 0' : ''} (got ${v})`);
+    throw new PosencRangeError(`${fn}: ${name} must be finite${positive ? ' and > 0' : ''} (got ${v})`);
   }
   return v;
 }
 
 export function checkBool(fn, name, v) {
-  if (typeof v !== 'boolean') throw new TypeError(`${fn}: ${name} must be a boolean (got ${describe(v)})`);
+  if (typeof v !== 'boolean') throw new PosencTypeError(`${fn}: ${name} must be a boolean (got ${describe(v)})`);
   return v;
 }
 
 export function checkChoice(fn, name, v, choices) {
   if (typeof v !== 'string' || !Object.hasOwn(choices, v)) {
-    throw new RangeError(`${fn}: ${name} must be one of ${Object.keys(choices).map((c) => `'${c}'`).join(', ')} (got ${describe(v)})`);
+    throw new PosencRangeError(`${fn}: ${name} must be one of ${Object.keys(choices).map((c) => `'${c}'`).join(', ')} (got ${describe(v)})`);
   }
   return choices[v];
 }
@@ -73,17 +92,17 @@ export function isPlainObject(v) {
 
 export function checkOptions(fn, options, allowed, name = 'options') {
   if (options === undefined) return {};
-  if (!isPlainObject(options)) throw new TypeError(`${fn}: ${name} must be an object (got ${describe(options)})`);
+  if (!isPlainObject(options)) throw new PosencTypeError(`${fn}: ${name} must be an object (got ${describe(options)})`);
   for (const key of Object.keys(options)) {
     if (!allowed.includes(key)) {
-      throw new TypeError(`${fn}: unknown ${name === 'options' ? 'option' : `key in ${name}`} ${JSON.stringify(key)} (allowed: ${allowed.join(', ')})`);
+      throw new PosencTypeError(`${fn}: unknown ${name === 'options' ? 'option' : `key in ${name}`} ${JSON.stringify(key)} (allowed: ${allowed.join(', ')})`);
     }
   }
   return options;
 }
 
 export function checkFloat32Array(fn, name, v) {
-  if (!(v instanceof Float32Array)) throw new TypeError(`${fn}: ${name} must be a Float32Array (got ${describe(v)})`);
+  if (!(v instanceof Float32Array)) throw new PosencTypeError(`${fn}: ${name} must be a Float32Array (got ${describe(v)})`);
   return v;
 }
 
@@ -93,24 +112,24 @@ export function checkFloat32Array(fn, name, v) {
  * does not overlap it.
  */
 export function checkOut(fn, out, { n, what, input, Type = Float32Array }) {
-  if (!(out instanceof Type)) throw new TypeError(`${fn}: options.out must be a ${Type.name} (got ${describe(out)})`);
-  if (out.length !== n) throw new RangeError(`${fn}: options.out.length must equal ${what} = ${n} (got ${out.length})`);
+  if (!(out instanceof Type)) throw new PosencTypeError(`${fn}: options.out must be a ${Type.name} (got ${describe(out)})`);
+  if (out.length !== n) throw new PosencRangeError(`${fn}: options.out.length must equal ${what} = ${n} (got ${out.length})`);
   const overlap = out.buffer === input.buffer && out !== input && out.byteOffset < input.byteOffset + input.byteLength &&
     input.byteOffset < out.byteOffset + out.byteLength;
-  if (overlap) throw new RangeError(`${fn}: options.out must be the input itself or not overlap it`);
+  if (overlap) throw new PosencRangeError(`${fn}: options.out must be the input itself or not overlap it`);
   return out;
 }
 
 /** An array-like of numbers (Array or any typed array; BigInt64Array too) as a Float64Array. */
 export function toFloat64(fn, name, v, { integer = false } = {}) {
   const ok = Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView));
-  if (!ok) throw new TypeError(`${fn}: ${name} must be an array or typed array of numbers (got ${describe(v)})`);
+  if (!ok) throw new PosencTypeError(`${fn}: ${name} must be an array or typed array of numbers (got ${describe(v)})`);
   const out = new Float64Array(v.length);
   for (let i = 0; i < v.length; i++) {
     const x = typeof v[i] === 'bigint' ? Number(v[i]) : v[i];
-    if (typeof x !== 'number') throw new TypeError(`${fn}: ${name}[${i}] must be a number (got ${describe(v[i])})`);
+    if (typeof x !== 'number') throw new PosencTypeError(`${fn}: ${name}[${i}] must be a number (got ${describe(v[i])})`);
     if (!Number.isFinite(x) || (integer && !Number.isInteger(x))) {
-      throw new RangeError(`${fn}: ${name}[${i}] must be ${integer ? 'an integer' : 'finite'} (got ${x})`);
+      throw new PosencRangeError(`${fn}: ${name}[${i}] must be ${integer ? 'an integer' : 'finite'} (got ${x})`);
     }
     out[i] = x;
   }
@@ -119,6 +138,6 @@ export function toFloat64(fn, name, v, { integer = false } = {}) {
 
 export function checkElements(fn, what, n) {
   if (n > MAX_ELEMENTS) {
-    throw new RangeError(`${fn}: ${what} = ${n} elements exceeds the limit of ${MAX_ELEMENTS} (1 GiB of float32)`);
+    throw new PosencRangeError(`${fn}: ${what} = ${n} elements exceeds the limit of ${MAX_ELEMENTS} (1 GiB of float32)`, 'kTooLarge');
   }
 }

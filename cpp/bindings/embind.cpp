@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "embind_status.hpp"
 #include "posenc/posenc.hpp"
 
 namespace {
@@ -28,7 +29,7 @@ T* at(Ptr p) {
   return reinterpret_cast<T*>(p);
 }
 
-std::string message(const posenc::Status& s) { return s.ok() ? std::string() : s.message; }
+using posenc_js::message;
 
 Ptr heap_alloc(double bytes) {
   if (!(bytes >= 0 && bytes <= 4294967295.0)) return 0;
@@ -131,7 +132,7 @@ std::string apply_rope_rows(Ptr x, double seq_len, double n_heads, double head_d
   std::vector<std::uint8_t> rows(half);
   const posenc::Status s = mode == 2 ? posenc::rope_2d_frequencies(static_cast<std::size_t>(rot_dim), theta, at<double>(inv_freq), rows.data())
                                      : mrope_rows(section, (mode & 1) != 0, (mode & 4) != 0, half, &rows);
-  if (!s.ok()) return s.message;
+  if (!s.ok()) return message(s);
   return message(posenc::apply_rope_rows(
       at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
       static_cast<std::size_t>(head_dim), at<const double>(inv_freq), static_cast<std::size_t>(rot_dim),
@@ -232,7 +233,7 @@ template <class F>
 std::string with_ggml(const val& params, double rope_seq_len, F call) {
   posenc::GgmlRope g;
   if (const auto s = posenc::ggml_rope_params(rope_params(params), static_cast<std::size_t>(rope_seq_len), &g); !s.ok())
-    return s.message;
+    return message(s);
   return message(call(g));
 }
 
@@ -414,7 +415,7 @@ posenc::T5BucketParams t5_params(bool bidirectional, int num_buckets, int max_di
 std::string t5_buckets(Ptr out, Ptr rel, double n, bool bidirectional, int num_buckets,
                        int max_distance) {
   const auto p = t5_params(bidirectional, num_buckets, max_distance);
-  if (const auto s = posenc::t5_check(p); !s.ok()) return s.message;
+  if (const auto s = posenc::t5_check(p); !s.ok()) return message(s);
   for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i)
     at<std::int32_t>(out)[i] = posenc::t5_bucket(static_cast<std::int64_t>(at<const double>(rel)[i]), p);
   return {};
@@ -596,16 +597,19 @@ std::string simd_arch() { return posenc::simd_arch(); }
 
 // The kernels' thread pool (threads.hpp); in the threaded build the Emscripten pool holds n - 1 workers.
 std::string set_num_threads(double n) {
-  if (!(n >= 1 && n <= 64 && n == static_cast<int>(n))) return "n_threads must be in [1, 64]";
+  if (!(n >= 1 && n <= 64 && n == static_cast<int>(n))) return message({posenc::StatusCode::kBadArgument, "n_threads must be in [1, 64]"});
   return message(posenc::set_num_threads(static_cast<int>(n)));
 }
 double num_threads() { return posenc::num_threads(); }
+// The code of the last failed status a call returned: "bad_shape", "too_large", ...
+std::string last_status_code() { return posenc::status_code_name(posenc_js::last_status_code()); }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(posenc) {
   using emscripten::function;
   function("simdArch", &simd_arch);
+  function("lastStatusCode", &last_status_code);
   function("setNumThreads", &set_num_threads);
   function("numThreads", &num_threads);
   function("heapAlloc", &heap_alloc);

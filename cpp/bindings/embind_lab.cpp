@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "embind_status.hpp"
 #include "posenc/lab.hpp"
 
 namespace {
@@ -23,7 +24,7 @@ T* at(Ptr p) {
   return reinterpret_cast<T*>(p);
 }
 
-std::string message(const posenc::Status& s) { return s.ok() ? std::string() : s.message; }
+using posenc_js::message;
 
 val pair(const posenc::Status& s, double v) {
   val r = val::array();

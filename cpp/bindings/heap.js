@@ -1,7 +1,7 @@
 // The WASM heap as the JS API uses it: scoped scratch buffers freed whatever happens, views taken
 // after every allocation (growth detaches older ones), C++ status messages as RangeErrors, and the
 // one handle that holds heap memory, HeapFloat32 (allocFloat32), freed by delete().
-import { checkElements, checkInt, jsMessage } from './checks.js';
+import { PosencRangeError, PosencTypeError, checkElements, checkInt, codeName, jsMessage } from './checks.js';
 
 // rename: C++ snake_case names → the JS names of the caller's API (default: the main API's).
 export function heapTools(module, rename = jsMessage) {
@@ -11,7 +11,7 @@ export function heapTools(module, rename = jsMessage) {
     const ptrs = [];
     const alloc = (bytes) => {
       const ptr = module.heapAlloc(bytes);
-      if (!ptr) throw new RangeError(`${fn}: ${bytes} bytes do not fit in WASM memory (at most 2 GiB)`);
+      if (!ptr) throw new PosencRangeError(`${fn}: ${bytes} bytes do not fit in WASM memory (at most 2 GiB)`, 'kTooLarge');
       ptrs.push(ptr);
       return ptr;
     };
@@ -46,8 +46,10 @@ export function heapTools(module, rename = jsMessage) {
     const src = view(ptr, t.slabs * n * t.width);
     for (let h = 0; h < t.slabs; h++) dst.set(src.subarray(h * n * t.width, (h + 1) * n * t.width), (h * t.len + i0) * t.width);
   }
-  function status(fn, message) {
-    if (message) throw new RangeError(`${fn}: ${rename(message)}`);
+  // A C++ status message ("" = ok) → a RangeError carrying the status as err.code ('kBadShape', ...);
+  // detail: the reader's specifics, shown instead of the message when there are any.
+  function status(fn, message, detail = '') {
+    if (message) throw new PosencRangeError(`${fn}: ${detail || rename(message)}`, codeName(module.lastStatusCode()));
   }
 
   /** Float32Array of `length` floats inside the WASM heap, for in-place calls. Free with delete(). */
@@ -57,14 +59,14 @@ export function heapTools(module, rename = jsMessage) {
       checkInt('allocFloat32', 'length', length, 1);
       checkElements('allocFloat32', 'length', length);
       this.#ptr = module.heapAlloc(length * 4);
-      if (!this.#ptr) throw new RangeError(`allocFloat32: ${length * 4} bytes do not fit in WASM memory (at most 2 GiB)`);
+      if (!this.#ptr) throw new PosencRangeError(`allocFloat32: ${length * 4} bytes do not fit in WASM memory (at most 2 GiB)`, 'kTooLarge');
       this.length = length;
     }
     /** The heap address (bytes), 0 once deleted. */
     get ptr() { return this.#ptr ?? 0; }
     /** A view of the data. Borrowed: take a new one after any posenc call, which may grow memory. */
     get array() {
-      if (!this.#ptr) throw new TypeError('HeapFloat32: used after delete()');
+      if (!this.#ptr) throw new PosencTypeError('HeapFloat32: used after delete()');
       return f32(this.#ptr, this.length);
     }
     /** Frees the memory. A second call does nothing. */

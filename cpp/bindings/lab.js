@@ -3,7 +3,10 @@
 // its status messages are re-worded with the same names. Models and datasets hold WASM memory:
 // free them with delete() (or `using`); a second delete() is a no-op. Every result is a fresh copy.
 
-import { checkChoice as checkChoiceOf, checkInt as checkIntIn, checkOptions, describe } from './checks.js';
+import {
+  PosencRangeError, PosencTypeError, checkChoice as checkChoiceOf, checkInt as checkIntIn,
+  checkOptions, describe
+} from './checks.js';
 import { heapTools } from './heap.js';
 
 export const LAB_SCHEMES = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5'];
@@ -31,7 +34,7 @@ function workspaceFloats({ vocabSize, dModel: d, nLayers, nHeads }, batch, lengt
 function checkWorkspace(fn, config, batch, length) {
   const n = workspaceFloats(config, batch, length);
   if (n > MAX_FLOATS) {
-    throw new RangeError(`${fn}: batch ${batch} × length ${length} needs ${n} floats of activations, more than ${MAX_FLOATS} (1 GiB)`);
+    throw new PosencRangeError(`${fn}: batch ${batch} × length ${length} needs ${n} floats of activations, more than ${MAX_FLOATS} (1 GiB)`);
   }
 }
 
@@ -45,15 +48,15 @@ export function wrapLab(module) {
   // tokens: an Int32Array or array of ids in [0, vocabSize), batch × length of them.
   function checkTokens(fn, tokens, length, vocabSize) {
     if (!(tokens instanceof Int32Array) && !Array.isArray(tokens)) {
-      throw new TypeError(`${fn}: tokens must be an Int32Array or an array of integers (got ${describe(tokens)})`);
+      throw new PosencTypeError(`${fn}: tokens must be an Int32Array or an array of integers (got ${describe(tokens)})`);
     }
     if (tokens.length === 0 || tokens.length % length !== 0) {
-      throw new RangeError(`${fn}: tokens.length must be a positive multiple of length = ${length} (got ${tokens.length})`);
+      throw new PosencRangeError(`${fn}: tokens.length must be a positive multiple of length = ${length} (got ${tokens.length})`);
     }
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i];
       if (!Number.isInteger(t) || t < 0 || t >= vocabSize) {
-        throw new RangeError(`${fn}: tokens[${i}] must be an integer in [0, ${vocabSize}) (got ${describe(t)})`);
+        throw new PosencRangeError(`${fn}: tokens[${i}] must be an integer in [0, ${vocabSize}) (got ${describe(t)})`);
       }
     }
     return tokens.length / length;
@@ -89,7 +92,7 @@ export function wrapLab(module) {
       const fn = 'trainStep';
       const ptr = this.#live(fn);
       const { lr = 1e-3, length: len } = checkOptions(fn, options, ['lr', 'length']);
-      if (typeof lr !== 'number' || !Number.isFinite(lr) || lr < 0) throw new RangeError(`${fn}: lr must be finite and >= 0 (got ${describe(lr)})`);
+      if (typeof lr !== 'number' || !Number.isFinite(lr) || lr < 0) throw new PosencRangeError(`${fn}: lr must be finite and >= 0 (got ${describe(lr)})`);
       const length = this.#length(fn, len);
       const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
       checkWorkspace(fn, this.#config, batch, length);
@@ -126,7 +129,7 @@ export function wrapLab(module) {
       const length = this.#length(fn, len);
       checkChoice(fn, 'ropeScaling', ropeScaling, Object.keys(ROPE_SCALINGS));
       if (ropeScaling !== 'none' && this.#config.scheme !== 'rope') {
-        throw new RangeError(`${fn}: ropeScaling needs the rope scheme (this model is '${this.#config.scheme}')`);
+        throw new PosencRangeError(`${fn}: ropeScaling needs the rope scheme (this model is '${this.#config.scheme}')`);
       }
       const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
       if (this.#config.scheme === 'learned' && length > this.#config.trainLength) {
@@ -170,33 +173,33 @@ export function wrapLab(module) {
     loadWeights(bytes) {
       const fn = 'loadWeights';
       const ptr = this.#live(fn);
-      if (!(bytes instanceof Uint8Array)) throw new TypeError(`${fn}: bytes must be a Uint8Array (got ${describe(bytes)})`);
-      if (bytes.length < 8) throw new RangeError(`${fn}: bytes is not a safetensors file (${bytes.length} bytes)`);
+      if (!(bytes instanceof Uint8Array)) throw new PosencTypeError(`${fn}: bytes must be a Uint8Array (got ${describe(bytes)})`);
+      if (bytes.length < 8) throw new PosencRangeError(`${fn}: bytes is not a safetensors file (${bytes.length} bytes)`);
       const n = Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
-      if (n > bytes.length - 8) throw new RangeError(`${fn}: bytes is not a safetensors file (header of ${n} bytes)`);
+      if (n > bytes.length - 8) throw new PosencRangeError(`${fn}: bytes is not a safetensors file (header of ${n} bytes)`);
       let header;
       try {
         header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
       } catch {
-        throw new RangeError(`${fn}: bytes is not a safetensors file (header is not JSON)`);
+        throw new PosencRangeError(`${fn}: bytes is not a safetensors file (header is not JSON)`);
       }
       const base = 8 + n;
       const tensors = module.labModelTensors(ptr);
       const names = new Set(tensors.map((t) => t.name));
       for (const key of Object.keys(header)) {
-        if (key !== '__metadata__' && !names.has(key)) throw new RangeError(`${fn}: unexpected tensor ${JSON.stringify(key)}`);
+        if (key !== '__metadata__' && !names.has(key)) throw new PosencRangeError(`${fn}: unexpected tensor ${JSON.stringify(key)}`);
       }
       const plan = tensors.map((t) => {
         const e = header[t.name];
-        if (!e) throw new RangeError(`${fn}: missing tensor ${JSON.stringify(t.name)}`);
-        if (e.dtype !== 'F32') throw new RangeError(`${fn}: ${t.name} must be F32 (got ${describe(e.dtype)})`);
+        if (!e) throw new PosencRangeError(`${fn}: missing tensor ${JSON.stringify(t.name)}`);
+        if (e.dtype !== 'F32') throw new PosencRangeError(`${fn}: ${t.name} must be F32 (got ${describe(e.dtype)})`);
         if (!Array.isArray(e.shape) || e.shape.join(',') !== t.shape.join(',')) {
-          throw new RangeError(`${fn}: ${t.name} must have shape [${t.shape}] (got ${JSON.stringify(e.shape)})`);
+          throw new PosencRangeError(`${fn}: ${t.name} must have shape [${t.shape}] (got ${JSON.stringify(e.shape)})`);
         }
         const [a, b] = e.data_offsets ?? [];
         const size = t.shape.reduce((x, y) => x * y, 1) * 4;
         if (!Number.isInteger(a) || b - a !== size || a < 0 || base + b > bytes.length) {
-          throw new RangeError(`${fn}: ${t.name} has bad data_offsets ${JSON.stringify(e.data_offsets)}`);
+          throw new PosencRangeError(`${fn}: ${t.name} has bad data_offsets ${JSON.stringify(e.data_offsets)}`);
         }
         return { dst: t.data, src: bytes.subarray(base + a, base + b) };
       });
@@ -237,7 +240,7 @@ export function wrapLab(module) {
       checkInt(fn, 'batch', batch, 1, 2 ** 24);
       checkInt(fn, 'length', length, 2, 65536);
       checkInt(fn, 'seed', seed, 0, Number.MAX_SAFE_INTEGER);
-      if (batch * length > 2 ** 24) throw new RangeError(`${fn}: batch * length must be <= 2^24 (got ${batch * length})`);
+      if (batch * length > 2 ** 24) throw new PosencRangeError(`${fn}: batch * length must be <= 2^24 (got ${batch * length})`);
       return scoped(fn, (alloc) => {
         const out = alloc(batch * length * 4);
         status(fn, module.labDatasetSample(ptr, out, batch, length, seed));
@@ -260,14 +263,14 @@ export function wrapLab(module) {
     checkInt(fn, 'seed', seed, 0, Number.MAX_SAFE_INTEGER);
     checkInt(fn, 'vocabSize', vocabSize, 2, task === 'markov' ? 256 : 65536);
     if (typeof peak !== 'number' || !Number.isFinite(peak) || peak < 0 || peak > 20) {
-      throw new RangeError(`${fn}: peak must be finite and in [0, 20] (got ${describe(peak)})`);
+      throw new PosencRangeError(`${fn}: peak must be finite and in [0, 20] (got ${describe(peak)})`);
     }
     let bytes = new Uint8Array(0);
     if (task === 'text') {
       if (typeof text === 'string') bytes = new TextEncoder().encode(text);
       else if (text instanceof Uint8Array) bytes = text;
-      else throw new TypeError(`${fn}: text must be a string or a Uint8Array for task 'text' (got ${describe(text)})`);
-      if (bytes.length < 2) throw new RangeError(`${fn}: text must have at least 2 bytes (got ${bytes.length})`);
+      else throw new PosencTypeError(`${fn}: text must be a string or a Uint8Array for task 'text' (got ${describe(text)})`);
+      if (bytes.length < 2) throw new PosencRangeError(`${fn}: text must have at least 2 bytes (got ${bytes.length})`);
     }
     return scoped(fn, (alloc) => {
       const p = alloc(bytes.length);
@@ -289,13 +292,13 @@ export function wrapLab(module) {
     checkInt(fn, 'trainLength', trainLength, 2, 65536);
     checkChoice(fn, 'scheme', scheme, LAB_SCHEMES);
     checkInt(fn, 'seed', seed, 0, Number.MAX_SAFE_INTEGER);
-    if (dModel % nHeads !== 0) throw new RangeError(`${fn}: dModel must be a multiple of nHeads (got ${dModel} and ${nHeads})`);
+    if (dModel % nHeads !== 0) throw new PosencRangeError(`${fn}: dModel must be a multiple of nHeads (got ${dModel} and ${nHeads})`);
     if (scheme === 'rope' && (dModel / nHeads) % 2 !== 0) {
-      throw new RangeError(`${fn}: headDim = dModel / nHeads must be even for rope (got ${dModel / nHeads})`);
+      throw new PosencRangeError(`${fn}: headDim = dModel / nHeads must be even for rope (got ${dModel / nHeads})`);
     }
     const params = paramFloats({ vocabSize, dModel, nLayers, trainLength });
     if (4 * params > MAX_FLOATS) {
-      throw new RangeError(`${fn}: ${params} parameters (×4 with gradients and AdamW moments) exceed ${MAX_FLOATS / 4}`);
+      throw new PosencRangeError(`${fn}: ${params} parameters (×4 with gradients and AdamW moments) exceed ${MAX_FLOATS / 4}`);
     }
     const [message, ptr] = module.labModelCreate(vocabSize, dModel, nLayers, nHeads, trainLength, scheme, seed);
     status(fn, message);
@@ -309,11 +312,11 @@ export function wrapLab(module) {
     const o = checkOptions(fn, options, ['task', 'text', 'vocabSize', 'schemes', 'steps', 'size', 'dModel', 'nLayers',
       'nHeads', 'trainLength', 'batch', 'evalBatch', 'lr', 'warmupSteps', 'seed']);
     if (onProgress !== undefined && typeof onProgress !== 'function') {
-      throw new TypeError(`${fn}: onProgress must be a function (got ${describe(onProgress)})`);
+      throw new PosencTypeError(`${fn}: onProgress must be a function (got ${describe(onProgress)})`);
     }
     const size = SIZES[checkChoice(fn, 'size', o.size ?? 'small', Object.keys(SIZES))];
     const schemes = o.schemes === undefined || o.schemes === 'all' ? LAB_SCHEMES : o.schemes;
-    if (!Array.isArray(schemes) || schemes.length === 0) throw new TypeError(`${fn}: schemes must be 'all' or a non-empty array of scheme names`);
+    if (!Array.isArray(schemes) || schemes.length === 0) throw new PosencTypeError(`${fn}: schemes must be 'all' or a non-empty array of scheme names`);
     schemes.forEach((s, i) => checkChoice(fn, `schemes[${i}]`, s, LAB_SCHEMES));
     const steps = checkInt(fn, 'steps', o.steps ?? 2000, 1, 1e7);
     const config = {
@@ -329,16 +332,16 @@ export function wrapLab(module) {
       seed: checkInt(fn, 'seed', o.seed ?? 1, 0, Number.MAX_SAFE_INTEGER),
     };
     if (typeof config.lr !== 'number' || !Number.isFinite(config.lr) || config.lr <= 0) {
-      throw new RangeError(`${fn}: lr must be finite and > 0 (got ${describe(config.lr)})`);
+      throw new PosencRangeError(`${fn}: lr must be finite and > 0 (got ${describe(config.lr)})`);
     }
     const sizes = { vocabSize: o.vocabSize ?? 32, ...config };
-    if (4 * paramFloats(sizes) > MAX_FLOATS) throw new RangeError(`${fn}: the model has more than ${MAX_FLOATS / 4} parameters`);
+    if (4 * paramFloats(sizes) > MAX_FLOATS) throw new PosencRangeError(`${fn}: the model has more than ${MAX_FLOATS / 4} parameters`);
     checkWorkspace(fn, sizes, config.batch, config.trainLength);
     checkWorkspace(fn, sizes, 1, 8 * config.trainLength);
     // The C++ side takes at most 2^24 tokens per call (training batch, and evaluation at 8 × T_train).
     for (const [what, n] of [['batch * trainLength', config.batch * config.trainLength],
       ['evalBatch * 8 * trainLength', config.evalBatch * 8 * config.trainLength]]) {
-      if (n > 2 ** 24) throw new RangeError(`${fn}: ${what} = ${n} tokens exceeds the 2^24 one call takes`);
+      if (n > 2 ** 24) throw new PosencRangeError(`${fn}: ${what} = ${n} tokens exceeds the 2^24 one call takes`);
     }
     const task = o.task ?? 'markov';
     const data = dataset({ task, seed: config.seed, vocabSize: o.vocabSize ?? 32, ...(o.text !== undefined ? { text: o.text } : {}) });

@@ -1,6 +1,7 @@
 // Learned absolute position tables and embedding (cpp/src/learned.cpp).
 import {
-  checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions, toFloat64,
+  PosencRangeError, PosencTypeError, checkElements, checkFinite, checkFloat32Array, checkInt,
+  checkOptions, toFloat64
 } from './checks.js';
 
 export function learnedApi(module, heap) {
@@ -18,7 +19,7 @@ export function learnedApi(module, heap) {
       if (weights !== undefined) {
         checkFloat32Array(fn, 'weights', weights);
         if (weights.length !== maxLen * dModel) {
-          throw new RangeError(`${fn}: weights.length must equal maxLen * dModel = ${maxLen * dModel} (got ${weights.length})`);
+          throw new PosencRangeError(`${fn}: weights.length must equal maxLen * dModel = ${maxLen * dModel} (got ${weights.length})`);
         }
         table = weights.slice();
       } else {
@@ -33,11 +34,11 @@ export function learnedApi(module, heap) {
       const lookup = (positions) => {
         const lfn = 'learnedTable.lookup';
         const pos = toFloat64(lfn, 'positions', positions, { integer: true });
-        if (pos.length === 0) throw new RangeError(`${lfn}: positions must not be empty`);
+        if (pos.length === 0) throw new PosencRangeError(`${lfn}: positions must not be empty`);
         checkElements(lfn, 'positions.length * dModel', pos.length * dModel);
         pos.forEach((p, i) => {
           if (p < 0 || p + offset >= maxLen) {
-            throw new RangeError(`${lfn}: positions[${i}] = ${p} (row ${p + offset} with offset ${offset}) is outside the table of maxLen = ${maxLen}: a model trained on ${maxLen} positions has no embedding for it`);
+            throw new PosencRangeError(`${lfn}: positions[${i}] = ${p} (row ${p + offset} with offset ${offset}) is outside the table of maxLen = ${maxLen}: a model trained on ${maxLen} positions has no embedding for it`);
           }
         });
         return scoped(lfn, (alloc) => {
@@ -56,8 +57,8 @@ export function learnedApi(module, heap) {
     embed(tokenIds, options) {
       const fn = 'embed';
       const tokens = toFloat64(fn, 'tokenIds', tokenIds, { integer: true });
-      if (tokens.length === 0) throw new RangeError(`${fn}: tokenIds must not be empty`);
-      if (options === undefined) throw new TypeError(`${fn}: options { tokenEmbeddings, dModel, positionTable } are required`);
+      if (tokens.length === 0) throw new PosencRangeError(`${fn}: tokenIds must not be empty`);
+      if (options === undefined) throw new PosencTypeError(`${fn}: options { tokenEmbeddings, dModel, positionTable } are required`);
       const { tokenEmbeddings, dModel, positionTable, positions, scale = Math.sqrt(dModel) } = checkOptions(fn, options,
         ['tokenEmbeddings', 'dModel', 'positionTable', 'positions', 'scale']);
       checkInt(fn, 'dModel', dModel, 1);
@@ -66,20 +67,20 @@ export function learnedApi(module, heap) {
       checkFinite(fn, 'scale', scale);
       for (const [name, t] of [['tokenEmbeddings', tokenEmbeddings], ['positionTable', positionTable]]) {
         if (t.length === 0 || t.length % dModel !== 0) {
-          throw new RangeError(`${fn}: ${name}.length must be a non-zero multiple of dModel = ${dModel} (got ${t.length})`);
+          throw new PosencRangeError(`${fn}: ${name}.length must be a non-zero multiple of dModel = ${dModel} (got ${t.length})`);
         }
       }
       const vocab = tokenEmbeddings.length / dModel;
       const rows = positionTable.length / dModel;
       const pos = positions === undefined ? tokens.map((_, i) => i) : toFloat64(fn, 'positions', positions, { integer: true });
       if (pos.length !== tokens.length) {
-        throw new RangeError(`${fn}: positions.length must equal tokenIds.length = ${tokens.length} (got ${pos.length})`);
+        throw new PosencRangeError(`${fn}: positions.length must equal tokenIds.length = ${tokens.length} (got ${pos.length})`);
       }
       tokens.forEach((t, i) => {
-        if (t < 0 || t >= vocab) throw new RangeError(`${fn}: tokenIds[${i}] = ${t} is outside the vocabulary [0, ${vocab})`);
+        if (t < 0 || t >= vocab) throw new PosencRangeError(`${fn}: tokenIds[${i}] = ${t} is outside the vocabulary [0, ${vocab})`);
       });
       pos.forEach((p, i) => {
-        if (p < 0 || p >= rows) throw new RangeError(`${fn}: position ${p} (token ${i}) is outside positionTable, which has ${rows} rows`);
+        if (p < 0 || p >= rows) throw new PosencRangeError(`${fn}: position ${p} (token ${i}) is outside positionTable, which has ${rows} rows`);
       });
       const n = tokens.length;
       checkElements(fn, 'tokenIds.length * dModel', n * dModel);

@@ -5,7 +5,7 @@
 // asynchronous) and runs the reader again. A multi-GB file costs its header and a few small
 // tensors, never its weights.
 
-import { checkInt, checkOptions, describe } from './checks.js';
+import { PosencRangeError, PosencTypeError, checkInt, checkOptions, describe } from './checks.js';
 
 const FIRST_READ = 1 << 20;  // bytes read up front: most headers fit (GGUF vocabularies may not)
 const MAX_PASSES = 64;
@@ -33,18 +33,18 @@ async function openSource(fn, source, openPath) {
   }
   if (typeof source === 'string' || (typeof URL !== 'undefined' && source instanceof URL)) {
     if (!openPath) {
-      throw new TypeError(`${fn}: a file path needs Node; in a browser pass a File, Blob, ArrayBuffer or Uint8Array`);
+      throw new PosencTypeError(`${fn}: a file path needs Node; in a browser pass a File, Blob, ArrayBuffer or Uint8Array`);
     }
     return openPath(source);
   }
-  throw new TypeError(`${fn}: source must be a File/Blob, ArrayBuffer, Uint8Array, config.json text or object, or (Node) a path (got ${describe(source)})`);
+  throw new PosencTypeError(`${fn}: source must be a File/Blob, ArrayBuffer, Uint8Array, config.json text or object, or (Node) a path (got ${describe(source)})`);
 }
 
-export function makeReadModel(module, { publicRopeParams, openPath }) {
+export function makeReadModel(module, { status, publicRopeParams, openPath }) {
   return async function readModel(source, options) {
     const fn = 'readModel';
     const { tableName = '', maxTableFloats = 2 ** 26 } = checkOptions(fn, options, ['tableName', 'maxTableFloats']);
-    if (typeof tableName !== 'string') throw new TypeError(`${fn}: tableName must be a string (got ${describe(tableName)})`);
+    if (typeof tableName !== 'string') throw new PosencTypeError(`${fn}: tableName must be a string (got ${describe(tableName)})`);
     // 2^26 floats (256 MiB) at most: the table's bytes and its float32 copy must both fit in the heap.
     checkInt(fn, 'maxTableFloats', maxTableFloats, 1, 2 ** 26);
     const file = await openSource(fn, source, openPath);
@@ -52,20 +52,20 @@ export function makeReadModel(module, { publicRopeParams, openPath }) {
     let bytesRead = 0;
     const fetch = async (offset, length) => {
       const bytes = await file.read(offset, length);
-      if (bytes.length !== length) throw new RangeError(`${fn}: read ${bytes.length} of ${length} bytes at ${offset} (the file changed?)`);
+      if (bytes.length !== length) throw new PosencRangeError(`${fn}: read ${bytes.length} of ${length} bytes at ${offset} (the file changed?)`);
       const ptr = module.heapAlloc(Math.max(1, length));
-      if (!ptr) throw new RangeError(`${fn}: ${length} bytes do not fit in WASM memory`);
+      if (!ptr) throw new PosencRangeError(`${fn}: ${length} bytes do not fit in WASM memory`, 'kTooLarge');
       chunks.push([offset, ptr, length]);
       module.HEAPU8.set(bytes, ptr);
       bytesRead += length;
     };
     try {
-      if (file.size === 0) throw new RangeError(`${fn}: the file is empty`);
+      if (file.size === 0) throw new PosencRangeError(`${fn}: the file is empty`);
       await fetch(0, Math.min(file.size, FIRST_READ));
       for (let pass = 0; pass < MAX_PASSES; pass++) {
         const [message, detail, info, needOffset, needLength] = module.readModel(chunks, file.size, tableName, maxTableFloats);
         if (info) return toPublic(info, bytesRead, publicRopeParams);
-        if (!(needLength > 0)) throw new RangeError(`${fn}: ${detail || message}`);
+        if (!(needLength > 0)) status(fn, message, detail);
         // Headers are read in growing steps (a range right after what we hold doubles it);
         // tensors exactly, in at least 1 MiB.
         const held = chunks.reduce((n, c) => n + c[2], 0);
@@ -73,7 +73,7 @@ export function makeReadModel(module, { publicRopeParams, openPath }) {
         const want = Math.max(needLength, adjacent ? held : FIRST_READ);
         await fetch(needOffset, Math.min(want, file.size - needOffset));
       }
-      throw new RangeError(`${fn}: the file needed more than ${MAX_PASSES} reads`);
+      throw new PosencRangeError(`${fn}: the file needed more than ${MAX_PASSES} reads`);
     } finally {
       for (const c of chunks) module.heapFree(c[1]);
       try {

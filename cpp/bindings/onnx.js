@@ -1,7 +1,8 @@
 // ONNX operators with their exact semantics (cpp/src/attention.cpp): tensors { data, dims } keyed by
 // slot, attributes by ONNX name. An onnxruntime-web Tensor works as is.
 import {
-  checkElements, checkFinite, checkInt, checkOptions, checkOut, describe, isPlainObject, MAX_ELEMENTS,
+  MAX_ELEMENTS, PosencRangeError, PosencTypeError, checkElements, checkFinite, checkInt,
+  checkOptions, checkOut, describe, isPlainObject
 } from './checks.js';
 
 // ---- tensors (ONNX ops) ----------------------------------------------------------------------------
@@ -23,23 +24,23 @@ const DTYPE = { float32: 0, bool: 1, int64: 2, float16: 3 };
 function readTensor(fn, slot, t, kinds) {
   if (t === undefined || t === null) return null;
   if (typeof t !== 'object' || !('data' in t) || !('dims' in t)) {
-    throw new TypeError(`${fn}: inputs.${slot} must be a tensor { data, dims } (got ${describe(t)})`);
+    throw new PosencTypeError(`${fn}: inputs.${slot} must be a tensor { data, dims } (got ${describe(t)})`);
   }
   const dimsIn = t.dims;
   if (!(Array.isArray(dimsIn) || ArrayBuffer.isView(dimsIn))) {
-    throw new TypeError(`${fn}: inputs.${slot}.dims must be an array of integers (got ${describe(dimsIn)})`);
+    throw new PosencTypeError(`${fn}: inputs.${slot}.dims must be an array of integers (got ${describe(dimsIn)})`);
   }
   const dims = Array.from(dimsIn, (d) => (typeof d === 'bigint' ? Number(d) : d));
   if (dims.length < 1 || dims.length > 4) {
-    throw new RangeError(`${fn}: inputs.${slot}.dims must have 1 to 4 entries (got [${dims}])`);
+    throw new PosencRangeError(`${fn}: inputs.${slot}.dims must have 1 to 4 entries (got [${dims}])`);
   }
   dims.forEach((d, i) => {
     if (typeof d !== 'number' || !Number.isInteger(d) || d < 0) {
-      throw new RangeError(`${fn}: inputs.${slot}.dims[${i}] must be an integer >= 0 (got ${describe(dimsIn[i])})`);
+      throw new PosencRangeError(`${fn}: inputs.${slot}.dims[${i}] must be an integer >= 0 (got ${describe(dimsIn[i])})`);
     }
   });
   const n = dims.reduce((a, b) => a * b, 1);
-  if (n > MAX_ELEMENTS) throw new RangeError(`${fn}: inputs.${slot} has ${n} elements, over the limit of ${MAX_ELEMENTS}`);
+  if (n > MAX_ELEMENTS) throw new PosencRangeError(`${fn}: inputs.${slot} has ${n} elements, over the limit of ${MAX_ELEMENTS}`, 'kTooLarge');
   const data = t.data;
   let dtype;
   if (data instanceof Float32Array && kinds.includes('float32')) dtype = 'float32';
@@ -49,15 +50,15 @@ function readTensor(fn, slot, t, kinds) {
   else {
     const wanted = { float32: 'Float32Array', float16: 'Uint16Array (float16 bits)', bool: 'Uint8Array or boolean[]',
       int64: 'BigInt64Array or number[]' };
-    throw new TypeError(`${fn}: inputs.${slot}.data must be a ${kinds.map((k) => wanted[k]).join(' or ')} (got ${describe(data)})`);
+    throw new PosencTypeError(`${fn}: inputs.${slot}.data must be a ${kinds.map((k) => wanted[k]).join(' or ')} (got ${describe(data)})`);
   }
   if (data.length !== n) {
-    throw new RangeError(`${fn}: inputs.${slot}.data has ${data.length} elements but dims [${dims}] need ${n}`);
+    throw new PosencRangeError(`${fn}: inputs.${slot}.data has ${data.length} elements but dims [${dims}] need ${n}`);
   }
   if (dtype === 'int64') {
     for (let i = 0; i < n; i++) {
       const x = data[i];
-      if (typeof x === 'number' && !Number.isSafeInteger(x)) throw new RangeError(`${fn}: inputs.${slot}.data[${i}] must be an integer (got ${x})`);
+      if (typeof x === 'number' && !Number.isSafeInteger(x)) throw new PosencRangeError(`${fn}: inputs.${slot}.data[${i}] must be an integer (got ${x})`);
     }
   }
   return { slot, dtype, dims, data, n };
@@ -65,9 +66,9 @@ function readTensor(fn, slot, t, kinds) {
 
 function readAttrs(fn, attrs, allowed) {
   if (attrs === undefined) return {};
-  if (!isPlainObject(attrs)) throw new TypeError(`${fn}: attrs must be an object (got ${describe(attrs)})`);
+  if (!isPlainObject(attrs)) throw new PosencTypeError(`${fn}: attrs must be an object (got ${describe(attrs)})`);
   for (const key of Object.keys(attrs)) {
-    if (!allowed.includes(key)) throw new TypeError(`${fn}: unknown attribute ${JSON.stringify(key)} (allowed: ${allowed.join(', ')})`);
+    if (!allowed.includes(key)) throw new PosencTypeError(`${fn}: unknown attribute ${JSON.stringify(key)} (allowed: ${allowed.join(', ')})`);
   }
   return attrs;
 }
@@ -76,12 +77,12 @@ function readAttrs(fn, attrs, allowed) {
 // output); Y is always among them. undefined → dflt.
 function wantedOutputs(fn, outputs, slots, dflt) {
   if (outputs === undefined) return dflt;
-  if (!Array.isArray(outputs)) throw new TypeError(`${fn}: outputs must be an array of output slot names (got ${describe(outputs)})`);
+  if (!Array.isArray(outputs)) throw new PosencTypeError(`${fn}: outputs must be an array of output slot names (got ${describe(outputs)})`);
   const wanted = outputs.filter((o) => o !== '');
   for (const o of wanted) {
-    if (!slots.includes(o)) throw new RangeError(`${fn}: unknown output slot ${JSON.stringify(o)} (slots: ${slots.join(', ')})`);
+    if (!slots.includes(o)) throw new PosencRangeError(`${fn}: unknown output slot ${JSON.stringify(o)} (slots: ${slots.join(', ')})`);
   }
-  if (!wanted.includes('Y')) throw new RangeError(`${fn}: outputs must include Y`);
+  if (!wanted.includes('Y')) throw new PosencRangeError(`${fn}: outputs must include Y`);
   return wanted;
 }
 
@@ -120,12 +121,12 @@ export function onnxApi(module, heap) {
 
   function onnxAttention(inputs, attrs, options) {
     const fn = 'onnx.attention';
-    if (!isPlainObject(inputs)) throw new TypeError(`${fn}: inputs must be an object keyed by slot (Q, K, V, ...) (got ${describe(inputs)})`);
+    if (!isPlainObject(inputs)) throw new PosencTypeError(`${fn}: inputs must be an object keyed by slot (Q, K, V, ...) (got ${describe(inputs)})`);
     for (const key of Object.keys(inputs)) {
-      if (!ATTENTION_INPUTS.includes(key)) throw new TypeError(`${fn}: unknown input slot ${JSON.stringify(key)} (slots: ${ATTENTION_INPUTS.join(', ')})`);
+      if (!ATTENTION_INPUTS.includes(key)) throw new PosencTypeError(`${fn}: unknown input slot ${JSON.stringify(key)} (slots: ${ATTENTION_INPUTS.join(', ')})`);
     }
     for (const slot of ['Q', 'K', 'V']) {
-      if (inputs[slot] === undefined || inputs[slot] === null) throw new TypeError(`${fn}: inputs.${slot} is required`);
+      if (inputs[slot] === undefined || inputs[slot] === null) throw new PosencTypeError(`${fn}: inputs.${slot} is required`);
     }
     const tensors = ATTENTION_INPUTS.map((slot) => readTensor(fn, slot, inputs[slot],
       slot === 'attn_mask' ? ['float32', 'float16', 'bool'] : slot === 'nonpad_kv_seqlen' ? ['int64'] : ['float32', 'float16']));
@@ -168,7 +169,7 @@ export function onnxApi(module, heap) {
         checkElements(fn, o, n);
         let data = null;
         if (o === 'Y' && out !== undefined) {  // in place over Q only when Y's rows are Q's (V's head size = Q's)
-          if (out === q.data && yRows.width !== qRows.width) throw new RangeError(`${fn}: options.out can be Q's data only when V's head size equals Q's`);
+          if (out === q.data && yRows.width !== qRows.width) throw new PosencRangeError(`${fn}: options.out can be Q's data only when V's head size equals Q's`);
           data = checkOut(fn, out, { n, what: "Y's element count", input: q.data, Type });
         }
         result[o] = { data: data ?? new Type(n), dims: shapes[o], type: half ? 'float16' : 'float32' };
@@ -208,12 +209,12 @@ export function onnxApi(module, heap) {
 
   function onnxRotaryEmbedding(inputs, attrs, options) {
     const fn = 'onnx.rotaryEmbedding';
-    if (!isPlainObject(inputs)) throw new TypeError(`${fn}: inputs must be an object keyed by slot (X, cos_cache, ...) (got ${describe(inputs)})`);
+    if (!isPlainObject(inputs)) throw new PosencTypeError(`${fn}: inputs must be an object keyed by slot (X, cos_cache, ...) (got ${describe(inputs)})`);
     for (const key of Object.keys(inputs)) {
-      if (!ROTARY_INPUTS.includes(key)) throw new TypeError(`${fn}: unknown input slot ${JSON.stringify(key)} (slots: ${ROTARY_INPUTS.join(', ')})`);
+      if (!ROTARY_INPUTS.includes(key)) throw new PosencTypeError(`${fn}: unknown input slot ${JSON.stringify(key)} (slots: ${ROTARY_INPUTS.join(', ')})`);
     }
     for (const slot of ['X', 'cos_cache', 'sin_cache']) {
-      if (inputs[slot] === undefined || inputs[slot] === null) throw new TypeError(`${fn}: inputs.${slot} is required`);
+      if (inputs[slot] === undefined || inputs[slot] === null) throw new PosencTypeError(`${fn}: inputs.${slot} is required`);
     }
     const tensors = ROTARY_INPUTS.map((slot) => readTensor(fn, slot, inputs[slot], slot === 'position_ids' ? ['int64'] : ['float32', 'float16']));
     readAttrs(fn, attrs, ROTARY_ATTRS);
@@ -266,7 +267,7 @@ export function onnxApi(module, heap) {
   function rotaryFloat16(fn, tensors, interleaved, rotaryDim, numHeads, out) {
     const x = tensors[0];
     if (out !== undefined && !(out instanceof Uint16Array && out.length === x.n)) {
-      throw new TypeError(`${fn}: options.out must be a Uint16Array of X's ${x.n} elements for float16 X (got ${describe(out)})`);
+      throw new PosencTypeError(`${fn}: options.out must be a Uint16Array of X's ${x.n} elements for float16 X (got ${describe(out)})`);
     }
     return scoped(fn, (alloc) => {
       const desc = tensorsToHeap(alloc, tensors);

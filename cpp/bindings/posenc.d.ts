@@ -4,6 +4,17 @@
 /** The largest result one call may return, in float32 elements (2^28 = 1 GiB). */
 export declare const MAX_ELEMENTS: number;
 
+/**
+ * The C++ StatusCode an error carries: every error the API throws is a RangeError or TypeError
+ * with `code` — the core's status ('kBadShape' for extents that do not fit together, 'kTooLarge'
+ * for what would not fit in memory, 'kUnavailable' for bytes a file could not supply), or
+ * 'kBadArgument' / 'kTooLarge' from the checks the JS layer makes before calling the core.
+ */
+export type StatusCodeName = 'kBadArgument' | 'kBadShape' | 'kTooLarge' | 'kUnavailable';
+export interface PosencError extends Error {
+  readonly code: StatusCodeName;
+}
+
 export interface InitOptions {
   /** The module's bytes, if you already have them (skips reading or fetching posenc.wasm). */
   wasmBinary?: ArrayBuffer | Uint8Array;

@@ -1,8 +1,8 @@
 // Applying RoPE: rotations (copying, in the heap, multi-axis M-RoPE and 2-D), caches and the shift
 // of cached keys (cpp/src/rope.cpp).
 import {
-  checkChoice, checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions, checkOut, describe,
-  isPlainObject, toFloat64,
+  PosencRangeError, PosencTypeError, checkChoice, checkElements, checkFinite, checkFloat32Array,
+  checkInt, checkOptions, checkOut, describe, isPlainObject, toFloat64
 } from './checks.js';
 import { PRECISIONS, ROPE_LAYOUTS } from './rope_params.js';
 
@@ -13,26 +13,26 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
 
   // Checks applyRope's options against x's length; returns what the C++ call needs.
   function ropeCall(fn, length, options) {
-    if (options === undefined) throw new TypeError(`${fn}: options { seqLen, nHeads, headDim, invFreq | params } are required`);
+    if (options === undefined) throw new PosencTypeError(`${fn}: options { seqLen, nHeads, headDim, invFreq | params } are required`);
     checkOptions(fn, options, ROPE_OPTIONS);
     const seqLen = checkInt(fn, 'seqLen', options.seqLen, 1);
     const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1);
     const headDim = checkInt(fn, 'headDim', options.headDim ?? options.params?.headDim, 1);
     if (options.params?.headDim !== undefined && options.params.headDim !== headDim) {
-      throw new RangeError(`${fn}: headDim = ${headDim} differs from params.headDim = ${options.params.headDim}`);
+      throw new PosencRangeError(`${fn}: headDim = ${headDim} differs from params.headDim = ${options.params.headDim}`);
     }
     if (seqLen * nHeads * headDim !== length) {
-      throw new RangeError(`${fn}: x.length must equal seqLen * nHeads * headDim = ${seqLen * nHeads * headDim} (got ${length})`);
+      throw new PosencRangeError(`${fn}: x.length must equal seqLen * nHeads * headDim = ${seqLen * nHeads * headDim} (got ${length})`);
     }
     const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', PRECISIONS);
     const pos = resolvePositions(fn, options, seqLen);
     const f = resolveFrequencies(fn, options, pos.maxPosition);
-    if (f.rotaryDim > headDim) throw new RangeError(`${fn}: rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
+    if (f.rotaryDim > headDim) throw new PosencRangeError(`${fn}: rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
     if (precision === PRECISIONS.ggml && options.params === undefined) {
-      throw new TypeError(`${fn}: precision 'ggml' needs options.params: ggml forms the angle from the parameters, not from an invFreq table`);
+      throw new PosencTypeError(`${fn}: precision 'ggml' needs options.params: ggml forms the angle from the parameters, not from an invFreq table`);
     }
     if (precision === PRECISIONS.ggml && options.attentionFactor !== undefined) {
-      throw new TypeError(`${fn}: precision 'ggml' takes its gain from options.params (ggml's attn_factor); drop options.attentionFactor`);
+      throw new PosencTypeError(`${fn}: precision 'ggml' takes its gain from options.params (ggml's attn_factor); drop options.attentionFactor`);
     }
     return { seqLen, nHeads, headDim, precision, ...pos, ...f, flat: options.params && flatRopeParams(fn, options.params) };
   }
@@ -61,7 +61,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     const { positions, out: into, ...rest } = options;
     // Sizes, layout and frequencies; for seq_len-dependent scalings (dynamic, longrope) the
     // frequencies are those at the largest position id + 1, as HF takes them.
-    if (rest.offset !== undefined) throw new TypeError(`${fn}: pass options.positions or options.offset, not both`);
+    if (rest.offset !== undefined) throw new PosencTypeError(`${fn}: pass options.positions or options.offset, not both`);
     const pos = toFloat64(fn, 'positions', positions);
     let maxId = -Infinity;
     for (const p of pos) maxId = Math.max(maxId, p);
@@ -96,7 +96,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
         const n = options.positions?.length, seqLen = options.seqLen;
         if (n === 3 * seqLen) return applyMrope(fn, x, options);
         if (n !== seqLen) {
-          throw new RangeError(`${fn}: with params.mrope, positions must hold 3 * seqLen = ${3 * seqLen} ids (temporal, height and width rows; see mropePositions) or seqLen = ${seqLen} for text only (got ${n})`);
+          throw new PosencRangeError(`${fn}: with params.mrope, positions must hold 3 * seqLen = ${3 * seqLen} ids (temporal, height and width rows; see mropePositions) or seqLen = ${seqLen} for text only (got ${n})`);
         }
       }
       const { out: into, tensorLayout = 'bshd', ...rest } = options ?? {};
@@ -133,9 +133,9 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     applyRopeInPlace(buffer, options) {
       const fn = 'applyRopeInPlace';
       if (!(buffer instanceof HeapFloat32)) {
-        throw new TypeError(`${fn}: buffer must come from allocFloat32() (got ${describe(buffer)})`);
+        throw new PosencTypeError(`${fn}: buffer must come from allocFloat32() (got ${describe(buffer)})`);
       }
-      if (!buffer.ptr) throw new TypeError(`${fn}: buffer was deleted`);
+      if (!buffer.ptr) throw new PosencTypeError(`${fn}: buffer was deleted`);
       const c = ropeCall(fn, buffer.length, options);
       scoped(fn, (alloc) => runRope(fn, alloc, buffer.ptr, c));
     },
@@ -147,18 +147,18 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     applyRope2d(x, options) {
       const fn = 'applyRope2d';
       checkFloat32Array(fn, 'x', x);
-      if (options === undefined) throw new TypeError(`${fn}: options { nHeads, headDim, grid | positions } are required`);
+      if (options === undefined) throw new PosencTypeError(`${fn}: options { nHeads, headDim, grid | positions } are required`);
       checkOptions(fn, options, ['seqLen', 'nHeads', 'headDim', 'theta', 'grid', 'positions', 'layout', 'precision']);
       const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1);
       const headDim = checkInt(fn, 'headDim', options.headDim, 4);
-      if (headDim % 4 !== 0) throw new RangeError(`${fn}: headDim must be a multiple of 4 (half the pairs by row, half by column; got ${headDim})`);
+      if (headDim % 4 !== 0) throw new PosencRangeError(`${fn}: headDim must be a multiple of 4 (half the pairs by row, half by column; got ${headDim})`);
       const theta = options.theta === undefined ? 10000 : checkFinite(fn, 'theta', options.theta, { positive: true });
       if ((options.grid === undefined) === (options.positions === undefined)) {
-        throw new TypeError(`${fn}: pass exactly one of options.grid ([rows, cols] of patches) and options.positions ([2][seqLen]: row ids, then column ids)`);
+        throw new PosencTypeError(`${fn}: pass exactly one of options.grid ([rows, cols] of patches) and options.positions ([2][seqLen]: row ids, then column ids)`);
       }
       let pos;
       if (options.grid !== undefined) {
-        if (!Array.isArray(options.grid) || options.grid.length !== 2) throw new RangeError(`${fn}: grid must be [rows, cols] (got ${describe(options.grid)})`);
+        if (!Array.isArray(options.grid) || options.grid.length !== 2) throw new PosencRangeError(`${fn}: grid must be [rows, cols] (got ${describe(options.grid)})`);
         const [h, w] = options.grid.map((n, i) => checkInt(fn, `grid[${i}]`, n, 1));
         pos = new Float64Array(2 * h * w);
         for (let i = 0; i < h * w; i++) { pos[i] = Math.floor(i / w); pos[h * w + i] = i % w; }
@@ -167,11 +167,11 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       }
       const seqLen = pos.length / 2;
       if (options.seqLen !== undefined && checkInt(fn, 'seqLen', options.seqLen, 1) !== seqLen) {
-        throw new RangeError(`${fn}: seqLen = ${options.seqLen} differs from the ${seqLen} patches the grid or positions give`);
+        throw new PosencRangeError(`${fn}: seqLen = ${options.seqLen} differs from the ${seqLen} patches the grid or positions give`);
       }
-      if (!Number.isInteger(seqLen) || seqLen === 0) throw new RangeError(`${fn}: positions must hold 2 rows of equal length (got ${pos.length} values)`);
+      if (!Number.isInteger(seqLen) || seqLen === 0) throw new PosencRangeError(`${fn}: positions must hold 2 rows of equal length (got ${pos.length} values)`);
       if (seqLen * nHeads * headDim !== x.length) {
-        throw new RangeError(`${fn}: x.length must equal patches * nHeads * headDim = ${seqLen * nHeads * headDim} (got ${x.length})`);
+        throw new PosencRangeError(`${fn}: x.length must equal patches * nHeads * headDim = ${seqLen * nHeads * headDim} (got ${x.length})`);
       }
       const layout = checkChoice(fn, 'layout', options.layout ?? 'halfSplit', ROPE_LAYOUTS);
       const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', { fast: 0, accurate: 1 });
@@ -187,14 +187,14 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     mropePositions(segments) {
       const fn = 'mropePositions';
       if (!Array.isArray(segments) || segments.length === 0) {
-        throw new TypeError(`${fn}: segments must be a non-empty array like [{ text: 5 }, { image: [t, h, w] }, { text: 3 }] (got ${describe(segments)})`);
+        throw new PosencTypeError(`${fn}: segments must be a non-empty array like [{ text: 5 }, { image: [t, h, w] }, { text: 3 }] (got ${describe(segments)})`);
       }
       const rows = segments.map((g, i) => {
         if (!isPlainObject(g) || (g.text === undefined) === (g.image === undefined)) {
-          throw new TypeError(`${fn}: segments[${i}] must be { text: n } or { image: [t, h, w] } (got ${describe(g)})`);
+          throw new PosencTypeError(`${fn}: segments[${i}] must be { text: n } or { image: [t, h, w] } (got ${describe(g)})`);
         }
         if (g.text !== undefined) return [checkInt(fn, `segments[${i}].text`, g.text, 1), 0, 0, 0];
-        if (!Array.isArray(g.image) || g.image.length !== 3) throw new RangeError(`${fn}: segments[${i}].image must be [t, h, w] (got ${describe(g.image)})`);
+        if (!Array.isArray(g.image) || g.image.length !== 3) throw new PosencRangeError(`${fn}: segments[${i}].image must be [t, h, w] (got ${describe(g.image)})`);
         return [0, ...g.image.map((n, k) => checkInt(fn, `segments[${i}].image[${k}]`, n, 1))];
       });
       const seqLen = rows.reduce((n, r) => n + (r[0] || r[1] * r[2] * r[3]), 0);
@@ -209,27 +209,27 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     shiftKeys(k, options) {
       const fn = 'shiftKeys';
       const heap = k instanceof HeapFloat32;
-      if (heap && !k.ptr) throw new TypeError(`${fn}: k was deleted`);
+      if (heap && !k.ptr) throw new PosencTypeError(`${fn}: k was deleted`);
       if (!heap) checkFloat32Array(fn, 'k', k);
-      if (options === undefined) throw new TypeError(`${fn}: options { seqLen, nHeads, headDim, delta, invFreq | params } are required`);
+      if (options === undefined) throw new PosencTypeError(`${fn}: options { seqLen, nHeads, headDim, delta, invFreq | params } are required`);
       checkOptions(fn, options, ['seqLen', 'nHeads', 'headDim', 'delta', 'invFreq', 'params', 'layout', 'precision', 'rotaryDim',
         'rotaryOffset']);
       const seqLen = checkInt(fn, 'seqLen', options.seqLen, 1);
       const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1);
       const headDim = checkInt(fn, 'headDim', options.headDim ?? options.params?.headDim, 1);
       if (seqLen * nHeads * headDim !== k.length) {
-        throw new RangeError(`${fn}: k.length must equal seqLen * nHeads * headDim = ${seqLen * nHeads * headDim} (got ${k.length})`);
+        throw new PosencRangeError(`${fn}: k.length must equal seqLen * nHeads * headDim = ${seqLen * nHeads * headDim} (got ${k.length})`);
       }
       let deltas = null, deltaAll = 0;
       if (typeof options.delta === 'number') deltaAll = checkFinite(fn, 'delta', options.delta);
-      else if (options.delta === undefined) throw new TypeError(`${fn}: options.delta (a number, or one per token) is required`);
+      else if (options.delta === undefined) throw new PosencTypeError(`${fn}: options.delta (a number, or one per token) is required`);
       else {
         deltas = toFloat64(fn, 'delta', options.delta);
-        if (deltas.length !== seqLen) throw new RangeError(`${fn}: delta.length must equal seqLen = ${seqLen} (got ${deltas.length})`);
+        if (deltas.length !== seqLen) throw new PosencRangeError(`${fn}: delta.length must equal seqLen = ${seqLen} (got ${deltas.length})`);
       }
       const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', { fast: 0, accurate: 1 });
       const f = resolveFrequencies(fn, options, seqLen - 1);
-      if (f.rotaryDim > headDim) throw new RangeError(`${fn}: rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
+      if (f.rotaryDim > headDim) throw new PosencRangeError(`${fn}: rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
       scoped(fn, (alloc) => {
         const kPtr = heap ? k.ptr : alloc(k.length * 4);
         const inv = alloc(f.invFreq.length * 8);
@@ -245,15 +245,15 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
 
     ropeCache(options) {
       const fn = 'ropeCache';
-      if (options === undefined) throw new TypeError(`${fn}: options { seqLen | positions, invFreq | params } are required`);
+      if (options === undefined) throw new PosencTypeError(`${fn}: options { seqLen | positions, invFreq | params } are required`);
       checkOptions(fn, options, ['seqLen', 'positions', 'offset', 'invFreq', 'params', 'precision', 'attentionFactor', 'rotaryDim']);
       // seqLen defaults to the number of positions; resolvePositions checks and converts them once.
       const seqLen = options.positions !== undefined && options.seqLen === undefined
         ? options.positions?.length : checkInt(fn, 'seqLen', options.seqLen, 1);
-      if (seqLen === 0) throw new RangeError(`${fn}: positions must not be empty`);
+      if (seqLen === 0) throw new PosencRangeError(`${fn}: positions must not be empty`);
       const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', PRECISIONS);
       if (precision === PRECISIONS.ggml && (options.params === undefined || options.attentionFactor !== undefined)) {
-        throw new TypeError(`${fn}: precision 'ggml' needs options.params and takes its gain from them (no invFreq, no attentionFactor)`);
+        throw new PosencTypeError(`${fn}: precision 'ggml' needs options.params and takes its gain from them (no invFreq, no attentionFactor)`);
       }
       const pos = resolvePositions(fn, options, seqLen);
       const f = resolveFrequencies(fn, options, pos.maxPosition);

@@ -1,8 +1,8 @@
 // RoPE parameters: the public params object ↔ the flat object embind.cpp reads, the frequencies
 // (HF's semantics, cpp/src/rope_frequencies.cpp), config import and ggml's parameters.
 import {
-  checkBool, checkChoice, checkFinite, checkInt, checkNumber, checkOptions, describe, isPlainObject,
-  toFloat64,
+  PosencRangeError, PosencTypeError, checkBool, checkChoice, checkFinite, checkInt, checkNumber,
+  checkOptions, describe, isPlainObject, toFloat64
 } from './checks.js';
 
 export const ROPE_SCALING_TYPES = ['none', 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional'];
@@ -24,7 +24,7 @@ export function ropeParamsApi(module, heap) {
   // The public params object → the flat object embind.cpp reads (NaN = unset).
   function flatRopeParams(fn, params) {
     if (!isPlainObject(params)) {
-      throw new TypeError(`${fn}: params must be an object like { headDim: 128, theta: 10000 } (got ${describe(params)})`);
+      throw new PosencTypeError(`${fn}: params must be an object like { headDim: 128, theta: 10000 } (got ${describe(params)})`);
     }
     checkOptions(fn, params, ['headDim', 'rotaryDim', 'rotaryOffset', 'partialRotaryFactor', 'theta', 'layout', 'scaling',
       'freqFactors', 'mrope'], 'params');
@@ -33,7 +33,7 @@ export function ropeParamsApi(module, heap) {
     if (mrope !== undefined) {
       checkOptions(fn, mrope, ['section', 'interleaved', 'rest'], 'params.mrope');
       if (!Array.isArray(mrope.section) || mrope.section.length !== 3) {
-        throw new RangeError(`${fn}: params.mrope.section must be 3 pair counts [t, h, w] (got ${describe(mrope.section)})`);
+        throw new PosencRangeError(`${fn}: params.mrope.section must be 3 pair counts [t, h, w] (got ${describe(mrope.section)})`);
       }
       mrope.section.forEach((n, i) => checkInt(fn, `params.mrope.section[${i}]`, n, 0));
       if (mrope.interleaved !== undefined) checkBool(fn, 'params.mrope.interleaved', mrope.interleaved);
@@ -42,8 +42,8 @@ export function ropeParamsApi(module, heap) {
     checkInt(fn, 'params.headDim', headDim, 1, 1 << 20);
     if (rotaryDim !== undefined) {
       checkInt(fn, 'params.rotaryDim', rotaryDim, 1, 1 << 20);
-      if (rotaryDim % 2 !== 0) throw new RangeError(`${fn}: params.rotaryDim must be even (got ${rotaryDim})`);
-      if (rotaryDim > headDim) throw new RangeError(`${fn}: params.rotaryDim must be <= headDim = ${headDim} (got ${rotaryDim})`);
+      if (rotaryDim % 2 !== 0) throw new PosencRangeError(`${fn}: params.rotaryDim must be even (got ${rotaryDim})`);
+      if (rotaryDim > headDim) throw new PosencRangeError(`${fn}: params.rotaryDim must be <= headDim = ${headDim} (got ${rotaryDim})`);
     }
     checkInt(fn, 'params.rotaryOffset', rotaryOffset, 0, 1 << 20);
     const layout = checkChoice(fn, 'params.layout', params.layout ?? 'halfSplit', ROPE_LAYOUTS);
@@ -52,7 +52,7 @@ export function ropeParamsApi(module, heap) {
     checkOptions(fn, scaling, SCALING_KEYS, 'params.scaling');
     const s = scaling ?? {};
     if (!ROPE_SCALING_TYPES.includes(s.type)) {
-      throw new RangeError(`${fn}: params.scaling.type must be one of: ${ROPE_SCALING_TYPES.join(', ')} (got ${describe(s.type)})`);
+      throw new PosencRangeError(`${fn}: params.scaling.type must be one of: ${ROPE_SCALING_TYPES.join(', ')} (got ${describe(s.type)})`);
     }
     const num = (key, dflt) => (s[key] === undefined ? dflt : checkFinite(fn, `params.scaling.${key}`, s[key]));
     const int = (key) => (s[key] === undefined ? 0 : checkInt(fn, `params.scaling.${key}`, s[key], 1));
@@ -133,19 +133,19 @@ export function ropeParamsApi(module, heap) {
   function resolveFrequencies(fn, options, maxPosition) {
     const { invFreq, params } = options;
     if ((invFreq === undefined) === (params === undefined)) {
-      throw new TypeError(`${fn}: pass exactly one of options.invFreq and options.params`);
+      throw new PosencTypeError(`${fn}: pass exactly one of options.invFreq and options.params`);
     }
     let f;
     if (params !== undefined) {
       f = { ...frequencies64(fn, params, maxPosition + 1), from: 'params' };
     } else {
       const inv = toFloat64(fn, 'invFreq', invFreq);
-      if (inv.length === 0) throw new RangeError(`${fn}: invFreq must not be empty`);
+      if (inv.length === 0) throw new PosencRangeError(`${fn}: invFreq must not be empty`);
       f = { invFreq: inv, attentionFactor: 1, rotaryDim: inv.length * 2, from: `2 * invFreq.length = 2 * ${inv.length}` };
     }
     if (options.rotaryDim !== undefined && options.rotaryDim !== f.rotaryDim) {
       checkInt(fn, 'rotaryDim', options.rotaryDim, 1);
-      throw new RangeError(`${fn}: rotaryDim must equal 2 * the number of frequencies = ${f.rotaryDim} (got ${options.rotaryDim})`);
+      throw new PosencRangeError(`${fn}: rotaryDim must equal 2 * the number of frequencies = ${f.rotaryDim} (got ${options.rotaryDim})`);
     }
     const attentionFactor = options.attentionFactor === undefined
       ? f.attentionFactor : checkFinite(fn, 'attentionFactor', options.attentionFactor);
@@ -159,10 +159,10 @@ export function ropeParamsApi(module, heap) {
   // Positions of seqLen tokens: options.positions, or offset + 0 … seqLen-1.
   function resolvePositions(fn, options, seqLen) {
     if (options.positions !== undefined) {
-      if (options.offset !== undefined) throw new TypeError(`${fn}: pass options.positions or options.offset, not both`);
+      if (options.offset !== undefined) throw new PosencTypeError(`${fn}: pass options.positions or options.offset, not both`);
       const positions = toFloat64(fn, 'positions', options.positions);
       if (positions.length !== seqLen) {
-        throw new RangeError(`${fn}: positions.length must equal seqLen = ${seqLen} (got ${positions.length})`);
+        throw new PosencRangeError(`${fn}: positions.length must equal seqLen = ${seqLen} (got ${positions.length})`);
       }
       let max = -Infinity;
       for (const p of positions) max = Math.max(max, p);
@@ -200,14 +200,14 @@ export function ropeParamsApi(module, heap) {
       ropeParamsFromConfig(config, options) {
         const fn = 'ropeParamsFromConfig';
         const { layerType = '', dialect = 'hf' } = checkOptions(fn, options, ['layerType', 'dialect']);
-        if (typeof layerType !== 'string') throw new TypeError(`${fn}: layerType must be a string (got ${describe(layerType)})`);
+        if (typeof layerType !== 'string') throw new PosencTypeError(`${fn}: layerType must be a string (got ${describe(layerType)})`);
         const dialectCode = checkChoice(fn, 'dialect', dialect, DIALECTS);
         let text;
         if (typeof config === 'string') text = config;
         else if (isPlainObject(config)) text = JSON.stringify(config);
-        else throw new TypeError(`${fn}: config must be a parsed config object or its JSON text (got ${describe(config)})`);
+        else throw new PosencTypeError(`${fn}: config must be a parsed config object or its JSON text (got ${describe(config)})`);
         const [message, detail, flat] = module.ropeParamsFromConfig(text, dialectCode, layerType);
-        if (message) throw new RangeError(`${fn}: ${detail || message}`);
+        status(fn, message, detail);
         return publicRopeParams(flat);
       },
     },

@@ -1,5 +1,5 @@
 // Sinusoidal encodings and the shift matrix M_k (cpp/src/sinusoidal.cpp).
-import { checkChoice, checkElements, checkFinite, checkInt, checkOptions, toFloat64 } from './checks.js';
+import { PosencRangeError, checkChoice, checkElements, checkFinite, checkInt, checkOptions, toFloat64 } from './checks.js';
 
 const SINUSOIDAL_LAYOUTS = { interleaved: 0, concat: 1 };
 
@@ -15,7 +15,7 @@ export function sinusoidalApi(module, heap) {
       checkFinite(fn, 'base', base, { positive: true });
       const layoutCode = checkChoice(fn, 'layout', layout, SINUSOIDAL_LAYOUTS);
       const pos = positions === undefined ? null : toFloat64(fn, 'positions', positions);
-      if (pos && pos.length !== seqLen) throw new RangeError(`${fn}: positions.length must equal seqLen = ${seqLen} (got ${pos.length})`);
+      if (pos && pos.length !== seqLen) throw new PosencRangeError(`${fn}: positions.length must equal seqLen = ${seqLen} (got ${pos.length})`);
       checkElements(fn, 'seqLen * dModel', seqLen * dModel);
       return scoped(fn, (alloc) => {
         const out = alloc(seqLen * dModel * 4);
@@ -30,7 +30,7 @@ export function sinusoidalApi(module, heap) {
       const fn = 'sinusoidalShift';
       checkFinite(fn, 'k', k);
       checkInt(fn, 'dModel', dModel, 2);
-      if (dModel % 2 !== 0) throw new RangeError(`${fn}: dModel must be even (got ${dModel})`);
+      if (dModel % 2 !== 0) throw new PosencRangeError(`${fn}: dModel must be even (got ${dModel})`);
       const { base = 10000, layout = 'interleaved' } = checkOptions(fn, options, ['base', 'layout']);
       checkFinite(fn, 'base', base, { positive: true });
       const layoutCode = checkChoice(fn, 'layout', layout, SINUSOIDAL_LAYOUTS);

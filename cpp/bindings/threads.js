@@ -2,7 +2,7 @@
 // init({ threads: n }) with n > 1 loads the pthreads build where shared memory exists (Node: always;
 // browsers: when the page is crossOriginIsolated), with a pool of n - 1 workers made at load;
 // otherwise the single-threaded build, silently. pe.threads reports the count in use.
-import { checkInt } from './checks.js';
+import { PosencRangeError, checkInt, codeName } from './checks.js';
 
 const MAX_THREADS = 64;
 
@@ -12,7 +12,7 @@ export function requestedThreads(options) {
   const n = checkInt('init', 'threads', options.threads, 1, MAX_THREADS);
   for (const name of ['wasmBinary', 'wasmUrl'])
     if (n > 1 && options[name] !== undefined)
-      throw new RangeError(`init: ${name} is the single-threaded posenc.wasm; threads > 1 loads posenc-threads.wasm itself`);
+      throw new PosencRangeError(`init: ${name} is the single-threaded posenc.wasm; threads > 1 loads posenc-threads.wasm itself`);
   return n;
 }
 
@@ -20,7 +20,7 @@ export function requestedThreads(options) {
 export function startThreads(module, n) {
   if (n > 1) {
     const message = module.setNumThreads(n);
-    if (message) throw new RangeError(`init: ${message}`);
+    if (message) throw new PosencRangeError(`init: ${message}`, codeName(module.lastStatusCode()));
   }
   return module.numThreads();
 }

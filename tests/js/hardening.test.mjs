@@ -111,11 +111,41 @@ test('bad input matrix: every function throws TypeError/RangeError naming the ar
         assert.ok(e instanceof type, `${name}: expected ${type.name}, got ${e?.constructor?.name}: ${e?.message}`);
         assert.ok(e.message.startsWith(`${name.split('.')[0]}`), `${name}: message ${JSON.stringify(e.message)} does not start with the function`);
         assert.ok(e.message.includes(arg), `${name}: message ${JSON.stringify(e.message)} does not name ${arg}`);
+        assert.ok(['kBadArgument', 'kBadShape', 'kTooLarge'].includes(e.code), `${name}: err.code ${e.code} (${e.message})`);
         return true;
       }, `${name}: bad call ${i} (${arg}) did not throw`);
       assert.deepEqual(good(), expected, `${name}: a good call after a bad one`);
     }
     assert.equal(pe.heapStats().inUseBytes, before, `${name}: heap bytes in use changed across bad calls`);
+  }
+});
+
+test("errors keep the C++ status's kind: err.code kBadShape, kTooLarge, kBadArgument", async () => {
+  const code = (f) => {
+    try {
+      f();
+    } catch (e) {
+      return [e.constructor.name, e.code];
+    }
+    return null;
+  };
+  // From the core (the status crosses Embind with its code) ...
+  assert.deepEqual(code(() => pe.onnx.attention({ Q: T([1, 2, 3, 8]), K: T([1, 2, 5, 4]), V: T([1, 2, 5, 8]) })),
+    ['PosencRangeError', 'kBadShape']);
+  assert.deepEqual(code(() => pe.ropeFrequencies({ headDim: 8, theta: -1 })), ['PosencRangeError', 'kBadArgument']);
+  const { gguf } = await import('./model_writer.mjs');
+  const file = gguf([['general.architecture', 'gpt2']], [{ name: 'position_embd.weight', ne: [8, 16], data: new Float32Array(128) }]).bytes;
+  await assert.rejects(pe.readModel(file, { maxTableFloats: 64 }), (e) => e instanceof RangeError && e.code === 'kTooLarge');
+  await assert.rejects(pe.readModel(file.subarray(0, 40)), (e) => e instanceof RangeError && e.code === 'kBadArgument');
+  // ... and from the JS layer's own checks, made before anything reaches the heap.
+  assert.deepEqual(code(() => pe.sinusoidal('3', 4)), ['PosencTypeError', 'kBadArgument']);
+  assert.deepEqual(code(() => pe.sinusoidal(MAX_ELEMENTS, 2)), ['PosencRangeError', 'kTooLarge']);
+  assert.ok(code(() => pe.sinusoidal(0, 4))[0] !== 'RangeError');  // subclasses: instanceof RangeError still holds
+  try {
+    pe.sinusoidal(0, 4);
+  } catch (e) {
+    assert.ok(e instanceof RangeError);
+    assert.equal(e.name, 'RangeError');
   }
 });
 
