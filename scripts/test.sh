@@ -1,11 +1,27 @@
 #!/usr/bin/env bash
 # npm test: bootstrap, build native (ASan + UBSan) and WASM, then every suite. Each runner's own
 # summary stays in the output; the last line adds them up.
+#
+# One layer alone (npm run test:LAYER, after its build; each builds what it needs, a no-op when up
+# to date):
+#   native     the doctest suite, natively (ASan + UBSan)
+#   wasm       the same doctest suite as WASM SIMD128 in Node, single-threaded and pthreads
+#   js         the package API (node:test), then again through the threaded build
+#   page       the explorer in headless Chromium
+#   consumers  npm pack, Vite, webpack, a plain page, tsc, a CMake consumer
+#   llamacpp   the real llama.cpp in a Debian sid chroot (root; SKIPPED otherwise)
+#   bench      the benchmark harness at tiny sizes (no timing judged)
+#   fuzz       each libFuzzer target for 5 s
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/bootstrap.sh || exit 1
-bash scripts/build.sh all || exit 1
+LAYERS=(native wasm js page consumers llamacpp bench fuzz)
+layers=("$@")
+[ ${#layers[@]} -gt 0 ] || layers=("${LAYERS[@]}")
+for l in "${layers[@]}"; do
+  [[ " ${LAYERS[*]} " == *" $l "* ]] || { echo "usage: scripts/test.sh [${LAYERS[*]}]..." >&2; exit 2; }
+done
 
+bash scripts/bootstrap.sh || exit 1
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
@@ -15,18 +31,36 @@ run() {
   local rc=${PIPESTATUS[0]}
   [ "$rc" -eq 0 ] || { echo "==> FAILED ($rc): $*"; status=1; }
 }
+built=" "
+need() {  # builds once per run: native | wasm
+  [[ "$built" == *" $1 "* ]] && return 0
+  bash scripts/build.sh "$1" || exit 1
+  built+="$1 "
+}
 
-run ctest --preset native-debug --verbose        # doctest, native
-run ctest --preset wasm-release --verbose        # the same doctest suite as WASM SIMD128, in Node
-run ctest --preset wasm-threads --verbose        # and again in the pthreads build, on two threads
-run node --test tests/js/ tests/browser/ tests/consumers/  # package API; the explorer in Chromium; npm pack, Vite, webpack, tsc
-# The real llama.cpp (Debian sid's libllama0 in a chroot outside the repo, made on first use as
-# root; "llamacpp interop: SKIPPED ..." when it cannot be): every rope node of 20 GGUF models.
-run node --test tests/llamacpp/
-# The threaded build against the float64 twins and the conformance vectors (2 threads).
-run env POSENC_TEST_THREADS=2 node --test tests/js/attention.test.mjs tests/js/conformance.test.mjs tests/js/rope.test.mjs
-run node bench/run.mjs --smoke                   # the benchmark harness runs (tiny sizes, no timing judged)
-run bash scripts/fuzz.sh 5                       # libFuzzer smoke: each target for 5 s (npm run fuzz: longer)
+for l in "${layers[@]}"; do
+  case "$l" in
+    native) need native
+      run ctest --preset native-debug --verbose ;;
+    wasm) need wasm
+      run ctest --preset wasm-release --verbose          # the same doctest suite as WASM SIMD128, in Node
+      run ctest --preset wasm-threads --verbose ;;       # and again in the pthreads build, on two threads
+    js) need wasm
+      run node --test tests/js/
+      # The threaded build against the float64 twins and the conformance vectors (2 threads).
+      run env POSENC_TEST_THREADS=2 node --test tests/js/attention.test.mjs tests/js/conformance.test.mjs tests/js/rope.test.mjs ;;
+    page) need wasm
+      run node --test tests/browser/ ;;
+    consumers) need wasm
+      run node --test tests/consumers/ ;;
+    llamacpp) need wasm
+      run node --test tests/llamacpp/ ;;
+    bench) need wasm
+      run node bench/run.mjs --smoke ;;
+    fuzz)
+      run bash scripts/fuzz.sh 5 ;;
+  esac
+done
 
 # doctest: "[doctest] test cases: 5 | 5 passed | 0 failed | 0 skipped"; node: "# pass N" / "# fail N";
 # bench smoke: "bench: N passed, N failed" (its interop checks).
