@@ -8,7 +8,7 @@ import { MAX_ELEMENTS } from './checks.js';
 import { heapTools } from './heap.js';
 import { sinusoidalApi } from './sinusoidal.js';
 import { learnedApi } from './learned.js';
-import { ropeParamsApi } from './rope_params.js';
+import { ropeNames, ropeParamsApi } from './rope_params.js';
 import { ropeApi } from './rope.js';
 import { alibiT5Api } from './alibi_t5.js';
 import { attentionApi } from './attention.js';
@@ -27,7 +27,8 @@ export function wrap(module, hooks = {}) {
   renewingHeapViews(module);
   const threads = startThreads(module, hooks.threads ?? 1);
   const heap = heapTools(module);
-  const rope = ropeParamsApi(module, heap);
+  const names = ropeNames(module);
+  const rope = ropeParamsApi(module, heap, names);
   const biases = alibiT5Api(module, heap);
   return {
     /** The SIMD instruction set the kernels were compiled for: "wasm" in this build. */
@@ -37,6 +38,12 @@ export function wrap(module, hooks = {}) {
     MAX_ELEMENTS,
     /** Real models' position settings (see data/presets.json). */
     presets,
+    /** The names RoPE options take, read from the C++ enums (the same lists the checks use). */
+    names: {
+      ropeScalings: names.scalings.filter((s) => s !== 'default'),
+      ropeLayouts: Object.keys(names.layouts),
+      precisions: Object.keys(names.precisions),
+    },
     /** The extrapolation lab (cpp/bindings/lab.js). */
     lab: wrapLab(module),
 
@@ -48,7 +55,7 @@ export function wrap(module, hooks = {}) {
     ...sinusoidalApi(module, heap),
     ...learnedApi(module, heap),
     ...rope.api,
-    ...ropeApi(module, heap, rope),
+    ...ropeApi(module, heap, rope, names),
     readModel: makeReadModel(module, { status: heap.status, publicRopeParams: rope.publicRopeParams, openPath: hooks.openPath }),
     ...biases.api,
     ...attentionApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, alibiSlopes: biases.alibiSlopes }),

@@ -39,9 +39,12 @@ export class PosencTypeError extends TypeError {
   }
 }
 
-export function jsMessage(message) {
-  return message.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*\b/g, (w) => JS_NAMES[w] ?? w);
-}
+/** message → message with its snake_case names replaced by table's (C++ names → JS names). */
+export const renamer = (table) => (message) => message.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*\b/g, (w) => table[w] ?? w);
+export const jsMessage = renamer(JS_NAMES);
+
+/** snake_case → camelCase: the JS name of a C++ enum name ('half_split' → 'halfSplit'). */
+export const camel = (snake) => snake.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
 
 export function describe(v) {
   if (typeof v === 'string') return JSON.stringify(v);

@@ -601,6 +601,20 @@ std::string set_num_threads(double n) {
   return message(posenc::set_num_threads(static_cast<int>(n)));
 }
 double num_threads() { return posenc::num_threads(); }
+// The names every enum takes, in enum order (the JS layer builds its checks from them).
+val names() {
+  auto list = [](int n, auto name) {
+    val a = val::array();
+    for (int k = 0; k < n; ++k) a.call<void>("push", std::string(name(k)));
+    return a;
+  };
+  val out = val::object();
+  out.set("ropeScalings", list(posenc::kNumRopeScalings, [](int k) { return posenc::rope_scaling_name(static_cast<posenc::RopeScaling>(k)); }));
+  out.set("ropeLayouts", list(posenc::kNumRopeLayouts, [](int k) { return posenc::rope_layout_name(static_cast<posenc::RopeLayout>(k)); }));
+  out.set("precisions", list(posenc::kNumPrecisions, [](int k) { return posenc::precision_name(static_cast<posenc::Precision>(k)); }));
+  return out;
+}
+
 // The code of the last failed status a call returned: "bad_shape", "too_large", ...
 std::string last_status_code() { return posenc::status_code_name(posenc_js::last_status_code()); }
 
@@ -610,6 +624,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
   using emscripten::function;
   function("simdArch", &simd_arch);
   function("lastStatusCode", &last_status_code);
+  function("names", &names);
   function("setNumThreads", &set_num_threads);
   function("numThreads", &num_threads);
   function("heapAlloc", &heap_alloc);

@@ -91,11 +91,13 @@ val train_step(Ptr m, Ptr tokens, double batch, double seq_len, double lr) {
   return pair(s, loss);
 }
 
-// scaling: a posenc::RopeScaling value (the JS layer maps names); position_loss: [seq_len - 1] float64.
-val evaluate(Ptr m, Ptr tokens, double batch, double seq_len, int scaling, Ptr position_loss) {
+// scaling: one of lab::kRopeScalings by name (checked by the JS layer against labNames());
+// position_loss: [seq_len - 1] float64.
+val evaluate(Ptr m, Ptr tokens, double batch, double seq_len, const std::string& scaling, Ptr position_loss) {
   double loss = 0.0;
   lab::EvalOptions o;
-  o.rope_scaling = static_cast<posenc::RopeScaling>(scaling);
+  for (posenc::RopeScaling sc : lab::kRopeScalings)
+    if (scaling == posenc::rope_scaling_name(sc)) o.rope_scaling = sc;
   const auto s = at<lab::Model>(m)->evaluate(at<const std::int32_t>(tokens), static_cast<std::size_t>(batch),
                                              static_cast<std::size_t>(seq_len), o, &loss, at<double>(position_loss));
   return pair(s, loss);
@@ -171,10 +173,23 @@ val run_scheme(Ptr d, const val& c, const std::string& scheme, const val& progre
   return r;
 }
 
+// The lab's names in enum order: schemes, tasks, the RoPE scalings it evaluates.
+val lab_names() {
+  val out = val::object(), schemes = val::array(), tasks = val::array(), scalings = val::array();
+  for (std::size_t k = 0; k < lab::kNumSchemes; ++k) schemes.call<void>("push", std::string(lab::scheme_name(static_cast<lab::Scheme>(k))));
+  for (std::size_t k = 0; k < lab::kNumTasks; ++k) tasks.call<void>("push", std::string(lab::task_name(static_cast<lab::Task>(k))));
+  for (posenc::RopeScaling sc : lab::kRopeScalings) scalings.call<void>("push", std::string(posenc::rope_scaling_name(sc)));
+  out.set("schemes", schemes);
+  out.set("tasks", tasks);
+  out.set("ropeScalings", scalings);
+  return out;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(posenc_lab) {
   using emscripten::function;
+  function("labNames", &lab_names);
   function("labModelCreate", &model_create);
   function("labModelDelete", &model_delete);
   function("labModelTensors", &model_tensors);

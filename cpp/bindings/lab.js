@@ -5,14 +5,10 @@
 
 import {
   PosencRangeError, PosencTypeError, checkChoice as checkChoiceOf, checkInt as checkIntIn,
-  checkOptions, describe
+  checkOptions, describe, renamer
 } from './checks.js';
 import { heapTools } from './heap.js';
 
-export const LAB_SCHEMES = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5'];
-export const LAB_TASKS = ['markov', 'copy', 'text'];
-// The RoPE scalings evaluate() offers, by their posenc::RopeScaling value.
-const ROPE_SCALINGS = { none: 0, linear: 1, ntk: 2, dynamic: 3, yarn: 4 };
 const SIZES = { small: { dModel: 64, nLayers: 2, nHeads: 4 }, tiny: { dModel: 32, nLayers: 2, nHeads: 2 } };
 
 const JS_NAMES = {
@@ -38,11 +34,13 @@ function checkWorkspace(fn, config, batch, length) {
   }
 }
 
-const jsMessage = (m) => m.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*\b/g, (w) => JS_NAMES[w] ?? w);
+const jsMessage = renamer(JS_NAMES);
 const checkInt = (fn, name, v, min, max = 2 ** 31 - 1) => checkIntIn(fn, name, v, min, max);
 const checkChoice = (fn, name, v, choices) => checkChoiceOf(fn, name, v, Object.fromEntries(choices.map((c) => [c, c])));
 
 export function wrapLab(module) {
+  // The schemes, tasks and RoPE scalings the C++ lab has (lab.hpp), by name.
+  const { schemes: LAB_SCHEMES, tasks: LAB_TASKS, ropeScalings: ROPE_SCALINGS } = module.labNames();
   const { scoped, status } = heapTools(module, jsMessage);
 
   // tokens: an Int32Array or array of ids in [0, vocabSize), batch × length of them.
@@ -127,7 +125,7 @@ export function wrapLab(module) {
       const ptr = this.#live(fn);
       const { length: len, ropeScaling = 'none' } = checkOptions(fn, options, ['length', 'ropeScaling']);
       const length = this.#length(fn, len);
-      checkChoice(fn, 'ropeScaling', ropeScaling, Object.keys(ROPE_SCALINGS));
+      checkChoice(fn, 'ropeScaling', ropeScaling, ROPE_SCALINGS);
       if (ropeScaling !== 'none' && this.#config.scheme !== 'rope') {
         throw new PosencRangeError(`${fn}: ropeScaling needs the rope scheme (this model is '${this.#config.scheme}')`);
       }
@@ -139,7 +137,7 @@ export function wrapLab(module) {
       return scoped(fn, (alloc) => {
         const tok = copyTokens(alloc, tokens);
         const pos = alloc((length - 1) * 8);
-        const [message, loss] = module.labEvaluate(ptr, tok, batch, length, ROPE_SCALINGS[ropeScaling], pos);
+        const [message, loss] = module.labEvaluate(ptr, tok, batch, length, ropeScaling, pos);
         status(fn, message);
         return { loss, noEmbedding: false, positionLoss: module.HEAPF64.slice(pos >> 3, (pos >> 3) + length - 1) };
       });
@@ -377,5 +375,5 @@ export function wrapLab(module) {
     }
   }
 
-  return { schemes: LAB_SCHEMES, tasks: LAB_TASKS, ropeScalings: Object.keys(ROPE_SCALINGS), createModel, dataset, run };
+  return { schemes: LAB_SCHEMES, tasks: LAB_TASKS, ropeScalings: ROPE_SCALINGS, createModel, dataset, run };
 }

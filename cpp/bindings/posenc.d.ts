@@ -449,6 +449,8 @@ export interface Posenc {
   readonly MAX_ELEMENTS: number;
   /** Real models' position settings. */
   readonly presets: { about: string; presets: Preset[] };
+  /** The names RoPE options take, read from the C++ enums (the lists the argument checks use). */
+  readonly names: { ropeScalings: Exclude<RopeScalingType, 'default'>[]; ropeLayouts: RopeLayout[]; precisions: Precision[] };
   /** The WASM heap's size (grows up to 2 GiB, never shrinks) and the bytes allocated in it now. */
   heapStats(): { heapBytes: number; inUseBytes: number };
 

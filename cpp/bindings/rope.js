@@ -4,10 +4,10 @@ import {
   PosencRangeError, PosencTypeError, checkChoice, checkElements, checkFinite, checkFloat32Array,
   checkInt, checkOptions, checkOut, describe, isPlainObject, toFloat64
 } from './checks.js';
-import { PRECISIONS, ROPE_LAYOUTS } from './rope_params.js';
 
-export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, resolvePositions }) {
+export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, resolvePositions }, names) {
   const { scoped, f32, f64, copyOut, status, HeapFloat32 } = heap;
+  const { precisions: PRECISIONS, layouts: ROPE_LAYOUTS } = names;
   const ROPE_OPTIONS = ['seqLen', 'nHeads', 'headDim', 'layout', 'rotaryDim', 'rotaryOffset', 'positions', 'offset', 'invFreq',
     'params', 'precision', 'attentionFactor'];
 

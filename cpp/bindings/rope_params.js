@@ -1,20 +1,29 @@
 // RoPE parameters: the public params object ↔ the flat object embind.cpp reads, the frequencies
 // (HF's semantics, cpp/src/rope_frequencies.cpp), config import and ggml's parameters.
 import {
-  PosencRangeError, PosencTypeError, checkBool, checkChoice, checkFinite, checkInt, checkNumber,
+  PosencRangeError, PosencTypeError, camel, checkBool, checkChoice, checkFinite, checkInt, checkNumber,
   checkOptions, describe, isPlainObject, toFloat64
 } from './checks.js';
 
-export const ROPE_SCALING_TYPES = ['none', 'default', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional'];
-export const ROPE_LAYOUTS = { halfSplit: 0, interleaved: 1 };
-const LAYOUT_NAMES = Object.keys(ROPE_LAYOUTS);
 // M-RoPE: what the pairs no section claims turn by (HF: the temporal id; llama.cpp: none).
 const MROPE_REST = { temporal: false, unrotated: true };
-export const PRECISIONS = { fast: 0, accurate: 1, ggml: 2 };
-export const DIALECTS = { hf: 0, gguf: 1 };
+const DIALECTS = { hf: 0, gguf: 1 };
 
-export function ropeParamsApi(module, heap) {
+/**
+ * The names the RoPE options take, from the C++ enums (module.names(), embind.cpp), in the JS
+ * API's spelling: { scalings: [...] (and 'default', HF's name for none), layouts: { halfSplit: 0,
+ * ... }, precisions: { fast: 0, ... } } — values are the enums' ordinals.
+ */
+export function ropeNames(module) {
+  const n = module.names();
+  const codes = (list) => Object.fromEntries(list.map((name, k) => [camel(name), k]));
+  return { scalings: [...n.ropeScalings, 'default'], layouts: codes(n.ropeLayouts), precisions: codes(n.precisions) };
+}
+
+export function ropeParamsApi(module, heap, names) {
   const { scoped, f64, status } = heap;
+  const { scalings: ROPE_SCALING_TYPES, layouts: ROPE_LAYOUTS } = names;
+  const LAYOUT_NAMES = Object.keys(ROPE_LAYOUTS);
   // ---- RoPE parameters -------------------------------------------------------------------------
 
   const SCALING_KEYS = ['type', 'factor', 'originalMaxPositionEmbeddings', 'maxPositionEmbeddings', 'betaFast',

@@ -322,10 +322,7 @@ Status from_gguf(Reader& r, const json& root, const std::string& layer_type, Rop
       p->mscale = (arch == "deepseek2" && p->mscale_all_dim != 1.0) ? p->mscale_all_dim : 1.0;
     }
     if (have_attn_factor) {
-      const double f = *p->factor;
-      const double gain = p->mscale_all_dim != 0.0 ? yarn_get_mscale(f, p->mscale) / yarn_get_mscale(f, p->mscale_all_dim)
-                                                   : yarn_get_mscale(f);
-      p->attention_factor = gain * attn_factor;
+      p->attention_factor = yarn_attention_factor(*p->factor, p->mscale, p->mscale_all_dim) * attn_factor;
     }
   } else if (p->scaling == RopeScaling::kLongRope) {
     // The factors are tensors (rope_factors_long/short.weight): read_gguf supplies them.

@@ -38,6 +38,19 @@ const char* rope_scaling_name(RopeScaling scaling) noexcept {
   return "unknown";
 }
 
+const char* rope_layout_name(RopeLayout layout) noexcept {
+  return layout == RopeLayout::kInterleaved ? "interleaved" : layout == RopeLayout::kHalfSplit ? "half_split" : "unknown";
+}
+
+const char* precision_name(Precision precision) noexcept {
+  switch (precision) {
+    case Precision::kFast: return "fast";
+    case Precision::kAccurate: return "accurate";
+    case Precision::kGgml: return "ggml";
+  }
+  return "unknown";
+}
+
 std::size_t rope_rot_dim(const RopeParams& p) noexcept {
   if (p.head_dim == 0) return 0;
   if (p.scaling == RopeScaling::kProportional) return p.head_dim;
@@ -49,6 +62,11 @@ std::size_t rope_rot_dim(const RopeParams& p) noexcept {
 
 double yarn_get_mscale(double scale, double mscale) noexcept {
   return scale <= 1.0 ? 1.0 : 0.1 * mscale * std::log(scale) + 1.0;
+}
+
+double yarn_attention_factor(double factor, double mscale, double mscale_all_dim) noexcept {
+  if (mscale != 0.0 && mscale_all_dim != 0.0) return yarn_get_mscale(factor, mscale) / yarn_get_mscale(factor, mscale_all_dim);
+  return yarn_get_mscale(factor);
 }
 
 void yarn_correction_range(double beta_fast, double beta_slow, std::size_t rot_dim, double theta,
@@ -142,10 +160,7 @@ Status rope_frequencies(const RopeParams& p, std::size_t seq_len, double* inv_fr
         f = static_cast<double>(p.max_position_embeddings) / orig;
         if (f < 1.0) return bad("factor must be finite and >= 1");
       }
-      if (p.mscale != 0.0 && p.mscale_all_dim != 0.0)
-        af = yarn_get_mscale(f, p.mscale) / yarn_get_mscale(f, p.mscale_all_dim);
-      else
-        af = yarn_get_mscale(f);
+      af = yarn_attention_factor(f, p.mscale, p.mscale_all_dim);
       double low, high;
       yarn_correction_range(p.beta_fast, p.beta_slow, rot, p.theta, orig, p.truncate, &low, &high);
       if (low == high) high += 0.001;  // HF: prevent the singularity

@@ -73,12 +73,17 @@ constexpr double kAdamEps = 1e-8;
 constexpr double kWeightDecay = 0.1;
 constexpr double kGradClip = 1.0;
 
+// The inference-time RoPE scalings the lab evaluates (EvalOptions::rope_scaling; run() evaluates
+// each of them but kNone at the lengths past train_len).
+constexpr RopeScaling kRopeScalings[] = {RopeScaling::kNone, RopeScaling::kLinear, RopeScaling::kNtk,
+                                         RopeScaling::kDynamic, RopeScaling::kYarn};
+
 struct EvalOptions {
   // kRope only: inference-time scaling from posenc::rope_frequencies with factor
   // max(1, seq_len / train_len): kLinear (position interpolation), kNtk, kDynamic
   // (factor 2, max_position_embeddings = train_len, grows with seq_len), kYarn
   // (original_max_position_embeddings = train_len, with its attention factor on cos and sin).
-  RopeScaling rope_scaling = RopeScaling::kNone;
+  RopeScaling rope_scaling = RopeScaling::kNone;  // one of kRopeScalings
 };
 
 class Model {
@@ -129,6 +134,7 @@ enum class Task : int {
   kText,        // character level over the bytes given (vocabulary: the distinct bytes, sorted)
 };
 const char* task_name(Task task) noexcept;  // "markov", "copy", "text"
+constexpr std::size_t kNumTasks = 3;
 Status parse_task(const char* name, Task* out) noexcept;
 
 struct DatasetConfig {

@@ -22,6 +22,7 @@ enum class RopeScaling : int {
   kProportional,  // proportional partial rotation: head_dim/2 pairs, the rotated ones use 2k/head_dim
 };
 
+constexpr int kNumRopeScalings = 8;
 // "none", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional".
 const char* rope_scaling_name(RopeScaling scaling) noexcept;
 
@@ -93,6 +94,13 @@ void yarn_correction_range(double beta_fast, double beta_slow, std::size_t rot_d
                            double original_max_position_embeddings, bool truncate, double* low,
                            double* high) noexcept;
 double yarn_get_mscale(double scale, double mscale = 1.0) noexcept;
+// YaRN's attention factor (HF's _compute_yarn_parameters): get_mscale(factor, mscale) /
+// get_mscale(factor, mscale_all_dim) when both are non-zero, else get_mscale(factor).
+double yarn_attention_factor(double factor, double mscale, double mscale_all_dim) noexcept;
+
+// "half_split", "interleaved" (the JS API's names are their camelCase: 'halfSplit').
+const char* rope_layout_name(RopeLayout layout) noexcept;
+constexpr int kNumRopeLayouts = 2;
 
 enum class Precision : int {
   kFast = 0,      // angle = float32(pos) * float32(inv_freq), one float32 product (HF's forward,
@@ -108,6 +116,10 @@ enum class Precision : int {
 //                       angle = interp (1 - ramp) + extrap ramp;  gain = attn_factor (1 + 0.1 ln(1 / freq_scale))
 //     else:             angle = interp;                         gain = attn_factor
 //     c[k] = cos(angle) gain, s[k] = sin(angle) gain;  theta *= theta_scale   (one rounding per pair)
+// "fast", "accurate", "ggml".
+const char* precision_name(Precision precision) noexcept;
+constexpr int kNumPrecisions = 3;
+
 struct GgmlRope {
   std::size_t n_dims = 0;  // rot_dim
   float freq_base = 10000.0f;

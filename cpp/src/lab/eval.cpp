@@ -87,7 +87,8 @@ Status run_scheme(const Dataset& data, const RunConfig& rc, Scheme scheme, Schem
       if (Status s = evaluate_row(*model, data, rc, length, RopeScaling::kNone, tokens, &row); !s.ok()) return s;
       out->eval.push_back(std::move(row));
       if (scheme == Scheme::kRope && length > T)
-        for (RopeScaling sc : {RopeScaling::kLinear, RopeScaling::kNtk, RopeScaling::kDynamic, RopeScaling::kYarn}) {
+        for (RopeScaling sc : kRopeScalings) {
+          if (sc == RopeScaling::kNone) continue;
           EvalRow scaled;
           if (Status s = evaluate_row(*model, data, rc, length, sc, tokens, &scaled); !s.ok()) return s;
           out->eval.push_back(std::move(scaled));

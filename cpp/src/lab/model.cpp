@@ -1,8 +1,10 @@
 // The lab model: its configuration checks, parameter tensors and initialisation, and the public
 // calls that wrap the passes (forward.cpp) with argument checks. Nothing throws past these
 // functions: std::bad_alloc becomes StatusCode::kTooLarge.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <new>
 
 #include "lab/model.hpp"
@@ -195,13 +197,10 @@ Status Model::evaluate(const std::int32_t* tokens, std::size_t batch, std::size_
                        const EvalOptions& options, double* loss, double* position_loss) noexcept {
   if (Status s = detail::check_tokens(*impl_, tokens, batch, seq_len); !s.ok()) return s;
   if (loss == nullptr) return bad("loss must not be null");
-  switch (options.rope_scaling) {
-    case RopeScaling::kNone: break;
-    case RopeScaling::kLinear: case RopeScaling::kNtk: case RopeScaling::kDynamic: case RopeScaling::kYarn:
-      if (impl_->config.scheme != Scheme::kRope) return bad("rope_scaling needs the rope scheme");
-      break;
-    default: return bad("rope_scaling must be none, linear, ntk, dynamic or yarn");
-  }
+  if (std::find(std::begin(kRopeScalings), std::end(kRopeScalings), options.rope_scaling) == std::end(kRopeScalings))
+    return bad("rope_scaling must be none, linear, ntk, dynamic or yarn");
+  if (options.rope_scaling != RopeScaling::kNone && impl_->config.scheme != Scheme::kRope)
+    return bad("rope_scaling needs the rope scheme");
   try {
     std::vector<double> per_pos(seq_len - 1, 0.0);
     if (Status s = detail::prepare(*impl_, 1, seq_len, options.rope_scaling); !s.ok()) return s;
