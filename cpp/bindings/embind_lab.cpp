@@ -1,4 +1,4 @@
-// Embind adapters for the extrapolation lab (cpp/bindings/lab.js is the JS API over them). Models
+// Embind adapters for the extrapolation lab (js/lab.js is the JS API over them). Models
 // and datasets travel as heap addresses of objects made here and freed by labModelDelete /
 // labDatasetDelete; tensors as heap addresses (the JS layer copies in and out). Every call returns
 // the C++ status message ("" for success) first; no C++ exception crosses into JS.

@@ -522,7 +522,7 @@ export interface Posenc {
 /** Loads and instantiates the WebAssembly module. Call once and keep the result. */
 export declare function init(options?: InitOptions): Promise<Posenc>;
 
-// ---- The extrapolation lab (pe.lab; cpp/bindings/lab.js) ---------------------------------------
+// ---- The extrapolation lab (pe.lab; js/lab.js) ---------------------------------------
 
 export type LabScheme = 'none' | 'sinusoidal' | 'learned' | 'rope' | 'alibi' | 't5';
 export type LabTask = 'markov' | 'copy' | 'text';

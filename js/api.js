@@ -44,7 +44,7 @@ export function wrap(module, hooks = {}) {
       ropeLayouts: Object.keys(names.layouts),
       precisions: Object.keys(names.precisions),
     },
-    /** The extrapolation lab (cpp/bindings/lab.js). */
+    /** The extrapolation lab (js/lab.js). */
     lab: wrapLab(module),
 
     /** The WASM heap: its size (it grows, up to 2 GiB, and never shrinks) and the bytes in use. */
