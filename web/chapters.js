@@ -1,67 +1,81 @@
-// The lesson's chapters in order, each with its shared settings and its views. The prose of each
-// chapter is in index.html; a view's compute and drawing live side by side in web/views/.
+// The lesson's chapters, as index.html declares them: each <section data-chapter> holds its prose
+// and, inside .views, one <section data-view="id"> per view with the view's title and
+// explanation; the view's code is web/views/<id>.js. So adding a view is its module and its
+// section in index.html; adding a chapter is a section (and its line in the contents) there.
+// This file adds the settings some chapters share (CHAPTER_CONTROLS) and builds every view.
+import { buildControl } from './controls.js';
 import { SCALINGS } from './state.js';
-import attention from './views/attention.js';
-import embedding from './views/embedding.js';
-import pe_heatmap from './views/pe-heatmap.js';
-import dim_traces from './views/dim-traces.js';
-import similarity from './views/similarity.js';
-import shift from './views/shift.js';
-import learned from './views/learned.js';
-import rope_rotation from './views/rope-rotation.js';
-import rope_relative from './views/rope-relative.js';
-import cross_terms from './views/cross-terms.js';
-import alibi from './views/alibi.js';
-import t5_buckets from './views/t5-buckets.js';
-import spectrum from './views/spectrum.js';
-import clocks from './views/clocks.js';
-import compare from './views/compare.js';
-import precision from './views/precision.js';
-import score_vs_distance from './views/score-vs-distance.js';
-import comparison_table from './views/comparison-table.js';
-import mrope from './views/mrope.js';
-import rope_2d from './views/rope-2d.js';
-import attention_window from './views/attention-window.js';
-import irope from './views/irope.js';
-import context_shift from './views/context-shift.js';
-import lab_training from './views/lab-training.js';
-import lab_extrapolation from './views/lab-extrapolation.js';
+import { createView } from './view.js';
 
 const yarn = (st) => st.scaling === 'yarn', llama3 = (st) => st.scaling === 'llama3';
+const scaled = (st) => !['none', 'longrope'].includes(st.scaling);
 const theta = ['theta', { label: 'θ (rope_theta)', slider: { min: 2, max: 1e7, log: true } }];
 
-export const CHAPTERS = [
-  { name: 'order', views: [attention] },
-  { name: 'embedding', views: [embedding] },
-  {
-    name: 'sinusoidal',
-    controls: [['base', { label: 'base', slider: { min: 2, max: 1e7, log: true } }], ['sinLayout', { kind: 'select', label: 'layout' }]],
-    views: [pe_heatmap, dim_traces, similarity, shift],
-  },
-  { name: 'learned', views: [learned] },
-  {
-    name: 'rope',
-    controls: [theta, ['layout', { kind: 'select', label: 'pair layout' }], ['partial', { label: 'partial rotary', slider: { min: 0.05, max: 1 } }]],
-    views: [rope_rotation, rope_relative, cross_terms, mrope, rope_2d],
-  },
-  { name: 'bias', views: [alibi, t5_buckets] },
-  {
-    name: 'long-context',
-    controls: [
-      ['scaling', { kind: 'select', label: 'scaling (A)', values: SCALINGS }],
-      ['factor', { label: 'factor', slider: { min: 1, max: 64, log: true }, when: (st) => !['none', 'longrope'].includes(st.scaling) }],
-      ['lTrain', { label: 'L_train', slider: { min: 16, max: 1048576, log: true } }],
-      ['lTarget', { label: 'L_target', slider: { min: 16, max: 4194304, log: true } }],
-      [...theta.slice(0, 1), { ...theta[1], suffix: '-long' }],
-      ['betaFast', { label: 'YaRN β_fast', when: yarn }],
-      ['betaSlow', { label: 'YaRN β_slow', when: yarn }],
-      ['truncate', { kind: 'checkbox', label: 'YaRN truncate', when: yarn }],
-      ['lowFreq', { label: 'llama3 low_freq_factor', when: llama3 }],
-      ['highFreq', { label: 'llama3 high_freq_factor', when: llama3 }],
-      ['precision', { kind: 'select', label: 'precision' }],
-    ],
-    views: [spectrum, clocks, compare, precision, attention_window, irope, context_shift],
-  },
-  { name: 'comparison', views: [score_vs_distance, comparison_table] },
-  { name: 'lab', views: [lab_training, lab_extrapolation] },
-];
+/** The settings bar at the top of a chapter, by chapter name: [setting, control options] (controls.js). */
+export const CHAPTER_CONTROLS = {
+  sinusoidal: [
+    ['base', { label: 'base', slider: { min: 2, max: 1e7, log: true } }],
+    ['sinLayout', { kind: 'select', label: 'layout' }],
+  ],
+  rope: [
+    theta,
+    ['layout', { kind: 'select', label: 'pair layout' }],
+    ['partial', { label: 'partial rotary', slider: { min: 0.05, max: 1 } }],
+  ],
+  'long-context': [
+    ['scaling', { kind: 'select', label: 'scaling (A)', values: SCALINGS }],
+    ['factor', { label: 'factor', slider: { min: 1, max: 64, log: true }, when: scaled }],
+    ['lTrain', { label: 'L_train', slider: { min: 16, max: 1048576, log: true } }],
+    ['lTarget', { label: 'L_target', slider: { min: 16, max: 4194304, log: true } }],
+    [theta[0], { ...theta[1], suffix: '-long' }],
+    ['betaFast', { label: 'YaRN β_fast', when: yarn }],
+    ['betaSlow', { label: 'YaRN β_slow', when: yarn }],
+    ['truncate', { kind: 'checkbox', label: 'YaRN truncate', when: yarn }],
+    ['lowFreq', { label: 'llama3 low_freq_factor', when: llama3 }],
+    ['highFreq', { label: 'llama3 high_freq_factor', when: llama3 }],
+    ['precision', { kind: 'select', label: 'precision' }],
+  ],
+};
+
+const viewSections = (root) => [...root.querySelectorAll('section[data-chapter] .views > section[data-view]')];
+
+/**
+ * Loads the module of every view index.html places (web/views/<id>.js), in parallel; resolves to
+ * Map id → view definition. Call it early: it runs while the package loads.
+ */
+export async function loadViews(root = document) {
+  const ids = viewSections(root).map((s) => s.dataset.view);
+  const defs = await Promise.all(ids.map(async (id) => {
+    const def = (await import(`./views/${id}.js`)).default;
+    if (def?.id !== id) throw new Error(`web/views/${id}.js must export a default view with id '${id}'`);
+    return def;
+  }));
+  return new Map(defs.map((d) => [d.id, d]));
+}
+
+/**
+ * Builds the chapters' settings bars and every view, in page order. host: createView's (view.js).
+ * Returns { views, controls } (the chapters' controls; each view holds its own).
+ */
+export function buildChapters(defs, host, root = document) {
+  const views = [], controls = [];
+  for (const chapter of root.querySelectorAll('section[data-chapter]')) {
+    const name = chapter.dataset.chapter;
+    const box = chapter.querySelector('.views');
+    if (CHAPTER_CONTROLS[name]) {
+      const bar = document.createElement('div');
+      bar.className = 'chapter-controls';
+      bar.setAttribute('aria-label', `${name} settings`);
+      for (const [key, o] of CHAPTER_CONTROLS[name]) {
+        const c = buildControl(key, o, host.onChange);
+        bar.append(c.element);
+        controls.push(c);
+      }
+      box.before(bar);
+    }
+    for (const section of box.querySelectorAll(':scope > section[data-view]')) {
+      views.push(createView(defs.get(section.dataset.view), section, host));
+    }
+  }
+  return { views, controls };
+}

@@ -11,7 +11,8 @@ function sliderToValue(s, t) {
   return s.log ? s.min * (s.max / s.min) ** (t / 1000) : s.min + ((s.max - s.min) * t) / 1000;
 }
 function valueToSlider(s, v) {
-  const t = s.log ? (Math.log(Math.max(v, s.min) / s.min) / Math.log(s.max / s.min)) * 1000 : ((v - s.min) / (s.max - s.min || 1)) * 1000;
+  const t = s.log ? (Math.log(Math.max(v, s.min) / s.min) / Math.log(s.max / s.min)) * 1000
+    : ((v - s.min) / (s.max - s.min || 1)) * 1000;
   return Math.max(0, Math.min(1000, Math.round(t)));
 }
 
@@ -23,72 +24,77 @@ function valueToSlider(s, v) {
  * Returns { element, sync(st, external) }.
  */
 export function buildControl(key, o, onChange) {
-  const f = FIELDS[key];
-  const label = o.label ?? f.label ?? key;
-  const id = `control-${key}${o.suffix ?? ''}`;
+  const label = o.label ?? FIELDS[key].label ?? key;
   const wrap = document.createElement('div');
   wrap.className = `control control-${o.kind ?? 'number'}`;
-  const rule = document.createElement('span');
-  rule.className = 'rule';
-  rule.setAttribute('role', 'status');
+  if (o.kind === 'checks') return checksControl(key, o, label, wrap, onChange);
+  if (o.kind === 'play') return playControl(key, o, label, wrap, onChange);
+  return fieldControl(key, o, label, wrap, onChange);
+}
 
-  if (o.kind === 'checks') {
-    const group = document.createElement('fieldset');
-    group.className = 'checks';
-    group.innerHTML = `<legend>${label}</legend>`;
-    const boxes = o.values.map((v) => {
-      const l = document.createElement('label');
-      const cb = document.createElement('input');
-      cb.type = 'checkbox';
-      cb.name = `${key}-${v}`;
-      cb.addEventListener('change', () => onChange(key, boxes.filter((b) => b.checked).map((b) => b.value).join(','), true));
-      cb.value = v;
-      l.append(cb, ` ${v}`);
-      group.append(l);
-      return cb;
-    });
-    wrap.append(group);
-    return { element: wrap, sync: (st) => { const on = st[key].split(','); for (const b of boxes) b.checked = on.includes(b.value); } };
-  }
+// A list of checkboxes for a list-valued setting ('a,b,c'); each tick is a committed change.
+function checksControl(key, o, label, wrap, onChange) {
+  const group = document.createElement('fieldset');
+  group.className = 'checks';
+  group.innerHTML = `<legend>${label}</legend>`;
+  const boxes = o.values.map((v) => {
+    const l = document.createElement('label');
+    const cb = document.createElement('input');
+    cb.type = 'checkbox';
+    cb.name = `${key}-${v}`;
+    cb.addEventListener('change', () => onChange(key, boxes.filter((b) => b.checked).map((b) => b.value).join(','), true));
+    cb.value = v;
+    l.append(cb, ` ${v}`);
+    group.append(l);
+    return cb;
+  });
+  wrap.append(group);
+  const sync = (st) => {
+    const on = st[key].split(',');
+    for (const b of boxes) b.checked = on.includes(b.value);
+  };
+  return { element: wrap, sync };
+}
 
-  if (o.kind === 'play') {
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.className = 'play';
-    button.textContent = `▶ ${label}`;
+// A play button that steps the setting every o.play.interval ms, back to 0 past o.play.max.
+function playControl(key, o, label, wrap, onChange) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'play';
+  button.textContent = `▶ ${label}`;
+  button.setAttribute('aria-pressed', 'false');
+  let timer = 0, st0 = null;
+  // Stopping commits the position reached (one history entry), unless Back stopped it.
+  const stop = (commit = true) => {
+    if (!timer) return;
+    cancelAnimationFrame(timer);
+    timer = 0;
     button.setAttribute('aria-pressed', 'false');
-    let timer = 0, st0 = null;
-    // Stopping commits the position reached (one history entry), unless Back stopped it.
-    const stop = (commit = true) => {
-      if (!timer) return;
-      cancelAnimationFrame(timer);
-      timer = 0;
-      button.setAttribute('aria-pressed', 'false');
-      button.textContent = `▶ ${label}`;
-      if (commit) onChange(key, st0[key], true);
-    };
-    let last = 0;
-    const tick = (t) => {
-      if (t - last >= (o.play.interval ?? 100)) {
-        last = t;
-        const next = st0[key] + o.play.step >= o.play.max ? 0 : st0[key] + o.play.step;
-        onChange(key, next, false);
-      }
-      timer = requestAnimationFrame(tick);
-    };
-    button.addEventListener('click', () => {
-      if (timer) { stop(); return; }
-      button.setAttribute('aria-pressed', 'true');
-      button.textContent = `❚❚ stop`;
-      timer = requestAnimationFrame(tick);
-    });
-    wrap.append(button);
-    return { element: wrap, sync: (st) => { st0 = st; }, stop };
-  }
+    button.textContent = `▶ ${label}`;
+    if (commit) onChange(key, st0[key], true);
+  };
+  let last = 0;
+  const tick = (t) => {
+    if (t - last >= (o.play.interval ?? 100)) {
+      last = t;
+      const next = st0[key] + o.play.step >= o.play.max ? 0 : st0[key] + o.play.step;
+      onChange(key, next, false);
+    }
+    timer = requestAnimationFrame(tick);
+  };
+  button.addEventListener('click', () => {
+    if (timer) { stop(); return; }
+    button.setAttribute('aria-pressed', 'true');
+    button.textContent = `❚❚ stop`;
+    timer = requestAnimationFrame(tick);
+  });
+  wrap.append(button);
+  return { element: wrap, sync: (st) => { st0 = st; }, stop };
+}
 
-  const l = document.createElement('label');
-  l.htmlFor = id;
-  l.textContent = label;
+// The form element of a field control: a select, a checkbox, a text box or a number box.
+function inputFor(key, o) {
+  const f = FIELDS[key];
   let input;
   if (o.kind === 'select') {
     input = document.createElement('select');
@@ -106,8 +112,21 @@ export function buildControl(key, o, onChange) {
       input.required = true;
     }
   }
-  input.id = id;
+  input.id = `control-${key}${o.suffix ?? ''}`;
   input.name = key;
+  return input;
+}
+
+// A select, checkbox, text or number box (with its slider, if any) and the rule it refuses with.
+function fieldControl(key, o, label, wrap, onChange) {
+  const f = FIELDS[key];
+  const rule = document.createElement('span');
+  rule.className = 'rule';
+  rule.setAttribute('role', 'status');
+  const input = inputFor(key, o);
+  const l = document.createElement('label');
+  l.htmlFor = input.id;
+  l.textContent = label;
   const read = () => (o.kind === 'checkbox' ? (input.checked ? '1' : '0') : input.value);
   const check = () => {
     const v = parseField(key, read());
@@ -152,10 +171,17 @@ export function buildControl(key, o, onChange) {
       input.value = String(v);
       if (check() !== undefined) onChange(key, v, false);
     });
-    range.addEventListener('change', () => { dragging = false; const v = check(); if (v !== undefined) onChange(key, v, true); });
+    range.addEventListener('change', () => {
+      dragging = false;
+      const v = check();
+      if (v !== undefined) onChange(key, v, true);
+    });
     range.addEventListener('blur', () => { dragging = false; });
   }
-  if (o.kind === 'checkbox') { l.prepend(input, ' '); wrap.append(l); } else wrap.append(l, ...(range ? [range] : []), input);
+  if (o.kind === 'checkbox') {
+    l.prepend(input, ' ');
+    wrap.append(l);
+  } else wrap.append(l, ...(range ? [range] : []), input);
   wrap.append(rule);
   return {
     element: wrap,

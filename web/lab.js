@@ -1,60 +1,34 @@
-// The lab chapter's state: the result on show (the shipped one from data/lab-result.json, a real
-// native run, until the user trains their own), and the runs in Web Workers — one worker per
-// scheme, at most navigator.hardwareConcurrency at a time, each loading the package itself
-// (web/lab-worker.js). Cancel terminates the workers, which frees their WASM memory at once.
-// The views (web/views/lab-*.js) read from here and are told to redraw through onLabChange.
+// The lab chapter's state, one object (createLab) that main.js makes and hands to the views
+// (host.lab, ctx.lab): the result on show (the shipped one from data/lab-result.json, a real
+// native run, until the user trains their own), the runs in Web Workers — one worker per scheme,
+// at most navigator.hardwareConcurrency at a time, each loading the package itself
+// (web/lab-worker.js) — and the extrapolation ratios the comparison table shows. Cancel
+// terminates the workers, which frees their WASM memory at once. The views (web/views/lab-*.js,
+// comparison-table.js) read it and hear of changes through lab.onChange.
+import { SERIES } from './colormap.js';
 
 export const LAB_SCHEMES = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5'];
 export const ROPE_SCALINGS = ['linear', 'ntk', 'dynamic', 'yarn'];
 export const SHIPPED_URL = new URL('../data/lab-result.json', import.meta.url);
 const PROGRESS_REDRAW = 250;  // ms between redraws of the live loss curve
 
-const listeners = new Set();
-let shipped = null, shippedError = '';
-let shown = null;        // the result the plots show
-let run = null;          // the current or last run: { id, state, options, schemes: { name: entry }, ... }
-let text = null;         // the text task's file: { name, bytes }
-let runs = 0;
+/** Each scheme's colour in the lab's plots. */
+export const schemeColor = (scheme) => SERIES[LAB_SCHEMES.indexOf(scheme) % SERIES.length];
 
-/** Calls fn(what) after a change: 'progress' (a run moved on) or 'result' (the result shown changed). */
-export function onLabChange(fn) { listeners.add(fn); }
-const emit = (what) => { for (const fn of listeners) fn(what); };
+/** "npm run lab -- " with nothing after it is just "npm run lab". */
+export const shortCommand = (c) => (c ?? '').replace(/ --$/, '');
 
 /** The rows of the CLI's JSON and of pe.lab.run, in one shape. */
 function normalise(r, source) {
   const floors = {};
-  for (const s of r.results) for (const e of s.eval) if (e.floor !== null && Number.isFinite(e.floor)) floors[e.length] = e.floor;
+  for (const s of r.results) {
+    for (const e of s.eval) if (e.floor !== null && Number.isFinite(e.floor)) floors[e.length] = e.floor;
+  }
   return {
     source, date: r.date, command: r.command, simd: r.simd, task: r.task, config: r.config,
     entropyRate: r.entropyRate ?? null, floors,
     results: r.results.map((s) => ({ ...s, trainLoss: Array.from(s.trainLoss) })),
   };
-}
-
-/** Loads the shipped result (once; the page waits for it so the table is measured from the start). */
-export async function loadShipped() {
-  try {
-    const response = await fetch(SHIPPED_URL);
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    shipped = normalise(await response.json(), 'shipped');
-    shown = shipped;
-  } catch (e) {
-    shippedError = `The shipped lab result (data/lab-result.json) did not load: ${e.message}.`;
-  }
-}
-
-export const shippedResult = () => shipped;
-export const shippedFailure = () => shippedError;
-export const shownResult = () => shown;
-export const currentRun = () => run;
-export const textFile = () => text;
-export function setTextFile(name, bytes) { text = { name, bytes }; emit('progress'); }
-export function showShipped() {
-  if (!shipped) return;
-  shown = shipped;
-  if (run && run.state !== 'running') run = null;  // the training plot goes back to the shipped curves too
-  emit('progress');
-  emit('result');
 }
 
 /** The evaluation row of a scheme at a length (scaling 'none' for the plain model). */
@@ -96,114 +70,231 @@ export function barelyLearned(result) {
 export function commandFor({ task, schemes, size, steps }, textName) {
   const parts = ['npm run lab --', `--task ${task}`];
   if (task === 'text') parts.push(`--text ${textName ?? 'FILE'}`);
-  parts.push(`--schemes ${schemes.length === LAB_SCHEMES.length ? 'all' : schemes.join(',')}`, `--size ${size}`, `--steps ${steps}`);
+  const which = schemes.length === LAB_SCHEMES.length ? 'all' : schemes.join(',');
+  parts.push(`--schemes ${which}`, `--size ${size}`, `--steps ${steps}`);
   return parts.join(' ');
 }
 
-/**
- * Starts a run: options { task, schemes, size, steps } (text comes from setTextFile). Each scheme
- * gets its own worker; schemes wait their turn beyond `concurrency` workers.
- */
-export function startRun(options, concurrency = navigator.hardwareConcurrency || 2) {
-  cancelRun();
-  if (options.task === 'text' && !text) throw new Error('Choose a text file first (task text).');
-  runs += 1;
-  const id = runs;
-  const entries = Object.fromEntries(options.schemes.map((s) => [s, { scheme: s, state: 'queued', step: 0, total: options.steps, losses: [], t0: 0, tTrain: 0, worker: null, result: null, message: '' }]));
-  run = { id, state: 'running', options: { ...options }, textName: text?.name, schemes: entries, started: performance.now(), finished: 0, error: '' };
-  const queue = [...options.schemes];
-  let lastEmit = 0, pending = 0;
-  const progress = (force = false) => {
-    const now = performance.now();
-    if (force || now - lastEmit >= PROGRESS_REDRAW) { lastEmit = now; clearTimeout(pending); pending = 0; emit('progress'); }
-    else if (!pending) pending = setTimeout(() => progress(true), PROGRESS_REDRAW);
-  };
-  const next = () => {
-    if (run?.id !== id || run.state !== 'running') return;
-    const scheme = queue.shift();
-    if (!scheme) {
-      if (Object.values(entries).every((e) => e.state === 'done')) finish();
-      return;
-    }
-    const e = entries[scheme];
-    e.state = 'loading';
-    e.t0 = performance.now();
-    const worker = new Worker(new URL('./lab-worker.js', import.meta.url), { type: 'module' });
-    e.worker = worker;
-    worker.onmessage = ({ data: m }) => {
-      if (run?.id !== id) return;
-      if (m.type === 'progress') {
-        if (e.state !== 'training') { e.state = 'training'; e.tTrain = performance.now() - (m.elapsed ?? 0); }
-        e.step = m.step;
-        e.total = m.total;
-        for (const l of m.losses) e.losses.push(l);
-        if (m.step >= m.total) e.state = 'evaluating';
-        progress(m.step >= m.total);
-      } else if (m.type === 'done') {
-        e.state = 'done';
-        e.result = m.result;
-        worker.terminate();
-        e.worker = null;
-        progress(true);
-        next();
-      } else if (m.type === 'error') {
-        fail(`${scheme}: ${m.message}`);
-      }
-    };
-    worker.onerror = (ev) => { ev.preventDefault?.(); fail(`${scheme}: the worker failed (${ev.message || 'it could not load'})`); };
-    const bytes = options.task === 'text' ? text.bytes.slice() : undefined;
-    worker.postMessage({ options: { task: options.task, size: options.size, steps: options.steps, schemes: [scheme], ...(bytes ? { text: bytes } : {}) } }, bytes ? [bytes.buffer] : []);
-  };
-  const fail = (message) => {
-    stopWorkers();
-    run.state = 'error';
-    run.error = message;
-    emit('progress');
-  };
-  const finish = () => {
-    run.state = 'done';
-    run.finished = performance.now();
-    const parts = options.schemes.map((s) => entries[s].result);
-    const first = parts[0];
-    const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    shown = normalise({
-      date, command: commandFor(options, run.textName), simd: 'wasm', task: first.task,
-      config: { ...first.config, steps: options.steps }, entropyRate: first.entropyRate,
-      results: parts.flatMap((p) => p.results),
-    }, 'yours');
-    shown.seconds = (run.finished - run.started) / 1000;
-    emit('progress');
-    emit('result');
-  };
-  for (let k = 0; k < Math.max(1, Math.min(concurrency, options.schemes.length)); k++) next();
-  emit('progress');
-  return id;
+/** A result in words: where it comes from and what was trained. */
+export function describeSource(r) {
+  const c = r.config;
+  const what = `${r.task}, d_model ${c.dModel}, ${c.nLayers} layers, ${c.nHeads} heads, T_train ${c.trainLength}, `
+    + `${c.steps} steps, seed ${c.seed}`;
+  return r.source === 'shipped'
+    ? `the shipped result, a real native run (${r.simd}) of ${r.date}: ${shortCommand(r.command)} (${what})`
+    : `your run in this browser (WASM workers, ${r.seconds?.toFixed(1)} s) of ${r.date} (${what}); `
+      + `natively: ${shortCommand(r.command)}`;
 }
 
-function stopWorkers() {
-  if (!run) return;
-  for (const e of Object.values(run.schemes)) {
-    e.worker?.terminate();
-    e.worker = null;
+/** The comparison table's extrapolation column from a result: { ratios, source, details }. */
+function measuredFrom(r) {
+  const { ratios, rope } = extrapolation(r);
+  const T = r.config.trainLength;
+  const details = { rope: Object.entries(rope).map(([k, v]) => `${k} ${v.toPrecision(3)}`).join(', ') };
+  if (details.rope) details.rope = `with scaling: ${details.rope}`;
+  for (const b of barelyLearned(r)) {
+    const before = details[b.scheme] ? `${details[b.scheme]}; ` : '';
+    details[b.scheme] = `${before}but this model barely learned the task, so the ratio says little`;
   }
+  const source = `loss at ${4 * T} ÷ loss at ${T} tokens, by the lab (chapter 9) — ${describeSource(r)}. `
+    + 'One seed, tiny models.';
+  return { ratios, source, details };
 }
-
-/** Stops the current run: its workers are terminated (their memory goes with them). */
-export function cancelRun() {
-  if (!run || run.state !== 'running') return false;
-  stopWorkers();
-  run.state = 'cancelled';
-  for (const e of Object.values(run.schemes)) if (e.state !== 'done') e.state = 'cancelled';
-  emit('progress');
-  return true;
-}
-
-/** Live workers (for the tests: 0 after Cancel). */
-export const liveWorkers = () => (run ? Object.values(run.schemes).filter((e) => e.worker).length : 0);
 
 /** ETA of a scheme's training in seconds (null until it has a rate). */
 export function eta(e, now = performance.now()) {
   if (e.state !== 'training' || e.step < 2) return null;
   const rate = e.step / ((now - e.tTrain) / 1000);
   return (e.total - e.step) / rate;
+}
+
+/**
+ * One scheme's training in its own worker. on: { current() (false once another run replaced this one:
+ * its messages are dropped), progress(force), done(), fail(message) }.
+ */
+function trainInWorker(e, options, text, on) {
+  e.state = 'loading';
+  e.t0 = performance.now();
+  const worker = new Worker(new URL('./lab-worker.js', import.meta.url), { type: 'module' });
+  e.worker = worker;
+  worker.onmessage = ({ data: m }) => {
+    if (!on.current()) return;
+    if (m.type === 'progress') {
+      if (e.state !== 'training') { e.state = 'training'; e.tTrain = performance.now() - (m.elapsed ?? 0); }
+      e.step = m.step;
+      e.total = m.total;
+      for (const l of m.losses) e.losses.push(l);
+      if (m.step >= m.total) e.state = 'evaluating';
+      on.progress(m.step >= m.total);
+    } else if (m.type === 'done') {
+      e.state = 'done';
+      e.result = m.result;
+      worker.terminate();
+      e.worker = null;
+      on.progress(true);
+      on.done();
+    } else if (m.type === 'error') {
+      on.fail(`${e.scheme}: ${m.message}`);
+    }
+  };
+  worker.onerror = (ev) => {
+    ev.preventDefault?.();
+    on.fail(`${e.scheme}: the worker failed (${ev.message || 'it could not load'})`);
+  };
+  const bytes = options.task === 'text' ? text.bytes.slice() : undefined;
+  const job = { task: options.task, size: options.size, steps: options.steps, schemes: [e.scheme] };
+  if (bytes) job.text = bytes;
+  worker.postMessage({ options: job }, bytes ? [bytes.buffer] : []);
+}
+
+function stopWorkers(run) {
+  for (const e of Object.values(run.schemes)) {
+    e.worker?.terminate();
+    e.worker = null;
+  }
+}
+
+/** A finished run's result, in the shape of the shipped one. */
+function resultOf(run) {
+  const { options } = run;
+  const parts = options.schemes.map((s) => run.schemes[s].result);
+  const first = parts[0];
+  const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const result = normalise({
+    date, command: commandFor(options, run.textName), simd: 'wasm', task: first.task,
+    config: { ...first.config, steps: options.steps }, entropyRate: first.entropyRate,
+    results: parts.flatMap((p) => p.results),
+  }, 'yours');
+  result.seconds = (run.finished - run.started) / 1000;
+  return result;
+}
+
+/**
+ * A new run: { run, start() }. run: { id, state, options, textName, schemes: { name: entry },
+ * started, finished, error }; start() sets the first `concurrency` workers going, the others take
+ * their turn as these finish. on: { current() (false once another run replaced this one),
+ * emit(what), finished(result) }.
+ */
+function newRun(id, options, text, concurrency, on) {
+  const entries = Object.fromEntries(options.schemes.map((s) => [s, { scheme: s, state: 'queued', step: 0,
+    total: options.steps, losses: [], t0: 0, tTrain: 0, worker: null, result: null, message: '' }]));
+  const run = { id, state: 'running', options: { ...options }, textName: text?.name, schemes: entries, started: performance.now(),
+    finished: 0, error: '' };
+  const queue = [...options.schemes];
+  let lastEmit = 0, pending = 0;
+  const progress = (force = false) => {
+    const now = performance.now();
+    if (force || now - lastEmit >= PROGRESS_REDRAW) { lastEmit = now; clearTimeout(pending); pending = 0; on.emit('progress'); }
+    else if (!pending) pending = setTimeout(() => progress(true), PROGRESS_REDRAW);
+  };
+  const fail = (message) => {
+    stopWorkers(run);
+    run.state = 'error';
+    run.error = message;
+    on.emit('progress');
+  };
+  const next = () => {
+    if (!on.current() || run.state !== 'running') return;
+    const scheme = queue.shift();
+    if (scheme) {
+      trainInWorker(entries[scheme], options, text, { current: on.current, progress, fail, done: next });
+    } else if (Object.values(entries).every((e) => e.state === 'done')) {
+      run.state = 'done';
+      run.finished = performance.now();
+      on.finished(resultOf(run));
+    }
+  };
+  return { run, start() { for (let k = 0; k < Math.max(1, Math.min(concurrency, options.schemes.length)); k++) next(); } };
+}
+
+/**
+ * The lab's state. onChange(fn) calls fn(what) after a change: 'progress' (a run moved on) or
+ * 'result' (the result shown changed, and with it the measured ratios).
+ */
+export function createLab() {
+  const listeners = new Set();
+  let shipped = null, shippedError = '';
+  let shown = null;        // the result the plots show
+  let run = null;          // the current or last run: { id, state, options, schemes: { name: entry }, ... }
+  let text = null;         // the text task's file: { name, bytes }
+  let runs = 0;
+  let measured = { ratios: {}, source: '', details: {} };
+  const emit = (what) => { for (const fn of listeners) fn(what); };
+  const show = (result) => {
+    shown = result;
+    measured = measuredFrom(result);
+  };
+
+  const lab = {
+    onChange(fn) { listeners.add(fn); },
+    /** Loads the shipped result (once; the page waits for it so the table is measured from the start). */
+    async loadShipped() {
+      try {
+        const response = await fetch(SHIPPED_URL);
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        shipped = normalise(await response.json(), 'shipped');
+        show(shipped);
+      } catch (e) {
+        shippedError = `The shipped lab result (data/lab-result.json) did not load: ${e.message}.`;
+      }
+    },
+    shipped: () => shipped,
+    shippedFailure: () => shippedError,
+    shown: () => shown,
+    run: () => run,
+    textFile: () => text,
+    setTextFile(name, bytes) { text = { name, bytes }; emit('progress'); },
+    showShipped() {
+      if (!shipped) return;
+      show(shipped);
+      if (run && run.state !== 'running') run = null;  // the training plot goes back to the shipped curves too
+      emit('progress');
+      emit('result');
+    },
+    /**
+     * The comparison table's extrapolation column: { ratios: { scheme: ratio or 'noEmbedding' },
+     * source (what was measured, shown under the table), details: { scheme: text beside the ratio } }.
+     */
+    measured: () => measured,
+    /** Replaces the measured ratios (until the next result): for the tests, and for results from elsewhere. */
+    setMeasured(ratios, by = {}) {
+      measured = { ratios: { ...ratios }, source: by.source ?? '', details: { ...by.details } };
+    },
+
+    /**
+     * Starts a run: options { task, schemes, size, steps } (text comes from setTextFile). Each scheme
+     * gets its own worker; schemes wait their turn beyond `concurrency` workers.
+     */
+    startRun(options, concurrency = navigator.hardwareConcurrency || 2) {
+      lab.cancelRun();
+      if (options.task === 'text' && !text) throw new Error('Choose a text file first (task text).');
+      runs += 1;
+      const id = runs;
+      const started = newRun(id, options, text, concurrency, {
+        current: () => run?.id === id,
+        emit,
+        finished(result) {
+          show(result);
+          emit('progress');
+          emit('result');
+        },
+      });
+      run = started.run;
+      started.start();
+      emit('progress');
+      return id;
+    },
+    /** Stops the current run: its workers are terminated (their memory goes with them). */
+    cancelRun() {
+      if (!run || run.state !== 'running') return false;
+      stopWorkers(run);
+      run.state = 'cancelled';
+      for (const e of Object.values(run.schemes)) if (e.state !== 'done') e.state = 'cancelled';
+      emit('progress');
+      return true;
+    },
+    /** Live workers (for the tests: 0 after Cancel). */
+    liveWorkers: () => (run ? Object.values(run.schemes).filter((e) => e.worker).length : 0),
+  };
+  return lab;
 }

@@ -1,6 +1,6 @@
 // The explorer's settings: defaults, limits, and the URL hash that stores them all, so a link
 // restores the page exactly and Back undoes the last committed change. The theme is not a setting
-// of the lesson: it lives in local storage (main.js), never in a shared link.
+// of the lesson: it lives in local storage (settings-bar.js), never in a shared link.
 
 export const SCALINGS = ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope'];
 export const SCHEMES = ['sinusoidal', 'rope', 'alibi', 't5'];

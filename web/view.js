@@ -1,17 +1,18 @@
-// One view on the page: its <section data-view>, its own controls next to the plot, the canvas
-// with hover and keyboard cursor (arrows; PageUp/PageDown and Home/End in big steps), the exact
-// read-out, a note (sampling, refusals), and PNG/CSV export and a data table. A view definition:
-// { id, title, explain, controls, compute(ctx) → data, plot(data, cursor, width) → { kind, spec },
-//   height?(width), readout(data, cursor, st), csv(data), caption(st), cursor0(data),
-//   move?(data, cursor, key), note?(data), html?(data, ctx) (HTML after the plot; data null when it
-//   cannot be drawn), table?: true (no canvas,
-//   render(data) → HTML), setup?(section, host) (extra controls) }.
+// One view on the page: its <section data-view> (index.html gives its title and explanation),
+// its own controls next to the plot, the canvas with hover and keyboard cursor (arrows;
+// PageUp/PageDown and Home/End in big steps), the exact read-out, a note (sampling, refusals), and
+// PNG/CSV export and a data table. A view definition (web/views/<id>.js, its default export):
+// { id, controls, compute(ctx) → data, plot(data, cursor, width) → { kind, spec }, height?(width),
+//   readout(data, cursor, st), csv(data), caption(st, host), cursor0(data), move?(data, cursor, key),
+//   note?(data), html?(data, ctx) (HTML after the plot; data null when it cannot be drawn),
+//   table?: true (no canvas, render(data) → HTML), setup?(section, host) (extra controls) }.
+// ctx: { pe, st, extras, lab, memo } (web/scheduler.js); host: web/chapters.js.
 import { buildControl } from './controls.js';
+import { moveGrid, moveIndex } from './cursor.js';
 import { drawMessage, themeColors } from './plot/core.js';
 import { drawHeatmap } from './plot/heatmap.js';
 import { drawLines } from './plot/lines.js';
 import { drawPanels } from './plot/panels.js';
-import { moveGrid, moveIndex } from './views/common.js';
 
 const DRAW = { heatmap: drawHeatmap, lines: drawLines, panels: drawPanels };
 const KEYS = new Set(['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End']);
@@ -30,7 +31,8 @@ function csvTable(csv, limit = 200) {
   const lines = csv.trim().split('\n').filter((l) => !l.startsWith('#'));
   const esc = (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;');
   const head = lines[0].split(',').map((h) => `<th scope="col">${esc(h)}</th>`).join('');
-  const rows = lines.slice(1, limit + 1).map((l) => `<tr>${l.split(',').map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('');
+  const cells = (l) => l.split(',').map((c) => `<td>${esc(c)}</td>`).join('');
+  const rows = lines.slice(1, limit + 1).map((l) => `<tr>${cells(l)}</tr>`).join('');
   const more = lines.length - 1 > limit ? `<p>First ${limit} of ${lines.length - 1} rows; the CSV has them all.</p>` : '';
   return `<table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>${more}`;
 }
@@ -45,27 +47,41 @@ function download(name, blob) {
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
-/** Builds the view into `parent`. host: { pe, state(), extras, memo, onChange(key, value, commit) }. */
-export function createView(def, parent, host) {
-  const section = document.createElement('section');
-  section.dataset.view = def.id;
-  section.setAttribute('aria-labelledby', `${def.id}-title`);
-  section.innerHTML = `
-    <h3 id="${def.id}-title">${def.title}</h3>
-    <p class="explain">${def.explain}</p>
+const CANVAS_HELP = 'Arrow keys move the cursor, PageUp/PageDown and Home/End in big steps; '
+  + 'the read-out below gives the exact value.';
+const READOUT_HINT = 'Hover, or focus and use the arrow keys, for exact values.';
+
+// What follows the title and the explanation in a view's section.
+function viewBody(def) {
+  const plot = def.table ? '<div class="view-table"></div>' : `<figure>
+      <canvas tabindex="0" role="img"></canvas>
+      <figcaption><output class="readout" aria-live="polite">${READOUT_HINT}</output></figcaption>
+    </figure>`;
+  const png = '<button type="button" data-export="png1">PNG 1×</button>'
+    + '<button type="button" data-export="png2">PNG 2×</button>';
+  const table = '<details class="table"><summary>Show data table</summary><div class="table-body"></div></details>';
+  return `
     <div class="view-controls"></div>
-    ${def.table ? '<div class="view-table"></div>' : `<figure>
-      <canvas tabindex="0" role="img" aria-label="${def.title}. Arrow keys move the cursor, PageUp/PageDown and Home/End in big steps; the read-out below gives the exact value."></canvas>
-      <figcaption><output class="readout" aria-live="polite">Hover, or focus and use the arrow keys, for exact values.</output></figcaption>
-    </figure>`}
+    ${plot}
     <p class="note" hidden></p>
     <div class="view-html"></div>
     <div class="actions">
-      ${def.table ? '' : '<button type="button" data-export="png1">PNG 1×</button><button type="button" data-export="png2">PNG 2×</button>'}
+      ${def.table ? '' : png}
       <button type="button" data-export="csv">CSV</button>
-      ${def.table ? '' : '<details class="table"><summary>Show data table</summary><div class="table-body"></div></details>'}
+      ${def.table ? '' : table}
     </div>`;
-  parent.append(section);
+}
+
+/**
+ * Builds the view into its `section` (<section data-view> with its <h3> title and explanation).
+ * host: { pe, lab, state(), extras, onChange(key, value, commit), refresh(id), loadLearned(table) }.
+ */
+export function createView(def, section, host) {
+  const heading = section.querySelector('h3');
+  heading.id = `${def.id}-title`;
+  section.setAttribute('aria-labelledby', heading.id);
+  section.insertAdjacentHTML('beforeend', viewBody(def));
+  section.querySelector('canvas')?.setAttribute('aria-label', `${heading.textContent}. ${CANVAS_HELP}`);
   const controlsBox = section.querySelector('.view-controls');
   const controls = (def.controls ?? []).map(([key, o]) => {
     const c = buildControl(key, o, host.onChange);
@@ -95,7 +111,8 @@ export function createView(def, parent, host) {
     const ctx = v.canvas.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const colors = themeColors(v.canvas);
-    v.layout = v.error ? drawMessage(ctx, width, height, v.error, colors) : drawInto(ctx, width, height, def.plot(v.data, v.cursor, width), colors);
+    v.layout = v.error ? drawMessage(ctx, width, height, v.error, colors)
+      : drawInto(ctx, width, height, def.plot(v.data, v.cursor, width), colors);
   }
 
   v.sync = (st, external) => { for (const c of controls) c.sync(st, external); };
@@ -114,7 +131,9 @@ export function createView(def, parent, host) {
     if (v.data && v.cursor) v.cursor = (def.move ?? defaultMove)(v.data, v.cursor, '');
     // Focused before its first drawing (keyboard users tab ahead): the cursor appears once there is data.
     if (v.data && !v.cursor && v.canvas && document.activeElement === v.canvas) v.cursor = def.cursor0(v.data);
-    if (def.table) v.section.querySelector('.view-table').innerHTML = v.error ? `<p class="message bad">${v.error}</p>` : def.render(v.data);
+    if (def.table) {
+      v.section.querySelector('.view-table').innerHTML = v.error ? `<p class="message bad">${v.error}</p>` : def.render(v.data);
+    }
     else draw();
     const note = v.error ?? (v.data && def.note ? def.note(v.data) : '');
     v.note.textContent = note;
@@ -129,49 +148,63 @@ export function createView(def, parent, host) {
     return v.cost;
   };
 
-  if (v.canvas) {
-    v.canvas.addEventListener('mousemove', (e) => {
-      if (!v.layout || !v.data) return;
-      const r = v.canvas.getBoundingClientRect();
-      const c = v.layout.hit(e.clientX - r.left, e.clientY - r.top);
-      if (c) { v.cursor = c; draw(); showReadout(); }
-    });
-    v.canvas.addEventListener('keydown', (e) => {
-      if (!v.data || !KEYS.has(e.key)) return;
-      e.preventDefault();
-      v.cursor = (def.move ?? defaultMove)(v.data, v.cursor ?? def.cursor0(v.data), e.key);
-      draw();
-      showReadout();
-    });
-    v.canvas.addEventListener('focus', () => { if (v.data && !v.cursor) { v.cursor = def.cursor0(v.data); draw(); showReadout(); } });
-  }
+  if (v.canvas) wireCursor(v, draw, showReadout);
+  wireExports(v, host);
+  return v;
+}
+
+// Hover and keyboard move the cursor of a view's plot; focusing the plot puts the cursor on it.
+function wireCursor(v, draw, showReadout) {
+  const { def } = v;
+  v.canvas.addEventListener('mousemove', (e) => {
+    if (!v.layout || !v.data) return;
+    const r = v.canvas.getBoundingClientRect();
+    const c = v.layout.hit(e.clientX - r.left, e.clientY - r.top);
+    if (c) { v.cursor = c; draw(); showReadout(); }
+  });
+  v.canvas.addEventListener('keydown', (e) => {
+    if (!v.data || !KEYS.has(e.key)) return;
+    e.preventDefault();
+    v.cursor = (def.move ?? defaultMove)(v.data, v.cursor ?? def.cursor0(v.data), e.key);
+    draw();
+    showReadout();
+  });
+  v.canvas.addEventListener('focus', () => {
+    if (v.data && !v.cursor) { v.cursor = def.cursor0(v.data); draw(); showReadout(); }
+  });
+}
+
+// The plot at `scale`, with the caption in a band under it, as a PNG download.
+function exportPng(v, caption, scale) {
+  const { def } = v;
+  const width = v.canvas.clientWidth, height = v.canvas.clientHeight, band = 24;
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.round(width * scale);
+  canvas.height = Math.round((height + band) * scale);
+  const ctx = canvas.getContext('2d');
+  ctx.scale(scale, scale);
+  const colors = themeColors(v.canvas);
+  drawInto(ctx, width, height, def.plot(v.data, null, width), colors);
+  ctx.fillStyle = colors.bg;
+  ctx.fillRect(0, height, width, band);
+  ctx.fillStyle = colors.fg;
+  ctx.font = '11px "DejaVu Sans", sans-serif';
+  ctx.textBaseline = 'middle';
+  ctx.fillText(caption, 6, height + band / 2, width - 12);
+  canvas.toBlob((blob) => download(`posenc-${def.id}@${scale}x.png`, blob), 'image/png');
+}
+
+// The PNG and CSV buttons and the data table, each captioned with the settings.
+function wireExports(v, host) {
+  const { def, section } = v;
   section.querySelector('.actions').addEventListener('click', (e) => {
     const kind = e.target.dataset?.export;
     if (!kind || !v.data) return;
-    const caption = `posenc · ${def.caption(host.state())}`;
-    if (kind === 'csv') {
-      download(`posenc-${def.id}.csv`, new Blob([`# ${caption}\n${def.csv(v.data)}`], { type: 'text/csv' }));
-      return;
-    }
-    const scale = kind === 'png2' ? 2 : 1;
-    const width = v.canvas.clientWidth, height = v.canvas.clientHeight, band = 24;
-    const canvas = document.createElement('canvas');
-    canvas.width = Math.round(width * scale);
-    canvas.height = Math.round((height + band) * scale);
-    const ctx = canvas.getContext('2d');
-    ctx.scale(scale, scale);
-    const colors = themeColors(v.canvas);
-    drawInto(ctx, width, height, def.plot(v.data, null, width), colors);
-    ctx.fillStyle = colors.bg;
-    ctx.fillRect(0, height, width, band);
-    ctx.fillStyle = colors.fg;
-    ctx.font = '11px "DejaVu Sans", sans-serif';
-    ctx.textBaseline = 'middle';
-    ctx.fillText(caption, 6, height + band / 2, width - 12);
-    canvas.toBlob((blob) => download(`posenc-${def.id}@${scale}x.png`, blob), 'image/png');
+    const caption = `posenc · ${def.caption(host.state(), host)}`;
+    if (kind === 'csv') download(`posenc-${def.id}.csv`, new Blob([`# ${caption}\n${def.csv(v.data)}`], { type: 'text/csv' }));
+    else exportPng(v, caption, kind === 'png2' ? 2 : 1);
   });
   section.querySelector('details.table')?.addEventListener('toggle', (e) => {
     if (e.target.open && v.data) e.target.querySelector('.table-body').innerHTML = csvTable(def.csv(v.data));
   });
-  return v;
 }

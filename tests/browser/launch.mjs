@@ -65,9 +65,17 @@ export function explorerSession() {
         { sel: ex.view(id), n: after }, { timeout: 15000 });
       return `${ex.view(id)} canvas`;
     },
-    // Changes a view's own control and checks that its plot changed.
+    // Waits until a view has no redraw pending (a view drawn earlier may be due for another).
+    settled: (id) => ex.page.waitForFunction((i) => !window.posencExplorer.views.find((v) => v.def.id === i).dirty, id,
+      { timeout: 15000 }),
+    // Changes a view's own control and checks that its plot changed. The plot before is taken once
+    // no redraw is pending, so that a redraw from before the change cannot pass for the change's:
+    // a box still focused from an earlier change commits it when the focus moves (its change event
+    // redraws every view), so that happens first.
     async reacts(id, change) {
       await ex.drawn(id);
+      await ex.page.evaluate(() => document.activeElement?.blur?.());
+      await ex.settled(id);
       const before = await ex.pixels(id);
       const n = await ex.renders(id);
       await change();

@@ -52,7 +52,8 @@ export function tickLabels(ticks) {
 export function themeColors(element) {
   const css = getComputedStyle(element);
   const get = (name, dflt) => css.getPropertyValue(name).trim() || dflt;
-  return { fg: get('--fg', '#000'), muted: get('--muted', '#666'), bg: get('--bg', '#fff'), grid: get('--grid', '#ddd'), mark: get('--mark', '#c00') };
+  return { fg: get('--fg', '#000'), muted: get('--muted', '#666'), bg: get('--bg', '#fff'), grid: get('--grid', '#ddd'),
+    mark: get('--mark', '#c00') };
 }
 
 /** Width of the widest label, in the current font. */
@@ -85,6 +86,16 @@ export function axisScale({ log = false }, lo, hi, pixels, flip, tickCount) {
   return { to, from, ticks: log ? logTicks(lo, hi) : niceTicks(lo, hi, count) };
 }
 
+// A grid line in the grid colour; the axes' colour (muted) is restored after it.
+function gridLine(ctx, colors, x0, y0, x1, y1) {
+  ctx.strokeStyle = colors.grid;
+  ctx.beginPath();
+  ctx.moveTo(x0, y0);
+  ctx.lineTo(x1, y1);
+  ctx.stroke();
+  ctx.strokeStyle = colors.muted;
+}
+
 /**
  * Axes around `plot`: ticks and labels (a label that would overlap the previous one is skipped),
  * titles outside the tick labels, an optional right axis.
@@ -102,7 +113,7 @@ export function drawAxes(ctx, plot, colors, { xLabel, yLabel, xScale, yScale, y2
   let lastRight = -Infinity;
   xt.forEach((t, k) => {
     const x = xScale.to(t);
-    if (grid) { ctx.strokeStyle = colors.grid; ctx.beginPath(); ctx.moveTo(x, plot.y); ctx.lineTo(x, plot.y + plot.h); ctx.stroke(); ctx.strokeStyle = colors.muted; }
+    if (grid) gridLine(ctx, colors, x, plot.y, x, plot.y + plot.h);
     ctx.beginPath(); ctx.moveTo(x, plot.y + plot.h); ctx.lineTo(x, plot.y + plot.h + 5); ctx.stroke();
     const w = ctx.measureText(xl[k]).width;
     if (x - w / 2 < lastRight + 6) return;
@@ -117,7 +128,7 @@ export function drawAxes(ctx, plot, colors, { xLabel, yLabel, xScale, yScale, y2
   let lastY = Infinity;
   yt.forEach((t, k) => {
     const y = yScale.to(t);
-    if (grid) { ctx.strokeStyle = colors.grid; ctx.beginPath(); ctx.moveTo(plot.x, y); ctx.lineTo(plot.x + plot.w, y); ctx.stroke(); ctx.strokeStyle = colors.muted; }
+    if (grid) gridLine(ctx, colors, plot.x, y, plot.x + plot.w, y);
     ctx.beginPath(); ctx.moveTo(plot.x - 5, y); ctx.lineTo(plot.x, y); ctx.stroke();
     if (Math.abs(lastY - y) < 14) return;
     ctx.fillText(yl[k], plot.x - 7, y);

@@ -45,7 +45,9 @@ function scratchImage(w, h) {
 /** Heatmap CSV: one line per cell. */
 export function heatmapCsv(d, xName, yName, vName) {
   const rows = [`${xName},${yName},${vName}`];
-  for (let x = 0; x < d.nx; x++) for (let y = 0; y < d.ny; y++) rows.push(`${d.xs ? d.xs[x] : x},${d.ys ? d.ys[y] : y},${d.values[x * d.ny + y]}`);
+  for (let x = 0; x < d.nx; x++) {
+    for (let y = 0; y < d.ny; y++) rows.push(`${d.xs ? d.xs[x] : x},${d.ys ? d.ys[y] : y},${d.values[x * d.ny + y]}`);
+  }
   return `${rows.join('\n')}\n`;
 }
 
@@ -94,11 +96,13 @@ export function drawHeatmap(ctx, width, height, spec, colors) {
 
   // Cell centres: cell c spans [c, c+1) of nx, labelled xDomain[0] + c * step.
   const xStep = nx > 1 ? (x1 - x0) / (nx - 1) : 1, yStep = ny > 1 ? (y1 - y0) / (ny - 1) : 1;
-  const xScale = { to: (v) => plot.x + (((v - x0) / xStep + 0.5) / nx) * plot.w, ticks: axisScale({}, x0, x1, { start: 0, size: plot.w }, false).ticks };
+  const xScale = { to: (v) => plot.x + (((v - x0) / xStep + 0.5) / nx) * plot.w,
+    ticks: axisScale({}, x0, x1, { start: 0, size: plot.w }, false).ticks };
   if (spec.xCategories) Object.assign(xScale, { ticks: spec.xCategories.map((_, i) => i), labels: spec.xCategories });
   const yScale = { to: (v) => plot.y + plot.h - (((v - y0) / yStep + 0.5) / ny) * plot.h, ticks: yTicks };
   // A square map can be shorter than its panel: its x title goes right under it, not to the panel's foot.
-  drawAxes(ctx, plot, colors, { xLabel: spec.xLabel, yLabel: spec.yLabel, xScale, yScale, height: spec.square ? Math.min(height, plot.y + plot.h + 42) : height });
+  const axesHeight = spec.square ? Math.min(height, plot.y + plot.h + 42) : height;
+  drawAxes(ctx, plot, colors, { xLabel: spec.xLabel, yLabel: spec.yLabel, xScale, yScale, height: axesHeight });
   if (legend) drawColorBar(ctx, { x: plot.x + plot.w + 12, y: plot.y, w: 12, h: plot.h }, spec, palette, colors);
 
   if (spec.cursor) drawCrosshair(ctx, plot, nx, ny, spec.cursor);

@@ -10,7 +10,9 @@ export function linesCsv(xName, xs, series) {
 
 function range(series, log, key) {
   let lo = Infinity, hi = -Infinity;
-  for (const s of series) for (const v of s[key]) if (Number.isFinite(v) && (!log || v > 0)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  for (const s of series) {
+    for (const v of s[key]) if (Number.isFinite(v) && (!log || v > 0)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  }
   if (!(lo <= hi)) return log ? [1, 10] : [0, 1];
   if (lo === hi) return log ? [lo / 2, hi * 2] : [lo - 1, hi + 1];
   return [lo, hi];
@@ -18,10 +20,11 @@ function range(series, log, key) {
 
 /**
  * spec: { series: [{ label, x, y, color, dash, axis: 1 | 2, step, width }], xLabel, yLabel, y2Label,
- * xLog, yLog, y2Log, xDomain, yDomain, y2Domain, hlines: [{ y, label, color, side: 'left' | 'right' }], vlines: [{ x, label,
- * color }], note (a line under the legend), cursor: { i } (an index into series 0's x) | null,
- * xTicks (tick values instead of the automatic ones), texts: [{ x, y, label, color }] (text at a
- * data point; y null: near the top, under the vlines' labels) }; a series with `points` also marks each point.
+ * xLog, yLog, y2Log, xDomain, yDomain, y2Domain, hlines: [{ y, label, color, side: 'left' | 'right' }],
+ * vlines: [{ x, label, color }], note (a line under the legend), cursor: { i } (an index into
+ * series 0's x) | null, xTicks (tick values instead of the automatic ones), texts: [{ x, y, label,
+ * color }] (text at a data point; y null: near the top, under the vlines' labels) }; a series with
+ * `points` also marks each point.
  */
 export function drawLines(ctx, width, height, spec, colors) {
   const hasY2 = spec.series.some((s) => s.axis === 2);
@@ -40,8 +43,11 @@ export function drawLines(ctx, width, height, spec, colors) {
   const y1s = spec.series.filter((s) => s.axis !== 2), y2s = spec.series.filter((s) => s.axis === 2);
   const xd = spec.xDomain ?? range(spec.series, spec.xLog, 'x');
   let yd = spec.yDomain ?? range(y1s, spec.yLog, 'y');
-  for (const h of spec.hlines ?? []) if (!spec.yDomain && Number.isFinite(h.y) && (!spec.yLog || h.y > 0)) yd = [Math.min(yd[0], h.y), Math.max(yd[1], h.y)];
-  const guessTicks = spec.yLog ? logTicks(yd[0], yd[1]) : niceTicks(yd[0], yd[1], Math.max(2, Math.floor((height - top - 46) / 40)));
+  for (const h of spec.hlines ?? []) {
+    if (!spec.yDomain && Number.isFinite(h.y) && (!spec.yLog || h.y > 0)) yd = [Math.min(yd[0], h.y), Math.max(yd[1], h.y)];
+  }
+  const guessTicks = spec.yLog ? logTicks(yd[0], yd[1])
+    : niceTicks(yd[0], yd[1], Math.max(2, Math.floor((height - top - 46) / 40)));
   const plot = frame(ctx, width, height, { yLabels: tickLabels(guessTicks), right: hasY2 ? 62 : 14, top });
   ctx.fillStyle = colors.bg;
   ctx.fillRect(0, 0, width, height);
@@ -50,14 +56,18 @@ export function drawLines(ctx, width, height, spec, colors) {
   const yScale = axisScale({ log: spec.yLog }, yd[0], yd[1], { start: plot.y, size: plot.h }, true);
   const y2d = hasY2 ? (spec.y2Domain ?? range(y2s, spec.y2Log, 'y')) : null;
   const y2Scale = hasY2 ? axisScale({ log: spec.y2Log }, y2d[0], y2d[1], { start: plot.y, size: plot.h }, true) : null;
-  drawAxes(ctx, plot, colors, { xLabel: spec.xLabel, yLabel: spec.yLabel, xScale, yScale, y2Label: spec.y2Label, y2Scale, height, grid: true });
+  drawAxes(ctx, plot, colors, { xLabel: spec.xLabel, yLabel: spec.yLabel, xScale, yScale, y2Label: spec.y2Label, y2Scale, height,
+    grid: true });
 
   ctx.save();
   ctx.beginPath();
   ctx.rect(plot.x, plot.y, plot.w, plot.h);
   ctx.clip();
   drawRefLines(ctx, plot, spec, xScale, yScale, colors);
-  for (const s of spec.series) drawSeries(ctx, plot, s, xScale, s.axis === 2 ? y2Scale : yScale, s.axis === 2 ? spec.y2Log : spec.yLog, spec.xLog);
+  for (const s of spec.series) {
+    const right = s.axis === 2;
+    drawSeries(ctx, plot, s, xScale, right ? y2Scale : yScale, right ? spec.y2Log : spec.yLog, spec.xLog);
+  }
   drawTexts(ctx, plot, spec.texts ?? [], xScale, yScale, colors);
   if (spec.cursor && spec.series.length) {
     const s0 = spec.series[0];
@@ -142,7 +152,8 @@ function drawTexts(ctx, plot, texts, xScale, yScale, colors) {
   for (const t of texts) {
     const w = ctx.measureText(t.label).width;
     const px = Math.max(plot.x + 2, Math.min(plot.x + plot.w - w - 2, xScale.to(t.x) - (t.center ? w / 2 : 0)));
-    const py = t.y === null || t.y === undefined ? plot.y + 26 : Math.max(plot.y + 8, Math.min(plot.y + plot.h - 8, yScale.to(t.y)));
+    const py = t.y === null || t.y === undefined ? plot.y + 26
+      : Math.max(plot.y + 8, Math.min(plot.y + plot.h - 8, yScale.to(t.y)));
     // A backing of the background colour keeps the words legible over the lines they cross.
     ctx.globalAlpha = 0.85;
     ctx.fillStyle = colors.bg;
@@ -172,7 +183,11 @@ function drawSeries(ctx, plot, s, xScale, ys, log, xLog) {
   };
   for (let i = 0; i < s.x.length; i++) {
     const xv = s.x[i], yv = s.y[i];
-    if (!Number.isFinite(yv) || (log && yv <= 0) || (xLog && xv <= 0)) { if (decimate) { flush(); column = -1; } pen = false; continue; }
+    if (!Number.isFinite(yv) || (log && yv <= 0) || (xLog && xv <= 0)) {
+      if (decimate) { flush(); column = -1; }
+      pen = false;
+      continue;
+    }
     const px = xScale.to(xv), py = ys.to(yv);
     if (decimate) {
       const col = Math.round(px);

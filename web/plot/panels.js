@@ -17,7 +17,13 @@ export function panelsHeight(n, width, each, minWidth) {
   return Math.ceil(n / panelColumns(n, width, minWidth)) * (each + TITLE);
 }
 
-/** spec: { panels: [{ title, kind: 'heatmap' | 'lines' | 'matrix' | 'circle' | 'message', spec }], minWidth, cursor: { panel, ... } }. */
+const DRAW = { heatmap: drawHeatmap, lines: drawLines, matrix: drawMatrix, circle: drawCircle,
+  message: (c, w, h, s, col) => drawMessage(c, w, h, s.text, col) };
+
+/**
+ * spec: { panels: [{ title, kind: 'heatmap' | 'lines' | 'matrix' | 'circle' | 'message', spec }], minWidth,
+ * cursor: { panel, ... } }.
+ */
 export function drawPanels(ctx, width, height, spec, colors) {
   const n = spec.panels.length;
   const cols = panelColumns(n, width, spec.minWidth);
@@ -37,8 +43,7 @@ export function drawPanels(ctx, width, height, spec, colors) {
     ctx.translate(0, TITLE);
     const cursor = spec.cursor && spec.cursor.panel === k ? spec.cursor : null;
     const sub = { ...p.spec, cursor };
-    const draw = { heatmap: drawHeatmap, lines: drawLines, matrix: drawMatrix, circle: drawCircle, message: (c, w, h, s, col) => drawMessage(c, w, h, s.text, col) }[p.kind];
-    const layout = draw(ctx, pw - GAP, ph - TITLE, sub, colors);
+    const layout = DRAW[p.kind](ctx, pw - GAP, ph - TITLE, sub, colors);
     ctx.restore();
     return { box, layout };
   });
@@ -86,7 +91,11 @@ function drawMatrix(ctx, width, height, spec, colors) {
         ctx.font = FONT;
       }
       if (spec.cursor && spec.cursor.y === r && spec.cursor.x === c) {
-        for (const [style, w] of [['#000', 3], ['#fff', 1]]) { ctx.strokeStyle = style; ctx.lineWidth = w; ctx.strokeRect(x0 + c * size + 1, y0 + r * size + 1, size - 3, size - 3); }
+        for (const [style, w] of [['#000', 3], ['#fff', 1]]) {
+          ctx.strokeStyle = style;
+          ctx.lineWidth = w;
+          ctx.strokeRect(x0 + c * size + 1, y0 + r * size + 1, size - 3, size - 3);
+        }
       }
       boxes.push({ r, c, x: x0 + c * size, y: y0 + r * size });
     }
@@ -116,7 +125,12 @@ function drawCircle(ctx, width, height, spec, colors) {
   const unit = r / (spec.radius ?? 1);
   ctx.strokeStyle = colors.grid;
   ctx.lineWidth = 1;
-  ctx.beginPath(); ctx.moveTo(cx - r - 10, cy); ctx.lineTo(cx + r + 10, cy); ctx.moveTo(cx, cy - r - 10); ctx.lineTo(cx, cy + r + 10); ctx.stroke();
+  ctx.beginPath();
+  ctx.moveTo(cx - r - 10, cy);
+  ctx.lineTo(cx + r + 10, cy);
+  ctx.moveTo(cx, cy - r - 10);
+  ctx.lineTo(cx, cy + r + 10);
+  ctx.stroke();
   ctx.strokeStyle = colors.muted;
   ctx.beginPath(); ctx.arc(cx, cy, r, 0, 2 * Math.PI); ctx.stroke();
   for (const a of spec.arcs ?? []) {

@@ -66,11 +66,14 @@ export function drawStripPanels(ctx, width, height, spec, colors) {
   }
   ctx.save();
   ctx.translate(0, band);
-  const below = drawPanels(ctx, width, height - band, { panels: spec.panels, minWidth: spec.minWidth, cursor: c && c.panel >= 0 ? c : null }, colors);
+  const below = drawPanels(ctx, width, height - band,
+    { panels: spec.panels, minWidth: spec.minWidth, cursor: c && c.panel >= 0 ? c : null }, colors);
   ctx.restore();
   return {
     hit(cx, cy) {
-      if (cy >= top - 2 && cy < top + CELL_H + 2 && cx >= left && cx < left + n * cw) return { panel: -1, x: Math.floor((cx - left) / cw), y: 0 };
+      if (cy >= top - 2 && cy < top + CELL_H + 2 && cx >= left && cx < left + n * cw) {
+        return { panel: -1, x: Math.floor((cx - left) / cw), y: 0 };
+      }
       if (cy < band) return null;
       return below.hit(cx, cy - band);
     },

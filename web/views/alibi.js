@@ -1,12 +1,11 @@
 // ALiBi: one slope per head and the bias it adds at each distance (chapter "bias").
 import { SEQUENTIAL } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
-import { fmt, headsBySlope } from './common.js';
+import { headsBySlope } from '../heads.js';
+import { fmt } from '../numbers.js';
 
 export default {
   id: 'alibi',
-  title: 'ALiBi: a straight-line penalty per head',
-  explain: 'ALiBi subtracts slope × distance from each score: far-away keys get less attention, without any position vector. One slope per head, a geometric series: head k of n gets 2<sup>−max_bias·(k+1)/n</sup> (max bias 8 in BLOOM and MPT); when n is not a power of two, the heads past the largest power of two below it take slopes in between, from the series of twice as many heads. Rows: heads sorted by slope; columns: how far back the key is. Colour: e<sup>bias</sup>, the factor by which the bias scales a key\'s attention weight before normalising — steep heads (bottom) fade to nothing within a few positions, shallow ones (top) still see far back.',
   controls: [['maxBias', { label: 'max bias', slider: { min: 0.5, max: 64, log: true } }]],
   compute({ pe, st }) {
     const n = Math.min(st.seqLen, 512);
@@ -22,11 +21,23 @@ export default {
         shown[dx * st.heads + y] = Math.exp(b);
       }
     });
-    return { xs: Float64Array.from({ length: n }, (_, i) => i), nx: n, ny: st.heads, values, shown, slopes, order, capped: st.seqLen > n };
+    const xs = Float64Array.from({ length: n }, (_, i) => i);
+    return { xs, nx: n, ny: st.heads, values, shown, slopes, order, capped: st.seqLen > n };
   },
-  plot: (d, cursor) => ({ kind: 'heatmap', spec: { values: d.shown, nx: d.nx, ny: d.ny, lo: 0, hi: 1, lut: SEQUENTIAL, xLabel: 'distance back from the query (positions)', yLabel: 'slope rank (0 = steepest)', legendLabel: 'e^bias', cursor } }),
-  note: (d) => `Slopes, steepest first: ${d.order.slice(0, 12).map((h) => `head ${h} ${fmt(d.slopes[h], 4)}`).join(', ')}${d.order.length > 12 ? ', and so on' : ''}.${d.order.some((h, y) => h !== y) ? ' The heads are not in slope order here, so the rows are sorted by slope; the read-out names each row\'s head.' : ''}${d.capped ? ' Distances up to 511 shown.' : ''}`,
-  readout: (d, c) => `head ${d.order[c.y]} (slope ${fmt(d.slopes[d.order[c.y]], 6)} = 2^${fmt(Math.log2(d.slopes[d.order[c.y]]), 2)}), distance ${c.x}: bias ${fmt(d.values[c.x * d.ny + c.y], 5)}, e^bias ${fmt(d.shown[c.x * d.ny + c.y], 5)}`,
+  plot: (d, cursor) => ({ kind: 'heatmap', spec: { values: d.shown, nx: d.nx, ny: d.ny, lo: 0, hi: 1, lut: SEQUENTIAL,
+    xLabel: 'distance back from the query (positions)', yLabel: 'slope rank (0 = steepest)', legendLabel: 'e^bias', cursor } }),
+  note(d) {
+    const slopes = d.order.slice(0, 12).map((h) => `head ${h} ${fmt(d.slopes[h], 4)}`).join(', ');
+    const sorted = d.order.some((h, y) => h !== y)
+      ? ' The heads are not in slope order here, so the rows are sorted by slope; the read-out names each row\'s head.' : '';
+    const more = d.order.length > 12 ? ', and so on' : '';
+    return `Slopes, steepest first: ${slopes}${more}.${sorted}${d.capped ? ' Distances up to 511 shown.' : ''}`;
+  },
+  readout(d, c) {
+    const head = d.order[c.y], slope = d.slopes[head], at = c.x * d.ny + c.y;
+    return `head ${head} (slope ${fmt(slope, 6)} = 2^${fmt(Math.log2(slope), 2)}), distance ${c.x}: `
+      + `bias ${fmt(d.values[at], 5)}, e^bias ${fmt(d.shown[at], 5)}`;
+  },
   csv: (d) => heatmapCsv({ ...d, ys: d.order }, 'distance', 'head', 'bias'),  // rows are ranks; the CSV names the head
   caption: (st) => `alibi heads=${st.heads} max_bias=${st.maxBias}`,
   cursor0: (d) => ({ x: Math.min(1, d.nx - 1), y: 0 }),

@@ -4,15 +4,15 @@
 import { SEQUENTIAL, SERIES } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
-import { fmt, movePanels, seededVectors } from './common.js';
+import { movePanels } from '../cursor.js';
+import { fmt } from '../numbers.js';
+import { seededVectors } from '../vectors.js';
 
 const D = 32, PANEL = 330, MIN_WIDTH = 360;
 const MASKS = { causal: 'causal only', window: 'sliding window', chunk: 'chunked (Llama 4)' };
 
 export default {
   id: 'attention-window',
-  title: 'Sliding windows, chunks and sinks: which keys a query may see',
-  explain: 'Long contexts are expensive because every query looks at every earlier key. Many current models cap that in some layers. A <em>sliding window</em> of W keys (Mistral 4096, Gemma 3 local layers 1024, gpt-oss every other layer 128) lets the query at position p see keys p − W + 1 … p only; Llama 4\'s RoPE layers see only the keys in their own chunk of attention_chunk_size (8192). Keys outside get weight exactly 0 (grey). <em>Sink tokens</em> (StreamingLLM) keep the first few keys visible beside the window, since models park spare attention there; gpt-oss instead learns a <em>sink logit</em>: one extra score in every softmax row with no value behind it, so a row\'s weights can sum to less than 1. Right: per query, the weight on real keys and how many keys it sees.',
   controls: [
     ['winMask', { kind: 'select', values: Object.keys(MASKS), labels: MASKS }],
     ['winSize', { label: 'window W', slider: { min: 1, max: 256, log: true }, when: (st) => st.winMask === 'window' }],
@@ -54,32 +54,48 @@ export default {
       { label: 'Σ weight on keys', x: xs, y: sums, color: SERIES[0], width: 2.2 },
       { label: 'keys seen (right axis)', x: xs, y: seen, color: SERIES[1], axis: 2, step: true },
     ];
-    return { n, values, shown, hi: hi || 1, series, xs, mask: st.winMask, size: st.winMask === 'chunk' ? st.winChunk : st.winSize, sinkTokens, sinkAside: sinkTokens ? 0 : st.winSinkTokens, sinkLogit: st.winSinkLogit ? st.winSinkValue : null, minSum: Math.min(...sums) };
+    return { n, values, shown, hi: hi || 1, series, xs, mask: st.winMask, size: st.winMask === 'chunk' ? st.winChunk : st.winSize,
+      sinkTokens, sinkAside: sinkTokens ? 0 : st.winSinkTokens, sinkLogit: st.winSinkLogit ? st.winSinkValue : null,
+      minSum: Math.min(...sums) };
   },
-  plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor: cursor && (cursor.panel === 1 ? { ...cursor, i: cursor.i ?? cursor.x } : cursor), panels: [
-    { title: `attention weights: ${MASKS[data.mask]}${data.mask === 'causal' ? '' : ` ${data.size}`}`, kind: 'heatmap', spec: {
-      values: data.shown, nx: data.n, ny: data.n, lo: 0, hi: data.hi, lut: SEQUENTIAL, square: true, xLabel: 'key position j', yLabel: 'query position p', legendLabel: 'weight (grey: 0, masked)' } },
-    { title: 'per query', kind: 'lines', spec: { series: data.series, xLabel: 'query position p', yLabel: 'Σ weight', y2Label: 'keys seen', yDomain: [0, 1.05], y2Domain: [0, Math.max(...data.series[1].y) + 1] } },
-  ] } }),
+  plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH,
+    cursor: cursor && (cursor.panel === 1 ? { ...cursor, i: cursor.i ?? cursor.x } : cursor), panels: [
+      { title: `attention weights: ${MASKS[data.mask]}${data.mask === 'causal' ? '' : ` ${data.size}`}`, kind: 'heatmap', spec: {
+        values: data.shown, nx: data.n, ny: data.n, lo: 0, hi: data.hi, lut: SEQUENTIAL, square: true, xLabel: 'key position j',
+        yLabel: 'query position p', legendLabel: 'weight (grey: 0, masked)' } },
+      { title: 'per query', kind: 'lines', spec: { series: data.series, xLabel: 'query position p', yLabel: 'Σ weight',
+        y2Label: 'keys seen', yDomain: [0, 1.05], y2Domain: [0, Math.max(...data.series[1].y) + 1] } },
+    ] } }),
   move(data, c, key) {
-    const at = movePanels({ panel: c.panel, x: c.i ?? c.x, y: c.panel === 1 ? 0 : c.y }, [{ nx: data.n, ny: data.n }, { nx: data.n, ny: 1 }], key);
+    const grids = [{ nx: data.n, ny: data.n }, { nx: data.n, ny: 1 }];
+    const at = movePanels({ panel: c.panel, x: c.i ?? c.x, y: c.panel === 1 ? 0 : c.y }, grids, key);
     return at.panel === 1 ? { panel: 1, x: at.x, y: 0 } : at;
   },
   note(data) {
     const parts = [];
     const far = 5000;
     if (data.mask === 'window') {
+      const at = Math.max(far, data.size * 2);
       parts.push(data.size >= data.n
-        ? `The window W = ${data.size} is at least the ${data.n} positions drawn, so here it hides nothing; at position ${Math.max(far, data.size * 2)} a query would see keys ${Math.max(far, data.size * 2) - data.size + 1} … ${Math.max(far, data.size * 2)} only.`
-        : `Window W = ${data.size}: the query at p sees keys p − ${data.size - 1} … p, a band ${data.size} wide; everything older is grey.`);
+        ? `The window W = ${data.size} is at least the ${data.n} positions drawn, so here it hides nothing; `
+          + `at position ${at} a query would see keys ${at - data.size + 1} … ${at} only.`
+        : `Window W = ${data.size}: the query at p sees keys p − ${data.size - 1} … p, a band ${data.size} wide; `
+          + 'everything older is grey.');
     } else if (data.mask === 'chunk') {
       parts.push(data.size >= data.n
         ? `The chunk of ${data.size} is at least the ${data.n} positions drawn, so all of them share one chunk here.`
-        : `Chunks of ${data.size}: a query sees only the keys of its own chunk, so the first query of each chunk sees itself alone.`);
+        : `Chunks of ${data.size}: a query sees only the keys of its own chunk, `
+          + 'so the first query of each chunk sees itself alone.');
     } else parts.push('Causal only: every query sees every key up to itself.');
-    if (data.sinkAside) parts.push(`The ${data.sinkAside} sink tokens are set aside: they sit beside a sliding window (StreamingLLM), so they apply with the window mask only.`);
+    if (data.sinkAside) {
+      parts.push(`The ${data.sinkAside} sink tokens are set aside: they sit beside a sliding window (StreamingLLM), `
+        + 'so they apply with the window mask only.');
+    }
     if (data.sinkTokens) parts.push(`Keys 0 … ${data.sinkTokens - 1} stay visible to every query (sink tokens).`);
-    if (data.sinkLogit !== null) parts.push(`Sink logit ${data.sinkLogit}: rows sum to as little as ${fmt(data.minSum, 3)}; the rest went to the sink, which carries no value.`);
+    if (data.sinkLogit !== null) {
+      parts.push(`Sink logit ${data.sinkLogit}: rows sum to as little as ${fmt(data.minSum, 3)}; `
+        + 'the rest went to the sink, which carries no value.');
+    }
     return parts.join(' ');
   },
   readout(data, c) {
@@ -88,9 +104,11 @@ export default {
       return `query ${p}: Σ weight ${fmt(data.series[0].y[p], 5)}, ${data.series[1].y[p]} keys seen`;
     }
     const w = data.values[c.x * data.n + c.y];
-    return `query ${c.y}, key ${c.x}: weight ${fmt(w, 5)}${w === 0 ? (c.x > c.y ? ' (the future: causal mask)' : ' (masked)') : ''}`;
+    const why = w !== 0 ? '' : c.x > c.y ? ' (the future: causal mask)' : ' (masked)';
+    return `query ${c.y}, key ${c.x}: weight ${fmt(w, 5)}${why}`;
   },
   csv: (data) => heatmapCsv({ nx: data.n, ny: data.n, values: data.values }, 'key', 'query', 'weight'),
-  caption: (st) => `attention-window mask=${st.winMask} W=${st.winSize} chunk=${st.winChunk} sinkTokens=${st.winSinkTokens} sinkLogit=${st.winSinkLogit ? st.winSinkValue : 'off'} positions=${st.winLen} theta=${st.theta}`,
+  caption: (st) => `attention-window mask=${st.winMask} W=${st.winSize} chunk=${st.winChunk} sinkTokens=${st.winSinkTokens} `
+    + `sinkLogit=${st.winSinkLogit ? st.winSinkValue : 'off'} positions=${st.winLen} theta=${st.theta}`,
   cursor0: () => ({ panel: 0, x: 0, y: 8 }),
 };

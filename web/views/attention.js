@@ -3,13 +3,16 @@
 import { DIVERGING, SEQUENTIAL } from '../colormap.js';
 import { panelsHeight } from '../plot/panels.js';
 import { ATTENTION_SCHEMES } from '../state.js';
-import { csvLines, fmt, movePanels, seededVectors } from './common.js';
+import { movePanels } from '../cursor.js';
+import { csvLines, fmt } from '../numbers.js';
+import { seededVectors } from '../vectors.js';
 
 const WORDS = ['dog', 'bites', 'man'];
 const SENTENCES = [[0, 1, 2], [2, 1, 0]];
 const PERM = [2, 1, 0];  // where each word of sentence 1 sits in sentence 2
 const PANEL = 190, MIN_WIDTH = 170;
-const LABELS = { none: 'no positions (NoPE)', sinusoidal: 'sinusoidal, added', learned: 'learned table, added', rope: 'RoPE on q and k', alibi: 'ALiBi bias', t5: 'T5 bias' };
+const LABELS = { none: 'no positions (NoPE)', sinusoidal: 'sinusoidal, added', learned: 'learned table, added',
+  rope: 'RoPE on q and k', alibi: 'ALiBi bias', t5: 'T5 bias' };
 
 const CHOICES = { none: 'none (NoPE)' };
 
@@ -25,15 +28,19 @@ function weightsFor(pe, st, scheme, tokens, d) {
     options.rope = { headDim: d, theta: st.theta };
   }
   if (scheme === 'alibi') options.alibi = pe.alibiSlopes(st.heads, { maxBias: st.maxBias }).subarray(0, 1);
-  if (scheme === 't5') options.t5 = { table: seededVectors(pe, st.t5Buckets, 1, 5), numBuckets: st.t5Buckets, maxDistance: st.t5MaxDist, bidirectional: true };
+  if (scheme === 't5') {
+    options.t5 = { table: seededVectors(pe, st.t5Buckets, 1, 5), numBuckets: st.t5Buckets, maxDistance: st.t5MaxDist,
+      bidirectional: true };
+  }
   return pe.attention(x, x, x, options).weights;
 }
 
 export default {
   id: 'attention',
-  title: '“dog bites man” or “man bites dog”?',
-  explain: 'Rows: the word asking (query); columns: the word looked at (key); colour: attention weight. Without positions the second map is the first one shuffled: put it back in the first sentence\'s order and the difference is zero. Pick a scheme to break the tie, or keep none (NoPE) and turn on a decoder\'s causal mask (each word sees only the words before it): that alone breaks it too.',
-  controls: [['attnScheme', { kind: 'select', label: 'positions', values: ATTENTION_SCHEMES, labels: CHOICES }], ['attnCausal', { kind: 'checkbox' }]],
+  controls: [
+    ['attnScheme', { kind: 'select', label: 'positions', values: ATTENTION_SCHEMES, labels: CHOICES }],
+    ['attnCausal', { kind: 'checkbox' }],
+  ],
   height: (width) => panelsHeight(4, width, PANEL, MIN_WIDTH),
   compute({ pe, st }) {
     const d = Math.min(st.dModel, 16);
@@ -63,25 +70,36 @@ export default {
       values: p.values, rows: 3, cols: 3, rowLabels: p.labels, colLabels: p.labels, digits: p.diverging ? 3 : 2,
       lo: p.diverging ? -p.diverging : 0, hi: p.diverging ? p.diverging : 1, lut: p.diverging ? DIVERGING : SEQUENTIAL,
       dark: p.diverging ? (t) => Math.abs(t - 0.5) > 0.3 : (t) => t < 0.6 } })) } }),
-  move: (data, c, key) => movePanels({ panel: c.panel, x: c.x, y: c.y }, data.panels.map(() => ({ nx: 3, ny: 3 })), { ArrowUp: 'ArrowDown', ArrowDown: 'ArrowUp' }[key] ?? key),
+  // Rows go down the matrix: ArrowUp moves to the row above.
+  move: (data, c, key) => movePanels({ panel: c.panel, x: c.x, y: c.y }, data.panels.map(() => ({ nx: 3, ny: 3 })),
+    { ArrowUp: 'ArrowDown', ArrowDown: 'ArrowUp' }[key] ?? key),
   note(data) {
     if (data.scheme === 'none' && data.causal) {
-      return `NoPE with a causal mask: the maps differ by up to ${fmt(data.worst, 3)}. Each word sees only itself and the words before it, so the first word attends to itself alone and later words spread wider: the mask alone tells a decoder where a word is (why NoPE decoders, like Llama 4's NoPE layers, still see order).`;
+      return `NoPE with a causal mask: the maps differ by up to ${fmt(data.worst, 3)}. Each word sees only itself and the `
+        + 'words before it, so the first word attends to itself alone and later words spread wider: the mask alone tells '
+        + 'a decoder where a word is (why NoPE decoders, like Llama 4\'s NoPE layers, still see order).';
     }
     if (data.scheme === 'none') {
-      const same = data.worst === 0 ? 'is exactly the first one (difference 0)' : `equals the first up to float32 rounding (largest difference ${fmt(data.worst, 3)}: the softmax adds the same numbers in another order)`;
+      const same = data.worst === 0 ? 'is exactly the first one (difference 0)'
+        : `equals the first up to float32 rounding (largest difference ${fmt(data.worst, 3)}: the softmax adds the same `
+          + 'numbers in another order)';
       return `No positions: the re-ordered map ${same}. Attention alone sees a bag of words.`;
     }
     const stand = { alibi: ' (ALiBi here uses its steepest head\'s slope.)',
-      rope: ` (Small here: across three positions only the fastest of the ${Math.floor(data.d / 2)} pairs turn far; the others barely rotate over 2 positions.)`,
-      learned: ' (A seeded random table stands in for trained rows.)', t5: ' (A seeded random table stands in for trained biases.)' }[data.scheme] ?? '';
-    return `With ${LABELS[data.scheme]}: the maps differ by up to ${fmt(data.worst, 3)}, so word order now changes what each word attends to.${stand}`;
+      rope: ` (Small here: across three positions only the fastest of the ${Math.floor(data.d / 2)} pairs turn far; `
+        + 'the others barely rotate over 2 positions.)',
+      learned: ' (A seeded random table stands in for trained rows.)',
+      t5: ' (A seeded random table stands in for trained biases.)' }[data.scheme] ?? '';
+    return `With ${LABELS[data.scheme]}: the maps differ by up to ${fmt(data.worst, 3)}, `
+      + `so word order now changes what each word attends to.${stand}`;
   },
   readout: (data, c) => {
     const p = data.panels[c.panel];
-    return `${p.title}: weight of “${p.labels[c.y]}” on “${p.labels[c.x]}” = ${fmt(p.values[c.y * 3 + c.x], 6)} (d = ${data.d}, ${LABELS[data.scheme]})`;
+    return `${p.title}: weight of “${p.labels[c.y]}” on “${p.labels[c.x]}” = ${fmt(p.values[c.y * 3 + c.x], 6)} `
+      + `(d = ${data.d}, ${LABELS[data.scheme]})`;
   },
-  csv: (data) => csvLines(['panel', 'query', 'key', 'value'], data.panels.flatMap((p) => p.labels.flatMap((q, r) => p.labels.map((k, c) => [p.title.replace(/[,“”]/g, ''), q, k, p.values[r * 3 + c]])))),
+  csv: (data) => csvLines(['panel', 'query', 'key', 'value'], data.panels.flatMap((p) => p.labels.flatMap((q, r) => p.labels
+    .map((k, c) => [p.title.replace(/[,“”]/g, ''), q, k, p.values[r * 3 + c]])))),
   caption: (st) => `attention dog/man scheme=${st.attnScheme} causal=${st.attnCausal} d=${Math.min(st.dModel, 16)}`,
   cursor0: () => ({ panel: 0, x: 0, y: 0 }),
 };

@@ -1,12 +1,14 @@
 // Each pair's angle at one position, with angles never reached in training marked (chapter "long-context").
 import { FONT, wrapText } from '../plot/core.js';
-import { TWO_PI, csvLines, fmt, ropeParams, ropeRule } from './common.js';
+import { TWO_PI, csvLines, fmt } from '../numbers.js';
+import { ropeParams, ropeRule } from '../rope-params.js';
 
 function drawClocks(ctx, width, height, { data, cursor }, colors) {
   ctx.fillStyle = colors.bg;
   ctx.fillRect(0, 0, width, height);
   ctx.font = FONT;
-  const caption = wrapText(ctx, `position ${data.pos}: hand = angle of pair i (0 pointing right, counter-clockwise); red rim = never seen in training`, width - 8);
+  const caption = wrapText(ctx, `position ${data.pos}: hand = angle of pair i (0 pointing right, counter-clockwise); `
+    + 'red rim = never seen in training', width - 8);
   const n = data.clocks.length, avail = height - 6 - 16 * caption.length;
   // The largest square cells that fit all clocks above the caption line.
   let cols = 1, cell = 0;
@@ -50,8 +52,6 @@ function drawClocks(ctx, width, height, { data, cursor }, colors) {
 
 export default {
   id: 'clocks',
-  title: 'Clocks: every pair\'s angle at one position',
-  explain: 'One clock per rotary pair, the hand at the angle pos·θ<sub>i</sub> (with the scaling). A red rim marks an angle the model never saw in training: that pair turns less than once in L<sub>train</sub> positions and this angle lies beyond what it reached. It opens at position 8000, past L<sub>train</sub> and before L<sub>target</sub>: compare scaling none with yarn or linear above. Scaling keeps the rims grey up to L<sub>target</sub>; past it they turn red again. Press play to move the position.',
   controls: [
     ['pos', { label: 'position', slider: { min: 1, max: 1048576, log: true } }],
     ['pos', { kind: 'play', label: 'play', suffix: '-play', play: { step: 512, max: 1048576, interval: 80 } }],
@@ -60,7 +60,8 @@ export default {
     const rule = ropeRule(st);
     if (rule) throw new Error(rule);
     const base = pe.ropeFrequencies(ropeParams(st, extras), { dtype: 'float64' }).invFreq;
-    const scaled = pe.ropeFrequencies(ropeParams(st, extras, st.scaling, true), { seqLen: Math.max(st.pos + 1, st.lTarget), dtype: 'float64' }).invFreq;
+    const scaled = pe.ropeFrequencies(ropeParams(st, extras, st.scaling, true),
+      { seqLen: Math.max(st.pos + 1, st.lTarget), dtype: 'float64' }).invFreq;
     const { cos, sin } = pe.ropeCache({ invFreq: scaled, positions: [st.pos], precision: st.precision });
     const n = cos.length, shown = Math.min(n, 64);
     const pairs = Array.from({ length: shown }, (_, k) => Math.round((k * (n - 1)) / Math.max(1, shown - 1)));
@@ -73,13 +74,21 @@ export default {
     return { clocks, pos: st.pos, pairs: n };
   },
   plot: (d, cursor) => ({ kind: 'custom', spec: { draw: drawClocks, data: d, cursor } }),
-  move: (d, c, key) => ({ i: Math.max(0, Math.min(d.clocks.length - 1, c.i + ({ ArrowRight: 1, ArrowLeft: -1, ArrowUp: -8, ArrowDown: 8, PageUp: 8, PageDown: -8 }[key] ?? 0))) }),
+  // The clocks sit in rows of 8: up and down move a row.
+  move: (d, c, key) => {
+    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowUp: -8, ArrowDown: 8, PageUp: 8, PageDown: -8 }[key] ?? 0;
+    return { i: Math.max(0, Math.min(d.clocks.length - 1, c.i + step)) };
+  },
   note: (d) => (d.clocks.length < d.pairs ? `${d.clocks.length} of ${d.pairs} pairs shown, evenly spaced.` : ''),
   readout: (d, c) => {
     const k = d.clocks[c.i];
-    return `pos ${d.pos}, pair ${k.pair}: angle ${fmt(k.angle, 5)} rad, wavelength ${fmt(k.wavelength, 4)}${k.unseen ? ' — never seen in training' : ''}; ${d.clocks.filter((x) => x.unseen).length} of ${d.clocks.length} shown pairs unseen`;
+    const unseen = d.clocks.filter((x) => x.unseen).length;
+    return `pos ${d.pos}, pair ${k.pair}: angle ${fmt(k.angle, 5)} rad, wavelength ${fmt(k.wavelength, 4)}`
+      + `${k.unseen ? ' — never seen in training' : ''}; ${unseen} of ${d.clocks.length} shown pairs unseen`;
   },
-  csv: (d) => csvLines(['pair', 'angle_rad', 'wavelength', 'unseen_in_training'], d.clocks.map((k) => [k.pair, k.angle, k.wavelength, k.unseen ? 1 : 0])),
-  caption: (st) => `rope clocks pos=${st.pos} theta=${st.theta} scaling=${st.scaling} L_train=${st.lTrain} precision=${st.precision}`,
+  csv: (d) => csvLines(['pair', 'angle_rad', 'wavelength', 'unseen_in_training'],
+    d.clocks.map((k) => [k.pair, k.angle, k.wavelength, k.unseen ? 1 : 0])),
+  caption: (st) => `rope clocks pos=${st.pos} theta=${st.theta} scaling=${st.scaling} L_train=${st.lTrain} `
+    + `precision=${st.precision}`,
   cursor0: () => ({ i: 0 }),
 };

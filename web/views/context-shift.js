@@ -2,12 +2,13 @@
 // their new positions; left alone, they give the next query wrong scores (chapter "long-context").
 import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
-import { fmt, moveIndex, ropeParams, ropeRule, seededVectors } from './common.js';
+import { moveIndex } from '../cursor.js';
+import { fmt } from '../numbers.js';
+import { ropeParams, ropeRule } from '../rope-params.js';
+import { seededVectors } from '../vectors.js';
 
 export default {
   id: 'context-shift',
-  title: 'Context shift: when the window slides, turn the cached keys back',
-  explain: 'A chat outgrows the context: llama.cpp drops Δ old tokens (after the first n_keep it must keep, such as a system prompt; none here) and keeps the last N in its KV cache. The kept keys were rotated at positions Δ … Δ + N − 1 but now sit at 0 … N − 1. Recomputing them would mean running the model over all N tokens again; with RoPE each cached key only needs one more rotation, by −Δ·θ<sub>i</sub> per pair (<code>pe.shiftKeys</code>), because rotations add up. The lines: the score of the next query (at position N) with every kept key — recomputed at the new positions, shifted, and left as cached. The first two lie on top of each other; the stale keys are wrong because every offset n − m is off by Δ. Positions added at the input (sinusoidal, learned) cannot be moved like this: W<sub>K</sub> has mixed them into the key. The keys use the scaling chosen at the top of this chapter.',
   controls: [
     ['shiftDelta', { label: 'tokens dropped Δ', slider: { min: 1, max: 65536, log: true } }],
     ['shiftKeep', { label: 'tokens kept N', slider: { min: 2, max: 2048, log: true } }],
@@ -42,11 +43,17 @@ export default {
     for (let j = 0; j < n; j++) stale = Math.max(stale, Math.abs(series[2].y[j] - series[0].y[j]));
     return { xs, series, worst, stale, n, delta, precision: st.precision };
   },
-  plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLabel: 'key position after the shift', yLabel: 'score of the next query, q·k / √d', cursor } }),
+  plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLabel: 'key position after the shift',
+    yLabel: 'score of the next query, q·k / √d', cursor } }),
   move: (d, c, key) => moveIndex(c, d.xs.length, key),
-  note: (d) => `Largest difference between shifted and recomputed keys: ${d.worst.toExponential(1)} (rounding: precision ${d.precision} forms the angles of positions up to ${d.delta + d.n - 1} ${d.precision === 'fast' ? 'in float32, see the precision view' : 'in float64'}); the stale cache is off by up to ${fmt(d.stale, 3)} in a score.`,
-  readout: (d, c) => `key ${d.xs[c.i]} (cached at ${d.delta + d.xs[c.i]}): recomputed ${fmt(d.series[0].y[c.i], 5)}, shifted ${fmt(d.series[1].y[c.i], 5)}, stale ${fmt(d.series[2].y[c.i], 5)}`,
+  note: (d) => `Largest difference between shifted and recomputed keys: ${d.worst.toExponential(1)} (rounding: precision `
+    + `${d.precision} forms the angles of positions up to ${d.delta + d.n - 1} `
+    + `${d.precision === 'fast' ? 'in float32, see the precision view' : 'in float64'}); `
+    + `the stale cache is off by up to ${fmt(d.stale, 3)} in a score.`,
+  readout: (d, c) => `key ${d.xs[c.i]} (cached at ${d.delta + d.xs[c.i]}): recomputed ${fmt(d.series[0].y[c.i], 5)}, `
+    + `shifted ${fmt(d.series[1].y[c.i], 5)}, stale ${fmt(d.series[2].y[c.i], 5)}`,
   csv: (d) => linesCsv('key_position', d.xs, d.series),
-  caption: (st) => `context shift delta=${st.shiftDelta} kept=${st.shiftKeep} head_dim=${st.dModel} theta=${st.theta} scaling=${st.scaling} precision=${st.precision}`,
+  caption: (st) => `context shift delta=${st.shiftDelta} kept=${st.shiftKeep} head_dim=${st.dModel} theta=${st.theta} `
+    + `scaling=${st.scaling} precision=${st.precision}`,
   cursor0: (d) => ({ i: d.xs.length - 1 }),
 };

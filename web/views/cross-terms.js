@@ -3,26 +3,39 @@
 import { DIVERGING } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
-import { fmt, movePanels, ropeRule, seededVectors } from './common.js';
+import { movePanels } from '../cursor.js';
+import { fmt } from '../numbers.js';
+import { ropeRule } from '../rope-params.js';
+import { seededVectors } from '../vectors.js';
 
 const DW = 64, PANEL = 240, MIN_WIDTH = 170;
 
 // rows [n][d] × W [d][d] → [n][d]
 function project(rows, w, n, d) {
   const out = new Float32Array(n * d);
-  for (let i = 0; i < n; i++) for (let c = 0; c < d; c++) { let s = 0; for (let k = 0; k < d; k++) s += rows[i * d + k] * w[k * d + c]; out[i * d + c] = s; }
+  for (let i = 0; i < n; i++) {
+    for (let c = 0; c < d; c++) {
+      let s = 0;
+      for (let k = 0; k < d; k++) s += rows[i * d + k] * w[k * d + c];
+      out[i * d + c] = s;
+    }
+  }
   return out;
 }
 function scores(a, b, n, d) {
   const out = new Float32Array(n * n), scale = 1 / Math.sqrt(d);
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) { let s = 0; for (let k = 0; k < d; k++) s += a[i * d + k] * b[j * d + k]; out[i * n + j] = s * scale; }
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let k = 0; k < d; k++) s += a[i * d + k] * b[j * d + k];
+      out[i * n + j] = s * scale;
+    }
+  }
   return out;
 }
 
 export default {
   id: 'cross-terms',
-  title: 'Sinusoidal has four score terms, RoPE one',
-  explain: 'With positions added at the input, the score of word i with word j is (x<sub>i</sub> + p<sub>i</sub>)·W<sub>Q</sub>·W<sub>K</sub>ᵀ·(x<sub>j</sub> + p<sub>j</sub>): it splits into content·content, content·position, position·content and position·position, and the model has to learn to use or ignore each. RoPE rotates q = x<sub>i</sub>W<sub>Q</sub> and k = x<sub>j</sub>W<sub>K</sub> instead: one term, content seen at its relative offset. Different random words at each position; seeded W<sub>Q</sub>, W<sub>K</sub>. What to notice: only position·position is about where the words sit (smooth, no word noise); the two mixed terms are stripes, one word\'s content meeting the other\'s position, which the model must learn to use or cancel. RoPE\'s single term looks like word noise here because the words are random, but it depends on positions only through j − i (the rotation view above shifts both words and the score stays put). Blue negative, red positive.',
   controls: [['crossLen', { label: 'words', slider: { min: 2, max: 64 } }]],
   height: (width) => panelsHeight(5, width, PANEL, MIN_WIDTH),
   compute({ pe, st }) {
@@ -44,15 +57,20 @@ export default {
     const sum = Float32Array.from({ length: n * d }, (_, i) => x[i] + p[i]);
     const full = scores(project(sum, wq, n, d), project(sum, wk, n, d), n, d);
     let gap = 0, hi = 0;
-    for (let c = 0; c < n * n; c++) gap = Math.max(gap, Math.abs(full[c] - terms.slice(0, 4).reduce((s, t) => s + t.values[c], 0)));
+    const four = terms.slice(0, 4);
+    for (let c = 0; c < n * n; c++) gap = Math.max(gap, Math.abs(full[c] - four.reduce((s, t) => s + t.values[c], 0)));
     for (const t of terms) for (const v of t.values) hi = Math.max(hi, Math.abs(v));
     return { n, d, terms, gap, hi: hi || 1, capped: st.dModel > DW };
   },
-  plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor, panels: data.terms.map((t) => ({ title: t.title, kind: 'heatmap',
-    spec: { values: t.values, nx: data.n, ny: data.n, lo: -data.hi, hi: data.hi, lut: DIVERGING, square: true, legend: false, xLabel: 'word i', yLabel: 'word j', legendLabel: 'score' } })) } }),
+  plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor, panels: data.terms.map((t) => ({
+    title: t.title, kind: 'heatmap', spec: { values: t.values, nx: data.n, ny: data.n, lo: -data.hi, hi: data.hi, lut: DIVERGING,
+      square: true, legend: false, xLabel: 'word i', yLabel: 'word j', legendLabel: 'score' } })) } }),
   move: (data, c, key) => movePanels(c, data.terms.map(() => ({ nx: data.n, ny: data.n })), key),
-  note: (data) => `Colour: −${fmt(data.hi, 2)} (blue) to +${fmt(data.hi, 2)} (red) in every map. The four sinusoidal terms add up to the full score (largest gap ${fmt(data.gap, 2)}, float32 rounding). ${data.n} words, d = ${data.d}${data.capped ? ` (not d_model: at most ${DW} here, to keep this instant)` : ''}.`,
-  readout: (data, c) => `${data.terms[c.panel].title}, word ${c.x} with word ${c.y}: ${fmt(data.terms[c.panel].values[c.x * data.n + c.y], 5)}`,
+  note: (data) => `Colour: −${fmt(data.hi, 2)} (blue) to +${fmt(data.hi, 2)} (red) in every map. The four sinusoidal terms `
+    + `add up to the full score (largest gap ${fmt(data.gap, 2)}, float32 rounding). ${data.n} words, d = ${data.d}`
+    + `${data.capped ? ` (not d_model: at most ${DW} here, to keep this instant)` : ''}.`,
+  readout: (data, c) => `${data.terms[c.panel].title}, word ${c.x} with word ${c.y}: `
+    + `${fmt(data.terms[c.panel].values[c.x * data.n + c.y], 5)}`,
   csv: (data) => data.terms.map((t) => heatmapCsv({ nx: data.n, ny: data.n, values: t.values }, 'i', 'j', t.key)).join(''),
   caption: (st) => `cross terms d=${Math.min(DW, st.dModel)} base=${st.base} theta=${st.theta}`,
   cursor0: () => ({ panel: 0, x: 0, y: 0 }),

@@ -2,22 +2,27 @@
 import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
 import { dimsOf } from '../state.js';
-import { columnsFor, fmt, samplePositions, samplingNote, sinusoidalRows } from './common.js';
+import { fmt } from '../numbers.js';
+import { columnsFor, samplePositions, samplingNote, sinusoidalRows } from '../sampling.js';
 
-const wavelength = (w) => (!Number.isFinite(w) ? '—' : w < 100 ? w.toFixed(1) : w < 1e7 ? String(Math.round(w)) : w.toExponential(2));
+const wavelength = (w) => (!Number.isFinite(w) ? '—'
+  : w < 100 ? w.toFixed(1) : w < 1e7 ? String(Math.round(w)) : w.toExponential(2));
+const dimsRule = (v) => (v.split(',').every((x) => /^\s*\d+\s*$/.test(x)) ? ''
+  : 'dimensions: whole numbers separated by commas, e.g. 0,1,20,40');
 
 export default {
   id: 'dim-traces',
-  title: 'A few dimensions against position',
-  explain: 'One line per chosen dimension: the low dimensions repeat within a few positions, each pair of dimensions higher up more slowly (its wavelength 2π·base<sup>2i/d_model</sup> for pair i), so the last ones barely move. The note gives each chosen dimension\'s wavelength at the current base. Type dimensions (comma-separated) to compare.',
-  controls: [['dims', { kind: 'text', label: 'dimensions', validate: (v) => (v.split(',').every((x) => /^\s*\d+\s*$/.test(x)) ? '' : 'dimensions: whole numbers separated by commas, e.g. 0,1,20,40') }]],
+  controls: [['dims', { kind: 'text', label: 'dimensions', validate: dimsRule }]],
   compute(ctx) {
     const { pe, st } = ctx;
     const xs = samplePositions(st.seqLen - 1, columnsFor(st.dModel));
     const table = sinusoidalRows(ctx, xs);
     const dims = dimsOf(st);
-    if (!dims.length) throw new Error(`No dimension below d_model = ${st.dModel} chosen: type dimensions from 0 to ${st.dModel - 1}.`);
-    const series = dims.map((dim, k) => ({ label: `dim ${dim}`, x: xs, y: Float64Array.from(xs, (_, i) => table[i * st.dModel + dim]), color: SERIES[k % SERIES.length] }));
+    if (!dims.length) {
+      throw new Error(`No dimension below d_model = ${st.dModel} chosen: type dimensions from 0 to ${st.dModel - 1}.`);
+    }
+    const series = dims.map((dim, k) => ({ label: `dim ${dim}`, x: xs, color: SERIES[k % SERIES.length],
+      y: Float64Array.from(xs, (_, i) => table[i * st.dModel + dim]) }));
     // The wavelength of dimension dim, 2π / ω, with ω read off the package's own row at position 1:
     // the sine of dim's pair there is sin ω (ω <= 1 rad), whichever layout spreads the pairs.
     const row1 = pe.sinusoidal(2, st.dModel, { base: st.base, layout: st.sinLayout }).subarray(st.dModel);
@@ -26,7 +31,8 @@ export default {
     const wavelengths = dims.map((dim) => 2 * Math.PI / Math.asin(row1[sineOf(dim)]));
     return { xs, series, total: st.seqLen, dims, wavelengths };
   },
-  plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLabel: 'position pos', yLabel: 'PE[pos][dim]', yDomain: [-1.05, 1.05], cursor } }),
+  plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLabel: 'position pos', yLabel: 'PE[pos][dim]',
+    yDomain: [-1.05, 1.05], cursor } }),
   note: (d) => [`Wavelengths: ${d.dims.map((dim, k) => `dim ${dim} ${wavelength(d.wavelengths[k])}`).join(', ')} positions.`,
     samplingNote(d.xs, d.total)].filter(Boolean).join(' '),
   readout: (d, c) => `pos ${d.xs[c.i]}: ${d.series.map((s) => `${s.label} = ${fmt(s.y[c.i])}`).join(', ')}`,

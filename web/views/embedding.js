@@ -2,7 +2,9 @@
 import { DIVERGING, SEQUENTIAL } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
-import { fmt, movePanels, seededVectors } from './common.js';
+import { movePanels } from '../cursor.js';
+import { fmt } from '../numbers.js';
+import { seededVectors } from '../vectors.js';
 
 const WORDS = ['the', 'cat', 'sat', 'on', 'mat'];
 const SENTENCE = [0, 1, 2, 3, 0, 4];  // "the cat sat on the mat": "the" twice, at positions 0 and 4
@@ -12,8 +14,6 @@ const norm = (a, i, d) => { let s = 0; for (let k = 0; k < d; k++) s += a[i * d 
 
 export default {
   id: 'embedding',
-  title: 'Word vector + position vector = what the first layer sees',
-  explain: 'Six tokens of “the cat sat on the mat”: each word\'s vector (random, as at the start of training, std 1/√d_model), the sinusoidal vector of its position (chapter 3 builds it), and their sum, one column per token. Word vectors this small have length about 1 while a position vector has length √(d_model/2), so without scaling the sum is mostly position; multiplying the words by √d_model (Vaswani et al. §3.4) makes the two comparable. Note the two “the” columns: same word, different sums.',
   controls: [['embScale', { kind: 'checkbox', label: 'scale word vectors by √d_model' }]],
   height: (width) => panelsHeight(4, width, PANEL, MIN_WIDTH),
   compute({ pe, st }) {
@@ -27,7 +27,9 @@ export default {
     let hi = 0;
     const parts = [word, positions, sum].map((t) => {
       const values = new Float32Array(n * ny);
-      for (let x = 0; x < n; x++) for (let y = 0; y < ny; y++) { values[x * ny + y] = t[x * d + y]; hi = Math.max(hi, Math.abs(t[x * d + y])); }
+      for (let x = 0; x < n; x++) {
+        for (let y = 0; y < ny; y++) { values[x * ny + y] = t[x * d + y]; hi = Math.max(hi, Math.abs(t[x * d + y])); }
+      }
       return values;
     });
     // Per token: ‖word·s‖, ‖PE‖, ‖sum‖ and cos(sum, word): how much of the word the sum keeps.
@@ -42,16 +44,23 @@ export default {
   },
   plot(data, cursor) {
     const titles = [`word · ${data.scale === 1 ? '1' : `√${data.d}`}`, 'position PE(pos)', 'sum: what the layer sees'];
-    const heat = data.parts.map((values, k) => ({ title: titles[k], kind: 'heatmap', spec: { values, nx: data.n, ny: data.ny, lo: -data.hi, hi: data.hi, lut: DIVERGING, xCategories: data.labels, xLabel: 'token', yLabel: data.ny < data.d ? `dimension (first ${data.ny})` : 'dimension', legend: false } }));
+    const yLabel = data.ny < data.d ? `dimension (first ${data.ny})` : 'dimension';
+    const heat = data.parts.map((values, k) => ({ title: titles[k], kind: 'heatmap', spec: { values, nx: data.n, ny: data.ny,
+      lo: -data.hi, hi: data.hi, lut: DIVERGING, xCategories: data.labels, xLabel: 'token', yLabel, legend: false } }));
     const maxNorm = Math.max(...data.stats.filter((_, i) => i % 4 !== 3));
-    return { kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor, panels: [...heat, { title: 'lengths, and cos(sum, word)', kind: 'matrix', spec: {
-      values: data.stats, shade: Float32Array.from(data.stats, (v, i) => (i % 4 === 3 ? v * maxNorm : v)), rows: data.n, cols: 4, rowLabels: data.labels.map((w, i) => `${i}: ${w}`), colLabels: ['‖word‖', '‖PE‖', '‖sum‖', 'cos'],
-      lo: 0, hi: maxNorm, lut: SEQUENTIAL, digits: 2, dark: (t) => t < 0.6 } }] } };
+    const lengths = { title: 'lengths, and cos(sum, word)', kind: 'matrix', spec: {
+      values: data.stats, shade: Float32Array.from(data.stats, (v, i) => (i % 4 === 3 ? v * maxNorm : v)), rows: data.n, cols: 4,
+      rowLabels: data.labels.map((w, i) => `${i}: ${w}`), colLabels: ['‖word‖', '‖PE‖', '‖sum‖', 'cos'],
+      lo: 0, hi: maxNorm, lut: SEQUENTIAL, digits: 2, dark: (t) => t < 0.6 } };
+    return { kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor, panels: [...heat, lengths] } };
   },
   move: (data, c, key) => movePanels(c, [...data.parts.map(() => ({ nx: data.n, ny: data.ny })), { nx: 4, ny: data.n }], key),
   note(data) {
     const mean = (k) => data.stats.filter((_, i) => i % 4 === k).reduce((a, b) => a + b, 0) / data.n;
-    return `Colour: −${fmt(data.hi, 2)} (blue) to +${fmt(data.hi, 2)} (red), the same in the three maps. Average length: word ${fmt(mean(0), 2)}, position ${fmt(mean(1), 2)}; the sum points ${fmt(mean(3), 2)} of the way along the word (cosine). ${data.scale === 1 ? 'Unscaled, the position dominates.' : 'Scaled, word and position share the sum.'} (The cos column shares the colour scale, as a fraction of the longest length.)`;
+    const verdict = data.scale === 1 ? 'Unscaled, the position dominates.' : 'Scaled, word and position share the sum.';
+    return `Colour: −${fmt(data.hi, 2)} (blue) to +${fmt(data.hi, 2)} (red), the same in the three maps. `
+      + `Average length: word ${fmt(mean(0), 2)}, position ${fmt(mean(1), 2)}; the sum points ${fmt(mean(3), 2)} of the way `
+      + `along the word (cosine). ${verdict} (The cos column shares the colour scale, as a fraction of the longest length.)`;
   },
   readout(data, c) {
     if (c.panel === 3) {
@@ -59,9 +68,12 @@ export default {
       return `token ${c.y} “${data.labels[c.y]}”: ${names[c.x]} = ${fmt(data.stats[c.y * 4 + c.x], 5)}`;
     }
     const names = ['word·s', 'PE', 'sum'];
-    return `token ${c.x} “${data.labels[c.x]}”, dim ${c.y}: ${names[c.panel]} = ${fmt(data.parts[c.panel][c.x * data.ny + c.y], 5)}`;
+    const v = data.parts[c.panel][c.x * data.ny + c.y];
+    return `token ${c.x} “${data.labels[c.x]}”, dim ${c.y}: ${names[c.panel]} = ${fmt(v, 5)}`;
   },
-  csv: (data) => ['word', 'position', 'sum'].map((name, k) => heatmapCsv({ nx: data.n, ny: data.ny, values: data.parts[k] }, 'token', 'dim', name)).join(''),
-  caption: (st) => `embedding "the cat sat on the mat" d_model=${st.dModel} scale=${st.embScale ? 'sqrt(d_model)' : '1'} base=${st.base}`,
+  csv: (data) => ['word', 'position', 'sum']
+    .map((name, k) => heatmapCsv({ nx: data.n, ny: data.ny, values: data.parts[k] }, 'token', 'dim', name)).join(''),
+  caption: (st) => `embedding "the cat sat on the mat" d_model=${st.dModel} scale=${st.embScale ? 'sqrt(d_model)' : '1'} `
+    + `base=${st.base}`,
   cursor0: () => ({ panel: 2, x: 0, y: 0 }),
 };

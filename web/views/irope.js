@@ -1,11 +1,12 @@
 // Llama 4's iRoPE: the NoPE layers' attention temperature against position (chapter "long-context").
 import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
-import { fmt } from './common.js';
+import { fmt } from '../numbers.js';
 
 const SAMPLES = 1200;
 const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const ordinal = (k) => (k === 1 ? 'layer' : `${k}${k % 100 >= 11 && k % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][k % 10] ?? 'th'}`);
+const suffix = (k) => (k % 100 >= 11 && k % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][k % 10] ?? 'th');
+const ordinal = (k) => (k === 1 ? 'layer' : `${k}${suffix(k)}`);
 
 /** Layer numbers, a long regular run shortened: 3, 7, 11, … 47. */
 function listLayers(ls) {
@@ -24,22 +25,32 @@ function everyKth(rope) {
 
 /**
  * Which layers of the model on the page are NoPE, in words, from readModel's irope
- * (extras.irope, main.js): { text, rope } (rope: per layer, true = RoPE; null when unknown).
+ * (extras.irope, web/settings.js): { text, rope } (rope: per layer, true = RoPE; null when unknown).
  */
 export function nopeLayers(irope) {
   if (!irope) {
-    return { rope: null, text: 'No model chosen: the curve uses Llama-4-Scout\'s floor_scale and attn_scale. Choose Llama-4-Scout in the settings (model), or paste or open a Llama 4 config.json, to see which of its layers are NoPE.' };
+    return { rope: null, text: 'No model chosen: the curve uses Llama-4-Scout\'s floor_scale and attn_scale. '
+      + 'Choose Llama-4-Scout in the settings (model), or paste or open a Llama 4 config.json, '
+      + 'to see which of its layers are NoPE.' };
   }
   const model = esc(irope.model);
-  if (irope.pending) return { rope: null, text: `${model}: reading its layers…` };
   const info = irope.info;
-  if (!info) return { rope: null, text: `${model} has no NoPE layers that readModel can see (no Llama 4 keys such as attention_chunk_size or no_rope_layers): the curve uses the floor_scale and attn_scale set here.` };
+  if (!info) {
+    return { rope: null, text: `${model} has no NoPE layers that readModel can see (no Llama 4 keys such as attention_chunk_size `
+      + 'or no_rope_layers): the curve uses the floor_scale and attn_scale set here.' };
+  }
   const rope = info.ropeLayers ?? [];
   const n = rope.length;
-  if (!n) return { rope: null, text: `${model}: readModel found Llama 4's keys but no layer count (num_hidden_layers), so it cannot say which layers are NoPE.` };
+  if (!n) {
+    return { rope: null, text: `${model}: readModel found Llama 4's keys but no layer count (num_hidden_layers), `
+      + 'so it cannot say which layers are NoPE.' };
+  }
   const nope = rope.flatMap((r, l) => (r ? [] : [l]));
   const chunks = info.chunkSize ? `, attending only within chunks of ${info.chunkSize} tokens (attention_chunk_size)` : '';
-  if (!nope.length) return { rope, text: `${model}: all ${n} layers use RoPE${chunks}; no_rope_layers marks none NoPE, so no layer takes the temperature.` };
+  if (!nope.length) {
+    return { rope, text: `${model}: all ${n} layers use RoPE${chunks}; no_rope_layers marks none NoPE, `
+      + 'so no layer takes the temperature.' };
+  }
   const k = everyKth(rope);
   const every = k ? `every ${ordinal(k)}` : '';
   const hfDefault = irope.interval !== undefined ? `HF's default (no_rope_layer_interval ${irope.interval})` : 'HF\'s default';
@@ -48,21 +59,22 @@ export function nopeLayers(irope) {
     absent: `${hfDefault} for a config without no_rope_layers`,
     list: 'as the config\'s no_rope_layers lists them (0 = NoPE)',
   }[irope.given] ?? 'as readModel reads the file';
-  const how = info.temperatureTuning ? 'no positions, temperature-scaled queries' : 'no positions; attn_temperature_tuning is off, so no temperature';
-  return { rope, text: `${model} has ${n} layers, counted from 0. <strong>NoPE layers (${how}): ${listLayers(nope)}</strong> — ${[every, why].filter(Boolean).join(', ')}. The other ${n - nope.length} use RoPE${chunks}.` };
+  const how = info.temperatureTuning ? 'no positions, temperature-scaled queries'
+    : 'no positions; attn_temperature_tuning is off, so no temperature';
+  return { rope, text: `${model} has ${n} layers, counted from 0. <strong>NoPE layers (${how}): ${listLayers(nope)}</strong> — `
+    + `${[every, why].filter(Boolean).join(', ')}. The other ${n - nope.length} use RoPE${chunks}.` };
 }
 
 /** A strip of the model's layers, NoPE ones marked (decorative: the sentence says it all). */
 function layerStrip(rope) {
   if (!rope) return '';
-  const cells = rope.map((r, l) => `<span class="${r ? 'rope' : 'nope'}" title="layer ${l}: ${r ? 'RoPE' : 'NoPE'}"></span>`).join('');
-  return `<div class="layer-strip" aria-hidden="true"><span class="layer-cells">${cells}</span><span class="layer-legend"><span class="rope"></span> RoPE <span class="nope"></span> NoPE</span></div>`;
+  const cells = rope.map((r, l) => `<span class="${r ? 'rope' : 'nope'}" title="layer ${l}: ${r ? 'RoPE' : 'NoPE'}"></span>`);
+  const legend = '<span class="layer-legend"><span class="rope"></span> RoPE <span class="nope"></span> NoPE</span>';
+  return `<div class="layer-strip" aria-hidden="true"><span class="layer-cells">${cells.join('')}</span>${legend}</div>`;
 }
 
 export default {
   id: 'irope',
-  title: 'Llama 4\'s iRoPE: a temperature that grows with position',
-  explain: 'Llama 4 mixes two kinds of layers. Most are RoPE layers that attend only within chunks (8192 tokens in Llama-4-Scout), so their angles never leave the range seen in training. The others (every fourth in Scout: the line below the plot lists them for the model on the page) have no positions at all (NoPE) and see the whole context; the causal mask still tells them the order. Over a long context its softmax spreads over very many keys and goes flat, so Llama 4 multiplies each query at position p by log(⌊(p + 1) / floor_scale⌋ + 1) · attn_scale + 1: 1 for the first floor_scale − 1 positions, then a slow staircase. A larger multiplier sharpens attention: two keys whose scores differ by 1 get weights e<sup>scale</sup> apart instead of e (right axis).',
   controls: [
     ['iropeFloor', { label: 'floor_scale', slider: { min: 16, max: 65536, log: true } }],
     ['iropeAttn', { label: 'attn_scale', slider: { min: 0.01, max: 1, log: true } }],
@@ -73,21 +85,34 @@ export default {
     // Log-spaced integer positions, with both sides of every step while there are few.
     const set = new Set();
     for (let k = 0; k < SAMPLES; k++) set.add(Math.round(last ** (k / (SAMPLES - 1))));
-    if (st.iropeSpan <= 256) for (let m = 1; m <= st.iropeSpan; m++) { set.add(m * st.iropeFloor - 2); set.add(m * st.iropeFloor - 1); }
+    if (st.iropeSpan <= 256) {
+      for (let m = 1; m <= st.iropeSpan; m++) { set.add(m * st.iropeFloor - 2); set.add(m * st.iropeFloor - 1); }
+    }
     const xs = Float64Array.from([...set].filter((p) => p >= 1 && p <= last).sort((a, b) => a - b));
     const scale = pe.iropeScale(xs, { floorScale: st.iropeFloor, attnScale: st.iropeAttn });
     const ratio = Float64Array.from(scale, (s) => Math.exp(s));
-    return { xs, last, floor: st.iropeFloor, attn: st.iropeAttn, at: (p) => pe.iropeScale(p, { floorScale: st.iropeFloor, attnScale: st.iropeAttn }), series: [
+    const at = (p) => pe.iropeScale(p, { floorScale: st.iropeFloor, attnScale: st.iropeAttn });
+    return { xs, last, floor: st.iropeFloor, attn: st.iropeAttn, at, series: [
       { label: 'query multiplier (NoPE layers)', x: xs, y: scale, color: SERIES[0], step: true, width: 2.4 },
-      { label: 'weight ratio for a score gap of 1 (right axis)', x: xs, y: ratio, color: SERIES[1], axis: 2, step: true, dash: [5, 3] },
+      { label: 'weight ratio for a score gap of 1 (right axis)', x: xs, y: ratio, color: SERIES[1], axis: 2, step: true,
+        dash: [5, 3] },
     ] };
   },
-  plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLog: true, xLabel: 'position p (log)', yLabel: 'multiplier on q', y2Label: 'e^multiplier', cursor,
-    vlines: [{ x: d.floor, label: `floor_scale ${d.floor}`, color: SERIES[3] }], hlines: [{ y: 1, label: 'RoPE layers: 1 (no temperature)' }] } }),
-  note: (d) => `Multiplier at position ${Math.max(0, d.floor - 2)}: ${fmt(d.at(Math.max(0, d.floor - 2)), 4)}; at ${d.floor - 1} (where (p + 1) / floor_scale reaches 1): ${fmt(d.at(d.floor - 1), 4)}; at ${d.last}: ${fmt(d.at(d.last), 4)} (attn_scale ${d.attn}).`,
-  readout: (d, c) => `position ${d.xs[c.i]}: q × ${fmt(d.series[0].y[c.i], 5)}; a score gap of 1 becomes a weight ratio of ${fmt(d.series[1].y[c.i], 4)}`,
+  plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLog: true, xLabel: 'position p (log)',
+    yLabel: 'multiplier on q', y2Label: 'e^multiplier', cursor,
+    vlines: [{ x: d.floor, label: `floor_scale ${d.floor}`, color: SERIES[3] }],
+    hlines: [{ y: 1, label: 'RoPE layers: 1 (no temperature)' }] } }),
+  note(d) {
+    const before = Math.max(0, d.floor - 2);
+    return `Multiplier at position ${before}: ${fmt(d.at(before), 4)}; `
+      + `at ${d.floor - 1} (where (p + 1) / floor_scale reaches 1): ${fmt(d.at(d.floor - 1), 4)}; `
+      + `at ${d.last}: ${fmt(d.at(d.last), 4)} (attn_scale ${d.attn}).`;
+  },
+  readout: (d, c) => `position ${d.xs[c.i]}: q × ${fmt(d.series[0].y[c.i], 5)}; `
+    + `a score gap of 1 becomes a weight ratio of ${fmt(d.series[1].y[c.i], 4)}`,
   csv: (d) => linesCsv('position', d.xs, d.series),
-  caption: (st) => `irope temperature floor_scale=${st.iropeFloor} attn_scale=${st.iropeAttn} up to ${st.iropeFloor * st.iropeSpan}`,
+  caption: (st) => `irope temperature floor_scale=${st.iropeFloor} attn_scale=${st.iropeAttn} `
+    + `up to ${st.iropeFloor * st.iropeSpan}`,
   cursor0: (d) => ({ i: d.xs.length - 1 }),
   // Which layers this applies to in the model on the page (shown whether or not the plot is drawn).
   html(d, { extras }) {

@@ -1,12 +1,10 @@
 // The lab's result (chapter "lab"): loss against evaluation length, one line per scheme and per
 // RoPE inference scaling, with the entropy floor and T_train; loss against position at one length;
-// the numbers as a table; JSON export. It also fills the comparison table's extrapolation column
-// (loss at 4 T_train ÷ loss at T_train) from the result on show.
+// the numbers as a table; JSON export. (The comparison table's extrapolation column, loss at
+// 4 T_train ÷ loss at T_train, comes from the same result: lab.measured(), web/lab.js.)
+import { ROPE_SCALINGS, barelyLearned, row, schemeColor, shortCommand } from '../lab.js';
+import { fmt } from '../numbers.js';
 import { panelsHeight } from '../plot/panels.js';
-import { ROPE_SCALINGS, barelyLearned, extrapolation, onLabChange, row, shippedFailure, shippedResult, showShipped, shownResult } from '../lab.js';
-import { setMeasuredExtrapolation } from './comparison-table.js';
-import { fmt } from './common.js';
-import { schemeColor } from './lab-training.js';
 
 const PANEL = 300, MIN_WIDTH = 460;
 // Evaluation lengths in multiples of T_train (a Map: an object would put the key '1/2' last).
@@ -17,16 +15,6 @@ const SHADE = { linear: '#5e1f4c', ntk: '#8f3b78', dynamic: '#b55a99', yarn: '#e
 const FLOOR_COLOR = '#999999';
 const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;');
 const num = (v) => (v === null || v === undefined || !Number.isFinite(v) ? NaN : v);
-
-/** "npm run lab -- " with nothing after it is just "npm run lab". */
-const command = (c) => (c ?? '').replace(/ --$/, '');
-
-export function describeSource(r) {
-  const what = `${r.task}, d_model ${r.config.dModel}, ${r.config.nLayers} layers, ${r.config.nHeads} heads, T_train ${r.config.trainLength}, ${r.config.steps} steps, seed ${r.config.seed}`;
-  return r.source === 'shipped'
-    ? `the shipped result, a real native run (${r.simd}) of ${r.date}: ${command(r.command)} (${what})`
-    : `your run in this browser (WASM workers, ${r.seconds?.toFixed(1)} s) of ${r.date} (${what}); natively: ${command(r.command)}`;
-}
 
 // Lines: the plain model of each scheme, then RoPE with each scaling (from T_train on).
 function lengthSeries(r, scalings) {
@@ -40,12 +28,14 @@ function lengthSeries(r, scalings) {
   if (scalings && r.results.some((s) => s.scheme === 'rope')) {
     for (const k of ROPE_SCALINGS) {
       const xs = lengths.filter((L) => L >= T);
-      series.push({ label: `rope + ${k}`, scheme: 'rope', scaling: k, x: xs, points: true, width: 1.2, dash: DASH[k], color: SHADE[k],
-        y: xs.map((L) => num((L === T ? row(r, 'rope', L) : row(r, 'rope', L, k))?.loss)) });
+      series.push({ label: `rope + ${k}`, scheme: 'rope', scaling: k, x: xs, points: true, width: 1.2, dash: DASH[k],
+        color: SHADE[k], y: xs.map((L) => num((L === T ? row(r, 'rope', L) : row(r, 'rope', L, k))?.loss)) });
     }
   }
   const floor = lengths.map((L) => num(r.floors[L]));
-  if (floor.some(Number.isFinite)) series.push({ label: 'entropy floor', x: lengths, y: floor, dash: [4, 4], color: FLOOR_COLOR, width: 1.2 });
+  if (floor.some(Number.isFinite)) {
+    series.push({ label: 'entropy floor', x: lengths, y: floor, dash: [4, 4], color: FLOOR_COLOR, width: 1.2 });
+  }
   return { lengths, series };
 }
 
@@ -56,14 +46,36 @@ function positionSeries(r, L, scalings) {
     if (!e) return;
     if (e.noEmbedding) { missing.push(label); return; }
     const w = e.bucketWidth;
-    series.push({ label, scheme, x: e.bucketLoss.map((_, k) => k * w + w / 2), y: e.bucketLoss.map(num), color: schemeColor(scheme), ...extra });
+    series.push({ label, scheme, x: e.bucketLoss.map((_, k) => k * w + w / 2), y: e.bucketLoss.map(num),
+      color: schemeColor(scheme), ...extra });
   };
   for (const s of r.results) add(s.scheme, s.scheme, row(r, s.scheme, L));
-  if (scalings && L > T) for (const k of ROPE_SCALINGS) add(`rope + ${k}`, 'rope', row(r, 'rope', L, k), { dash: DASH[k], width: 1.2, color: SHADE[k] });
+  if (scalings && L > T) {
+    for (const k of ROPE_SCALINGS) {
+      add(`rope + ${k}`, 'rope', row(r, 'rope', L, k), { dash: DASH[k], width: 1.2, color: SHADE[k] });
+    }
+  }
   return { series, missing, bucket: series[0]?.x.length ? series[0].x[1] - series[0].x[0] : 0 };
 }
 
+// Where the result on show comes from, how to reproduce it, and the way back to the shipped one.
+function sourceLine(d) {
+  const c = d.r.config, command = `<code>${esc(shortCommand(d.r.command))}</code>`;
+  const what = `${esc(d.r.task)}, d_model ${c.dModel}, ${c.nLayers} layers, ${c.nHeads} heads, T_train ${c.trainLength}, `
+    + `batch ${c.batch}, ${c.steps} steps, seed ${c.seed}`;
+  const text = d.r.source === 'shipped'
+    ? `Shown: the shipped result, a real native run (${esc(d.r.simd)}) of ${esc(d.r.date)} (${what}). `
+      + `Reproduce it with ${command}.`
+    : `Shown: your run in this browser of ${esc(d.r.date)} (${what}; ${d.r.seconds.toFixed(1)} s in WASM workers). `
+      + `The same run natively: ${command}.`;
+  const back = d.r.source !== 'shipped' && d.shipped
+    ? ' <button type="button" data-lab="shipped">Show the shipped result again</button>' : '';
+  return `<p class="lab-source">${text}${back}</p>`;
+}
+
+// The JSON export and the button back to the shipped result.
 function setup(section, host) {
+  const { lab } = host;
   const actions = section.querySelector('.actions');
   const json = document.createElement('button');
   json.type = 'button';
@@ -71,7 +83,7 @@ function setup(section, host) {
   json.textContent = 'JSON';
   actions.querySelector('[data-export="csv"]').after(json);
   json.addEventListener('click', () => {
-    const r = shownResult();
+    const r = lab.shown();
     if (!r) return;
     const a = document.createElement('a');
     a.href = URL.createObjectURL(new Blob([`${JSON.stringify(r, null, 1)}\n`], { type: 'application/json' }));
@@ -81,47 +93,42 @@ function setup(section, host) {
     a.remove();
     setTimeout(() => URL.revokeObjectURL(a.href), 1000);
   });
-  section.addEventListener('click', (e) => { if (e.target.dataset?.lab === 'shipped') showShipped(); });
-  const fill = () => {
-    const r = shownResult();
-    if (!r) return;
-    const { ratios, rope } = extrapolation(r);
-    const T = r.config.trainLength;
-    const details = { rope: Object.entries(rope).map(([k, v]) => `${k} ${v.toPrecision(3)}`).join(', ') };
-    if (details.rope) details.rope = `with scaling: ${details.rope}`;
-    for (const b of barelyLearned(r)) details[b.scheme] = `${details[b.scheme] ? `${details[b.scheme]}; ` : ''}but this model barely learned the task, so the ratio says little`;
-    setMeasuredExtrapolation(ratios, { source: `loss at ${4 * T} ÷ loss at ${T} tokens, by the lab (chapter 9) — ${describeSource(r)}. One seed, tiny models.`, details });
-    host.refresh('comparison-table');
-  };
-  onLabChange((what) => { if (what === 'result') { fill(); host.refresh('lab-extrapolation'); } });
-  fill();
+  section.addEventListener('click', (e) => { if (e.target.dataset?.lab === 'shipped') lab.showShipped(); });
+  lab.onChange((what) => { if (what === 'result') host.refresh('lab-extrapolation'); });
 }
 
 export default {
   id: 'lab-extrapolation',
-  title: 'What happens past the training length',
-  explain: 'Every trained model reads new sequences ½, 1, 2, 4 and 8 times as long as it was trained on (T_train = 64). Left: the mean loss at each length — a flat line means the scheme carries over to longer text; the grey dashed line is the entropy floor, the least loss any model can reach on this data. RoPE is also shown with the inference-time scalings of the long-context chapter (linear, NTK, dynamic NTK, YaRN), applied without retraining, in shades of RoPE\'s colour (untick them to see the schemes alone). A learned table has no row past T_train, so it gets no number there. Right: the loss along the positions of one length: where does it break? One seed and tiny models: read the shape, not the third decimal.',
-  controls: [['labAt', { kind: 'select', label: 'loss by position at length (× T_train)' }], ['labScalings', { kind: 'checkbox' }]],
+  controls: [
+    ['labAt', { kind: 'select', label: 'loss by position at length (× T_train)' }],
+    ['labScalings', { kind: 'checkbox' }],
+  ],
   setup,
   height: (width) => panelsHeight(2, width, PANEL, MIN_WIDTH),
-  compute({ st }) {
-    const r = shownResult();
-    if (!r) throw new Error(`${shippedFailure()} Train in the view above to see a result.`);
+  compute({ st, lab }) {
+    const r = lab.shown();
+    if (!r) throw new Error(`${lab.shippedFailure()} Train in the view above to see a result.`);
     const T = r.config.trainLength;
     const L = MULTIPLES.get(st.labAt) * T;
-    return { r, T, L, ...lengthSeries(r, st.labScalings), pos: positionSeries(r, L, st.labScalings), shipped: Boolean(shippedResult()), barely: barelyLearned(r) };
+    return { r, T, L, ...lengthSeries(r, st.labScalings), pos: positionSeries(r, L, st.labScalings),
+      shipped: Boolean(lab.shipped()), barely: barelyLearned(r) };
   },
   plot: (d, cursor) => {
     // Learned has no number past T_train: said in words at the top of the plot, in its colour.
     const learned = d.series.find((s) => s.scheme === 'learned' && s.noEmbedding.length);
-    const texts = learned ? [{ x: learned.noEmbedding[0], y: null, label: `learned: no embedding past ${d.T}`, color: learned.color }] : [];
+    const texts = learned
+      ? [{ x: learned.noEmbedding[0], y: null, label: `learned: no embedding past ${d.T}`, color: learned.color }] : [];
+    const missing = d.pos.missing.length ? ` (${d.pos.missing.join(', ')}: no embedding)` : '';
     return {
       kind: 'panels',
       spec: {
         minWidth: MIN_WIDTH, cursor,
         panels: [
-          { title: `Loss against evaluation length (${d.r.task})`, kind: 'lines', spec: { series: d.series, xLog: true, xTicks: d.lengths, xDomain: [d.lengths[0] / 1.15, d.lengths[d.lengths.length - 1] * 1.15], xLabel: 'evaluation length (tokens, log scale)', yLabel: 'mean loss (nats/token)', vlines: [{ x: d.T, label: `T_train ${d.T}` }], texts } },
-          { title: `Loss by position at length ${d.L}${d.pos.missing.length ? ` (${d.pos.missing.join(', ')}: no embedding)` : ''}`, kind: 'lines', spec: {
+          { title: `Loss against evaluation length (${d.r.task})`, kind: 'lines', spec: { series: d.series, xLog: true,
+            xTicks: d.lengths, xDomain: [d.lengths[0] / 1.15, d.lengths[d.lengths.length - 1] * 1.15],
+            xLabel: 'evaluation length (tokens, log scale)', yLabel: 'mean loss (nats/token)',
+            vlines: [{ x: d.T, label: `T_train ${d.T}` }], texts } },
+          { title: `Loss by position at length ${d.L}${missing}`, kind: 'lines', spec: {
             series: d.pos.series, xDomain: [0, d.L], xLabel: `position (buckets of ${d.pos.bucket})`, yLabel: 'loss (nats/token)',
             vlines: d.L > d.T ? [{ x: d.T, label: 'T_train' }] : [],
             hlines: d.r.entropyRate === null ? [] : [{ y: d.r.entropyRate, label: `entropy rate ${d.r.entropyRate.toFixed(3)}` }],
@@ -156,11 +163,16 @@ export default {
     const s0 = d.pos.series[0];
     if (!s0) return '';
     const w = d.pos.bucket;
-    return `positions ${c.i * w}–${(c.i + 1) * w - 1} at length ${d.L}: ${d.pos.series.map((s) => `${s.label} ${fmt(s.y[c.i], 4)}`).join(', ')}`;
+    const losses = d.pos.series.map((s) => `${s.label} ${fmt(s.y[c.i], 4)}`).join(', ');
+    return `positions ${c.i * w}–${(c.i + 1) * w - 1} at length ${d.L}: ${losses}`;
   },
-  note: (d) => (d.barely.length
-    ? `Barely learned: ${d.barely.map((b) => `${b.scheme} (loss ${b.loss.toFixed(2)} at T_train; a blind guess scores ln ${d.r.config.vocabSize} = ${b.guess.toFixed(2)})`).join(', ')}. A model that did not learn the data cannot show how its positions extrapolate: train longer or use the small model.`
-    : ''),
+  note(d) {
+    if (!d.barely.length) return '';
+    const which = d.barely.map((b) => `${b.scheme} (loss ${b.loss.toFixed(2)} at T_train; `
+      + `a blind guess scores ln ${d.r.config.vocabSize} = ${b.guess.toFixed(2)})`).join(', ');
+    return `Barely learned: ${which}. A model that did not learn the data cannot show how its positions extrapolate: `
+      + 'train longer or use the small model.';
+  },
   html(d) {
     const T = d.T, cols = d.lengths;
     const cell = (v) => `<td class="num">${Number.isFinite(v) ? v.toFixed(4) : '–'}</td>`;
@@ -175,15 +187,13 @@ export default {
       });
       const at = s.y[s.x.indexOf(T)], far = s.noEmbedding?.includes(4 * T) ? NaN : s.y[s.x.indexOf(4 * T)];
       const ratio = s.noEmbedding?.includes(4 * T) ? 'no emb.' : Number.isFinite(far / at) ? (far / at).toFixed(3) : '–';
-      lines.push(`<tr data-lab-row="${esc(s.label)}"><th scope="row">${esc(s.label)}</th>${values.join('')}<td class="num">${ratio}</td></tr>`);
+      lines.push(`<tr data-lab-row="${esc(s.label)}"><th scope="row">${esc(s.label)}</th>${values.join('')}`
+        + `<td class="num">${ratio}</td></tr>`);
     }
-    const back = d.r.source !== 'shipped' && d.shipped ? ' <button type="button" data-lab="shipped">Show the shipped result again</button>' : '';
-    const c = d.r.config;
-    const what = `${esc(d.r.task)}, d_model ${c.dModel}, ${c.nLayers} layers, ${c.nHeads} heads, T_train ${c.trainLength}, batch ${c.batch}, ${c.steps} steps, seed ${c.seed}`;
-    return `<p class="lab-source">${d.r.source === 'shipped'
-      ? `Shown: the shipped result, a real native run (${esc(d.r.simd)}) of ${esc(d.r.date)} (${what}). Reproduce it with <code>${esc(command(d.r.command))}</code>.`
-      : `Shown: your run in this browser of ${esc(d.r.date)} (${what}; ${d.r.seconds.toFixed(1)} s in WASM workers). The same run natively: <code>${esc(command(d.r.command))}</code>.`}${back}</p>
-      <table class="lab-table"><thead><tr><th scope="col">mean loss (nats)</th>${cols.map((L) => `<th scope="col">L = ${L}</th>`).join('')}<th scope="col">loss(${4 * T}) ÷ loss(${T})</th></tr></thead><tbody>${lines.join('')}</tbody></table>`;
+    const head = `<th scope="col">mean loss (nats)</th>${cols.map((L) => `<th scope="col">L = ${L}</th>`).join('')}`
+      + `<th scope="col">loss(${4 * T}) ÷ loss(${T})</th>`;
+    return `${sourceLine(d)}
+      <table class="lab-table"><thead><tr>${head}</tr></thead><tbody>${lines.join('')}</tbody></table>`;
   },
   csv(d) {
     const out = ['scheme,rope_scaling,length,no_embedding,loss,floor,bucket_start,bucket_width,bucket_loss'];
@@ -196,5 +206,8 @@ export default {
     }
     return `${out.join('\n')}\n`;
   },
-  caption: () => { const r = shownResult(); return r ? `lab ${r.task} ${r.source} ${r.date} · ${command(r.command)}` : 'lab'; },
+  caption(st, { lab }) {
+    const r = lab.shown();
+    return r ? `lab ${r.task} ${r.source} ${r.date} · ${shortCommand(r.command)}` : 'lab';
+  },
 };

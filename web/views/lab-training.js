@@ -2,12 +2,10 @@
 // per scheme, and the training loss against step — live while workers train, else the loss curves
 // of the result on show (the shipped native run until you train your own). The work is in
 // web/lab.js and web/lab-worker.js; this view only draws.
-import { SERIES } from '../colormap.js';
+import { LAB_SCHEMES, commandFor, eta, schemeColor } from '../lab.js';
+import { fmt } from '../numbers.js';
 import { linesCsv } from '../plot/lines.js';
-import { LAB_SCHEMES, cancelRun, commandFor, currentRun, eta, onLabChange, setTextFile, shippedFailure, shownResult, startRun, textFile } from '../lab.js';
-import { fmt } from './common.js';
 
-export const schemeColor = (scheme) => SERIES[LAB_SCHEMES.indexOf(scheme) % SERIES.length];
 const schemesOf = (st) => st.labSchemes.split(',').filter((s) => LAB_SCHEMES.includes(s));
 const seconds = (s) => (s >= 90 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(s < 10 ? 1 : 0)} s`);
 
@@ -21,27 +19,70 @@ function trailingMean(values, window) {
   return out;
 }
 
-function setup(section, host) {
-  const controls = section.querySelector('.view-controls');
+// The text task's file box: the file goes to the lab (lab.setTextFile).
+function textFileBox(lab) {
   const file = document.createElement('div');
   file.className = 'file-box lab-text';
-  file.innerHTML = '<label>text file <input type="file" accept=".txt,.md,text/*" data-lab-text></label><span class="message" role="status"></span>';
-  controls.append(file);
+  file.innerHTML = '<label>text file <input type="file" accept=".txt,.md,text/*" data-lab-text></label>'
+    + '<span class="message" role="status"></span>';
   const msg = file.querySelector('.message');
   file.querySelector('input').addEventListener('change', async (e) => {
     const f = e.target.files[0];
     if (!f) return;
     const bytes = new Uint8Array(await f.arrayBuffer());
-    if (bytes.length < 2) { msg.textContent = `${f.name} is empty: choose a text file.`; msg.classList.add('bad'); return; }
+    if (bytes.length < 2) {
+      msg.textContent = `${f.name} is empty: choose a text file.`;
+      msg.classList.add('bad');
+      return;
+    }
     msg.textContent = `${f.name}: ${bytes.length.toLocaleString('en-US')} bytes, character level.`;
     msg.classList.remove('bad');
-    setTextFile(f.name, bytes);
+    lab.setTextFile(f.name, bytes);
   });
+  return file;
+}
 
+// What a scheme's row in the progress list says about its entry (lab.run().schemes).
+function entryText(e, now) {
+  const last = e.losses.length ? ` · loss ${e.losses[e.losses.length - 1].toFixed(3)}` : '';
+  const t = eta(e, now);
+  return {
+    queued: 'waiting for a free worker',
+    loading: 'loading the package in its worker…',
+    training: `step ${e.step}/${e.total}${last}${t === null ? '' : ` · ETA ${seconds(t)}`}`,
+    evaluating: `trained${last} · evaluating at ½ … 8 × T_train…`,
+    done: `done${last}`,
+    cancelled: `cancelled at step ${e.step}`,
+  }[e.state] ?? e.state;
+}
+
+// One row per scheme of the run, made again when the run's schemes change.
+function progressRows(list, rows, names) {
+  if ([...rows.keys()].join() === names.join()) return;
+  list.replaceChildren();
+  rows.clear();
+  for (const s of names) {
+    const li = document.createElement('li');
+    li.dataset.scheme = s;
+    li.innerHTML = `<span class="name">${s}</span><progress max="1" value="0"></progress><span class="what"></span>`;
+    li.querySelector('.name').style.borderColor = schemeColor(s);  // CSSOM: the CSP forbids style attributes
+    list.append(li);
+    rows.set(s, li);
+  }
+}
+
+// The file box, Start / Cancel and the progress list (the plot is drawn by compute and plot).
+function setup(section, host) {
+  const { lab } = host;
+  const controls = section.querySelector('.view-controls');
+  const file = textFileBox(lab);
+  controls.append(file);
   const bar = document.createElement('div');
   bar.className = 'lab-run';
-  bar.innerHTML = `<div class="row"><button type="button" data-lab="start">Start</button><button type="button" data-lab="cancel" disabled>Cancel</button>
-    <span class="lab-status" role="status" aria-live="polite"></span></div><ul class="lab-progress" aria-label="training progress per scheme"></ul>`;
+  bar.innerHTML = `<div class="row"><button type="button" data-lab="start">Start</button>
+    <button type="button" data-lab="cancel" disabled>Cancel</button>
+    <span class="lab-status" role="status" aria-live="polite"></span></div>
+    <ul class="lab-progress" aria-label="training progress per scheme"></ul>`;
   controls.after(bar);
   const start = bar.querySelector('[data-lab="start"]'), cancel = bar.querySelector('[data-lab="cancel"]');
   const status = bar.querySelector('.lab-status'), list = bar.querySelector('.lab-progress');
@@ -51,40 +92,31 @@ function setup(section, host) {
     const schemes = schemesOf(st);
     if (!schemes.length) { status.textContent = 'Tick at least one scheme to train.'; return; }
     try {
-      startRun({ task: st.labTask, schemes, size: st.labSize, steps: st.labSteps });
+      lab.startRun({ task: st.labTask, schemes, size: st.labSize, steps: st.labSteps });
     } catch (e) {
       status.textContent = e.message;
     }
   });
-  cancel.addEventListener('click', () => cancelRun());
+  cancel.addEventListener('click', () => lab.cancelRun());
 
   const rows = new Map();
   function paint() {
     const st = host.state();
     file.hidden = st.labTask !== 'text';
-    const run = currentRun();
+    const run = lab.run();
     const running = run?.state === 'running';
     start.disabled = running;
     cancel.disabled = !running;
     if (!run) {
       list.replaceChildren();
       rows.clear();
-      status.textContent = st.labTask === 'text' && !textFile() ? 'Choose a text file, then Start.' : `Start trains ${schemesOf(st).length} scheme(s) in your browser, one Web Worker each, up to ${navigator.hardwareConcurrency || 2} at a time.`;
+      status.textContent = st.labTask === 'text' && !lab.textFile() ? 'Choose a text file, then Start.'
+        : `Start trains ${schemesOf(st).length} scheme(s) in your browser, one Web Worker each, `
+          + `up to ${navigator.hardwareConcurrency || 2} at a time.`;
       return;
     }
     const names = Object.keys(run.schemes);
-    if ([...rows.keys()].join() !== names.join()) {
-      list.replaceChildren();
-      rows.clear();
-      for (const s of names) {
-        const li = document.createElement('li');
-        li.dataset.scheme = s;
-        li.innerHTML = `<span class="name">${s}</span><progress max="1" value="0"></progress><span class="what"></span>`;
-        li.querySelector('.name').style.borderColor = schemeColor(s);  // CSSOM: the CSP forbids style attributes
-        list.append(li);
-        rows.set(s, li);
-      }
-    }
+    progressRows(list, rows, names);
     const now = performance.now();
     for (const [s, e] of Object.entries(run.schemes)) {
       const li = rows.get(s);
@@ -92,26 +124,18 @@ function setup(section, host) {
       const p = li.querySelector('progress');
       p.max = e.total;
       p.value = e.step;
-      const last = e.losses.length ? ` · loss ${e.losses[e.losses.length - 1].toFixed(3)}` : '';
-      const t = eta(e, now);
-      li.querySelector('.what').textContent = {
-        queued: 'waiting for a free worker',
-        loading: 'loading the package in its worker…',
-        training: `step ${e.step}/${e.total}${last}${t === null ? '' : ` · ETA ${seconds(t)}`}`,
-        evaluating: `trained${last} · evaluating at ½ … 8 × T_train…`,
-        done: `done${last}`,
-        cancelled: `cancelled at step ${e.step}`,
-      }[e.state] ?? e.state;
+      li.querySelector('.what').textContent = entryText(e, now);
     }
     const elapsed = ((run.finished || now) - run.started) / 1000;
     status.textContent = {
       running: `Training ${names.length} scheme(s), ${seconds(elapsed)} so far. The page stays usable: the work is in workers.`,
       done: `Done in ${seconds(elapsed)}. The plots below and the comparison table now show this run.`,
-      cancelled: 'Cancelled: the workers were stopped and their memory freed. The plots below still show the last finished result.',
+      cancelled: 'Cancelled: the workers were stopped and their memory freed. '
+        + 'The plots below still show the last finished result.',
       error: `The run failed: ${run.error}`,
     }[run.state];
   }
-  onLabChange(() => { paint(); host.refresh('lab-training'); });
+  lab.onChange(() => { paint(); host.refresh('lab-training'); });
   section.addEventListener('change', () => setTimeout(paint));
   paint();
   section.paint = paint;
@@ -119,8 +143,6 @@ function setup(section, host) {
 
 export default {
   id: 'lab-training',
-  title: 'Train one tiny language model per scheme',
-  explain: 'Each scheme gets the same small GPT-style transformer (2 layers; tiny: d_model 32, 2 heads; small: 64, 4 heads), the same data and the same seed, trained at T_train = 64 tokens with AdamW. <em>markov</em> is a random order-2 Markov source over 32 symbols whose best possible loss (the entropy floor) is known exactly; <em>copy</em> repeats random tokens, so the second half needs attention far back; <em>text</em> is any file you choose, character by character. The plot is the training loss (nats per token) at each step. These are tiny models and one seed: they show how each scheme behaves, not how a real model would score.',
   controls: [
     ['labTask', { kind: 'select', label: 'task' }],
     ['labSchemes', { kind: 'checks', label: 'schemes', values: LAB_SCHEMES }],
@@ -128,18 +150,18 @@ export default {
     ['labSteps', { label: 'steps', slider: { min: 10, max: 20000, log: true } }],
   ],
   setup,
-  compute({ st }) {
-    const run = currentRun(), shown = shownResult();
+  compute({ st, lab }) {
+    const run = lab.run(), shown = lab.shown();
     let series, source, floor = null;
     if (run && run.state !== 'done') {
       series = Object.values(run.schemes).map((e) => ({ scheme: e.scheme, losses: e.losses }));
       source = `your run (${run.state}): ${commandFor(run.options, run.textName)}`;
     } else if (shown) {
       series = shown.results.map((r) => ({ scheme: r.scheme, losses: r.trainLoss }));
-      source = shown.source === 'shipped' ? `the shipped native run of ${shown.date}: ${shown.command}` : `your run of ${shown.date}: ${shown.command}`;
+      source = `${shown.source === 'shipped' ? 'the shipped native run' : 'your run'} of ${shown.date}: ${shown.command}`;
       floor = shown.floors[shown.config.trainLength] ?? null;
     } else {
-      throw new Error(`${shippedFailure()} Press Start to train your own.`);
+      throw new Error(`${lab.shippedFailure()} Press Start to train your own.`);
     }
     const n = Math.max(1, ...series.map((s) => s.losses.length));
     const xs = Float64Array.from({ length: n }, (_, i) => i + 1);
@@ -147,20 +169,29 @@ export default {
     const window = Math.max(1, Math.round(n / 100));
     return {
       xs, floor, source, window,
-      series: series.map((s) => ({ label: s.scheme, scheme: s.scheme, x: xs.subarray(0, s.losses.length), y: trailingMean(s.losses, window), raw: s.losses, color: schemeColor(s.scheme) })),
+      series: series.map((s) => ({ label: s.scheme, scheme: s.scheme, x: xs.subarray(0, s.losses.length),
+        y: trailingMean(s.losses, window), raw: s.losses, color: schemeColor(s.scheme) })),
     };
   },
   plot: (d, cursor) => ({
     kind: 'lines',
     spec: {
-      series: d.series.map((s) => ({ ...s, width: 1.5 })), xLabel: 'training step', yLabel: d.window > 1 ? `loss, nats/token (mean of ${d.window} steps)` : 'loss, nats/token', cursor,
+      series: d.series.map((s) => ({ ...s, width: 1.5 })), xLabel: 'training step', cursor,
+      yLabel: d.window > 1 ? `loss, nats/token (mean of ${d.window} steps)` : 'loss, nats/token',
       xDomain: [1, Math.max(2, d.xs.length)],
       hlines: d.floor === null ? [] : [{ y: d.floor, label: `entropy floor at T_train: ${d.floor.toFixed(3)}`, side: 'left' }],
     },
   }),
   note: (d) => `Shown: ${d.source}.`,
-  readout: (d, c) => `step ${d.xs[c.i]}: ${d.series.map((s) => `${s.label} ${c.i < s.y.length ? `${fmt(s.raw[c.i], 4)}${d.window > 1 ? ` (mean ${fmt(s.y[c.i], 4)})` : ''}` : '–'}`).join(', ')}`,
-  csv: (d) => linesCsv('step', d.xs, d.series.map((s) => ({ label: s.label, y: Array.from(d.xs, (_, i) => (i < s.raw.length ? s.raw[i] : '')) }))),
-  caption: (st) => `lab training loss (${shownResult()?.command ?? ''})`,
+  readout(d, c) {
+    const at = (s) => {
+      if (c.i >= s.y.length) return '–';
+      return `${fmt(s.raw[c.i], 4)}${d.window > 1 ? ` (mean ${fmt(s.y[c.i], 4)})` : ''}`;
+    };
+    return `step ${d.xs[c.i]}: ${d.series.map((s) => `${s.label} ${at(s)}`).join(', ')}`;
+  },
+  csv: (d) => linesCsv('step', d.xs,
+    d.series.map((s) => ({ label: s.label, y: Array.from(d.xs, (_, i) => (i < s.raw.length ? s.raw[i] : '')) }))),
+  caption: (st, { lab }) => `lab training loss (${lab.shown()?.command ?? ''})`,
   cursor0: () => ({ i: 0 }),
 };

@@ -4,7 +4,9 @@ import { DIVERGING, SERIES } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
 import { hasReadModel } from '../model-file.js';
-import { columnsFor, fmt, moveGrid, samplePositions, samplingNote } from './common.js';
+import { moveGrid } from '../cursor.js';
+import { fmt } from '../numbers.js';
+import { columnsFor, samplePositions, samplingNote } from '../sampling.js';
 
 const LIMIT = 2 ** 22;  // numbers in a table this page draws (16 MiB of float32)
 const PANEL = 260, MIN_WIDTH = 330;
@@ -15,11 +17,12 @@ function tableFor(pe, st, loaded) {
   const own = loaded && loaded.maxLen === st.maxLen && loaded.dModel === st.dModel;
   const key = `${st.maxLen} ${st.dModel} ${own ? loaded.name : 'seeded'}`;
   if (cached.key !== key || (own && cached.weights !== loaded.weights)) {
-    const table = own ? pe.learnedTable(st.maxLen, st.dModel, { weights: loaded.weights }) : pe.learnedTable(st.maxLen, st.dModel, { seed: 0, std: 0.02 });
+    const table = pe.learnedTable(st.maxLen, st.dModel, own ? { weights: loaded.weights } : { seed: 0, std: 0.02 });
     cached = { key, table, weights: own ? loaded.weights : null };
   }
   const source = own ? `“${loaded.name}” from your file`
-    : loaded ? `seeded N(0, 0.02²) — your file's “${loaded.name}” is ${loaded.maxLen} × ${loaded.dModel}, set max_len and d_model to those to see it`
+    : loaded ? `seeded N(0, 0.02²) — your file's “${loaded.name}” is ${loaded.maxLen} × ${loaded.dModel}, `
+      + 'set max_len and d_model to those to see it'
       : 'seeded N(0, 0.02²), as at the start of training';
   return { table: cached.table, source };
 }
@@ -29,16 +32,21 @@ function setupFile(section, host) {
   const box = document.createElement('div');
   box.className = 'file-box';
   box.dataset.drop = 'learned';
-  box.innerHTML = '<label>load real weights <input type="file" accept=".npy,.safetensors" data-learned-file></label><span class="hint">.npy or .safetensors, or drop one here</span><span class="message" role="status"></span>';
+  box.innerHTML = '<label>load real weights <input type="file" accept=".npy,.safetensors" data-learned-file></label>'
+    + '<span class="hint">.npy or .safetensors, or drop one here</span><span class="message" role="status"></span>';
   const msg = box.querySelector('.message');
   const load = async (file) => {
     try {
       const model = await host.pe.readModel(file);
       const t = model.positionTable;
       if (!t) throw new Error('it holds no position-embedding table (no 2-D tensor named like wpe or position_embeddings)');
-      if (!t.weights) throw new Error(`it gives the table's shape (${t.maxLen} × ${t.dModel}) but not its weights: load the .safetensors or .npy file`);
+      if (!t.weights) {
+        throw new Error(`it gives the table's shape (${t.maxLen} × ${t.dModel}) but not its weights: `
+          + 'load the .safetensors or .npy file');
+      }
       const name = t.name || file.name;
-      msg.textContent = `Loaded “${name}”, ${t.maxLen} × ${t.dModel}.${model.warnings?.length ? ` ${model.warnings.join('; ')}` : ''}`;
+      const warnings = model.warnings?.length ? ` ${model.warnings.join('; ')}` : '';
+      msg.textContent = `Loaded “${name}”, ${t.maxLen} × ${t.dModel}.${warnings}`;
       msg.classList.remove('bad');
       host.loadLearned({ ...t, name });
     } catch (e) {
@@ -46,7 +54,10 @@ function setupFile(section, host) {
       msg.classList.add('bad');
     }
   };
-  box.querySelector('input').addEventListener('change', (e) => { if (e.target.files[0]) load(e.target.files[0]); e.target.value = ''; });
+  box.querySelector('input').addEventListener('change', (e) => {
+    if (e.target.files[0]) load(e.target.files[0]);
+    e.target.value = '';
+  });
   box.addEventListener('dragover', (e) => e.preventDefault());
   box.addEventListener('drop', (e) => { e.preventDefault(); if (e.dataTransfer.files[0]) load(e.dataTransfer.files[0]); });
   section.querySelector('.view-controls').append(box);
@@ -54,8 +65,6 @@ function setupFile(section, host) {
 
 export default {
   id: 'learned',
-  title: 'A learned table: one trained row per position',
-  explain: 'The table has max_len rows of d_model numbers, all trained. Before training they are small random numbers (std 0.02, BERT and GPT-2), so the similarity of two rows is noise; after training (GPT-2\'s <code>wpe</code>, for one) nearby positions grow similar — to see that, open a trained table with <em>open a model file</em> above (GPT-2\'s model.safetensors, or an .npy of its rows): this map then shows it. The lookup slider goes past the table: position max_len has no row, and no amount of computing gives it one.',
   controls: [
     ['maxLen', { label: 'max_len', slider: { min: 1, max: 16384, log: true } }],
     ['learnedPos', { label: 'look up position', slider: (st) => ({ min: 0, max: Math.max(2, Math.ceil(st.maxLen * 1.25)) }) }],
@@ -64,7 +73,10 @@ export default {
   height: (width) => panelsHeight(3, width, PANEL, MIN_WIDTH),
   compute({ pe, st, extras }) {
     const { maxLen, dModel: d } = st;
-    if (maxLen * d > LIMIT) throw new Error(`max_len × d_model = ${maxLen * d} numbers is more than this page draws (${LIMIT}); lower max_len or d_model.`);
+    if (maxLen * d > LIMIT) {
+      throw new Error(`max_len × d_model = ${maxLen * d} numbers is more than this page draws (${LIMIT}); `
+        + 'lower max_len or d_model.');
+    }
     const { table, source } = tableFor(pe, st, extras.learned);
     const xs = samplePositions(maxLen - 1, columnsFor(d));
     const values = new Float32Array(xs.length * d);
@@ -73,7 +85,8 @@ export default {
     for (const v of values) hi = Math.max(hi, Math.abs(v));
     // Cosine similarity of sampled rows.
     const ss = samplePositions(maxLen - 1, Math.min(128, Math.max(8, Math.floor(Math.sqrt(4e6 / d)))));
-    const n = ss.length, sim = new Float32Array(n * n), norms = ss.map((p) => Math.hypot(...table.weights.subarray(p * d, (p + 1) * d)) || 1);
+    const n = ss.length, sim = new Float32Array(n * n);
+    const norms = ss.map((p) => Math.hypot(...table.weights.subarray(p * d, (p + 1) * d)) || 1);
     for (let i = 0; i < n; i++) {
       for (let j = i; j < n; j++) {
         let s = 0;
@@ -86,15 +99,22 @@ export default {
       row = table.lookup([st.learnedPos]);
     } catch (e) {
       if (!(e instanceof RangeError)) throw e;
-      failure = `No row for position ${st.learnedPos}: the table has rows 0 … ${maxLen - 1} only. A model trained with max_len ${maxLen} cannot represent this position at all. (The package: “${e.message.replace(/^learnedTable\.lookup: /, '')}”)`;
+      failure = `No row for position ${st.learnedPos}: the table has rows 0 … ${maxLen - 1} only. A model trained with `
+        + `max_len ${maxLen} cannot represent this position at all. `
+        + `(The package: “${e.message.replace(/^learnedTable\.lookup: /, '')}”)`;
     }
     return { xs, values, hi: hi || 1, d, ss, sim, n, row, failure, pos: st.learnedPos, params: maxLen * d, maxLen, source };
   },
   plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor, panels: [
-    { title: `table: ${data.maxLen} × ${data.d} = ${data.params.toLocaleString('en-US')} parameters`, kind: 'heatmap', spec: { values: data.values, nx: data.xs.length, ny: data.d, xDomain: [data.xs[0], data.xs[data.xs.length - 1]], lo: -data.hi, hi: data.hi, lut: DIVERGING, xLabel: 'position', yLabel: 'dimension', legendLabel: 'weight' } },
-    { title: 'cosine similarity of two rows', kind: 'heatmap', spec: { values: data.sim, nx: data.n, ny: data.n, xDomain: [data.ss[0], data.ss[data.n - 1]], yDomain: [data.ss[0], data.ss[data.n - 1]], lo: -1, hi: 1, lut: DIVERGING, square: true, xLabel: 'position i', yLabel: 'position j', legendLabel: 'cos' } },
+    { title: `table: ${data.maxLen} × ${data.d} = ${data.params.toLocaleString('en-US')} parameters`, kind: 'heatmap', spec: {
+      values: data.values, nx: data.xs.length, ny: data.d, xDomain: [data.xs[0], data.xs[data.xs.length - 1]], lo: -data.hi,
+      hi: data.hi, lut: DIVERGING, xLabel: 'position', yLabel: 'dimension', legendLabel: 'weight' } },
+    { title: 'cosine similarity of two rows', kind: 'heatmap', spec: { values: data.sim, nx: data.n, ny: data.n,
+      xDomain: [data.ss[0], data.ss[data.n - 1]], yDomain: [data.ss[0], data.ss[data.n - 1]], lo: -1, hi: 1, lut: DIVERGING,
+      square: true, xLabel: 'position i', yLabel: 'position j', legendLabel: 'cos' } },
     data.row
-      ? { title: `lookup(${data.pos}): row ${data.pos}`, kind: 'lines', spec: { series: [{ label: `row ${data.pos}`, x: Float64Array.from({ length: data.d }, (_, i) => i), y: data.row, color: SERIES[0] }], xLabel: 'dimension', yLabel: 'weight' } }
+      ? { title: `lookup(${data.pos}): row ${data.pos}`, kind: 'lines', spec: { xLabel: 'dimension', yLabel: 'weight', series: [
+        { label: `row ${data.pos}`, x: Float64Array.from({ length: data.d }, (_, i) => i), y: data.row, color: SERIES[0] }] } }
       : { title: `lookup(${data.pos}): no such row`, kind: 'message', spec: { text: data.failure } },
   ] } }),
   move(data, c, key) {

@@ -5,7 +5,10 @@ import { DIVERGING, SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
 import { panelsHeight } from '../plot/panels.js';
 import { drawStripPanels, stripHeight } from '../plot/strip.js';
-import { fmt, movePanels, ropeParams, ropeRule, tile } from './common.js';
+import { movePanels } from '../cursor.js';
+import { fmt } from '../numbers.js';
+import { ropeParams, ropeRule } from '../rope-params.js';
+import { tile } from '../vectors.js';
 
 const NAMES = ['temporal', 'height', 'width'];
 const COLORS = [SERIES[0], SERIES[1], SERIES[2]];
@@ -32,8 +35,6 @@ function anglesOf(pe, params, d, rot, positions, n) {
 
 export default {
   id: 'mrope',
-  title: 'M-RoPE: one head, three position ids (Qwen2.5-VL)',
-  explain: 'A vision-language model reads text and image patches in one sequence. M-RoPE gives every token three position ids — time, row and column — and splits the rotary pairs into three sections, each turned by one of them (Qwen2.5-VL-7B: mrope_section 16, 24, 24 of its 64 pairs). Text tokens get the same id three times, so text is ordinary RoPE; the patches of an image share their time id and count rows and columns, and the text after the image continues after the largest id. The strip shows which pair follows which id; the maps show each section\'s fastest pair across the image: its angle changes down the rows, across the columns, or not at all. Qwen2/2.5-VL give the sections consecutive pairs, so width gets only the slowest pairs (its map barely changes); Qwen3-VL interleaves them t, h, w, t, h, w, … so every axis has fast and slow pairs.',
   controls: [
     ['mropeSection', { kind: 'text' }],
     ['mropeInterleaved', { kind: 'checkbox' }],
@@ -49,7 +50,10 @@ export default {
     const d = st.dModel, base = ropeParams(st, extras);
     const { rotaryDim: rot } = pe.ropeFrequencies(base);
     const pairs = rot / 2;
-    if (pairs < 3) throw new Error(`M-RoPE needs at least 3 rotary pairs for its three sections; head_dim ${d} × partial rotary ${st.partial} gives ${pairs}.`);
+    if (pairs < 3) {
+      throw new Error('M-RoPE needs at least 3 rotary pairs for its three sections; '
+        + `head_dim ${d} × partial rotary ${st.partial} gives ${pairs}.`);
+    }
     const { section, asked } = sectionsFor(st.mropeSection, pairs);
     const params = { ...base, mrope: { section, interleaved: st.mropeInterleaved } };
     // Which pair each id turns: rotate at ids (1, 0, 0), (0, 1, 0) and (0, 0, 1).
@@ -63,7 +67,8 @@ export default {
     const n = ids.length / 3;
     const angles = anglesOf(pe, params, d, rot, ids, n);
     const xs = Float64Array.from({ length: n }, (_, k) => k);
-    const idSeries = NAMES.map((name, g) => ({ label: `${name} id`, x: xs, y: ids.subarray(g * n, (g + 1) * n), color: COLORS[g], step: true, width: g === 0 ? 3 : 1.6, dash: g === 2 ? [5, 3] : undefined }));
+    const idSeries = NAMES.map((name, g) => ({ label: `${name} id`, x: xs, y: ids.subarray(g * n, (g + 1) * n), color: COLORS[g],
+      step: true, width: g === 0 ? 3 : 1.6, dash: g === 2 ? [5, 3] : undefined }));
     // Each section's fastest pair over the first frame of the image.
     const grids = [0, 1, 2].map((g) => {
       const pair = groups.indexOf(g);
@@ -78,7 +83,8 @@ export default {
       }
       return { g, pair, values, angle, id };
     });
-    return { d, pairs, section, asked, interleaved: st.mropeInterleaved, groups, thetas, ids, n, xs, idSeries, grids, w, h, t, text: st.mropeText };
+    return { d, pairs, section, asked, interleaved: st.mropeInterleaved, groups, thetas, ids, n, xs, idSeries, grids, w, h, t,
+      text: st.mropeText };
   },
   plot(data, cursor, width) {
     const range = (g) => {
@@ -88,15 +94,19 @@ export default {
     };
     const legend = NAMES.map((name, g) => `${name} (${range(g)})`);
     const panels = [
-      { title: 'position ids of each token', kind: 'lines', spec: { series: data.idSeries, xLabel: `token (text ${data.text}, image ${data.t}×${data.h}×${data.w}, text ${AFTER})`, yLabel: 'position id' } },
-      ...data.grids.map((gr) => ({ title: `${NAMES[gr.g]} section, pair ${gr.pair}: cos(${NAMES[gr.g][0]}·θ)`, kind: 'heatmap', spec: {
+      { title: 'position ids of each token', kind: 'lines', spec: { series: data.idSeries, yLabel: 'position id',
+        xLabel: `token (text ${data.text}, image ${data.t}×${data.h}×${data.w}, text ${AFTER})` } },
+      ...data.grids.map((gr) => ({ kind: 'heatmap',
+        title: `${NAMES[gr.g]} section, pair ${gr.pair}: cos(${NAMES[gr.g][0]}·θ)`, spec: {
         values: gr.values, nx: data.w, ny: data.h, lo: -1, hi: 1, lut: DIVERGING, square: true, legend: gr.g === 2,
         xLabel: 'patch column', yLabel: 'patch row', legendLabel: 'cos(angle)' } })),
     ];
     const c = cursor && (cursor.panel === 0 ? { ...cursor, i: cursor.i ?? cursor.x } : cursor);
+    // A phone gets the strip's caption short enough to stay legible on one line.
+    const title = width < 600 ? `${data.pairs} pairs by id (0 = fastest)`
+      : `${data.pairs} rotary pairs of one head (0 = fastest), coloured by the id that turns them`;
     return { kind: 'custom', spec: { draw: drawStripPanels, minWidth: MIN_WIDTH, cursor: c, panels,
-      // A phone gets the strip's caption short enough to stay legible on one line.
-      strip: { title: width < 600 ? `${data.pairs} pairs by id (0 = fastest)` : `${data.pairs} rotary pairs of one head (0 = fastest), coloured by the id that turns them`, groups: data.groups, colors: COLORS, legend } } };
+      strip: { title, groups: data.groups, colors: COLORS, legend } } };
   },
   move(data, c, key) {
     const grids = [{ nx: data.pairs, ny: 1 }, { nx: data.n, ny: 1 }, ...data.grids.map(() => ({ nx: data.w, ny: data.h }))];
@@ -106,23 +116,38 @@ export default {
   },
   note(data) {
     const s = data.section.join(', ');
-    const fixed = data.asked ? `Sections “${data.asked}” do not sum to the ${data.pairs} rotary pairs of head_dim ${data.d}: drawn with ${s} (Qwen2-VL's 2 : 3 : 3 split) instead. ` : '';
+    const fixed = data.asked ? `Sections “${data.asked}” do not sum to the ${data.pairs} rotary pairs of head_dim ${data.d}: `
+      + `drawn with ${s} (Qwen2-VL's 2 : 3 : 3 split) instead. ` : '';
     const last = data.ids[data.n - 1];
-    const frames = data.t > 1 ? ` The maps show the first of the image's ${data.t} frames (the next frame's temporal id is one more).` : '';
-    const turns = data.grids.map((gr) => { let lo = Infinity, hi = -Infinity; for (const id of gr.id) { lo = Math.min(lo, id); hi = Math.max(hi, id); } return `${NAMES[gr.g]} ${fmt((hi - lo) * data.thetas[gr.pair], 3)} rad`; });
-    return `${fixed}Across the image, each section's fastest pair turns by ${turns.join(', ')}. mrope_section ${s}${data.interleaved ? ', interleaved' : ''}; ${data.n} tokens, the last at id ${last} (a plain RoPE sequence would end at ${data.n - 1}: an image costs max(t, h, w) ids, not t·h·w).${frames}`;
+    const frames = data.t > 1
+      ? ` The maps show the first of the image's ${data.t} frames (the next frame's temporal id is one more).` : '';
+    const turns = data.grids.map((gr) => {
+      let lo = Infinity, hi = -Infinity;
+      for (const id of gr.id) { lo = Math.min(lo, id); hi = Math.max(hi, id); }
+      return `${NAMES[gr.g]} ${fmt((hi - lo) * data.thetas[gr.pair], 3)} rad`;
+    });
+    return `${fixed}Across the image, each section's fastest pair turns by ${turns.join(', ')}. `
+      + `mrope_section ${s}${data.interleaved ? ', interleaved' : ''}; ${data.n} tokens, the last at id ${last} `
+      + `(a plain RoPE sequence would end at ${data.n - 1}: an image costs max(t, h, w) ids, not t·h·w).${frames}`;
   },
   readout(data, c, st) {
-    if (c.panel === -1) return `pair ${c.x}: ${NAMES[data.groups[c.x]]} section, θ = ${fmt(data.thetas[c.x], 6)} rad per id (θ = ${st.theta})`;
+    if (c.panel === -1) {
+      return `pair ${c.x}: ${NAMES[data.groups[c.x]]} section, θ = ${fmt(data.thetas[c.x], 6)} rad per id (θ = ${st.theta})`;
+    }
     if (c.panel === 0) {
       const k = c.i ?? c.x;
       const kind = k < data.text ? 'text' : k < data.text + data.t * data.h * data.w ? 'image patch' : 'text';
       return `token ${k} (${kind}): ids t = ${data.ids[k]}, h = ${data.ids[data.n + k]}, w = ${data.ids[2 * data.n + k]}`;
     }
     const gr = data.grids[c.panel - 1], j = c.x * data.h + c.y;
-    return `patch row ${c.y}, column ${c.x}: ${NAMES[gr.g]} id ${gr.id[j]}, pair ${gr.pair} turned by ${fmt(gr.angle[j], 5)} rad (cos ${fmt(gr.values[j], 4)})`;
+    return `patch row ${c.y}, column ${c.x}: ${NAMES[gr.g]} id ${gr.id[j]}, pair ${gr.pair} turned by ${fmt(gr.angle[j], 5)} rad `
+      + `(cos ${fmt(gr.values[j], 4)})`;
   },
-  csv: (data) => linesCsv('token', data.xs, data.idSeries.map((s) => ({ ...s, label: s.label.replace(' ', '_') }))) + `\npair,section,theta\n${Array.from(data.groups, (g, i) => `${i},${NAMES[g]},${data.thetas[i]}`).join('\n')}\n`,
-  caption: (st) => `mrope section=${st.mropeSection} interleaved=${st.mropeInterleaved} head_dim=${st.dModel} theta=${st.theta} text=${st.mropeText} image=${st.mropeT}x${st.mropeH}x${st.mropeW}`,
+  csv(data) {
+    const ids = linesCsv('token', data.xs, data.idSeries.map((s) => ({ ...s, label: s.label.replace(' ', '_') })));
+    return `${ids}\npair,section,theta\n${Array.from(data.groups, (g, i) => `${i},${NAMES[g]},${data.thetas[i]}`).join('\n')}\n`;
+  },
+  caption: (st) => `mrope section=${st.mropeSection} interleaved=${st.mropeInterleaved} head_dim=${st.dModel} theta=${st.theta} `
+    + `text=${st.mropeText} image=${st.mropeT}x${st.mropeH}x${st.mropeW}`,
   cursor0: () => ({ panel: -1, x: 0, y: 0 }),
 };

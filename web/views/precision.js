@@ -1,12 +1,11 @@
 // Angle error of float32 RoPE against position (chapter "long-context").
 import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
-import { TWO_PI, fmt, ropeParams, ropeRule } from './common.js';
+import { TWO_PI, fmt } from '../numbers.js';
+import { ropeParams, ropeRule } from '../rope-params.js';
 
 export default {
   id: 'precision',
-  title: 'Precision: float32 angles drift at long positions',
-  explain: 'The angle pos·θ<sub>i</sub> formed in float32 (as HF and llama.cpp do) loses digits as positions grow: rounding θ<sub>i</sub> alone costs about 6e-8 of it, times the position. <em>accurate</em> forms it in float64 and reduces it mod 2π first. The error is the worst over all pairs against the exact float64 angle; this view draws both precisions whatever the chapter\'s precision setting (which the other views use). An angle error of ε rad changes each pair\'s cos and sin by at most ε, so errors far below 1e-3 do not matter for a score.',
   compute({ pe, st, extras }) {
     const rule = ropeRule(st);
     if (rule) throw new Error(rule);
@@ -31,7 +30,8 @@ export default {
       { label: "'accurate' (float64, reduced)", x: xs, y: errors.accurate, color: SERIES[0] },
     ] };
   },
-  plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLabel: 'position (log)', yLabel: 'max angle error (rad, log)', xLog: true, yLog: true, hlines: [{ y: 1e-6, label: '1e-6 rad' }], cursor } }),
+  plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLabel: 'position (log)', yLabel: 'max angle error (rad, log)',
+    xLog: true, yLog: true, hlines: [{ y: 1e-6, label: '1e-6 rad' }], cursor } }),
   note: () => 'Errors below 1e-9 rad are drawn at 1e-9.',
   readout: (d, c) => `pos ${d.xs[c.i]}: fast ${fmt(d.series[0].y[c.i], 3)} rad, accurate ${fmt(d.series[1].y[c.i], 3)} rad`,
   csv: (d) => linesCsv('pos', d.xs, d.series),

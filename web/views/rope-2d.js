@@ -5,7 +5,9 @@ import { SEQUENTIAL, SERIES } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
 import { drawStripPanels, stripHeight } from '../plot/strip.js';
-import { fmt, movePanels, tile } from './common.js';
+import { movePanels } from '../cursor.js';
+import { fmt } from '../numbers.js';
+import { tile } from '../vectors.js';
 
 const NAMES = ['row', 'column'];
 const COLORS = [SERIES[3], SERIES[5]];
@@ -13,8 +15,6 @@ const PANEL = 300, MIN_WIDTH = 340;
 
 export default {
   id: 'rope-2d',
-  title: '2-D RoPE: patches of an image turned by row and column (Pixtral)',
-  explain: 'A vision transformer cuts an image into a grid of patches. Numbering them 0, 1, 2, … row by row (1-D RoPE) makes the patch just below a neighbour a whole row (patch columns) of positions away, while the last patch of one row and the first of the next look adjacent. 2-D axial RoPE turns half the pairs by the patch\'s row and half by its column (Pixtral, Llama-4 vision), so distance up and down counts like distance left and right. The strip shows which pairs follow which axis; the maps give the score of the query at one patch (query row and column; focus a map to put the cursor there) against the key at every patch, with the same content vector (all ones) at every patch, so they show position only.',
   controls: [
     ['grid2dH', { label: 'patch rows', slider: { min: 1, max: 64 } }],
     ['grid2dW', { label: 'patch columns', slider: { min: 1, max: 64 } }],
@@ -24,7 +24,10 @@ export default {
   height: (width) => stripHeight(width, NAMES) + panelsHeight(2, width, PANEL, MIN_WIDTH),
   compute({ pe, st }) {
     const d = st.dModel;
-    if (d % 4) throw new Error(`2-D RoPE gives half the pairs to rows and half to columns, so head_dim (d_model here) must be a multiple of 4; ${d} is not.`);
+    if (d % 4) {
+      throw new Error('2-D RoPE gives half the pairs to rows and half to columns, so head_dim (d_model here) must be a multiple '
+        + `of 4; ${d} is not.`);
+    }
     const h = st.grid2dH, w = st.grid2dW, n = h * w;
     const row = Math.min(st.grid2dRow, h - 1), col = Math.min(st.grid2dCol, w - 1), query = row * w + col;
     // Which pairs each axis turns: a unit x-part rotated at (row 1, col 0) and (row 0, col 1).
@@ -68,13 +71,17 @@ export default {
     const near = maps.map((m) => ({ below: at(m, row + 1, col), right: at(m, row, col + 1) }));
     return { d, pairs, groups, thetas, h, w, row, col, maps, lo, hi: hi > lo ? hi : lo + 1, near };
   },
-  // A phone gets the strip's caption short enough to stay legible on one line.
-  plot: (data, cursor, width) => ({ kind: 'custom', spec: { draw: drawStripPanels, minWidth: MIN_WIDTH, cursor,
-    strip: { title: width < 600 ? `${data.pairs} pairs by axis, fastest first` : `${data.pairs} rotary pairs of one head, coloured by the axis that turns them (each axis: fastest first)`, groups: data.groups, colors: COLORS,
-      legend: NAMES.map((name, a) => `${name} (${data.groups.filter((g) => g === a).length} pairs)`) },
-    panels: data.maps.map((m) => ({ title: `${m.title}: query at row ${data.row}, column ${data.col}`, kind: 'heatmap', spec: {
-      values: m.values, nx: data.w, ny: data.h, lo: data.lo, hi: data.hi, lut: SEQUENTIAL, square: true,
-      xLabel: 'key patch column', yLabel: 'key patch row', legendLabel: 'q·k / √d' } })) } }),
+  plot(data, cursor, width) {
+    // A phone gets the strip's caption short enough to stay legible on one line.
+    const title = width < 600 ? `${data.pairs} pairs by axis, fastest first`
+      : `${data.pairs} rotary pairs of one head, coloured by the axis that turns them (each axis: fastest first)`;
+    return { kind: 'custom', spec: { draw: drawStripPanels, minWidth: MIN_WIDTH, cursor,
+      strip: { title, groups: data.groups, colors: COLORS,
+        legend: NAMES.map((name, a) => `${name} (${data.groups.filter((g) => g === a).length} pairs)`) },
+      panels: data.maps.map((m) => ({ title: `${m.title}: query at row ${data.row}, column ${data.col}`, kind: 'heatmap', spec: {
+        values: m.values, nx: data.w, ny: data.h, lo: data.lo, hi: data.hi, lut: SEQUENTIAL, square: true,
+        xLabel: 'key patch column', yLabel: 'key patch row', legendLabel: 'q·k / √d' } })) } };
+  },
   move(data, c, key) {
     const grids = [{ nx: data.pairs, ny: 1 }, ...data.maps.map(() => ({ nx: data.w, ny: data.h }))];
     const at = movePanels({ panel: c.panel + 1, x: c.x, y: c.y }, grids, key);
@@ -84,14 +91,20 @@ export default {
   note(data) {
     const [two, one] = data.near;
     const pair = (p) => `one row down ${fmt(p.below, 3)}, one column right ${fmt(p.right, 3)}`;
-    return `Score from the query patch to its neighbours — 2-D: ${pair(two)}; 1-D reading order: ${pair(one)} (one row down is ${data.w} positions away there).`;
+    return `Score from the query patch to its neighbours — 2-D: ${pair(two)}; 1-D reading order: ${pair(one)} `
+      + `(one row down is ${data.w} positions away there).`;
   },
   readout(data, c, st) {
-    if (c.panel === -1) return `pair ${c.x}: turned by the ${NAMES[data.groups[c.x]]}, θ = ${fmt(data.thetas[c.x], 6)} rad per patch (θ = ${st.theta})`;
+    if (c.panel === -1) {
+      return `pair ${c.x}: turned by the ${NAMES[data.groups[c.x]]}, θ = ${fmt(data.thetas[c.x], 6)} rad per patch `
+        + `(θ = ${st.theta})`;
+    }
     const m = data.maps[c.panel];
-    return `${m.title}: key at row ${c.y}, column ${c.x} (Δrow ${c.y - data.row}, Δcolumn ${c.x - data.col}): q·k/√d = ${fmt(m.values[c.x * data.h + c.y], 5)}`;
+    return `${m.title}: key at row ${c.y}, column ${c.x} (Δrow ${c.y - data.row}, Δcolumn ${c.x - data.col}): `
+      + `q·k/√d = ${fmt(m.values[c.x * data.h + c.y], 5)}`;
   },
   csv: (data) => data.maps.map((m) => heatmapCsv({ nx: data.w, ny: data.h, values: m.values }, 'column', 'row', m.key)).join(''),
-  caption: (st) => `rope-2d grid=${st.grid2dH}x${st.grid2dW} query=(${st.grid2dRow},${st.grid2dCol}) head_dim=${st.dModel} theta=${st.theta}`,
+  caption: (st) => `rope-2d grid=${st.grid2dH}x${st.grid2dW} query=(${st.grid2dRow},${st.grid2dCol}) head_dim=${st.dModel} `
+    + `theta=${st.theta}`,
   cursor0: (data) => ({ panel: 0, x: data.col, y: data.row }),
 };

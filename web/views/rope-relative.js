@@ -3,14 +3,15 @@
 import { DIVERGING } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
-import { diagonalSpread, fmt, movePanels, ropeParams, ropeRule, seededVectors, tile } from './common.js';
+import { movePanels } from '../cursor.js';
+import { fmt } from '../numbers.js';
+import { ropeParams, ropeRule } from '../rope-params.js';
+import { diagonalSpread, seededVectors, tile } from '../vectors.js';
 
 const PANEL = 280, MIN_WIDTH = 320;
 
 export default {
   id: 'rope-relative',
-  title: 'Same words at every position: which scores depend only on the offset?',
-  explain: 'The query is the same word at every position i, the key the same word at every position j; each cell is their score q·k/√d. With RoPE every diagonal (fixed i − j) is one colour: the score sees the offset only. With no positions the whole matrix is one colour. With sinusoidal vectors added at the input, (q + p<sub>i</sub>)·(k + p<sub>j</sub>) has terms like q·p<sub>j</sub> that depend on where j is, so diagonals change. Each map has its own colour scale; the largest change along a diagonal is in its title.',
   controls: [['relLen', { label: 'positions shown', slider: { min: 2, max: 128 } }]],
   height: (width) => panelsHeight(3, width, PANEL, MIN_WIDTH),
   compute({ pe, st, extras }) {
@@ -40,15 +41,20 @@ export default {
       { key: 'rope', title: 'RoPE on q and k' },
       { key: 'none', title: 'no positions' },
       { key: 'sinusoidal', title: 'sinusoidal added to the input' },
-    ].map((p) => ({ ...p, values: panels[p.key], spread: diagonalSpread(panels[p.key], n), hi: Math.max(...panels[p.key].map(Math.abs)) || 1 }));
+    ].map((p) => ({ ...p, values: panels[p.key], spread: diagonalSpread(panels[p.key], n),
+      hi: Math.max(...panels[p.key].map(Math.abs)) || 1 }));
     return { n, d, list, capped: st.seqLen < st.relLen };
   },
   plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor, panels: data.list.map((p) => ({
     title: `${p.title}: diagonal change ${fmt(p.spread, 2)}`, kind: 'heatmap',
-    spec: { values: p.values, nx: data.n, ny: data.n, lo: -p.hi, hi: p.hi, lut: DIVERGING, square: true, xLabel: 'query position i', yLabel: 'key position j', legendLabel: 'q·k / √d' } })) } }),
+    spec: { values: p.values, nx: data.n, ny: data.n, lo: -p.hi, hi: p.hi, lut: DIVERGING, square: true,
+      xLabel: 'query position i', yLabel: 'key position j', legendLabel: 'q·k / √d' } })) } }),
   move: (data, c, key) => movePanels(c, data.list.map(() => ({ nx: data.n, ny: data.n })), key),
-  note: (data) => `Largest change along a diagonal — RoPE: ${fmt(data.list[0].spread, 3)} (float32 rounding), none: ${fmt(data.list[1].spread, 3)}, sinusoidal added: ${fmt(data.list[2].spread, 3)}.${data.capped ? ` Positions 0 … ${data.n - 1} (seq_len).` : ''}`,
-  readout: (data, c) => `${data.list[c.panel].title}: i = ${c.x}, j = ${c.y} (i − j = ${c.x - c.y}): ${fmt(data.list[c.panel].values[c.x * data.n + c.y], 5)}`,
+  note: (data) => `Largest change along a diagonal — RoPE: ${fmt(data.list[0].spread, 3)} (float32 rounding), `
+    + `none: ${fmt(data.list[1].spread, 3)}, sinusoidal added: ${fmt(data.list[2].spread, 3)}.`
+    + `${data.capped ? ` Positions 0 … ${data.n - 1} (seq_len).` : ''}`,
+  readout: (data, c) => `${data.list[c.panel].title}: i = ${c.x}, j = ${c.y} (i − j = ${c.x - c.y}): `
+    + `${fmt(data.list[c.panel].values[c.x * data.n + c.y], 5)}`,
   csv: (data) => data.list.map((p) => heatmapCsv({ nx: data.n, ny: data.n, values: p.values }, 'i', 'j', p.key)).join(''),
   caption: (st) => `rope relative head_dim=${st.dModel} theta=${st.theta} base=${st.base}`,
   cursor0: () => ({ panel: 0, x: 1, y: 0 }),

@@ -2,7 +2,10 @@
 // when both positions move by the same amount (chapter "rope").
 import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
-import { fmt, moveIndex, ropeParams, ropeRule, seededVectors, tile } from './common.js';
+import { moveIndex } from '../cursor.js';
+import { fmt } from '../numbers.js';
+import { ropeParams, ropeRule } from '../rope-params.js';
+import { seededVectors, tile } from '../vectors.js';
 
 const MIN_WIDTH = 420, SHIFTS = 129;
 
@@ -15,8 +18,6 @@ function pairDims(i, rot, layout) {
 
 export default {
   id: 'rope-rotation',
-  title: 'RoPE turns q and k; their angle depends only on m − n',
-  explain: 'One content vector q (the query word) and one k (the key word), the same numbers at every position. RoPE turns pair i of q by m·θ<sub>i</sub> and of k by n·θ<sub>i</sub>, so the angle from q to k is the one they had unrotated plus (n − m)·θ<sub>i</sub>. Press play: both positions move together, both vectors turn by the same angle, and the score q·k (over all pairs) does not change. Right: the score as both move (flat) and when only the query moves (it wanders).',
   controls: [
     ['rotM', { label: 'query position m', slider: { min: 0, max: 200 } }],
     ['rotN', { label: 'key position n', slider: { min: 0, max: 200 } }],
@@ -32,13 +33,15 @@ export default {
     const { rotaryDim } = pe.ropeFrequencies(params);
     const qk = seededVectors(pe, 2, d, 21);
     const q = qk.subarray(0, d), k = qk.subarray(d);
-    const rope = (x, positions) => pe.applyRope(tile(x, positions.length), { seqLen: positions.length, nHeads: 1, headDim: d, params, positions, layout: st.layout });
+    const rope = (x, positions) => pe.applyRope(tile(x, positions.length),
+      { seqLen: positions.length, nHeads: 1, headDim: d, params, positions, layout: st.layout });
     const s = st.rotShift;
     const shifts = Float64Array.from({ length: SHIFTS }, (_, i) => i);
     const qs = rope(q, Array.from(shifts, (t) => st.rotM + t)), ks = rope(k, Array.from(shifts, (t) => st.rotN + t));
     const kFixed = rope(k, [st.rotN]);
-    const both = Float64Array.from(shifts, (_, t) => { let v = 0; for (let j = 0; j < d; j++) v += qs[t * d + j] * ks[t * d + j]; return v; });
-    const qOnly = Float64Array.from(shifts, (_, t) => { let v = 0; for (let j = 0; j < d; j++) v += qs[t * d + j] * kFixed[j]; return v; });
+    const dotAt = (a, i, b, j) => { let v = 0; for (let t = 0; t < d; t++) v += a[i * d + t] * b[j * d + t]; return v; };
+    const both = Float64Array.from(shifts, (_, t) => dotAt(qs, t, ks, t));
+    const qOnly = Float64Array.from(shifts, (_, t) => dotAt(qs, t, kFixed, 0));
     const [qNow, kNow] = [rope(q, [st.rotM + s]), rope(k, [st.rotN + s])];
     const [q0, k0] = [rope(q, [st.rotM]), rope(k, [st.rotN])];
     const dot = (a, b) => { let v = 0; for (let j = 0; j < d; j++) v += a[j] * b[j]; return v; };
@@ -47,7 +50,10 @@ export default {
     const theta = pe.ropeFrequencies(params, { dtype: 'float64' }).invFreq[pair];
     // The angle from q to k in this pair's plane, in (−π, π]: measured on the drawn vectors, and
     // φ₀ (before any rotation) that RoPE adds (n − m)·θ to.
-    const wrap = (x) => { const y = x - 2 * Math.PI * Math.round(x / (2 * Math.PI)); return y <= -Math.PI ? y + 2 * Math.PI : y; };
+    const wrap = (x) => {
+      const y = x - 2 * Math.PI * Math.round(x / (2 * Math.PI));
+      return y <= -Math.PI ? y + 2 * Math.PI : y;
+    };
     const angleOf = (x, y) => wrap(Math.atan2(y[b], y[a]) - Math.atan2(x[b], x[a]));
     return { d, pair, a, b, theta, qNow, kNow, q0, k0, score: dot(qNow, kNow), score0: dot(q0, k0), shifts, both, qOnly,
       m: st.rotM, n: st.rotN, s, angle: angleOf(qNow, kNow), phi0: angleOf(q, k) };
@@ -62,7 +68,8 @@ export default {
         { x: data.qNow[a], y: data.qNow[b], color: SERIES[0], label: `q at m+s = ${data.m + data.s}` },
         { x: data.kNow[a], y: data.kNow[b], color: SERIES[1], label: `k at n+s = ${data.n + data.s}` },
       ],
-      caption: `angle q→k = φ₀ + (n − m)·θ = ${signed(data.phi0)} + (${signed((data.n - data.m) * data.theta)}) = ${signed(data.angle)} rad (mod 2π), whatever s; φ₀: q and k unrotated; dashed: s = 0` } };
+      caption: `angle q→k = φ₀ + (n − m)·θ = ${signed(data.phi0)} + (${signed((data.n - data.m) * data.theta)}) = `
+        + `${signed(data.angle)} rad (mod 2π), whatever s; φ₀: q and k unrotated; dashed: s = 0` } };
     const lines = { title: `q·k over all ${data.d} dims as positions move`, kind: 'lines', spec: {
       series: [
         { label: 'both move by s: constant', x: data.shifts, y: data.both, color: SERIES[0], width: 2.5 },
@@ -72,9 +79,11 @@ export default {
   },
   move: (data, c, key) => ({ panel: 1, ...moveIndex(c, data.shifts.length, key) }),
   note: (data) => (data.s === 0 ? `Score q·k: ${fmt(data.score0, 5)}. Move "shift both by s" (or press play): it stays.`
-    : `Score at s = 0: ${fmt(data.score0, 5)}; at s = ${data.s}: ${fmt(data.score, 5)} (difference ${fmt(Math.abs(data.score - data.score0), 2)}, float32 rounding).`),
+    : `Score at s = 0: ${fmt(data.score0, 5)}; at s = ${data.s}: ${fmt(data.score, 5)} `
+      + `(difference ${fmt(Math.abs(data.score - data.score0), 2)}, float32 rounding).`),
   readout: (data, c) => `s = ${data.shifts[c.i]}: both move ${fmt(data.both[c.i], 5)}, only the query ${fmt(data.qOnly[c.i], 5)}`,
   csv: (data) => linesCsv('shift', data.shifts, [{ label: 'both_move', y: data.both }, { label: 'query_only', y: data.qOnly }]),
-  caption: (st) => `rope rotation m=${st.rotM} n=${st.rotN} s=${st.rotShift} pair=${st.rotPair} head_dim=${st.dModel} theta=${st.theta}`,
+  caption: (st) => `rope rotation m=${st.rotM} n=${st.rotN} s=${st.rotShift} pair=${st.rotPair} head_dim=${st.dModel} `
+    + `theta=${st.theta}`,
   cursor0: () => ({ panel: 1, i: 0 }),
 };

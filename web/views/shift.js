@@ -1,7 +1,8 @@
 // The relative property: M_k · PE(pos) = PE(pos + k), and the lesson's worked example (chapter "sinusoidal").
 import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
-import { TWO_PI, fmt, moveIndex } from './common.js';
+import { moveIndex } from '../cursor.js';
+import { TWO_PI, fmt } from '../numbers.js';
 
 const MIN_WIDTH = 420;
 // The lesson prints position 5 of its d_model 8 example as "0.959 -0.279 …".
@@ -16,19 +17,20 @@ function pairDims(i, d, layout) {
 
 function workedExample(pe) {
   const rows = pe.sinusoidal(3, 8, { positions: [0, 1, 5] });
-  const head = Array.from({ length: 8 }, (_, k) => `<th scope="col">${k % 2 ? 'cos' : 'sin'}(pos/10000<sup>${2 * (k >> 1)}/8</sup>)</th>`).join('');
-  const body = [0, 1, 5].map((p, r) => `<tr><th scope="row">${p}</th>${Array.from(rows.subarray(r * 8, r * 8 + 8), (v) => `<td class="num">${v.toFixed(3)}</td>`).join('')}</tr>`).join('');
+  const head = Array.from({ length: 8 },
+    (_, k) => `<th scope="col">${k % 2 ? 'cos' : 'sin'}(pos/10000<sup>${2 * (k >> 1)}/8</sup>)</th>`);
+  const cells = (r) => Array.from(rows.subarray(r * 8, r * 8 + 8), (v) => `<td class="num">${v.toFixed(3)}</td>`).join('');
+  const body = [0, 1, 5].map((p, r) => `<tr><th scope="row">${p}</th>${cells(r)}</tr>`).join('');
   const other = Math.atan2(LESSON_ROW5[0], LESSON_ROW5[1]);
   return `<p><strong>A worked example</strong> (d_model 8, base 10000, positions 0, 1, 5), computed by the package:</p>
-    <table><thead><tr><th scope="col">pos</th>${head}</tr></thead><tbody>${body}</tbody></table>
-    <p class="erratum">Some copies of this table print position 5 as <code>0.959 -0.279 …</code>: that is wrong. sin 5 = ${rows[16].toFixed(3)} and cos 5 = ${rows[17].toFixed(3)}
-    (the first two numbers of row 5 above): the printed pair is the sine and cosine of another angle, about ${other.toFixed(2)} rad, not of 5.</p>`;
+    <table><thead><tr><th scope="col">pos</th>${head.join('')}</tr></thead><tbody>${body}</tbody></table>
+    <p class="erratum">Some copies of this table print position 5 as <code>0.959 -0.279 …</code>: that is wrong.
+    sin 5 = ${rows[16].toFixed(3)} and cos 5 = ${rows[17].toFixed(3)} (the first two numbers of row 5 above): the printed pair
+    is the sine and cosine of another angle, about ${other.toFixed(2)} rad, not of 5.</p>`;
 }
 
 export default {
   id: 'shift',
-  title: 'Shifting by k is a rotation: M<sub>k</sub>·PE(pos) = PE(pos + k)',
-  explain: 'Each pair (sin, cos) of PE(pos) is a hand on a circle at angle pos·ω<sub>i</sub>. Moving k positions turns every hand by k·ω<sub>i</sub>, the same for every pos, so one fixed matrix M<sub>k</sub> (a rotation per pair, from the package) maps PE(pos) onto PE(pos + k). Left: one pair, before (grey) and after (filled: PE(pos + k); ring: M<sub>k</sub>·PE(pos)). Right: the whole vector, both ways.',
   controls: [
     ['shiftPos', { label: 'pos', slider: { min: 0, max: 1000 } }],
     ['shiftK', { label: 'shift k', slider: { min: -50, max: 50 } }],
@@ -37,7 +39,10 @@ export default {
   height: (width) => (width >= 2 * MIN_WIDTH ? 320 : 640),
   compute({ pe, st }) {
     const d = st.dModel;
-    if (d % 2) throw new Error(`M_k rotates (sin, cos) pairs, so d_model must be even; ${d} is odd. (The worked example below uses d_model 8.)`);
+    if (d % 2) {
+      throw new Error(`M_k rotates (sin, cos) pairs, so d_model must be even; ${d} is odd. `
+        + '(The worked example below uses d_model 8.)');
+    }
     const opts = { base: st.base, layout: st.sinLayout };
     const key = `${st.shiftK} ${d} ${st.base} ${st.sinLayout}`;
     if (lastShift.key !== key) lastShift = { key, m: pe.sinusoidalShift(st.shiftK, d, opts) };
@@ -69,7 +74,8 @@ export default {
       ],
       arcs: [{ from: a0, to: a0 + ((((a1 - a0) % TWO_PI) + 3 * Math.PI) % TWO_PI) - Math.PI, radius: 0.35, color: SERIES[2] }],
       caption: `turned by k·ω = ${fmt(data.k * data.omega, 4)} rad; ring: M_k·PE(${data.pos})` } };
-    const lines = { title: `all ${data.d} dimensions: max |M_k·PE(pos) − PE(pos+k)| = ${fmt(data.worst, 2)}`, kind: 'lines', spec: {
+    const title = `all ${data.d} dimensions: max |M_k·PE(pos) − PE(pos+k)| = ${fmt(data.worst, 2)}`;
+    const lines = { title, kind: 'lines', spec: {
       series: [
         { label: `PE(${data.pos + data.k})`, x: data.xs, y: target, color: SERIES[0], width: 3 },
         { label: `M_k · PE(${data.pos})`, x: data.xs, y: mapped, color: SERIES[1], dash: [5, 4] },
@@ -77,10 +83,13 @@ export default {
     return { kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor: cursor && { ...cursor, panel: 1 }, panels: [circle, lines] } };
   },
   move: (data, c, key) => ({ panel: 1, ...moveIndex(c, data.d, key) }),
-  note: (data) => `Largest error over the whole vector: ${fmt(data.worst, 3)} (float32 rounding): the shift matrix does not depend on pos.`,
+  note: (data) => `Largest error over the whole vector: ${fmt(data.worst, 3)} (float32 rounding): `
+    + 'the shift matrix does not depend on pos.',
   html: (data, { pe }) => workedExample(pe),  // shown whether or not the plot can be drawn
-  readout: (data, c) => `dim ${c.i}: PE(${data.pos + data.k}) = ${fmt(data.target[c.i])}, M_k·PE(${data.pos}) = ${fmt(data.mapped[c.i])}`,
-  csv: (data) => linesCsv('dim', data.xs, [{ label: 'pe_pos_plus_k', y: data.target }, { label: 'mk_times_pe_pos', y: data.mapped }]),
+  readout: (data, c) => `dim ${c.i}: PE(${data.pos + data.k}) = ${fmt(data.target[c.i])}, `
+    + `M_k·PE(${data.pos}) = ${fmt(data.mapped[c.i])}`,
+  csv: (data) => linesCsv('dim', data.xs,
+    [{ label: 'pe_pos_plus_k', y: data.target }, { label: 'mk_times_pe_pos', y: data.mapped }]),
   caption: (st) => `shift pos=${st.shiftPos} k=${st.shiftK} d_model=${st.dModel} base=${st.base}`,
   cursor0: () => ({ panel: 1, i: 0 }),
 };

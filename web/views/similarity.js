@@ -1,12 +1,12 @@
 // PE(i)·PE(j) for sampled positions, and the check that every diagonal is constant (chapter "sinusoidal").
 import { DIVERGING } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
-import { diagonalSpread, fmt, samplePositions, sinusoidalRows } from './common.js';
+import { fmt } from '../numbers.js';
+import { samplePositions, sinusoidalRows } from '../sampling.js';
+import { diagonalSpread } from '../vectors.js';
 
 export default {
   id: 'similarity',
-  title: 'Similarity PE(i)·PE(j): it depends only on the distance',
-  explain: 'The dot product of two sinusoidal vectors is a sum of cos((i − j)·ω<sub>k</sub>): it depends on i − j only, so every diagonal of this matrix is constant (the read-out prints the largest change along a diagonal). Attention can therefore learn "two words back" from absolute encodings. Nearby positions are most similar.',
   height: (width) => Math.min(520, Math.max(300, width * 0.55)),
   compute(ctx) {
     const { st } = ctx;
@@ -26,9 +26,16 @@ export default {
     }
     return { xs, ys: xs, nx: n, ny: n, values, spread: diagonalSpread(values, n), total: st.seqLen, norm };
   },
-  plot: (d, cursor) => ({ kind: 'heatmap', spec: { values: d.values, nx: d.nx, ny: d.ny, xDomain: [d.xs[0], d.xs[d.nx - 1]], yDomain: [d.xs[0], d.xs[d.ny - 1]], lo: -1, hi: 1, lut: DIVERGING, square: true, xLabel: 'position i', yLabel: 'position j', legendLabel: `PE(i)·PE(j) / ${d.norm}`, cursor } }),
-  note: (d) => `Largest change along any diagonal: ${fmt(d.spread, 3)} (float32 rounding; exactly 0 in exact arithmetic).${d.xs.length < d.total ? ` Sampled: every ${d.xs[1] - d.xs[0]}th of ${d.total} positions, evenly, so the diagonals stay diagonals.` : ''}`,
-  readout: (d, c) => `PE(${d.xs[c.x]})·PE(${d.ys[c.y]}) / ${d.norm} = ${fmt(d.values[c.x * d.ny + c.y])}, distance i − j = ${d.xs[c.x] - d.ys[c.y]}`,
+  plot: (d, cursor) => ({ kind: 'heatmap', spec: { values: d.values, nx: d.nx, ny: d.ny, xDomain: [d.xs[0], d.xs[d.nx - 1]],
+    yDomain: [d.xs[0], d.xs[d.ny - 1]], lo: -1, hi: 1, lut: DIVERGING, square: true, xLabel: 'position i', yLabel: 'position j',
+    legendLabel: `PE(i)·PE(j) / ${d.norm}`, cursor } }),
+  note(d) {
+    const sampled = d.xs.length < d.total
+      ? ` Sampled: every ${d.xs[1] - d.xs[0]}th of ${d.total} positions, evenly, so the diagonals stay diagonals.` : '';
+    return `Largest change along any diagonal: ${fmt(d.spread, 3)} (float32 rounding; exactly 0 in exact arithmetic).${sampled}`;
+  },
+  readout: (d, c) => `PE(${d.xs[c.x]})·PE(${d.ys[c.y]}) / ${d.norm} = ${fmt(d.values[c.x * d.ny + c.y])}, `
+    + `distance i − j = ${d.xs[c.x] - d.ys[c.y]}`,
   csv: (d) => heatmapCsv(d, 'i', 'j', 'similarity'),
   caption: (st) => `similarity sinusoidal seq_len=${st.seqLen} d_model=${st.dModel} base=${st.base}`,
   cursor0: (d) => ({ x: Math.min(1, d.nx - 1), y: 0 }),

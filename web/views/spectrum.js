@@ -1,12 +1,11 @@
 // Wavelength per rotary pair before and after scaling (chapter "long-context").
 import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
-import { TWO_PI, fileRope, fmt, ropeParams, ropeRule } from './common.js';
+import { TWO_PI, fmt } from '../numbers.js';
+import { fileRope, ropeParams, ropeRule } from '../rope-params.js';
 
 export default {
   id: 'spectrum',
-  title: 'Which pairs the scaling stretches',
-  explain: 'Pair i turns by θ<sub>i</sub> per position: a wavelength of 2π/θ<sub>i</sub> positions. Pairs whose wavelength is longer than L<sub>train</sub> never completed a turn in training. Scaling stretches those so positions up to L<sub>target</sub> stay in range: linear stretches every pair, YaRN ramps from untouched fast pairs to fully stretched slow ones, llama3 uses two wavelength bands, LongRoPE a factor per pair.',
   compute({ pe, st, extras }) {
     const rule = ropeRule(st);
     if (rule) throw new Error(rule);
@@ -17,22 +16,30 @@ export default {
     const before = Float64Array.from(base.invFreq, (f) => TWO_PI / f);
     const after = Float64Array.from(scaled.invFreq, (f) => TWO_PI / f);
     const ratio = Float64Array.from(after, (w, i) => w / before[i]);
+    const withFactors = `${st.scaling === 'none' ? '' : `${st.scaling} + `}the file's freq_factors`;
     const series = [
       { label: 'wavelength, unscaled', x: xs, y: before, color: SERIES[0] },
-      { label: `wavelength, ${factors ? `${st.scaling === 'none' ? '' : `${st.scaling} + `}the file's freq_factors` : st.scaling}`, x: xs, y: after, color: SERIES[1], dash: [6, 3] },
+      { label: `wavelength, ${factors ? withFactors : st.scaling}`, x: xs, y: after, color: SERIES[1], dash: [6, 3] },
       { label: 'stretch after/before (right axis)', x: xs, y: ratio, color: SERIES[2], axis: 2 },
     ];
-    const hlines = [{ y: st.lTrain, label: `L_train = ${st.lTrain}` }, { y: st.lTarget, label: `L_target = ${st.lTarget}`, color: SERIES[3] }];
+    const hlines = [{ y: st.lTrain, label: `L_train = ${st.lTrain}` },
+      { y: st.lTarget, label: `L_target = ${st.lTarget}`, color: SERIES[3] }];
     if (st.scaling === 'llama3') {
-      hlines.push({ y: st.lTrain / st.lowFreq, label: `llama3: longer than ${fmt(st.lTrain / st.lowFreq, 0)} → ÷ factor`, color: SERIES[4] });
-      hlines.push({ y: st.lTrain / st.highFreq, label: `llama3: shorter than ${fmt(st.lTrain / st.highFreq, 0)} → kept`, color: SERIES[4] });
+      const low = st.lTrain / st.lowFreq, high = st.lTrain / st.highFreq;
+      hlines.push({ y: low, label: `llama3: longer than ${fmt(low, 0)} → ÷ factor`, color: SERIES[4] });
+      hlines.push({ y: high, label: `llama3: shorter than ${fmt(high, 0)} → kept`, color: SERIES[4] });
     }
     return { xs, series, hlines, attentionFactor: scaled.attentionFactor, scaling: st.scaling, factors };
   },
-  plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, hlines: d.hlines, xLabel: 'rotary pair i (0 = fastest)', yLabel: 'wavelength (positions, log)', y2Label: 'stretch', yLog: true, cursor } }),
-  note: (d) => (d.scaling === 'none' && !d.factors ? 'Scaling is "none": the two wavelength curves coincide. Choose a scaling above to see what it stretches.' : `Attention factor a = ${fmt(d.attentionFactor, 4)} (multiplies cos and sin, so a score grows by a²).`),
-  readout: (d, c) => `pair ${c.i}: wavelength ${fmt(d.series[0].y[c.i], 3)} → ${fmt(d.series[1].y[c.i], 3)} positions (×${fmt(d.series[2].y[c.i], 4)})`,
+  plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, hlines: d.hlines, xLabel: 'rotary pair i (0 = fastest)',
+    yLabel: 'wavelength (positions, log)', y2Label: 'stretch', yLog: true, cursor } }),
+  note: (d) => (d.scaling === 'none' && !d.factors
+    ? 'Scaling is "none": the two wavelength curves coincide. Choose a scaling above to see what it stretches.'
+    : `Attention factor a = ${fmt(d.attentionFactor, 4)} (multiplies cos and sin, so a score grows by a²).`),
+  readout: (d, c) => `pair ${c.i}: wavelength ${fmt(d.series[0].y[c.i], 3)} → ${fmt(d.series[1].y[c.i], 3)} positions `
+    + `(×${fmt(d.series[2].y[c.i], 4)})`,
   csv: (d) => linesCsv('pair', d.xs, d.series),
-  caption: (st) => `rope head_dim=${st.dModel} theta=${st.theta} scaling=${st.scaling} factor=${st.factor} L_train=${st.lTrain} L_target=${st.lTarget} partial=${st.partial}`,
+  caption: (st) => `rope head_dim=${st.dModel} theta=${st.theta} scaling=${st.scaling} factor=${st.factor} L_train=${st.lTrain} `
+    + `L_target=${st.lTarget} partial=${st.partial}`,
   cursor0: () => ({ i: 0 }),
 };

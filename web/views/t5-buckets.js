@@ -4,8 +4,6 @@ import { linesCsv } from '../plot/lines.js';
 
 export default {
   id: 't5-buckets',
-  title: 'T5: distances grouped into buckets',
-  explain: 'T5 learns one bias per head and bucket. Small distances each get their own bucket; larger ones share buckets that grow logarithmically wider, and everything past max distance (the dotted lines at ±max distance) lands in the last one (which, as the log spacing is rounded down, already starts before max distance: with 32 buckets and max distance 128, at 91 for the encoder and 113 for the decoder). The encoder (bidirectional) keeps keys after the query apart from keys before it; the decoder only looks back: its keys after the query are masked by causal attention, and the bucket 0 drawn there is never used.',
   controls: [
     ['t5Buckets', { label: 'buckets', slider: { min: 4, max: 1024, log: true } }],
     ['t5MaxDist', { label: 'max distance', slider: { min: 8, max: 100000, log: true } }],
@@ -18,14 +16,22 @@ export default {
     const uni = pe.t5Bucket(xs, { bidirectional: false, numBuckets: st.t5Buckets, maxDistance: st.t5MaxDist });
     const series = [
       // The kind the other chapters use (the checkbox) is drawn bold.
-      { label: `bidirectional (encoder)${st.t5Bidir ? ', used elsewhere' : ''}`, x: xs, y: Float64Array.from(bi), color: SERIES[0], step: true, width: st.t5Bidir ? 2.6 : 1.2 },
-      { label: `unidirectional (decoder)${st.t5Bidir ? '' : ', used elsewhere'}`, x: xs, y: Float64Array.from(uni), color: SERIES[1], step: true, dash: [5, 3], width: st.t5Bidir ? 1.2 : 2.6 },
+      { label: `bidirectional (encoder)${st.t5Bidir ? ', used elsewhere' : ''}`, x: xs, y: Float64Array.from(bi),
+        color: SERIES[0], step: true, width: st.t5Bidir ? 2.6 : 1.2 },
+      { label: `unidirectional (decoder)${st.t5Bidir ? '' : ', used elsewhere'}`, x: xs, y: Float64Array.from(uni),
+        color: SERIES[1], step: true, dash: [5, 3], width: st.t5Bidir ? 1.2 : 2.6 },
     ];
     return { xs, series, capped: 2 * st.t5MaxDist > reach, maxDist: st.t5MaxDist, reach };
   },
-  plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLabel: 'relative position = key − query', yLabel: 'bucket', vlines: [{ x: 0, label: 'query' }, ...(d.maxDist <= d.reach ? [{ x: -d.maxDist, label: `−${d.maxDist}` }, { x: d.maxDist, label: `+${d.maxDist}` }] : [])], cursor } }),
+  plot(d, cursor) {
+    const edges = d.maxDist <= d.reach
+      ? [{ x: -d.maxDist, label: `−${d.maxDist}` }, { x: d.maxDist, label: `+${d.maxDist}` }] : [];
+    return { kind: 'lines', spec: { series: d.series, xLabel: 'relative position = key − query', yLabel: 'bucket',
+      vlines: [{ x: 0, label: 'query' }, ...edges], cursor } };
+  },
   note: (d) => (d.capped ? 'Relative positions from −4096 to 4096 shown.' : ''),
-  readout: (d, c) => `key − query = ${d.xs[c.i]}: bucket ${d.series[0].y[c.i]} (bidirectional), ${d.series[1].y[c.i]} (unidirectional)`,
+  readout: (d, c) => `key − query = ${d.xs[c.i]}: bucket ${d.series[0].y[c.i]} (bidirectional), `
+    + `${d.series[1].y[c.i]} (unidirectional)`,
   csv: (d) => linesCsv('relative_position', d.xs, d.series),
   caption: (st) => `t5 num_buckets=${st.t5Buckets} max_distance=${st.t5MaxDist}`,
   cursor0: (d) => ({ i: Math.floor(d.xs.length / 2) }),

@@ -1,0 +1,35 @@
+// Plot cursors moved by the keyboard: arrows by one, PageUp/PageDown by a tenth, Home/End to the
+// ends. view.js uses them for every plot; views with their own layout (panels) call them too.
+
+/** Moves a grid cursor { x, y } for a key. */
+export function moveGrid(c, nx, ny, key) {
+  const big = Math.max(1, Math.round(nx / 10));
+  const clamp = (v, n) => Math.max(0, Math.min(n - 1, v));
+  const dx = { ArrowRight: 1, ArrowLeft: -1, PageUp: big, PageDown: -big }[key] ?? 0;
+  const dy = { ArrowUp: 1, ArrowDown: -1 }[key] ?? 0;
+  if (key === 'Home') return { ...c, x: 0 };
+  if (key === 'End') return { ...c, x: nx - 1 };
+  return { ...c, x: clamp(c.x + dx, nx), y: clamp(c.y + dy, ny) };
+}
+
+/** Moves an index cursor { i } over n points. */
+export function moveIndex(c, n, key) {
+  const big = Math.max(1, Math.round(n / 10));
+  const d = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: big, PageDown: -big }[key] ?? 0;
+  if (key === 'Home') return { ...c, i: 0 };
+  if (key === 'End') return { ...c, i: n - 1 };
+  return { ...c, i: Math.max(0, Math.min(n - 1, c.i + d)) };
+}
+
+/** Moves a panel cursor { panel, x, y }: within the panel, and on to the next one at an edge. */
+export function movePanels(c, grids, key) {
+  const g = grids[c.panel];
+  const at = moveGrid(c, g.nx, g.ny, key);
+  if (key === 'ArrowRight' && c.x === g.nx - 1 && c.panel + 1 < grids.length) {
+    return { panel: c.panel + 1, x: 0, y: Math.min(c.y, grids[c.panel + 1].ny - 1) };
+  }
+  if (key === 'ArrowLeft' && c.x === 0 && c.panel > 0) {
+    return { panel: c.panel - 1, x: grids[c.panel - 1].nx - 1, y: Math.min(c.y, grids[c.panel - 1].ny - 1) };
+  }
+  return at;
+}

@@ -1,0 +1,14 @@
+// Numbers as the views print them: read-out values, CSV text, and 2π.
+export const TWO_PI = 2 * Math.PI;
+
+/** A read-out number: `digits` decimals, or as many significant digits in exponent form. */
+export function fmt(v, digits = 6) {
+  if (v === -Infinity) return '−∞';
+  if (!Number.isFinite(v)) return String(v);
+  const exponent = Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-4 && v !== 0);
+  return exponent ? v.toExponential(Math.min(digits, 3)) : v.toFixed(digits);
+}
+
+export function csvLines(header, rows) {
+  return `${header.join(',')}\n${rows.map((r) => r.join(',')).join('\n')}\n`;
+}

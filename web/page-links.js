@@ -1,0 +1,27 @@
+// In-page links (the contents, the skip link) scroll and move the focus without touching the URL's
+// hash: the hash holds the settings, and a fragment there would reset them to the defaults. Views
+// drawn after the jump change the height of the chapters above, so the target is kept in place
+// for a few seconds, until the reader scrolls or types.
+const PIN = 4000;  // ms the link target stays in place
+
+/** Wires the page's links; `content`: the element whose growth may move the target. */
+export function setupPageLinks(content) {
+  let pinned = null;  // { target, until }: the link target kept in place while views above it draw
+  document.addEventListener('click', (e) => {
+    const a = e.target.closest('a[href^="#"]');
+    if (!a || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    const target = document.getElementById(a.getAttribute('href').slice(1));
+    if (!target) return;
+    e.preventDefault();
+    target.scrollIntoView({ block: 'start' });
+    if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
+    target.focus({ preventScroll: true });
+    pinned = { target, until: performance.now() + PIN };
+  });
+  new ResizeObserver(() => {
+    if (pinned && performance.now() < pinned.until) pinned.target.scrollIntoView({ block: 'start' });
+  }).observe(content);
+  for (const type of ['wheel', 'touchstart', 'keydown', 'mousedown']) {
+    window.addEventListener(type, () => { pinned = null; }, { passive: true });
+  }
+}

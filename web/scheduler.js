@@ -1,0 +1,84 @@
+// Redraws, so that nothing blocks the page: only views on screen draw, a frame does at most
+// FRAME_BUDGET ms of them (the rest wait a frame), and while a slider drags the slow views wait
+// until it pauses. Each frame gets a fresh memo, so views share work (the sinusoidal table) within
+// it. The status line says how many visible views are drawn and how long the last step took.
+const FRAME_BUDGET = 10;   // ms of redraw work per animation frame before the rest waits a frame
+const HEAVY = 30;          // ms: a view this slow is redrawn only once a drag pauses
+const SETTLE = 180;        // ms without a drag step that count as a pause
+
+/**
+ * context(): what a view's compute gets besides memo ({ pe, st, extras, lab }); status: the
+ * element for the status line. Returns { track(views), schedule, redrawAll, refresh(id),
+ * dragging(active), start() }; track hands it the page's views (view.js) once they are built.
+ */
+export function createScheduler({ pe, context, status }) {
+  const views = [];
+  let started = false;  // views may ask for redraws while they are being built: the first schedule() draws them
+  let frame = 0, dragging = false, settleTimer = 0;
+  let memoTable = new Map();
+  const memo = (key, fn) => { if (!memoTable.has(key)) memoTable.set(key, fn()); return memoTable.get(key); };
+
+  function drawFrame() {
+    frame = 0;
+    const t0 = performance.now();
+    performance.mark('frame-start');
+    memoTable = new Map();
+    const ctx = { ...context(), memo };
+    let more = false, drawn = 0;
+    for (const v of views) {
+      if (!v.dirty || !v.visible) continue;
+      if (dragging && v.cost > HEAVY) continue;  // the settle timer brings it back
+      if (drawn > 0 && performance.now() - t0 > FRAME_BUDGET) { more = true; continue; }
+      v.render(ctx);
+      drawn += 1;
+    }
+    for (const v of views) v.section.classList.toggle('stale', v.dirty && v.visible);
+    performance.mark('frame-end');
+    if (drawn) performance.measure('frame', 'frame-start', 'frame-end');  // one redraw step of the visible views
+    const shown = views.filter((v) => v.visible && !v.dirty).length;
+    status.textContent = `SIMD: ${pe.simdArch} · threads: ${pe.threads} · ${shown} visible views drawn, `
+      + `the last step in ${(performance.now() - t0).toFixed(1)} ms`;
+    if (more) schedule();
+    else document.body.dataset.ready = 'true';
+  }
+
+  function schedule() {
+    if (!frame) frame = requestAnimationFrame(drawFrame);
+  }
+
+  const visibility = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      const v = views.find((x) => x.section === e.target);
+      v.visible = e.isIntersecting;
+      if (v.visible && v.dirty) schedule();
+    }
+  }, { rootMargin: '50px' });
+
+  return {
+    track(built) {
+      for (const v of built) { views.push(v); visibility.observe(v.section); }
+    },
+    schedule,
+    redrawAll() {
+      for (const v of views) v.dirty = true;
+      schedule();
+    },
+    /** A view whose data changed outside the settings (the lab's runs): redraw it when visible. */
+    refresh(id) {
+      const v = views.find((x) => x.def.id === id);
+      if (!v) return;
+      v.dirty = true;
+      if (started) schedule();
+    },
+    /** A drag step (true) or a committed change (false): slow views wait for the drag to pause. */
+    dragging(active) {
+      dragging = active;
+      clearTimeout(settleTimer);
+      if (dragging) settleTimer = setTimeout(() => { dragging = false; schedule(); }, SETTLE);
+    },
+    start() {
+      started = true;
+      schedule();
+    },
+  };
+}

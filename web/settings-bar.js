@@ -1,0 +1,149 @@
+// The sticky settings bar (its markup is in index.html): the theme, the sizes every chapter uses
+// (d_model, seq_len, heads), the model on the page — a preset, a pasted config.json or GGUF
+// metadata, or an opened file — with what was read from it, and a one-line summary. Open by
+// default on a desktop, folded on a phone. The theme is not a setting of the lesson: it lives in
+// local storage, never in a shared link.
+import { buildControl } from './controls.js';
+import { setupModelFile } from './model-file.js';
+import { describeReading, readConfig } from './model-settings.js';
+import { toHash } from './state.js';
+
+const $ = (id) => document.getElementById(id);
+const THEME_KEY = 'posenc-explorer-theme';
+const DESKTOP = '(min-width: 861px)';
+
+const GLOBAL_CONTROLS = [
+  ['dModel', { label: 'd_model', slider: { min: 1, max: 4096, log: true } }],
+  ['seqLen', { label: 'seq_len', slider: { min: 1, max: 131072, log: true } }],
+  ['heads', { label: 'heads', slider: { min: 1, max: 128, log: true } }],
+];
+
+/** The stored theme (or the system's) on the page. */
+export function applyTheme() {
+  const theme = localStorage.getItem(THEME_KEY) ?? 'auto';
+  $('theme').value = theme;
+  const dark = theme === 'dark' || (theme === 'auto' && window.matchMedia('(prefers-color-scheme: dark)').matches);
+  document.documentElement.dataset.theme = dark ? 'dark' : 'light';
+}
+
+// Folding, the bar's height (chapter links scroll their heading to just below it), the theme.
+function setupBar(redrawAll) {
+  const toggle = $('settings-toggle');
+  const setOpen = (open) => {
+    toggle.setAttribute('aria-expanded', String(open));
+    $('settings').classList.toggle('open', open);
+  };
+  setOpen(window.matchMedia(DESKTOP).matches);
+  toggle.addEventListener('click', () => setOpen(toggle.getAttribute('aria-expanded') !== 'true'));
+  new ResizeObserver(([entry]) => {
+    document.documentElement.style.setProperty('--settings-height', `${Math.ceil(entry.borderBoxSize[0].blockSize)}px`);
+  }).observe($('settings'));
+  $('settings').addEventListener('submit', (e) => e.preventDefault());
+  $('theme').addEventListener('change', () => {
+    localStorage.setItem(THEME_KEY, $('theme').value);
+    applyTheme();
+    redrawAll();
+  });
+  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { applyTheme(); redrawAll(); });
+}
+
+// The model: the preset list and its layer types, the pasted config, the opened file, the message.
+function setupModelChooser({ pe, presets, onModel }) {
+  const select = $('preset');
+  for (const p of presets.list) select.add(new Option(`${p.name} · ${p.scheme}`, p.id));
+  const message = (text, bad = false) => {
+    $('model-message').textContent = text;
+    $('model-message').classList.toggle('bad', bad);
+  };
+  let choices = 0;  // a model chosen while a pasted config is still being read wins over it
+
+  /** Shows a preset's source and config keys (r: presets.get's reading, or null). */
+  function showPreset(r) {
+    $('preset-details').hidden = !r;
+    $('layer-type-label').hidden = !(r && r.p.layerTypes);
+    if (!r) return;
+    $('preset-source').textContent = `Source: ${r.p.source}`;
+    $('preset-config').textContent = JSON.stringify(r.p.config, null, 2);
+    if (r.p.layerTypes) {
+      $('layer-type').replaceChildren(...r.p.layerTypes.map((t) => new Option(t, t)));
+      $('layer-type').value = r.lt;
+    }
+  }
+  function choosePreset(id, layerType) {
+    choices += 1;
+    const r = presets.get(id, layerType);
+    showPreset(r);
+    onModel(r, { preset: r ? id : '', label: r?.p.name });
+    message(r ? describeReading(r.p.name, r) : '');
+  }
+  select.addEventListener('change', () => choosePreset(select.value));
+  $('layer-type').addEventListener('change', () => choosePreset(select.value, $('layer-type').value));
+
+  $('config-apply').addEventListener('click', async () => {
+    const text = $('config-text').value, dialect = $('config-dialect').value;
+    let config;
+    try {
+      config = JSON.parse(text);
+    } catch (e) {
+      message(`Not JSON: ${e.message}. Paste the whole config.json (or GGUF metadata as a JSON object).`, true);
+      return;
+    }
+    if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+      message('A config is a JSON object, { "key": value, … }: paste the whole config.json.', true);
+      return;
+    }
+    const choice = ++choices;
+    try {
+      const r = await readConfig(pe, config, { dialect });
+      if (choice !== choices) return;
+      showPreset(null);
+      onModel(r, { name: 'pasted config', label: 'The pasted config' });
+      message(describeReading(`Pasted config (${r.scheme})`, r));
+    } catch (e) {
+      if (choice === choices) message(e.message, true);
+    }
+  });
+  setupModelFile(pe, {
+    container: $('model-file'),
+    input: $('model-file-input'),
+    onModel(r, file) {
+      choices += 1;
+      showPreset(null);
+      onModel(r, { name: file.name, label: `“${file.name}”` });
+      message(describeReading(file.name, r));
+    },
+    onError: (text) => message(text, true),
+  });
+  return { showPreset };
+}
+
+/**
+ * Builds the bar. presets: readPresets' result; onChange(key, value, commit): a control's change;
+ * onModel(reading, { preset, name, label }): a new model (reading null: the lesson defaults;
+ * name: shown in the summary, label: in the irope view); redrawAll: the colours changed.
+ * Returns { controls, sync(st, modelName), showPreset(id) (the preset's details, its reading) }.
+ */
+export function createSettingsBar({ pe, presets, onChange, onModel, redrawAll }) {
+  const controls = GLOBAL_CONTROLS.map(([key, o]) => {
+    const c = buildControl(key, o, onChange);
+    $('global-controls').append(c.element);
+    return c;
+  });
+  setupBar(redrawAll);
+  const chooser = setupModelChooser({ pe, presets, onModel });
+  return {
+    controls,
+    sync(st, modelName) {
+      const select = $('preset');
+      select.value = st.preset;
+      const unnamed = toHash(st) ? 'your settings' : 'lesson defaults';
+      const name = st.preset ? select.selectedOptions[0]?.textContent : modelName ?? unnamed;
+      $('settings-summary').textContent = `d_model ${st.dModel} · seq_len ${st.seqLen} · heads ${st.heads} · ${name}`;
+    },
+    showPreset(id) {
+      const r = presets.get(id);
+      chooser.showPreset(r);
+      return r;
+    },
+  };
+}

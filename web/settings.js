@@ -1,0 +1,66 @@
+// The settings on the page and the URL that holds them (web/state.js: the fields and the hash).
+// One history entry per committed change: the first step of a drag or of typing pushes an entry,
+// later steps replace it (at most every 250 ms: browsers throttle rapid URL writes), and the
+// commit finishes it. Back then undoes the whole change.
+// `live` says the current entry is still open (a change in progress). At most one delayed write is
+// pending, and a commit, a new model or Back cancels it: a delayed write left over from the change
+// just committed would reopen its entry, and the next change would then overwrite it instead of
+// pushing its own (two typed values, one entry: issue 20).
+// `extras`: what the model on the page adds that the URL cannot hold (web/model-settings.js).
+import { fromHash, toHash } from './state.js';
+
+const URL_WRITE_EVERY = 250;  // ms between URL writes while a change is in progress
+
+/**
+ * Returns { state (the current settings), extras, update(patch, commit), replace(state),
+ * onEdit(fn(commit)), onHistory(fn) }. onEdit: after each update; onHistory: after Back/Forward
+ * set the settings from the URL.
+ */
+export function createSettings() {
+  let st = fromHash(location.hash);
+  let live = false, urlTimer = 0;
+  const edits = [], histories = [];
+  // extras.irope: null (no model) or { model: its name, info: readModel's irope or null, given:
+  // what the config's no_rope_layers is, 'list' | 'empty' | 'absent' (undefined for a file), interval }.
+  const extras = { longFactors: null, ropeFile: null, learned: null, modelName: null, irope: null };
+
+  function cancelUrlWrite() {
+    clearTimeout(urlTimer);
+    urlTimer = 0;
+  }
+  function commitUrl(commit) {
+    cancelUrlWrite();
+    const hash = toHash(st);
+    const same = hash === location.hash || (hash === '' && location.hash === '');
+    const url = hash || `${location.pathname}${location.search}`;
+    if (!live && !same) history.pushState(null, '', url);
+    else if (!same) history.replaceState(null, '', url);
+    live = !commit;
+  }
+
+  window.addEventListener('popstate', () => {
+    cancelUrlWrite();
+    live = false;
+    st = fromHash(location.hash);
+    for (const fn of histories) fn();
+  });
+
+  return {
+    get state() { return st; },
+    extras,
+    /** A change by the user: `commit` false while it is in progress (a drag, typing), true when done. */
+    update(patch, commit) {
+      st = { ...st, ...patch };
+      if (commit || !live) commitUrl(commit);
+      else if (!urlTimer) urlTimer = setTimeout(() => { urlTimer = 0; commitUrl(false); }, URL_WRITE_EVERY);  // the latest st
+      for (const fn of edits) fn(commit);
+    },
+    /** A new model: these settings, as one committed entry. */
+    replace(state) {
+      st = state;
+      commitUrl(true);
+    },
+    onEdit(fn) { edits.push(fn); },
+    onHistory(fn) { histories.push(fn); },
+  };
+}
