@@ -6,7 +6,7 @@
 
 #include "half.hpp"
 #include "kernels/kernels.hpp"
-#include "posenc/attention.hpp"
+#include "posenc/onnx.hpp"
 
 namespace posenc {
 namespace {

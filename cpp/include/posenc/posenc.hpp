@@ -9,6 +9,7 @@
 #include "posenc/config.hpp"
 #include "posenc/learned.hpp"
 #include "posenc/model_file.hpp"
+#include "posenc/onnx.hpp"
 #include "posenc/rope.hpp"
 #include "posenc/sinusoidal.hpp"
 #include "posenc/status.hpp"
