@@ -5,7 +5,7 @@
 // `cpu`, interleaved after warm-up. Used by bench/run.mjs (full and --smoke).
 //
 // TF.js has no AdamW (tf.train.adam has no decoupled weight decay and no global-norm clip), so the
-// update is written here in TF.js ops, exactly as cpp/src/lab/optimizer.cpp does it: clip the
+// update is written here in TF.js ops, exactly as cpp/lab/optimizer.cpp does it: clip the
 // gradients by 1/(norm + 1e-6) when the global norm is above 1; m = β1 m + (1 − β1) g,
 // v = β2 v + (1 − β2) g², p = p (1 − lr·0.1 on the blocks' matrices) − lr/(1 − β1ᵗ) · m /
 // (√v / √(1 − β2ᵗ) + eps), β1 0.9, β2 0.99, eps 1e-8.

@@ -12,7 +12,7 @@ import { init } from 'posenc';
 import * as ortWeb from 'onnxruntime-web';
 import { labBench } from './lab.mjs';
 import { measure, median } from './measure.mjs';
-import { FLOAT_KV, HALF_KV, attentionCase, attentionHalfCase, ropeCase, sinusoidalCase } from './ops.mjs';
+import { FLOAT_KV, HALF_KV, attentionCase, attentionHalfCase, ropeCase, sinusoidalCase } from '../tests/ops/cases.mjs';
 
 const smoke = process.argv.includes('--smoke');
 const pe = await init();

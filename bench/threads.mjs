@@ -6,7 +6,7 @@
 //   node bench/threads.mjs [--smoke]    prints one JSON object: { rows, checks }
 import { init } from 'posenc';
 import * as ortWeb from 'onnxruntime-web';
-import { attentionCase, maxAbsDiff, ropeCase } from './ops.mjs';
+import { attentionCase, maxAbsDiff, ropeCase } from '../tests/ops/cases.mjs';
 import { measure } from './measure.mjs';
 
 const smoke = process.argv.includes('--smoke');

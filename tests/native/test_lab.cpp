@@ -1,5 +1,5 @@
 // The extrapolation lab: every gradient against central differences of a float64 twin of the
-// forward pass (written here from the model card, independently of cpp/src/lab), determinism, the
+// forward pass (written here from the model card, independently of cpp/lab), determinism, the
 // data's exact entropy, argument checks, and a short training run that reaches the Markov floor.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// The extrapolation lab's kernels (cpp/src/lab/), one table per SIMD target like table.hpp's, and
+// The extrapolation lab's kernels (cpp/lab/), one table per SIMD target like table.hpp's, and
 // picked to match it: lab_kernel_table() is the table of kernel_table()'s target.
 #pragma once
 
@@ -9,7 +9,7 @@ namespace posenc::kernels {
 struct LabKernelTable {
   const char* arch;
 #define POSENC_LAB_KERNEL(name, ret, params) ret(*name) params noexcept;
-#include "kernels/lab_kernels.inc"
+#include "lab/kernels/lab_kernels.inc"
 #undef POSENC_LAB_KERNEL
 };
 

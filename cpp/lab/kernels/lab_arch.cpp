@@ -1,12 +1,12 @@
 // The table of this SIMD target's lab kernels (one per POSENC_KERNEL_ID, see target.hpp), filled
-// by name from kernels/lab_kernels.inc.
-#include "kernels/lab_table.hpp"
+// by name from lab/kernels/lab_kernels.inc.
+#include "lab/kernels/lab_table.hpp"
 #include "kernels/target.hpp"
 
 namespace posenc::kernels::POSENC_KERNEL_NS {
 
 #define POSENC_LAB_KERNEL(name, ret, params) ret lab_##name params noexcept;
-#include "kernels/lab_kernels.inc"
+#include "lab/kernels/lab_kernels.inc"
 #undef POSENC_LAB_KERNEL
 
 namespace {
@@ -14,7 +14,7 @@ constexpr LabKernelTable make_lab_table() {
   LabKernelTable t{};
   t.arch = Arch::name();
 #define POSENC_LAB_KERNEL(name, ret, params) t.name = lab_##name;
-#include "kernels/lab_kernels.inc"
+#include "lab/kernels/lab_kernels.inc"
 #undef POSENC_LAB_KERNEL
   return t;
 }

@@ -1,21 +1,11 @@
 // The benchmarked ops, each runnable by posenc, plain JS and onnxruntime (web, and node where
-// it applies) on the same data, with a check that the outputs agree. Shared by bench/run.mjs and
-// the interop test (tests/js/interop.test.mjs).
+// it applies) on the same data, with a check that the outputs agree. Shared by the interop test
+// (tests/js/interop.test.mjs) and the benchmark (bench/run.mjs, bench/threads.mjs).
+import { data } from './data.mjs';
 import { oneNodeModel } from './onnx-model.mjs';
 import { attentionPlain, ropePlain, ropePlainCached, sinusoidalPlain } from './plain.mjs';
 
-/** Deterministic data in [-1, 1). */
-export function data(n, seed) {
-  let a = seed >>> 0;
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    out[i] = (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
-  }
-  return out;
-}
+export { data };
 
 /** [S][H][D] (tokens major, posenc's layout) ⇄ [H][S][D] (ONNX 4D with B = 1). */
 export function toHeadMajor(x, S, H, D) {

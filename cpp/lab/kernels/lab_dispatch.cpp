@@ -1,7 +1,7 @@
 // The lab's kernel table for the SIMD target kernel_table() chose (same name, same target).
 #include <cstring>
 
-#include "kernels/lab_table.hpp"
+#include "lab/kernels/lab_table.hpp"
 #include "kernels/table.hpp"
 
 namespace posenc::kernels {

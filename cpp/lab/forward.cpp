@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/lab_table.hpp"
+#include "lab/kernels/lab_table.hpp"
 #include "lab/model.hpp"
 #include "posenc/sinusoidal.hpp"
 #include "posenc/t5.hpp"

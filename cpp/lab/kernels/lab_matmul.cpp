@@ -1,4 +1,4 @@
-/* The lab's matrix products (cpp/src/lab/forward.cpp): every linear layer, its two gradients,
+/* The lab's matrix products (cpp/lab/forward.cpp): every linear layer, its two gradients,
    and attention's Q·Kᵀ, P·V and their gradients are one of these two forms.
 
    gemm:     c[i][j] (+)= Σ_p A(i, p) b[p][j]     A(i, p) = a[i a_rs + p a_cs]
@@ -13,7 +13,7 @@
    Float32 with fused multiply-add where the target has it; the summation order is fixed, so a
    result is the same on every run on one target. */
 
-#include "kernels/lab_table.hpp"
+#include "lab/kernels/lab_table.hpp"
 #include "kernels/target.hpp"
 
 namespace posenc::kernels::POSENC_KERNEL_NS {

@@ -1,4 +1,4 @@
-/* The lab's element-wise and row-wise kernels (cpp/src/lab/forward.cpp).
+/* The lab's element-wise and row-wise kernels (cpp/lab/forward.cpp).
 
    softmax:           m = max s;  p_j = exp(s_j - m) / Σ exp(s - m);  returns m + log Σ exp(s - m)
    softmax_backward:  ds_j = p_j (dp_j - Σ_i p_i dp_i)
@@ -15,7 +15,7 @@
 
 #include <cmath>
 
-#include "kernels/lab_table.hpp"
+#include "lab/kernels/lab_table.hpp"
 #include "kernels/target.hpp"
 
 namespace posenc::kernels::POSENC_KERNEL_NS {
