@@ -57,21 +57,37 @@ bool string(const json& object, const char* key, std::string* out) {
   return true;
 }
 
+// HF's other names for the scaling types (rope_scaling_name gives the canonical ones).
+constexpr struct { const char* name; RopeScaling scaling; } kAliases[] = {
+    {"default", RopeScaling::kNone},
+    {"su", RopeScaling::kLongRope},
+    {"mrope", RopeScaling::kNone},  // Qwen2-VL's rope_scaling type: default frequencies, M-RoPE sections
+};
+
 bool scaling_from_name(const std::string& name, RopeScaling* out) {
-  static const struct { const char* name; RopeScaling scaling; } kNames[] = {
-      {"default", RopeScaling::kNone},   {"none", RopeScaling::kNone},
-      {"linear", RopeScaling::kLinear},  {"ntk", RopeScaling::kNtk},
-      {"dynamic", RopeScaling::kDynamic}, {"yarn", RopeScaling::kYarn},
-      {"llama3", RopeScaling::kLlama3},  {"longrope", RopeScaling::kLongRope},
-      {"su", RopeScaling::kLongRope},    {"proportional", RopeScaling::kProportional},
-      {"mrope", RopeScaling::kNone},  // Qwen2-VL's rope_scaling type: default frequencies, M-RoPE sections
-  };
-  for (const auto& n : kNames)
-    if (name == n.name) {
-      *out = n.scaling;
+  for (int k = 0; k < kNumRopeScalings; ++k)
+    if (name == rope_scaling_name(static_cast<RopeScaling>(k))) {
+      *out = static_cast<RopeScaling>(k);
+      return true;
+    }
+  for (const auto& a : kAliases)
+    if (name == a.name) {
+      *out = a.scaling;
       return true;
     }
   return false;
+}
+
+// "none, linear, ... (or default, su, mrope)": the names scaling_from_name takes, for messages.
+std::string known_types() {
+  std::string s;
+  for (int k = 0; k < kNumRopeScalings; ++k) s += (k ? ", " : "") + std::string(rope_scaling_name(static_cast<RopeScaling>(k)));
+  const char* sep = " (or ";
+  for (const auto& a : kAliases) {
+    s += sep + std::string(a.name);
+    sep = ", ";
+  }
+  return s + ")";
 }
 
 // A number as %g writes it (16, 0.5, 1e+06), for messages.
@@ -95,9 +111,6 @@ bool hf_interleaved(std::string model_type) {
     if (model_type == t) return true;
   return false;
 }
-
-constexpr const char* kKnownTypes =
-    "default, none, mrope, linear, ntk, dynamic, yarn, llama3, longrope (or su), proportional";
 
 Status factor_list(Reader& r, const json& rp, const char* key, std::vector<double>* out) {
   const json* v = member(rp, key);
@@ -175,7 +188,7 @@ Status from_hugging_face(Reader& r, const json& root, const std::string& layer_t
   std::string type = "default";
   if (!string(*rp, "rope_type", &type)) string(*rp, "type", &type);
   if (!scaling_from_name(type, &p->scaling))
-    return r.fail("config: unknown rope type", "rope type \"" + type + "\" is not one of: " + kKnownTypes);
+    return r.fail("config: unknown rope type", "rope type \"" + type + "\" is not one of: " + known_types());
 
   double v;
   if (number(*rp, "factor", &v)) p->factor = v;
