@@ -1,5 +1,5 @@
 // The lab's training step against TensorFlow.js (issue 13, "Correct, and fast"): the default lab
-// model (README "The model card"; scheme rope) written again in TF.js ops, started from posenc's
+// model (docs/lab.md, "The model card"; scheme rope) written again in TF.js ops, started from posenc's
 // own weights (exportWeights(), safetensors) on the same batch, checked to compute the same loss and
 // gradients, then timed: posenc WASM (one thread), tfjs-backend-wasm (setThreadsCount(1)) and tfjs
 // `cpu`, interleaved after warm-up. Used by bench/run.mjs (full and --smoke).
@@ -16,7 +16,7 @@ import { median } from './measure.mjs';
 const require = createRequire(import.meta.url);
 
 export const LAB_SCHEME = 'rope';
-// The README's default lab model (`npm run lab`, size small) and batch; smoke: a tiny one.
+// The default lab model (docs/lab.md; `npm run lab`, size small) and batch; smoke: a tiny one.
 export const LAB_SIZES = {
   full: { vocabSize: 32, dModel: 64, nLayers: 2, nHeads: 4, trainLength: 64, batch: 16 },
   smoke: { vocabSize: 32, dModel: 16, nLayers: 1, nHeads: 2, trainLength: 16, batch: 2 },

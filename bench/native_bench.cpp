@@ -142,7 +142,7 @@ void CausalAttentionHalf(benchmark::State& state) {
   state.counters["GFLOPS"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// One lab training step (forward, backward, clip, AdamW) of the default model (README "The model
+// One lab training step (forward, backward, clip, AdamW) of the default model (docs/lab.md "The model
 // card": vocab 32, d_model 64, 2 layers, 4 heads, rope) on a markov batch [16][64] — the native
 // row of bench/lab.mjs. GFLOPS counts the matrix products as labStepFlops() in bench/lab.mjs does.
 void LabTrainStep(benchmark::State& state) {

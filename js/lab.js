@@ -1,4 +1,4 @@
-// pe.lab: the extrapolation lab (README, "The extrapolation lab") over embind_lab.cpp. Arguments are
+// pe.lab: the extrapolation lab (docs/lab.md) over embind_lab.cpp. Arguments are
 // checked here first, with the JS names, before anything is allocated; C++ checks them again and
 // its status messages are re-worded with the same names. Models and datasets hold WASM memory:
 // free them with delete() (or `using`); a second delete() is a no-op. Every result is a fresh copy.

@@ -1,4 +1,4 @@
-// ONNX operators with their exact semantics (cpp/src/attention.cpp): tensors { data, dims } keyed by
+// ONNX operators with their exact semantics (cpp/src/onnx.cpp): tensors { data, dims } keyed by
 // slot, attributes by ONNX name. An onnxruntime-web Tensor works as is.
 import {
   MAX_ELEMENTS, PosencRangeError, PosencTypeError, checkElements, checkFinite, checkInt,

@@ -635,6 +635,6 @@ export interface Lab {
 }
 
 export interface Posenc {
-  /** The extrapolation lab: tiny transformers per positional scheme (README, "The extrapolation lab"). */
+  /** The extrapolation lab: tiny transformers per positional scheme (docs/lab.md). */
   readonly lab: Lab;
 }

@@ -1,7 +1,7 @@
 // posenc: the extrapolation lab. A tiny GPT-2-style decoder (float32, pre-LN, tied embeddings),
 // trained once per positional scheme on the same data and evaluated beyond its training length.
 // Forward and backward are written by hand (cpp/lab/), the hot loops are SIMD kernels. The
-// model card, tasks and CLI are in the README, section "The extrapolation lab".
+// model card, tasks and CLI are in docs/lab.md.
 //
 // Shapes: a batch of tokens is int32 tokens[batch][seq_len], row-major; weights are float32
 // row-major with linear layers stored [in][out] (y = x·W). Nothing here throws: every fallible
