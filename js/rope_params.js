@@ -126,9 +126,7 @@ export function ropeParamsApi(module, heap, names) {
   function frequencies64(fn, params, seqLen) {
     const flat = flatRopeParams(fn, params);
     const rotaryDim = module.ropeRotDim(flat);
-    if (rotaryDim === 0) {
-      status(fn, 'partial_rotary_factor must be in (0, 1]');
-    }
+    if (rotaryDim === 0) throw new PosencRangeError(`${fn}: params.partialRotaryFactor must be in (0, 1]`);
     return scoped(fn, (alloc) => {
       const n = rotaryDim >> 1;
       const ptr = alloc(Math.max(1, n) * 8);
