@@ -165,6 +165,20 @@ export interface ApplyRopeOptions extends RopeInputs {
   layout?: RopeLayout;
   /** The first rotated dimension of each head; default params.rotaryOffset, else 0. */
   rotaryOffset?: number;
+  /**
+   * xPos (Sun et al. 2022): pair k also scaled by ζ_k^(±(p − center) / scaleBase), ζ_k =
+   * (2k / rotaryDim + 0.4) / 1.4 — + for queries, − for keys — so q·k decays with the distance.
+   */
+  xpos?: XposOptions;
+}
+
+export interface XposOptions {
+  /** 'query' or 'key': their scales are reciprocal. */
+  role: 'query' | 'key';
+  /** γ, default 512 (the paper's and torchscale's). */
+  scaleBase?: number;
+  /** Positions are taken relative to it (it cancels in q·k; keeps ζ^e in float range); default 0. */
+  center?: number;
 }
 
 export interface ShiftKeysOptions {

@@ -9,7 +9,17 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
   const { scoped, f32, f64, copyOut, status, HeapFloat32 } = heap;
   const { precisions: PRECISIONS, layouts: ROPE_LAYOUTS } = names;
   const ROPE_OPTIONS = ['seqLen', 'nHeads', 'headDim', 'layout', 'rotaryDim', 'rotaryOffset', 'positions', 'offset', 'invFreq',
-    'params', 'precision', 'attentionFactor'];
+    'params', 'precision', 'attentionFactor', 'xpos'];
+  const XPOS_ROLES = { query: false, key: true };
+
+  // options.xpos → { scaleBase, key, center } for embind.cpp, or null (plain RoPE).
+  function xposOf(fn, xpos) {
+    if (xpos === undefined) return null;
+    const { scaleBase = 512, role, center = 0 } = checkOptions(fn, xpos, ['scaleBase', 'role', 'center'], 'xpos');
+    if (role === undefined) throw new PosencTypeError(`${fn}: xpos.role is required: 'query' or 'key' (their scales are reciprocal)`);
+    return { scaleBase: checkFinite(fn, 'xpos.scaleBase', scaleBase, { positive: true }),
+      key: checkChoice(fn, 'xpos.role', role, XPOS_ROLES), center: checkFinite(fn, 'xpos.center', center) };
+  }
 
   // Checks applyRope's options against x's length; returns what the C++ call needs.
   function ropeCall(fn, length, options) {
@@ -34,7 +44,8 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     if (precision === PRECISIONS.ggml && options.attentionFactor !== undefined) {
       throw new PosencTypeError(`${fn}: precision 'ggml' takes its gain from options.params (ggml's attn_factor); drop options.attentionFactor`);
     }
-    return { seqLen, nHeads, headDim, precision, ...pos, ...f, flat: options.params && flatRopeParams(fn, options.params) };
+    return { seqLen, nHeads, headDim, precision, ...pos, ...f, flat: options.params && flatRopeParams(fn, options.params),
+      xpos: xposOf(fn, options.xpos) };
   }
 
   function runRope(fn, alloc, xPtr, c) {
@@ -49,10 +60,10 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
   function rotate(fn, xPtr, n, invPtr, posPtr, offset, c) {
     if (c.precision === PRECISIONS.ggml) {
       status(fn, module.applyRopeGgml(xPtr, n, c.nHeads, c.headDim, c.flat, c.maxPosition + 1, posPtr, offset, c.layout,
-        c.rotaryOffset));
+        c.rotaryOffset, c.xpos));
     } else {
       status(fn, module.applyRope(xPtr, n, c.nHeads, c.headDim, invPtr, c.rotaryDim, posPtr, offset,
-        c.layout, c.precision, c.attentionFactor, c.rotaryOffset));
+        c.layout, c.precision, c.attentionFactor, c.rotaryOffset, c.xpos));
     }
   }
 
@@ -62,6 +73,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     // Sizes, layout and frequencies; for seq_len-dependent scalings (dynamic, longrope) the
     // frequencies are those at the largest position id + 1, as HF takes them.
     if (rest.offset !== undefined) throw new PosencTypeError(`${fn}: pass options.positions or options.offset, not both`);
+    if (rest.xpos !== undefined) throw new PosencTypeError(`${fn}: xpos takes one position per token, not M-RoPE's three rows`);
     const pos = toFloat64(fn, 'positions', positions);
     let maxId = -Infinity;
     for (const p of pos) maxId = Math.max(maxId, p);

@@ -103,14 +103,23 @@ posenc::RopeApplyOptions apply_options(int layout, int precision, double attenti
   return o;
 }
 
+// xpos: null, or { scaleBase, key, center } (checked by the JS layer and again by C++).
+const posenc::Xpos* xpos_of(const val& xpos, posenc::Xpos* out) {
+  if (xpos.isNull() || xpos.isUndefined()) return nullptr;
+  *out = {xpos["scaleBase"].as<double>(), xpos["key"].as<bool>(), xpos["center"].as<double>()};
+  return out;
+}
+
 std::string apply_rope(Ptr x, double seq_len, double n_heads, double head_dim, Ptr inv_freq,
                        double rot_dim, Ptr pos, double pos_offset, int layout, int precision,
-                       double attention_factor, double rot_offset) {
+                       double attention_factor, double rot_offset, const val& xpos) {
+  posenc::Xpos xp;
+  auto o = apply_options(layout, precision, attention_factor, rot_offset);
+  o.xpos = xpos_of(xpos, &xp);
   return message(posenc::apply_rope(
       at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
       static_cast<std::size_t>(head_dim), at<const double>(inv_freq),
-      static_cast<std::size_t>(rot_dim), at<const double>(pos), pos_offset,
-      apply_options(layout, precision, attention_factor, rot_offset)));
+      static_cast<std::size_t>(rot_dim), at<const double>(pos), pos_offset, o));
 }
 
 // M-RoPE's pair → row map from sections [3] (interleaved: Qwen3-VL's), or why there is none.
@@ -238,11 +247,14 @@ std::string with_ggml(const val& params, double rope_seq_len, F call) {
 }
 
 std::string apply_rope_ggml(Ptr x, double seq_len, double n_heads, double head_dim, const val& params,
-                            double rope_seq_len, Ptr pos, double pos_offset, int layout, double rot_offset) {
+                            double rope_seq_len, Ptr pos, double pos_offset, int layout, double rot_offset,
+                            const val& xpos) {
   return with_ggml(params, rope_seq_len, [&](const posenc::GgmlRope& g) {
+    posenc::Xpos xp;
+    auto o = apply_options(layout, static_cast<int>(posenc::Precision::kGgml), 1.0, rot_offset, &g);
+    o.xpos = xpos_of(xpos, &xp);
     return posenc::apply_rope(at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
-                              static_cast<std::size_t>(head_dim), nullptr, g.n_dims, at<const double>(pos), pos_offset,
-                              apply_options(layout, static_cast<int>(posenc::Precision::kGgml), 1.0, rot_offset, &g));
+                              static_cast<std::size_t>(head_dim), nullptr, g.n_dims, at<const double>(pos), pos_offset, o);
   });
 }
 

@@ -102,6 +102,11 @@ Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t he
   if (head_dim == 0) return bad("head_dim must be > 0");
   if (rot_dim > head_dim) return bad("rot_dim must be <= head_dim");
   if (o.rot_offset > head_dim - rot_dim) return bad("rot_offset + rot_dim must be <= head_dim");
+  if (o.xpos != nullptr) {
+    if (n_rows != 1) return bad("xpos takes one position row, not M-RoPE's");
+    if (!(std::isfinite(o.xpos->scale_base) && o.xpos->scale_base > 0.0)) return bad("xpos.scale_base must be finite and > 0");
+    if (!std::isfinite(o.xpos->center)) return bad("xpos.center must be finite");
+  }
   if (mul_overflows(seq_len, n_heads) || mul_overflows(seq_len * n_heads, head_dim) || mul_overflows(seq_len, n_rows))
     return {StatusCode::kTooLarge, "seq_len * n_heads * head_dim overflows"};
   if (x == nullptr) return bad("x must not be null");
@@ -124,6 +129,18 @@ Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t he
     return {StatusCode::kTooLarge, "rot_dim too large for memory"};
   }
   const kernels::GgmlAngles g = ggml_angles(o);
+  // xPos: log ζ_k per pair, and the sign of the exponent (queries +, keys −).
+  std::vector<double> log_zeta;
+  if (o.xpos != nullptr) {
+    try {
+      log_zeta.resize(half);
+    } catch (const std::bad_alloc&) {
+      return {StatusCode::kTooLarge, "rot_dim too large for memory"};
+    }
+    for (std::size_t k = 0; k < half; ++k)
+      log_zeta[k] = std::log((2.0 * static_cast<double>(k) / static_cast<double>(rot_dim) + 0.4) / 1.4);
+  }
+  const double xpos_sign = o.xpos != nullptr && o.xpos->key ? -1.0 : 1.0;
   pool::parallel_for(n_tasks, n_workers, [&](std::size_t task, std::size_t worker) {
     float* c = table.data() + worker * table_size;
     float* s = c + half;
@@ -135,7 +152,16 @@ Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t he
     for (std::size_t t = task * block; t < std::min(seq_len, (task + 1) * block); ++t) {
       float* xt = x + t * n_heads * head_dim + o.rot_offset;
       if (n_rows == 1) {
-        tables(c, s, half, position(pos, pos_offset, t), inv_freq, inv_freq_f.data(), o, g);
+        const double p = position(pos, pos_offset, t);
+        tables(c, s, half, p, inv_freq, inv_freq_f.data(), o, g);
+        if (o.xpos != nullptr) {
+          const double e = xpos_sign * (p - o.xpos->center) / o.xpos->scale_base;
+          for (std::size_t k = 0; k < half; ++k) {
+            const auto f = static_cast<float>(std::exp(e * log_zeta[k]));
+            c[k] *= f;
+            s[k] *= f;
+          }
+        }
       } else {
         for (std::size_t r = 0; r < n_rows; ++r)
           tables(rows + r * rot_dim, rows + r * rot_dim + half, half, pos[r * seq_len + t], inv_freq, inv_freq_f.data(), o, g);

@@ -331,3 +331,40 @@ test("applyRope tensorLayout 'bhsd' rotates heads-major x as the transposed 'bsh
   }
   assert.throws(() => pe.applyRope(x, { seqLen, nHeads, params, tensorLayout: 'hsd' }), error(RangeError, /tensorLayout must be one of 'bshd', 'bhsd'/));
 });
+
+test('applyRope xpos: queries ×ζ_k^((p − c)/γ), keys ×ζ_k^(−(p − c)/γ) on every pair, against float64', () => {
+  // Sun et al. 2022 (torchscale XPOS): ζ_k = (2k/d + 0.4)/1.4, γ = scaleBase (512).
+  const seqLen = 4, nHeads = 2, headDim = 8, half = 4;
+  const x = Float32Array.from({ length: seqLen * nHeads * headDim }, (_, i) => Math.sin(i * 0.7) + 0.1);
+  const positions = [0, 5, 300, 1500];
+  const inv = Array.from({ length: half }, (_, k) => 10000 ** (-2 * k / headDim));
+  for (const layout of ['halfSplit', 'interleaved']) {
+    for (const role of ['query', 'key']) {
+      for (const center of [0, 700]) {
+        const y = pe.applyRope(x, { seqLen, nHeads, headDim, params: { headDim }, positions, layout, precision: 'accurate',
+          xpos: { role, center } });
+        let worst = 0;
+        for (let t = 0; t < seqLen; t++) {
+          for (let h = 0; h < nHeads; h++) {
+            for (let k = 0; k < half; k++) {
+              const base = (t * nHeads + h) * headDim;
+              const [i1, i2] = layout === 'interleaved' ? [base + 2 * k, base + 2 * k + 1] : [base + k, base + k + half];
+              const a = positions[t] * inv[k];
+              const z = ((2 * k) / headDim + 0.4) / 1.4;
+              const f = z ** ((role === 'key' ? -1 : 1) * (positions[t] - center) / 512);
+              const want1 = (x[i1] * Math.cos(a) - x[i2] * Math.sin(a)) * f;
+              const want2 = (x[i2] * Math.cos(a) + x[i1] * Math.sin(a)) * f;
+              worst = Math.max(worst, Math.abs(y[i1] - want1) / Math.max(1, Math.abs(want1)), Math.abs(y[i2] - want2) / Math.max(1, Math.abs(want2)));
+            }
+          }
+        }
+        assert.ok(worst < 2e-6, `${layout} ${role} ${center}: ${worst}`);
+      }
+    }
+  }
+  assert.throws(() => pe.applyRope(x, { seqLen, nHeads, headDim, params: { headDim }, xpos: {} }), error(TypeError, /xpos.role is required/));
+  assert.throws(() => pe.applyRope(x, { seqLen, nHeads, headDim, params: { headDim }, xpos: { role: 'value' } }),
+    error(RangeError, /xpos.role must be one of 'query', 'key'/));
+  assert.throws(() => pe.applyRope(x, { seqLen, nHeads, headDim, params: { headDim }, xpos: { role: 'key', scaleBase: 0 } }),
+    error(RangeError, /xpos.scaleBase must be finite and > 0/));
+});

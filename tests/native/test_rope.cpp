@@ -340,6 +340,86 @@ TEST_CASE("apply_rope: keeps each pair's norm, -pos undoes +pos, and q·k depend
   }
 }
 
+TEST_CASE("apply_rope with xpos: ζ_k^(±(p − c)/γ) on every pair against float64; q·k depends on n − m and decays") {
+  // Sun et al. 2022 (torchscale's XPOS): ζ_k = (2k/d + 0.4)/1.4, queries scaled by ζ^(p/γ), keys by ζ^(−p/γ).
+  const std::size_t seq_len = 5, n_heads = 2, head_dim = 16, half = 8;
+  RopeParams p;
+  p.head_dim = head_dim;
+  const Freqs f = frequencies(p);
+  const std::vector<double> pos = {0, 3, 100, 511, 2000};
+  for (const auto layout : {RopeLayout::kHalfSplit, RopeLayout::kInterleaved})
+    for (const bool key : {false, true})
+      for (const double center : {0.0, 250.0}) {
+        std::vector<double> angle(seq_len * half);
+        for (std::size_t t = 0; t < seq_len; ++t)
+          for (std::size_t k = 0; k < half; ++k) angle[t * half + k] = pos[t] * f.inv_freq[k];
+        const std::vector<float> x0 = random_floats(seq_len * n_heads * head_dim, 5);
+        auto want = posenc::reference::rope(x0, seq_len, n_heads, head_dim, head_dim, angle, layout == RopeLayout::kInterleaved);
+        for (std::size_t t = 0; t < seq_len; ++t)
+          for (std::size_t h = 0; h < n_heads; ++h)
+            for (std::size_t k = 0; k < half; ++k) {
+              const double zeta = (2.0 * double(k) / double(head_dim) + 0.4) / 1.4;
+              const double scale = std::pow(zeta, (key ? -1.0 : 1.0) * (pos[t] - center) / 512.0);
+              const std::size_t base = (t * n_heads + h) * head_dim;
+              want[base + (layout == RopeLayout::kInterleaved ? 2 * k : k)] *= scale;
+              want[base + (layout == RopeLayout::kInterleaved ? 2 * k + 1 : k + half)] *= scale;
+            }
+        std::vector<float> x = x0;
+        const posenc::Xpos xpos{512.0, key, center};
+        posenc::RopeApplyOptions o{layout, Precision::kAccurate, 1.0};
+        o.xpos = &xpos;
+        REQUIRE(posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), head_dim, pos.data(), 0.0, o).ok());
+        double worst = 0;
+        for (std::size_t i = 0; i < x.size(); ++i) worst = std::fmax(worst, std::fabs(x[i] - want[i]) / std::fmax(1.0, std::fabs(want[i])));
+        CAPTURE(key);
+        CAPTURE(center);
+        CHECK(worst <= 2e-6);
+      }
+  // q_n·k_m: the same for equal n − m (any centre), smaller as the distance grows.
+  const std::vector<float> q0 = random_floats(head_dim, 8), k0(head_dim, 0.5f);
+  auto score = [&](double n, double m, double center) {
+    std::vector<float> q = q0, k = k0;
+    const posenc::Xpos qx{512.0, false, center}, kx{512.0, true, center};
+    posenc::RopeApplyOptions o{RopeLayout::kHalfSplit, Precision::kAccurate, 1.0};
+    o.xpos = &qx;
+    posenc::apply_rope(q.data(), 1, 1, head_dim, f.inv_freq.data(), head_dim, &n, 0.0, o);
+    o.xpos = &kx;
+    posenc::apply_rope(k.data(), 1, 1, head_dim, f.inv_freq.data(), head_dim, &m, 0.0, o);
+    double dot = 0;
+    for (std::size_t d = 0; d < head_dim; ++d) dot += double(q[d]) * k[d];
+    return dot;
+  };
+  CHECK(score(300, 100, 0) == doctest::Approx(score(1200, 1000, 0)).epsilon(1e-4));
+  CHECK(score(300, 100, 0) == doctest::Approx(score(300, 100, 700)).epsilon(1e-4));
+  // Without the rotation (θ_k = 0) and with q = k = 1, only the scale remains: Σ_k 2 ζ_k^((n−m)/γ),
+  // falling as the distance grows.
+  const std::vector<double> still(half, 0.0);
+  auto plain = [&](double dist) {
+    std::vector<float> q(head_dim, 1.0f), k(head_dim, 1.0f);
+    double n = dist, m = 0;
+    const posenc::Xpos qx{512.0, false, 0.0}, kx{512.0, true, 0.0};
+    posenc::RopeApplyOptions o{RopeLayout::kHalfSplit, Precision::kAccurate, 1.0};
+    o.xpos = &qx;
+    posenc::apply_rope(q.data(), 1, 1, head_dim, still.data(), head_dim, &n, 0.0, o);
+    o.xpos = &kx;
+    posenc::apply_rope(k.data(), 1, 1, head_dim, still.data(), head_dim, &m, 0.0, o);
+    double dot = 0;
+    for (std::size_t d = 0; d < head_dim; ++d) dot += double(q[d]) * k[d];
+    return dot;
+  };
+  CHECK(plain(0) == doctest::Approx(16.0));
+  CHECK(plain(64) < plain(0));
+  CHECK(plain(512) < plain(64));
+  CHECK(plain(4096) < plain(512));
+  // Refusals: a bad scale base, M-RoPE's rows.
+  std::vector<float> x(head_dim, 1.0f);
+  const posenc::Xpos bad{0.0, false, 0.0};
+  posenc::RopeApplyOptions o;
+  o.xpos = &bad;
+  CHECK(message_names(posenc::apply_rope(x.data(), 1, 1, head_dim, f.inv_freq.data(), head_dim, nullptr, 0.0, o),
+                      "xpos.scale_base must be finite and > 0"));
+}
+
 TEST_CASE("rope_cache: accurate angles stay within 1e-6 rad up to pos = 2^20; fast float32 drifts") {
   // θ = 1e4, head_dim 128: the angle error of cos/sin against the exact float64 angle pos·inv_freq.
   RopeParams p;

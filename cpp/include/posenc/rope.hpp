@@ -138,6 +138,17 @@ struct GgmlRope {
 // rope_frequencies. Status as rope_frequencies; kBadArgument for kProportional (no ggml form).
 Status ggml_rope_params(const RopeParams& params, std::size_t seq_len, GgmlRope* out) noexcept;
 
+// xPos (Sun et al. 2022, "A Length-Extrapolatable Transformer"): RoPE whose pair k is also scaled,
+// by ζ_k^((p − center) / scale_base) on a query at position p and by ζ_k^(−(p − center) / scale_base)
+// on a key, ζ_k = (2k / rot_dim + 0.4) / 1.4 — so q_n·k_m carries ζ_k^((n − m) / scale_base) and
+// decays with the distance. center only moves both exponents (it cancels in q·k); torchscale
+// centres positions to keep ζ^e within float range at long lengths.
+struct Xpos {
+  double scale_base = 512.0;  // γ, finite and > 0
+  bool key = false;           // false: the queries' scale, true: the keys'
+  double center = 0.0;
+};
+
 struct RopeApplyOptions {
   RopeLayout layout = RopeLayout::kHalfSplit;
   Precision precision = Precision::kFast;
@@ -145,14 +156,16 @@ struct RopeApplyOptions {
   const GgmlRope* ggml = nullptr;  // kGgml: the angle's parameters (inv_freq is then unused and
                                    // may be null; rot_dim must equal ggml->n_dims)
   std::size_t rot_offset = 0;      // the rotated dims are [rot_offset, rot_offset + rot_dim) of each head
+  const Xpos* xpos = nullptr;      // apply_rope only (one position row): xPos's per-pair scale
 };
 
 // Rotates x[seq_len][n_heads][head_dim] in place. Token s is at position pos[s] (pos may be null:
 // then pos_offset + s). The pair k turns by pos * inv_freq[k]; dims outside [rot_offset,
 // rot_offset + rot_dim) pass through (options.rot_offset, 0 by default).
-// Rotating by -pos undoes +pos (up to float rounding).
+// Rotating by -pos undoes +pos (up to float rounding). With options.xpos, pair k is also scaled
+// as Xpos says.
 // Status: kBadArgument for zero sizes, odd or zero rot_dim, rot_offset + rot_dim > head_dim, a
-// non-finite inv_freq, position or attention_factor; kTooLarge when the extents overflow.
+// non-finite inv_freq, position or attention_factor, a bad xpos; kTooLarge when the extents overflow.
 Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
                   const double* inv_freq, std::size_t rot_dim, const double* pos,
                   double pos_offset, const RopeApplyOptions& options = {}) noexcept;
