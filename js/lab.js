@@ -291,8 +291,8 @@ export function wrapLab(module) {
     checkChoice(fn, 'scheme', scheme, LAB_SCHEMES);
     checkInt(fn, 'seed', seed, 0, Number.MAX_SAFE_INTEGER);
     if (dModel % nHeads !== 0) throw new PosencRangeError(`${fn}: dModel must be a multiple of nHeads (got ${dModel} and ${nHeads})`);
-    if (scheme === 'rope' && (dModel / nHeads) % 2 !== 0) {
-      throw new PosencRangeError(`${fn}: headDim = dModel / nHeads must be even for rope (got ${dModel / nHeads})`);
+    if ((scheme === 'rope' || scheme === 'xpos') && (dModel / nHeads) % 2 !== 0) {
+      throw new PosencRangeError(`${fn}: headDim = dModel / nHeads must be even for ${scheme} (got ${dModel / nHeads})`);
     }
     const params = paramFloats({ vocabSize, dModel, nLayers, trainLength });
     if (4 * params > MAX_FLOATS) {

@@ -49,6 +49,34 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScali
     case Scheme::kSinusoidal:
       ws.pos_table.resize(seq_len * d);
       return sinusoidal(ws.pos_table.data(), seq_len, d, SinusoidalParams{});
+    case Scheme::kXpos: {
+      // The rotation's tables, then xPos's scale: ζ_k^(t/γ) on the queries', ζ_k^(−t/γ) on the keys'.
+      const std::size_t half = hd / 2;
+      std::vector<double> inv_freq(half);
+      double attention_factor = 1.0;
+      RopeParams p;
+      p.head_dim = hd;
+      if (Status s = rope_frequencies(p, seq_len, inv_freq.data(), half, &attention_factor); !s.ok()) return s;
+      ws.cos.resize(seq_len * half);
+      ws.sin.resize(seq_len * half);
+      RopeApplyOptions o;
+      o.precision = Precision::kAccurate;
+      if (Status s = rope_cache(ws.cos.data(), ws.sin.data(), seq_len, inv_freq.data(), hd, nullptr, 0.0, o); !s.ok())
+        return s;
+      ws.cos_k = ws.cos;
+      ws.sin_k = ws.sin;
+      for (std::size_t t = 0; t < seq_len; ++t)
+        for (std::size_t k = 0; k < half; ++k) {
+          const double zeta = (2.0 * static_cast<double>(k) / static_cast<double>(hd) + 0.4) / 1.4;
+          const double e = static_cast<double>(t) / kXposScaleBase;
+          const auto up = static_cast<float>(std::pow(zeta, e)), down = static_cast<float>(std::pow(zeta, -e));
+          ws.cos[t * half + k] *= up;
+          ws.sin[t * half + k] *= up;
+          ws.cos_k[t * half + k] *= down;
+          ws.sin_k[t * half + k] *= down;
+        }
+      return Status::Ok();
+    }
     case Scheme::kRope: {
       RopeParams p;
       p.head_dim = hd;
@@ -117,11 +145,14 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
     K.gemm(lc.q.data(), d, lc.a.data(), d, 1, m.param(bl.wq), d, rows, d, d, false);
     K.gemm(lc.k.data(), d, lc.a.data(), d, 1, m.param(bl.wk), d, rows, d, d, false);
     K.gemm(lc.v.data(), d, lc.a.data(), d, 1, m.param(bl.wv), d, rows, d, d, false);
-    if (c.scheme == Scheme::kRope)
+    if (c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos) {
+      const float* kc = c.scheme == Scheme::kXpos ? ws.cos_k.data() : ws.cos.data();
+      const float* ks = c.scheme == Scheme::kXpos ? ws.sin_k.data() : ws.sin.data();
       for (std::size_t b = 0; b < B; ++b) {
         K.rope(lc.q.data() + b * T * d, T, d, H, hd, ws.cos.data(), ws.sin.data(), false);
-        K.rope(lc.k.data() + b * T * d, T, d, H, hd, ws.cos.data(), ws.sin.data(), false);
+        K.rope(lc.k.data() + b * T * d, T, d, H, hd, kc, ks, false);
       }
+    }
     const float* t5 = c.scheme == Scheme::kT5 ? m.param(m.t5_bias) : nullptr;
     for (std::size_t b = 0; b < B; ++b)
       for (std::size_t h = 0; h < H; ++h) {
@@ -240,11 +271,14 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
         K.gemm(ws.dq.data() + off, d, ws.ds.data(), T, 1, lc.k.data() + off, d, T, hd, T, false);  // dQ = dS·K
         K.gemm(ws.dk.data() + off, d, ws.ds.data(), 1, T, lc.q.data() + off, d, T, hd, T, false);  // dK = dSᵀ·Q
       }
-    if (c.scheme == Scheme::kRope)  // back through the rotation: Rᵀ
+    if (c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos) {  // back through the rotation: Rᵀ (xPos: (ζR)ᵀ = ζRᵀ)
+      const float* kc = c.scheme == Scheme::kXpos ? ws.cos_k.data() : ws.cos.data();
+      const float* ks = c.scheme == Scheme::kXpos ? ws.sin_k.data() : ws.sin.data();
       for (std::size_t b = 0; b < B; ++b) {
         K.rope(ws.dq.data() + b * T * d, T, d, H, hd, ws.cos.data(), ws.sin.data(), true);
-        K.rope(ws.dk.data() + b * T * d, T, d, H, hd, ws.cos.data(), ws.sin.data(), true);
+        K.rope(ws.dk.data() + b * T * d, T, d, H, hd, kc, ks, true);
       }
+    }
     K.gemm(m.grad(bl.wq), d, lc.a.data(), 1, d, ws.dq.data(), d, d, d, rows, false);
     K.gemm(m.grad(bl.wk), d, lc.a.data(), 1, d, ws.dk.data(), d, d, d, rows, false);
     K.gemm(m.grad(bl.wv), d, lc.a.data(), 1, d, ws.dv.data(), d, d, d, rows, false);

@@ -14,7 +14,7 @@
 namespace posenc::lab {
 namespace {
 
-constexpr const char* kSchemeNames[kNumSchemes] = {"none", "sinusoidal", "learned", "rope", "alibi", "t5"};
+constexpr const char* kSchemeNames[kNumSchemes] = {"none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos"};
 // Limits that keep every product of sizes far from overflow and the model "tiny".
 constexpr std::size_t kMaxVocab = 65536, kMaxDModel = 4096, kMaxLayers = 64, kMaxLen = 65536;
 
@@ -29,9 +29,9 @@ Status check_config(const ModelConfig& c) {
   if (c.d_model % c.n_heads != 0) return bad("d_model must be a multiple of n_heads");
   if (c.train_len < 2 || c.train_len > kMaxLen) return bad("train_len must be in [2, 65536]");
   if (static_cast<int>(c.scheme) < 0 || static_cast<int>(c.scheme) >= static_cast<int>(kNumSchemes))
-    return bad("scheme must be one of none, sinusoidal, learned, rope, alibi, t5");
-  if (c.scheme == Scheme::kRope && (c.d_model / c.n_heads) % 2 != 0)
-    return bad("head_dim (d_model / n_heads) must be even for rope");
+    return bad("scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos");
+  if ((c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos) && (c.d_model / c.n_heads) % 2 != 0)
+    return bad("head_dim (d_model / n_heads) must be even for rope and xpos");
   return Status::Ok();
 }
 
@@ -109,7 +109,7 @@ Status parse_scheme(const char* name, Scheme* out) noexcept {
       *out = static_cast<Scheme>(i);
       return Status::Ok();
     }
-  return bad("scheme must be one of none, sinusoidal, learned, rope, alibi, t5");
+  return bad("scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos");
 }
 
 Model::Model(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(impl)) {}

@@ -18,6 +18,7 @@ constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 // T5: causal buckets of relative position j - i (decoder self-attention), shared by all layers.
 constexpr int kT5Buckets = 32;
 constexpr int kT5MaxDistance = 128;
+constexpr double kXposScaleBase = 512.0;  // xPos's γ (Sun et al. 2022; torchscale's default)
 
 struct Tensor {
   std::string name;
@@ -48,7 +49,8 @@ struct Workspace {
   std::vector<float> logits;        // [rows][vocab]: probabilities after forward, dlogits in backward
   std::vector<float> token_loss;    // [rows]: -log p(token[t+1]) (0 at t = seq_len - 1)
   std::vector<float> pos_table;     // sinusoidal [seq_len][d_model]
-  std::vector<float> cos, sin;      // rope [seq_len][head_dim / 2]
+  std::vector<float> cos, sin;      // rope and xpos (the queries') [seq_len][head_dim / 2]
+  std::vector<float> cos_k, sin_k;  // xpos: the keys' tables (×ζ^(−t/γ) where the queries' are ×ζ^(t/γ))
   std::vector<int> bucket;          // t5: bucket of distance i - j, [seq_len]
   // backward scratch
   std::vector<float> dx, dh, da, dn, df, dq, dk, dv, dctx, dg, du, dp, ds;

@@ -190,7 +190,7 @@ test('lab: bad arguments are TypeError or RangeError naming the argument; nothin
   const bad = [
     [() => pe.lab.createModel({ ...small, dModel: 18, nHeads: 4 }), RangeError, /dModel must be a multiple of nHeads/],
     [() => pe.lab.createModel({ ...small, dModel: 18, nHeads: 2, scheme: 'rope' }), RangeError, /headDim = dModel \/ nHeads must be even/],
-    [() => pe.lab.createModel({ ...small, scheme: 'xpos' }), RangeError, /scheme must be one of 'none'/],
+    [() => pe.lab.createModel({ ...small, scheme: 'kerple' }), RangeError, /scheme must be one of 'none'/],
     [() => pe.lab.createModel({ ...small, vocabSize: 1 }), RangeError, /vocabSize/],
     [() => pe.lab.createModel({ ...small, depth: 2 }), TypeError, /unknown option "depth"/],
     [() => pe.lab.dataset({ task: 'wiki' }), RangeError, /task must be one of/],

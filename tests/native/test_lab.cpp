@@ -83,17 +83,21 @@ struct Twin {
       layer_norm(a, x, R, d, w(pre + "ln1.weight"), w(pre + "ln1.bias"));
       std::vector<double> q = matmul(a, w(pre + "wq"), R, d, d), k = matmul(a, w(pre + "wk"), R, d, d),
                           v = matmul(a, w(pre + "wv"), R, d, d);
-      if (c.scheme == Scheme::kRope)  // half-split: pairs (i, i + hd/2), angle t θ^(-2i/hd)
+      if (c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos)  // half-split: pairs (i, i + hd/2), angle t θ^(-2i/hd)
         for (std::vector<double>* m : {&q, &k})
           for (std::size_t r = 0; r < R; ++r)
             for (std::size_t h = 0; h < H; ++h)
               for (std::size_t i = 0; i < hd / 2; ++i) {
                 const double ang = static_cast<double>(r % T) * std::pow(10000.0, -2.0 * i / hd);
+                // xPos (Sun et al. 2022): ζ_i = (2i/hd + 0.4)/1.4, queries × ζ_i^(t/512), keys × ζ_i^(−t/512).
+                const double zeta = (2.0 * static_cast<double>(i) / static_cast<double>(hd) + 0.4) / 1.4;
+                const double e = static_cast<double>(r % T) / 512.0 * (m == &q ? 1.0 : -1.0);
+                const double g = c.scheme == Scheme::kXpos ? std::pow(zeta, e) : 1.0;
                 double& x1 = (*m)[r * d + h * hd + i];
                 double& x2 = (*m)[r * d + h * hd + i + hd / 2];
                 const double a1 = x1, a2 = x2;
-                x1 = a1 * std::cos(ang) - a2 * std::sin(ang);
-                x2 = a2 * std::cos(ang) + a1 * std::sin(ang);
+                x1 = (a1 * std::cos(ang) - a2 * std::sin(ang)) * g;
+                x2 = (a2 * std::cos(ang) + a1 * std::sin(ang)) * g;
               }
       std::vector<double> ctx(R * d, 0.0);
       for (std::size_t b = 0; b < B; ++b)
@@ -252,7 +256,7 @@ TEST_CASE("lab: every gradient of every scheme matches central differences of a 
 }
 
 TEST_CASE("lab: gradients match at widths that use every SIMD lane (d_model 32, head_dim 16, seq_len 20)") {
-  for (Scheme scheme : {Scheme::kRope, Scheme::kT5}) {
+  for (Scheme scheme : {Scheme::kRope, Scheme::kT5, Scheme::kXpos}) {
     ModelConfig c;
     c.vocab_size = 19;
     c.d_model = 32;
@@ -270,7 +274,7 @@ TEST_CASE("lab: gradients match at widths that use every SIMD lane (d_model 32, 
 
 TEST_CASE("lab: gradients match at widths that leave SIMD tails (d_model 12, head_dim 6, seq_len 7)") {
   // 12 = 2 + 1 vectors of 4 lanes, or 1 of 8 + 4; 6 and 48 leave scalar tails on every target.
-  for (Scheme scheme : {Scheme::kRope, Scheme::kSinusoidal}) {
+  for (Scheme scheme : {Scheme::kRope, Scheme::kSinusoidal, Scheme::kXpos}) {
     ModelConfig c;
     c.vocab_size = 5;
     c.d_model = 12;
@@ -432,12 +436,12 @@ TEST_CASE("lab: bad arguments give a clear Status, never a crash") {
   CHECK(std::string(Model::create(c, &m).message) == "d_model must be a multiple of n_heads");
   c.d_model = 18;
   c.n_heads = 2;  // head_dim 9
-  CHECK(std::string(Model::create(c, &m).message) == "head_dim (d_model / n_heads) must be even for rope");
+  CHECK(std::string(Model::create(c, &m).message) == "head_dim (d_model / n_heads) must be even for rope and xpos");
   c = tiny(Scheme::kNone);
   c.vocab_size = 1;
   CHECK(Model::create(c, &m).code == StatusCode::kBadArgument);
   Scheme s;
-  CHECK(std::string(parse_scheme("xpos", &s).message) == "scheme must be one of none, sinusoidal, learned, rope, alibi, t5");
+  CHECK(std::string(parse_scheme("kerple", &s).message) == "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos");
   REQUIRE(parse_scheme("alibi", &s).ok());
   CHECK(s == Scheme::kAlibi);
 

@@ -19,6 +19,11 @@ const ROWS = [
   { scheme: 't5', name: 'T5 bias', how: 'adds a learned bias per bucket', relative: 'yes: a function of the bucketed distance',
     params: (st) => ({ formula: `buckets × heads = ${st.t5Buckets} × ${st.heads}`, value: st.t5Buckets * st.heads }),
     claim: 'moderate: distances past max distance share the last bucket' },
+  { scheme: 'xpos', name: 'xPos', how: 'rotates q and k by pos·θᵢ and scales pair i by ζᵢ^(±pos/γ)',
+    relative: 'yes: q·k depends only on m − n, and decays with it',
+    params: () => ({ formula: '0 (θᵢ, ζᵢ, γ = 512 fixed)', value: 0 }),
+    claim: 'better than RoPE past L_train (Sun et al. 2022)',
+    usedBy: 'TorchScale (Sun et al. 2022, "A Length-Extrapolatable Transformer")' },
 ];
 
 function measuredText(m, detail) {

@@ -27,12 +27,14 @@ enum class Scheme : int {
   kRope,        // half-split RoPE (θ 10000, rot_dim = head_dim) on q and k in every layer
   kAlibi,       // scores += -m_h (i - j), posenc::alibi_slopes(n_heads)
   kT5,          // scores += t5_bias[bucket(j - i)][h], 32 causal buckets, max distance 128, shared
+  kXpos,        // rope's rotation with xPos's scale (Sun et al. 2022; posenc::Xpos, γ 512, centre 0):
+                //   q at t × ζ_k^(t/γ), k at t × ζ_k^(−t/γ), ζ_k = (2k/head_dim + 0.4)/1.4
 };
-constexpr std::size_t kNumSchemes = 6;
+constexpr std::size_t kNumSchemes = 7;
 
-// "none", "sinusoidal", "learned", "rope", "alibi", "t5".
+// "none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos".
 const char* scheme_name(Scheme scheme) noexcept;
-// Status kBadArgument "scheme must be one of none, sinusoidal, learned, rope, alibi, t5".
+// Status kBadArgument "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos".
 Status parse_scheme(const char* name, Scheme* out) noexcept;
 
 struct ModelConfig {
