@@ -538,7 +538,7 @@ export declare function init(options?: InitOptions): Promise<Posenc>;
 
 // ---- The extrapolation lab (pe.lab; js/lab.js) ---------------------------------------
 
-export type LabScheme = 'none' | 'sinusoidal' | 'learned' | 'rope' | 'alibi' | 't5' | 'xpos';
+export type LabScheme = 'none' | 'sinusoidal' | 'learned' | 'rope' | 'alibi' | 't5' | 'xpos' | 'kerple_log' | 'kerple_power';
 export type LabTask = 'markov' | 'copy' | 'text';
 export type LabRopeScaling = 'none' | 'linear' | 'ntk' | 'dynamic' | 'yarn';
 

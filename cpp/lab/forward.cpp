@@ -15,6 +15,34 @@ namespace {
 
 void resize(std::vector<float>& v, std::size_t n) { v.assign(n, 0.0f); }
 
+double softplus(double x) { return x > 20.0 ? x : std::log1p(std::exp(x)); }
+double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+// KERPLE's r1, r2 of head h from its raw parameters (lab.hpp: softplus, and for the power
+// variant's r2 2·sigmoid), with their derivatives by the raw values.
+struct KerpleHead {
+  double r1, r2, dr1, dr2;
+};
+KerpleHead kerple_head(const Model::Impl& m, std::size_t h) {
+  const double a = m.params[m.tensors[m.kerple_r1].offset + h], b = m.params[m.tensors[m.kerple_r2].offset + h];
+  if (m.config.scheme == Scheme::kKerplePower) return {softplus(a), 2.0 * sigmoid(b), sigmoid(a), 2.0 * sigmoid(b) * (1.0 - sigmoid(b))};
+  return {softplus(a), softplus(b), sigmoid(a), sigmoid(b)};
+}
+
+// The bias of distance t ≥ 0 and its derivatives by r1 and r2.
+struct KerpleTerm {
+  double bias, by_r1, by_r2;
+};
+KerpleTerm kerple_term(Scheme scheme, const KerpleHead& k, double t) {
+  if (scheme == Scheme::kKerplePower) {
+    if (t == 0.0) return {0.0, 0.0, 0.0};
+    const double p = std::pow(t, k.r2);
+    return {-k.r1 * p, -p, -k.r1 * p * std::log(t)};
+  }
+  const double l = std::log1p(k.r2 * t);
+  return {-k.r1 * l, -l, -k.r1 * t / (1.0 + k.r2 * t)};
+}
+
 }  // namespace
 
 Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScaling scaling) {
@@ -101,6 +129,11 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScali
       o.attention_factor = attention_factor;
       return rope_cache(ws.cos.data(), ws.sin.data(), seq_len, inv_freq.data(), hd, nullptr, 0.0, o);
     }
+    case Scheme::kKerpleLog:
+    case Scheme::kKerplePower:
+      ws.kbias.assign(c.n_heads * seq_len, 0.0f);  // filled by forward() from the current parameters
+      ws.kgrad.assign(c.n_heads * seq_len, 0.0);
+      return Status::Ok();
     case Scheme::kT5: {
       ws.bucket.resize(seq_len);
       const T5BucketParams p{false, kT5Buckets, kT5MaxDistance};
@@ -120,6 +153,13 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
   const std::size_t B = ws.batch, T = ws.seq_len, d = c.d_model, H = c.n_heads, hd = m.head_dim;
   const std::size_t V = c.vocab_size, rows = B * T, F = 4 * d;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+
+  // KERPLE: the bias of each head and distance, from this step's parameters.
+  if (is_kerple(c.scheme))
+    for (std::size_t h = 0; h < H; ++h) {
+      const KerpleHead k = kerple_head(m, h);
+      for (std::size_t t = 0; t < T; ++t) ws.kbias[h * T + t] = static_cast<float>(kerple_term(c.scheme, k, static_cast<double>(t)).bias);
+    }
 
   // x₀: token embedding and the absolute position term.
   const float* emb = m.param(m.tok_emb);
@@ -166,6 +206,7 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
             float bias = 0.0f;
             if (c.scheme == Scheme::kAlibi) bias = -m.slopes[h] * static_cast<float>(i - j);
             else if (t5) bias = t5[static_cast<std::size_t>(ws.bucket[i - j]) * H + h];
+            else if (is_kerple(c.scheme)) bias = ws.kbias[h * T + (i - j)];
             row[j] = row[j] * scale + bias;
           }
           K.softmax(row, i + 1);
@@ -212,6 +253,8 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
   const std::size_t V = c.vocab_size, rows = B * T, F = 4 * d;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   std::fill(m.grads.begin(), m.grads.end(), 0.0f);
+  const bool kerple = is_kerple(c.scheme);
+  if (kerple) std::fill(ws.kgrad.begin(), ws.kgrad.end(), 0.0);
 
   // dlogits = (p - onehot(target)) / n_targets; rows without a target contribute nothing.
   const float inv_n = 1.0f / static_cast<float>(B * (T - 1));
@@ -265,6 +308,7 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
           std::fill(ds + i + 1, ds + T, 0.0f);
           for (std::size_t j = 0; j <= i; ++j) {
             if (d_t5) d_t5[static_cast<std::size_t>(ws.bucket[i - j]) * H + h] += ds[j];  // ∂/∂bias = dS
+            if (kerple) ws.kgrad[h * T + (i - j)] += ds[j];
             ds[j] *= scale;
           }
         }
@@ -289,6 +333,21 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
     K.layernorm_backward(ws.dx.data(), m.grad(bl.ln1_w), m.grad(bl.ln1_b), ws.da.data(), x,
                          lc.mu1.data(), lc.r1.data(), m.param(bl.ln1_w), rows, d);
   }
+
+  // KERPLE's parameters, shared by the layers: Σ over heads' distances of ∂L/∂bias · ∂bias/∂r, through
+  // the positivity maps.
+  if (kerple)
+    for (std::size_t h = 0; h < H; ++h) {
+      const KerpleHead k = kerple_head(m, h);
+      double g1 = 0.0, g2 = 0.0;
+      for (std::size_t t = 0; t < T; ++t) {
+        const KerpleTerm e = kerple_term(c.scheme, k, static_cast<double>(t));
+        g1 += ws.kgrad[h * T + t] * e.by_r1;
+        g2 += ws.kgrad[h * T + t] * e.by_r2;
+      }
+      m.grad(m.kerple_r1)[h] = static_cast<float>(g1 * k.dr1);
+      m.grad(m.kerple_r2)[h] = static_cast<float>(g2 * k.dr2);
+    }
 
   // Embeddings: x₀ = tok_emb[token]·s (+ pos_emb[t]).
   const float emb_scale = c.scheme == Scheme::kSinusoidal ? std::sqrt(static_cast<float>(d)) : 1.0f;

@@ -14,7 +14,9 @@
 namespace posenc::lab {
 namespace {
 
-constexpr const char* kSchemeNames[kNumSchemes] = {"none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos"};
+constexpr const char* kSchemeNames[kNumSchemes] = {"none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos",
+                                                   "kerple_log", "kerple_power"};
+constexpr const char* kSchemeList = "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log, kerple_power";
 // Limits that keep every product of sizes far from overflow and the model "tiny".
 constexpr std::size_t kMaxVocab = 65536, kMaxDModel = 4096, kMaxLayers = 64, kMaxLen = 65536;
 
@@ -29,7 +31,7 @@ Status check_config(const ModelConfig& c) {
   if (c.d_model % c.n_heads != 0) return bad("d_model must be a multiple of n_heads");
   if (c.train_len < 2 || c.train_len > kMaxLen) return bad("train_len must be in [2, 65536]");
   if (static_cast<int>(c.scheme) < 0 || static_cast<int>(c.scheme) >= static_cast<int>(kNumSchemes))
-    return bad("scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos");
+    return bad(kSchemeList);
   if ((c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos) && (c.d_model / c.n_heads) % 2 != 0)
     return bad("head_dim (d_model / n_heads) must be even for rope and xpos");
   return Status::Ok();
@@ -49,6 +51,10 @@ void build(Model::Impl& m) {
   m.tok_emb = add(m, "tok_emb", 2, c.vocab_size, d, false);
   if (c.scheme == Scheme::kLearned) m.pos_emb = add(m, "pos_emb", 2, c.train_len, d, false);
   if (c.scheme == Scheme::kT5) m.t5_bias = add(m, "t5_bias", 2, detail::kT5Buckets, c.n_heads, false);
+  if (detail::is_kerple(c.scheme)) {
+    m.kerple_r1 = add(m, "kerple_r1", 1, 1, c.n_heads, false);
+    m.kerple_r2 = add(m, "kerple_r2", 1, 1, c.n_heads, false);
+  }
   for (std::size_t l = 0; l < c.n_layers; ++l) {
     const std::string p = "blocks." + std::to_string(l) + ".";
     detail::Block b;
@@ -74,7 +80,8 @@ void build(Model::Impl& m) {
 }
 
 // Seeded, tensor by tensor in order: matrices N(0, 0.02²), wo and w2 N(0, (0.02/√(2L))²), LayerNorm
-// weights 1 and biases 0, pos_emb N(0, 0.02²), t5_bias 0.
+// weights 1 and biases 0, pos_emb N(0, 0.02²), t5_bias 0, KERPLE's r1 = r2 = 1 (kerple_r1 =
+// softplus⁻¹(1) = log(e − 1); kerple_r2 the same, or 0 for the power variant's 2 sigmoid).
 void init(Model::Impl& m) {
   detail::Rng rng(m.config.seed);
   const double residual_std = 0.02 / std::sqrt(2.0 * static_cast<double>(m.config.n_layers));
@@ -85,6 +92,9 @@ void init(Model::Impl& m) {
                                                 t.name.compare(t.name.size() - 3, 3, ".w2") == 0);
     if (t.name == "t5_bias") {
       for (std::size_t i = 0; i < n; ++i) p[i] = 0.0f;
+    } else if (t.name == "kerple_r1" || t.name == "kerple_r2") {
+      const bool power_r2 = t.name == "kerple_r2" && m.config.scheme == Scheme::kKerplePower;
+      for (std::size_t i = 0; i < n; ++i) p[i] = power_r2 ? 0.0f : static_cast<float>(std::log(std::exp(1.0) - 1.0));
     } else if (t.rank == 1) {
       const bool weight = t.name.compare(t.name.size() - 7, 7, ".weight") == 0;
       for (std::size_t i = 0; i < n; ++i) p[i] = weight ? 1.0f : 0.0f;
@@ -109,7 +119,7 @@ Status parse_scheme(const char* name, Scheme* out) noexcept {
       *out = static_cast<Scheme>(i);
       return Status::Ok();
     }
-  return bad("scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos");
+  return bad(kSchemeList);
 }
 
 Model::Model(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(impl)) {}

@@ -20,6 +20,8 @@ constexpr int kT5Buckets = 32;
 constexpr int kT5MaxDistance = 128;
 constexpr double kXposScaleBase = 512.0;  // xPos's γ (Sun et al. 2022; torchscale's default)
 
+inline bool is_kerple(Scheme s) { return s == Scheme::kKerpleLog || s == Scheme::kKerplePower; }
+
 struct Tensor {
   std::string name;
   std::size_t rank, rows, cols;
@@ -52,6 +54,8 @@ struct Workspace {
   std::vector<float> cos, sin;      // rope and xpos (the queries') [seq_len][head_dim / 2]
   std::vector<float> cos_k, sin_k;  // xpos: the keys' tables (×ζ^(−t/γ) where the queries' are ×ζ^(t/γ))
   std::vector<int> bucket;          // t5: bucket of distance i - j, [seq_len]
+  std::vector<float> kbias;         // kerple: the bias of distance i - j per head, [n_heads][seq_len]
+  std::vector<double> kgrad;        // kerple backward: Σ ∂L/∂bias per head and distance, [n_heads][seq_len]
   // backward scratch
   std::vector<float> dx, dh, da, dn, df, dq, dk, dv, dctx, dg, du, dp, ds;
 };
@@ -64,6 +68,7 @@ struct Model::Impl {
   std::vector<detail::Tensor> tensors;
   std::vector<float> params, grads, adam_m, adam_v;
   std::size_t tok_emb = detail::kNone, pos_emb = detail::kNone, t5_bias = detail::kNone;
+  std::size_t kerple_r1 = detail::kNone, kerple_r2 = detail::kNone;
   std::size_t ln_f_w = detail::kNone, ln_f_b = detail::kNone;
   std::vector<detail::Block> blocks;
   std::vector<float> slopes;  // alibi [n_heads]

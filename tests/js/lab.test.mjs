@@ -31,7 +31,8 @@ test('lab: tensors carry the model card names and [in][out] shapes', () => {
       const names = m.tensors.map((t) => t.name);
       const block = (l) => ['ln1.weight', 'ln1.bias', 'wq', 'wk', 'wv', 'wo', 'ln2.weight', 'ln2.bias', 'w1', 'w2']
         .map((n) => `blocks.${l}.${n}`);
-      const extra = scheme === 'learned' ? ['pos_emb'] : scheme === 't5' ? ['t5_bias'] : [];
+      const extra = scheme === 'learned' ? ['pos_emb'] : scheme === 't5' ? ['t5_bias']
+        : scheme.startsWith('kerple') ? ['kerple_r1', 'kerple_r2'] : [];
       assert.deepEqual(names, ['tok_emb', ...extra, ...block(0), ...block(1), 'ln_f.weight', 'ln_f.bias']);
       const shape = Object.fromEntries(m.tensors.map((t) => [t.name, t.shape]));
       assert.deepEqual(shape.tok_emb, [8, 16]);
@@ -40,6 +41,7 @@ test('lab: tensors carry the model card names and [in][out] shapes', () => {
       assert.deepEqual(shape['ln_f.bias'], [16]);
       if (scheme === 'learned') assert.deepEqual(shape.pos_emb, [8, 16]);
       if (scheme === 't5') assert.deepEqual(shape.t5_bias, [32, 2]);
+      if (scheme.startsWith('kerple')) assert.deepEqual([shape.kerple_r1, shape.kerple_r2], [[2], [2]]);
     });
   }
 });

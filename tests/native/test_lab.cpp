@@ -112,6 +112,13 @@ struct Twin {
               // ALiBi slopes for a power-of-two head count: 2^(-8 (h + 1) / H) (Press et al. 2022).
               if (c.scheme == Scheme::kAlibi) s[j] -= std::pow(2.0, -8.0 * (h + 1) / H) * static_cast<double>(i - j);
               if (c.scheme == Scheme::kT5) s[j] += w("t5_bias")[t5_bucket_causal(i - j) * H + h];
+              // KERPLE (Chi et al. 2022), r1 = softplus(raw), r2 = softplus(raw) or 2 sigmoid(raw).
+              if (c.scheme == Scheme::kKerpleLog || c.scheme == Scheme::kKerplePower) {
+                const double a = w("kerple_r1")[h], bb = w("kerple_r2")[h], dist = static_cast<double>(i - j);
+                const double r1 = std::log1p(std::exp(a));
+                if (c.scheme == Scheme::kKerpleLog) s[j] -= r1 * std::log1p(std::log1p(std::exp(bb)) * dist);
+                else if (dist > 0) s[j] -= r1 * std::pow(dist, 2.0 / (1.0 + std::exp(-bb)));
+              }
               mx = std::fmax(mx, s[j]);
             }
             double z = 0.0;
@@ -249,14 +256,15 @@ TEST_CASE("lab: every gradient of every scheme matches central differences of a 
          g.worst_ratio, " (", g.worst_tensor, ")");
     MESSAGE(std::string(scheme_name(c.scheme)), ": loss error ", g.loss_error, ", worst |g - fd| / max|fd| ", g.worst_ratio,
             " in ", g.worst_tensor);
-    CHECK(g.tensors == c.n_layers * 10 + 3 + (c.scheme == Scheme::kLearned || c.scheme == Scheme::kT5 ? 1 : 0));
+    const bool kerple = c.scheme == Scheme::kKerpleLog || c.scheme == Scheme::kKerplePower;
+    CHECK(g.tensors == c.n_layers * 10 + 3 + (c.scheme == Scheme::kLearned || c.scheme == Scheme::kT5 ? 1 : 0) + (kerple ? 2 : 0));
     CHECK(g.loss_error < 1e-5);
     CHECK(g.worst_ratio < 1e-4);  // measured <= 1.1e-5 on every target
   }
 }
 
 TEST_CASE("lab: gradients match at widths that use every SIMD lane (d_model 32, head_dim 16, seq_len 20)") {
-  for (Scheme scheme : {Scheme::kRope, Scheme::kT5, Scheme::kXpos}) {
+  for (Scheme scheme : {Scheme::kRope, Scheme::kT5, Scheme::kXpos, Scheme::kKerpleLog, Scheme::kKerplePower}) {
     ModelConfig c;
     c.vocab_size = 19;
     c.d_model = 32;
@@ -441,7 +449,8 @@ TEST_CASE("lab: bad arguments give a clear Status, never a crash") {
   c.vocab_size = 1;
   CHECK(Model::create(c, &m).code == StatusCode::kBadArgument);
   Scheme s;
-  CHECK(std::string(parse_scheme("kerple", &s).message) == "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos");
+  CHECK(std::string(parse_scheme("kerple", &s).message) ==
+        "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log, kerple_power");
   REQUIRE(parse_scheme("alibi", &s).ok());
   CHECK(s == Scheme::kAlibi);
 

@@ -24,6 +24,16 @@ const ROWS = [
     params: () => ({ formula: '0 (θᵢ, ζᵢ, γ = 512 fixed)', value: 0 }),
     claim: 'better than RoPE past L_train (Sun et al. 2022)',
     usedBy: 'TorchScale (Sun et al. 2022, "A Length-Extrapolatable Transformer")' },
+  { scheme: 'kerple_log', name: 'KERPLE (log)', how: 'adds −r₁·log(1 + r₂·distance) to scores, r₁, r₂ learned',
+    relative: 'yes: a learned function of the distance',
+    params: (st) => ({ formula: `2 × heads = 2 × ${st.heads}`, value: 2 * st.heads }),
+    claim: 'better than ALiBi past L_train (Chi et al. 2022)',
+    usedBy: 'Chi et al. 2022, "KERPLE: Kernelized Relative Positional Embedding for Length Extrapolation"' },
+  { scheme: 'kerple_power', name: 'KERPLE (power)', how: 'adds −r₁·distance^r₂ to scores, 0 < r₂ < 2, learned',
+    relative: 'yes: a learned function of the distance',
+    params: (st) => ({ formula: `2 × heads = 2 × ${st.heads}`, value: 2 * st.heads }),
+    claim: 'close to the log variant (Chi et al. 2022)',
+    usedBy: 'Chi et al. 2022' },
 ];
 
 function measuredText(m, detail) {

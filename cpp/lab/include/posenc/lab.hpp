@@ -29,12 +29,16 @@ enum class Scheme : int {
   kT5,          // scores += t5_bias[bucket(j - i)][h], 32 causal buckets, max distance 128, shared
   kXpos,        // rope's rotation with xPos's scale (Sun et al. 2022; posenc::Xpos, γ 512, centre 0):
                 //   q at t × ζ_k^(t/γ), k at t × ζ_k^(−t/γ), ζ_k = (2k/head_dim + 0.4)/1.4
+  kKerpleLog,   // KERPLE (Chi et al. 2022), logarithmic: scores += −r1_h log(1 + r2_h (i − j)), r1, r2 > 0
+                //   learned per head (shared by the layers) as softplus(kerple_r1), softplus(kerple_r2)
+  kKerplePower, // KERPLE, power: scores += −r1_h (i − j)^r2_h, r1 = softplus(kerple_r1) > 0,
+                //   r2 = 2 sigmoid(kerple_r2) in (0, 2)
 };
-constexpr std::size_t kNumSchemes = 7;
+constexpr std::size_t kNumSchemes = 9;
 
-// "none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos".
+// "none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos", "kerple_log", "kerple_power".
 const char* scheme_name(Scheme scheme) noexcept;
-// Status kBadArgument "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos".
+// Status kBadArgument "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log, kerple_power".
 Status parse_scheme(const char* name, Scheme* out) noexcept;
 
 struct ModelConfig {
