@@ -539,7 +539,7 @@ export declare function init(options?: InitOptions): Promise<Posenc>;
 // ---- The extrapolation lab (pe.lab; js/lab.js) ---------------------------------------
 
 export type LabScheme = 'none' | 'sinusoidal' | 'learned' | 'rope' | 'alibi' | 't5' | 'xpos' | 'kerple_log' | 'kerple_power';
-export type LabTask = 'markov' | 'copy' | 'text';
+export type LabTask = 'markov' | 'copy' | 'flipflop' | 'text';
 export type LabRopeScaling = 'none' | 'linear' | 'ntk' | 'dynamic' | 'yarn';
 
 export interface LabModelOptions {

@@ -86,7 +86,7 @@ export const FIELDS = {
   // Chapter "lab": what Start trains — the small model for 1000 steps by default, about four minutes
   // on two busy cores (tiny models or fewer steps barely learn markov: their ratios would say nothing) —
   // and the length the loss-by-position plot shows, in multiples of T_train.
-  labTask: { value: 'markov', type: 'enum', values: ['markov', 'copy', 'text'], label: 'task' },
+  labTask: { value: 'markov', type: 'enum', values: ['markov', 'copy', 'flipflop', 'text'], label: 'task' },
   labSchemes: { value: 'none,sinusoidal,learned,rope,alibi,t5', type: 'list', label: 'schemes' },
   labSize: { value: 'small', type: 'enum', values: ['tiny', 'small'], label: 'model size' },
   labSteps: { value: 1000, type: 'int', min: 1, max: 20000, label: 'steps' },

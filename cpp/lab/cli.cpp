@@ -1,4 +1,4 @@
-// npm run lab -- [--task markov|copy|text] [--text PATH] [--schemes all|rope,alibi,...] [--steps N]
+// npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|rope,alibi,...] [--steps N]
 //   [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S] [--jobs J] [--out FILE]
 // Trains the lab model once per scheme on the same data (one thread per scheme, up to --jobs),
 // evaluates each at train_len × {1/2, 1, 2, 4, 8}, prints the table and writes JSON (--out,
@@ -57,7 +57,7 @@ Args parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string f = argv[i];
     if (f == "--help" || f == "-h") {
-      std::printf("usage: npm run lab -- [--task markov|copy|text] [--text PATH] [--schemes all|a,b,...]\n"
+      std::printf("usage: npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|a,b,...]\n"
                   "  [--steps N] [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S]\n"
                   "  [--jobs J] [--out FILE]\n");
       std::exit(0);

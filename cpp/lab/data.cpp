@@ -1,5 +1,6 @@
-// The lab's tasks: a seeded order-2 Markov source with its exact entropy rate, the copy task, and
-// character-level text. Every batch is a function of (dataset, sample_seed) only.
+// The lab's tasks: a seeded order-2 Markov source with its exact entropy rate, the copy task,
+// flip-flop (Liu et al. 2023) and character-level text. Every batch is a function of
+// (dataset, sample_seed) only.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -12,7 +13,13 @@
 namespace posenc::lab {
 namespace {
 
-constexpr const char* kTaskNames[] = {"markov", "copy", "text"};
+constexpr const char* kTaskNames[] = {"markov", "copy", "flipflop", "text"};
+static_assert(sizeof kTaskNames / sizeof kTaskNames[0] == kNumTasks);
+
+// Flip-flop: tokens 0 and 1 are the values, then the instructions write, ignore, read with these
+// probabilities (Liu et al. 2023's sparse FFL(0.8)).
+constexpr std::int32_t kWrite = 2, kIgnore = 3, kRead = 4;
+constexpr double kPWrite = 0.1, kPIgnore = 0.8, kPRead = 0.1;
 
 Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
 
@@ -40,17 +47,17 @@ struct Dataset::Impl {
 
 const char* task_name(Task task) noexcept {
   const int i = static_cast<int>(task);
-  return i >= 0 && i < 3 ? kTaskNames[i] : "unknown";
+  return i >= 0 && i < static_cast<int>(kNumTasks) ? kTaskNames[i] : "unknown";
 }
 
 Status parse_task(const char* name, Task* out) noexcept {
   if (name == nullptr || out == nullptr) return bad("task must not be null");
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < static_cast<int>(kNumTasks); ++i)
     if (std::strcmp(name, kTaskNames[i]) == 0) {
       *out = static_cast<Task>(i);
       return Status::Ok();
     }
-  return bad("task must be one of markov, copy, text");
+  return bad("task must be one of markov, copy, flipflop, text");
 }
 
 namespace {
@@ -126,6 +133,9 @@ Status Dataset::create(const DatasetConfig& config, std::unique_ptr<Dataset>* ou
         if (config.vocab_size < 2 || config.vocab_size > 65536) return bad("vocab_size must be in [2, 65536] for copy");
         d->vocab = config.vocab_size;
         break;
+      case Task::kFlipFlop:
+        d->vocab = 5;  // vocab_size is not used
+        break;
       case Task::kText: {
         if (config.text == nullptr || config.text_len < 2) return bad("text must have at least 2 bytes");
         if (config.text_len > (std::size_t{1} << 31)) return {StatusCode::kTooLarge, "text must be <= 2^31 bytes"};
@@ -141,7 +151,7 @@ Status Dataset::create(const DatasetConfig& config, std::unique_ptr<Dataset>* ou
         break;
       }
       default:
-        return bad("task must be one of markov, copy, text");
+        return bad("task must be one of markov, copy, flipflop, text");
     }
     out->reset(new Dataset(std::move(d)));
   } catch (const std::bad_alloc&) {
@@ -167,6 +177,14 @@ double Dataset::loss_floor(std::size_t seq_len) const noexcept {
     case Task::kCopy:
       if (seq_len % 2 != 0) return nan;
       return static_cast<double>(seq_len / 2 - 1) * std::log(static_cast<double>(impl_->vocab)) / targets;
+    case Task::kFlipFlop: {
+      // Targets: the first value (after the opening write), then per later pair an instruction
+      // (entropy H of the three probabilities) and a value (ln 2 unless the instruction is a read).
+      if (seq_len % 2 != 0) return nan;
+      const double h_instr = -(kPWrite * std::log(kPWrite) + kPIgnore * std::log(kPIgnore) + kPRead * std::log(kPRead));
+      const double later = static_cast<double>(seq_len / 2 - 1);
+      return (std::log(2.0) + later * (h_instr + (1.0 - kPRead) * std::log(2.0))) / targets;
+    }
     default:
       return nan;
   }
@@ -181,6 +199,7 @@ Status Dataset::sample(std::int32_t* tokens, std::size_t batch, std::size_t seq_
     return {StatusCode::kTooLarge, "batch * seq_len must be <= 2^24 (and seq_len <= 65536)"};
   const Impl& d = *impl_;
   if (d.task == Task::kCopy && seq_len % 2 != 0) return bad("seq_len must be even for copy");
+  if (d.task == Task::kFlipFlop && seq_len % 2 != 0) return bad("seq_len must be even for flipflop");
   if (d.task == Task::kText && seq_len > d.text.size()) return bad("seq_len must be <= the text's length");
   detail::Rng rng(sample_seed);
   const std::size_t V = d.vocab;
@@ -200,6 +219,18 @@ Status Dataset::sample(std::int32_t* tokens, std::size_t batch, std::size_t seq_
       case Task::kCopy: {
         const std::size_t half = seq_len / 2;
         for (std::size_t t = 0; t < half; ++t) row[t] = row[t + half] = static_cast<std::int32_t>(rng.below(static_cast<std::uint32_t>(V)));
+        break;
+      }
+      case Task::kFlipFlop: {
+        std::int32_t stored = 0;
+        for (std::size_t t = 0; t < seq_len; t += 2) {
+          const double u = rng.uniform();
+          const std::int32_t op = t == 0 || u < kPWrite ? kWrite : u < kPWrite + kPIgnore ? kIgnore : kRead;
+          const std::int32_t value = op == kRead ? stored : static_cast<std::int32_t>(rng.below(2));
+          if (op == kWrite) stored = value;
+          row[t] = op;
+          row[t + 1] = value;
+        }
         break;
       }
       case Task::kText: {

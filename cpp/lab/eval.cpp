@@ -55,8 +55,8 @@ Status run_scheme(const Dataset& data, const RunConfig& rc, Scheme scheme, Schem
   if (!(std::isfinite(rc.schedule.peak_lr) && rc.schedule.peak_lr >= 0.0))
     return {StatusCode::kBadArgument, "peak_lr must be finite and >= 0"};
   if (rc.model.train_len < 4) return {StatusCode::kBadArgument, "train_len must be >= 4"};
-  if (data.task() == Task::kCopy && rc.model.train_len % 4 != 0)
-    return {StatusCode::kBadArgument, "train_len must be a multiple of 4 for copy (every length even)"};
+  if ((data.task() == Task::kCopy || data.task() == Task::kFlipFlop) && rc.model.train_len % 4 != 0)
+    return {StatusCode::kBadArgument, "train_len must be a multiple of 4 for copy and flipflop (every length even)"};
   try {
     ModelConfig mc = rc.model;
     mc.vocab_size = data.vocab_size();

@@ -150,7 +150,7 @@ test('lab: exportWeights is safetensors that loadWeights reads back exactly, and
   });
 });
 
-test('lab: datasets — markov entropy below ln V, copy repeats, text vocabulary, same seed same rows', () => {
+test('lab: datasets — markov entropy below ln V, copy repeats, flipflop, text vocabulary, same seed same rows', () => {
   withData({ task: 'markov', seed: 5 }, (d) => {
     assert.equal(d.vocabSize, 32);
     assert.ok(d.entropyRate > 0 && d.entropyRate < Math.log(32));
@@ -164,6 +164,12 @@ test('lab: datasets — markov entropy below ln V, copy repeats, text vocabulary
     assert.deepEqual(x.subarray(0, 6), x.subarray(6));
     assert.equal(d.entropyRate, null);
     assert.ok(Math.abs(d.floor(12) - (5 * Math.log(10)) / 11) < 1e-12);
+  });
+  withData({ task: 'flipflop' }, (d) => {
+    assert.equal(d.vocabSize, 5);
+    const x = d.sample(1, 16, 2);
+    assert.equal(x[0], 2);  // the first instruction writes
+    assert.ok(Math.abs(d.floor(4) - (Math.LN2 + 0.6390318596 + 0.9 * Math.LN2) / 3) < 1e-9);  // H(0.1, 0.8, 0.1)
   });
   withData({ task: 'text', text: 'hello world' }, (d) => {
     assert.equal(d.vocabSize, 8);  // ' ' d e h l o r w

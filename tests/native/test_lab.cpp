@@ -399,6 +399,46 @@ TEST_CASE("lab: markov with peak 0 is uniform (entropy ln V), and samples match 
   CHECK(d->entropy_rate() < 0.8 * std::log(32.0));  // peaked rows: well below uniform
 }
 
+TEST_CASE("lab: flipflop rows follow the instructions; the floor is the true predictor's loss") {
+  // The optimal predictor written out here from the task's definition: instructions 2 (write) 3
+  // (ignore) 4 (read) with probabilities 0.1 0.8 0.1, a random bit after write and ignore, the last
+  // written bit after read. Its mean loss over many rows must meet loss_floor.
+  DatasetConfig dc;
+  dc.task = Task::kFlipFlop;
+  std::unique_ptr<Dataset> d;
+  REQUIRE(Dataset::create(dc, &d).ok());
+  CHECK(d->vocab_size() == 5);
+  const std::size_t rows = 4000, L = 64;
+  std::vector<std::int32_t> x(rows * L);
+  REQUIRE(d->sample(x.data(), rows, L, 3).ok());
+  double sum = 0.0;
+  std::size_t reads = 0, instructions[5] = {};
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::int32_t* row = x.data() + r * L;
+    CHECK(row[0] == 2);
+    int stored = -1;
+    for (std::size_t t = 0; t < L; t += 2) {
+      const int op = row[t], bit = row[t + 1];
+      REQUIRE((op >= 2 && op <= 4 && (bit == 0 || bit == 1)));
+      ++instructions[op];
+      if (t > 0) sum -= std::log(op == 2 ? 0.1 : op == 3 ? 0.8 : 0.1);
+      if (op == 4) {
+        ++reads;
+        REQUIRE(bit == stored);  // a read repeats the last write
+      } else {
+        sum -= std::log(0.5);
+      }
+      if (op == 2) stored = bit;
+    }
+  }
+  const double mean = sum / static_cast<double>(rows * (L - 1));
+  MESSAGE("flipflop L 64: floor ", d->loss_floor(L), ", the true predictor on 4000 rows ", mean, ", ", reads, " reads");
+  CHECK(std::fabs(mean - d->loss_floor(L)) < 0.005);
+  CHECK(std::fabs(static_cast<double>(instructions[4]) / static_cast<double>(rows * (L / 2 - 1)) - 0.1) < 0.005);
+  CHECK(std::isnan(d->loss_floor(63)));
+  CHECK(d->sample(x.data(), 1, 11, 9).code == StatusCode::kBadArgument);  // odd length
+}
+
 TEST_CASE("lab: copy and text datasets, sampling is a function of the seed") {
   DatasetConfig dc;
   dc.task = Task::kCopy;

@@ -137,15 +137,16 @@ class Model {
 enum class Task : int {
   kMarkov = 0,  // seeded order-2 Markov source, peaked rows; exact entropy rate
   kCopy,        // seq_len/2 uniform random tokens, then the same again
+  kFlipFlop,    // pairs (instruction, value): write/ignore a random bit, or read the last written
   kText,        // character level over the bytes given (vocabulary: the distinct bytes, sorted)
 };
-const char* task_name(Task task) noexcept;  // "markov", "copy", "text"
-constexpr std::size_t kNumTasks = 3;
+const char* task_name(Task task) noexcept;  // "markov", "copy", "flipflop", "text"
+constexpr std::size_t kNumTasks = 4;
 Status parse_task(const char* name, Task* out) noexcept;
 
 struct DatasetConfig {
   Task task = Task::kMarkov;
-  std::size_t vocab_size = 32;  // markov and copy (>= 2; markov <= 256); text: from the bytes
+  std::size_t vocab_size = 32;  // markov and copy (>= 2; markov <= 256); flipflop 5; text: from the bytes
   std::uint64_t seed = 0;       // markov: the transition table
   double peak = 3.0;            // markov: row c|ab ∝ exp(peak · z_c), z ~ N(0, 1) seeded
   const std::uint8_t* text = nullptr;  // text: the bytes (copied), at least 2 and 2 distinct
@@ -166,12 +167,14 @@ class Dataset {
   double entropy_rate() const noexcept;
   // The least expected mean loss over the seq_len - 1 targets of a row: markov
   // (H(X₁|X₀) + (seq_len - 2) h) / (seq_len - 1), rows starting in the stationary pair
-  // distribution; copy ((seq_len/2 - 1) ln V) / (seq_len - 1) for even seq_len; NaN for text.
+  // distribution; copy ((seq_len/2 - 1) ln V) / (seq_len - 1) for even seq_len; flipflop
+  // (ln 2 + (seq_len/2 - 1)(H(0.1, 0.8, 0.1) + 0.9 ln 2)) / (seq_len - 1) for even seq_len; NaN for text.
   double loss_floor(std::size_t seq_len) const noexcept;
   // markov: P(c | a, b) at [(a V + b) V + c]; null for the other tasks.
   const double* transition() const noexcept;
   // tokens[batch][seq_len], a function of (dataset, sample_seed) only. Status kBadArgument for
-  // null tokens, batch 0, seq_len < 2; copy needs an even seq_len; text needs seq_len <= its length.
+  // null tokens, batch 0, seq_len < 2; copy and flipflop need an even seq_len; text needs seq_len
+  // <= its length.
   Status sample(std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
                 std::uint64_t sample_seed) const noexcept;
 
