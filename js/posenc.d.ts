@@ -635,7 +635,8 @@ export interface LabRunResult {
   config: Record<string, number>;
   entropyRate: number | null;
   floor: Record<string, number | null>;
-  results: { scheme: LabScheme; trainSeconds: number; trainLoss: Float32Array; eval: LabEvalRow[] }[];
+  /** clippedSteps: the training steps whose global gradient norm was above 1 (and was clipped). */
+  results: { scheme: LabScheme; trainSeconds: number; trainLoss: Float32Array; clippedSteps: number; eval: LabEvalRow[] }[];
 }
 
 export interface Lab {

@@ -156,6 +156,7 @@ val run_scheme(Ptr d, const val& c, const std::string& scheme, const val& progre
   o.set("scheme", scheme);
   o.set("trainSeconds", res.train_seconds);
   o.set("trainLoss", copy(res.train_loss));
+  o.set("clippedSteps", static_cast<double>(res.clipped_steps));
   val rows = val::array();
   for (const lab::EvalRow& e : res.eval) {
     val row = val::object();

@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
   const std::size_t lengths[] = {T / 2, T, 2 * T, 4 * T, 8 * T};
   std::printf("\n%-16s", "loss (nats)");
   for (std::size_t L : lengths) std::printf(" %9s", ("L=" + std::to_string(L)).c_str());
-  std::printf(" %10s %9s\n", "L4T/LT", "steps/s");
+  std::printf(" %10s %9s %8s\n", "L4T/LT", "steps/s", "clipped");
   if (std::isfinite(data->loss_floor(T))) {
     std::printf("%-16s", "floor");
     for (std::size_t L : lengths) std::printf(" %9.4f", data->loss_floor(L));
@@ -221,7 +221,7 @@ int main(int argc, char** argv) {
       }
       if (std::isfinite(at_4t)) std::printf(" %10.3f", at_4t / at_t);
       else std::printf(" %10s", "no emb.");
-      std::printf(" %9.1f\n", static_cast<double>(r.train_loss.size()) / r.train_seconds);
+      std::printf(" %9.1f %8zu\n", static_cast<double>(r.train_loss.size()) / r.train_seconds, r.clipped_steps);
     }
   }
   std::printf("\nlab: %zu scheme(s) in %.1f s wall\n", results.size(), seconds);
@@ -243,7 +243,7 @@ int main(int argc, char** argv) {
   for (const SchemeResult& r : results) {
     json jr = {{"scheme", scheme_name(r.scheme)}, {"trainSeconds", r.train_seconds},
                {"stepsPerSecond", static_cast<double>(r.train_loss.size()) / r.train_seconds},
-               {"trainLoss", r.train_loss}, {"eval", json::array()}};
+               {"clippedSteps", r.clipped_steps}, {"trainLoss", r.train_loss}, {"eval", json::array()}};
     for (const EvalRow& e : r.eval) {
       json b = json::array();
       for (double v : e.bucket_loss) b.push_back(number_or_null(v));

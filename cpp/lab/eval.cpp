@@ -28,7 +28,7 @@ Status evaluate_row(Model& model, const Dataset& data, const RunConfig& rc, std:
     return Status::Ok();
   }
   tokens.resize(rc.eval_batch * length);
-  if (Status s = data.sample(tokens.data(), rc.eval_batch, length, detail::mix_seed(rc.eval_seed, length)); !s.ok())
+  if (Status s = data.sample(tokens.data(), rc.eval_batch, length, stream_seed(rc.eval_seed, length)); !s.ok())
     return s;
   std::vector<double> per_pos(length - 1);
   EvalOptions o;
@@ -46,6 +46,11 @@ Status evaluate_row(Model& model, const Dataset& data, const RunConfig& rc, std:
 }
 
 }  // namespace
+
+std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t index) noexcept {
+  detail::Rng r(seed ^ (index * 0xD1B54A32D192ED03ull + 0x8CB92BA72F3D8DD7ull));
+  return r.next();
+}
 
 Status run_scheme(const Dataset& data, const RunConfig& rc, Scheme scheme, SchemeResult* out,
                   Progress progress, void* user) noexcept {
@@ -65,17 +70,20 @@ Status run_scheme(const Dataset& data, const RunConfig& rc, Scheme scheme, Schem
     if (Status s = Model::create(mc, &model); !s.ok()) return s;
     out->scheme = scheme;
     out->train_loss.assign(rc.schedule.total_steps, 0.0f);
+    out->clipped_steps = 0;
     out->eval.clear();
 
     const std::size_t T = mc.train_len;
     std::vector<std::int32_t> tokens(rc.batch * T);
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t step = 0; step < rc.schedule.total_steps; ++step) {
-      if (Status s = data.sample(tokens.data(), rc.batch, T, detail::mix_seed(rc.data_seed, step)); !s.ok()) return s;
-      float loss = 0.0f;
-      if (Status s = model->train_step(tokens.data(), rc.batch, T, learning_rate(rc.schedule, step), &loss); !s.ok())
+      if (Status s = data.sample(tokens.data(), rc.batch, T, stream_seed(rc.data_seed, step)); !s.ok()) return s;
+      float loss = 0.0f, grad_norm = 0.0f;
+      if (Status s = model->train_step(tokens.data(), rc.batch, T, learning_rate(rc.schedule, step), &loss, &grad_norm);
+          !s.ok())
         return s;
       out->train_loss[step] = loss;
+      if (grad_norm > kGradClip) ++out->clipped_steps;
       if (progress != nullptr && !progress(user, step, rc.schedule.total_steps, loss))
         return {StatusCode::kBadArgument, "cancelled"};
     }

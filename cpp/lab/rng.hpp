@@ -36,10 +36,4 @@ class Rng {
   std::uint64_t state_;
 };
 
-// A seed for stream `index` of `seed` (one SplitMix64 step of their mix).
-inline std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t index) noexcept {
-  Rng r(seed ^ (index * 0xD1B54A32D192ED03ull + 0x8CB92BA72F3D8DD7ull));
-  return r.next();
-}
-
 }  // namespace posenc::lab::detail

@@ -188,6 +188,7 @@ test('lab: run trains and evaluates each scheme; onProgress can cancel', () => {
   assert.equal(r.results[0].eval[3].loss, null);
   assert.ok(r.results[1].eval.every((e) => Number.isFinite(e.loss) && e.bucketLoss.length === Math.ceil((e.length - 1) / 2)));
   assert.equal(r.results[1].trainLoss.length, 3);
+  assert.ok(r.results.every((x) => Number.isInteger(x.clippedSteps) && x.clippedSteps >= 0 && x.clippedSteps <= 3));
   assert.deepEqual(Object.keys(r.floor), ['4', '8', '16', '32', '64']);
   assert.throws(() => pe.lab.run({ schemes: ['rope'], steps: 10, size: 'tiny', trainLength: 8 }, (p) => p.step < 2),
     error(RangeError, /run: cancelled/));

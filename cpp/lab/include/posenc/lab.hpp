@@ -192,8 +192,8 @@ struct RunConfig {
   Schedule schedule;  // total_steps training steps
   std::size_t batch = 16;
   std::size_t eval_batch = 16;      // rows per evaluation length (the same rows for every scheme)
-  std::uint64_t data_seed = 1;      // training batches: sample_seed = data_seed · 2^32 + step
-  std::uint64_t eval_seed = 7;
+  std::uint64_t data_seed = 1;      // training batch s: sample_seed = stream_seed(data_seed, s)
+  std::uint64_t eval_seed = 7;      // evaluation rows at length L: stream_seed(eval_seed, L)
 };
 
 struct EvalRow {
@@ -209,9 +209,15 @@ struct EvalRow {
 struct SchemeResult {
   Scheme scheme;
   std::vector<float> train_loss;  // one per step
+  std::size_t clipped_steps;      // steps whose global gradient norm was above 1 (and was clipped)
   std::vector<EvalRow> eval;      // lengths ascending; for rope, each longer length once per scaling
   double train_seconds;
 };
+
+// The seed of stream `index` of `seed`: the first SplitMix64 output from the state
+// seed ^ (index · 0xD1B54A32D192ED03 + 0x8CB92BA72F3D8DD7). run_scheme samples training batch s with
+// stream_seed(data_seed, s) and the evaluation rows at length L with stream_seed(eval_seed, L).
+std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t index) noexcept;
 
 // Called every step; return false to cancel (run_scheme then returns kBadArgument "cancelled").
 using Progress = bool (*)(void* user, std::size_t step, std::size_t total_steps, float loss);
