@@ -17,9 +17,9 @@ constexpr const char* kTaskNames[] = {"markov", "copy", "flipflop", "text"};
 static_assert(sizeof kTaskNames / sizeof kTaskNames[0] == kNumTasks);
 
 // Flip-flop: tokens 0 and 1 are the values, then the instructions write, ignore, read with these
-// probabilities (Liu et al. 2023's sparse FFL(0.8)).
+// probabilities — denser than Liu et al. 2023's FFL(0.8), whose reads (0.1) no lab model learned.
 constexpr std::int32_t kWrite = 2, kIgnore = 3, kRead = 4;
-constexpr double kPWrite = 0.1, kPIgnore = 0.8, kPRead = 0.1;
+constexpr double kPWrite = 0.25, kPIgnore = 0.5, kPRead = 0.25;
 
 Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
 

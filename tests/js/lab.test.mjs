@@ -169,7 +169,7 @@ test('lab: datasets — markov entropy below ln V, copy repeats, flipflop, text 
     assert.equal(d.vocabSize, 5);
     const x = d.sample(1, 16, 2);
     assert.equal(x[0], 2);  // the first instruction writes
-    assert.ok(Math.abs(d.floor(4) - (Math.LN2 + 0.6390318596 + 0.9 * Math.LN2) / 3) < 1e-9);  // H(0.1, 0.8, 0.1)
+    assert.ok(Math.abs(d.floor(4) - (Math.LN2 + 1.5 * Math.LN2 + 0.75 * Math.LN2) / 3) < 1e-12);  // H(¼, ½, ¼) = 1.5 ln 2
   });
   withData({ task: 'text', text: 'hello world' }, (d) => {
     assert.equal(d.vocabSize, 8);  // ' ' d e h l o r w

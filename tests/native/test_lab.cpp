@@ -401,7 +401,7 @@ TEST_CASE("lab: markov with peak 0 is uniform (entropy ln V), and samples match 
 
 TEST_CASE("lab: flipflop rows follow the instructions; the floor is the true predictor's loss") {
   // The optimal predictor written out here from the task's definition: instructions 2 (write) 3
-  // (ignore) 4 (read) with probabilities 0.1 0.8 0.1, a random bit after write and ignore, the last
+  // (ignore) 4 (read) with probabilities 0.25 0.5 0.25, a random bit after write and ignore, the last
   // written bit after read. Its mean loss over many rows must meet loss_floor.
   DatasetConfig dc;
   dc.task = Task::kFlipFlop;
@@ -421,7 +421,7 @@ TEST_CASE("lab: flipflop rows follow the instructions; the floor is the true pre
       const int op = row[t], bit = row[t + 1];
       REQUIRE((op >= 2 && op <= 4 && (bit == 0 || bit == 1)));
       ++instructions[op];
-      if (t > 0) sum -= std::log(op == 2 ? 0.1 : op == 3 ? 0.8 : 0.1);
+      if (t > 0) sum -= std::log(op == 2 ? 0.25 : op == 3 ? 0.5 : 0.25);
       if (op == 4) {
         ++reads;
         REQUIRE(bit == stored);  // a read repeats the last write
@@ -434,7 +434,7 @@ TEST_CASE("lab: flipflop rows follow the instructions; the floor is the true pre
   const double mean = sum / static_cast<double>(rows * (L - 1));
   MESSAGE("flipflop L 64: floor ", d->loss_floor(L), ", the true predictor on 4000 rows ", mean, ", ", reads, " reads");
   CHECK(std::fabs(mean - d->loss_floor(L)) < 0.005);
-  CHECK(std::fabs(static_cast<double>(instructions[4]) / static_cast<double>(rows * (L / 2 - 1)) - 0.1) < 0.005);
+  CHECK(std::fabs(static_cast<double>(instructions[4]) / static_cast<double>(rows * (L / 2 - 1)) - 0.25) < 0.005);
   CHECK(std::isnan(d->loss_floor(63)));
   CHECK(d->sample(x.data(), 1, 11, 9).code == StatusCode::kBadArgument);  // odd length
 }

@@ -168,7 +168,7 @@ class Dataset {
   // The least expected mean loss over the seq_len - 1 targets of a row: markov
   // (H(X₁|X₀) + (seq_len - 2) h) / (seq_len - 1), rows starting in the stationary pair
   // distribution; copy ((seq_len/2 - 1) ln V) / (seq_len - 1) for even seq_len; flipflop
-  // (ln 2 + (seq_len/2 - 1)(H(0.1, 0.8, 0.1) + 0.9 ln 2)) / (seq_len - 1) for even seq_len; NaN for text.
+  // (ln 2 + (seq_len/2 - 1)(H(0.25, 0.5, 0.25) + 0.75 ln 2)) / (seq_len - 1) for even seq_len; NaN for text.
   double loss_floor(std::size_t seq_len) const noexcept;
   // markov: P(c | a, b) at [(a V + b) V + c]; null for the other tasks.
   const double* transition() const noexcept;
