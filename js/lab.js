@@ -34,6 +34,16 @@ function checkWorkspace(fn, config, batch, length) {
   }
 }
 
+// A 64-bit seed (a number below 2^53 or a bigint below 2^64) as the [hi, lo] 32-bit halves C++ takes.
+function seedHalves(fn, name, seed) {
+  if (typeof seed === 'bigint') {
+    if (seed < 0n || seed >= 2n ** 64n) throw new PosencRangeError(`${fn}: ${name} must be in [0, 2^64) (got ${seed})`);
+    return [Number(seed >> 32n), Number(seed & 0xFFFFFFFFn)];
+  }
+  checkIntIn(fn, name, seed, 0, Number.MAX_SAFE_INTEGER);
+  return [Math.floor(seed / 2 ** 32), seed % 2 ** 32];
+}
+
 const jsMessage = renamer(JS_NAMES);
 const checkInt = (fn, name, v, min, max = 2 ** 31 - 1) => checkIntIn(fn, name, v, min, max);
 const checkChoice = (fn, name, v, choices) => checkChoiceOf(fn, name, v, Object.fromEntries(choices.map((c) => [c, c])));
@@ -231,17 +241,17 @@ export function wrapLab(module) {
       const f = module.labDatasetFloor(this.#live('floor'), length);
       return Number.isNaN(f) ? null : f;
     }
-    /** Int32Array [batch][length], a function of (dataset, seed). */
+    /** Int32Array [batch][length], a function of (dataset, seed); seed a number or a 64-bit bigint. */
     sample(batch, length, seed = 0) {
       const fn = 'sample';
       const ptr = this.#live(fn);
       checkInt(fn, 'batch', batch, 1, 2 ** 24);
       checkInt(fn, 'length', length, 2, 65536);
-      checkInt(fn, 'seed', seed, 0, Number.MAX_SAFE_INTEGER);
+      const [hi, lo] = seedHalves(fn, 'seed', seed);
       if (batch * length > 2 ** 24) throw new PosencRangeError(`${fn}: batch * length must be <= 2^24 (got ${batch * length})`);
       return scoped(fn, (alloc) => {
         const out = alloc(batch * length * 4);
-        status(fn, module.labDatasetSample(ptr, out, batch, length, seed));
+        status(fn, module.labDatasetSample(ptr, out, batch, length, hi, lo));
         return module.HEAP32.slice(out >> 2, (out >> 2) + batch * length);
       });
     }
@@ -375,5 +385,15 @@ export function wrapLab(module) {
     }
   }
 
-  return { schemes: LAB_SCHEMES, tasks: LAB_TASKS, ropeScalings: ROPE_SCALINGS, createModel, dataset, run };
+  // The seed of stream `index` of `seed` (lab.hpp stream_seed), a bigint: run() samples training
+  // batch s with streamSeed(seed, s) and the evaluation rows at length L with streamSeed(7, L).
+  function streamSeed(seed, index) {
+    const fn = 'streamSeed';
+    const [hi, lo] = seedHalves(fn, 'seed', seed);
+    checkIntIn(fn, 'index', index, 0, Number.MAX_SAFE_INTEGER);
+    const [h, l] = module.labStreamSeed(hi, lo, index);
+    return (BigInt(h) << 32n) | BigInt(l);
+  }
+
+  return { schemes: LAB_SCHEMES, tasks: LAB_TASKS, ropeScalings: ROPE_SCALINGS, createModel, dataset, run, streamSeed };
 }

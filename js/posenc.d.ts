@@ -596,8 +596,8 @@ export interface LabDataset {
   readonly entropyRate: number | null;
   /** The least expected mean loss of a row of this length (null if unknown). */
   floor(length: number): number | null;
-  /** Int32Array [batch][length], a function of (dataset, seed). */
-  sample(batch: number, length: number, seed?: number): Int32Array;
+  /** Int32Array [batch][length], a function of (dataset, seed): a number below 2^53 or a bigint below 2^64. */
+  sample(batch: number, length: number, seed?: number | bigint): Int32Array;
   delete(): void;
   [Symbol.dispose](): void;
 }
@@ -647,6 +647,8 @@ export interface Lab {
   dataset(options?: LabDatasetOptions): LabDataset;
   /** Trains and evaluates each scheme (synchronous: call it in a worker). onProgress returning false cancels. */
   run(options?: LabRunOptions, onProgress?: (p: { scheme: LabScheme; step: number; totalSteps: number; loss: number }) => boolean | void): LabRunResult;
+  /** The seed of stream `index` of `seed`: run() samples training batch s with streamSeed(seed, s), the evaluation rows at length L with streamSeed(7, L). */
+  streamSeed(seed: number | bigint, index: number): bigint;
 }
 
 export interface Posenc {

@@ -121,9 +121,23 @@ double dataset_vocab_size(Ptr d) { return static_cast<double>(at<lab::Dataset>(d
 double dataset_entropy_rate(Ptr d) { return at<lab::Dataset>(d)->entropy_rate(); }
 double dataset_floor(Ptr d, double seq_len) { return at<lab::Dataset>(d)->loss_floor(static_cast<std::size_t>(seq_len)); }
 
-std::string dataset_sample(Ptr d, Ptr out, double batch, double seq_len, double seed) {
+// 64-bit seeds cross as two 32-bit halves: a JS number holds 53 bits.
+std::uint64_t seed64(double hi, double lo) {
+  return (static_cast<std::uint64_t>(hi) << 32) | static_cast<std::uint64_t>(lo);
+}
+
+std::string dataset_sample(Ptr d, Ptr out, double batch, double seq_len, double seed_hi, double seed_lo) {
   return message(at<lab::Dataset>(d)->sample(at<std::int32_t>(out), static_cast<std::size_t>(batch),
-                                             static_cast<std::size_t>(seq_len), static_cast<std::uint64_t>(seed)));
+                                             static_cast<std::size_t>(seq_len), seed64(seed_hi, seed_lo)));
+}
+
+// lab::stream_seed as [hi, lo] halves.
+val stream_seed(double seed_hi, double seed_lo, double index) {
+  const std::uint64_t s = lab::stream_seed(seed64(seed_hi, seed_lo), static_cast<std::uint64_t>(index));
+  val r = val::array();
+  r.call<void>("push", static_cast<double>(s >> 32));
+  r.call<void>("push", static_cast<double>(s & 0xFFFFFFFFu));
+  return r;
 }
 
 // Trains and evaluates one scheme (lab::run_scheme); progress(step, totalSteps, loss) is called every
@@ -204,5 +218,6 @@ EMSCRIPTEN_BINDINGS(posenc_lab) {
   function("labDatasetEntropyRate", &dataset_entropy_rate);
   function("labDatasetFloor", &dataset_floor);
   function("labDatasetSample", &dataset_sample);
+  function("labStreamSeed", &stream_seed);
   function("labRunScheme", &run_scheme);
 }

@@ -178,6 +178,26 @@ test('lab: datasets — markov entropy below ln V, copy repeats, flipflop, text 
   });
 });
 
+test('lab: run() is reproduced from the card through the API — streamSeed batches, the same init', () => {
+  // Training step s samples streamSeed(seed, s): at lr 0 the model never moves, so each step's loss
+  // is the loss of that batch on a fresh model of the same seed.
+  const r = pe.lab.run({ schemes: ['rope'], steps: 3, lr: 1e-9, size: 'tiny', trainLength: 8, vocabSize: 8, evalBatch: 1, batch: 2, seed: 5 });
+  withData({ task: 'markov', seed: 5, vocabSize: 8 }, (d) => {
+    const m = pe.lab.createModel({ vocabSize: 8, dModel: 32, nLayers: 2, nHeads: 2, trainLength: 8, scheme: 'rope', seed: 5 });
+    try {
+      const s0 = pe.lab.streamSeed(5, 0);
+      assert.equal(typeof s0, 'bigint');
+      assert.ok(s0 > BigInt(Number.MAX_SAFE_INTEGER));  // 64-bit: why sample takes a bigint
+      assert.equal(m.lossAndGradients(d.sample(2, 8, s0)).loss, r.results[0].trainLoss[0]);
+      const l1 = m.trainStep(d.sample(2, 8, pe.lab.streamSeed(5, 1)), { lr: 0 });
+      assert.ok(Math.abs(l1 - r.results[0].trainLoss[1]) < 1e-6);  // step 0 moved the run's model by lr 1e-9
+    } finally { m.delete(); }
+    assert.throws(() => d.sample(1, 4, 2n ** 64n), error(RangeError, /sample: seed must be in \[0, 2\^64\)/));
+    assert.throws(() => d.sample(1, 4, -1n), error(RangeError, /sample: seed must be in/));
+  });
+  assert.throws(() => pe.lab.streamSeed(1, -1), error(RangeError, /streamSeed: index/));
+});
+
 test('lab: run trains and evaluates each scheme; onProgress can cancel', () => {
   const seen = [];
   const r = pe.lab.run({ schemes: ['learned', 'alibi'], steps: 3, size: 'tiny', trainLength: 8, vocabSize: 8, evalBatch: 2 },
