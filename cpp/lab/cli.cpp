@@ -1,10 +1,14 @@
 // npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|rope,alibi,...] [--steps N]
-//   [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S] [--jobs J] [--out FILE]
-// Trains the lab model once per scheme on the same data (one thread per scheme, up to --jobs),
-// evaluates each at train_len × {1/2, 1, 2, 4, 8}, prints the table and writes JSON (--out,
+//   [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S] [--seeds N] [--jobs J] [--out FILE]
+// Trains the lab model per scheme and per seed S, S + 1, … S + N − 1 (model init and batch order; the
+// task's data is seed S's) on one thread each, up to --jobs at once; evaluates each at
+// train_len × {1/2, 1, 2, 4, 8}, prints the mean and min–max over the seeds and writes JSON (--out,
 // default build/lab-results.json). Results depend only on the arguments (not on --jobs).
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -45,7 +49,7 @@ std::size_t parse_size(const char* flag, const char* v) {
 
 struct Args {
   std::string task = "markov", text_path, schemes = "all", size = "small", out = "build/lab-results.json";
-  std::size_t steps = 2000, train_len = 64, batch = 16, jobs = 0;
+  std::size_t steps = 2000, train_len = 64, batch = 16, jobs = 0, seeds = 3;
   double lr = 1e-2;
   std::uint64_t seed = 1;
   std::string command;
@@ -59,7 +63,7 @@ Args parse(int argc, char** argv) {
     if (f == "--help" || f == "-h") {
       std::printf("usage: npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|a,b,...]\n"
                   "  [--steps N] [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S]\n"
-                  "  [--jobs J] [--out FILE]\n");
+                  "  [--seeds N] [--jobs J] [--out FILE]\n");
       std::exit(0);
     }
     if (i + 1 >= argc) fail(f + " needs a value");
@@ -74,6 +78,7 @@ Args parse(int argc, char** argv) {
     else if (f == "--batch") a.batch = parse_size("--batch", v);
     else if (f == "--jobs") a.jobs = parse_size("--jobs", v);
     else if (f == "--seed") a.seed = parse_size("--seed", v);
+    else if (f == "--seeds") a.seeds = parse_size("--seeds", v);
     else if (f == "--out") a.out = v;
     else if (f == "--lr") {
       char* end = nullptr;
@@ -157,18 +162,24 @@ int main(int argc, char** argv) {
     std::printf("lab: entropy rate %.4f nats/token; floor at train_len %.4f\n", data->entropy_rate(),
                 data->loss_floor(rc.model.train_len));
 
-  std::vector<SchemeResult> results(schemes.size());
-  std::vector<Status> statuses(schemes.size());
+  // One job per (scheme, seed): results[i · seeds + k] is scheme i with seed S + k.
+  const std::size_t n_seeds = a.seeds, n_jobs = schemes.size() * n_seeds;
+  std::vector<SchemeResult> results(n_jobs);
+  std::vector<Status> statuses(n_jobs);
   std::mutex print;
-  struct Ctx { const char* name; std::mutex* print; std::size_t every; };
-  auto worker = [&](std::size_t i) {
-    Ctx ctx{scheme_name(schemes[i]), &print, a.steps / 10 > 0 ? a.steps / 10 : 1};
-    statuses[i] = run_scheme(*data, rc, schemes[i], &results[i],
+  struct Ctx { std::string name; std::mutex* print; std::size_t every; };
+  auto run_job = [&](std::size_t j) {
+    const Scheme scheme = schemes[j / n_seeds];
+    RunConfig job = rc;
+    job.model.seed = job.data_seed = a.seed + j % n_seeds;
+    Ctx ctx{scheme_name(scheme) + (n_seeds > 1 ? " s" + std::to_string(job.model.seed) : std::string()), &print,
+            a.steps / 10 > 0 ? a.steps / 10 : 1};
+    statuses[j] = run_scheme(*data, job, scheme, &results[j],
         [](void* user, std::size_t step, std::size_t total, float loss) {
           const Ctx& c = *static_cast<Ctx*>(user);
           if ((step + 1) % c.every == 0 || step + 1 == total) {
             std::lock_guard<std::mutex> lock(*c.print);
-            std::fprintf(stderr, "  %-10s step %5zu/%zu  loss %.4f\n", c.name, step + 1, total, loss);
+            std::fprintf(stderr, "  %-16s step %5zu/%zu  loss %.4f\n", c.name.c_str(), step + 1, total, loss);
           }
           return true;
         }, &ctx);
@@ -176,55 +187,95 @@ int main(int argc, char** argv) {
   std::size_t jobs = a.jobs != 0 ? a.jobs : std::thread::hardware_concurrency();
   if (jobs == 0) jobs = 1;
   const auto start = std::chrono::steady_clock::now();
-  for (std::size_t first = 0; first < schemes.size(); first += jobs) {
-    std::vector<std::thread> threads;
-    for (std::size_t i = first; i < schemes.size() && i < first + jobs; ++i) threads.emplace_back(worker, i);
-    for (auto& t : threads) t.join();
-  }
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < jobs && t < n_jobs; ++t)
+    threads.emplace_back([&] {
+      for (std::size_t j; (j = next.fetch_add(1)) < n_jobs;) run_job(j);
+    });
+  for (auto& t : threads) t.join();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (std::size_t i = 0; i < schemes.size(); ++i) check(statuses[i], scheme_name(schemes[i]));
+  for (std::size_t j = 0; j < n_jobs; ++j) check(statuses[j], scheme_name(schemes[j / n_seeds]));
 
-  // The table: mean loss per evaluation length, and loss(4T) / loss(T).
+  // The table: per label and length the mean loss over the seeds, below it min–max (with more
+  // than one seed); loss(4T) / loss(T) taken per seed.
   const std::size_t T = rc.model.train_len;
   const std::size_t lengths[] = {T / 2, T, 2 * T, 4 * T, 8 * T};
+  const int w = n_seeds > 1 ? 13 : 9;
   std::printf("\n%-16s", "loss (nats)");
-  for (std::size_t L : lengths) std::printf(" %9s", ("L=" + std::to_string(L)).c_str());
-  std::printf(" %10s %9s %8s\n", "L4T/LT", "steps/s", "clipped");
+  for (std::size_t L : lengths) std::printf(" %*s", w, ("L=" + std::to_string(L)).c_str());
+  std::printf(" %*s %9s %9s\n", w, "L4T/LT", "steps/s", "clipped");
   if (std::isfinite(data->loss_floor(T))) {
     std::printf("%-16s", "floor");
-    for (std::size_t L : lengths) std::printf(" %9.4f", data->loss_floor(L));
+    for (std::size_t L : lengths) std::printf(" %*.4f", w, data->loss_floor(L));
     std::printf("\n");
   }
-  for (const SchemeResult& r : results) {
+  for (std::size_t i = 0; i < schemes.size(); ++i) {
+    const SchemeResult* runs = &results[i * n_seeds];
     std::vector<std::string> labels;
-    for (const EvalRow& e : r.eval) {
-      const std::string l = label(r, e);
+    for (const EvalRow& e : runs[0].eval) {
+      const std::string l = label(runs[0], e);
       bool seen = false;
       for (const auto& x : labels) seen = seen || x == l;
       if (!seen) labels.push_back(l);
     }
+    double steps_per_s = 0.0;
+    std::size_t clip_lo = SIZE_MAX, clip_hi = 0;
+    for (std::size_t k = 0; k < n_seeds; ++k) {
+      steps_per_s += static_cast<double>(runs[k].train_loss.size()) / runs[k].train_seconds / static_cast<double>(n_seeds);
+      clip_lo = std::min(clip_lo, runs[k].clipped_steps);
+      clip_hi = std::max(clip_hi, runs[k].clipped_steps);
+    }
+    const std::string clipped = clip_lo == clip_hi ? std::to_string(clip_lo) : std::to_string(clip_lo) + "–" + std::to_string(clip_hi);
     for (const std::string& l : labels) {
-      std::printf("%-16s", l.c_str());
-      double at_t = NAN, at_4t = NAN;
-      for (std::size_t L : lengths) {
-        const EvalRow* found = nullptr;
-        for (const EvalRow& e : r.eval)
-          if (e.length == L && label(r, e) == l) found = &e;
-        if (found == nullptr && L <= T)  // scaled rope rows exist only beyond T: the plain row applies
-          for (const EvalRow& e : r.eval)
-            if (e.length == L && e.scaling == RopeScaling::kNone) found = &e;
-        if (found == nullptr) std::printf(" %9s", "-");
-        else if (found->no_embedding) std::printf(" %9s", "no emb.");
-        else std::printf(" %9.4f", found->loss);
-        if (found && L == T) at_t = found->loss;
-        if (found && L == 4 * T) at_4t = found->no_embedding ? NAN : found->loss;
+      // cells[c][k]: column c (the lengths, then the ratio) of seed k; NaN for no number.
+      std::vector<std::vector<double>> cells(6, std::vector<double>(n_seeds, NAN));
+      bool no_emb[6] = {}, missing[6] = {};
+      for (std::size_t k = 0; k < n_seeds; ++k) {
+        double at_t = NAN, at_4t = NAN;
+        for (std::size_t c = 0; c < 5; ++c) {
+          const std::size_t L = lengths[c];
+          const EvalRow* found = nullptr;
+          for (const EvalRow& e : runs[k].eval)
+            if (e.length == L && label(runs[k], e) == l) found = &e;
+          if (found == nullptr && L <= T)  // scaled rope rows exist only beyond T: the plain row applies
+            for (const EvalRow& e : runs[k].eval)
+              if (e.length == L && e.scaling == RopeScaling::kNone) found = &e;
+          missing[c] = found == nullptr;
+          no_emb[c] = found != nullptr && found->no_embedding;
+          if (found != nullptr && !found->no_embedding) cells[c][k] = found->loss;
+          if (found && L == T) at_t = found->loss;
+          if (found && L == 4 * T) at_4t = found->no_embedding ? NAN : found->loss;
+        }
+        cells[5][k] = at_4t / at_t;
+        no_emb[5] = !std::isfinite(cells[5][k]);
       }
-      if (std::isfinite(at_4t)) std::printf(" %10.3f", at_4t / at_t);
-      else std::printf(" %10s", "no emb.");
-      std::printf(" %9.1f %8zu\n", static_cast<double>(r.train_loss.size()) / r.train_seconds, r.clipped_steps);
+      std::string lo_hi;
+      std::printf("%-16s", l.c_str());
+      for (std::size_t c = 0; c < 6; ++c) {
+        const int prec = c == 5 ? 3 : 4;
+        double mean = 0.0, lo = INFINITY, hi = -INFINITY;
+        for (double v : cells[c]) {
+          mean += v / static_cast<double>(n_seeds);
+          lo = std::min(lo, v);
+          hi = std::max(hi, v);
+        }
+        char buf[64];
+        if (missing[c]) std::snprintf(buf, sizeof buf, "-");
+        else if (no_emb[c]) std::snprintf(buf, sizeof buf, "no emb.");
+        else std::snprintf(buf, sizeof buf, "%.*f", prec, mean);
+        std::printf(" %*s", w, buf);
+        if (!missing[c] && !no_emb[c]) std::snprintf(buf, sizeof buf, "%.*f–%.*f", prec - 1, lo, prec - 1, hi);
+        else buf[0] = '\0';
+        char cell[80];
+        std::snprintf(cell, sizeof cell, " %*s", w + 2, buf);  // "–" is 3 bytes, 1 column
+        lo_hi += cell;
+      }
+      std::printf(" %9.1f %9s\n", steps_per_s, clipped.c_str());
+      if (n_seeds > 1) std::printf("%-16s%s\n", "  min–max", lo_hi.c_str());
     }
   }
-  std::printf("\nlab: %zu scheme(s) in %.1f s wall\n", results.size(), seconds);
+  std::printf("\nlab: %zu scheme(s) × %zu seed(s) in %.1f s wall\n", schemes.size(), n_seeds, seconds);
 
   char date[32];
   const std::time_t now = std::time(nullptr);
@@ -236,12 +287,13 @@ int main(int argc, char** argv) {
   j["task"] = a.task;
   j["config"] = {{"vocabSize", data->vocab_size()}, {"dModel", rc.model.d_model}, {"nLayers", rc.model.n_layers},
                  {"nHeads", rc.model.n_heads}, {"trainLength", T}, {"batch", rc.batch}, {"steps", a.steps},
-                 {"peakLr", a.lr}, {"warmupSteps", rc.schedule.warmup_steps}, {"seed", a.seed},
+                 {"peakLr", a.lr}, {"warmupSteps", rc.schedule.warmup_steps}, {"seed", a.seed}, {"seeds", n_seeds},
                  {"evalBatch", rc.eval_batch}};
   j["entropyRate"] = number_or_null(data->entropy_rate());
   j["results"] = json::array();
-  for (const SchemeResult& r : results) {
-    json jr = {{"scheme", scheme_name(r.scheme)}, {"trainSeconds", r.train_seconds},
+  for (std::size_t job = 0; job < n_jobs; ++job) {
+    const SchemeResult& r = results[job];
+    json jr = {{"scheme", scheme_name(r.scheme)}, {"seed", a.seed + job % n_seeds}, {"trainSeconds", r.train_seconds},
                {"stepsPerSecond", static_cast<double>(r.train_loss.size()) / r.train_seconds},
                {"clippedSteps", r.clipped_steps}, {"trainLoss", r.train_loss}, {"eval", json::array()}};
     for (const EvalRow& e : r.eval) {
