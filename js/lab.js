@@ -20,12 +20,13 @@ const JS_NAMES = {
 // module instead of returning a Status. At most 2^28 floats (1 GiB) for parameters + gradients +
 // AdamW moments, and as much again for one call's activations.
 const MAX_FLOATS = 2 ** 28;
-const paramFloats = ({ vocabSize, dModel: d, nLayers, trainLength }) => vocabSize * d + trainLength * d + 32 * d
-  + nLayers * (12 * d * d + 4 * d) + 2 * d;
-function workspaceFloats({ vocabSize, dModel: d, nLayers, nHeads }, batch, length) {
+const paramFloats = ({ vocabSize, dModel: d, nLayers, nHeads, trainLength }) => vocabSize * d + trainLength * d + 32 * d
+  + nLayers * (12 * d * d + 4 * d + 32 * (nHeads + 2) + 2) + 2 * d;
+function workspaceFloats({ vocabSize, dModel: d, nLayers, nHeads, scheme }, batch, length) {
   const rows = batch * length;
+  const fire = scheme === 'fire' ? (nLayers + 2) * nHeads * length * length : 0;  // its bias per layer + gradient
   return (nLayers + 1) * rows * d + nLayers * (rows * (15 * d + 4) + batch * nHeads * length * length)
-    + rows * (13 * d + vocabSize + 3) + 2 * length * length;
+    + rows * (13 * d + vocabSize + 3) + 2 * length * length + fire;
 }
 function checkWorkspace(fn, config, batch, length) {
   const n = workspaceFloats(config, batch, length);
@@ -304,7 +305,7 @@ export function wrapLab(module) {
     if ((scheme === 'rope' || scheme === 'xpos') && (dModel / nHeads) % 2 !== 0) {
       throw new PosencRangeError(`${fn}: headDim = dModel / nHeads must be even for ${scheme} (got ${dModel / nHeads})`);
     }
-    const params = paramFloats({ vocabSize, dModel, nLayers, trainLength });
+    const params = paramFloats({ vocabSize, dModel, nLayers, nHeads, trainLength });
     if (4 * params > MAX_FLOATS) {
       throw new PosencRangeError(`${fn}: ${params} parameters (×4 with gradients and AdamW moments) exceed ${MAX_FLOATS / 4}`);
     }
@@ -342,7 +343,7 @@ export function wrapLab(module) {
     if (typeof config.lr !== 'number' || !Number.isFinite(config.lr) || config.lr <= 0) {
       throw new PosencRangeError(`${fn}: lr must be finite and > 0 (got ${describe(config.lr)})`);
     }
-    const sizes = { vocabSize: o.vocabSize ?? 32, ...config };
+    const sizes = { vocabSize: o.vocabSize ?? 32, ...config, scheme: schemes.includes('fire') ? 'fire' : undefined };
     if (4 * paramFloats(sizes) > MAX_FLOATS) throw new PosencRangeError(`${fn}: the model has more than ${MAX_FLOATS / 4} parameters`);
     checkWorkspace(fn, sizes, config.batch, config.trainLength);
     checkWorkspace(fn, sizes, 1, 8 * config.trainLength);

@@ -129,6 +129,10 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScali
       o.attention_factor = attention_factor;
       return rope_cache(ws.cos.data(), ws.sin.data(), seq_len, inv_freq.data(), hd, nullptr, 0.0, o);
     }
+    case Scheme::kFire:
+      ws.fbias.assign(c.n_layers * c.n_heads * tt, 0.0f);  // filled by forward() per layer
+      ws.fgrad.assign(c.n_heads * tt, 0.0);
+      return Status::Ok();
     case Scheme::kKerpleLog:
     case Scheme::kKerplePower:
       ws.kbias.assign(c.n_heads * seq_len, 0.0f);  // filled by forward() from the current parameters
@@ -194,6 +198,11 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
       }
     }
     const float* t5 = c.scheme == Scheme::kT5 ? m.param(m.t5_bias) : nullptr;
+    const float* fire = nullptr;
+    if (c.scheme == Scheme::kFire) {
+      fire_bias(m, l);
+      fire = ws.fbias.data() + l * H * T * T;
+    }
     for (std::size_t b = 0; b < B; ++b)
       for (std::size_t h = 0; h < H; ++h) {
         float* p = lc.p.data() + (b * H + h) * T * T;
@@ -207,6 +216,7 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
             if (c.scheme == Scheme::kAlibi) bias = -m.slopes[h] * static_cast<float>(i - j);
             else if (t5) bias = t5[static_cast<std::size_t>(ws.bucket[i - j]) * H + h];
             else if (is_kerple(c.scheme)) bias = ws.kbias[h * T + (i - j)];
+            else if (fire) bias = fire[(h * T + i) * T + j];
             row[j] = row[j] * scale + bias;
           }
           K.softmax(row, i + 1);
@@ -295,6 +305,8 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
     K.gemm(m.grad(bl.wo), d, lc.ctx.data(), 1, d, ws.dh.data(), d, d, d, rows, false);
     K.gemm_nt(ws.dctx.data(), d, ws.dh.data(), d, m.param(bl.wo), d, rows, d, d, false);
     float* d_t5 = c.scheme == Scheme::kT5 ? m.grad(m.t5_bias) : nullptr;
+    double* d_fire = c.scheme == Scheme::kFire ? ws.fgrad.data() : nullptr;
+    if (d_fire) std::fill(ws.fgrad.begin(), ws.fgrad.end(), 0.0);
     for (std::size_t b = 0; b < B; ++b)
       for (std::size_t h = 0; h < H; ++h) {
         const float* p = lc.p.data() + (b * H + h) * T * T;
@@ -309,12 +321,14 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
           for (std::size_t j = 0; j <= i; ++j) {
             if (d_t5) d_t5[static_cast<std::size_t>(ws.bucket[i - j]) * H + h] += ds[j];  // ∂/∂bias = dS
             if (kerple) ws.kgrad[h * T + (i - j)] += ds[j];
+            if (d_fire) d_fire[(h * T + i) * T + j] += ds[j];
             ds[j] *= scale;
           }
         }
         K.gemm(ws.dq.data() + off, d, ws.ds.data(), T, 1, lc.k.data() + off, d, T, hd, T, false);  // dQ = dS·K
         K.gemm(ws.dk.data() + off, d, ws.ds.data(), 1, T, lc.q.data() + off, d, T, hd, T, false);  // dK = dSᵀ·Q
       }
+    if (d_fire) fire_backward(m, l);
     if (c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos) {  // back through the rotation: Rᵀ (xPos: (ζR)ᵀ = ζRᵀ)
       const float* kc = c.scheme == Scheme::kXpos ? ws.cos_k.data() : ws.cos.data();
       const float* ks = c.scheme == Scheme::kXpos ? ws.sin_k.data() : ws.sin.data();

@@ -15,8 +15,9 @@ namespace posenc::lab {
 namespace {
 
 constexpr const char* kSchemeNames[kNumSchemes] = {"none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos",
-                                                   "kerple_log", "kerple_power"};
-constexpr const char* kSchemeList = "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log, kerple_power";
+                                                   "kerple_log", "kerple_power", "fire"};
+constexpr const char* kSchemeList =
+    "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log, kerple_power, fire";
 // Limits that keep every product of sizes far from overflow and the model "tiny".
 constexpr std::size_t kMaxVocab = 65536, kMaxDModel = 4096, kMaxLayers = 64, kMaxLen = 65536;
 
@@ -68,6 +69,13 @@ void build(Model::Impl& m) {
     b.ln2_b = add(m, p + "ln2.bias", 1, 1, d, false);
     b.w1 = add(m, p + "w1", 2, d, 4 * d, true);
     b.w2 = add(m, p + "w2", 2, 4 * d, d, true);
+    if (c.scheme == Scheme::kFire) {
+      b.fire_w1 = add(m, p + "fire.w1", 1, 1, detail::kFireWidth, false);
+      b.fire_b1 = add(m, p + "fire.b1", 1, 1, detail::kFireWidth, false);
+      b.fire_w2 = add(m, p + "fire.w2", 2, detail::kFireWidth, c.n_heads, false);
+      b.fire_c = add(m, p + "fire.c", 1, 1, 1, false);
+      b.fire_L = add(m, p + "fire.L", 1, 1, 1, false);
+    }
     m.blocks.push_back(b);
   }
   m.ln_f_w = add(m, "ln_f.weight", 1, 1, d, false);
@@ -81,7 +89,9 @@ void build(Model::Impl& m) {
 
 // Seeded, tensor by tensor in order: matrices N(0, 0.02²), wo and w2 N(0, (0.02/√(2L))²), LayerNorm
 // weights 1 and biases 0, pos_emb N(0, 0.02²), t5_bias 0, KERPLE's r1 = r2 = 1 (kerple_r1 =
-// softplus⁻¹(1) = log(e − 1); kerple_r2 the same, or 0 for the power variant's 2 sigmoid).
+// softplus⁻¹(1) = log(e − 1); kerple_r2 the same, or 0 for the power variant's 2 sigmoid); FIRE's
+// hidden unit u = ReLU(x − u/32) (w1 1, b1 −u/32: knots spread over [0, 1)), w2 0 (a zero bias at
+// the start), c = 0.1 and L = train_len / 2 (raw values softplus⁻¹ of them).
 void init(Model::Impl& m) {
   detail::Rng rng(m.config.seed);
   const double residual_std = 0.02 / std::sqrt(2.0 * static_cast<double>(m.config.n_layers));
@@ -90,7 +100,17 @@ void init(Model::Impl& m) {
     const std::size_t n = t.rows * t.cols;
     const bool residual = t.name.size() > 3 && (t.name.compare(t.name.size() - 3, 3, ".wo") == 0 ||
                                                 t.name.compare(t.name.size() - 3, 3, ".w2") == 0);
-    if (t.name == "t5_bias") {
+    const auto ends = [&](const char* s) {
+      const std::size_t n = std::strlen(s);
+      return t.name.size() >= n && t.name.compare(t.name.size() - n, n, s) == 0;
+    };
+    if (ends(".fire.w1") || ends(".fire.b1") || ends(".fire.w2")) {
+      for (std::size_t i = 0; i < n; ++i)
+        p[i] = ends(".fire.w1") ? 1.0f : ends(".fire.b1") ? -static_cast<float>(i) / detail::kFireWidth : 0.0f;
+    } else if (ends(".fire.c") || ends(".fire.L")) {
+      const double v = ends(".fire.c") ? 0.1 : static_cast<double>(m.config.train_len) / 2.0;
+      p[0] = static_cast<float>(v > 20.0 ? v : std::log(std::expm1(v)));  // softplus⁻¹, as softplus is x above 20
+    } else if (t.name == "t5_bias") {
       for (std::size_t i = 0; i < n; ++i) p[i] = 0.0f;
     } else if (t.name == "kerple_r1" || t.name == "kerple_r2") {
       const bool power_r2 = t.name == "kerple_r2" && m.config.scheme == Scheme::kKerplePower;

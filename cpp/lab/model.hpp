@@ -21,6 +21,7 @@ constexpr int kT5MaxDistance = 128;
 constexpr double kXposScaleBase = 512.0;  // xPos's γ (Sun et al. 2022; torchscale's default)
 
 inline bool is_kerple(Scheme s) { return s == Scheme::kKerpleLog || s == Scheme::kKerplePower; }
+constexpr std::size_t kFireWidth = 32;  // FIRE's hidden units (Li et al. 2023: 1 → 32 → n_heads)
 
 struct Tensor {
   std::string name;
@@ -31,6 +32,7 @@ struct Tensor {
 
 struct Block {  // tensor indices
   std::size_t ln1_w, ln1_b, wq, wk, wv, wo, ln2_w, ln2_b, w1, w2;
+  std::size_t fire_w1 = kNone, fire_b1 = kNone, fire_w2 = kNone, fire_c = kNone, fire_L = kNone;
 };
 
 // Activations of one layer for a batch [batch · seq_len] rows, kept for the backward pass.
@@ -56,6 +58,8 @@ struct Workspace {
   std::vector<int> bucket;          // t5: bucket of distance i - j, [seq_len]
   std::vector<float> kbias;         // kerple: the bias of distance i - j per head, [n_heads][seq_len]
   std::vector<double> kgrad;        // kerple backward: Σ ∂L/∂bias per head and distance, [n_heads][seq_len]
+  std::vector<float> fbias;         // fire: [n_layers][n_heads][seq_len][seq_len], j <= i (fire.cpp)
+  std::vector<double> fgrad;        // fire backward, one layer: Σ ∂L/∂score [n_heads][seq_len][seq_len]
   // backward scratch
   std::vector<float> dx, dh, da, dn, df, dq, dk, dv, dctx, dg, du, dp, ds;
 };
@@ -93,6 +97,10 @@ void forward(Model::Impl& m, const std::int32_t* tokens);
 void backward(Model::Impl& m, const std::int32_t* tokens);
 // The mean of ws.token_loss over the targets (double accumulation).
 double mean_loss(const Model::Impl& m);
+// FIRE (fire.cpp): layer l's bias into ws.fbias from the current parameters; layer l's gradients
+// from ws.fgrad.
+void fire_bias(Model::Impl& m, std::size_t l);
+void fire_backward(Model::Impl& m, std::size_t l);
 
 }  // namespace detail
 }  // namespace posenc::lab

@@ -81,7 +81,7 @@ test('every view draws non-blank at its defaults, with a title and an explanatio
     await (await ex.page.$(view(id))).screenshot({ path: new URL(`view-${id}.png`, artifacts).pathname });
   }
   await drawn('comparison-table');
-  assert.equal(await ex.page.$$eval(`${view('comparison-table')} tbody tr`, (r) => r.length), 8);  // + xPos, KERPLE ×2
+  assert.equal(await ex.page.$$eval(`${view('comparison-table')} tbody tr`, (r) => r.length), 9);  // + xPos, KERPLE ×2, FIRE
   assert.deepEqual(ex.problems, []);
 });
 

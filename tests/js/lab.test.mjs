@@ -29,7 +29,8 @@ test('lab: tensors carry the model card names and [in][out] shapes', () => {
   for (const scheme of pe.lab.schemes) {
     withModel({ scheme }, (m) => {
       const names = m.tensors.map((t) => t.name);
-      const block = (l) => ['ln1.weight', 'ln1.bias', 'wq', 'wk', 'wv', 'wo', 'ln2.weight', 'ln2.bias', 'w1', 'w2']
+      const fire = scheme === 'fire' ? ['fire.w1', 'fire.b1', 'fire.w2', 'fire.c', 'fire.L'] : [];
+      const block = (l) => ['ln1.weight', 'ln1.bias', 'wq', 'wk', 'wv', 'wo', 'ln2.weight', 'ln2.bias', 'w1', 'w2', ...fire]
         .map((n) => `blocks.${l}.${n}`);
       const extra = scheme === 'learned' ? ['pos_emb'] : scheme === 't5' ? ['t5_bias']
         : scheme.startsWith('kerple') ? ['kerple_r1', 'kerple_r2'] : [];
@@ -42,6 +43,10 @@ test('lab: tensors carry the model card names and [in][out] shapes', () => {
       if (scheme === 'learned') assert.deepEqual(shape.pos_emb, [8, 16]);
       if (scheme === 't5') assert.deepEqual(shape.t5_bias, [32, 2]);
       if (scheme.startsWith('kerple')) assert.deepEqual([shape.kerple_r1, shape.kerple_r2], [[2], [2]]);
+      if (scheme === 'fire') {
+        assert.deepEqual(['fire.w1', 'fire.b1', 'fire.w2', 'fire.c', 'fire.L'].map((n) => shape[`blocks.1.${n}`]),
+          [[32], [32], [32, 2], [1], [1]]);
+      }
     });
   }
 });

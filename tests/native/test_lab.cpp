@@ -119,6 +119,18 @@ struct Twin {
                 if (c.scheme == Scheme::kKerpleLog) s[j] -= r1 * std::log1p(std::log1p(std::exp(bb)) * dist);
                 else if (dist > 0) s[j] -= r1 * std::pow(dist, 2.0 / (1.0 + std::exp(-bb)));
               }
+              // FIRE (Li et al. 2023): f(ψ(i − j) / ψ(max(L, i))), ψ(t) = log(1 + c t), f: 1 → 32 → H
+              // with ReLU; c = softplus(fire.c), L = softplus(fire.L), per layer.
+              if (c.scheme == Scheme::kFire) {
+                const double cc = std::log1p(std::exp(w(pre + "fire.c")[0]));
+                const double L = std::log1p(std::exp(w(pre + "fire.L")[0]));
+                const double norm = std::log(1.0 + cc * std::max(L, static_cast<double>(i)));
+                const double xx = norm > 0.0 ? std::log(1.0 + cc * static_cast<double>(i - j)) / norm : 0.0;
+                double f = 0.0;
+                for (std::size_t u = 0; u < 32; ++u)
+                  f += w(pre + "fire.w2")[u * H + h] * std::max(0.0, w(pre + "fire.w1")[u] * xx + w(pre + "fire.b1")[u]);
+                s[j] += f;
+              }
               mx = std::fmax(mx, s[j]);
             }
             double z = 0.0;
@@ -174,6 +186,7 @@ void randomise(Model& m, std::uint64_t seed) {
     for (std::size_t i = 0; i < v.rows * v.cols; ++i) {
       const double u = 2.0 * rng.uniform() - 1.0;
       if (name.find(".weight") != std::string::npos) v.data[i] = static_cast<float>(1.0 + 0.3 * u);
+      else if (name.find("fire.L") != std::string::npos) v.data[i] = static_cast<float>(3.0 + u);  // L ≈ 3: clamps early rows
       else if (name.find(".bias") != std::string::npos || name == "t5_bias") v.data[i] = static_cast<float>(0.5 * u);
       else v.data[i] = static_cast<float>(0.4 * u);
     }
@@ -257,14 +270,15 @@ TEST_CASE("lab: every gradient of every scheme matches central differences of a 
     MESSAGE(std::string(scheme_name(c.scheme)), ": loss error ", g.loss_error, ", worst |g - fd| / max|fd| ", g.worst_ratio,
             " in ", g.worst_tensor);
     const bool kerple = c.scheme == Scheme::kKerpleLog || c.scheme == Scheme::kKerplePower;
-    CHECK(g.tensors == c.n_layers * 10 + 3 + (c.scheme == Scheme::kLearned || c.scheme == Scheme::kT5 ? 1 : 0) + (kerple ? 2 : 0));
+    CHECK(g.tensors == c.n_layers * (c.scheme == Scheme::kFire ? 15 : 10) + 3 +
+                           (c.scheme == Scheme::kLearned || c.scheme == Scheme::kT5 ? 1 : 0) + (kerple ? 2 : 0));
     CHECK(g.loss_error < 1e-5);
     CHECK(g.worst_ratio < 1e-4);  // measured <= 1.1e-5 on every target
   }
 }
 
 TEST_CASE("lab: gradients match at widths that use every SIMD lane (d_model 32, head_dim 16, seq_len 20)") {
-  for (Scheme scheme : {Scheme::kRope, Scheme::kT5, Scheme::kXpos, Scheme::kKerpleLog, Scheme::kKerplePower}) {
+  for (Scheme scheme : {Scheme::kRope, Scheme::kT5, Scheme::kXpos, Scheme::kKerpleLog, Scheme::kKerplePower, Scheme::kFire}) {
     ModelConfig c;
     c.vocab_size = 19;
     c.d_model = 32;
@@ -490,7 +504,7 @@ TEST_CASE("lab: bad arguments give a clear Status, never a crash") {
   CHECK(Model::create(c, &m).code == StatusCode::kBadArgument);
   Scheme s;
   CHECK(std::string(parse_scheme("kerple", &s).message) ==
-        "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log, kerple_power");
+        "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log, kerple_power, fire");
   REQUIRE(parse_scheme("alibi", &s).ok());
   CHECK(s == Scheme::kAlibi);
 

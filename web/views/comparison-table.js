@@ -34,6 +34,11 @@ const ROWS = [
     params: (st) => ({ formula: `2 × heads = 2 × ${st.heads}`, value: 2 * st.heads }),
     claim: 'close to the log variant (Chi et al. 2022)',
     usedBy: 'Chi et al. 2022' },
+  { scheme: 'fire', name: 'FIRE', how: 'adds an MLP of the distance over log(1 + c·max(L, i)) to scores',
+    relative: 'yes, progressively: a learned function of the distance, scaled to [0, 1] per query',
+    params: (st) => ({ formula: `per layer: 32 × (heads + 2) + 2 = 32 × ${st.heads + 2} + 2`, value: 32 * (st.heads + 2) + 2 }),
+    claim: 'claimed better past L_train than T5, ALiBi and KERPLE (Li et al. 2023)',
+    usedBy: 'Li et al. 2023, "Functional Interpolation for Relative Positions Improves Long Context Transformers"' },
 ];
 
 function measuredText(m, detail) {

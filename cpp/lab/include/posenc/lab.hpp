@@ -33,12 +33,15 @@ enum class Scheme : int {
                 //   learned per head (shared by the layers) as softplus(kerple_r1), softplus(kerple_r2)
   kKerplePower, // KERPLE, power: scores += −r1_h (i − j)^r2_h, r1 = softplus(kerple_r1) > 0,
                 //   r2 = 2 sigmoid(kerple_r2) in (0, 2)
+  kFire,        // FIRE (Li et al. 2023): scores += f(ψ(i − j) / ψ(max(L, i))), ψ(t) = log(1 + c t),
+                //   f an MLP 1 → 32 → n_heads (ReLU) per layer, c and L learned per layer (fire.cpp)
 };
-constexpr std::size_t kNumSchemes = 9;
+constexpr std::size_t kNumSchemes = 10;
 
-// "none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos", "kerple_log", "kerple_power".
+// "none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos", "kerple_log", "kerple_power", "fire".
 const char* scheme_name(Scheme scheme) noexcept;
-// Status kBadArgument "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log, kerple_power".
+// Status kBadArgument "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log,
+// kerple_power, fire".
 Status parse_scheme(const char* name, Scheme* out) noexcept;
 
 struct ModelConfig {
