@@ -319,7 +319,7 @@ export function wrapLab(module) {
   function run(options, onProgress) {
     const fn = 'run';
     const o = checkOptions(fn, options, ['task', 'text', 'vocabSize', 'schemes', 'steps', 'size', 'dModel', 'nLayers',
-      'nHeads', 'trainLength', 'batch', 'evalBatch', 'lr', 'warmupSteps', 'seed']);
+      'nHeads', 'trainLength', 'batch', 'evalBatch', 'lr', 'warmupSteps', 'seed', 'seeds']);
     if (onProgress !== undefined && typeof onProgress !== 'function') {
       throw new PosencTypeError(`${fn}: onProgress must be a function (got ${describe(onProgress)})`);
     }
@@ -338,7 +338,8 @@ export function wrapLab(module) {
       steps,
       warmupSteps: checkInt(fn, 'warmupSteps', o.warmupSteps ?? Math.max(1, Math.floor(steps / 20)), 0, steps),
       lr: o.lr ?? 1e-2,
-      seed: checkInt(fn, 'seed', o.seed ?? 1, 0, Number.MAX_SAFE_INTEGER),
+      seed: checkInt(fn, 'seed', o.seed ?? 1, 0, Number.MAX_SAFE_INTEGER - 1024),
+      seeds: checkInt(fn, 'seeds', o.seeds ?? 1, 1, 1024),
     };
     if (typeof config.lr !== 'number' || !Number.isFinite(config.lr) || config.lr <= 0) {
       throw new PosencRangeError(`${fn}: lr must be finite and > 0 (got ${describe(config.lr)})`);
@@ -357,25 +358,26 @@ export function wrapLab(module) {
     try {
       const lengths = [1, 2, 4, 8, 16].map((k) => (config.trainLength * k) / 2);
       const results = [];
-      for (const scheme of schemes) {
+      for (const scheme of schemes) for (let k = 0; k < config.seeds; k++) {
+        const seed = config.seed + k;  // init and batch order; the task's data stays config.seed's
         // An exception thrown by onProgress must not unwind through the C++ frames (their memory
         // would leak): it cancels the run, and is rethrown once C++ has returned.
         let thrown = null;
         const progress = onProgress
           ? (step, totalSteps, loss) => {
             try {
-              return onProgress({ scheme, step, totalSteps, loss }) !== false;
+              return onProgress({ scheme, seed, step, totalSteps, loss }) !== false;
             } catch (e) {
               thrown = e;
               return false;
             }
           }
           : undefined;
-        const [message, result] = module.labRunScheme(LabDataset.ptrOf(data), config, scheme, progress);
+        const [message, result] = module.labRunScheme(LabDataset.ptrOf(data), { ...config, seed }, scheme, progress);
         if (thrown) throw thrown;
         status(fn, message);
         for (const row of result.eval) row.bucketLoss = Array.from(row.bucketLoss, (v) => (Number.isNaN(v) ? null : v));
-        results.push(result);
+        results.push({ scheme: result.scheme, seed, ...result });
       }
       return {
         task, config: { ...config, vocabSize: data.vocabSize }, entropyRate: data.entropyRate,

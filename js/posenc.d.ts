@@ -618,6 +618,8 @@ export interface LabRunOptions {
   lr?: number;               // 1e-2 (peak)
   warmupSteps?: number;      // steps / 20
   seed?: number;             // 1
+  /** Runs per scheme, with seeds seed … seed + seeds − 1 for init and batch order (the task's data stays seed's); 1 */
+  seeds?: number;
 }
 
 export interface LabEvalRow {
@@ -635,8 +637,8 @@ export interface LabRunResult {
   config: Record<string, number>;
   entropyRate: number | null;
   floor: Record<string, number | null>;
-  /** clippedSteps: the training steps whose global gradient norm was above 1 (and was clipped). */
-  results: { scheme: LabScheme; trainSeconds: number; trainLoss: Float32Array; clippedSteps: number; eval: LabEvalRow[] }[];
+  /** Per scheme, then per seed. clippedSteps: the training steps whose global gradient norm was above 1 (and was clipped). */
+  results: { scheme: LabScheme; seed: number; trainSeconds: number; trainLoss: Float32Array; clippedSteps: number; eval: LabEvalRow[] }[];
 }
 
 export interface Lab {
@@ -646,7 +648,7 @@ export interface Lab {
   createModel(options?: LabModelOptions): LabModel;
   dataset(options?: LabDatasetOptions): LabDataset;
   /** Trains and evaluates each scheme (synchronous: call it in a worker). onProgress returning false cancels. */
-  run(options?: LabRunOptions, onProgress?: (p: { scheme: LabScheme; step: number; totalSteps: number; loss: number }) => boolean | void): LabRunResult;
+  run(options?: LabRunOptions, onProgress?: (p: { scheme: LabScheme; seed: number; step: number; totalSteps: number; loss: number }) => boolean | void): LabRunResult;
   /** The seed of stream `index` of `seed`: run() samples training batch s with streamSeed(seed, s), the evaluation rows at length L with streamSeed(7, L). */
   streamSeed(seed: number | bigint, index: number): bigint;
 }

@@ -203,6 +203,19 @@ test('lab: run() is reproduced from the card through the API — streamSeed batc
   assert.throws(() => pe.lab.streamSeed(1, -1), error(RangeError, /streamSeed: index/));
 });
 
+test('lab: run with seeds — one run per scheme and seed, seed S the same as a single run', () => {
+  const small = { schemes: ['alibi', 't5'], steps: 3, size: 'tiny', trainLength: 8, vocabSize: 8, evalBatch: 1, batch: 2, seed: 4 };
+  const seen = new Set();
+  const r = pe.lab.run({ ...small, seeds: 2 }, (p) => { seen.add(`${p.scheme}:${p.seed}`); });
+  assert.deepEqual(r.results.map((x) => [x.scheme, x.seed]), [['alibi', 4], ['alibi', 5], ['t5', 4], ['t5', 5]]);
+  assert.deepEqual([...seen], ['alibi:4', 'alibi:5', 't5:4', 't5:5']);
+  assert.equal(r.config.seeds, 2);
+  const one = pe.lab.run({ ...small, schemes: ['t5'] });
+  assert.deepEqual(Array.from(r.results[2].trainLoss), Array.from(one.results[0].trainLoss));
+  assert.notDeepEqual(Array.from(r.results[3].trainLoss), Array.from(one.results[0].trainLoss));
+  assert.throws(() => pe.lab.run({ ...small, seeds: 0 }), error(RangeError, /run: seeds must be/));
+});
+
 test('lab: run trains and evaluates each scheme; onProgress can cancel', () => {
   const seen = [];
   const r = pe.lab.run({ schemes: ['learned', 'alibi'], steps: 3, size: 'tiny', trainLength: 8, vocabSize: 8, evalBatch: 2 },
