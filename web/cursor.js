@@ -1,12 +1,12 @@
 // Plot cursors moved by the keyboard: arrows by one, PageUp/PageDown by a tenth, Home/End to the
 // ends. view.js uses them for every plot; views with their own layout (panels) call them too.
 
-/** Moves a grid cursor { x, y } for a key. */
-export function moveGrid(c, nx, ny, key) {
+/** Moves a grid cursor { x, y } for a key; down: row 0 is drawn at the top (ArrowUp lowers y). */
+export function moveGrid(c, nx, ny, key, down = false) {
   const big = Math.max(1, Math.round(nx / 10));
   const clamp = (v, n) => Math.max(0, Math.min(n - 1, v));
   const dx = { ArrowRight: 1, ArrowLeft: -1, PageUp: big, PageDown: -big }[key] ?? 0;
-  const dy = { ArrowUp: 1, ArrowDown: -1 }[key] ?? 0;
+  const dy = ({ ArrowUp: 1, ArrowDown: -1 }[key] ?? 0) * (down ? -1 : 1);
   if (key === 'Home') return { ...c, x: 0 };
   if (key === 'End') return { ...c, x: nx - 1 };
   return { ...c, x: clamp(c.x + dx, nx), y: clamp(c.y + dy, ny) };
@@ -21,10 +21,13 @@ export function moveIndex(c, n, key) {
   return { ...c, i: Math.max(0, Math.min(n - 1, c.i + d)) };
 }
 
-/** Moves a panel cursor { panel, x, y }: within the panel, and on to the next one at an edge. */
+/**
+ * Moves a panel cursor { panel, x, y }: within the panel, and on to the next one at an edge.
+ * grids: { nx, ny, down } per panel (down: its row 0 is at the top).
+ */
 export function movePanels(c, grids, key) {
   const g = grids[c.panel];
-  const at = moveGrid(c, g.nx, g.ny, key);
+  const at = moveGrid(c, g.nx, g.ny, key, g.down);
   if (key === 'ArrowRight' && c.x === g.nx - 1 && c.panel + 1 < grids.length) {
     return { panel: c.panel + 1, x: 0, y: Math.min(c.y, grids[c.panel + 1].ny - 1) };
   }

@@ -23,7 +23,7 @@ function drawInto(ctx, width, height, plot, colors) {
 }
 
 function defaultMove(data, cursor, key) {
-  if ('x' in cursor) return moveGrid(cursor, data.nx, data.ny, key);
+  if ('x' in cursor) return moveGrid(cursor, data.nx, data.ny, key, data.yDown);
   return moveIndex(cursor, data.xs.length, key);
 }
 

@@ -52,10 +52,12 @@ export function heatmapCsv(d, xName, yName, vName) {
 }
 
 /**
- * Heatmap of values[x * ny + y] (x-major), x along the horizontal axis, y upwards.
+ * Heatmap of values[x * ny + y] (x-major), x along the horizontal axis, y upwards — or downwards
+ * with yDown (row 0 at the top: every query × key map, so query 0 is the top row as in the
+ * attention matrices).
  * spec: { values, nx, ny, xDomain: [first, last] (labels of cells 0 and nx-1), yDomain, lo, hi,
  *         lut, xLabel, yLabel, legendLabel, legend: false to omit the bar, square: square cells,
- *         xCategories: a label per column instead of numeric ticks,
+ *         yDown, xCategories: a label per column instead of numeric ticks,
  *         cursor: { x, y } | null }
  */
 export function drawHeatmap(ctx, width, height, spec, colors) {
@@ -79,6 +81,7 @@ export function drawHeatmap(ctx, width, height, spec, colors) {
   const palette = paletteOf(lut);
   const scale = 255 / (hi - lo || 1);
   const masked = 0x28808080;  // -Infinity (masked): faint grey, "−∞" in the read-out
+  const down = Boolean(spec.yDown);
   for (let c = 0; c < iw; c++) {
     const x = iw === nx ? c : Math.floor(((c + 0.5) * nx) / iw);
     const column = x * ny;
@@ -86,7 +89,7 @@ export function drawHeatmap(ctx, width, height, spec, colors) {
       const y = ih === ny ? r : Math.floor(((r + 0.5) * ny) / ih);
       const v = values[column + y];
       const t = (v - lo) * scale;
-      px[(ih - 1 - r) * iw + c] = v === -Infinity ? masked : palette[t > 0 ? (t < 255 ? (t + 0.5) | 0 : 255) : 0];
+      px[(down ? r : ih - 1 - r) * iw + c] = v === -Infinity ? masked : palette[t > 0 ? (t < 255 ? (t + 0.5) | 0 : 255) : 0];
     }
   }
   const off = scratchCanvas(iw, ih, 'image');
@@ -99,19 +102,21 @@ export function drawHeatmap(ctx, width, height, spec, colors) {
   const xScale = { to: (v) => plot.x + (((v - x0) / xStep + 0.5) / nx) * plot.w,
     ticks: axisScale({}, x0, x1, { start: 0, size: plot.w }, false).ticks };
   if (spec.xCategories) Object.assign(xScale, { ticks: spec.xCategories.map((_, i) => i), labels: spec.xCategories });
-  const yScale = { to: (v) => plot.y + plot.h - (((v - y0) / yStep + 0.5) / ny) * plot.h, ticks: yTicks };
+  const yFrac = (v) => ((v - y0) / yStep + 0.5) / ny;
+  const yScale = { to: (v) => (down ? plot.y + yFrac(v) * plot.h : plot.y + plot.h - yFrac(v) * plot.h), ticks: yTicks };
   // A square map can be shorter than its panel: its x title goes right under it, not to the panel's foot.
   const axesHeight = spec.square ? Math.min(height, plot.y + plot.h + 42) : height;
   drawAxes(ctx, plot, colors, { xLabel: spec.xLabel, yLabel: spec.yLabel, xScale, yScale, height: axesHeight });
   if (legend) drawColorBar(ctx, { x: plot.x + plot.w + 12, y: plot.y, w: 12, h: plot.h }, spec, palette, colors);
 
-  if (spec.cursor) drawCrosshair(ctx, plot, nx, ny, spec.cursor);
+  if (spec.cursor) drawCrosshair(ctx, plot, nx, ny, spec.cursor, down);
   return {
-    plot,
+    plot, yDown: down,
     hit(cx, cy) {
       const fx = (cx - plot.x) / plot.w, fy = (cy - plot.y) / plot.h;
       if (fx < 0 || fx >= 1 || fy < 0 || fy >= 1) return null;
-      return { x: Math.floor(fx * nx), y: ny - 1 - Math.floor(fy * ny) };
+      const row = Math.floor(fy * ny);
+      return { x: Math.floor(fx * nx), y: down ? row : ny - 1 - row };
     },
   };
 }
@@ -148,9 +153,9 @@ function drawColorBar(ctx, bar, spec, palette, colors) {
 }
 
 /** Full-width and full-height lines through the cursor cell: dark under light, visible on any colour. */
-function drawCrosshair(ctx, plot, nx, ny, cursor) {
+function drawCrosshair(ctx, plot, nx, ny, cursor, down) {
   const cw = plot.w / nx, ch = plot.h / ny;
-  const cx = plot.x + (cursor.x + 0.5) * cw, cy = plot.y + (ny - 1 - cursor.y + 0.5) * ch;
+  const cx = plot.x + (cursor.x + 0.5) * cw, cy = plot.y + ((down ? cursor.y : ny - 1 - cursor.y) + 0.5) * ch;
   ctx.save();
   ctx.beginPath();
   ctx.rect(plot.x, plot.y, plot.w, plot.h);

@@ -1,5 +1,6 @@
-// Several small plots in one canvas (side by side when wide, stacked on a phone), small labelled
-// matrices with their numbers printed, and vectors on a unit circle. One canvas per view keeps
+// Several small plots in one canvas (side by side when wide, stacked on a phone, each row as tall
+// as its panels need), small labelled matrices with their numbers printed, vectors on a unit
+// circle, and labelled bars. One canvas per view keeps
 // hover, the keyboard cursor and PNG export the same for every view.
 import { FONT, SMALL, drawMessage, wrapText } from './core.js';
 import { drawHeatmap, lutColor } from './heatmap.js';
@@ -12,27 +13,62 @@ function panelColumns(n, width, minWidth = 300) {
   return Math.max(1, Math.min(n, Math.floor(width / minWidth)));
 }
 
-/** Canvas height for `n` panels of `each` px at this width. */
-export function panelsHeight(n, width, each, minWidth) {
-  return Math.ceil(n / panelColumns(n, width, minWidth)) * (each + TITLE);
+/**
+ * The rows of `n` panels at this width: { cols, pw (a column's width), rows: [height of each row,
+ * title band included] }. each: a panel's height, or (k, pw) → panel k's height in a column pw
+ * wide; a row is as tall as its tallest panel, so a square map does not leave a gap under it.
+ */
+export function panelRows(n, width, each, minWidth) {
+  const cols = panelColumns(n, width, minWidth), pw = width / cols;
+  const want = typeof each === 'function' ? each : () => each;
+  const rows = [];
+  for (let r = 0; r * cols < n; r++) {
+    let h = 0;
+    for (let k = r * cols; k < Math.min(n, (r + 1) * cols); k++) h = Math.max(h, want(k, pw));
+    rows.push(Math.ceil(h) + TITLE);
+  }
+  return { cols, pw, rows };
 }
 
-const DRAW = { heatmap: drawHeatmap, lines: drawLines, matrix: drawMatrix, circle: drawCircle,
+/** Canvas height for `n` panels of `each` px (or each(k, pw) px) at this width. */
+export function panelsHeight(n, width, each, minWidth) {
+  return panelRows(n, width, each, minWidth).rows.reduce((a, b) => a + b, 0);
+}
+
+/**
+ * The height a heatmap panel needs in a column `pw` wide when its cells are square: its map is as
+ * tall as it is wide times rows/columns (core.js frame: about 52 px of y labels on the left, the
+ * colour bar's 80 px or 10 on the right, 14 above and 46 below), at most `max`.
+ */
+export function squareHeight(pw, { max, aspect = 1, legend = true, min = 120 }) {
+  const side = (pw - GAP - 52 - (legend ? 80 : 10)) * aspect;
+  return Math.max(min, Math.min(max, 14 + side + 46));
+}
+
+const DRAW = { heatmap: drawHeatmap, lines: drawLines, matrix: drawMatrix, circle: drawCircle, bars: drawBars,
   message: (c, w, h, s, col) => drawMessage(c, w, h, s.text, col) };
 
 /**
- * spec: { panels: [{ title, kind: 'heatmap' | 'lines' | 'matrix' | 'circle' | 'message', spec }], minWidth,
- * cursor: { panel, ... } }.
+ * spec: { panels: [{ title, kind: 'heatmap' | 'lines' | 'matrix' | 'circle' | 'bars' | 'message', spec }], minWidth,
+ * each (as panelRows takes it: row heights follow it; without it the rows share the height evenly),
+ * cursor: { panel, ... } }. Returns { hit, panels: [{ box, layout }] } (each panel's place and its own layout).
  */
 export function drawPanels(ctx, width, height, spec, colors) {
   const n = spec.panels.length;
-  const cols = panelColumns(n, width, spec.minWidth);
-  const rows = Math.ceil(n / cols);
-  const pw = width / cols, ph = height / rows;
+  const layout = spec.each ? panelRows(n, width, spec.each, spec.minWidth) : null;
+  const cols = layout ? layout.cols : panelColumns(n, width, spec.minWidth);
+  const rowCount = Math.ceil(n / cols);
+  const pw = width / cols;
+  // Row tops and heights: as panelRows asked (scaled to the canvas), or even.
+  const want = layout ? layout.rows : Array.from({ length: rowCount }, () => height / rowCount);
+  const scale = height / (want.reduce((a, b) => a + b, 0) || 1);
+  const tops = [];
+  want.reduce((y, h) => { tops.push(y); return y + h * scale; }, 0);
   ctx.fillStyle = colors.bg;
   ctx.fillRect(0, 0, width, height);
   const layouts = spec.panels.map((p, k) => {
-    const box = { x: (k % cols) * pw, y: Math.floor(k / cols) * ph, w: pw, h: ph };
+    const r = Math.floor(k / cols), ph = want[r] * scale;
+    const box = { x: (k % cols) * pw, y: tops[r], w: pw, h: ph };
     ctx.save();
     ctx.translate(box.x, box.y);
     ctx.font = FONT;
@@ -43,19 +79,60 @@ export function drawPanels(ctx, width, height, spec, colors) {
     ctx.translate(0, TITLE);
     const cursor = spec.cursor && spec.cursor.panel === k ? spec.cursor : null;
     const sub = { ...p.spec, cursor };
-    const layout = DRAW[p.kind](ctx, pw - GAP, ph - TITLE, sub, colors);
+    const drawn = DRAW[p.kind](ctx, pw - GAP, ph - TITLE, sub, colors);
     ctx.restore();
-    return { box, layout };
+    return { box, layout: drawn };
   });
   return {
+    panels: layouts,
     hit(cx, cy) {
       for (let k = 0; k < n; k++) {
-        const { box, layout } = layouts[k];
+        const { box, layout: l } = layouts[k];
         if (cx < box.x || cx >= box.x + box.w || cy < box.y || cy >= box.y + box.h) continue;
-        const c = layout.hit?.(cx - box.x, cy - box.y - TITLE);
+        const c = l.hit?.(cx - box.x, cy - box.y - TITLE);
         return c ? { panel: k, ...c } : null;
       }
       return null;
+    },
+  };
+}
+
+/**
+ * Horizontal bars, one per row, each with its label on the left and its value printed after it.
+ * spec: { bars: [{ label, value, text, color }], max (the axis end; default the largest value),
+ *         cursor: { i } }
+ */
+function drawBars(ctx, width, height, spec, colors) {
+  ctx.font = FONT;
+  const bars = spec.bars;
+  const labelW = Math.max(...bars.map((b) => ctx.measureText(b.label).width)) + 12;
+  const max = spec.max ?? Math.max(...bars.map((b) => b.value));
+  const rowH = Math.min(40, (height - 8) / bars.length);
+  const x0 = Math.min(labelW, width * 0.45), room = Math.max(10, width - x0 - 8);
+  const boxes = bars.map((b, i) => {
+    const y = 4 + i * rowH, w = Math.max(2, (b.value / (max || 1)) * room * 0.62);
+    ctx.fillStyle = colors.fg;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'middle';
+    ctx.fillText(b.label, x0 - 8, y + rowH / 2, x0 - 10);
+    ctx.fillStyle = b.color;
+    ctx.fillRect(x0, y + rowH * 0.2, w, rowH * 0.6);
+    if (spec.cursor && spec.cursor.i === i) {
+      for (const [style, lw] of [['rgba(0,0,0,0.85)', 3], ['#ffffff', 1]]) {
+        ctx.strokeStyle = style;
+        ctx.lineWidth = lw;
+        ctx.strokeRect(x0 - 1, y + rowH * 0.2 - 1, w + 2, rowH * 0.6 + 2);
+      }
+    }
+    ctx.fillStyle = colors.fg;
+    ctx.textAlign = 'left';
+    ctx.fillText(b.text, x0 + w + 6, y + rowH / 2, Math.max(20, width - x0 - w - 10));
+    return { y, h: rowH };
+  });
+  return {
+    hit(cx, cy) {
+      const i = boxes.findIndex((b) => cy >= b.y && cy < b.y + b.h);
+      return i >= 0 && cx >= 0 && cx < width ? { i } : null;
     },
   };
 }

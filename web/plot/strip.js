@@ -18,7 +18,7 @@ function legendRows(width, legend) {
 
 /**
  * spec: { strip: { title, groups: Int8Array (a group per pair, -1 = not rotated), colors: [css],
- *         legend: [text per group] }, panels, minWidth, cursor }.
+ *         legend: [text per group] }, panels, minWidth, each (drawPanels' row heights), cursor }.
  */
 export function drawStripPanels(ctx, width, height, spec, colors) {
   const { strip } = spec;
@@ -67,7 +67,7 @@ export function drawStripPanels(ctx, width, height, spec, colors) {
   ctx.save();
   ctx.translate(0, band);
   const below = drawPanels(ctx, width, height - band,
-    { panels: spec.panels, minWidth: spec.minWidth, cursor: c && c.panel >= 0 ? c : null }, colors);
+    { panels: spec.panels, minWidth: spec.minWidth, each: spec.each, cursor: c && c.panel >= 0 ? c : null }, colors);
   ctx.restore();
   return {
     hit(cx, cy) {

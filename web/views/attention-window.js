@@ -3,13 +3,15 @@
 // gpt-oss's learned sink logit (chapter "long-context").
 import { SEQUENTIAL, SERIES } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
-import { panelsHeight } from '../plot/panels.js';
+import { panelsHeight, squareHeight } from '../plot/panels.js';
 import { movePanels } from '../cursor.js';
 import { fmt } from '../numbers.js';
 import { seededVectors } from '../vectors.js';
 
 const D = 32, PANEL = 330, MIN_WIDTH = 360;
 const MASKS = { causal: 'causal only', window: 'sliding window', chunk: 'chunked (Llama 4)' };
+// The map is square; the line plot beside (or under) it takes the same height.
+const each = (k, pw) => squareHeight(pw, { max: PANEL });
 
 export default {
   id: 'attention-window',
@@ -22,7 +24,7 @@ export default {
     ['winSinkValue', { label: 'sink logit', when: (st) => st.winSinkLogit }],
     ['winLen', { label: 'positions shown', slider: { min: 4, max: 256, log: true } }],
   ],
-  height: (width) => panelsHeight(2, width, PANEL, MIN_WIDTH),
+  height: (width) => panelsHeight(2, width, each, MIN_WIDTH),
   compute({ pe, st }) {
     const n = st.winLen;
     // A seeded "sentence": queries, keys and values of its own, RoPE on q and k.
@@ -58,16 +60,16 @@ export default {
       sinkTokens, sinkAside: sinkTokens ? 0 : st.winSinkTokens, sinkLogit: st.winSinkLogit ? st.winSinkValue : null,
       minSum: Math.min(...sums) };
   },
-  plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH,
+  plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, each,
     cursor: cursor && (cursor.panel === 1 ? { ...cursor, i: cursor.i ?? cursor.x } : cursor), panels: [
       { title: `attention weights: ${MASKS[data.mask]}${data.mask === 'causal' ? '' : ` ${data.size}`}`, kind: 'heatmap', spec: {
-        values: data.shown, nx: data.n, ny: data.n, lo: 0, hi: data.hi, lut: SEQUENTIAL, square: true, xLabel: 'key position j',
+        values: data.shown, nx: data.n, ny: data.n, lo: 0, hi: data.hi, lut: SEQUENTIAL, square: true, yDown: true, xLabel: 'key position j',
         yLabel: 'query position p', legendLabel: 'weight (grey: 0, masked)' } },
       { title: 'per query', kind: 'lines', spec: { series: data.series, xLabel: 'query position p', yLabel: 'Σ weight',
         y2Label: 'keys seen', yDomain: [0, 1.05], y2Domain: [0, Math.max(...data.series[1].y) + 1] } },
     ] } }),
   move(data, c, key) {
-    const grids = [{ nx: data.n, ny: data.n }, { nx: data.n, ny: 1 }];
+    const grids = [{ nx: data.n, ny: data.n, down: true }, { nx: data.n, ny: 1 }];
     const at = movePanels({ panel: c.panel, x: c.i ?? c.x, y: c.panel === 1 ? 0 : c.y }, grids, key);
     return at.panel === 1 ? { panel: 1, x: at.x, y: 0 } : at;
   },

@@ -111,22 +111,22 @@ export default {
       hi: data.hi, lut: DIVERGING, xLabel: 'position', yLabel: 'dimension', legendLabel: 'weight' } },
     { title: 'cosine similarity of two rows', kind: 'heatmap', spec: { values: data.sim, nx: data.n, ny: data.n,
       xDomain: [data.ss[0], data.ss[data.n - 1]], yDomain: [data.ss[0], data.ss[data.n - 1]], lo: -1, hi: 1, lut: DIVERGING,
-      square: true, xLabel: 'position i', yLabel: 'position j', legendLabel: 'cos' } },
+      square: true, yDown: true, xLabel: 'position j', yLabel: 'position i', legendLabel: 'cos' } },
     data.row
       ? { title: `lookup(${data.pos}): row ${data.pos}`, kind: 'lines', spec: { xLabel: 'dimension', yLabel: 'weight', series: [
         { label: `row ${data.pos}`, x: Float64Array.from({ length: data.d }, (_, i) => i), y: data.row, color: SERIES[0] }] } }
       : { title: `lookup(${data.pos}): no such row`, kind: 'message', spec: { text: data.failure } },
   ] } }),
   move(data, c, key) {
-    const grids = [{ nx: data.xs.length, ny: data.d }, { nx: data.n, ny: data.n }, { nx: data.d, ny: 1 }];
+    const grids = [{ nx: data.xs.length, ny: data.d }, { nx: data.n, ny: data.n, down: true }, { nx: data.d, ny: 1 }];
     const p = Math.min(c.panel ?? 0, 2);
     const at = 'x' in c ? c : { x: c.i ?? 0, y: 0 };
-    return { panel: p, ...moveGrid(at, grids[p].nx, grids[p].ny, key) };
+    return { panel: p, ...moveGrid(at, grids[p].nx, grids[p].ny, key, grids[p].down) };
   },
   note: (data) => [`Table: ${data.source}.`, samplingNote(data.xs, data.maxLen), data.failure].filter(Boolean).join(' '),
   readout(data, c) {
     if (c.panel === 0) return `position ${data.xs[c.x]}, dim ${c.y}: weight ${fmt(data.values[c.x * data.d + c.y])}`;
-    if (c.panel === 1) return `cos(row ${data.ss[c.x]}, row ${data.ss[c.y]}) = ${fmt(data.sim[c.x * data.n + c.y], 4)}`;
+    if (c.panel === 1) return `cos(row ${data.ss[c.y]}, row ${data.ss[c.x]}) = ${fmt(data.sim[c.x * data.n + c.y], 4)}`;
     return data.row ? `row ${data.pos}, dim ${c.i ?? c.x}: ${fmt(data.row[c.i ?? c.x])}` : data.failure;
   },
   csv: (data) => heatmapCsv({ nx: data.xs.length, ny: data.d, xs: data.xs, values: data.values }, 'pos', 'dim', 'weight'),

@@ -1,4 +1,5 @@
 // PE(i)·PE(j) for sampled positions, and the check that every diagonal is constant (chapter "sinusoidal").
+// Position i down the rows from 0 at the top, j across, as the page's query × key maps.
 import { DIVERGING } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { fmt } from '../numbers.js';
@@ -24,18 +25,18 @@ export default {
         values[i * n + j] = values[j * n + i] = s / norm;
       }
     }
-    return { xs, ys: xs, nx: n, ny: n, values, spread: diagonalSpread(values, n), total: st.seqLen, norm };
+    return { xs, ys: xs, nx: n, ny: n, yDown: true, values, spread: diagonalSpread(values, n), total: st.seqLen, norm };
   },
   plot: (d, cursor) => ({ kind: 'heatmap', spec: { values: d.values, nx: d.nx, ny: d.ny, xDomain: [d.xs[0], d.xs[d.nx - 1]],
-    yDomain: [d.xs[0], d.xs[d.ny - 1]], lo: -1, hi: 1, lut: DIVERGING, square: true, xLabel: 'position i', yLabel: 'position j',
+    yDomain: [d.xs[0], d.xs[d.ny - 1]], lo: -1, hi: 1, lut: DIVERGING, square: true, yDown: true, xLabel: 'position j', yLabel: 'position i',
     legendLabel: `PE(i)·PE(j) / ${d.norm}`, cursor } }),
   note(d) {
     const sampled = d.xs.length < d.total
       ? ` Sampled: every ${d.xs[1] - d.xs[0]}th of ${d.total} positions, evenly, so the diagonals stay diagonals.` : '';
     return `Largest change along any diagonal: ${fmt(d.spread, 3)} (float32 rounding; exactly 0 in exact arithmetic).${sampled}`;
   },
-  readout: (d, c) => `PE(${d.xs[c.x]})·PE(${d.ys[c.y]}) / ${d.norm} = ${fmt(d.values[c.x * d.ny + c.y])}, `
-    + `distance i − j = ${d.xs[c.x] - d.ys[c.y]}`,
+  readout: (d, c) => `PE(${d.ys[c.y]})·PE(${d.xs[c.x]}) / ${d.norm} = ${fmt(d.values[c.x * d.ny + c.y])}, `
+    + `distance i − j = ${d.ys[c.y] - d.xs[c.x]}`,
   csv: (d) => heatmapCsv(d, 'i', 'j', 'similarity'),
   caption: (st) => `similarity sinusoidal seq_len=${st.seqLen} d_model=${st.dModel} base=${st.base}`,
   cursor0: (d) => ({ x: Math.min(1, d.nx - 1), y: 0 }),
