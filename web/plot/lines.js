@@ -109,8 +109,23 @@ export function drawLines(ctx, width, height, spec, colors) {
   };
 }
 
-// Reference lines; each label sits at the right end of its line unless another label is there,
-// then at the left end, then stacked below the one in the way.
+// A label on a backing of the background colour, so that the lines it crosses do not hide it.
+function backedText(ctx, text, x, y, colors) {
+  const w = ctx.measureText(text).width;
+  const left = ctx.textAlign === 'right' ? x - w : ctx.textAlign === 'center' ? x - w / 2 : x;
+  const top = ctx.textBaseline === 'bottom' ? y - 14 : ctx.textBaseline === 'top' ? y - 1 : y - 8;
+  const fill = ctx.fillStyle;
+  ctx.globalAlpha = 0.85;
+  ctx.fillStyle = colors.bg;
+  ctx.fillRect(left - 2, top, w + 4, 15);
+  ctx.globalAlpha = 1;
+  ctx.fillStyle = fill;
+  ctx.fillText(text, x, y);
+}
+
+// Reference lines; each label sits at the right end of its line (or the side it asks for) unless
+// another label is there, then at the other end, then stacked below the one in the way; every
+// label has a backing, so a series crossing it does not make it unreadable.
 function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
   ctx.font = FONT;
   const taken = { right: [], left: [] };
@@ -122,13 +137,14 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
     ctx.setLineDash([]);
     let side = h.side ?? 'right', y = Math.max(plot.y + 14, h.py - 2);
     const clash = (s, yy) => taken[s].some((t) => Math.abs(t - yy) < 14);
-    if (clash('right', y)) side = clash('left', y) ? 'right' : 'left';
+    const other = side === 'right' ? 'left' : 'right';
+    if (clash(side, y) && !clash(other, y)) side = other;
     while (clash(side, y)) y += 14;
     taken[side].push(y);
     ctx.fillStyle = h.color ?? colors.muted;
     ctx.textAlign = side;
     ctx.textBaseline = 'bottom';
-    ctx.fillText(h.label, side === 'right' ? plot.x + plot.w - 4 : plot.x + 4, y);
+    backedText(ctx, h.label, side === 'right' ? plot.x + plot.w - 4 : plot.x + 4, y, colors);
   }
   for (const v of spec.vlines ?? []) {
     const x = xScale.to(v.x);
@@ -141,7 +157,7 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
     const right = x + 3 + ctx.measureText(v.label).width <= plot.x + plot.w - 2;
     ctx.textAlign = right ? 'left' : 'right';
     ctx.textBaseline = 'top';
-    ctx.fillText(v.label, right ? x + 3 : x - 3, plot.y + 3);
+    backedText(ctx, v.label, right ? x + 3 : x - 3, plot.y + 3, colors);
   }
 }
 

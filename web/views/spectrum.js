@@ -22,12 +22,13 @@ export default {
       { label: `wavelength, ${factors ? withFactors : st.scaling}`, x: xs, y: after, color: SERIES[1], dash: [6, 3] },
       { label: 'stretch after/before (right axis)', x: xs, y: ratio, color: SERIES[2], axis: 2 },
     ];
-    const hlines = [{ y: st.lTrain, label: `L_train = ${st.lTrain}` },
-      { y: st.lTarget, label: `L_target = ${st.lTarget}`, color: SERIES[3] }];
+    // Labels on the left, where the curves are the fastest pairs' short wavelengths, far below these lines.
+    const hlines = [{ y: st.lTrain, label: `L_train = ${st.lTrain}`, side: 'left' },
+      { y: st.lTarget, label: `L_target = ${st.lTarget}`, color: SERIES[3], side: 'left' }];
     if (st.scaling === 'llama3') {
       const low = st.lTrain / st.lowFreq, high = st.lTrain / st.highFreq;
-      hlines.push({ y: low, label: `llama3: longer than ${fmt(low, 0)} → ÷ factor`, color: SERIES[4] });
-      hlines.push({ y: high, label: `llama3: shorter than ${fmt(high, 0)} → kept`, color: SERIES[4] });
+      hlines.push({ y: low, label: `llama3: longer than ${fmt(low, 0)} → ÷ factor`, color: SERIES[4], side: 'left' });
+      hlines.push({ y: high, label: `llama3: shorter than ${fmt(high, 0)} → kept`, color: SERIES[4], side: 'left' });
     }
     return { xs, series, hlines, attentionFactor: scaled.attentionFactor, scaling: st.scaling, factors };
   },

@@ -21,13 +21,15 @@ export default {
       { label: `unidirectional (decoder)${st.t5Bidir ? '' : ', used elsewhere'}`, x: xs, y: Float64Array.from(uni),
         color: SERIES[1], step: true, dash: [5, 3], width: st.t5Bidir ? 1.2 : 2.6 },
     ];
-    return { xs, series, capped: 2 * st.t5MaxDist > reach, maxDist: st.t5MaxDist, reach };
+    return { xs, series, capped: 2 * st.t5MaxDist > reach, maxDist: st.t5MaxDist, reach, buckets: st.t5Buckets };
   },
   plot(d, cursor) {
     const edges = d.maxDist <= d.reach
       ? [{ x: -d.maxDist, label: `−${d.maxDist}` }, { x: d.maxDist, label: `+${d.maxDist}` }] : [];
+    // Room above the last bucket for the dotted lines' labels, clear of the lines at the top bucket.
+    const top = d.buckets - 1;
     return { kind: 'lines', spec: { series: d.series, xLabel: 'relative position = key − query', yLabel: 'bucket',
-      vlines: [{ x: 0, label: 'query' }, ...edges], cursor } };
+      yDomain: [0, top + Math.max(2, top * 0.12)], vlines: [{ x: 0, label: 'query' }, ...edges], cursor } };
   },
   note: (d) => (d.capped ? 'Relative positions from −4096 to 4096 shown.' : ''),
   readout: (d, c) => `key − query = ${d.xs[c.i]}: bucket ${d.series[0].y[c.i]} (bidirectional), `
