@@ -24,11 +24,12 @@ export default {
     const word = pe.embed(SENTENCE, { tokenEmbeddings, dModel: d, positionTable: new Float32Array(n * d), scale });
     const sum = pe.embed(SENTENCE, { tokenEmbeddings, dModel: d, positionTable: positions, scale });
     const ny = Math.min(d, SHOWN_DIMS);
-    let hi = 0;
-    const parts = [word, positions, sum].map((t) => {
+    // Each map its own colour scale, so the position's pattern stays readable next to a scaled word.
+    const his = [0, 0, 0];
+    const parts = [word, positions, sum].map((t, k) => {
       const values = new Float32Array(n * ny);
       for (let x = 0; x < n; x++) {
-        for (let y = 0; y < ny; y++) { values[x * ny + y] = t[x * d + y]; hi = Math.max(hi, Math.abs(t[x * d + y])); }
+        for (let y = 0; y < ny; y++) { values[x * ny + y] = t[x * d + y]; his[k] = Math.max(his[k], Math.abs(t[x * d + y])); }
       }
       return values;
     });
@@ -40,13 +41,14 @@ export default {
       const nw = norm(word, i, d), ns = norm(sum, i, d);
       stats.set([nw, norm(positions, i, d), ns, dotWS / (nw * ns || 1)], i * 4);
     }
-    return { d, ny, n, parts, hi: hi || 1, stats, scale, labels: SENTENCE.map((t) => WORDS[t]) };
+    return { d, ny, n, parts, his: his.map((h) => h || 1), stats, scale, labels: SENTENCE.map((t) => WORDS[t]) };
   },
   plot(data, cursor) {
     const titles = [`word · ${data.scale === 1 ? '1' : `√${data.d}`}`, 'position PE(pos)', 'sum: what the layer sees'];
     const yLabel = data.ny < data.d ? `dimension (first ${data.ny})` : 'dimension';
-    const heat = data.parts.map((values, k) => ({ title: titles[k], kind: 'heatmap', spec: { values, nx: data.n, ny: data.ny,
-      lo: -data.hi, hi: data.hi, lut: DIVERGING, xCategories: data.labels, xLabel: 'token', yLabel, legend: false } }));
+    const heat = data.parts.map((values, k) => ({ title: `${titles[k]} (colour ±${fmt(data.his[k], 2)})`, kind: 'heatmap',
+      spec: { values, nx: data.n, ny: data.ny, lo: -data.his[k], hi: data.his[k], lut: DIVERGING, xCategories: data.labels,
+        xLabel: 'token', yLabel, legend: false } }));
     const maxNorm = Math.max(...data.stats.filter((_, i) => i % 4 !== 3));
     const lengths = { title: 'lengths, and cos(sum, word)', kind: 'matrix', spec: {
       values: data.stats, shade: Float32Array.from(data.stats, (v, i) => (i % 4 === 3 ? v * maxNorm : v)), rows: data.n, cols: 4,
@@ -58,7 +60,8 @@ export default {
   note(data) {
     const mean = (k) => data.stats.filter((_, i) => i % 4 === k).reduce((a, b) => a + b, 0) / data.n;
     const verdict = data.scale === 1 ? 'Unscaled, the position dominates.' : 'Scaled, word and position share the sum.';
-    return `Colour: −${fmt(data.hi, 2)} (blue) to +${fmt(data.hi, 2)} (red), the same in the three maps. `
+    return 'Each map has its own colour scale, blue negative to red positive (its range in its title), so the position\'s '
+      + 'stripes stay readable; compare sizes with the lengths on the right. '
       + `Average length: word ${fmt(mean(0), 2)}, position ${fmt(mean(1), 2)}; the sum points ${fmt(mean(3), 2)} of the way `
       + `along the word (cosine). ${verdict} (The cos column shares the colour scale, as a fraction of the longest length.)`;
   },
