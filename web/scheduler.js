@@ -1,6 +1,6 @@
 // Redraws, so that nothing blocks the page: only views on screen draw, a frame does at most
 // FRAME_BUDGET ms of them (the rest wait a frame), and while a slider drags the slow views wait
-// until it pauses. Each frame gets a fresh memo, so views share work (the sinusoidal table) within
+// until it pauses (a view is slow by its last drawing after the first, which also compiles it). Each frame gets a fresh memo, so views share work (the sinusoidal table) within
 // it. The status line says how many visible views are drawn and how long the last step took.
 const FRAME_BUDGET = 10;   // ms of redraw work per animation frame before the rest waits a frame
 const HEAVY = 30;          // ms: a view this slow is redrawn only once a drag pauses
@@ -27,7 +27,9 @@ export function createScheduler({ pe, context, status }) {
     let more = false, drawn = 0;
     for (const v of views) {
       if (!v.dirty || !v.visible) continue;
-      if (dragging && v.cost > HEAVY) continue;  // the settle timer brings it back
+      // The settle timer brings a slow view back. A first drawing also compiles the view's code, so
+      // its time alone does not make a view slow: it is timed again on its next drawing.
+      if (dragging && v.cost > HEAVY && v.renders > 1) continue;
       if (drawn > 0 && performance.now() - t0 > FRAME_BUDGET) { more = true; continue; }
       v.render(ctx);
       drawn += 1;
