@@ -50,6 +50,16 @@ function download(name, blob) {
 const CANVAS_HELP = 'Arrow keys move the cursor, PageUp/PageDown and Home/End in big steps; '
   + 'the read-out below gives the exact value.';
 const READOUT_HINT = 'Hover, or focus and use the arrow keys, for exact values.';
+/** Marks each wide table in `box` (wrapped in .scroll-x) that is wider than its box: it shows a scroll hint. */
+function markScrolling(box) {
+  for (const w of box.querySelectorAll('.scroll-x')) {
+    const wide = w.scrollWidth > w.clientWidth + 1;
+    w.classList.toggle('overflows', wide);
+    w.classList.toggle('at-end', wide && w.scrollLeft + w.clientWidth >= w.scrollWidth - 1);
+    const hint = w.previousElementSibling?.classList.contains('scroll-hint') ? w.previousElementSibling : null;
+    if (hint) hint.hidden = !wide;
+  }
+}
 
 // What follows the title and the explanation in a view's section.
 function viewBody(def) {
@@ -139,7 +149,10 @@ export function createView(def, section, host) {
     v.note.textContent = note;
     v.note.hidden = !note;
     v.note.classList.toggle('bad', Boolean(v.error));
-    if (def.html) v.html.innerHTML = def.html(v.data, ctx);
+    if (def.html) {
+      v.html.innerHTML = def.html(v.data, ctx);
+      markScrolling(v.html);
+    }
     v.dirty = false;
     v.renders += 1;
     section.dataset.renders = String(v.renders);
@@ -150,6 +163,9 @@ export function createView(def, section, host) {
 
   if (v.canvas) wireCursor(v, draw, showReadout);
   wireExports(v, host);
+  // Tables after the plot: their scroll hint follows the width and the scroll position.
+  new ResizeObserver(() => markScrolling(v.html)).observe(v.html);
+  v.html.addEventListener('scroll', () => markScrolling(v.html), { capture: true, passive: true });
   return v;
 }
 

@@ -2,6 +2,7 @@
 import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
 import { moveIndex } from '../cursor.js';
+import { scrollTable } from '../html.js';
 import { TWO_PI, fmt } from '../numbers.js';
 
 const MIN_WIDTH = 420;
@@ -23,7 +24,7 @@ function workedExample(pe) {
   const body = [0, 1, 5].map((p, r) => `<tr><th scope="row">${p}</th>${cells(r)}</tr>`).join('');
   const other = Math.atan2(LESSON_ROW5[0], LESSON_ROW5[1]);
   return `<p><strong>A worked example</strong> (d_model 8, base 10000, positions 0, 1, 5), computed by the package:</p>
-    <table><thead><tr><th scope="col">pos</th>${head.join('')}</tr></thead><tbody>${body}</tbody></table>
+    ${scrollTable(`<table><thead><tr><th scope="col">pos</th>${head.join('')}</tr></thead><tbody>${body}</tbody></table>`)}
     <p class="erratum">Some copies of this table print position 5 as <code>0.959 -0.279 …</code>: that is wrong.
     sin 5 = ${rows[16].toFixed(3)} and cos 5 = ${rows[17].toFixed(3)} (the first two numbers of row 5 above): the printed pair
     is the sine and cosine of another angle, about ${other.toFixed(2)} rad, not of 5.</p>`;
