@@ -1,7 +1,8 @@
 // One view on the page: its <section data-view> (index.html gives its title and explanation),
-// its own controls next to the plot, the canvas with hover and keyboard cursor (arrows;
-// PageUp/PageDown and Home/End in big steps), the exact read-out, a note (sampling, refusals), and
-// PNG/CSV export and a data table. A view definition (web/views/<id>.js, its default export):
+// its own controls next to the plot, the canvas with a cursor moved by mouse, finger or pen
+// (pointer events: hover, tap, drag) and by the keyboard (arrows; PageUp/PageDown and Home/End in
+// big steps), the exact read-out, a note (sampling, refusals), HTML after the plot (a table there
+// that is wider than the screen says that it scrolls), and PNG/CSV export and a data table. A view definition (web/views/<id>.js, its default export):
 // { id, controls, compute(ctx) → data, plot(data, cursor, width) → { kind, spec }, height?(width),
 //   readout(data, cursor, st), csv(data), caption(st, host), cursor0(data), move?(data, cursor, key),
 //   note?(data), html?(data, ctx) (HTML after the plot; data null when it cannot be drawn),
@@ -49,7 +50,12 @@ function download(name, blob) {
 
 const CANVAS_HELP = 'Arrow keys move the cursor, PageUp/PageDown and Home/End in big steps; '
   + 'the read-out below gives the exact value.';
-const READOUT_HINT = 'Hover, or focus and use the arrow keys, for exact values.';
+// The hint under a plot, for the pointer the reader has: a touch screen has no hover.
+const COARSE = '(pointer: coarse)';
+const readoutHint = () => (window.matchMedia(COARSE).matches
+  ? 'Tap the plot, or drag a finger across it, for exact values.'
+  : 'Hover, or focus and use the arrow keys, for exact values.');
+
 /** Marks each wide table in `box` (wrapped in .scroll-x) that is wider than its box: it shows a scroll hint. */
 function markScrolling(box) {
   for (const w of box.querySelectorAll('.scroll-x')) {
@@ -65,7 +71,7 @@ function markScrolling(box) {
 function viewBody(def) {
   const plot = def.table ? '<div class="view-table"></div>' : `<figure>
       <canvas tabindex="0" role="img"></canvas>
-      <figcaption><output class="readout" aria-live="polite">${READOUT_HINT}</output></figcaption>
+      <figcaption><output class="readout" aria-live="polite">${readoutHint()}</output></figcaption>
     </figure>`;
   const png = '<button type="button" data-export="png1">PNG 1×</button>'
     + '<button type="button" data-export="png2">PNG 2×</button>';
@@ -169,14 +175,30 @@ export function createView(def, section, host) {
   return v;
 }
 
-// Hover and keyboard move the cursor of a view's plot; focusing the plot puts the cursor on it.
+// A mouse hovering, a finger or pen touching (a tap, or a drag: sideways at once, or the page
+// scrolls instead, as the canvas's touch-action says) and the keyboard move the cursor of a view's
+// plot; focusing the plot puts the cursor on it.
 function wireCursor(v, draw, showReadout) {
   const { def } = v;
-  v.canvas.addEventListener('mousemove', (e) => {
+  const at = (e) => {
     if (!v.layout || !v.data) return;
     const r = v.canvas.getBoundingClientRect();
     const c = v.layout.hit(e.clientX - r.left, e.clientY - r.top);
     if (c) { v.cursor = c; draw(); showReadout(); }
+  };
+  let touching = null;  // the finger or pen on the canvas, if any
+  v.canvas.addEventListener('pointerdown', (e) => {
+    if (e.pointerType !== 'mouse') touching = e.pointerId;
+    at(e);
+  });
+  v.canvas.addEventListener('pointermove', (e) => {
+    if (e.pointerType === 'mouse' || e.pointerId === touching) at(e);
+  });
+  for (const type of ['pointerup', 'pointercancel', 'pointerleave']) {
+    v.canvas.addEventListener(type, (e) => { if (e.pointerId === touching) touching = null; });
+  }
+  window.matchMedia(COARSE).addEventListener('change', () => {
+    if (!v.cursor && v.readout) v.readout.textContent = readoutHint();
   });
   v.canvas.addEventListener('keydown', (e) => {
     if (!v.data || !KEYS.has(e.key)) return;
