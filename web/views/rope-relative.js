@@ -1,19 +1,40 @@
 // The score matrix of the same content at every position: RoPE (constant diagonals), no positions
-// (constant everywhere), sinusoidal added at the input (not constant along diagonals) (chapter "rope").
+// (constant everywhere), sinusoidal added at the input (not constant along diagonals); and, flagged
+// as an erratum, why a check with random q and k at each position tests nothing (chapter "rope").
+// Rows are queries, query 0 at the top, as in every query × key map of the page.
 import { DIVERGING } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
-import { panelsHeight } from '../plot/panels.js';
+import { panelsHeight, squareHeight } from '../plot/panels.js';
 import { movePanels } from '../cursor.js';
 import { fmt } from '../numbers.js';
 import { ropeParams, ropeRule } from '../rope-params.js';
 import { diagonalSpread, seededVectors, tile } from '../vectors.js';
 
 const PANEL = 280, MIN_WIDTH = 320;
+const each = (k, pw) => squareHeight(pw, { max: PANEL });
+
+// Largest change along a diagonal when q and k are different random vectors at every position:
+// RoPE's scores and the same vectors' scores with no positions — both far from constant.
+function randomCheck(pe, st, extras, n, d, scale) {
+  const q = seededVectors(pe, n, d, 33), k = seededVectors(pe, n, d, 34);
+  const opts = { seqLen: n, nHeads: 1, headDim: d, params: ropeParams(st, extras), layout: st.layout };
+  const Q = pe.applyRope(q, opts), K = pe.applyRope(k, opts);
+  const rope = new Float32Array(n * n), none = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      let r = 0, c = 0;
+      for (let t = 0; t < d; t++) { r += Q[i * d + t] * K[j * d + t]; c += q[i * d + t] * k[j * d + t]; }
+      rope[j * n + i] = r * scale;
+      none[j * n + i] = c * scale;
+    }
+  }
+  return { rope: diagonalSpread(rope, n), none: diagonalSpread(none, n) };
+}
 
 export default {
   id: 'rope-relative',
   controls: [['relLen', { label: 'positions shown', slider: { min: 2, max: 128 } }]],
-  height: (width) => panelsHeight(3, width, PANEL, MIN_WIDTH),
+  height: (width) => panelsHeight(3, width, each, MIN_WIDTH),
   compute({ pe, st, extras }) {
     const rule = ropeRule(st);
     if (rule) throw new Error(rule);
@@ -32,9 +53,10 @@ export default {
           c += q[t] * k[t];
           s += (q[t] + P[i * d + t]) * (k[t] + P[j * d + t]);
         }
-        panels.rope[i * n + j] = r * scale;
-        panels.none[i * n + j] = c * scale;
-        panels.sinusoidal[i * n + j] = s * scale;
+        // x-major with x = key j, y = query i (drawn from the top).
+        panels.rope[j * n + i] = r * scale;
+        panels.none[j * n + i] = c * scale;
+        panels.sinusoidal[j * n + i] = s * scale;
       }
     }
     const list = [
@@ -43,19 +65,30 @@ export default {
       { key: 'sinusoidal', title: 'sinusoidal added to the input' },
     ].map((p) => ({ ...p, values: panels[p.key], spread: diagonalSpread(panels[p.key], n),
       hi: Math.max(...panels[p.key].map(Math.abs)) || 1 }));
-    return { n, d, list, capped: st.seqLen < st.relLen };
+    return { n, d, list, capped: st.seqLen < st.relLen, random: n > 1 ? randomCheck(pe, st, extras, n, d, scale) : null };
   },
-  plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor, panels: data.list.map((p) => ({
+  plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, each, cursor, panels: data.list.map((p) => ({
     title: `${p.title}: diagonal change ${fmt(p.spread, 2)}`, kind: 'heatmap',
-    spec: { values: p.values, nx: data.n, ny: data.n, lo: -p.hi, hi: p.hi, lut: DIVERGING, square: true,
-      xLabel: 'query position i', yLabel: 'key position j', legendLabel: 'q·k / √d' } })) } }),
-  move: (data, c, key) => movePanels(c, data.list.map(() => ({ nx: data.n, ny: data.n })), key),
+    spec: { values: p.values, nx: data.n, ny: data.n, lo: -p.hi, hi: p.hi, lut: DIVERGING, square: true, yDown: true,
+      xLabel: 'key position j', yLabel: 'query position i', legendLabel: 'q·k / √d' } })) } }),
+  move: (data, c, key) => movePanels(c, data.list.map(() => ({ nx: data.n, ny: data.n, down: true })), key),
   note: (data) => `Largest change along a diagonal — RoPE: ${fmt(data.list[0].spread, 3)} (float32 rounding), `
     + `none: ${fmt(data.list[1].spread, 3)}, sinusoidal added: ${fmt(data.list[2].spread, 3)}.`
     + `${data.capped ? ` Positions 0 … ${data.n - 1} (seq_len).` : ''}`,
-  readout: (data, c) => `${data.list[c.panel].title}: i = ${c.x}, j = ${c.y} (i − j = ${c.x - c.y}): `
+  readout: (data, c) => `${data.list[c.panel].title}: i = ${c.y}, j = ${c.x} (i − j = ${c.y - c.x}): `
     + `${fmt(data.list[c.panel].values[c.x * data.n + c.y], 5)}`,
-  csv: (data) => data.list.map((p) => heatmapCsv({ nx: data.n, ny: data.n, values: p.values }, 'i', 'j', p.key)).join(''),
+  // Shown whether or not the plot can be drawn (data null then).
+  html(data) {
+    if (!data?.random) return '';
+    return `<p class="erratum" data-erratum="rope-random-check">Some copies of the lesson check RoPE's relative property by `
+      + 'drawing random q and k at every position, rotating them and looking at the score matrix. That check tests '
+      + 'nothing: with other content at every position no diagonal is constant, whatever the positions do. Here, with '
+      + `random q and k at each of the ${data.n} positions, RoPE's diagonals change by up to ${fmt(data.random.rope, 3)}, and `
+      + `the same vectors with no positions at all by ${fmt(data.random.none, 3)}: the check cannot tell the two apart. `
+      + 'The maps above keep one q and one k at every position (RoPE\'s diagonals then change by '
+      + `${fmt(data.list[0].spread, 3)}, float32 rounding); the rotation view moves both positions together.</p>`;
+  },
+  csv: (data) => data.list.map((p) => heatmapCsv({ nx: data.n, ny: data.n, values: p.values }, 'j', 'i', p.key)).join(''),
   caption: (st) => `rope relative head_dim=${st.dModel} theta=${st.theta} base=${st.base}`,
   cursor0: () => ({ panel: 0, x: 1, y: 0 }),
 };
