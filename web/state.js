@@ -18,6 +18,7 @@ export const FIELDS = {
   attnCausal: { value: false, type: 'bool', label: 'causal mask (a decoder)' },
   // Chapter "embedding".
   embScale: { value: true, type: 'bool', label: 'scale tokens by √d_model' },
+  concatWidth: { value: 128, type: 'int', min: 2, max: 4096, label: 'position width (concatenated)' },
   // Chapter "sinusoidal".
   base: { value: 10000, type: 'num', min: 1.0001, max: 1e9, label: 'base' },
   sinLayout: { value: 'interleaved', type: 'enum', values: ['interleaved', 'concat'], label: 'layout' },
@@ -28,6 +29,7 @@ export const FIELDS = {
   // Chapter "learned".
   maxLen: { value: 512, type: 'int', min: 1, max: 16384, label: 'max_len' },
   learnedPos: { value: 100, type: 'int', min: 0, max: 20000, label: 'look up position' },
+  hotPos: { value: 10, type: 'int', min: 0, max: 63, label: 'compare position' },
   // Chapter "rope".
   theta: { value: 10000, type: 'num', min: 1.0001, max: 1e9, label: 'θ (rope_theta)' },
   layout: { value: 'halfSplit', type: 'enum', values: ['halfSplit', 'interleaved'], label: 'pair layout' },

@@ -1,0 +1,123 @@
+// Why positions are added to the word vectors rather than concatenated (chapter "embedding"): the
+// first thing a layer does is multiply by a matrix, and [x ; p]·W = x·W_x + p·W_p, so
+// concatenating and projecting is adding a projected position; concatenating costs width in every
+// layer; adding splits a score into four terms (the cross-terms view draws them).
+import { DIVERGING, SERIES } from '../colormap.js';
+import { heatmapCsv } from '../plot/heatmap.js';
+import { panelsHeight } from '../plot/panels.js';
+import { movePanels } from '../cursor.js';
+import { scrollTable } from '../html.js';
+import { fmt } from '../numbers.js';
+import { seededVectors } from '../vectors.js';
+
+const WORDS = ['the', 'cat', 'sat', 'on', 'mat'];
+const SENTENCE = [0, 1, 2, 3, 0, 4];  // "the cat sat on the mat", as the embedding view
+const OUT = 32, PANEL = 230, BARS = 96, MIN_WIDTH = 270;
+// The two maps, then two panels of two bars: on a phone, where they stack, the bars need less height.
+const each = (k) => (k < 2 ? PANEL : BARS);
+const PAIR = [1, 5];  // the score of "cat" (position 1) with "mat" (position 5)
+
+// rows [n][d] × w [d][m] (rows r0 … r0 + d of a taller w) → [n][m], summed in float64.
+function project(rows, n, d, w, m, r0 = 0) {
+  const out = new Float64Array(n * m);
+  for (let i = 0; i < n; i++) {
+    for (let c = 0; c < m; c++) {
+      let s = 0;
+      for (let k = 0; k < d; k++) s += rows[i * d + k] * w[(r0 + k) * m + c];
+      out[i * m + c] = s;
+    }
+  }
+  return out;
+}
+const dot = (a, i, b, j, m) => { let s = 0; for (let c = 0; c < m; c++) s += a[i * m + c] * b[j * m + c]; return s; };
+
+export default {
+  id: 'add-vs-concat',
+  controls: [['concatWidth', { label: 'position width (concatenated)', slider: { min: 2, max: 4096, log: true } }]],
+  height: (width) => panelsHeight(4, width, each, MIN_WIDTH),
+  compute({ pe, st }) {
+    const d = st.dModel, dp = st.concatWidth, n = SENTENCE.length, m = Math.min(OUT, d);
+    const scale = st.embScale ? Math.sqrt(d) : 1;
+    const tokenEmbeddings = seededVectors(pe, WORDS.length, d, 3, 1 / Math.sqrt(d));
+    const x = pe.embed(SENTENCE, { tokenEmbeddings, dModel: d, positionTable: new Float32Array(n * d), scale });
+    const p = pe.sinusoidal(n, dp, { base: st.base, layout: st.sinLayout });
+    // Concatenate: one row of d + dp numbers per token, times W [(d + dp)][m].
+    const w = seededVectors(pe, d + dp, m, 61, 1 / Math.sqrt(d + dp));
+    const cat = new Float32Array(n * (d + dp));
+    for (let i = 0; i < n; i++) { cat.set(x.subarray(i * d, (i + 1) * d), i * (d + dp)); cat.set(p.subarray(i * dp, (i + 1) * dp), i * (d + dp) + d); }
+    const concatenated = project(cat, n, d + dp, w, m);
+    // Add after projecting each part by its own rows of W: W_x = rows 0 … d−1, W_p = rows d … d + dp − 1.
+    const xw = project(x, n, d, w, m), pw = project(p, n, dp, w, m, d);
+    const added = Float64Array.from(xw, (v, k) => v + pw[k]);
+    let gap = 0, hi = 0;
+    for (let k = 0; k < added.length; k++) {
+      gap = Math.max(gap, Math.abs(added[k] - concatenated[k]));
+      hi = Math.max(hi, Math.abs(added[k]));
+    }
+    // [token][output] is the heatmaps' x-major order already: token along x, output dimension up.
+    const maps = [concatenated, added].map((v) => Float32Array.from(v));
+    // The price of adding: q·k of the summed vectors (pe.embed: x + p, d wide) splits into four terms.
+    const sum = pe.embed(SENTENCE, { tokenEmbeddings, dModel: d, positionTable: pe.sinusoidal(n, d, { base: st.base, layout: st.sinLayout }), scale });
+    const pd = Float32Array.from(sum, (v, k) => v - x[k]);  // the position part of the sum, as pe.embed added it
+    const wq = seededVectors(pe, d, m, 62, 1 / Math.sqrt(d)), wk = seededVectors(pe, d, m, 63, 1 / Math.sqrt(d));
+    const [xq, xk, pq, pk, sq, sk] = [[x, wq], [x, wk], [pd, wq], [pd, wk], [sum, wq], [sum, wk]].map(([r, ww]) => project(r, n, d, ww, m));
+    const [i, j] = PAIR, root = Math.sqrt(m);
+    const terms = [dot(xq, i, xk, j, m), dot(xq, i, pk, j, m), dot(pq, i, xk, j, m), dot(pq, i, pk, j, m)].map((v) => v / root);
+    const score = dot(sq, i, sk, j, m) / root;
+    return { d, dp, m, n, maps, gap, hi: hi || 1, terms, score, labels: SENTENCE.map((t) => WORDS[t]),
+      widths: [d, d + dp], weights: [12 * d * d, 12 * (d + dp) ** 2] };
+  },
+  plot(data, cursor) {
+    const heat = ['concatenate, then project: [x ; p]·W', 'project each, then add: x·W_x + p·W_p'].map((title, k) => ({
+      title, kind: 'heatmap', spec: { values: data.maps[k], nx: data.n, ny: data.m, lo: -data.hi, hi: data.hi, lut: DIVERGING,
+        xCategories: data.labels, xLabel: 'token', yLabel: 'output dimension', legend: false } }));
+    const bar = (label, v, color) => ({ label, value: v, color, text: v.toLocaleString('en-US') });
+    const bars = [
+      { title: 'numbers per token, in every layer', kind: 'bars', spec: { bars: [
+        bar('add', data.widths[0], SERIES[0]), bar('concatenate', data.widths[1], SERIES[1])] } },
+      { title: 'weights per layer, 12 · width²', kind: 'bars', spec: { bars: [
+        bar('add', data.weights[0], SERIES[0]), bar('concatenate', data.weights[1], SERIES[1])] } },
+    ];
+    return { kind: 'panels', spec: { minWidth: MIN_WIDTH, each, cursor, panels: [...heat, ...bars] } };
+  },
+  move(data, c, key) {
+    const grids = [{ nx: data.n, ny: data.m }, { nx: data.n, ny: data.m }, { nx: 1, ny: 2, down: true }, { nx: 1, ny: 2, down: true }];
+    const at = movePanels({ panel: c.panel, x: c.x ?? 0, y: c.y ?? c.i ?? 0 }, grids, key);
+    return at.panel >= 2 ? { panel: at.panel, i: at.y, x: 0, y: at.y } : at;
+  },
+  note: (data) => `The two maps agree to ${fmt(data.gap, 2)} (the same float64 sums, added in another order): `
+    + `concatenating [x ; p] (${data.d} + ${data.dp} = ${data.d + data.dp} numbers) and multiplying by W `
+    + `(${data.d + data.dp} × ${data.m}) is adding x·W_x and p·W_p, the two blocks of W's rows. Colour: −${fmt(data.hi, 2)} `
+    + `(blue) to +${fmt(data.hi, 2)} (red), both maps. Weights per layer: 4·width² for W_Q, W_K, W_V, W_O and 8·width² `
+    + 'for the MLP (4 × wider inside): a stream wider by the position pays that in every layer.',
+  html(data) {
+    if (!data) return '';
+    const [cc, cp, pc, pp] = data.terms;
+    const cells = [cc, cp, pc, pp, cc + cp + pc + pp, data.score].map((v) => `<td class="num">${fmt(v, 4)}</td>`).join('');
+    const table = `<table><thead><tr><th scope="col">content·content</th><th scope="col">content·position</th>`
+      + `<th scope="col">position·content</th><th scope="col">position·position</th><th scope="col">sum of the four</th>`
+      + `<th scope="col">score of x + p</th></tr></thead><tbody><tr>${cells}</tr></tbody></table>`;
+    return `<p><strong>The price of adding.</strong> The score of “cat” (position 1) with “mat” (position 5), `
+      + `(x + p)·W_Q·W_Kᵀ·(x + p)/√${data.m} with seeded W_Q, W_K (d_model ${data.d}, ${data.m} output dims), splits into `
+      + `four terms, computed from the package's sum (pe.embed):</p>${scrollTable(table)}`
+      + '<p>Only position·position is about where the words sit alone; the two mixed terms pair one word\'s content with '
+      + 'the other\'s position, and the model must learn to use or ignore them. The '
+      + '<a href="#cross-terms-title">cross-terms view</a> (chapter 5) draws all four for every pair of words, beside '
+      + 'RoPE\'s single term. Adding still wins in practice: it keeps d_model, and in that many dimensions a word vector '
+      + 'and a position vector are nearly orthogonal, so the sum keeps both apart (the cos column above).</p>';
+  },
+  readout(data, c) {
+    if (c.panel >= 2) {
+      const k = c.i ?? c.y ?? 0, what = ['add', 'concatenate'][k];
+      return c.panel === 2 ? `${what}: ${data.widths[k].toLocaleString('en-US')} numbers per token`
+        : `${what}: 12 × ${data.widths[k]}² = ${data.weights[k].toLocaleString('en-US')} weights per layer`;
+    }
+    const v = (k) => fmt(data.maps[k][c.x * data.m + c.y], 6);
+    return `token ${c.x} “${data.labels[c.x]}”, output ${c.y}: [x ; p]·W = ${v(0)}, x·W_x + p·W_p = ${v(1)}`;
+  },
+  csv: (data) => ['concatenated', 'added'].map((name, k) => heatmapCsv({ nx: data.n, ny: data.m, values: data.maps[k] },
+    'token', 'output_dim', name)).join(''),
+  caption: (st) => `add vs concatenate d_model=${st.dModel} position width=${st.concatWidth} base=${st.base} `
+    + `scale=${st.embScale ? 'sqrt(d_model)' : '1'}`,
+  cursor0: () => ({ panel: 0, x: 1, y: 0 }),
+};

@@ -1,0 +1,120 @@
+// In production (chapter "long-context"): serving engines compute RoPE's cos and sin once per
+// position up to max_position_embeddings and gather rows by the batch's position ids. The view
+// gives that table's size for the model on the page and measures, in this browser, recomputing
+// the rows of a batch (pe.ropeCache) against copying them out of a table computed once.
+import { SERIES } from '../colormap.js';
+import { linesCsv } from '../plot/lines.js';
+import { fmt } from '../numbers.js';
+import { ropeParams, ropeRule } from '../rope-params.js';
+
+const BATCHES = [1, 4, 16, 64, 256, 1024, 4096];
+const TABLE_BYTES = 16 * 2 ** 20;  // the table measured here holds at most 16 MiB
+const SAMPLE_MS = 1, SAMPLES = 3;  // each sample repeats a call for 1 ms at least; the median of 3
+
+const mib = (b) => (b >= 2 ** 30 ? `${fmt(b / 2 ** 30, 2)} GiB` : b >= 2 ** 20 ? `${fmt(b / 2 ** 20, 1)} MiB` : `${fmt(b / 1024, 1)} KiB`);
+const n = (v) => v.toLocaleString('en-US');
+
+// Time per call of fn, in ms: the median of SAMPLES samples, each as many calls as fill SAMPLE_MS
+// (a few tens of ms in all: it runs on the page's thread when the pairs or the precision change).
+function timeIt(fn) {
+  const samples = [];
+  fn();  // a first call compiles and allocates: not timed
+  for (let s = 0; s < SAMPLES; s++) {
+    let calls = 0;
+    const t0 = performance.now();
+    let t = t0;
+    do { fn(); calls += 1; t = performance.now(); } while (t - t0 < SAMPLE_MS);
+    samples.push((t - t0) / calls);
+  }
+  return samples.sort((a, b) => a - b)[SAMPLES >> 1];
+}
+
+// Positions of a batch: spread over the table like the requests of many sequences (a fixed LCG).
+function batchPositions(count, rows) {
+  const out = new Float64Array(count);
+  let x = 12345;
+  for (let i = 0; i < count; i++) { x = (x * 1103515245 + 12345) % 2147483648; out[i] = x % rows; }
+  return out;
+}
+
+// The last measurement, kept while the pairs, the precision and the rows measured stay the same
+// (the timings do not depend on θ or the scaling; the table does, and is rebuilt with them).
+let last = { key: '', result: null };
+
+function measure(pe, invFreq, precision, rows) {
+  const half = invFreq.length;
+  const t0 = performance.now();
+  const table = pe.ropeCache({ invFreq, seqLen: rows, precision });
+  const build = performance.now() - t0;
+  const recompute = [], gather = [];
+  let identical = true;
+  for (const b of BATCHES) {
+    const positions = batchPositions(b, rows);
+    recompute.push(timeIt(() => pe.ropeCache({ invFreq, positions, precision })));
+    // A gather, as index_select does it: each position's row copied out of the table.
+    const take = () => {
+      const cos = new Float32Array(b * half), sin = new Float32Array(b * half);
+      const tc = table.cos, ts = table.sin;
+      for (let i = 0, o = 0; i < b; i++) {
+        const p = positions[i] * half;
+        for (let k = 0; k < half; k++, o++) { cos[o] = tc[p + k]; sin[o] = ts[p + k]; }
+      }
+      return { cos, sin };
+    };
+    gather.push(timeIt(take));
+    if (b === 4096) {  // the rows a batch gathers are the rows it would recompute, bit for bit
+      const a = pe.ropeCache({ invFreq, positions, precision }), g = take();
+      for (let k = 0; k < a.cos.length; k++) if (a.cos[k] !== g.cos[k] || a.sin[k] !== g.sin[k]) { identical = false; break; }
+    }
+  }
+  return { build, recompute, gather, identical };
+}
+
+export default {
+  id: 'rope-cache',
+  compute({ pe, st, extras }) {
+    const rule = ropeRule(st);
+    if (rule) throw new Error(rule);
+    const params = ropeParams(st, extras, st.scaling, true);
+    const { invFreq, rotaryDim } = pe.ropeFrequencies(params, { seqLen: st.lTarget, dtype: 'float64' });
+    const half = invFreq.length;
+    // The model's max positions: L_target, or what it publishes when L_target's limit cut it.
+    const clamped = extras.clamped?.find((c) => c.key === 'lTarget' && c.shown === st.lTarget);
+    const maxPositions = clamped ? clamped.published : st.lTarget;
+    const bytes = maxPositions * half * 2 * 4;
+    const rows = Math.max(1, Math.min(maxPositions, Math.floor(TABLE_BYTES / (half * 2 * 4))));
+    const key = `${half} ${st.precision} ${rows}`;
+    if (last.key !== key) last = { key, result: measure(pe, invFreq, st.precision, rows) };
+    const r = last.result;
+    const xs = Float64Array.from(BATCHES);
+    const series = [
+      { label: 'recompute the rows (pe.ropeCache)', x: xs, y: Float64Array.from(r.recompute), color: SERIES[1], points: true, width: 2.2 },
+      { label: 'gather the rows from the table', x: xs, y: Float64Array.from(r.gather), color: SERIES[0], points: true, width: 2.2, dash: [6, 3] },
+    ];
+    return { xs, series, half, rotaryDim, maxPositions, published: Boolean(clamped), bytes, rows, precision: st.precision, ...r,
+      model: extras.modelLabel };
+  },
+  plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLog: true, yLog: true, xTicks: BATCHES,
+    xDomain: [0.7, BATCHES[BATCHES.length - 1] * 1.5],
+    xLabel: 'positions in the batch (log)', yLabel: 'time per batch (ms, log)', cursor,
+    note: `table: ${n(d.maxPositions)} positions × ${d.half} pairs × 2 (cos, sin) × 4 bytes = ${mib(d.bytes)}` } }),
+  note(d) {
+    const at = BATCHES.indexOf(4096);
+    const ratio = d.recompute[at] / d.gather[at];
+    const built = d.rows < d.maxPositions ? `its first ${n(d.rows)} positions (16 MiB: the page builds no more, and `
+      + 'gathers from those)' : 'it';
+    const verdict = ratio >= 1 ? `gathering is ${fmt(ratio, 1)}× faster` : `recomputing is ${fmt(1 / ratio, 1)}× faster`;
+    return `The cos/sin table for ${d.model ?? 'these settings'}: ${n(d.maxPositions)} positions`
+      + `${d.published ? ' (max_position_embeddings as published)' : ' (L_target)'} × ${d.half} pairs (rotary_dim ${d.rotaryDim} / 2) `
+      + `× 2 tables × 4 bytes (float32) = ${n(d.bytes)} bytes, ${mib(d.bytes)}; one table serves every layer and head. `
+      + `Building ${built} took ${fmt(d.build, 1)} ms here. For a batch of 4,096 positions, recomputing took `
+      + `${fmt(d.recompute[at], 3)} ms and gathering ${fmt(d.gather[at], 3)} ms: ${verdict} (median of `
+      + `${SAMPLES}, precision ${d.precision}); the gathered rows ${d.identical ? 'equal the recomputed ones bit for bit'
+        : 'differ from the recomputed ones'}.`;
+  },
+  readout: (d, c) => `${n(d.xs[c.i])} positions: recompute ${fmt(d.recompute[c.i], 4)} ms, gather ${fmt(d.gather[c.i], 4)} ms `
+    + `(${fmt(d.recompute[c.i] / d.gather[c.i], 2)}×)`,
+  csv: (d) => linesCsv('positions', d.xs, d.series),
+  caption: (st) => `rope cos/sin cache head_dim=${st.dModel} partial=${st.partial} L_target=${st.lTarget} precision=${st.precision}`,
+  cursor0: () => ({ i: BATCHES.indexOf(4096) }),
+};
