@@ -20,7 +20,8 @@ function valueToSlider(s, v) {
  * One control for setting `key`. o: { label, kind: 'number' | 'select' | 'checkbox' | 'text' |
  * 'checks' | 'play', slider: { min, max, log } or st → { min, max, log }, values (checks and
  * selects), labels ({ value: text } shown in a select), validate(v) → '' or a refusal,
- * when(st) → false dims it (it does nothing now), play: { step, max, interval } }.
+ * when(st) → false dims it (it does nothing now), labelFor(st) → the label as the settings name
+ * the number now (d_model or head_dim), play: { step, max, interval } }.
  * Returns { element, sync(st, external) }.
  */
 export function buildControl(key, o, onChange) {
@@ -118,7 +119,8 @@ function inputFor(key, o) {
 }
 
 // A select, checkbox, text or number box (with its slider, if any) and the rule it refuses with.
-function fieldControl(key, o, label, wrap, onChange) {
+function fieldControl(key, o, label0, wrap, onChange) {
+  let label = label0;
   const f = FIELDS[key];
   const rule = document.createElement('span');
   rule.className = 'rule';
@@ -196,6 +198,12 @@ function fieldControl(key, o, label, wrap, onChange) {
         wrap.classList.remove('invalid');
       }
       if (o.when) wrap.classList.toggle('dim', !o.when(st));
+      const named = o.labelFor?.(st) ?? label;
+      if (named !== label) {
+        label = named;
+        l.textContent = label;
+        range?.setAttribute('aria-label', `${label} slider`);
+      }
       if (typeof o.slider === 'function') slider = o.slider(st);
       if (range && (external || !dragging || document.activeElement !== range)) {
         if (external) dragging = false;

@@ -6,6 +6,7 @@
 import { init } from '../dist/browser.js';
 import { buildChapters, loadViews } from './chapters.js';
 import { createLab } from './lab.js';
+import { createNotices, droppedText, refusedText } from './notices.js';
 import { setupPageLinks } from './page-links.js';
 import { readPresets } from './presets.js';
 import { createScheduler } from './scheduler.js';
@@ -53,6 +54,14 @@ async function main() {
   const { pe, defs, presets } = loaded;
   const settings = createSettings();
   const { extras } = settings;
+  const notices = createNotices($('notices'));
+  // What a link asked for and the page refused: said once, the URL already corrected.
+  const refused = [...settings.refused];
+  if (settings.state.preset && !presets.get(settings.state.preset)) {
+    refused.push({ key: 'preset', text: settings.state.preset, why: 'no model in the list has that id' });
+    settings.refuse({ preset: '' });
+  }
+  if (refused.length) notices.show('url', refusedText(refused));
   const scheduler = createScheduler({ pe, status: $('status'), context: () => ({ pe, st: settings.state, extras, lab }) });
   const onChange = (key, value, commit) => settings.update({ [key]: value }, commit);
   const page = { views: [], controls: [] };
@@ -62,23 +71,34 @@ async function main() {
     const st = settings.state;
     for (const c of page.controls) c.sync(st, external);
     for (const v of page.views) v.sync(st, external);
-    bar.sync(st, extras.modelName);
+    bar.sync(st, extras);
+    // A file or pasted config the URL names but this page has not read: say what that drops.
+    if (st.model && extras.opened !== st.model) notices.show('dropped', droppedText(st.model));
+    else notices.clear('dropped');
   }
   // A new model (reading: settingsFromModel's result, null for the lesson defaults): the defaults
-  // plus what it says, nothing kept from the previous one.
-  function applyModel(reading, { preset = '', name = null, label } = {}) {
+  // plus what it says, nothing kept from the previous one. model: a file's name or 'pasted config'
+  // (kept in the URL, so that a reload can say the file is gone).
+  function applyModel(reading, { preset = '', name = null, label, model = '' } = {}) {
     for (const v of page.views) v.stopPlay();
     Object.assign(extras, { modelName: name, longFactors: reading?.longFactors ?? null, ropeFile: reading?.ropeFile ?? null,
-      learned: reading?.learned ?? null, irope: reading ? { model: label, ...reading.irope } : null });
-    settings.replace({ ...(reading?.state ?? defaults()), preset });
+      learned: reading?.learned ?? null, irope: reading ? { model: label, ...reading.irope } : null,
+      clamped: reading?.clamped ?? [], modelLabel: reading ? label : null, opened: model || null });
+    if (model) extras.openedModel = { clamped: extras.clamped, label };
+    settings.replace({ ...(reading?.state ?? defaults()), preset, model });
     syncAll(true);
     scheduler.redrawAll();
   }
-  // A preset in the URL brings back what the URL cannot hold (LongRoPE factors, Llama 4's NoPE layers).
+  // A preset in the URL brings back what the URL cannot hold (LongRoPE factors, Llama 4's NoPE
+  // layers, the published values it could not show); a file read in this page keeps its own.
   function restorePreset() {
-    const r = bar.showPreset(settings.state.preset);
+    const st = settings.state;
+    const r = bar.showPreset(st.preset);
     extras.longFactors = r?.longFactors ?? null;
     extras.irope = r ? { model: r.p.name, ...r.irope } : null;
+    const own = !r && st.model && extras.opened === st.model ? extras.openedModel : null;
+    extras.clamped = r?.clamped ?? own?.clamped ?? [];
+    extras.modelLabel = r?.p.name ?? own?.label ?? null;
   }
 
   const bar = createSettingsBar({ pe, presets, onChange, onModel: applyModel, redrawAll: scheduler.redrawAll });
@@ -87,9 +107,12 @@ async function main() {
   const fit = (key, v) => Math.min(FIELDS[key].max, Math.max(FIELDS[key].min, v));
   const host = {
     pe, lab, extras, onChange, state: () => settings.state, refresh: scheduler.refresh,
+    // The table's file is named in the URL, so that a reload says the table is gone.
     loadLearned(t) {
       extras.learned = t;
-      settings.update({ dModel: fit('dModel', t.dModel), maxLen: fit('maxLen', t.maxLen) }, true);
+      extras.opened = t.name;
+      extras.openedModel = { clamped: [], label: `“${t.name}”` };
+      settings.update({ dModel: fit('dModel', t.dModel), maxLen: fit('maxLen', t.maxLen), model: t.name }, true);
     },
   };
   const chapters = buildChapters(defs, host);
@@ -102,8 +125,9 @@ async function main() {
     syncAll();
     scheduler.redrawAll();
   });
-  settings.onHistory(() => {
+  settings.onHistory((refusedNow) => {
     for (const v of page.views) v.stopPlay();
+    if (refusedNow.length) notices.show('url', refusedText(refusedNow));
     extras.modelName = null;
     restorePreset();
     syncAll(true);

@@ -6,12 +6,24 @@
 // ggufModel gives the result readModel's shape.
 import { FIELDS, SCALINGS, defaults } from './state.js';
 
-/** Sets field `key` to `v` within the field's rule (a whole number rounded, a number clamped); skips undefined. */
-function setField(state, key, v) {
+/**
+ * Sets field `key` to `v` within the field's rule (a whole number rounded, a number clamped); skips
+ * undefined. A published value the limits change is recorded in `clamped` (a preset never changes
+ * a published value silently: describeReading and the page say so); derived: the value is the
+ * page's own choice (a map twice the window), not a published one.
+ */
+function setField(state, key, v, clamped = null) {
   if (v === undefined) return;
   const f = FIELDS[key];
   if (typeof v !== 'number' || (f.type !== 'int' && f.type !== 'num')) { state[key] = v; return; }
-  if (Number.isFinite(v)) state[key] = Math.min(f.max, Math.max(f.min, f.type === 'int' ? Math.round(v) : v));
+  if (!Number.isFinite(v)) return;
+  const shown = Math.min(f.max, Math.max(f.min, f.type === 'int' ? Math.round(v) : v));
+  state[key] = shown;
+  if (clamped && shown !== v && (f.type !== 'int' || Math.round(v) !== shown)) {
+    const old = clamped.findIndex((c) => c.key === key);
+    if (old >= 0) clamped.splice(old, 1);
+    clamped.push({ key, label: f.label ?? key, published: v, shown, limit: v > f.max ? f.max : f.min });
+  }
 }
 
 /** head_dim in words, with the rotated slice of an MLA head. */
@@ -66,9 +78,9 @@ function noRopeKeys(config) {
 // RoPE's settings, with what goes with it: M-RoPE sections, sliding windows, Llama 4's chunks and
 // temperature (issue 14). Fills r (settingsFromModel's result).
 function readRope(r, p, model) {
-  const { state, read } = r;
+  const { state, read, clamped } = r;
   const rs = ropeSettings(p, model.contextLength);
-  for (const [k, v] of Object.entries(rs.next)) setField(state, k, v);
+  for (const [k, v] of Object.entries(rs.next)) setField(state, k, v, clamped);
   r.longFactors = rs.longFactors;
   const contextLength = p.scaling?.contextLength ?? null;
   if (p.freqFactors || contextLength) {
@@ -84,15 +96,15 @@ function readRope(r, p, model) {
   const window = model.sliding?.window;
   if (window) {
     state.winMask = 'window';
-    setField(state, 'winSize', window);
-    setField(state, 'winLen', 2 * window);
+    setField(state, 'winSize', window, clamped);
+    setField(state, 'winLen', 2 * window);  // the page's choice: a map twice the window, at most its limit
     read.push(`sliding_window ${window}`);
   }
   const irope = model.irope;
   if (irope) {
-    if (irope.chunkSize) { state.winMask = 'chunk'; setField(state, 'winChunk', irope.chunkSize); }
-    setField(state, 'iropeFloor', irope.floorScale);
-    setField(state, 'iropeAttn', irope.attnScale);
+    if (irope.chunkSize) { state.winMask = 'chunk'; setField(state, 'winChunk', irope.chunkSize, clamped); }
+    setField(state, 'iropeFloor', irope.floorScale, clamped);
+    setField(state, 'iropeAttn', irope.attnScale, clamped);
     const chunk = irope.chunkSize ? `attention_chunk_size ${irope.chunkSize}, ` : '';
     read.push(`${chunk}floor_scale ${irope.floorScale}, attn_scale ${irope.attnScale}`);
   }
@@ -101,7 +113,8 @@ function readRope(r, p, model) {
 
 /**
  * Settings for readModel's result (ModelInfo, posenc.d.ts): { state, scheme, read (what was read,
- * in words), warnings, longFactors, ropeFile, learned, irope }; throws an Error saying what the page
+ * in words), warnings, clamped (published values a setting's limit changed: [{ key, label,
+ * published, shown, limit }]), longFactors, ropeFile, learned, irope }; throws an Error saying what the page
  * cannot use. layerType: the layers to show of a model with two kinds ('sliding_attention': Gemma
  * 3's local layers; else the full-attention ones). config: the config object it was read from
  * (a preset or a pasted one; none for a file): the width of ALiBi and T5 models, and how it gives
@@ -114,11 +127,11 @@ export function settingsFromModel(model, { layerType, config } = {}) {
   const format = model.format === 'config' ? 'config.json' : model.format;
   const r = {
     state, scheme: null, read: [`${format}${model.architecture ? ` (${model.architecture})` : ''}`],
-    warnings: model.warnings ?? [], longFactors: null, ropeFile: null, learned: null,
+    warnings: model.warnings ?? [], clamped: [], longFactors: null, ropeFile: null, learned: null,
     irope: { info: model.irope ?? null, ...noRopeKeys(config) },
   };
-  const { read } = r;
-  if (model.nHeads) setField(state, 'heads', model.nHeads);
+  const { read, clamped } = r;
+  if (model.nHeads) setField(state, 'heads', model.nHeads, clamped);
   const rope = layerType === 'sliding_attention' ? model.sliding?.params ?? model.rope : model.rope;
   if (rope) {
     readRope(r, rope, model);
@@ -128,19 +141,19 @@ export function settingsFromModel(model, { layerType, config } = {}) {
   if (model.alibi) {
     const { nHeads, maxBias } = model.alibi;
     if (!nHeads) throw new Error('An ALiBi model needs the number of heads (n_head or n_heads): ALiBi has one slope per head.');
-    setField(state, 'heads', nHeads);
-    setField(state, 'maxBias', maxBias);
-    setField(state, 'dModel', width);
+    setField(state, 'heads', nHeads, clamped);
+    setField(state, 'maxBias', maxBias, clamped);
+    setField(state, 'dModel', width, clamped);
     r.scheme = 'alibi';
     read.push(`ALiBi ${nHeads} heads, max bias ${maxBias}`);
   }
   if (model.t5) {
     const t = model.t5;
-    if (t.nHeads) setField(state, 'heads', t.nHeads);
-    setField(state, 't5Buckets', t.numBuckets);
-    setField(state, 't5MaxDist', t.maxDistance);
+    if (t.nHeads) setField(state, 'heads', t.nHeads, clamped);
+    setField(state, 't5Buckets', t.numBuckets, clamped);
+    setField(state, 't5MaxDist', t.maxDistance, clamped);
     state.t5Bidir = t.bidirectional;
-    setField(state, 'dModel', width);
+    setField(state, 'dModel', width, clamped);
     r.scheme = 't5';
     read.push(`T5 ${t.numBuckets} buckets, max distance ${t.maxDistance}`);
   }
@@ -150,7 +163,7 @@ export function settingsFromModel(model, { layerType, config } = {}) {
       throw new Error('A learned-position config needs the width (n_embd, hidden_size, d_model or dim) '
         + 'as well as the table length.');
     }
-    for (const [k, v] of [['dModel', t.dModel], ['maxLen', t.maxLen], ['seqLen', t.maxLen]]) setField(state, k, v);
+    for (const [k, v] of [['dModel', t.dModel], ['maxLen', t.maxLen], ['seqLen', t.maxLen]]) setField(state, k, v, clamped);
     if (t.weights) r.learned = t;
     r.scheme = r.scheme ?? 'learned';
     const name = t.name ? `position table “${t.name}”` : 'learned position table';
@@ -161,7 +174,7 @@ export function settingsFromModel(model, { layerType, config } = {}) {
       + '(no RoPE, ALiBi or T5 settings, no position table).');
   }
   if ((r.scheme === 'rope' || r.scheme === 'learned') && model.nHeads) read.push(`${model.nHeads} heads`);
-  if (model.contextLength && !rope) setField(state, 'seqLen', model.contextLength);
+  if (model.contextLength && !rope) setField(state, 'seqLen', model.contextLength, clamped);
   state.attnScheme = r.scheme;
   state.schemes = r.scheme === 'rope' ? 'sinusoidal,rope' : r.scheme === 'learned' ? FIELDS.schemes.value : r.scheme;
   return r;
@@ -192,7 +205,24 @@ export async function readConfig(pe, config, { dialect = 'hf' } = {}) {
   return settingsFromModel(model, { config });
 }
 
-/** A reading in words, for the settings bar: "`label`: read …." with readModel's warnings. */
+// The config's name for what a setting holds, for the words about a clamped value.
+const PUBLISHED_AS = { lTarget: 'max_position_embeddings', lTrain: 'original_max_position_embeddings', theta: 'rope_theta',
+  winSize: 'sliding_window', winChunk: 'attention_chunk_size', iropeFloor: 'floor_scale', iropeAttn: 'attn_scale',
+  t5Buckets: 'relative_attention_num_buckets', t5MaxDist: 'relative_attention_max_distance' };
+
+/** The published values a setting's limit changed, in words ('' when none). */
+export function describeClamped(clamped) {
+  if (!clamped?.length) return '';
+  const n = (v) => v.toLocaleString('en-US');
+  const each = clamped.map((c) => `${c.label}${PUBLISHED_AS[c.key] ? ` (${PUBLISHED_AS[c.key]})` : ''} is ${n(c.published)} `
+    + `in the model, but ${c.label} here ${c.published > c.shown ? 'stops' : 'starts'} at ${n(c.limit)}, so the page shows `
+    + `${n(c.shown)}`);
+  return `Not shown as published: ${each.join('; ')}.`;
+}
+
+/** A reading in words, for the settings bar: "`label`: read …." with readModel's warnings and what was clamped. */
 export function describeReading(label, r) {
-  return `${label}: read ${r.read.join('; ')}.${r.warnings.length ? ` Warnings: ${r.warnings.join('; ')}` : ''}`;
+  const clamped = describeClamped(r.clamped);
+  return `${label}: read ${r.read.join('; ')}.${r.warnings.length ? ` Warnings: ${r.warnings.join('; ')}` : ''}`
+    + `${clamped ? ` ${clamped}` : ''}`;
 }

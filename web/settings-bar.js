@@ -12,8 +12,14 @@ const $ = (id) => document.getElementById(id);
 const THEME_KEY = 'posenc-explorer-theme';
 const DESKTOP = '(min-width: 861px)';
 
+/**
+ * The name of the number the d_model setting holds: head_dim while a RoPE model (a preset, a file
+ * or a pasted config) is on the page — RoPE turns one head, and the page draws that head — else d_model.
+ */
+export const widthName = (st) => (st.attnScheme === 'rope' && (st.preset || st.model) ? 'head_dim' : 'd_model');
+
 const GLOBAL_CONTROLS = [
-  ['dModel', { label: 'd_model', slider: { min: 1, max: 4096, log: true } }],
+  ['dModel', { label: 'd_model', labelFor: widthName, slider: { min: 1, max: 4096, log: true } }],
   ['seqLen', { label: 'seq_len', slider: { min: 1, max: 131072, log: true } }],
   ['heads', { label: 'heads', slider: { min: 1, max: 128, log: true } }],
 ];
@@ -97,7 +103,7 @@ function setupModelChooser({ pe, presets, onModel }) {
       const r = await readConfig(pe, config, { dialect });
       if (choice !== choices) return;
       showPreset(null);
-      onModel(r, { name: 'pasted config', label: 'The pasted config' });
+      onModel(r, { name: 'pasted config', label: 'The pasted config', model: 'pasted config' });
       message(describeReading(`Pasted config (${r.scheme})`, r));
     } catch (e) {
       if (choice === choices) message(e.message, true);
@@ -109,7 +115,7 @@ function setupModelChooser({ pe, presets, onModel }) {
     onModel(r, file) {
       choices += 1;
       showPreset(null);
-      onModel(r, { name: file.name, label: `“${file.name}”` });
+      onModel(r, { name: file.name, label: `“${file.name}”`, model: file.name });
       message(describeReading(file.name, r));
     },
     onError: (text) => message(text, true),
@@ -119,9 +125,10 @@ function setupModelChooser({ pe, presets, onModel }) {
 
 /**
  * Builds the bar. presets: readPresets' result; onChange(key, value, commit): a control's change;
- * onModel(reading, { preset, name, label }): a new model (reading null: the lesson defaults;
- * name: shown in the summary, label: in the irope view); redrawAll: the colours changed.
- * Returns { controls, sync(st, modelName), showPreset(id) (the preset's details, its reading) }.
+ * onModel(reading, { preset, name, label, model }): a new model (reading null: the lesson defaults;
+ * name: shown in the summary, label: in the irope view, model: the file's name or 'pasted config',
+ * kept in the URL); redrawAll: the colours changed.
+ * Returns { controls, sync(st, extras), showPreset(id) (the preset's details, its reading) }.
  */
 export function createSettingsBar({ pe, presets, onChange, onModel, redrawAll }) {
   const controls = GLOBAL_CONTROLS.map(([key, o]) => {
@@ -133,12 +140,14 @@ export function createSettingsBar({ pe, presets, onChange, onModel, redrawAll })
   const chooser = setupModelChooser({ pe, presets, onModel });
   return {
     controls,
-    sync(st, modelName) {
+    sync(st, extras) {
       const select = $('preset');
       select.value = st.preset;
       const unnamed = toHash(st) ? 'your settings' : 'lesson defaults';
-      const name = st.preset ? select.selectedOptions[0]?.textContent : modelName ?? unnamed;
-      $('settings-summary').textContent = `d_model ${st.dModel} · seq_len ${st.seqLen} · heads ${st.heads} · ${name}`;
+      // A file or pasted config named in the URL but not read in this page (a reload, a shared link).
+      const model = st.model && (extras.opened === st.model ? st.model : `${st.model} (not open)`);
+      const name = st.preset ? select.selectedOptions[0]?.textContent : model || (extras.modelName ?? unnamed);
+      $('settings-summary').textContent = `${widthName(st)} ${st.dModel} · seq_len ${st.seqLen} · heads ${st.heads} · ${name}`;
     },
     showPreset(id) {
       const r = presets.get(id);

@@ -6,23 +6,35 @@
 // pending, and a commit, a new model or Back cancels it: a delayed write left over from the change
 // just committed would reopen its entry, and the next change would then overwrite it instead of
 // pushing its own (two typed values, one entry: issue 20).
+// A hash with values the page refuses (a hand-edited or old link) is corrected in place
+// (replaceState: no new entry) and the refusals are handed to onRefused, which says what and why.
 // `extras`: what the model on the page adds that the URL cannot hold (web/model-settings.js).
-import { fromHash, toHash } from './state.js';
+import { readHash, toHash } from './state.js';
 
 const URL_WRITE_EVERY = 250;  // ms between URL writes while a change is in progress
 
 /**
- * Returns { state (the current settings), extras, update(patch, commit), replace(state),
- * onEdit(fn(commit)), onHistory(fn) }. onEdit: after each update; onHistory: after Back/Forward
- * set the settings from the URL.
+ * Returns { state (the current settings), extras, refused (what the first URL asked for that was
+ * refused: [{ key, text, why }]), update(patch, commit), replace(state), onEdit(fn(commit)),
+ * onHistory(fn(refused)), refuse(refused) }. onEdit: after each update; onHistory: after Back/Forward
+ * (or an edited hash) set the settings from the URL, with what that URL asked for and was refused.
  */
 export function createSettings() {
-  let st = fromHash(location.hash);
-  let live = false, urlTimer = 0;
   const edits = [], histories = [];
+  // The URL's settings; a hash with refused values is rewritten to the settings actually used.
+  function fromUrl() {
+    const { state, refused } = readHash(location.hash);
+    if (refused.length) history.replaceState(history.state, '', toHash(state) || `${location.pathname}${location.search}`);
+    return { state, refused };
+  }
+  const first = fromUrl();
+  let st = first.state;
+  let live = false, urlTimer = 0;
   // extras.irope: null (no model) or { model: its name, info: readModel's irope or null, given:
   // what the config's no_rope_layers is, 'list' | 'empty' | 'absent' (undefined for a file), interval }.
-  const extras = { longFactors: null, ropeFile: null, learned: null, modelName: null, irope: null };
+  // extras.clamped: what the model publishes that a setting's limit cut ([{ key, published, shown }]);
+  // extras.opened: the name of the file or pasted config whose extras are in memory.
+  const extras = { longFactors: null, ropeFile: null, learned: null, modelName: null, irope: null, clamped: [], opened: null };
 
   function cancelUrlWrite() {
     clearTimeout(urlTimer);
@@ -41,13 +53,20 @@ export function createSettings() {
   window.addEventListener('popstate', () => {
     cancelUrlWrite();
     live = false;
-    st = fromHash(location.hash);
-    for (const fn of histories) fn();
+    const read = fromUrl();
+    st = read.state;
+    for (const fn of histories) fn(read.refused);
   });
 
   return {
     get state() { return st; },
     extras,
+    refused: first.refused,
+    /** Settings the page found it cannot use after all (a preset it does not have): back to their defaults, URL corrected. */
+    refuse(patch) {
+      st = { ...st, ...patch };
+      history.replaceState(history.state, '', toHash(st) || `${location.pathname}${location.search}`);
+    },
     /** A change by the user: `commit` false while it is in progress (a drag, typing), true when done. */
     update(patch, commit) {
       st = { ...st, ...patch };

@@ -13,6 +13,9 @@ export const FIELDS = {
   seqLen: { value: 100, type: 'int', min: 1, max: 131072, label: 'seq_len' },
   heads: { value: 8, type: 'int', min: 1, max: 128, label: 'heads' },
   preset: { value: '', type: 'str' },
+  // The model the settings came from when it is not a preset: a file's name or "pasted config". A
+  // link cannot carry the file, so a page opened from it says what was dropped (web/main.js).
+  model: { value: '', type: 'str' },
   // Chapter "order".
   attnScheme: { value: 'none', type: 'enum', values: ATTENTION_SCHEMES, label: 'positions' },
   attnCausal: { value: false, type: 'bool', label: 'causal mask (a decoder)' },
@@ -106,6 +109,7 @@ export function describeRule(key) {
   if (f.type === 'int') return `a whole number from ${f.min} to ${f.max}`;
   if (f.type === 'num') return `a number from ${f.min} to ${f.max}`;
   if (f.type === 'enum') return `one of ${f.values.join(', ')}`;
+  if (f.type === 'bool') return '1 or 0';
   return 'a valid value';
 }
 
@@ -140,14 +144,30 @@ export function toHash(state) {
   return s ? `#${s}` : '';
 }
 
-export function fromHash(hash) {
+/**
+ * The settings a hash holds, and what it asked for that the page refused: { state, refused:
+ * [{ key, text, why }] } (a value that breaks its field's rule keeps the default; a key that is no
+ * setting is dropped).
+ */
+export function readHash(hash) {
   const state = defaults();
+  const refused = [];
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   for (const [key, text] of params) {
-    const v = parseField(key, text);
+    const f = Object.hasOwn(FIELDS, key) ? FIELDS[key] : null;
+    const v = f ? parseField(key, text) : undefined;
     if (v !== undefined) state[key] = v;
+    else {
+      const why = !f ? (key === 'theme' ? 'the theme stays on your device, not in links' : 'no setting of this page has that name')
+        : `${f.label ?? key} must be ${describeRule(key)}`;
+      refused.push({ key, text, why });
+    }
   }
-  return state;
+  return { state, refused };
+}
+
+export function fromHash(hash) {
+  return readHash(hash).state;
 }
 
 /** The list-valued fields as arrays. */

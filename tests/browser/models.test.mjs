@@ -135,9 +135,12 @@ function recordFirstDrawings() {
 
 test('a preset in the URL draws right from its first frame: LongRoPE factors and NoPE layers are read before it', async () => {
   await ex.page.addInitScript(recordFirstDrawings);
-  // A viewport tall enough that the long-context chapter is on screen when the page first draws.
+  // A viewport tall enough that the long-context chapter is on screen when the page first draws,
+  // measured once every view up to it has drawn (a drawn view can be taller: its HTML after the plot).
   await ex.page.setViewportSize({ width: 1200, height: 900 });
   await open();
+  const upTo = await ex.page.$$eval('section[data-view]', (all) => all.map((s) => s.dataset.view));
+  for (const id of upTo.slice(0, upTo.indexOf('context-shift') + 1)) await ex.drawn(id);
   const top = await ex.page.$eval('#chapter-long-context', (s) => s.getBoundingClientRect().bottom + window.scrollY);
   await ex.page.setViewportSize({ width: 1200, height: Math.ceil(top) + 100 });
   try {
@@ -145,7 +148,7 @@ test('a preset in the URL draws right from its first frame: LongRoPE factors and
       + '&schemes=sinusoidal%2Crope');
     await ex.page.waitForFunction(() => window.firstDrawings.spectrum && window.firstDrawings['context-shift'], null, { timeout: 30000 });
     const frame = await ex.page.evaluate(() => window.firstFrame);
-    assert.match(frame.summary, /^d_model 96 · seq_len 100 · heads 32 · Phi-3\.5-mini-instruct \(LongRoPE\) · rope$/);
+    assert.match(frame.summary, /^head_dim 96 · seq_len 100 · heads 32 · Phi-3\.5-mini-instruct \(LongRoPE\) · rope$/);
     assert.deepEqual([frame.preset, frame.details, frame.source],
       ['phi-3.5-mini', true, 'Source: Hugging Face microsoft/Phi-3.5-mini-instruct, config.json']);
     assert.ok(frame.drawn.includes('attention'), `first frame drew ${frame.drawn}`);

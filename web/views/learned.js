@@ -13,7 +13,7 @@ const PANEL = 260, MIN_WIDTH = 330;
 
 // The last table made, kept while its size and source stay the same (the lookup slider moves often).
 let cached = { key: '', table: null };
-function tableFor(pe, st, loaded) {
+function tableFor(pe, st, loaded, opened) {
   const own = loaded && loaded.maxLen === st.maxLen && loaded.dModel === st.dModel;
   const key = `${st.maxLen} ${st.dModel} ${own ? loaded.name : 'seeded'}`;
   if (cached.key !== key || (own && cached.weights !== loaded.weights)) {
@@ -23,7 +23,10 @@ function tableFor(pe, st, loaded) {
   const source = own ? `“${loaded.name}” from your file`
     : loaded ? `seeded N(0, 0.02²) — your file's “${loaded.name}” is ${loaded.maxLen} × ${loaded.dModel}, `
       + 'set max_len and d_model to those to see it'
-      : 'seeded N(0, 0.02²), as at the start of training';
+      : st.model && st.model !== 'pasted config' && opened !== st.model
+        ? `seeded N(0, 0.02²) — the settings came from “${st.model}”, which is not open in this page (a link cannot `
+          + 'carry a file): open it again to see its rows'
+        : 'seeded N(0, 0.02²), as at the start of training';
   return { table: cached.table, source };
 }
 
@@ -77,7 +80,7 @@ export default {
       throw new Error(`max_len × d_model = ${maxLen * d} numbers is more than this page draws (${LIMIT}); `
         + 'lower max_len or d_model.');
     }
-    const { table, source } = tableFor(pe, st, extras.learned);
+    const { table, source } = tableFor(pe, st, extras.learned, extras.opened);
     const xs = samplePositions(maxLen - 1, columnsFor(d));
     const values = new Float32Array(xs.length * d);
     let hi = 0;
