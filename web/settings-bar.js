@@ -1,8 +1,9 @@
 // The sticky settings bar (its markup is in index.html): the theme, the sizes every chapter uses
-// (d_model, seq_len, heads), the model on the page — a preset, a pasted config.json or GGUF
-// metadata, or an opened file — with what was read from it, and a one-line summary. Open by
-// default on a desktop, folded on a phone. The theme is not a setting of the lesson: it lives in
-// local storage, never in a shared link.
+// (d_model — head_dim while a RoPE model is on the page, since that is the number it holds —,
+// seq_len, heads), the model on the page — a preset, a pasted config.json or GGUF metadata, or an
+// opened file — with what was read from it, and a one-line summary. Open by default on a desktop
+// (folding it there is remembered), folded on a phone. The theme and the fold are not settings of
+// the lesson: they live in local storage, never in a shared link.
 import { buildControl } from './controls.js';
 import { setupModelFile } from './model-file.js';
 import { describeReading, readConfig } from './model-settings.js';
@@ -10,6 +11,7 @@ import { toHash } from './state.js';
 
 const $ = (id) => document.getElementById(id);
 const THEME_KEY = 'posenc-explorer-theme';
+const FOLD_KEY = 'posenc-explorer-settings';  // 'folded' or 'open', chosen on a desktop
 const DESKTOP = '(min-width: 861px)';
 
 /**
@@ -32,15 +34,21 @@ export function applyTheme() {
   document.documentElement.dataset.theme = dark ? 'dark' : 'light';
 }
 
-// Folding, the bar's height (chapter links scroll their heading to just below it), the theme.
+// Folding (a desktop remembers it), the bar's height (chapter links and focused plots scroll to
+// just below it: --settings-height is their scroll margin), the theme.
 function setupBar(redrawAll) {
   const toggle = $('settings-toggle');
   const setOpen = (open) => {
     toggle.setAttribute('aria-expanded', String(open));
     $('settings').classList.toggle('open', open);
   };
-  setOpen(window.matchMedia(DESKTOP).matches);
-  toggle.addEventListener('click', () => setOpen(toggle.getAttribute('aria-expanded') !== 'true'));
+  const desktop = () => window.matchMedia(DESKTOP).matches;
+  setOpen(desktop() && localStorage.getItem(FOLD_KEY) !== 'folded');
+  toggle.addEventListener('click', () => {
+    const open = toggle.getAttribute('aria-expanded') !== 'true';
+    setOpen(open);
+    if (desktop()) localStorage.setItem(FOLD_KEY, open ? 'open' : 'folded');
+  });
   new ResizeObserver(([entry]) => {
     document.documentElement.style.setProperty('--settings-height', `${Math.ceil(entry.borderBoxSize[0].blockSize)}px`);
   }).observe($('settings'));
