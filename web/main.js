@@ -1,13 +1,17 @@
 // The explorer's entry: loads the package (and the lab's shipped result, and the view modules, at
 // the same time), reads the presets, then puts the page's parts together — the settings and the
 // URL (settings.js), the settings bar (settings-bar.js), the chapters and their views
-// (chapters.js, view.js, views/), the redraws (scheduler.js) — and keeps them in step. This file
-// holds no maths: views compute with the posenc package.
+// (chapters.js, view.js, views/), the guided steps (guide.js), the prose that follows the settings
+// (prose.js), the notices for what the page could not do as asked (notices.js), the redraws
+// (scheduler.js) — and keeps them in step. This file holds no maths: views compute with the
+// posenc package.
 import { init } from '../dist/browser.js';
 import { buildChapters, loadViews } from './chapters.js';
+import { buildGuides } from './guide.js';
 import { createLab } from './lab.js';
 import { createNotices, droppedText, refusedText } from './notices.js';
 import { setupPageLinks } from './page-links.js';
+import { updateProse } from './prose.js';
 import { readPresets } from './presets.js';
 import { createScheduler } from './scheduler.js';
 import { applyTheme, createSettingsBar } from './settings-bar.js';
@@ -65,6 +69,7 @@ async function main() {
   const scheduler = createScheduler({ pe, status: $('status'), context: () => ({ pe, st: settings.state, extras, lab }) });
   const onChange = (key, value, commit) => settings.update({ [key]: value }, commit);
   const page = { views: [], controls: [] };
+  let guides = null;  // built once the chapters are
 
   // external: the settings changed under the controls (Back, a new model), not by the one in use.
   function syncAll(external = false) {
@@ -72,6 +77,8 @@ async function main() {
     for (const c of page.controls) c.sync(st, external);
     for (const v of page.views) v.sync(st, external);
     bar.sync(st, extras);
+    updateProse(document, { pe, st, extras });
+    guides?.sync(st);
     // A file or pasted config the URL names but this page has not read: say what that drops.
     if (st.model && extras.opened !== st.model) notices.show('dropped', droppedText(st.model));
     else notices.clear('dropped');
@@ -119,6 +126,8 @@ async function main() {
   page.views = chapters.views;
   page.controls = [...bar.controls, ...chapters.controls];
   scheduler.track(page.views);
+  guides = buildGuides(document, { pe, state: () => settings.state, apply: (patch) => settings.update(patch, true),
+    view: (id) => document.querySelector(`section[data-view="${id}"]`) });
 
   settings.onEdit((commit) => {
     scheduler.dragging(!commit);
