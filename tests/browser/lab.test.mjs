@@ -190,8 +190,10 @@ test('the text task needs a file, then trains on it', async () => {
   const text = 'the cat sat on the mat. the dog sat on the log. '.repeat(40);
   await ex.page.setInputFiles(`${view('lab-training')} input[data-lab-text]`, { name: 'cats.txt', mimeType: 'text/plain', buffer: Buffer.from(text) });
   await ex.page.waitForFunction((n) => document.querySelector('.lab-text .message').textContent.startsWith(`cats.txt: ${n} bytes`), text.length.toLocaleString('en-US'));
+  const before = await renders('lab-extrapolation');
   await ex.page.click(`${view('lab-training')} [data-lab="start"]`);
   await ex.page.waitForFunction(() => window.posencExplorer.lab.run?.state === 'done', null, { timeout: 30000 });
+  await drawn('lab-extrapolation', before);
   assert.match(await ex.page.textContent(`${view('lab-extrapolation')} .lab-source`), /--task text --text cats\.txt --schemes alibi --size tiny --steps 10/);
   assert.deepEqual(ex.problems, []);
 });

@@ -1,0 +1,265 @@
+// Issue 23, the explorer's third round, in headless Debian Chromium: the lesson sections it lacked
+// (add vs concatenate, one-hot, where position enters, the production cos/sin cache, key
+// takeaways, the lesson's errata), the guided "what to notice" steps and the prose that follows
+// the preset, nothing silent (refused link values, a file a link cannot carry, Scout's published
+// max_position_embeddings, head_dim for a RoPE model), touch read-outs, one orientation for the
+// query × key maps, and the phone layout's scrolling tables.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { explorerSession, launchChromium } from './launch.mjs';
+
+const ex = explorerSession();
+const { view, state, open, drawn, reacts } = ex;
+const note = (id) => ex.page.textContent(`${view(id)} .note`);
+const readout = (id) => ex.page.textContent(`${view(id)} .readout`);
+const choose = async (id) => {
+  await ex.page.selectOption('#preset', id);
+  await ex.page.waitForFunction((p) => window.posencExplorer.state.preset === p, id);
+};
+// Moves the mouse to a fraction (fx, fy) of the plot area of a view with one plot.
+async function hover(id, fx, fy) {
+  const box = await ex.page.locator(`${view(id)} canvas`).boundingBox();
+  const plot = await ex.page.evaluate((i) => window.posencExplorer.views.find((v) => v.def.id === i).layout.plot, id);
+  await ex.page.mouse.move(box.x + plot.x + fx * plot.w, box.y + plot.y + fy * plot.h);
+}
+
+before(() => ex.start());
+after(() => ex.close?.());
+
+test('add vs concatenate: [x ; p]·W equals x·W_x + p·W_p, and the width of the position changes the cost', async () => {
+  await open();
+  await drawn('add-vs-concat');
+  const gap = Number((await note('add-vs-concat')).match(/The two maps agree to ([0-9.e+-]+)/)[1]);
+  assert.ok(gap < 1e-9, `the two sides differ by ${gap}`);
+  assert.match(await note('add-vs-concat'), /\(128 \+ 128 = 256 numbers\)/);
+  // The price of adding: the four terms add up to the score of x + p.
+  const cells = await ex.page.$$eval(`${view('add-vs-concat')} .view-html td`, (tds) => tds.map((t) => Number(t.textContent)));
+  assert.equal(cells.length, 6);
+  assert.ok(Math.abs(cells[0] + cells[1] + cells[2] + cells[3] - cells[5]) < 2e-4, `terms ${cells}`);
+  await reacts('add-vs-concat', async () => {
+    await ex.page.fill('#control-concatWidth', '512');
+    await ex.page.press('#control-concatWidth', 'Enter');
+  });
+  assert.match(await note('add-vs-concat'), /\(128 \+ 512 = 640 numbers\)/);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('one-hot: every two positions are orthogonal, nothing past the table, against the sinusoidal nearness', async () => {
+  await open();
+  await drawn('one-hot');
+  const text = await note('one-hot');
+  assert.match(text, /^One-hot: 100 positions need 100 dimensions \(d_model here is 128\)/);
+  assert.match(text, /has no row 64: the package's lookup says “positions\[0\] = 64/);
+  // The cursor starts on position 10 with itself, 1; beside it 0; ArrowDown goes down a row, to i = 11.
+  await ex.page.focus(`${view('one-hot')} canvas`);
+  assert.match(await readout('one-hot'), /^one-hot: position i = 10, j = 10 \(i − j = 0\): 1\.0+$/);
+  await ex.page.keyboard.press('ArrowRight');
+  assert.match(await readout('one-hot'), /^one-hot: position i = 10, j = 11 .*: 0(\.0+)?$/);
+  await ex.page.keyboard.press('ArrowDown');
+  assert.match(await readout('one-hot'), /^one-hot: position i = 11, j = 11 .*: 1\.0+$/);
+  const sims = text.match(/PE\(10\)·PE\(11\) \/ 64 = (\d+\.\d+), PE\(10\)·PE\(63\) \/ 64 = (\d+\.\d+)/);
+  assert.ok(Number(sims[1]) > Number(sims[2]), 'the sinusoidal vectors of near positions are more alike');
+  assert.deepEqual(ex.problems, []);
+});
+
+test('where position enters: the block highlights the scheme on the page and says where it acts', async () => {
+  await open();
+  await drawn('where-position');
+  assert.match(await note('where-position'), /^NoPE: none: only the causal mask/);
+  await reacts('where-position', () => ex.page.selectOption('#control-attnScheme-block', 'rope'));
+  assert.match(await note('where-position'), /^RoPE: relative: q and k rotated, in every layer/);
+  assert.equal((await state()).attnScheme, 'rope');
+  await reacts('where-position', () => ex.page.selectOption('#control-attnScheme-block', 'alibi'));
+  assert.match(await note('where-position'), /^ALiBi: relative: a bias on the scores/);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('the production cos/sin cache has the size the model\'s config gives, Scout\'s as published', async () => {
+  await open();
+  await choose('llama-3.1-8b');
+  await drawn('rope-cache');
+  // meta-llama/Llama-3.1-8B config.json: max_position_embeddings 131072, hidden_size 4096 / 32 heads
+  // = head_dim 128, so 64 pairs: 131072 × 64 × 2 × 4 bytes = 67,108,864 bytes (64 MiB) in float32.
+  await ex.page.waitForFunction((sel) => /Llama-3\.1-8B/.test(document.querySelector(sel).textContent), `${view('rope-cache')} .note`);
+  assert.match(await note('rope-cache'), /131,072 positions \(L_target\) × 64 pairs \(rotary_dim 128 \/ 2\) × 2 tables × 4 bytes \(float32\) = 67,108,864 bytes, 64\.0 MiB/);
+  assert.match(await note('rope-cache'), /the gathered rows equal the recomputed ones bit for bit/);
+  // meta-llama/Llama-4-Scout-17B-16E text_config: max_position_embeddings 10485760, head_dim 128:
+  // 10485760 × 64 × 2 × 4 = 5,368,709,120 bytes (5 GiB), though L_target stops at 4194304.
+  await choose('llama-4-scout');
+  await ex.page.waitForFunction((sel) => /Scout/.test(document.querySelector(sel).textContent), `${view('rope-cache')} .note`);
+  assert.match(await note('rope-cache'), /10,485,760 positions \(max_position_embeddings as published\) × 64 pairs .* = 5,368,709,120 bytes, 5\.00 GiB/);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('Scout\'s max_position_embeddings is shown as published, with the cap said on screen', async () => {
+  await open();
+  await choose('llama-4-scout');
+  assert.equal((await state()).lTarget, 4194304);
+  assert.match(await ex.page.textContent('#model-message'),
+    /Not shown as published: L_target \(max_position_embeddings\) is 10,485,760 in the model, but L_target here stops at 4,194,304/);
+  assert.match(await ex.page.textContent('[data-live="ltarget-capped"]'), /publishes max_position_embeddings 10,485,760; L_target stops at 4,194,304/);
+  assert.equal(await ex.page.isVisible('[data-live="ltarget-capped"]'), true);
+  await choose('llama-3.1-8b');
+  assert.equal(await ex.page.isVisible('[data-live="ltarget-capped"]'), false);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('every chapter ends with its key takeaways, the lesson with a summary; the lesson\'s errors are flagged', async () => {
+  await open();
+  const chapters = await ex.page.$$eval('section[data-chapter]', (all) => all.map((c) => [c.dataset.chapter,
+    c.querySelectorAll(':scope > aside.takeaways li').length]));
+  for (const [id, n] of chapters) assert.ok(n >= 2, `chapter ${id} has ${n} takeaways`);
+  assert.ok(await ex.page.$$eval('#lesson-summary li', (l) => l.length) >= 4);
+  // RoPE is not additive: pairs of words at one offset give different score − q·k.
+  await drawn('cross-terms');
+  const additive = await ex.page.textContent(`${view('cross-terms')} [data-erratum="rope-additive"]`);
+  const diffs = [...additive.matchAll(/(-?[0-9.]+) \(words \d+ and \d+\)/g)].map((m) => Number(m[1]));
+  assert.equal(diffs.length, 3);
+  assert.ok(Math.max(...diffs) - Math.min(...diffs) > 0.01, `score − q·k at one offset: ${diffs}`);
+  // Random q and k at each position: RoPE's diagonals change as much as no positions at all.
+  await drawn('rope-relative');
+  const random = await ex.page.textContent(`${view('rope-relative')} [data-erratum="rope-random-check"]`);
+  const [, rope, none] = random.match(/change by up to ([0-9.]+), and the same vectors with no positions at all by ([0-9.]+)/);
+  assert.ok(Number(rope) > 0.1 && Number(none) > 0.1, `random check: RoPE ${rope}, none ${none}`);
+  // ALiBi: the distance back and |i − j| agree on the keys a causal query sees, and only there.
+  await drawn('alibi');
+  const rows = await ex.page.$$eval(`${view('alibi')} [data-erratum="alibi-distance"] ~ .scroll-x tbody tr`,
+    (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+  assert.deepEqual(rows[0].slice(0, 5), rows[1].slice(0, 5));
+  assert.ok(rows[0].slice(5).every((v) => v === '−∞' || v === '-Infinity' || /∞/.test(v)), `causal row ${rows[0]}`);
+  assert.ok(rows[1].slice(5).every((v) => Number(v) < 0), `symmetric row ${rows[1]}`);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('a guided step sets the state, says what to notice for the preset on the page, and Back undoes it', async () => {
+  await open();
+  await choose('llama-3.1-8b');
+  // Llama-3.1-8B: original_max_position_embeddings 8192, so the clocks step goes past 8,192.
+  const step = '[aria-label^="What to notice: 7."] button[data-step="0"]';
+  await ex.page.click(step);
+  await ex.page.waitForFunction(() => window.posencExplorer.state.scaling === 'none');
+  const st = await state();
+  assert.ok(st.pos > st.lTrain, `position ${st.pos} past L_train ${st.lTrain}`);
+  assert.equal(await ex.page.getAttribute(step, 'aria-pressed'), 'true');
+  const caption = await ex.page.textContent(`${view('clocks')} .guide-note`);
+  assert.match(caption, /^Step 1 of 5: No scaling, past L_train\. Position 16,384 is past L_train = 8,192/);
+  assert.match(await ex.page.textContent('[data-live="clocks-position"]'), /^It shows position 16,384, past L_train = 8,192/);
+  await ex.page.click(`${view('clocks')} .guide-note button[data-next]`);
+  await ex.page.waitForFunction(() => window.posencExplorer.state.scaling === 'yarn');
+  assert.match(await ex.page.textContent(`${view('clocks')} .guide-note`), /^Step 2 of 5: YaRN ×4, same position/);
+  await ex.page.goBack();
+  await ex.page.waitForFunction(() => window.posencExplorer.state.scaling === 'none');
+  await ex.page.goBack();
+  await ex.page.waitForFunction(() => window.posencExplorer.state.scaling === 'llama3');
+  assert.equal(await ex.page.$(`${view('clocks')} .guide-note`), null);
+  assert.equal(await ex.page.getAttribute(step, 'aria-pressed'), 'false');
+  // The lesson defaults: L_train 4,096, so the same step's prose says 4,096.
+  await open();
+  assert.match(await ex.page.textContent('[data-live="clocks-position"]'), /^It shows position 8,000, past L_train = 4,096/);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('a link with values the page refuses says which and why, and the address is corrected', async () => {
+  await open('#dModel=99999&seqLen=-3&theta=abc&heads=4');
+  const text = await ex.page.textContent('[data-notice="url"]');
+  assert.match(text, /dModel=99999 \(d_model must be a whole number from 1 to 4096\)/);
+  assert.match(text, /seqLen=-3 \(seq_len must be a whole number from 1 to 131072\)/);
+  assert.match(text, /theta=abc \(θ \(rope_theta\) must be a number from 1\.0001 to 1000000000\)/);
+  assert.equal(await ex.page.evaluate(() => location.hash), '#heads=4');
+  const st = await state();
+  assert.deepEqual([st.dModel, st.seqLen, st.theta, st.heads], [128, 100, 10000, 4]);
+  await ex.page.click('[data-notice="url"] .close');
+  assert.equal(await ex.page.$('[data-notice="url"]'), null);
+  // A preset the page does not have, and a key that is no setting.
+  await open('#preset=gpt-9&colour=red');
+  const unknown = await ex.page.textContent('[data-notice="url"]');
+  assert.match(unknown, /preset=gpt-9 \(no model in the list has that id\)/);
+  assert.match(unknown, /colour=red \(no setting of this page has that name\)/);
+  assert.equal(await ex.page.evaluate(() => location.hash), '');
+  assert.deepEqual(ex.problems, []);
+});
+
+test('a model file named in the link but not open says that it was dropped; head_dim is named for a RoPE model', async () => {
+  await open('#dModel=768&maxLen=1024&model=gpt2-wpe.npy');
+  assert.match(await ex.page.textContent('[data-notice="dropped"]'), /read from the model file “gpt2-wpe\.npy”, which a link cannot carry/);
+  assert.match(await ex.page.textContent('#settings-summary'), /gpt2-wpe\.npy \(not open\)$/);
+  await drawn('learned');
+  assert.match(await note('learned'), /the settings came from “gpt2-wpe\.npy”, which is not open in this page/);
+  // The settings bar names the number: d_model for the lesson, head_dim for a RoPE model.
+  await open();
+  assert.equal(await ex.page.textContent('label[for="control-dModel"]'), 'd_model');
+  await choose('llama-3.1-8b');
+  assert.equal(await ex.page.textContent('label[for="control-dModel"]'), 'head_dim');
+  assert.match(await ex.page.textContent('#settings-summary'), /^head_dim 128 · /);
+  await choose('gpt2');
+  assert.equal(await ex.page.textContent('label[for="control-dModel"]'), 'd_model');
+  assert.deepEqual(ex.problems, []);
+});
+
+test('query × key maps put query 0 at the top', async () => {
+  await open();
+  await drawn('similarity');
+  // The top row of the map is position i = 0, the bottom row the last sampled one.
+  await hover('similarity', 0.5, 0.002);
+  assert.match(await readout('similarity'), /^PE\(0\)·PE\(\d+\)/);
+  await hover('similarity', 0.5, 0.998);
+  assert.match(await readout('similarity'), /^PE\(99\)·PE\(\d+\)/);
+  // And in a panel of maps: the keyboard's ArrowDown goes down a row, to the next query.
+  await drawn('rope-relative');
+  await ex.page.focus(`${view('rope-relative')} canvas`);
+  assert.match(await readout('rope-relative'), /: i = 0, j = 1 /);
+  await ex.page.keyboard.press('ArrowDown');
+  assert.match(await readout('rope-relative'), /: i = 1, j = 1 /);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('on a touch screen a tap and a finger dragging sideways move the read-out, and the hint says tap', async () => {
+  const browser = await launchChromium();
+  try {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    await page.goto(`${ex.origin}/`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    const sel = `${view('pe-heatmap')}`;
+    await page.$eval(sel, (s) => s.scrollIntoView());
+    await page.waitForFunction((s) => Number(document.querySelector(s).dataset.renders ?? 0) > 0, sel);
+    assert.match(await page.textContent(`${sel} .readout`), /^Tap the plot, or drag a finger across it/);
+    const box = await page.locator(`${sel} canvas`).boundingBox();
+    const y = box.y + box.height * 0.4;
+    await page.touchscreen.tap(box.x + box.width * 0.3, y);
+    const tapped = await page.textContent(`${sel} .readout`);
+    assert.doesNotMatch(tapped, /^Tap the plot/);
+    // A drag: touchstart, moves to the right, touchend (CDP, as a finger sends them).
+    const cdp = await context.newCDPSession(page);
+    const touch = (type, x) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x, y }] });
+    await touch('touchStart', box.x + box.width * 0.3);
+    for (let k = 1; k <= 8; k++) await touch('touchMove', box.x + box.width * (0.3 + 0.05 * k));
+    const during = await page.textContent(`${sel} .readout`);
+    await touch('touchEnd');
+    assert.notEqual(during, tapped, 'dragging moved the read-out');
+    assert.ok(/pos (\d+)/.test(during) && Number(during.match(/pos (\d+)/)[1]) > Number(tapped.match(/pos (\d+)/)[1]),
+      `the read-out moved right: ${tapped} → ${during}`);
+    // The worked example's table is wider than the phone: it says it scrolls.
+    await page.$eval(view('shift'), (s) => s.scrollIntoView());
+    await page.waitForFunction((s) => Number(document.querySelector(s).dataset.renders ?? 0) > 0, view('shift'));
+    assert.equal(await page.isVisible(`${view('shift')} .scroll-hint`), true);
+    await context.close();
+  } finally {
+    await browser.close();
+  }
+  assert.deepEqual(ex.problems, []);
+});
+
+test('the embedding view gives each map its own colour scale; the desktop settings bar stays folded once folded', async () => {
+  await open();
+  await drawn('embedding');
+  assert.match(await note('embedding'), /^Each map has its own colour scale/);
+  assert.equal(await ex.page.getAttribute('#settings-toggle', 'aria-expanded'), 'true');
+  await ex.page.click('#settings-toggle');
+  await open();
+  assert.equal(await ex.page.getAttribute('#settings-toggle', 'aria-expanded'), 'false');
+  await ex.page.click('#settings-toggle');
+  await open();
+  assert.equal(await ex.page.getAttribute('#settings-toggle', 'aria-expanded'), 'true');
+  assert.deepEqual(ex.problems, []);
+});
