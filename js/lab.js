@@ -94,6 +94,13 @@ export function wrapLab(module) {
     get config() { return { ...this.#config }; }
     /** AdamW steps taken. */
     get steps() { return module.labModelSteps(this.#live('steps')); }
+    /** What the model learned about positions, by name (docs/lab.md): { name: { shape, values } }. */
+    positionParameters() {
+      const fn = 'positionParameters';
+      const [message, out] = module.labModelPosition(this.#live(fn));
+      status(fn, message);
+      return out;
+    }
     /** [{ name, shape }] in the model's order. */
     get tensors() { return module.labModelTensors(this.#live('tensors')).map(({ name, shape }) => ({ name, shape })); }
 

@@ -565,11 +565,15 @@ export interface LabEvaluation {
   positionLoss: Float64Array | null;
 }
 
+export type LabPositionParameters = Record<string, { shape: number[]; values: Float32Array }>;
+
 /** A model in the WASM heap: free it with delete() (or `using`). */
 export interface LabModel {
   readonly config: Required<LabModelOptions>;
   readonly steps: number;
   readonly tensors: LabTensorInfo[];
+  /** What the model learned about positions (docs/lab.md): pos_emb, t5_bias, r1/r2, blocks.{l}.fire.c|L|f; {} for the other schemes. */
+  positionParameters(): LabPositionParameters;
   /** tokens: batch × length ids (length defaults to trainLength). One AdamW step; the loss before it. */
   trainStep(tokens: Int32Array | number[], options?: { lr?: number; length?: number }): number;
   lossAndGradients(tokens: Int32Array | number[], options?: { length?: number }): { loss: number; gradients: Record<string, Float32Array> };
@@ -638,7 +642,9 @@ export interface LabRunResult {
   entropyRate: number | null;
   floor: Record<string, number | null>;
   /** Per scheme, then per seed. clippedSteps: the training steps whose global gradient norm was above 1 (and was clipped). */
-  results: { scheme: LabScheme; seed: number; trainSeconds: number; trainLoss: Float32Array; clippedSteps: number; eval: LabEvalRow[] }[];
+  /** position: the trained model's position parameters by name (docs/lab.md): pos_emb, t5_bias, r1/r2, blocks.{l}.fire.c|L|f. */
+  results: { scheme: LabScheme; seed: number; trainSeconds: number; trainLoss: Float32Array; clippedSteps: number;
+    position: LabPositionParameters; eval: LabEvalRow[] }[];
 }
 
 export interface Lab {

@@ -38,6 +38,19 @@ val copy(const std::vector<T>& v) {
   return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
 }
 
+// lab::PositionArray list as { name: { shape, values: Float32Array } }.
+val position_object(const std::vector<lab::PositionArray>& arrays) {
+  val out = val::object();
+  for (const lab::PositionArray& p : arrays) {
+    val a = val::object(), shape = val::array();
+    for (std::size_t n : p.shape) shape.call<void>("push", static_cast<double>(n));
+    a.set("shape", shape);
+    a.set("values", copy(p.values));
+    out.set(p.name, a);
+  }
+  return out;
+}
+
 // Returns [message, model address] (address 0 on failure).
 val model_create(double vocab_size, double d_model, double n_layers, double n_heads, double train_len,
                  const std::string& scheme, double seed) {
@@ -76,6 +89,16 @@ val model_tensors(Ptr p) {
 }
 
 double model_steps(Ptr m) { return static_cast<double>(at<lab::Model>(m)->steps_taken()); }
+
+// Returns [message, { name: { shape, values } }].
+val model_position(Ptr m) {
+  std::vector<lab::PositionArray> arrays;
+  const posenc::Status s = at<lab::Model>(m)->position_parameters(&arrays);
+  val r = val::array();
+  r.call<void>("push", message(s));
+  r.call<void>("push", s.ok() ? position_object(arrays) : val::object());
+  return r;
+}
 
 val loss_and_gradients(Ptr m, Ptr tokens, double batch, double seq_len) {
   float loss = 0.0f;
@@ -171,6 +194,7 @@ val run_scheme(Ptr d, const val& c, const std::string& scheme, const val& progre
   o.set("trainSeconds", res.train_seconds);
   o.set("trainLoss", copy(res.train_loss));
   o.set("clippedSteps", static_cast<double>(res.clipped_steps));
+  o.set("position", position_object(res.position));
   val rows = val::array();
   for (const lab::EvalRow& e : res.eval) {
     val row = val::object();
@@ -209,6 +233,7 @@ EMSCRIPTEN_BINDINGS(posenc_lab) {
   function("labModelDelete", &model_delete);
   function("labModelTensors", &model_tensors);
   function("labModelSteps", &model_steps);
+  function("labModelPosition", &model_position);
   function("labLossAndGradients", &loss_and_gradients);
   function("labTrainStep", &train_step);
   function("labEvaluate", &evaluate);

@@ -304,6 +304,8 @@ int main(int argc, char** argv) {
                             {"floor", number_or_null(e.floor)}, {"bucketWidth", e.bucket_width},
                             {"bucketLoss", b}});
     }
+    jr["position"] = json::object();
+    for (const PositionArray& p : r.position) jr["position"][p.name] = {{"shape", p.shape}, {"values", p.values}};
     j["results"].push_back(jr);
   }
   std::ofstream out(a.out);

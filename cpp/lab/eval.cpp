@@ -102,6 +102,7 @@ Status run_scheme(const Dataset& data, const RunConfig& rc, Scheme scheme, Schem
           out->eval.push_back(std::move(scaled));
         }
     }
+    if (Status s = model->position_parameters(&out->position); !s.ok()) return s;
   } catch (const std::bad_alloc&) {
     return {StatusCode::kTooLarge, "out of memory"};
   }

@@ -17,15 +17,12 @@
 namespace posenc::lab::detail {
 namespace {
 
-double softplus(double x) { return x > 20.0 ? x : std::log1p(std::exp(x)); }
-double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-
 struct FireLayer {
   const float *w1, *b1, *w2;
   double c, L, dc, dL;  // c, L and their derivatives by the raw fire.c, fire.L
 };
 
-FireLayer layer_params(Model::Impl& m, std::size_t l) {
+FireLayer layer_params(const Model::Impl& m, std::size_t l) {
   const Block& bl = m.blocks[l];
   const double rc = m.param(bl.fire_c)[0], rl = m.param(bl.fire_L)[0];
   return {m.param(bl.fire_w1), m.param(bl.fire_b1), m.param(bl.fire_w2), softplus(rc), softplus(rl), sigmoid(rc),
@@ -66,6 +63,22 @@ void fire_bias(Model::Impl& m, std::size_t l) {
       }
     }
 }
+
+void fire_function(const Model::Impl& m, std::size_t l, std::size_t n_points, float* out) {
+  const std::size_t H = m.config.n_heads;
+  const FireLayer f = layer_params(m, l);
+  for (std::size_t k = 0; k < n_points; ++k) {
+    const double x = n_points > 1 ? static_cast<double>(k) / static_cast<double>(n_points - 1) : 0.0;
+    for (std::size_t h = 0; h < H; ++h) {
+      double b = 0.0;
+      for (std::size_t u = 0; u < kFireWidth; ++u) b += f.w2[u * H + h] * std::max(0.0, f.w1[u] * x + f.b1[u]);
+      out[k * H + h] = static_cast<float>(b);
+    }
+  }
+}
+
+double fire_c(const Model::Impl& m, std::size_t l) { return layer_params(m, l).c; }
+double fire_L(const Model::Impl& m, std::size_t l) { return layer_params(m, l).L; }
 
 void fire_backward(Model::Impl& m, std::size_t l) {
   const std::size_t T = m.ws.seq_len, H = m.config.n_heads;

@@ -15,20 +15,6 @@ namespace {
 
 void resize(std::vector<float>& v, std::size_t n) { v.assign(n, 0.0f); }
 
-double softplus(double x) { return x > 20.0 ? x : std::log1p(std::exp(x)); }
-double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-
-// KERPLE's r1, r2 of head h from its raw parameters (lab.hpp: softplus, and for the power
-// variant's r2 2·sigmoid), with their derivatives by the raw values.
-struct KerpleHead {
-  double r1, r2, dr1, dr2;
-};
-KerpleHead kerple_head(const Model::Impl& m, std::size_t h) {
-  const double a = m.params[m.tensors[m.kerple_r1].offset + h], b = m.params[m.tensors[m.kerple_r2].offset + h];
-  if (m.config.scheme == Scheme::kKerplePower) return {softplus(a), 2.0 * sigmoid(b), sigmoid(a), 2.0 * sigmoid(b) * (1.0 - sigmoid(b))};
-  return {softplus(a), softplus(b), sigmoid(a), sigmoid(b)};
-}
-
 // The bias of distance t ≥ 0 and its derivatives by r1 and r2.
 struct KerpleTerm {
   double bias, by_r1, by_r2;

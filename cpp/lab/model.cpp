@@ -187,6 +187,45 @@ Status Model::find_tensor(const char* name, TensorView* out) const noexcept {
   return bad("no tensor of that name");
 }
 
+Status Model::position_parameters(std::vector<PositionArray>* out) const noexcept {
+  if (out == nullptr) return bad("out must not be null");
+  const Impl& m = *impl_;
+  const ModelConfig& c = m.config;
+  const std::size_t H = c.n_heads;
+  try {
+    out->clear();
+    const auto copy = [&](const char* name, std::size_t t) {
+      const detail::Tensor& x = m.tensors[t];
+      const float* p = m.param(t);
+      out->push_back({name, {x.rows, x.cols}, std::vector<float>(p, p + x.rows * x.cols)});
+    };
+    if (c.scheme == Scheme::kLearned) copy("pos_emb", m.pos_emb);
+    if (c.scheme == Scheme::kT5) copy("t5_bias", m.t5_bias);
+    if (detail::is_kerple(c.scheme)) {
+      PositionArray r1{"r1", {H}, std::vector<float>(H)}, r2{"r2", {H}, std::vector<float>(H)};
+      for (std::size_t h = 0; h < H; ++h) {
+        const detail::KerpleHead k = detail::kerple_head(m, h);
+        r1.values[h] = static_cast<float>(k.r1);
+        r2.values[h] = static_cast<float>(k.r2);
+      }
+      out->push_back(std::move(r1));
+      out->push_back(std::move(r2));
+    }
+    if (c.scheme == Scheme::kFire)
+      for (std::size_t l = 0; l < c.n_layers; ++l) {
+        const std::string p = "blocks." + std::to_string(l) + ".fire.";
+        out->push_back({p + "c", {1}, {static_cast<float>(detail::fire_c(m, l))}});
+        out->push_back({p + "L", {1}, {static_cast<float>(detail::fire_L(m, l))}});
+        PositionArray f{p + "f", {kFirePoints, H}, std::vector<float>(kFirePoints * H)};
+        detail::fire_function(m, l, kFirePoints, f.values.data());
+        out->push_back(std::move(f));
+      }
+  } catch (const std::bad_alloc&) {
+    return out_of_memory();
+  }
+  return Status::Ok();
+}
+
 namespace detail {
 
 Status check_tokens(const Model::Impl& m, const std::int32_t* tokens, std::size_t batch,

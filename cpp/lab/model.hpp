@@ -2,6 +2,7 @@
 // forward.cpp (forward and backward passes) and optimizer.cpp (AdamW).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -80,6 +81,7 @@ struct Model::Impl {
   detail::Workspace ws;
 
   float* param(std::size_t t) { return params.data() + tensors[t].offset; }
+  const float* param(std::size_t t) const { return params.data() + tensors[t].offset; }
   float* grad(std::size_t t) { return grads.data() + tensors[t].offset; }
 };
 
@@ -97,10 +99,29 @@ void forward(Model::Impl& m, const std::int32_t* tokens);
 void backward(Model::Impl& m, const std::int32_t* tokens);
 // The mean of ws.token_loss over the targets (double accumulation).
 double mean_loss(const Model::Impl& m);
+// The positivity maps of the learned-bias schemes; softplus is x itself above 20.
+inline double softplus(double x) { return x > 20.0 ? x : std::log1p(std::exp(x)); }
+inline double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+// KERPLE's r1, r2 of head h from its raw parameters (lab.hpp: softplus, and for the power
+// variant's r2 2·sigmoid), with their derivatives by the raw values.
+struct KerpleHead {
+  double r1, r2, dr1, dr2;
+};
+inline KerpleHead kerple_head(const Model::Impl& m, std::size_t h) {
+  const double a = m.param(m.kerple_r1)[h], b = m.param(m.kerple_r2)[h];
+  if (m.config.scheme == Scheme::kKerplePower) return {softplus(a), 2.0 * sigmoid(b), sigmoid(a), 2.0 * sigmoid(b) * (1.0 - sigmoid(b))};
+  return {softplus(a), softplus(b), sigmoid(a), sigmoid(b)};
+}
+
 // FIRE (fire.cpp): layer l's bias into ws.fbias from the current parameters; layer l's gradients
-// from ws.fgrad.
+// from ws.fgrad; its function f sampled at x = k / (n_points − 1) into out[n_points][n_heads];
+// its c and L.
 void fire_bias(Model::Impl& m, std::size_t l);
 void fire_backward(Model::Impl& m, std::size_t l);
+void fire_function(const Model::Impl& m, std::size_t l, std::size_t n_points, float* out);
+double fire_c(const Model::Impl& m, std::size_t l);
+double fire_L(const Model::Impl& m, std::size_t l);
 
 }  // namespace detail
 }  // namespace posenc::lab

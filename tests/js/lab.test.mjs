@@ -214,6 +214,27 @@ test('lab: run with seeds — one run per scheme and seed, seed S the same as a 
   assert.deepEqual(Array.from(r.results[2].trainLoss), Array.from(one.results[0].trainLoss));
   assert.notDeepEqual(Array.from(r.results[3].trainLoss), Array.from(one.results[0].trainLoss));
   assert.throws(() => pe.lab.run({ ...small, seeds: 0 }), error(RangeError, /run: seeds must be/));
+  assert.deepEqual(r.results[2].position.t5_bias.shape, [32, 2]);  // the trained table, for the page
+  assert.equal(r.results[0].position.t5_bias, undefined);
+});
+
+test('lab: positionParameters — pos_emb as the tensor, FIRE sampled on 65 points', () => {
+  withModel({ scheme: 'learned' }, (m) => {
+    const p = m.positionParameters();
+    assert.deepEqual(Object.keys(p), ['pos_emb']);
+    assert.deepEqual(p.pos_emb.shape, [8, 16]);
+    assert.equal(p.pos_emb.values.length, 128);
+  });
+  withModel({ scheme: 'fire' }, (m) => {
+    const p = m.positionParameters();
+    assert.deepEqual(Object.keys(p).sort(), ['blocks.0.fire.L', 'blocks.0.fire.c', 'blocks.0.fire.f', 'blocks.1.fire.L',
+      'blocks.1.fire.c', 'blocks.1.fire.f']);
+    assert.deepEqual(p['blocks.0.fire.f'].shape, [65, 2]);
+    assert.ok(p['blocks.0.fire.f'].values.every((v) => v === 0));  // w2 starts at 0
+    assert.ok(Math.abs(p['blocks.1.fire.c'].values[0] - 0.1) < 1e-6);
+    assert.ok(Math.abs(p['blocks.1.fire.L'].values[0] - 4) < 1e-5);  // trainLength 8 / 2
+  });
+  withModel({ scheme: 'rope' }, (m) => assert.deepEqual(m.positionParameters(), {}));
 });
 
 test('lab: run trains and evaluates each scheme; onProgress can cancel', () => {

@@ -277,6 +277,69 @@ TEST_CASE("lab: every gradient of every scheme matches central differences of a 
   }
 }
 
+TEST_CASE("lab: position_parameters gives what each scheme learned, in the card's terms") {
+  const auto softplus = [](double x) { return std::log1p(std::exp(x)); };
+  for (std::size_t s = 0; s < kNumSchemes; ++s) {
+    ModelConfig c;
+    c.vocab_size = 7;
+    c.d_model = 8;
+    c.n_layers = 2;
+    c.n_heads = 2;
+    c.train_len = 6;
+    c.scheme = static_cast<Scheme>(s);
+    std::unique_ptr<Model> m;
+    REQUIRE(Model::create(c, &m).ok());
+    randomise(*m, 5);
+    const Twin tw = twin_of(*m);
+    std::vector<PositionArray> got;
+    REQUIRE(m->position_parameters(&got).ok());
+    std::map<std::string, const PositionArray*> by;
+    for (const PositionArray& p : got) by[p.name] = &p;
+    INFO(scheme_name(c.scheme));
+    switch (c.scheme) {
+      case Scheme::kLearned:
+        REQUIRE(by.count("pos_emb"));
+        CHECK(by["pos_emb"]->shape == std::vector<std::size_t>{6, 8});
+        CHECK(std::equal(by["pos_emb"]->values.begin(), by["pos_emb"]->values.end(), tw.w("pos_emb").begin()));
+        break;
+      case Scheme::kT5:
+        REQUIRE(by.count("t5_bias"));
+        CHECK(by["t5_bias"]->shape == std::vector<std::size_t>{32, 2});
+        break;
+      case Scheme::kKerpleLog:
+      case Scheme::kKerplePower:
+        REQUIRE((by.count("r1") && by.count("r2")));
+        for (std::size_t h = 0; h < 2; ++h) {
+          const double raw2 = tw.w("kerple_r2")[h];
+          CHECK(by["r1"]->values[h] == doctest::Approx(softplus(tw.w("kerple_r1")[h])));
+          CHECK(by["r2"]->values[h] ==
+                doctest::Approx(c.scheme == Scheme::kKerpleLog ? softplus(raw2) : 2.0 / (1.0 + std::exp(-raw2))));
+        }
+        break;
+      case Scheme::kFire:
+        CHECK(got.size() == 6);
+        for (std::size_t l = 0; l < 2; ++l) {
+          const std::string pre = "blocks." + std::to_string(l) + ".fire.";
+          REQUIRE((by.count(pre + "c") && by.count(pre + "L") && by.count(pre + "f")));
+          CHECK(by[pre + "c"]->values[0] == doctest::Approx(softplus(tw.w(pre + "c")[0])));
+          CHECK(by[pre + "L"]->values[0] == doctest::Approx(softplus(tw.w(pre + "L")[0])));
+          const PositionArray& f = *by[pre + "f"];
+          REQUIRE(f.shape == std::vector<std::size_t>{65, 2});
+          for (std::size_t k = 0; k < 65; k += 16)  // f(x) = Σ_u w2[u][h] ReLU(w1_u x + b1_u) at x = k/64
+            for (std::size_t h = 0; h < 2; ++h) {
+              double want = 0.0;
+              for (std::size_t u = 0; u < 32; ++u)
+                want += tw.w(pre + "w2")[u * 2 + h] * std::max(0.0, tw.w(pre + "w1")[u] * (k / 64.0) + tw.w(pre + "b1")[u]);
+              CHECK(f.values[k * 2 + h] == doctest::Approx(want).epsilon(1e-5));
+            }
+        }
+        break;
+      default:
+        CHECK(got.empty());
+    }
+  }
+}
+
 TEST_CASE("lab: gradients match at widths that use every SIMD lane (d_model 32, head_dim 16, seq_len 20)") {
   for (Scheme scheme : {Scheme::kRope, Scheme::kT5, Scheme::kXpos, Scheme::kKerpleLog, Scheme::kKerplePower, Scheme::kFire}) {
     ModelConfig c;

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "posenc/rope.hpp"
@@ -64,6 +65,18 @@ struct TensorView {
   float* grad;  // the gradient of the last loss_and_gradients / train_step
 };
 
+// What a model has learned about positions, in the scheme's own terms (for plots): learned
+// "pos_emb" [train_len][d_model]; t5 "t5_bias" [32][n_heads]; KERPLE "r1" and "r2" [n_heads]
+// (after their positivity maps); FIRE per layer l "blocks.{l}.fire.c" and "blocks.{l}.fire.L" [1]
+// and "blocks.{l}.fire.f" [65][n_heads], its bias f(x) at x = k/64, k = 0 … 64. None for the
+// other schemes.
+struct PositionArray {
+  std::string name;
+  std::vector<std::size_t> shape;
+  std::vector<float> values;  // row-major
+};
+constexpr std::size_t kFirePoints = 65;
+
 // AdamW's learning rate at a step (0-based): linear warm-up peak_lr (step + 1) / warmup_steps, then
 // cosine decay from peak_lr to final_fraction · peak_lr at step total_steps - 1 (and after).
 struct Schedule {
@@ -111,6 +124,8 @@ class Model {
   Status find_tensor(const char* name, TensorView* out) const noexcept;
   std::size_t n_params() const noexcept;
   std::size_t steps_taken() const noexcept;  // AdamW steps so far
+  // The scheme's position parameters (PositionArray above); kTooLarge if memory runs out.
+  Status position_parameters(std::vector<PositionArray>* out) const noexcept;
 
   // The mean next-token cross-entropy over batch · (seq_len - 1) targets (nats), and every
   // tensor's gradient. Status kBadArgument: null tokens, batch 0, seq_len < 2, a token outside
@@ -213,6 +228,7 @@ struct SchemeResult {
   Scheme scheme;
   std::vector<float> train_loss;  // one per step
   std::size_t clipped_steps;      // steps whose global gradient norm was above 1 (and was clipped)
+  std::vector<PositionArray> position;  // the trained model's position_parameters()
   std::vector<EvalRow> eval;      // lengths ascending; for rope, each longer length once per scaling
   double train_seconds;
 };
