@@ -47,4 +47,6 @@ test("the page's menus offer only names the package exports (web/state.js, web/l
   for (const p of FIELDS.precision.values) assert.ok(pe.names.precisions.includes(p), `web/state.js precision ${p}`);
   assert.deepEqual(lab.LAB_SCHEMES, pe.lab.schemes);
   assert.deepEqual(['none', ...lab.ROPE_SCALINGS], pe.lab.ropeScalings);
+  const colours = lab.LAB_SCHEMES.map(lab.schemeColor);
+  assert.equal(new Set(colours).size, colours.length, `one colour per lab scheme: ${colours}`);
 });
