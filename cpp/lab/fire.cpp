@@ -7,8 +7,9 @@
 //
 // with c = softplus(fire.c) > 0 and the threshold L = softplus(fire.L) > 0 learned per layer: every
 // query past L sees its keys at x ∈ [0, 1], however long the row (the progressive interpolation).
-// Tensors per block: fire.w1 [32], fire.b1 [32], fire.w2 [32][n_heads], fire.c [1], fire.L [1]. The bias is [n_heads][seq_len][seq_len] (ws.fbias, rows i, columns j ≤ i); the
-// backward pass takes G[h][i][j] = Σ over the batch of ∂loss/∂score (ws.fgrad).
+// Tensors per block: fire.w1 [32], fire.b1 [32], fire.w2 [32][n_heads], fire.c [1], fire.L [1]. The
+// bias is [n_heads][seq_len][seq_len] (ws.fbias, rows i, columns j ≤ i); the backward pass takes
+// G[h][i][j] = Σ over the batch of ∂loss/∂score (ws.fgrad).
 #include <algorithm>
 #include <cmath>
 
@@ -45,35 +46,38 @@ Normalized normalized(const FireLayer& f, std::size_t i, std::size_t j) {
   return {x, by_c, by_L};
 }
 
+// f(x)_h for every head into out[n_heads].
+void mlp(const FireLayer& f, std::size_t H, double x, double* out) {
+  double hidden[kFireWidth];
+  for (std::size_t u = 0; u < kFireWidth; ++u) hidden[u] = std::max(0.0, f.w1[u] * x + f.b1[u]);
+  for (std::size_t h = 0; h < H; ++h) {
+    double b = 0.0;
+    for (std::size_t u = 0; u < kFireWidth; ++u) b += f.w2[u * H + h] * hidden[u];
+    out[h] = b;
+  }
+}
+
 }  // namespace
 
 void fire_bias(Model::Impl& m, std::size_t l) {
   const std::size_t T = m.ws.seq_len, H = m.config.n_heads;
   const FireLayer f = layer_params(m, l);
   float* out = m.ws.fbias.data() + l * H * T * T;
-  double hidden[kFireWidth];
+  std::vector<double> b(H);
   for (std::size_t i = 0; i < T; ++i)
     for (std::size_t j = 0; j <= i; ++j) {
-      const double x = normalized(f, i, j).x;
-      for (std::size_t u = 0; u < kFireWidth; ++u) hidden[u] = std::max(0.0, f.w1[u] * x + f.b1[u]);
-      for (std::size_t h = 0; h < H; ++h) {
-        double b = 0.0;
-        for (std::size_t u = 0; u < kFireWidth; ++u) b += f.w2[u * H + h] * hidden[u];
-        out[(h * T + i) * T + j] = static_cast<float>(b);
-      }
+      mlp(f, H, normalized(f, i, j).x, b.data());
+      for (std::size_t h = 0; h < H; ++h) out[(h * T + i) * T + j] = static_cast<float>(b[h]);
     }
 }
 
 void fire_function(const Model::Impl& m, std::size_t l, std::size_t n_points, float* out) {
   const std::size_t H = m.config.n_heads;
   const FireLayer f = layer_params(m, l);
+  std::vector<double> b(H);
   for (std::size_t k = 0; k < n_points; ++k) {
-    const double x = n_points > 1 ? static_cast<double>(k) / static_cast<double>(n_points - 1) : 0.0;
-    for (std::size_t h = 0; h < H; ++h) {
-      double b = 0.0;
-      for (std::size_t u = 0; u < kFireWidth; ++u) b += f.w2[u * H + h] * std::max(0.0, f.w1[u] * x + f.b1[u]);
-      out[k * H + h] = static_cast<float>(b);
-    }
+    mlp(f, H, n_points > 1 ? static_cast<double>(k) / static_cast<double>(n_points - 1) : 0.0, b.data());
+    for (std::size_t h = 0; h < H; ++h) out[k * H + h] = static_cast<float>(b[h]);
   }
 }
 
