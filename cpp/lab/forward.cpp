@@ -115,14 +115,20 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScali
       o.attention_factor = attention_factor;
       return rope_cache(ws.cos.data(), ws.sin.data(), seq_len, inv_freq.data(), hd, nullptr, 0.0, o);
     }
-    case Scheme::kFire:
-      ws.fbias.assign(c.n_layers * c.n_heads * tt, 0.0f);  // filled by forward() per layer
+    case Scheme::kFire:  // every layer's bias from the current parameters, once for all rows
+      ws.fbias.assign(c.n_layers * c.n_heads * tt, 0.0f);
       ws.fgrad.assign(c.n_heads * tt, 0.0);
+      for (std::size_t l = 0; l < c.n_layers; ++l) fire_bias(m, l);
       return Status::Ok();
     case Scheme::kKerpleLog:
-    case Scheme::kKerplePower:
-      ws.kbias.assign(c.n_heads * seq_len, 0.0f);  // filled by forward() from the current parameters
+    case Scheme::kKerplePower:  // the bias of each head and distance from the current parameters
+      ws.kbias.assign(c.n_heads * seq_len, 0.0f);
       ws.kgrad.assign(c.n_heads * seq_len, 0.0);
+      for (std::size_t h = 0; h < c.n_heads; ++h) {
+        const KerpleHead k = kerple_head(m, h);
+        for (std::size_t t = 0; t < seq_len; ++t)
+          ws.kbias[h * seq_len + t] = static_cast<float>(kerple_term(c.scheme, k, static_cast<double>(t)).bias);
+      }
       return Status::Ok();
     case Scheme::kT5: {
       ws.bucket.resize(seq_len);
@@ -143,13 +149,6 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
   const std::size_t B = ws.batch, T = ws.seq_len, d = c.d_model, H = c.n_heads, hd = m.head_dim;
   const std::size_t V = c.vocab_size, rows = B * T, F = 4 * d;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-
-  // KERPLE: the bias of each head and distance, from this step's parameters.
-  if (is_kerple(c.scheme))
-    for (std::size_t h = 0; h < H; ++h) {
-      const KerpleHead k = kerple_head(m, h);
-      for (std::size_t t = 0; t < T; ++t) ws.kbias[h * T + t] = static_cast<float>(kerple_term(c.scheme, k, static_cast<double>(t)).bias);
-    }
 
   // x₀: token embedding and the absolute position term.
   const float* emb = m.param(m.tok_emb);
@@ -184,11 +183,7 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
       }
     }
     const float* t5 = c.scheme == Scheme::kT5 ? m.param(m.t5_bias) : nullptr;
-    const float* fire = nullptr;
-    if (c.scheme == Scheme::kFire) {
-      fire_bias(m, l);
-      fire = ws.fbias.data() + l * H * T * T;
-    }
+    const float* fire = c.scheme == Scheme::kFire ? ws.fbias.data() + l * H * T * T : nullptr;
     for (std::size_t b = 0; b < B; ++b)
       for (std::size_t h = 0; h < H; ++h) {
         float* p = lc.p.data() + (b * H + h) * T * T;

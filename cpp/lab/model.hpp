@@ -90,7 +90,8 @@ namespace detail {
 // Checks tokens[batch][seq_len] against the model (ids, sizes, learned length).
 Status check_tokens(const Model::Impl& m, const std::int32_t* tokens, std::size_t batch,
                     std::size_t seq_len) noexcept;
-// Sizes the workspace for [batch][seq_len] and fills the position tables (RoPE with scaling).
+// Sizes the workspace for [batch][seq_len] and fills the position tables (RoPE with scaling) and
+// the learned biases (KERPLE, FIRE) from the current parameters: call it after they change.
 // May throw std::bad_alloc (callers catch).
 Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScaling scaling);
 // The forward pass over checked tokens; fills ws (token_loss, probabilities, caches).
