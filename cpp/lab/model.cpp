@@ -92,34 +92,34 @@ void build(Model::Impl& m) {
 // softplus⁻¹(1) = log(e − 1); kerple_r2 the same, or 0 for the power variant's 2 sigmoid); FIRE's
 // hidden unit u = ReLU(x − u/32) (w1 1, b1 −u/32: knots spread over [0, 1)), w2 0 (a zero bias at
 // the start), c = 0.1 and L = train_len / 2 (raw values softplus⁻¹ of them).
+// softplus⁻¹(v) = log(e^v − 1): the raw value detail::softplus maps to v (v itself above 20).
+float softplus_inverse(double v) { return static_cast<float>(v > 20.0 ? v : std::log(std::expm1(v))); }
+
 void init(Model::Impl& m) {
   detail::Rng rng(m.config.seed);
   const double residual_std = 0.02 / std::sqrt(2.0 * static_cast<double>(m.config.n_layers));
   for (const detail::Tensor& t : m.tensors) {
     float* p = m.params.data() + t.offset;
     const std::size_t n = t.rows * t.cols;
-    const bool residual = t.name.size() > 3 && (t.name.compare(t.name.size() - 3, 3, ".wo") == 0 ||
-                                                t.name.compare(t.name.size() - 3, 3, ".w2") == 0);
     const auto ends = [&](const char* s) {
-      const std::size_t n = std::strlen(s);
-      return t.name.size() >= n && t.name.compare(t.name.size() - n, n, s) == 0;
+      const std::size_t k = std::strlen(s);
+      return t.name.size() >= k && t.name.compare(t.name.size() - k, k, s) == 0;
     };
     if (ends(".fire.w1") || ends(".fire.b1") || ends(".fire.w2")) {
       for (std::size_t i = 0; i < n; ++i)
         p[i] = ends(".fire.w1") ? 1.0f : ends(".fire.b1") ? -static_cast<float>(i) / detail::kFireWidth : 0.0f;
     } else if (ends(".fire.c") || ends(".fire.L")) {
-      const double v = ends(".fire.c") ? 0.1 : static_cast<double>(m.config.train_len) / 2.0;
-      p[0] = static_cast<float>(v > 20.0 ? v : std::log(std::expm1(v)));  // softplus⁻¹, as softplus is x above 20
+      p[0] = softplus_inverse(ends(".fire.c") ? 0.1 : static_cast<double>(m.config.train_len) / 2.0);
     } else if (t.name == "t5_bias") {
       for (std::size_t i = 0; i < n; ++i) p[i] = 0.0f;
     } else if (t.name == "kerple_r1" || t.name == "kerple_r2") {
       const bool power_r2 = t.name == "kerple_r2" && m.config.scheme == Scheme::kKerplePower;
-      for (std::size_t i = 0; i < n; ++i) p[i] = power_r2 ? 0.0f : static_cast<float>(std::log(std::exp(1.0) - 1.0));
+      for (std::size_t i = 0; i < n; ++i) p[i] = power_r2 ? 0.0f : softplus_inverse(1.0);
     } else if (t.rank == 1) {
-      const bool weight = t.name.compare(t.name.size() - 7, 7, ".weight") == 0;
-      for (std::size_t i = 0; i < n; ++i) p[i] = weight ? 1.0f : 0.0f;
+      const float v = ends(".weight") ? 1.0f : 0.0f;
+      for (std::size_t i = 0; i < n; ++i) p[i] = v;
     } else {
-      const double sd = residual ? residual_std : 0.02;
+      const double sd = ends(".wo") || ends(".w2") ? residual_std : 0.02;
       for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<float>(sd * rng.normal());
     }
   }
