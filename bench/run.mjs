@@ -12,6 +12,7 @@ import { init } from 'posenc';
 import * as ortWeb from 'onnxruntime-web';
 import { labBench } from './lab.mjs';
 import { measure, median } from './measure.mjs';
+import { pageBench } from './page.mjs';
 import { FLOAT_KV, HALF_KV, attentionCase, attentionHalfCase, ropeCase, sinusoidalCase } from '../tests/ops/cases.mjs';
 
 const smoke = process.argv.includes('--smoke');
@@ -193,6 +194,8 @@ if (!smoke && existsSync(nativeBench)) {
 const lab = await labBench({ pe, smoke, peak, native: nativeLab });
 const L = lab.config;
 for (const c of lab.checks) checks.push({ title: `lab training step (${lab.scheme})`, ...c });
+const redraw = await pageBench({ smoke });
+checks.push({ title: 'explorer drag (headless Chromium)', what: `console errors, failed requests (${redraw.problems.join('; ') || 'none'})`, diff: redraw.problems.length, tol: 0 });
 
 // ---- report ---------------------------------------------------------------------------------------
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
@@ -216,6 +219,9 @@ for (const r of lab.rows) {
   console.log(`| ${r.name} | ${fmt(r.ms)} | ${r.stepsPerSecond.toFixed(1)} | ${(labWasm.ms / r.ms).toFixed(2)} | ${(labWasmT.ms / r.ms).toFixed(2)} | ${(labCpu.ms / r.ms).toFixed(2)} | ` +
     `${r.gflops.toFixed(2)} | ${r.name.includes('native') ? '' : `${((100 * r.gflops) / peak).toFixed(0)} %`} |`);
 }
+
+console.log(`\nExplorer: a drag of the base slider, sinusoidal heatmap at head_dim 128, seq_len 2048 (headless Chromium), ${redraw.frames} redraws:`);
+console.log(`  the page's redraw: median ${fmt(redraw.page.median)} ms, p95 ${fmt(redraw.page.p95)} ms; plain JS (Math.sin table, LUT, putImageData): median ${fmt(redraw.plain.median)} ms, p95 ${fmt(redraw.plain.p95)} ms`);
 
 console.log('\nInterop: largest |difference| between outputs (must be <= 1e-5; lab lines: relative, at most the tolerance shown)');
 let bad = 0;
@@ -269,6 +275,8 @@ if (!smoke) {
   targets.push([`lab training step ≥ 2× tfjs-backend-wasm with gradients through explicit transposes (its fastest form here)`, labWasmT.ms / posencLab.ms, 2]);
   targets.push(['(context) lab training step, posenc WASM GFLOP/s / the WASM register multiply-add peak', posencLab.gflops / peak, null]);
   targets.push(['(context) lab training step vs tfjs cpu backend', labCpu.ms / posencLab.ms, null]);
+  targets.push(['explorer redraw during a drag, p95 within a 60 Hz frame (16 ms / p95 ≥ 1)', 16 / redraw.page.p95, 1]);
+  targets.push(['(context) explorer redraw vs the plain-JS heatmap, medians', redraw.plain.median / redraw.page.median, null]);
   const bestLab = Object.entries(nativeLab).pop();
   if (bestLab) targets.push([`(context) lab training step, native (${bestLab[0]}) vs posenc WASM`, posencLab.ms / bestLab[1], null]);
   console.log('\nTargets (ratios measured in this run):');
