@@ -1,7 +1,9 @@
 // npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|rope,alibi,...] [--steps N]
-//   [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S] [--seeds N] [--jobs J] [--out FILE]
+//   [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S] [--seeds N] [--jobs J]
+//   [--random-positions L_MAX] [--out FILE]
 // Trains the lab model per scheme and per seed S, S + 1, … S + N − 1 (model init and batch order; the
-// task's data is seed S's) on one thread each, up to --jobs at once; evaluates each at
+// task's data is seed S's; with --random-positions, training rows at random positions in [0, L_MAX))
+// on one thread each, up to --jobs at once; evaluates each at
 // train_len × {1/2, 1, 2, 4, 8}, prints the mean and min–max over the seeds and writes JSON (--out,
 // default build/lab-results.json). Results depend only on the arguments (not on --jobs).
 #include <algorithm>
@@ -49,7 +51,7 @@ std::size_t parse_size(const char* flag, const char* v) {
 
 struct Args {
   std::string task = "markov", text_path, schemes = "all", size = "small", out = "build/lab-results.json";
-  std::size_t steps = 2000, train_len = 64, batch = 16, jobs = 0, seeds = 3;
+  std::size_t steps = 2000, train_len = 64, batch = 16, jobs = 0, seeds = 3, random_positions = 0;
   double lr = 1e-2;
   std::uint64_t seed = 1;
   std::string command;
@@ -63,7 +65,7 @@ Args parse(int argc, char** argv) {
     if (f == "--help" || f == "-h") {
       std::printf("usage: npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|a,b,...]\n"
                   "  [--steps N] [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S]\n"
-                  "  [--seeds N] [--jobs J] [--out FILE]\n");
+                  "  [--seeds N] [--jobs J] [--random-positions L_MAX] [--out FILE]\n");
       std::exit(0);
     }
     if (i + 1 >= argc) fail(f + " needs a value");
@@ -79,6 +81,7 @@ Args parse(int argc, char** argv) {
     else if (f == "--jobs") a.jobs = parse_size("--jobs", v);
     else if (f == "--seed") a.seed = parse_size("--seed", v);
     else if (f == "--seeds") a.seeds = parse_size("--seeds", v);
+    else if (f == "--random-positions") a.random_positions = parse_size("--random-positions", v);
     else if (f == "--out") a.out = v;
     else if (f == "--lr") {
       char* end = nullptr;
@@ -152,12 +155,15 @@ int main(int argc, char** argv) {
   rc.schedule.warmup_steps = a.steps / 20 > 0 ? a.steps / 20 : 1;
   rc.batch = a.batch;
   rc.data_seed = a.seed;
+  rc.random_positions = a.random_positions;
   const std::vector<Scheme> schemes = parse_schemes(a.schemes);
 
   std::printf("lab: task %s (vocab %zu), d_model %zu, n_layers %zu, n_heads %zu, train_len %zu, batch %zu, "
               "%zu steps, peak lr %g, simd %s\n",
               a.task.c_str(), data->vocab_size(), rc.model.d_model, rc.model.n_layers, rc.model.n_heads,
               rc.model.train_len, rc.batch, a.steps, a.lr, simd_arch());
+  if (rc.random_positions != 0)
+    std::printf("lab: randomized positions: each training row at a sorted random subset of [0, %zu)\n", rc.random_positions);
   if (std::isfinite(data->entropy_rate()))
     std::printf("lab: entropy rate %.4f nats/token; floor at train_len %.4f\n", data->entropy_rate(),
                 data->loss_floor(rc.model.train_len));
@@ -288,7 +294,7 @@ int main(int argc, char** argv) {
   j["config"] = {{"vocabSize", data->vocab_size()}, {"dModel", rc.model.d_model}, {"nLayers", rc.model.n_layers},
                  {"nHeads", rc.model.n_heads}, {"trainLength", T}, {"batch", rc.batch}, {"steps", a.steps},
                  {"peakLr", a.lr}, {"warmupSteps", rc.schedule.warmup_steps}, {"seed", a.seed}, {"seeds", n_seeds},
-                 {"evalBatch", rc.eval_batch}};
+                 {"evalBatch", rc.eval_batch}, {"randomPositions", rc.random_positions}};
   j["entropyRate"] = number_or_null(data->entropy_rate());
   j["results"] = json::array();
   for (std::size_t job = 0; job < n_jobs; ++job) {

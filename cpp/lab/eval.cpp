@@ -21,7 +21,8 @@ Status evaluate_row(Model& model, const Dataset& data, const RunConfig& rc, std:
   row->floor = data.loss_floor(length);
   row->bucket_width = T / 4 > 0 ? T / 4 : 1;
   const std::size_t n_buckets = (length - 1 + row->bucket_width - 1) / row->bucket_width;
-  row->no_embedding = model.config().scheme == Scheme::kLearned && length > T;
+  const ModelConfig& mc = model.config();
+  row->no_embedding = mc.scheme == Scheme::kLearned && length > (mc.max_positions != 0 ? mc.max_positions : T);
   if (row->no_embedding) {
     row->loss = std::numeric_limits<double>::quiet_NaN();
     row->bucket_loss.assign(n_buckets, row->loss);
@@ -52,6 +53,22 @@ std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t index) noexcept {
   return r.next();
 }
 
+Status random_positions(std::int32_t* out, std::size_t batch, std::size_t seq_len, std::size_t max_position,
+                        std::uint64_t seed) noexcept {
+  if (out == nullptr) return {StatusCode::kBadArgument, "out must not be null"};
+  if (seq_len == 0 || seq_len > max_position || max_position > (std::size_t{1} << 31))
+    return {StatusCode::kBadArgument, "seq_len must be in [1, max_position] and max_position <= 2^31"};
+  detail::Rng r(seed);
+  for (std::size_t b = 0; b < batch; ++b) {
+    std::int32_t* row = out + b * seq_len;
+    std::size_t taken = 0;
+    for (std::size_t p = 0; p < max_position && taken < seq_len; ++p)
+      if (r.uniform() * static_cast<double>(max_position - p) < static_cast<double>(seq_len - taken))
+        row[taken++] = static_cast<std::int32_t>(p);
+  }
+  return Status::Ok();
+}
+
 Status run_scheme(const Dataset& data, const RunConfig& rc, Scheme scheme, SchemeResult* out,
                   Progress progress, void* user) noexcept {
   if (out == nullptr) return {StatusCode::kBadArgument, "out must not be null"};
@@ -62,10 +79,13 @@ Status run_scheme(const Dataset& data, const RunConfig& rc, Scheme scheme, Schem
   if (rc.model.train_len < 4) return {StatusCode::kBadArgument, "train_len must be >= 4"};
   if ((data.task() == Task::kCopy || data.task() == Task::kFlipFlop) && rc.model.train_len % 4 != 0)
     return {StatusCode::kBadArgument, "train_len must be a multiple of 4 for copy and flipflop (every length even)"};
+  if (rc.random_positions != 0 && (rc.random_positions < rc.model.train_len || rc.random_positions > 65536))
+    return {StatusCode::kBadArgument, "random_positions must be 0 or in [train_len, 65536]"};
   try {
     ModelConfig mc = rc.model;
     mc.vocab_size = data.vocab_size();
     mc.scheme = scheme;
+    if (rc.random_positions != 0) mc.max_positions = rc.random_positions;
     std::unique_ptr<Model> model;
     if (Status s = Model::create(mc, &model); !s.ok()) return s;
     out->scheme = scheme;
@@ -74,12 +94,18 @@ Status run_scheme(const Dataset& data, const RunConfig& rc, Scheme scheme, Schem
     out->eval.clear();
 
     const std::size_t T = mc.train_len;
-    std::vector<std::int32_t> tokens(rc.batch * T);
+    std::vector<std::int32_t> tokens(rc.batch * T), positions(rc.random_positions != 0 ? rc.batch * T : 0);
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t step = 0; step < rc.schedule.total_steps; ++step) {
       if (Status s = data.sample(tokens.data(), rc.batch, T, stream_seed(rc.data_seed, step)); !s.ok()) return s;
+      if (!positions.empty())
+        if (Status s = random_positions(positions.data(), rc.batch, T, rc.random_positions,
+                                        stream_seed(rc.data_seed + kPositionStream, step));
+            !s.ok())
+          return s;
       float loss = 0.0f, grad_norm = 0.0f;
-      if (Status s = model->train_step(tokens.data(), rc.batch, T, learning_rate(rc.schedule, step), &loss, &grad_norm);
+      if (Status s = model->train_step(tokens.data(), rc.batch, T, learning_rate(rc.schedule, step), &loss, &grad_norm,
+                                       positions.empty() ? nullptr : positions.data());
           !s.ok())
         return s;
       out->train_loss[step] = loss;

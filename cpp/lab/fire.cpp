@@ -7,9 +7,11 @@
 //
 // with c = softplus(fire.c) > 0 and the threshold L = softplus(fire.L) > 0 learned per layer: every
 // query past L sees its keys at x ∈ [0, 1], however long the row (the progressive interpolation).
-// Tensors per block: fire.w1 [32], fire.b1 [32], fire.w2 [32][n_heads], fire.c [1], fire.L [1]. The
-// bias is [n_heads][seq_len][seq_len] (ws.fbias, rows i, columns j ≤ i); the backward pass takes
-// G[h][i][j] = Σ over the batch of ∂loss/∂score (ws.fgrad).
+// Tensors per block: fire.w1 [32], fire.b1 [32], fire.w2 [32][n_heads], fire.c [1], fire.L [1]. At
+// given positions, i and j above are the positions of query and key. The bias is
+// [groups][n_heads][seq_len][seq_len] (ws.fbias, rows i, columns j ≤ i; one group for all rows at
+// 0 … seq_len − 1, else one per row); the backward pass takes G[g][h][i][j] = Σ over the group's
+// rows of ∂loss/∂score (ws.fgrad).
 #include <algorithm>
 #include <cmath>
 
@@ -30,7 +32,7 @@ FireLayer layer_params(const Model::Impl& m, std::size_t l) {
           sigmoid(rl)};
 }
 
-// x(i, j) with its derivatives by c and by L.
+// x(i, j) at query position i and key position j ≤ i, with its derivatives by c and by L.
 struct Normalized {
   double x, by_c, by_L;
 };
@@ -60,15 +62,19 @@ void mlp(const FireLayer& f, std::size_t H, double x, double* out) {
 }  // namespace
 
 void fire_bias(Model::Impl& m, std::size_t l) {
-  const std::size_t T = m.ws.seq_len, H = m.config.n_heads;
+  const Workspace& ws = m.ws;
+  const std::size_t T = ws.seq_len, H = m.config.n_heads;
   const FireLayer f = layer_params(m, l);
-  float* out = m.ws.fbias.data() + l * H * T * T;
   std::vector<double> b(H);
-  for (std::size_t i = 0; i < T; ++i)
-    for (std::size_t j = 0; j <= i; ++j) {
-      mlp(f, H, normalized(f, i, j).x, b.data());
-      for (std::size_t h = 0; h < H; ++h) out[(h * T + i) * T + j] = static_cast<float>(b[h]);
-    }
+  for (std::size_t g = 0; g < ws.groups; ++g) {
+    const std::size_t* pos = ws.pos.data() + g * T;
+    float* out = m.ws.fbias.data() + (l * ws.groups + g) * H * T * T;
+    for (std::size_t i = 0; i < T; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        mlp(f, H, normalized(f, pos[i], pos[j]).x, b.data());
+        for (std::size_t h = 0; h < H; ++h) out[(h * T + i) * T + j] = static_cast<float>(b[h]);
+      }
+  }
 }
 
 void fire_function(const Model::Impl& m, std::size_t l, std::size_t n_points, float* out) {
@@ -85,32 +91,36 @@ double fire_c(const Model::Impl& m, std::size_t l) { return layer_params(m, l).c
 double fire_L(const Model::Impl& m, std::size_t l) { return layer_params(m, l).L; }
 
 void fire_backward(Model::Impl& m, std::size_t l) {
-  const std::size_t T = m.ws.seq_len, H = m.config.n_heads;
+  const Workspace& ws = m.ws;
+  const std::size_t T = ws.seq_len, H = m.config.n_heads;
   const Block& bl = m.blocks[l];
   const FireLayer f = layer_params(m, l);
-  const double* G = m.ws.fgrad.data();
   std::vector<double> dw2(kFireWidth * H, 0.0);
   double dw1[kFireWidth] = {}, db1[kFireWidth] = {}, dc = 0.0, dL = 0.0;
-  for (std::size_t i = 0; i < T; ++i)
-    for (std::size_t j = 0; j <= i; ++j) {
-      const Normalized n = normalized(f, i, j);
-      double dx = 0.0;
-      for (std::size_t u = 0; u < kFireWidth; ++u) {
-        const double a = f.w1[u] * n.x + f.b1[u];
-        if (a <= 0.0) continue;  // ReLU: no gradient through an inactive unit
-        double back = 0.0;
-        for (std::size_t h = 0; h < H; ++h) {
-          const double g = G[(h * T + i) * T + j];
-          dw2[u * H + h] += g * a;
-          back += g * f.w2[u * H + h];
+  for (std::size_t grp = 0; grp < ws.groups; ++grp) {
+    const std::size_t* pos = ws.pos.data() + grp * T;
+    const double* G = ws.fgrad.data() + grp * H * T * T;
+    for (std::size_t i = 0; i < T; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        const Normalized n = normalized(f, pos[i], pos[j]);
+        double dx = 0.0;
+        for (std::size_t u = 0; u < kFireWidth; ++u) {
+          const double a = f.w1[u] * n.x + f.b1[u];
+          if (a <= 0.0) continue;  // ReLU: no gradient through an inactive unit
+          double back = 0.0;
+          for (std::size_t h = 0; h < H; ++h) {
+            const double g = G[(h * T + i) * T + j];
+            dw2[u * H + h] += g * a;
+            back += g * f.w2[u * H + h];
+          }
+          dw1[u] += back * n.x;
+          db1[u] += back;
+          dx += back * f.w1[u];
         }
-        dw1[u] += back * n.x;
-        db1[u] += back;
-        dx += back * f.w1[u];
+        dc += dx * n.by_c;
+        dL += dx * n.by_L;
       }
-      dc += dx * n.by_c;
-      dL += dx * n.by_L;
-    }
+  }
   for (std::size_t u = 0; u < kFireWidth; ++u) {
     m.grad(bl.fire_w1)[u] = static_cast<float>(dw1[u]);
     m.grad(bl.fire_b1)[u] = static_cast<float>(db1[u]);

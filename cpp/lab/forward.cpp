@@ -31,7 +31,17 @@ KerpleTerm kerple_term(Scheme scheme, const KerpleHead& k, double t) {
 
 }  // namespace
 
-Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScaling scaling) {
+// Row t of each group's rope tables from the position tables at pos[t] (a copy: the kernels take
+// one row per token).
+void gather(std::vector<float>& table, const std::vector<std::size_t>& pos, std::size_t width) {
+  std::vector<float> rows(pos.size() * width);
+  for (std::size_t r = 0; r < pos.size(); ++r)
+    std::copy_n(table.begin() + static_cast<std::ptrdiff_t>(pos[r] * width), width, rows.begin() + static_cast<std::ptrdiff_t>(r * width));
+  table = std::move(rows);
+}
+
+Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScaling scaling,
+               const std::int32_t* positions) {
   const ModelConfig& c = m.config;
   const std::size_t d = c.d_model, rows = batch * seq_len, f = 4 * d, hd = m.head_dim;
   const std::size_t tt = seq_len * seq_len;
@@ -59,10 +69,18 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScali
     resize(ws.dp, tt);
     resize(ws.ds, tt);
   }
+  ws.shared = positions == nullptr;
+  ws.groups = ws.shared ? 1 : batch;
+  ws.pos.resize(ws.groups * seq_len);
+  for (std::size_t r = 0; r < ws.pos.size(); ++r)
+    ws.pos[r] = ws.shared ? r : static_cast<std::size_t>(positions[r]);
+  ws.span = 0;
+  for (std::size_t p : ws.pos) ws.span = std::max(ws.span, p + 1);
+  const std::size_t span = ws.span;
   switch (c.scheme) {
     case Scheme::kSinusoidal:
-      ws.pos_table.resize(seq_len * d);
-      return sinusoidal(ws.pos_table.data(), seq_len, d, SinusoidalParams{});
+      ws.pos_table.resize(span * d);
+      return sinusoidal(ws.pos_table.data(), span, d, SinusoidalParams{});
     case Scheme::kXpos: {
       // The rotation's tables, then xPos's scale: ζ_k^(t/γ) on the queries', ζ_k^(−t/γ) on the keys'.
       const std::size_t half = hd / 2;
@@ -71,15 +89,15 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScali
       RopeParams p;
       p.head_dim = hd;
       if (Status s = rope_frequencies(p, seq_len, inv_freq.data(), half, &attention_factor); !s.ok()) return s;
-      ws.cos.resize(seq_len * half);
-      ws.sin.resize(seq_len * half);
+      ws.cos.resize(span * half);
+      ws.sin.resize(span * half);
       RopeApplyOptions o;
       o.precision = Precision::kAccurate;
-      if (Status s = rope_cache(ws.cos.data(), ws.sin.data(), seq_len, inv_freq.data(), hd, nullptr, 0.0, o); !s.ok())
+      if (Status s = rope_cache(ws.cos.data(), ws.sin.data(), span, inv_freq.data(), hd, nullptr, 0.0, o); !s.ok())
         return s;
       ws.cos_k = ws.cos;
       ws.sin_k = ws.sin;
-      for (std::size_t t = 0; t < seq_len; ++t)
+      for (std::size_t t = 0; t < span; ++t)
         for (std::size_t k = 0; k < half; ++k) {
           const double zeta = (2.0 * static_cast<double>(k) / static_cast<double>(hd) + 0.4) / 1.4;
           const double e = static_cast<double>(t) / kXposScaleBase;
@@ -89,6 +107,8 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScali
           ws.cos_k[t * half + k] *= down;
           ws.sin_k[t * half + k] *= down;
         }
+      if (!ws.shared)
+        for (auto* table : {&ws.cos, &ws.sin, &ws.cos_k, &ws.sin_k}) gather(*table, ws.pos, half);
       return Status::Ok();
     }
     case Scheme::kRope: {
@@ -108,32 +128,36 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScali
       double attention_factor = 1.0;
       if (Status s = rope_frequencies(p, seq_len, inv_freq.data(), inv_freq.size(), &attention_factor); !s.ok())
         return s;
-      ws.cos.resize(seq_len * hd / 2);
-      ws.sin.resize(seq_len * hd / 2);
+      ws.cos.resize(span * hd / 2);
+      ws.sin.resize(span * hd / 2);
       RopeApplyOptions o;
       o.precision = Precision::kAccurate;
       o.attention_factor = attention_factor;
-      return rope_cache(ws.cos.data(), ws.sin.data(), seq_len, inv_freq.data(), hd, nullptr, 0.0, o);
+      if (Status s = rope_cache(ws.cos.data(), ws.sin.data(), span, inv_freq.data(), hd, nullptr, 0.0, o); !s.ok())
+        return s;
+      if (!ws.shared)
+        for (auto* table : {&ws.cos, &ws.sin}) gather(*table, ws.pos, hd / 2);
+      return Status::Ok();
     }
     case Scheme::kFire:  // every layer's bias from the current parameters, once for all rows
-      ws.fbias.assign(c.n_layers * c.n_heads * tt, 0.0f);
-      ws.fgrad.assign(c.n_heads * tt, 0.0);
+      ws.fbias.assign(c.n_layers * ws.groups * c.n_heads * tt, 0.0f);
+      ws.fgrad.assign(ws.groups * c.n_heads * tt, 0.0);
       for (std::size_t l = 0; l < c.n_layers; ++l) fire_bias(m, l);
       return Status::Ok();
     case Scheme::kKerpleLog:
     case Scheme::kKerplePower:  // the bias of each head and distance from the current parameters
-      ws.kbias.assign(c.n_heads * seq_len, 0.0f);
-      ws.kgrad.assign(c.n_heads * seq_len, 0.0);
+      ws.kbias.assign(c.n_heads * span, 0.0f);
+      ws.kgrad.assign(c.n_heads * span, 0.0);
       for (std::size_t h = 0; h < c.n_heads; ++h) {
         const KerpleHead k = kerple_head(m, h);
-        for (std::size_t t = 0; t < seq_len; ++t)
-          ws.kbias[h * seq_len + t] = static_cast<float>(kerple_term(c.scheme, k, static_cast<double>(t)).bias);
+        for (std::size_t t = 0; t < span; ++t)
+          ws.kbias[h * span + t] = static_cast<float>(kerple_term(c.scheme, k, static_cast<double>(t)).bias);
       }
       return Status::Ok();
     case Scheme::kT5: {
-      ws.bucket.resize(seq_len);
+      ws.bucket.resize(span);
       const T5BucketParams p{false, kT5Buckets, kT5MaxDistance};
-      for (std::size_t dist = 0; dist < seq_len; ++dist)
+      for (std::size_t dist = 0; dist < span; ++dist)
         ws.bucket[dist] = t5_bucket(-static_cast<std::int64_t>(dist), p);
       return Status::Ok();
     }
@@ -154,7 +178,7 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
   const float* emb = m.param(m.tok_emb);
   const float emb_scale = c.scheme == Scheme::kSinusoidal ? std::sqrt(static_cast<float>(d)) : 1.0f;
   for (std::size_t r = 0; r < rows; ++r) {
-    const std::size_t t = r % T;
+    const std::size_t t = ws.pos[ws.shared ? r % T : r];
     const float* e = emb + static_cast<std::size_t>(tokens[r]) * d;
     float* x = ws.x.data() + r * d;
     const float* pos = c.scheme == Scheme::kSinusoidal ? ws.pos_table.data() + t * d
@@ -178,13 +202,15 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
       const float* kc = c.scheme == Scheme::kXpos ? ws.cos_k.data() : ws.cos.data();
       const float* ks = c.scheme == Scheme::kXpos ? ws.sin_k.data() : ws.sin.data();
       for (std::size_t b = 0; b < B; ++b) {
-        K.rope(lc.q.data() + b * T * d, T, d, H, hd, ws.cos.data(), ws.sin.data(), false);
-        K.rope(lc.k.data() + b * T * d, T, d, H, hd, kc, ks, false);
+        const std::size_t g = ws.shared ? 0 : b * T * (hd / 2);
+        K.rope(lc.q.data() + b * T * d, T, d, H, hd, ws.cos.data() + g, ws.sin.data() + g, false);
+        K.rope(lc.k.data() + b * T * d, T, d, H, hd, kc + g, ks + g, false);
       }
     }
     const float* t5 = c.scheme == Scheme::kT5 ? m.param(m.t5_bias) : nullptr;
-    const float* fire = c.scheme == Scheme::kFire ? ws.fbias.data() + l * H * T * T : nullptr;
-    for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t b = 0; b < B; ++b) {
+      const std::size_t* pos = ws.pos.data() + (ws.shared ? 0 : b * T);
+      const float* fire = c.scheme == Scheme::kFire ? ws.fbias.data() + (l * ws.groups + (ws.shared ? 0 : b)) * H * T * T : nullptr;
       for (std::size_t h = 0; h < H; ++h) {
         float* p = lc.p.data() + (b * H + h) * T * T;
         const std::size_t off = b * T * d + h * hd;
@@ -193,10 +219,11 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
         for (std::size_t i = 0; i < T; ++i) {
           float* row = p + i * T;
           for (std::size_t j = 0; j <= i; ++j) {
+            const std::size_t dist = pos[i] - pos[j];
             float bias = 0.0f;
-            if (c.scheme == Scheme::kAlibi) bias = -m.slopes[h] * static_cast<float>(i - j);
-            else if (t5) bias = t5[static_cast<std::size_t>(ws.bucket[i - j]) * H + h];
-            else if (is_kerple(c.scheme)) bias = ws.kbias[h * T + (i - j)];
+            if (c.scheme == Scheme::kAlibi) bias = -m.slopes[h] * static_cast<float>(dist);
+            else if (t5) bias = t5[static_cast<std::size_t>(ws.bucket[dist]) * H + h];
+            else if (is_kerple(c.scheme)) bias = ws.kbias[h * ws.span + dist];
             else if (fire) bias = fire[(h * T + i) * T + j];
             row[j] = row[j] * scale + bias;
           }
@@ -205,6 +232,7 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
         }
         K.gemm(lc.ctx.data() + off, d, p, T, 1, lc.v.data() + off, d, T, hd, T, false);
       }
+    }
     // h = x + ctx·wo
     std::copy(x, x + rows * d, lc.h.data());
     K.gemm(lc.h.data(), d, lc.ctx.data(), d, 1, m.param(bl.wo), d, rows, d, d, true);
@@ -288,7 +316,9 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
     float* d_t5 = c.scheme == Scheme::kT5 ? m.grad(m.t5_bias) : nullptr;
     double* d_fire = c.scheme == Scheme::kFire ? ws.fgrad.data() : nullptr;
     if (d_fire) std::fill(ws.fgrad.begin(), ws.fgrad.end(), 0.0);
-    for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t b = 0; b < B; ++b) {
+      const std::size_t* pos = ws.pos.data() + (ws.shared ? 0 : b * T);
+      double* fire_g = d_fire ? d_fire + (ws.shared ? 0 : b) * H * T * T : nullptr;
       for (std::size_t h = 0; h < H; ++h) {
         const float* p = lc.p.data() + (b * H + h) * T * T;
         const std::size_t off = b * T * d + h * hd;
@@ -300,22 +330,25 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
           K.softmax_backward(ds, p + i * T, ws.dp.data() + i * T, i + 1);
           std::fill(ds + i + 1, ds + T, 0.0f);
           for (std::size_t j = 0; j <= i; ++j) {
-            if (d_t5) d_t5[static_cast<std::size_t>(ws.bucket[i - j]) * H + h] += ds[j];  // ∂/∂bias = dS
-            if (kerple) ws.kgrad[h * T + (i - j)] += ds[j];
-            if (d_fire) d_fire[(h * T + i) * T + j] += ds[j];
+            const std::size_t dist = pos[i] - pos[j];
+            if (d_t5) d_t5[static_cast<std::size_t>(ws.bucket[dist]) * H + h] += ds[j];  // ∂/∂bias = dS
+            if (kerple) ws.kgrad[h * ws.span + dist] += ds[j];
+            if (fire_g) fire_g[(h * T + i) * T + j] += ds[j];
             ds[j] *= scale;
           }
         }
         K.gemm(ws.dq.data() + off, d, ws.ds.data(), T, 1, lc.k.data() + off, d, T, hd, T, false);  // dQ = dS·K
         K.gemm(ws.dk.data() + off, d, ws.ds.data(), 1, T, lc.q.data() + off, d, T, hd, T, false);  // dK = dSᵀ·Q
       }
+    }
     if (d_fire) fire_backward(m, l);
     if (c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos) {  // back through the rotation: Rᵀ (xPos: (ζR)ᵀ = ζRᵀ)
       const float* kc = c.scheme == Scheme::kXpos ? ws.cos_k.data() : ws.cos.data();
       const float* ks = c.scheme == Scheme::kXpos ? ws.sin_k.data() : ws.sin.data();
       for (std::size_t b = 0; b < B; ++b) {
-        K.rope(ws.dq.data() + b * T * d, T, d, H, hd, ws.cos.data(), ws.sin.data(), true);
-        K.rope(ws.dk.data() + b * T * d, T, d, H, hd, kc, ks, true);
+        const std::size_t g = ws.shared ? 0 : b * T * (hd / 2);
+        K.rope(ws.dq.data() + b * T * d, T, d, H, hd, ws.cos.data() + g, ws.sin.data() + g, true);
+        K.rope(ws.dk.data() + b * T * d, T, d, H, hd, kc + g, ks + g, true);
       }
     }
     K.gemm(m.grad(bl.wq), d, lc.a.data(), 1, d, ws.dq.data(), d, d, d, rows, false);
@@ -335,16 +368,16 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
     for (std::size_t h = 0; h < H; ++h) {
       const KerpleHead k = kerple_head(m, h);
       double g1 = 0.0, g2 = 0.0;
-      for (std::size_t t = 0; t < T; ++t) {
+      for (std::size_t t = 0; t < ws.span; ++t) {
         const KerpleTerm e = kerple_term(c.scheme, k, static_cast<double>(t));
-        g1 += ws.kgrad[h * T + t] * e.by_r1;
-        g2 += ws.kgrad[h * T + t] * e.by_r2;
+        g1 += ws.kgrad[h * ws.span + t] * e.by_r1;
+        g2 += ws.kgrad[h * ws.span + t] * e.by_r2;
       }
       m.grad(m.kerple_r1)[h] = static_cast<float>(g1 * k.dr1);
       m.grad(m.kerple_r2)[h] = static_cast<float>(g2 * k.dr2);
     }
 
-  // Embeddings: x₀ = tok_emb[token]·s (+ pos_emb[t]).
+  // Embeddings: x₀ = tok_emb[token]·s (+ pos_emb[pos]).
   const float emb_scale = c.scheme == Scheme::kSinusoidal ? std::sqrt(static_cast<float>(d)) : 1.0f;
   float* d_pos = c.scheme == Scheme::kLearned ? m.grad(m.pos_emb) : nullptr;
   for (std::size_t r = 0; r < rows; ++r) {
@@ -352,7 +385,7 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
     float* e = d_emb + static_cast<std::size_t>(tokens[r]) * d;
     for (std::size_t i = 0; i < d; ++i) e[i] += g[i] * emb_scale;
     if (d_pos)
-      for (std::size_t i = 0; i < d; ++i) d_pos[(r % T) * d + i] += g[i];
+      for (std::size_t i = 0; i < d; ++i) d_pos[ws.pos[ws.shared ? r % T : r] * d + i] += g[i];
   }
 }
 

@@ -31,6 +31,8 @@ Status check_config(const ModelConfig& c) {
   if (c.n_heads == 0 || c.n_heads > c.d_model) return bad("n_heads must be in [1, d_model]");
   if (c.d_model % c.n_heads != 0) return bad("d_model must be a multiple of n_heads");
   if (c.train_len < 2 || c.train_len > kMaxLen) return bad("train_len must be in [2, 65536]");
+  if (c.max_positions != 0 && (c.max_positions < c.train_len || c.max_positions > kMaxLen))
+    return bad("max_positions must be 0 or in [train_len, 65536]");
   if (static_cast<int>(c.scheme) < 0 || static_cast<int>(c.scheme) >= static_cast<int>(kNumSchemes))
     return bad(kSchemeList);
   if ((c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos) && (c.d_model / c.n_heads) % 2 != 0)
@@ -50,7 +52,7 @@ void build(Model::Impl& m) {
   const ModelConfig& c = m.config;
   const std::size_t d = c.d_model;
   m.tok_emb = add(m, "tok_emb", 2, c.vocab_size, d, false);
-  if (c.scheme == Scheme::kLearned) m.pos_emb = add(m, "pos_emb", 2, c.train_len, d, false);
+  if (c.scheme == Scheme::kLearned) m.pos_emb = add(m, "pos_emb", 2, m.max_positions, d, false);
   if (c.scheme == Scheme::kT5) m.t5_bias = add(m, "t5_bias", 2, detail::kT5Buckets, c.n_heads, false);
   if (detail::is_kerple(c.scheme)) {
     m.kerple_r1 = add(m, "kerple_r1", 1, 1, c.n_heads, false);
@@ -152,6 +154,7 @@ Status Model::create(const ModelConfig& config, std::unique_ptr<Model>* out) noe
     auto impl = std::make_unique<Impl>();
     impl->config = config;
     impl->head_dim = config.d_model / config.n_heads;
+    impl->max_positions = config.max_positions != 0 ? config.max_positions : config.train_len;
     build(*impl);
     init(*impl);
     if (config.scheme == Scheme::kAlibi) {
@@ -235,23 +238,38 @@ Status check_tokens(const Model::Impl& m, const std::int32_t* tokens, std::size_
   if (seq_len < 2) return bad("seq_len must be >= 2");
   if (seq_len > kMaxLen || batch > (std::size_t{1} << 24) / seq_len)
     return {StatusCode::kTooLarge, "batch * seq_len must be <= 2^24 (and seq_len <= 65536)"};
-  if (m.config.scheme == Scheme::kLearned && seq_len > m.config.train_len)
+  if (m.config.scheme == Scheme::kLearned && seq_len > m.max_positions)
     return {StatusCode::kBadShape,
-            "seq_len must be <= train_len for the learned scheme (positions >= train_len have no embedding)"};
+            "seq_len must be <= max_positions for the learned scheme (positions beyond have no embedding)"};
   const auto v = static_cast<std::int64_t>(m.config.vocab_size);
   for (std::size_t i = 0; i < batch * seq_len; ++i)
     if (tokens[i] < 0 || tokens[i] >= v) return bad("tokens must be in [0, vocab_size)");
   return Status::Ok();
 }
 
+Status check_positions(const Model::Impl& m, const std::int32_t* positions, std::size_t batch,
+                       std::size_t seq_len) noexcept {
+  if (positions == nullptr) return Status::Ok();
+  const auto limit = static_cast<std::int64_t>(m.max_positions);
+  for (std::size_t b = 0; b < batch; ++b) {
+    const std::int32_t* p = positions + b * seq_len;
+    if (p[0] < 0) return bad("positions must be >= 0");
+    for (std::size_t t = 1; t < seq_len; ++t)
+      if (p[t] <= p[t - 1]) return bad("positions must increase strictly along each row");
+    if (p[seq_len - 1] >= limit) return bad("positions must be < max_positions (train_len if 0)");
+  }
+  return Status::Ok();
+}
+
 }  // namespace detail
 
 Status Model::loss_and_gradients(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
-                                 float* loss) noexcept {
+                                 float* loss, const std::int32_t* positions) noexcept {
   if (Status s = detail::check_tokens(*impl_, tokens, batch, seq_len); !s.ok()) return s;
   if (loss == nullptr) return bad("loss must not be null");
+  if (Status s = detail::check_positions(*impl_, positions, batch, seq_len); !s.ok()) return s;
   try {
-    if (Status s = detail::prepare(*impl_, batch, seq_len, RopeScaling::kNone); !s.ok()) return s;
+    if (Status s = detail::prepare(*impl_, batch, seq_len, RopeScaling::kNone, positions); !s.ok()) return s;
   } catch (const std::bad_alloc&) {
     impl_->ws = {};
     return out_of_memory();

@@ -48,19 +48,25 @@ struct LayerCache {
 
 struct Workspace {
   std::size_t batch = 0, seq_len = 0;
+  // Positions of the batch's tokens [rows]; shared: 0 … seq_len − 1 in every row, so the tables and
+  // biases below are one for all rows, else one per row b (groups = batch). span = max position + 1.
+  std::vector<std::size_t> pos;
+  bool shared = true;
+  std::size_t span = 0, groups = 1;
   std::vector<float> x;             // the residual stream [(n_layers + 1)][rows][d_model]
   std::vector<LayerCache> layers;
   std::vector<float> f, muf, rf;    // ln_f
   std::vector<float> logits;        // [rows][vocab]: probabilities after forward, dlogits in backward
   std::vector<float> token_loss;    // [rows]: -log p(token[t+1]) (0 at t = seq_len - 1)
-  std::vector<float> pos_table;     // sinusoidal [seq_len][d_model]
-  std::vector<float> cos, sin;      // rope and xpos (the queries') [seq_len][head_dim / 2]
-  std::vector<float> cos_k, sin_k;  // xpos: the keys' tables (×ζ^(−t/γ) where the queries' are ×ζ^(t/γ))
-  std::vector<int> bucket;          // t5: bucket of distance i - j, [seq_len]
-  std::vector<float> kbias;         // kerple: the bias of distance i - j per head, [n_heads][seq_len]
-  std::vector<double> kgrad;        // kerple backward: Σ ∂L/∂bias per head and distance, [n_heads][seq_len]
-  std::vector<float> fbias;         // fire: [n_layers][n_heads][seq_len][seq_len], j <= i (fire.cpp)
-  std::vector<double> fgrad;        // fire backward, one layer: Σ ∂L/∂score [n_heads][seq_len][seq_len]
+  std::vector<float> pos_table;     // sinusoidal [span][d_model]
+  // rope and xpos, the queries' tables [groups][seq_len][head_dim / 2] (row t at position pos[t]); xpos:
+  // the keys' tables (×ζ^(−pos/γ) where the queries' are ×ζ^(pos/γ))
+  std::vector<float> cos, sin, cos_k, sin_k;
+  std::vector<int> bucket;          // t5: bucket of distance pos_i − pos_j, [span]
+  std::vector<float> kbias;         // kerple: the bias of distance pos_i − pos_j per head, [n_heads][span]
+  std::vector<double> kgrad;        // kerple backward: Σ ∂L/∂bias per head and distance, [n_heads][span]
+  std::vector<float> fbias;         // fire: [n_layers][groups][n_heads][seq_len][seq_len], j <= i (fire.cpp)
+  std::vector<double> fgrad;        // fire backward, one layer: Σ ∂L/∂score [groups][n_heads][seq_len][seq_len]
   // backward scratch
   std::vector<float> dx, dh, da, dn, df, dq, dk, dv, dctx, dg, du, dp, ds;
 };
@@ -78,6 +84,7 @@ struct Model::Impl {
   std::vector<detail::Block> blocks;
   std::vector<float> slopes;  // alibi [n_heads]
   std::size_t steps = 0;
+  std::size_t max_positions = 0;  // config.max_positions, or train_len for 0
   detail::Workspace ws;
 
   float* param(std::size_t t) { return params.data() + tensors[t].offset; }
@@ -90,10 +97,15 @@ namespace detail {
 // Checks tokens[batch][seq_len] against the model (ids, sizes, learned length).
 Status check_tokens(const Model::Impl& m, const std::int32_t* tokens, std::size_t batch,
                     std::size_t seq_len) noexcept;
-// Sizes the workspace for [batch][seq_len] and fills the position tables (RoPE with scaling) and
-// the learned biases (KERPLE, FIRE) from the current parameters: call it after they change.
-// May throw std::bad_alloc (callers catch).
-Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScaling scaling);
+// Positions [batch][seq_len] (may be null) against the model: each row strictly increasing, in
+// [0, max_positions).
+Status check_positions(const Model::Impl& m, const std::int32_t* positions, std::size_t batch,
+                       std::size_t seq_len) noexcept;
+// Sizes the workspace for [batch][seq_len] at checked positions (null: 0 … seq_len − 1) and fills
+// the position tables (RoPE with scaling) and the learned biases (KERPLE, FIRE) from the current
+// parameters: call it after they change. May throw std::bad_alloc (callers catch).
+Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScaling scaling,
+               const std::int32_t* positions = nullptr);
 // The forward pass over checked tokens; fills ws (token_loss, probabilities, caches).
 void forward(Model::Impl& m, const std::int32_t* tokens);
 // The backward pass of the mean loss after forward(); writes every gradient.

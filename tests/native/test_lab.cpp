@@ -59,13 +59,16 @@ struct Twin {
     return y;
   }
 
-  double loss(const std::vector<std::int32_t>& tok, std::size_t B, std::size_t T) const {
+  // positions [B][T] (empty: 0 … T − 1 in every row): P(r) is the position of row r's token.
+  double loss(const std::vector<std::int32_t>& tok, std::size_t B, std::size_t T,
+              const std::vector<std::int32_t>& positions = {}) const {
     const std::size_t d = c.d_model, H = c.n_heads, hd = d / H, V = c.vocab_size, R = B * T;
     const double pi = 3.14159265358979323846;
+    const auto P = [&](std::size_t r) { return positions.empty() ? static_cast<double>(r % T) : positions[r]; };
     std::vector<double> x(R * d);
     const auto& E = w("tok_emb");
     for (std::size_t r = 0; r < R; ++r) {
-      const std::size_t t = r % T;
+      const auto t = static_cast<std::size_t>(P(r));
       for (std::size_t i = 0; i < d; ++i) {
         double e = E[tok[r] * d + i];
         if (c.scheme == Scheme::kSinusoidal) {
@@ -88,10 +91,10 @@ struct Twin {
           for (std::size_t r = 0; r < R; ++r)
             for (std::size_t h = 0; h < H; ++h)
               for (std::size_t i = 0; i < hd / 2; ++i) {
-                const double ang = static_cast<double>(r % T) * std::pow(10000.0, -2.0 * i / hd);
+                const double ang = P(r) * std::pow(10000.0, -2.0 * i / hd);
                 // xPos (Sun et al. 2022): ζ_i = (2i/hd + 0.4)/1.4, queries × ζ_i^(t/512), keys × ζ_i^(−t/512).
                 const double zeta = (2.0 * static_cast<double>(i) / static_cast<double>(hd) + 0.4) / 1.4;
-                const double e = static_cast<double>(r % T) / 512.0 * (m == &q ? 1.0 : -1.0);
+                const double e = P(r) / 512.0 * (m == &q ? 1.0 : -1.0);
                 const double g = c.scheme == Scheme::kXpos ? std::pow(zeta, e) : 1.0;
                 double& x1 = (*m)[r * d + h * hd + i];
                 double& x2 = (*m)[r * d + h * hd + i + hd / 2];
@@ -105,16 +108,18 @@ struct Twin {
           for (std::size_t i = 0; i < T; ++i) {
             std::vector<double> s(i + 1);
             double mx = -1e300;
+            const double qpos = P(b * T + i);
             for (std::size_t j = 0; j <= i; ++j) {
+              const double dist = qpos - P(b * T + j);  // the distance back, at the tokens' positions
               double dot = 0.0;
               for (std::size_t e = 0; e < hd; ++e) dot += q[(b * T + i) * d + h * hd + e] * k[(b * T + j) * d + h * hd + e];
               s[j] = dot / std::sqrt(static_cast<double>(hd));
               // ALiBi slopes for a power-of-two head count: 2^(-8 (h + 1) / H) (Press et al. 2022).
-              if (c.scheme == Scheme::kAlibi) s[j] -= std::pow(2.0, -8.0 * (h + 1) / H) * static_cast<double>(i - j);
-              if (c.scheme == Scheme::kT5) s[j] += w("t5_bias")[t5_bucket_causal(i - j) * H + h];
+              if (c.scheme == Scheme::kAlibi) s[j] -= std::pow(2.0, -8.0 * (h + 1) / H) * dist;
+              if (c.scheme == Scheme::kT5) s[j] += w("t5_bias")[t5_bucket_causal(static_cast<std::size_t>(dist)) * H + h];
               // KERPLE (Chi et al. 2022), r1 = softplus(raw), r2 = softplus(raw) or 2 sigmoid(raw).
               if (c.scheme == Scheme::kKerpleLog || c.scheme == Scheme::kKerplePower) {
-                const double a = w("kerple_r1")[h], bb = w("kerple_r2")[h], dist = static_cast<double>(i - j);
+                const double a = w("kerple_r1")[h], bb = w("kerple_r2")[h];
                 const double r1 = std::log1p(std::exp(a));
                 if (c.scheme == Scheme::kKerpleLog) s[j] -= r1 * std::log1p(std::log1p(std::exp(bb)) * dist);
                 else if (dist > 0) s[j] -= r1 * std::pow(dist, 2.0 / (1.0 + std::exp(-bb)));
@@ -124,8 +129,8 @@ struct Twin {
               if (c.scheme == Scheme::kFire) {
                 const double cc = std::log1p(std::exp(w(pre + "fire.c")[0]));
                 const double L = std::log1p(std::exp(w(pre + "fire.L")[0]));
-                const double norm = std::log(1.0 + cc * std::max(L, static_cast<double>(i)));
-                const double xx = norm > 0.0 ? std::log(1.0 + cc * static_cast<double>(i - j)) / norm : 0.0;
+                const double norm = std::log(1.0 + cc * std::max(L, qpos));
+                const double xx = norm > 0.0 ? std::log(1.0 + cc * dist) / norm : 0.0;
                 double f = 0.0;
                 for (std::size_t u = 0; u < 32; ++u)
                   f += w(pre + "fire.w2")[u * H + h] * std::max(0.0, w(pre + "fire.w1")[u] * xx + w(pre + "fire.b1")[u]);
@@ -211,7 +216,8 @@ struct GradCheck {
 
 // Central differences of the twin (step 1e-5 in float64) at up to `per_tensor` entries of each
 // tensor (all of the small ones), compared with the model's float32 gradient.
-GradCheck check_gradients(const ModelConfig& config, std::size_t B, std::size_t T, std::size_t per_tensor) {
+GradCheck check_gradients(const ModelConfig& config, std::size_t B, std::size_t T, std::size_t per_tensor,
+                          const std::vector<std::int32_t>& positions = {}) {
   std::unique_ptr<Model> m;
   REQUIRE(Model::create(config, &m).ok());
   randomise(*m, 99 + static_cast<std::uint64_t>(config.scheme));
@@ -219,10 +225,10 @@ GradCheck check_gradients(const ModelConfig& config, std::size_t B, std::size_t 
   TestRng rng{7};
   for (auto& t : tok) t = static_cast<std::int32_t>(rng.uniform() * static_cast<double>(config.vocab_size));
   float loss = 0.0f;
-  REQUIRE(m->loss_and_gradients(tok.data(), B, T, &loss).ok());
+  REQUIRE(m->loss_and_gradients(tok.data(), B, T, &loss, positions.empty() ? nullptr : positions.data()).ok());
   Twin tw = twin_of(*m);
   GradCheck out;
-  out.loss_error = std::fabs(loss - tw.loss(tok, B, T));
+  out.loss_error = std::fabs(loss - tw.loss(tok, B, T, positions));
   const double h = 1e-5;
   for (std::size_t t = 0; t < m->n_tensors(); ++t) {
     TensorView v = m->tensor(t);
@@ -233,9 +239,9 @@ GradCheck check_gradients(const ModelConfig& config, std::size_t B, std::size_t 
     for (std::size_t i = (t * 7) % stride; i < n; i += stride) {
       const double keep = p[i];
       p[i] = keep + h;
-      const double up = tw.loss(tok, B, T);
+      const double up = tw.loss(tok, B, T, positions);
       p[i] = keep - h;
-      const double down = tw.loss(tok, B, T);
+      const double down = tw.loss(tok, B, T, positions);
       p[i] = keep;
       const double fd = (up - down) / (2.0 * h);
       worst = std::fmax(worst, std::fabs(v.grad[i] - fd));
@@ -275,6 +281,97 @@ TEST_CASE("lab: every gradient of every scheme matches central differences of a 
     CHECK(g.loss_error < 1e-5);
     CHECK(g.worst_ratio < 1e-4);  // measured <= 1.1e-5 on every target
   }
+}
+
+TEST_CASE("lab: at randomized positions every gradient of every scheme matches the float64 twin") {
+  // Rows at sorted positions in [0, 40) (T 6) that reach every branch: the tables at pos, the biases
+  // at pos_i − pos_j (T5 past its 16 exact buckets), FIRE's max(L, pos_i) on both sides of L ≈ 3
+  // (randomise's fire.L), learned's 40-row table.
+  const std::vector<std::int32_t> pos = {0, 2, 3, 11, 17, 30, 1, 5, 9, 20, 33, 39};
+  for (std::size_t s = 0; s < kNumSchemes; ++s) {
+    ModelConfig c;
+    c.vocab_size = 7;
+    c.d_model = 8;
+    c.n_layers = 2;
+    c.n_heads = 2;
+    c.train_len = 6;
+    c.max_positions = 40;
+    c.scheme = static_cast<Scheme>(s);
+    c.seed = 3;
+    const GradCheck g = check_gradients(c, 2, 6, c.scheme == Scheme::kLearned ? 320 : 16, pos);
+    MESSAGE(std::string(scheme_name(c.scheme)), " at random positions: loss error ", g.loss_error,
+            ", worst |g - fd| / max|fd| ", g.worst_ratio, " in ", g.worst_tensor);
+    CHECK(g.loss_error < 1e-5);
+    CHECK(g.worst_ratio < 1e-4);
+  }
+}
+
+TEST_CASE("lab: positions 0 … T − 1 given are the default, bit for bit; bad positions are refused") {
+  for (Scheme scheme : {Scheme::kLearned, Scheme::kRope, Scheme::kXpos, Scheme::kT5, Scheme::kKerpleLog, Scheme::kFire}) {
+    ModelConfig c;
+    c.vocab_size = 7;
+    c.d_model = 8;
+    c.n_heads = 2;
+    c.train_len = 6;
+    c.scheme = scheme;
+    std::unique_ptr<Model> a, b;
+    REQUIRE(Model::create(c, &a).ok());
+    REQUIRE(Model::create(c, &b).ok());
+    const std::vector<std::int32_t> tok = {1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5};
+    const std::vector<std::int32_t> pos = {0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5};
+    for (int step = 0; step < 3; ++step) {
+      float la = 0.0f, lb = 0.0f;
+      REQUIRE(a->train_step(tok.data(), 2, 6, 1e-2, &la).ok());
+      REQUIRE(b->train_step(tok.data(), 2, 6, 1e-2, &lb, nullptr, pos.data()).ok());
+      CHECK(la == lb);
+    }
+    std::vector<std::int32_t> bad = pos;
+    float loss = 0.0f;
+    bad[7] = 0;
+    CHECK(std::string(a->loss_and_gradients(tok.data(), 2, 6, &loss, bad.data()).message) ==
+          "positions must increase strictly along each row");
+    bad = pos;
+    bad[5] = 6;
+    CHECK(std::string(a->loss_and_gradients(tok.data(), 2, 6, &loss, bad.data()).message) ==
+          "positions must be < max_positions (train_len if 0)");
+    bad[0] = -1;
+    CHECK(std::string(a->loss_and_gradients(tok.data(), 2, 6, &loss, bad.data()).message) == "positions must be >= 0");
+  }
+  ModelConfig c;
+  c.train_len = 8;
+  c.max_positions = 7;
+  std::unique_ptr<Model> m;
+  CHECK(std::string(Model::create(c, &m).message) == "max_positions must be 0 or in [train_len, 65536]");
+}
+
+TEST_CASE("lab: random_positions draws sorted uniform subsets, the same for a seed") {
+  const std::size_t B = 4000, T = 8, L = 64;
+  std::vector<std::int32_t> pos(B * T), again(B * T);
+  REQUIRE(random_positions(pos.data(), B, T, L, 5).ok());
+  REQUIRE(random_positions(again.data(), B, T, L, 5).ok());
+  CHECK(pos == again);
+  std::vector<double> count(L, 0.0);
+  for (std::size_t b = 0; b < B; ++b) {
+    for (std::size_t t = 0; t < T; ++t) {
+      const std::int32_t p = pos[b * T + t];
+      REQUIRE(p >= 0);
+      REQUIRE(p < static_cast<std::int32_t>(L));
+      if (t > 0) REQUIRE(p > pos[b * T + t - 1]);
+      count[static_cast<std::size_t>(p)] += 1.0;
+    }
+  }
+  // Each position is in a row with probability T / L = 1/8: 500 of 4000 rows, binomial sd ≈ 21.
+  for (double n : count) CHECK(std::fabs(n - 500.0) < 6.0 * 21.0);
+  // The smallest position of a uniform T-subset of [0, L): P(min >= k) = C(L − k, T) / C(L, T).
+  double at_least_8 = 1.0;
+  for (std::size_t i = 0; i < T; ++i) at_least_8 *= static_cast<double>(L - 8 - i) / static_cast<double>(L - i);
+  std::size_t seen = 0;
+  for (std::size_t b = 0; b < B; ++b) seen += pos[b * T] >= 8 ? 1 : 0;
+  CHECK(std::fabs(static_cast<double>(seen) / B - at_least_8) < 6.0 * std::sqrt(at_least_8 * (1 - at_least_8) / B));
+  std::int32_t one = 0;
+  CHECK(std::string(random_positions(&one, 1, 9, 8, 1).message) == "seq_len must be in [1, max_position] and max_position <= 2^31");
+  REQUIRE(random_positions(pos.data(), 1, 8, 8, 1).ok());  // all of them
+  for (std::int32_t t = 0; t < 8; ++t) CHECK(pos[static_cast<std::size_t>(t)] == t);
 }
 
 TEST_CASE("lab: position_parameters gives what each scheme learned, in the card's terms") {
@@ -786,4 +883,41 @@ TEST_CASE("lab: run_scheme evaluates at train_len x {1/2, 1, 2, 4, 8}; learned h
   rc.schedule.total_steps = 0;
   SchemeResult r;
   CHECK(run_scheme(*d, rc, Scheme::kRope, &r).code == StatusCode::kBadArgument);
+}
+
+TEST_CASE("lab: run_scheme with randomized positions trains at the card's positions; learned reaches 8 T") {
+  DatasetConfig dc;
+  dc.vocab_size = 5;
+  std::unique_ptr<Dataset> d;
+  REQUIRE(Dataset::create(dc, &d).ok());
+  RunConfig rc;
+  rc.model = tiny(Scheme::kLearned);
+  rc.schedule.total_steps = 3;
+  rc.schedule.warmup_steps = 1;
+  rc.batch = 2;
+  rc.eval_batch = 2;
+  rc.random_positions = 64;
+  SchemeResult r;
+  REQUIRE(run_scheme(*d, rc, Scheme::kLearned, &r).ok());
+  for (const EvalRow& e : r.eval) {
+    CHECK_FALSE(e.no_embedding);
+    CHECK(std::isfinite(e.loss));
+  }
+  CHECK(r.eval.back().length == 64);
+  // The same steps by hand, from the card: batch s at random_positions(stream_seed(data_seed + 2^32, s)).
+  ModelConfig mc = rc.model;
+  mc.vocab_size = d->vocab_size();
+  mc.max_positions = 64;
+  std::unique_ptr<Model> m;
+  REQUIRE(Model::create(mc, &m).ok());
+  std::vector<std::int32_t> tok(2 * 8), pos(2 * 8);
+  for (std::size_t s = 0; s < 3; ++s) {
+    REQUIRE(d->sample(tok.data(), 2, 8, stream_seed(rc.data_seed, s)).ok());
+    REQUIRE(random_positions(pos.data(), 2, 8, 64, stream_seed(rc.data_seed + kPositionStream, s)).ok());
+    float loss = 0.0f;
+    REQUIRE(m->train_step(tok.data(), 2, 8, learning_rate(rc.schedule, s), &loss, nullptr, pos.data()).ok());
+    CHECK(loss == r.train_loss[s]);
+  }
+  rc.random_positions = 7;
+  CHECK(std::string(run_scheme(*d, rc, Scheme::kRope, &r).message) == "random_positions must be 0 or in [train_len, 65536]");
 }

@@ -24,7 +24,7 @@ namespace posenc::lab {
 enum class Scheme : int {
   kNone = 0,    // NoPE: x₀ = tok_emb[token]
   kSinusoidal,  // x₀ = tok_emb[token]·√d_model + the interleaved sinusoidal table (base 10000)
-  kLearned,     // x₀ = tok_emb[token] + pos_emb[pos], pos_emb [train_len][d_model]
+  kLearned,     // x₀ = tok_emb[token] + pos_emb[pos], pos_emb [max_positions][d_model]
   kRope,        // half-split RoPE (θ 10000, rot_dim = head_dim) on q and k in every layer
   kAlibi,       // scores += -m_h (i - j), posenc::alibi_slopes(n_heads)
   kT5,          // scores += t5_bias[bucket(j - i)][h], 32 causal buckets, max distance 128, shared
@@ -50,7 +50,10 @@ struct ModelConfig {
   std::size_t d_model = 64;     // a multiple of n_heads; head_dim = d_model / n_heads (even for rope)
   std::size_t n_layers = 2;
   std::size_t n_heads = 4;
-  std::size_t train_len = 64;   // T_train: rows of pos_emb; the original length for RoPE scaling
+  std::size_t train_len = 64;   // T_train: the original length for RoPE scaling (and FIRE's init of L)
+  // The positions the model can be given are [0, max_positions): rows of pos_emb. 0 means train_len;
+  // otherwise in [train_len, 65536]. Randomized positions (RunConfig) train at positions up to it.
+  std::size_t max_positions = 0;
   Scheme scheme = Scheme::kRope;
   std::uint64_t seed = 0;       // initialisation
 };
@@ -128,14 +131,17 @@ class Model {
   Status position_parameters(std::vector<PositionArray>* out) const noexcept;
 
   // The mean next-token cross-entropy over batch · (seq_len - 1) targets (nats), and every
-  // tensor's gradient. Status kBadArgument: null tokens, batch 0, seq_len < 2, a token outside
-  // [0, vocab_size); kBadShape: learned scheme and seq_len > train_len.
+  // tensor's gradient. positions [batch][seq_len] (null: 0 … seq_len − 1 in every row): the position
+  // of each token, strictly increasing along a row, in [0, max_positions); every scheme uses them
+  // where it uses a position (the tables at pos, the biases at pos_i − pos_j, FIRE's max(L, pos_i)).
+  // Status kBadArgument: null tokens, batch 0, seq_len < 2, a token outside [0, vocab_size), a row of
+  // positions not increasing or out of range; kBadShape: learned scheme and seq_len > max_positions.
   Status loss_and_gradients(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
-                            float* loss) noexcept;
+                            float* loss, const std::int32_t* positions = nullptr) noexcept;
   // loss_and_gradients, global gradient-norm clip, one AdamW step at learning rate lr (finite,
   // >= 0). loss is the loss before the update; grad_norm (may be null) the norm before clipping.
   Status train_step(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len, double lr,
-                    float* loss, float* grad_norm = nullptr) noexcept;
+                    float* loss, float* grad_norm = nullptr, const std::int32_t* positions = nullptr) noexcept;
   // Forward only, one row at a time (memory ~ n_heads · seq_len² per layer). loss: the mean over all
   // targets; position_loss[seq_len - 1] (may be null): the mean over rows of the loss of predicting
   // token t + 1. Status as loss_and_gradients, and kBadArgument for rope_scaling with another
@@ -212,7 +218,20 @@ struct RunConfig {
   std::size_t eval_batch = 16;      // rows per evaluation length (the same rows for every scheme)
   std::uint64_t data_seed = 1;      // training batch s: sample_seed = stream_seed(data_seed, s)
   std::uint64_t eval_seed = 7;      // evaluation rows at length L: stream_seed(eval_seed, L)
+  // Randomized positions (Ruoss et al. 2023): 0 trains at 0 … train_len − 1; L_max in [train_len,
+  // 65536] (the shipped runs use 8 · train_len) gives training batch s the positions
+  // random_positions(…, L_max, stream_seed(data_seed + kPositionStream, s)) and the model
+  // max_positions = L_max. Evaluation always uses 0 … L − 1.
+  std::size_t random_positions = 0;
 };
+constexpr std::uint64_t kPositionStream = std::uint64_t{1} << 32;
+
+// Randomized positions for a batch: each row of out[batch][seq_len] a uniform sorted subset of
+// [0, max_position) (seq_len <= max_position), by selection sampling (Knuth's Algorithm S): with
+// SplitMix64 seeded by seed, position p = 0, 1, … is taken with probability (seq_len − taken) /
+// (max_position − p), i.e. when uniform() · (max_position − p) < seq_len − taken (uniform: 53 bits, rng.hpp).
+Status random_positions(std::int32_t* out, std::size_t batch, std::size_t seq_len, std::size_t max_position,
+                        std::uint64_t seed) noexcept;
 
 struct EvalRow {
   std::size_t length;
