@@ -65,10 +65,15 @@ export const GUIDES = {
         + 'largest error is float32 rounding — the same matrix for every pos.' },
   ],
   learned: [
-    { label: 'A row of the table', view: 'learned', patch: (st) => ({ learnedPos: Math.min(100, st.maxLen - 1) }),
-      caption: (st) => `Position ${Math.min(100, st.maxLen - 1)} has its row: the right plot shows its ${st.dModel} `
-        + 'numbers, trained like any other weight.' },
-    { label: 'Past max_len', view: 'learned', patch: (st) => ({ learnedPos: st.maxLen }),
+    { label: 'What training made', view: 'learned', patch: () => ({ learnedSource: 'trained', learnedPos: 10 }),
+      caption: () => 'The lab\'s trained table (left) and the cosine similarity of its rows (middle): compare the middle map '
+        + 'with the sinusoidal chapter\'s, where near positions are alike. The sentence under the plots measures how much '
+        + 'more alike neighbouring rows are than any two, and says what the model was trained on.' },
+    { label: 'A row of the table', view: 'learned',
+      patch: (st) => ({ learnedSource: 'init', learnedPos: Math.min(100, st.maxLen - 1) }),
+      caption: (st) => `At initialisation, position ${Math.min(100, st.maxLen - 1)} has its row: the right plot shows its `
+        + `${st.dModel} numbers, trained like any other weight.` },
+    { label: 'Past max_len', view: 'learned', patch: (st) => ({ learnedSource: 'init', learnedPos: st.maxLen }),
       caption: (st) => `Position ${n(st.maxLen)} = max_len has no row: the package refuses the lookup (right). A model `
         + 'trained with this table cannot represent the position at all.' },
   ],

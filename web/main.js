@@ -110,7 +110,7 @@ async function main() {
 
   const bar = createSettingsBar({ pe, presets, onChange, onModel: applyModel, redrawAll: scheduler.redrawAll });
   setupPageLinks($('chapters'));
-  // A table loaded in the learned view: the page takes its size (a committed change).
+  // A table loaded in the learned view: the page takes its size and shows it (a committed change).
   const fit = (key, v) => Math.min(FIELDS[key].max, Math.max(FIELDS[key].min, v));
   const host = {
     pe, lab, extras, onChange, state: () => settings.state, refresh: scheduler.refresh,
@@ -119,7 +119,8 @@ async function main() {
       extras.learned = t;
       extras.opened = t.name;
       extras.openedModel = { clamped: [], label: `“${t.name}”` };
-      settings.update({ dModel: fit('dModel', t.dModel), maxLen: fit('maxLen', t.maxLen), model: t.name }, true);
+      settings.update({ dModel: fit('dModel', t.dModel), maxLen: fit('maxLen', t.maxLen), model: t.name, learnedSource: 'file' },
+        true);
     },
   };
   const chapters = buildChapters(defs, host);

@@ -165,6 +165,7 @@ export function settingsFromModel(model, { layerType, config } = {}) {
     }
     for (const [k, v] of [['dModel', t.dModel], ['maxLen', t.maxLen], ['seqLen', t.maxLen]]) setField(state, k, v, clamped);
     if (t.weights) r.learned = t;
+    state.learnedSource = t.weights ? 'file' : 'init';  // its table, or the seeded one at its size
     r.scheme = r.scheme ?? 'learned';
     const name = t.name ? `position table “${t.name}”` : 'learned position table';
     read.push(`${name} ${t.maxLen} × ${t.dModel}${t.weights ? '' : ' (its shape only)'}`);

@@ -29,7 +29,9 @@ export const FIELDS = {
   shiftPos: { value: 5, type: 'int', min: 0, max: 100000, label: 'pos' },
   shiftK: { value: 3, type: 'int', min: -10000, max: 10000, label: 'shift k' },
   shiftPair: { value: 0, type: 'int', min: 0, max: 2047, label: 'pair i' },
-  // Chapter "learned".
+  // Chapter "learned": the table drawn — the lab's trained pos_emb, the seeded one at initialisation
+  // (max_len × d_model), or one from a file.
+  learnedSource: { value: 'trained', type: 'enum', values: ['trained', 'init', 'file'], label: 'table' },
   maxLen: { value: 512, type: 'int', min: 1, max: 16384, label: 'max_len' },
   learnedPos: { value: 100, type: 'int', min: 0, max: 20000, label: 'look up position' },
   hotPos: { value: 10, type: 'int', min: 0, max: 63, label: 'compare position' },

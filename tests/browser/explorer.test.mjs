@@ -110,7 +110,9 @@ test('each new view reacts to its own control', async () => {
   const shiftNote = await ex.page.textContent(`${view('context-shift')} .note`);
   const [, worst, stale] = shiftNote.match(/shifted and recomputed keys: (\S+) \(rounding.*off by up to (\S+) in a score/) ?? [];
   assert.ok(Number(worst) < 1e-3 && Number(stale) > 0.01, shiftNote);
-  // The learned lookup past max_len fails plainly.
+  // The learned lookup past max_len fails plainly: the table at initialisation is max_len × d_model (the
+  // trained one, drawn by default, is the lab's 64 × 64: tests/browser/trained.test.mjs).
+  await reacts('learned', () => ex.page.selectOption('#control-learnedSource', 'init'));
   await reacts('learned', () => ex.page.fill('#control-learnedPos', '512'));
   assert.match(await ex.page.textContent(`${view('learned')} .note`), /No row for position 512: the table has rows 0 … 511 only/);
   // The comparison table counts parameters for the current settings.

@@ -180,7 +180,8 @@ test('a link with values the page refuses says which and why, and the address is
 });
 
 test('a model file named in the link but not open says that it was dropped; head_dim is named for a RoPE model', async () => {
-  await open('#dModel=768&maxLen=1024&model=gpt2-wpe.npy');
+  // The link of a page that had the file open: loading its table chose it in the learned view.
+  await open('#dModel=768&maxLen=1024&model=gpt2-wpe.npy&learnedSource=file');
   assert.match(await ex.page.textContent('[data-notice="dropped"]'), /read from the model file “gpt2-wpe\.npy”, which a link cannot carry/);
   assert.match(await ex.page.textContent('#settings-summary'), /gpt2-wpe\.npy \(not open\)$/);
   await drawn('learned');

@@ -1,8 +1,10 @@
-// A learned position table: seeded N(0, 0.02²) or real weights from a file, its heatmap, its
-// similarity matrix, its size, and a lookup that fails plainly past max_len (chapter "learned").
+// A learned position table (chapter "learned"): the lab's trained pos_emb by default (what training made
+// of it, measured), the seeded N(0, 0.02²) table at initialisation, or real weights from a file; its
+// heatmap, its similarity matrix, its size, and a lookup that fails plainly past its last row.
 import { DIVERGING, SERIES } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
+import { drawnFrom, resultTag, trainedPosition } from '../lab-position.js';
 import { hasReadModel } from '../model-file.js';
 import { moveGrid } from '../cursor.js';
 import { fmt } from '../numbers.js';
@@ -10,24 +12,77 @@ import { columnsFor, samplePositions, samplingNote } from '../sampling.js';
 
 const LIMIT = 2 ** 22;  // numbers in a table this page draws (16 MiB of float32)
 const PANEL = 260, MIN_WIDTH = 330;
+const SOURCES = { trained: 'trained in the lab', init: 'at initialisation', file: 'your file' };
 
 // The last table made, kept while its size and source stay the same (the lookup slider moves often).
 let cached = { key: '', table: null };
-function tableFor(pe, st, loaded, opened) {
-  const own = loaded && loaded.maxLen === st.maxLen && loaded.dModel === st.dModel;
-  const key = `${st.maxLen} ${st.dModel} ${own ? loaded.name : 'seeded'}`;
-  if (cached.key !== key || (own && cached.weights !== loaded.weights)) {
-    const table = pe.learnedTable(st.maxLen, st.dModel, own ? { weights: loaded.weights } : { seed: 0, std: 0.02 });
-    cached = { key, table, weights: own ? loaded.weights : null };
+function made(key, weights, make) {
+  if (cached.key !== key || cached.weights !== weights) cached = { key, weights, table: make() };
+  return cached.table;
+}
+
+// The seeded table at the settings' size, or (file) the file's when one is loaded and of that size.
+function settingsTable(pe, st, file, loaded, opened) {
+  if (st.maxLen * st.dModel > LIMIT) {
+    throw new Error(`max_len × d_model = ${st.maxLen * st.dModel} numbers is more than this page draws (${LIMIT}); `
+      + 'lower max_len or d_model.');
   }
+  const own = file && loaded && loaded.maxLen === st.maxLen && loaded.dModel === st.dModel;
+  const table = made(`${st.maxLen} ${st.dModel} ${own ? loaded.name : 'seeded'}`, own ? loaded.weights : null,
+    () => pe.learnedTable(st.maxLen, st.dModel, own ? { weights: loaded.weights } : { seed: 0, std: 0.02 }));
   const source = own ? `“${loaded.name}” from your file`
-    : loaded ? `seeded N(0, 0.02²) — your file's “${loaded.name}” is ${loaded.maxLen} × ${loaded.dModel}, `
+    : file && loaded ? `seeded N(0, 0.02²) — your file's “${loaded.name}” is ${loaded.maxLen} × ${loaded.dModel}, `
       + 'set max_len and d_model to those to see it'
-      : st.model && st.model !== 'pasted config' && opened !== st.model
+      : file && st.model && st.model !== 'pasted config' && opened !== st.model
         ? `seeded N(0, 0.02²) — the settings came from “${st.model}”, which is not open in this page (a link cannot `
           + 'carry a file): open it again to see its rows'
-        : 'seeded N(0, 0.02²), as at the start of training';
-  return { table: cached.table, source };
+        : file ? 'seeded N(0, 0.02²) — no file is open: load one below to see its rows'
+          : 'seeded N(0, 0.02²), as at the start of training';
+  return { table, source };
+}
+
+// The lab's trained pos_emb, at its own size whatever the settings say.
+function trainedTable(pe, st, t) {
+  const { shape: [rows, d], values } = t.position.pos_emb;
+  const table = made(`trained ${rows} ${d}`, values, () => pe.learnedTable(rows, d, { weights: Float32Array.from(values) }));
+  const size = st.maxLen !== rows || st.dModel !== d
+    ? `The settings' max_len ${st.maxLen} and d_model ${st.dModel} size the table at initialisation, not this one.` : '';
+  return { table, trained: t, source: `the lab's trained pos_emb, ${rows} × ${d} (T_train × d_model of the lab's model)`,
+    more: [size, drawnFrom(t, 'learned')] };
+}
+
+function tableFor(pe, st, extras, lab) {
+  const trained = st.learnedSource === 'trained';
+  const t = trained ? trainedPosition(lab, 'learned') : null;
+  if (t) return trainedTable(pe, st, t);
+  const r = settingsTable(pe, st, st.learnedSource === 'file', extras.learned, extras.opened);
+  if (trained) {
+    r.source += ` (no lab result has a trained learned model: ${lab.shippedFailure() || 'train one in the lab chapter'})`;
+  }
+  return r;
+}
+
+// Mean cosine similarity of neighbouring rows and of all pairs of rows of a [rows][d] table.
+function smoothness(w, rows, d) {
+  const norm = Array.from({ length: rows }, (_, i) => Math.hypot(...w.subarray(i * d, (i + 1) * d)) || 1);
+  const cos = (i, j) => { let s = 0; for (let k = 0; k < d; k++) s += w[i * d + k] * w[j * d + k]; return s / (norm[i] * norm[j]); };
+  let near = 0, all = 0;
+  for (let i = 0; i + 1 < rows; i++) near += cos(i, i + 1);
+  for (let i = 0; i < rows; i++) for (let j = i + 1; j < rows; j++) all += cos(i, j);
+  return { near: near / (rows - 1), all: all / ((rows * (rows - 1)) / 2) };
+}
+
+// What the trained table learned, in one sentence, against a sinusoidal table of the same size.
+function learnedText(pe, t, table) {
+  const { maxLen: rows, dModel: d } = table, c = t.config;
+  const m = smoothness(table.weights, rows, d);
+  const sin = smoothness(pe.sinusoidal(rows, d), rows, d);
+  const task = t.result.task === 'markov' ? 'markov (an order-2 source, where only the last two tokens matter)' : t.result.task;
+  const verdict = m.near < sin.near / 2 ? 'its table is not smooth' : 'its neighbouring rows grew alike';
+  return `What training made of it: the model learned ${task} for ${c.steps} steps at T_train ${c.trainLength}, and `
+    + `${verdict}: neighbouring rows have mean cosine similarity ${fmt(m.near, 3)}, all pairs of rows ${fmt(m.all, 3)} — `
+    + `neighbours ${fmt(m.near / m.all, 2)}× as similar as any two — where a sinusoidal table of the same size gives `
+    + `${fmt(sin.near, 3)} and ${fmt(sin.all, 3)}.`;
 }
 
 function setupFile(section, host) {
@@ -69,18 +124,18 @@ function setupFile(section, host) {
 export default {
   id: 'learned',
   controls: [
+    ['learnedSource', { kind: 'select', label: 'table', labels: SOURCES }],
     ['maxLen', { label: 'max_len', slider: { min: 1, max: 16384, log: true } }],
     ['learnedPos', { label: 'look up position', slider: (st) => ({ min: 0, max: Math.max(2, Math.ceil(st.maxLen * 1.25)) }) }],
   ],
-  setup: setupFile,
+  setup(section, host) {
+    setupFile(section, host);
+    host.lab.onChange((what) => { if (what === 'result') host.refresh('learned'); });
+  },
   height: (width) => panelsHeight(3, width, PANEL, MIN_WIDTH),
-  compute({ pe, st, extras }) {
-    const { maxLen, dModel: d } = st;
-    if (maxLen * d > LIMIT) {
-      throw new Error(`max_len × d_model = ${maxLen * d} numbers is more than this page draws (${LIMIT}); `
-        + 'lower max_len or d_model.');
-    }
-    const { table, source } = tableFor(pe, st, extras.learned, extras.opened);
+  compute({ pe, st, extras, lab }) {
+    const { table, source, trained = null, more = [] } = tableFor(pe, st, extras, lab);
+    const { maxLen, dModel: d } = table;
     const xs = samplePositions(maxLen - 1, columnsFor(d));
     const values = new Float32Array(xs.length * d);
     let hi = 0;
@@ -103,13 +158,15 @@ export default {
     } catch (e) {
       if (!(e instanceof RangeError)) throw e;
       failure = `No row for position ${st.learnedPos}: the table has rows 0 … ${maxLen - 1} only. A model trained with `
-        + `max_len ${maxLen} cannot represent this position at all. `
+        + `max_len ${maxLen} cannot represent this position at all${trained ? ' (the lab reports “no emb.” past it)' : ''}. `
         + `(The package: “${e.message.replace(/^learnedTable\.lookup: /, '')}”)`;
     }
-    return { xs, values, hi: hi || 1, d, ss, sim, n, row, failure, pos: st.learnedPos, params: maxLen * d, maxLen, source };
+    return { xs, values, hi: hi || 1, d, ss, sim, n, row, failure, pos: st.learnedPos, params: maxLen * d, maxLen, source, more,
+      learned: trained ? learnedText(pe, trained, table) : '' };
   },
   plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor, panels: [
-    { title: `table: ${data.maxLen} × ${data.d} = ${data.params.toLocaleString('en-US')} parameters`, kind: 'heatmap', spec: {
+    { title: `${data.learned ? 'trained ' : ''}table: ${data.maxLen} × ${data.d} = ${data.params.toLocaleString('en-US')} parameters`,
+      kind: 'heatmap', spec: {
       values: data.values, nx: data.xs.length, ny: data.d, xDomain: [data.xs[0], data.xs[data.xs.length - 1]], lo: -data.hi,
       hi: data.hi, lut: DIVERGING, xLabel: 'position', yLabel: 'dimension', legendLabel: 'weight' } },
     { title: 'cosine similarity of two rows', kind: 'heatmap', spec: { values: data.sim, nx: data.n, ny: data.n,
@@ -126,13 +183,19 @@ export default {
     const at = 'x' in c ? c : { x: c.i ?? 0, y: 0 };
     return { panel: p, ...moveGrid(at, grids[p].nx, grids[p].ny, key, grids[p].down) };
   },
-  note: (data) => [`Table: ${data.source}.`, samplingNote(data.xs, data.maxLen), data.failure].filter(Boolean).join(' '),
+  note: (data) => [`Table: ${data.source}.`, ...data.more, samplingNote(data.xs, data.maxLen), data.failure]
+    .filter(Boolean).join(' '),
+  html: (data) => (data?.learned ? `<p data-caption="learned">${data.learned}</p>` : ''),
   readout(data, c) {
     if (c.panel === 0) return `position ${data.xs[c.x]}, dim ${c.y}: weight ${fmt(data.values[c.x * data.d + c.y])}`;
     if (c.panel === 1) return `cos(row ${data.ss[c.y]}, row ${data.ss[c.x]}) = ${fmt(data.sim[c.x * data.n + c.y], 4)}`;
     return data.row ? `row ${data.pos}, dim ${c.i ?? c.x}: ${fmt(data.row[c.i ?? c.x])}` : data.failure;
   },
   csv: (data) => heatmapCsv({ nx: data.xs.length, ny: data.d, xs: data.xs, values: data.values }, 'pos', 'dim', 'weight'),
-  caption: (st) => `learned max_len=${st.maxLen} d_model=${st.dModel} lookup=${st.learnedPos}`,
+  caption(st, { lab }) {
+    const t = st.learnedSource === 'trained' ? trainedPosition(lab, 'learned') : null;
+    return t ? `learned trained pos_emb · lab ${resultTag(t)} · lookup=${st.learnedPos}`
+      : `learned table=${st.learnedSource} max_len=${st.maxLen} d_model=${st.dModel} lookup=${st.learnedPos}`;
+  },
   cursor0: () => ({ panel: 0, x: 0, y: 0 }),
 };

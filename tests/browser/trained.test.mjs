@@ -1,0 +1,103 @@
+// What the lab's trained models learned, in headless Debian Chromium: the learned chapter opens on the
+// lab's trained pos_emb — its read-outs and its measured sentence checked against data/lab-result.json,
+// read here independently; a result trained in the page is preferred to the shipped one.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { explorerSession } from './launch.mjs';
+
+const shipped = JSON.parse(await readFile(new URL('../../data/lab-result.json', import.meta.url), 'utf8'));
+const position = (scheme) => shipped.results.find((r) => r.scheme === scheme).position;
+const ex = explorerSession();
+const { view, open, drawn } = ex;
+
+before(async () => { await ex.start(); await open(); });
+after(async () => ex.close && ex.close());
+
+const readout = (id) => ex.page.textContent(`${view(id)} .readout`);
+const text = (id, part) => ex.page.textContent(`${view(id)} ${part}`);
+async function keys(id, ...presses) {
+  await ex.page.focus(`${view(id)} canvas`);
+  for (const [key, times] of presses) for (let k = 0; k < times; k++) await ex.page.keyboard.press(key);
+}
+const close = (shown, want, digits, what) => assert.ok(Math.abs(Number(shown) - want) <= 0.51 * 10 ** -digits,
+  `${what}: shown ${shown}, the data gives ${want}`);
+
+// Mean cosine similarity of neighbouring rows and of all pairs of rows.
+function similarity(w, rows, d) {
+  const cos = (i, j) => {
+    let s = 0, a = 0, b = 0;
+    for (let k = 0; k < d; k++) { s += w[i * d + k] * w[j * d + k]; a += w[i * d + k] ** 2; b += w[j * d + k] ** 2; }
+    return s / Math.sqrt(a * b);
+  };
+  let near = 0, all = 0;
+  for (let i = 0; i + 1 < rows; i++) near += cos(i, i + 1);
+  for (let i = 0; i < rows; i++) for (let j = i + 1; j < rows; j++) all += cos(i, j);
+  return { near: near / (rows - 1), all: all / (rows * (rows - 1) / 2) };
+}
+
+test('the learned chapter shows the lab\'s trained table by default, measured, with exact read-outs', async () => {
+  const { shape: [rows, d], values } = position('learned').pos_emb;
+  await drawn('learned');
+  assert.equal((await ex.state()).learnedSource, 'trained');
+  const note = await text('learned', '.note');
+  assert.match(note, new RegExp(`Table: the lab's trained pos_emb, ${rows} × ${d}`));
+  assert.match(note, /max_len 512 and d_model 128 size the table at initialisation, not this one/);
+  assert.match(note, /Drawn from the shipped result/);
+  // The sentence's numbers, recomputed from the JSON.
+  const m = similarity(values, rows, d);
+  const sentence = await text('learned', '[data-caption="learned"]');
+  assert.match(sentence, /learned markov .* for 2000 steps at T_train 64, and its table is not smooth/);
+  assert.ok(sentence.includes(`neighbouring rows have mean cosine similarity ${m.near.toFixed(3)}, all pairs of rows ${m.all.toFixed(3)}`), sentence);
+  assert.ok(sentence.includes(`neighbours ${(m.near / m.all).toFixed(2)}× as similar`), sentence);
+  // The heatmap's read-out at a row and dimension is that weight of pos_emb.
+  await keys('learned', ['ArrowRight', 10], ['ArrowUp', 5]);
+  const [, p, dim, w] = (await readout('learned')).match(/^position (\d+), dim (\d+): weight (\S+)$/);
+  assert.deepEqual([Number(p), Number(dim)], [10, 5]);
+  close(w, values[10 * d + 5], 6, 'pos_emb[10][5]');
+  // It has rows 0 … 63 only; the table at initialisation keeps the settings' size and its limit.
+  await ex.page.fill('#control-learnedPos', '64');
+  await ex.page.press('#control-learnedPos', 'Enter');
+  await ex.page.waitForFunction(() => /No row for position 64: the table has rows 0 … 63 only/.test(
+    document.querySelector('section[data-view="learned"] .note').textContent));
+  await ex.page.focus('#control-learnedSource');
+  await ex.page.selectOption('#control-learnedSource', 'init');
+  await ex.page.waitForFunction(() => /Table: seeded N\(0, 0\.02²\), as at the start of training/.test(
+    document.querySelector('section[data-view="learned"] .note').textContent));
+  assert.equal(await ex.page.$(`${view('learned')} [data-caption="learned"]`), null, 'the seeded table claims what training made');
+  // The guided steps: the first goes back to the trained table, the last past max_len of the table at initialisation.
+  const step = (k) => ex.page.click(`[aria-label^="What to notice: 4."] button[data-step="${k}"]`);
+  await step(0);
+  assert.deepEqual(await ex.page.evaluate(() => [window.posencExplorer.state.learnedSource, window.posencExplorer.state.learnedPos]), ['trained', 10]);
+  await step(2);
+  await ex.page.waitForFunction(() => /No row for position 512: the table has rows 0 … 511 only/.test(
+    document.querySelector('section[data-view="learned"] .note').textContent));
+  assert.deepEqual(ex.problems, []);
+});
+
+test('a result trained in the page is drawn instead of the shipped one, and the views say which', async () => {
+  await open();
+  await drawn('lab-training');
+  for (const s of ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5']) {
+    const box = `${view('lab-training')} input[name="labSchemes-${s}"]`;
+    if (s === 'learned') await ex.page.check(box); else await ex.page.uncheck(box);
+  }
+  await ex.page.selectOption('#control-labSize', 'tiny');
+  await ex.page.fill('#control-labSteps', '20');
+  await ex.page.press('#control-labSteps', 'Enter');
+  await ex.page.waitForFunction(() => window.posencExplorer.state.labSteps === 20);
+  const before = await ex.renders('learned');
+  await ex.page.click(`${view('lab-training')} [data-lab="start"]`);
+  await ex.page.waitForFunction(() => window.posencExplorer.lab.run?.state === 'done', null, { timeout: 60000 });
+  const [rows, d, values] = await ex.page.evaluate(() => {
+    const p = window.posencExplorer.lab.run.schemes.learned.result.results[0].position.pos_emb;
+    return [...p.shape, Array.from(p.values)];
+  });
+  assert.deepEqual([rows, d], [64, 32]);  // the tiny model
+  await drawn('learned', before);
+  assert.match(await text('learned', '.note'), /Table: the lab's trained pos_emb, 64 × 32 .*Drawn from your run in this browser/);
+  await keys('learned', ['ArrowRight', 3], ['ArrowUp', 2]);
+  const [, p, dim, w] = (await readout('learned')).match(/^position (\d+), dim (\d+): weight (\S+)$/);
+  close(w, values[Number(p) * d + Number(dim)], 6, `your pos_emb[${p}][${dim}]`);
+  assert.deepEqual(ex.problems, []);
+});

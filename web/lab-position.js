@@ -1,0 +1,26 @@
+// What the lab's trained models learned about positions, for the views that draw it (docs/explorer.md,
+// "The lab chapter"): each scheme's `position` parameters (docs/lab.md, cpp/lab/model.cpp
+// Model::position_parameters) from the lab result on show, or from the shipped one when the result on
+// show has no model of that scheme, with words saying which result is drawn.
+import { describeSource } from './lab.js';
+
+/**
+ * The trained parameters of `scheme`: { result, position: { name: { shape, values } }, config,
+ * fallback (true: the result on show has no such model, the shipped one is drawn) }, or null.
+ */
+export function trainedPosition(lab, scheme) {
+  for (const result of [lab.shown(), lab.shipped()]) {
+    const s = result?.results.find((x) => x.scheme === scheme && x.position && Object.keys(x.position).length);
+    if (s) return { result, position: s.position, config: result.config, fallback: result !== lab.shown() };
+  }
+  return null;
+}
+
+/** "Drawn from …": which result, and why the shipped one when the result on show is another. */
+export function drawnFrom(t, schemes) {
+  const why = t.fallback ? ` (the lab's result on show has no ${schemes} model)` : '';
+  return `Drawn from ${describeSource(t.result)}${why}.`;
+}
+
+/** A caption fragment for exports: the result's source and date. */
+export const resultTag = (t) => `${t.result.source} ${t.result.date}`;
