@@ -4,6 +4,10 @@
 // show has no model of that scheme, with words saying which result is drawn.
 import { describeSource } from './lab.js';
 
+// The lab's T5 buckets (cpp/lab/model.hpp kT5Buckets, kT5MaxDistance; causal: forward.cpp takes
+// t5_bucket(−(i − j)) unidirectional).
+export const LAB_T5 = { bidirectional: false, numBuckets: 32, maxDistance: 128 };
+
 /**
  * The trained parameters of `scheme`: { result, position: { name: { shape, values } }, config,
  * fallback (true: the result on show has no such model, the shipped one is drawn) }, or null.
@@ -14,6 +18,16 @@ export function trainedPosition(lab, scheme) {
     if (s) return { result, position: s.position, config: result.config, fallback: result !== lab.shown() };
   }
   return null;
+}
+
+/** Like trainedPosition, but an Error saying what is missing when there is nothing to draw. */
+export function requireTrained(lab, scheme) {
+  const t = trainedPosition(lab, scheme);
+  if (!t) {
+    throw new Error(`${lab.shippedFailure() || `No lab result has a trained ${scheme} model.`} `
+      + `Train ${scheme} in the lab chapter to see it.`);
+  }
+  return t;
 }
 
 /** "Drawn from …": which result, and why the shipped one when the result on show is another. */

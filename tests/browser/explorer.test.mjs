@@ -11,9 +11,9 @@ import { distinctColors, explorerSession } from './launch.mjs';
 const artifacts = new URL('../../test-results/', import.meta.url);
 const CHAPTERS = ['order', 'embedding', 'sinusoidal', 'learned', 'rope', 'bias', 'long-context', 'comparison', 'lab'];
 const VIEWS = ['attention', 'embedding', 'add-vs-concat', 'one-hot', 'pe-heatmap', 'dim-traces', 'similarity', 'shift', 'learned',
-  'rope-rotation', 'rope-relative', 'cross-terms', 'mrope', 'rope-2d', 'alibi', 't5-buckets', 'spectrum', 'clocks', 'compare',
-  'precision', 'rope-cache', 'attention-window', 'irope', 'context-shift', 'where-position', 'score-vs-distance', 'comparison-table',
-  'lab-training', 'lab-extrapolation'];
+  'rope-rotation', 'rope-relative', 'cross-terms', 'mrope', 'rope-2d', 'alibi', 't5-buckets', 't5-trained',
+  'spectrum', 'clocks', 'compare', 'precision', 'rope-cache', 'attention-window', 'irope', 'context-shift', 'where-position',
+  'score-vs-distance', 'comparison-table', 'lab-training', 'lab-extrapolation'];
 const ex = explorerSession();
 const { view, state, renders, pixels, open, drawn, reacts } = ex;
 

@@ -1,6 +1,7 @@
 // What the lab's trained models learned, in headless Debian Chromium: the learned chapter opens on the
-// lab's trained pos_emb — its read-outs and its measured sentence checked against data/lab-result.json,
-// read here independently; a result trained in the page is preferred to the shipped one.
+// lab's trained pos_emb and T5's trained bias is read through the lab's buckets — every read-out checked
+// against data/lab-result.json, read here independently, with the formulas written out in this file; a
+// result trained in the page is preferred to the shipped one.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -75,6 +76,34 @@ test('the learned chapter shows the lab\'s trained table by default, measured, w
   assert.deepEqual(ex.problems, []);
 });
 
+// T5's decoder bucket of a key d back (HF's _relative_position_bucket, bidirectional false, 32 buckets,
+// max distance 128), in float32 as torch computes it.
+function t5Bucket(d) {
+  if (d < 16) return d;
+  const f = Math.fround;
+  const scaled = f(f(f(Math.log(f(d / 16))) / f(Math.log(128 / 16))) * 16);
+  return Math.min(16 + Math.trunc(scaled), 31);
+}
+
+test('T5\'s trained bias per head reads, at each distance, the bias of that distance\'s bucket', async () => {
+  await open();
+  const { shape: [, H], values } = position('t5').t5_bias;
+  await drawn('t5-trained');
+  let at = 1;  // the cursor starts at distance 1
+  for (const dist of [1, 20, 63, 70, 127]) {
+    await keys('t5-trained', ['ArrowRight', dist - at]);
+    at = dist;
+    const r = await readout('t5-trained');
+    const b = t5Bucket(dist);
+    assert.match(r, new RegExp(`^distance ${dist} \\(bucket ${b}${b > 26 ? ', never trained' : ''}\\): `), r);
+    const shown = [...r.matchAll(/head (\d) (\S+?)(,|$)/g)].map((x) => x[2]);
+    assert.equal(shown.length, H);
+    shown.forEach((v, h) => close(v, values[b * H + h], 4, `t5_bias[${b}][${h}] at distance ${dist}`));
+  }
+  assert.match(await text('t5-trained', '.note'), /Buckets 27 … 31 \(distance 67 and on\) hold no distance below T_train 64/);
+  assert.deepEqual(ex.problems, []);
+});
+
 test('a result trained in the page is drawn instead of the shipped one, and the views say which', async () => {
   await open();
   await drawn('lab-training');
@@ -99,5 +128,8 @@ test('a result trained in the page is drawn instead of the shipped one, and the 
   await keys('learned', ['ArrowRight', 3], ['ArrowUp', 2]);
   const [, p, dim, w] = (await readout('learned')).match(/^position (\d+), dim (\d+): weight (\S+)$/);
   close(w, values[Number(p) * d + Number(dim)], 6, `your pos_emb[${p}][${dim}]`);
+  // That run has no T5 model: the shipped one is drawn, and the note says why.
+  await drawn('t5-trained');
+  assert.match(await text('t5-trained', '.note'), /Drawn from the shipped result.*\(the lab's result on show has no t5 model\)/);
   assert.deepEqual(ex.problems, []);
 });
