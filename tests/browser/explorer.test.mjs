@@ -11,7 +11,7 @@ import { distinctColors, explorerSession } from './launch.mjs';
 const artifacts = new URL('../../test-results/', import.meta.url);
 const CHAPTERS = ['order', 'embedding', 'sinusoidal', 'learned', 'rope', 'bias', 'long-context', 'comparison', 'lab'];
 const VIEWS = ['attention', 'embedding', 'add-vs-concat', 'one-hot', 'pe-heatmap', 'dim-traces', 'similarity', 'shift', 'learned',
-  'rope-rotation', 'rope-relative', 'cross-terms', 'mrope', 'rope-2d', 'alibi', 't5-buckets', 't5-trained',
+  'rope-rotation', 'rope-relative', 'cross-terms', 'mrope', 'rope-2d', 'alibi', 'learned-bias', 't5-buckets', 't5-trained',
   'spectrum', 'clocks', 'compare', 'precision', 'rope-cache', 'attention-window', 'irope', 'context-shift', 'where-position',
   'score-vs-distance', 'comparison-table', 'lab-training', 'lab-extrapolation'];
 const ex = explorerSession();

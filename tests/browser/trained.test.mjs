@@ -1,7 +1,8 @@
 // What the lab's trained models learned, in headless Debian Chromium: the learned chapter opens on the
-// lab's trained pos_emb and T5's trained bias is read through the lab's buckets — every read-out checked
-// against data/lab-result.json, read here independently, with the formulas written out in this file; a
-// result trained in the page is preferred to the shipped one.
+// lab's trained pos_emb, T5's trained bias is read through the lab's buckets, and KERPLE's and FIRE's
+// trained biases sit beside ALiBi's — every read-out checked against data/lab-result.json, read here
+// independently, with the formulas written out in this file; a result trained in the page is
+// preferred to the shipped one.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -101,6 +102,43 @@ test('T5\'s trained bias per head reads, at each distance, the bias of that dist
     shown.forEach((v, h) => close(v, values[b * H + h], 4, `t5_bias[${b}][${h}] at distance ${dist}`));
   }
   assert.match(await text('t5-trained', '.note'), /Buckets 27 … 31 \(distance 67 and on\) hold no distance below T_train 64/);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('KERPLE\'s and FIRE\'s trained biases read exactly from r1, r2 and the f samples, beside ALiBi\'s slopes', async () => {
+  await open();
+  await drawn('learned-bias');
+  const log = position('kerple_log'), power = position('kerple_power'), fire = position('fire');
+  const H = log.r1.values.length;
+  let at = 1;
+  for (const dist of [1, 2, 10, 100]) {
+    await keys('learned-bias', ['ArrowRight', dist - at]);
+    at = dist;
+    const r = await readout('learned-bias');
+    assert.match(r, new RegExp(`^distance ${dist}, `));
+    const group = (name) => r.match(new RegExp(`${name} ([^;]+)`))[1].split(' / ');
+    group('ALiBi').forEach((v, h) => close(v, -(2 ** (-8 * (h + 1) / H)) * dist, 5, `ALiBi head ${h}`));
+    group('KERPLE log').forEach((v, h) => close(v, -log.r1.values[h] * Math.log(1 + log.r2.values[h] * dist), 5, `KERPLE log head ${h}, d ${dist}`));
+    group('KERPLE power').forEach((v, h) => close(v, -power.r1.values[h] * dist ** power.r2.values[h], 5, `KERPLE power head ${h}, d ${dist}`));
+  }
+  // FIRE, layer 0, sample 16: x = 16/64, the distance back from query 63 where ψ(d)/ψ(max(L, 63)) = x.
+  await keys('learned-bias', ['ArrowDown', 1], ['Home', 1], ['ArrowRight', 16]);
+  const c = fire['blocks.0.fire.c'].values[0], L = fire['blocks.0.fire.L'].values[0], f = fire['blocks.0.fire.f'].values;
+  const r = await readout('learned-bias');
+  const [, dist, heads] = r.match(/^FIRE layer 0, sample 16 \(x = 16\/64\) at distance (\S+) back from query 63: (.*)$/);
+  close(dist, Math.expm1((16 / 64) * Math.log(1 + c * Math.max(L, 63))) / c, 4, 'FIRE sample 16\'s distance');
+  [...heads.matchAll(/head (\d) (\S+?)(,|$)/g)].forEach((x, h) => close(x[2], f[16 * H + h], 5, `FIRE f[16][${h}]`));
+  // The CSV holds every value at full precision.
+  const [download] = await Promise.all([ex.page.waitForEvent('download'), ex.page.click(`${view('learned-bias')} button[data-export="csv"]`)]);
+  const csv = (await readFile(await download.path(), 'utf8')).split('\n');
+  assert.equal(csv[1], 'scheme,layer,head,sample,distance,bias');
+  const row = csv.find((l) => l.startsWith('kerple_log,,2,,10,'));
+  close(row.split(',')[5], -log.r1.values[2] * Math.log(1 + log.r2.values[2] * 10), 9, 'the CSV\'s KERPLE log head 2 at d 10');
+  // The captions measure what they claim.
+  const kerple = await text('learned-bias', '[data-caption="kerple"]');
+  const near = log.r1.values.map((a, h) => a * Math.log(1 + log.r2.values[h]));
+  assert.ok(kerple.includes(`costs ${Math.min(...near).toFixed(3)} … ${Math.max(...near).toFixed(3)} with KERPLE log (steeper than every ALiBi head)`), kerple);
+  assert.match(await text('learned-bias', '[data-caption="fire"]'), /^FIRE at query 63: layer 0 has every head below −1 from distance/);
   assert.deepEqual(ex.problems, []);
 });
 
