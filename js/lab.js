@@ -14,13 +14,14 @@ const SIZES = { small: { dModel: 64, nLayers: 2, nHeads: 4 }, tiny: { dModel: 32
 const JS_NAMES = {
   vocab_size: 'vocabSize', d_model: 'dModel', n_layers: 'nLayers', n_heads: 'nHeads', train_len: 'trainLength',
   seq_len: 'length', head_dim: 'headDim', rope_scaling: 'ropeScaling', total_steps: 'steps', peak_lr: 'lr',
-  eval_batch: 'evalBatch',
+  eval_batch: 'evalBatch', max_positions: 'maxPositions', random_positions: 'randomPositions', max_position: 'maxPosition',
 };
 // Memory is checked here before C++ allocates it: in WASM a failed C++ allocation would abort the
 // module instead of returning a Status. At most 2^28 floats (1 GiB) for parameters + gradients +
 // AdamW moments, and as much again for one call's activations.
 const MAX_FLOATS = 2 ** 28;
-const paramFloats = ({ vocabSize, dModel: d, nLayers, nHeads, trainLength }) => vocabSize * d + trainLength * d + 32 * d
+const paramFloats = ({ vocabSize, dModel: d, nLayers, nHeads, trainLength, maxPositions }) => vocabSize * d
+  + Math.max(trainLength, maxPositions || 0) * d + 32 * d
   + nLayers * (12 * d * d + 4 * d + 32 * (nHeads + 2) + 2) + 2 * d;
 function workspaceFloats({ vocabSize, dModel: d, nLayers, nHeads, scheme }, batch, length) {
   const rows = batch * length;
@@ -75,6 +76,27 @@ export function wrapLab(module) {
     module.HEAP32.set(tokens, p >> 2);
     return p;
   }
+  // positions (optional): one per token, strictly increasing along each row of `length`, in
+  // [0, maxPositions). Returns them, or null when not given.
+  function checkPositions(fn, positions, tokens, length, maxPositions) {
+    if (positions === undefined) return null;
+    if (!(positions instanceof Int32Array) && !Array.isArray(positions)) {
+      throw new PosencTypeError(`${fn}: positions must be an Int32Array or an array of integers (got ${describe(positions)})`);
+    }
+    if (positions.length !== tokens.length) {
+      throw new PosencRangeError(`${fn}: positions must have one entry per token (${tokens.length}, got ${positions.length})`);
+    }
+    for (let i = 0; i < positions.length; i++) {
+      const p = positions[i], first = i % length === 0;
+      if (!Number.isInteger(p) || p < 0 || p >= maxPositions) {
+        throw new PosencRangeError(`${fn}: positions[${i}] must be an integer in [0, maxPositions = ${maxPositions}) (got ${describe(p)})`);
+      }
+      if (!first && p <= positions[i - 1]) {
+        throw new PosencRangeError(`${fn}: positions must increase strictly along each row (positions[${i}] = ${p} after ${positions[i - 1]})`);
+      }
+    }
+    return positions;
+  }
 
   class LabModel {
     #ptr;
@@ -90,7 +112,7 @@ export function wrapLab(module) {
     #length(fn, length) {
       return length === undefined ? this.#config.trainLength : checkInt(fn, 'length', length, 2, 65536);
     }
-    /** { vocabSize, dModel, nLayers, nHeads, trainLength, scheme, seed } */
+    /** { vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme, seed } */
     get config() { return { ...this.#config }; }
     /** AdamW steps taken. */
     get steps() { return module.labModelSteps(this.#live('steps')); }
@@ -107,13 +129,15 @@ export function wrapLab(module) {
     trainStep(tokens, options) {
       const fn = 'trainStep';
       const ptr = this.#live(fn);
-      const { lr = 1e-3, length: len } = checkOptions(fn, options, ['lr', 'length']);
+      const { lr = 1e-3, length: len, positions: given } = checkOptions(fn, options, ['lr', 'length', 'positions']);
       if (typeof lr !== 'number' || !Number.isFinite(lr) || lr < 0) throw new PosencRangeError(`${fn}: lr must be finite and >= 0 (got ${describe(lr)})`);
       const length = this.#length(fn, len);
       const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
+      const positions = checkPositions(fn, given, tokens, length, this.#config.maxPositions);
       checkWorkspace(fn, this.#config, batch, length);
       return scoped(fn, (alloc) => {
-        const [message, loss] = module.labTrainStep(ptr, copyTokens(alloc, tokens), batch, length, lr);
+        const pos = positions ? copyTokens(alloc, positions) : 0;
+        const [message, loss] = module.labTrainStep(ptr, copyTokens(alloc, tokens), batch, length, lr, pos);
         status(fn, message);
         return loss;
       });
@@ -122,11 +146,14 @@ export function wrapLab(module) {
     lossAndGradients(tokens, options) {
       const fn = 'lossAndGradients';
       const ptr = this.#live(fn);
-      const length = this.#length(fn, checkOptions(fn, options, ['length']).length);
+      const { length: len, positions: given } = checkOptions(fn, options, ['length', 'positions']);
+      const length = this.#length(fn, len);
       const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
+      const positions = checkPositions(fn, given, tokens, length, this.#config.maxPositions);
       checkWorkspace(fn, this.#config, batch, length);
       return scoped(fn, (alloc) => {
-        const [message, loss] = module.labLossAndGradients(ptr, copyTokens(alloc, tokens), batch, length);
+        const pos = positions ? copyTokens(alloc, positions) : 0;
+        const [message, loss] = module.labLossAndGradients(ptr, copyTokens(alloc, tokens), batch, length, pos);
         status(fn, message);
         const gradients = {};
         for (const t of module.labModelTensors(ptr)) {
@@ -137,7 +164,7 @@ export function wrapLab(module) {
       });
     }
 
-    /** { loss, positionLoss } — or { loss: null, noEmbedding: true } for learned beyond trainLength. */
+    /** { loss, positionLoss } — or { loss: null, noEmbedding: true } for learned beyond maxPositions. */
     evaluate(tokens, options) {
       const fn = 'evaluate';
       const ptr = this.#live(fn);
@@ -148,7 +175,7 @@ export function wrapLab(module) {
         throw new PosencRangeError(`${fn}: ropeScaling needs the rope scheme (this model is '${this.#config.scheme}')`);
       }
       const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
-      if (this.#config.scheme === 'learned' && length > this.#config.trainLength) {
+      if (this.#config.scheme === 'learned' && length > this.#config.maxPositions) {
         return { loss: null, noEmbedding: true, positionLoss: null };
       }
       checkWorkspace(fn, this.#config, 1, length);  // evaluate runs one row at a time
@@ -299,26 +326,27 @@ export function wrapLab(module) {
 
   function createModel(options) {
     const fn = 'createModel';
-    const { vocabSize = 32, dModel = 64, nLayers = 2, nHeads = 4, trainLength = 64, scheme = 'rope', seed = 0 } =
-      checkOptions(fn, options, ['vocabSize', 'dModel', 'nLayers', 'nHeads', 'trainLength', 'scheme', 'seed']);
+    const { vocabSize = 32, dModel = 64, nLayers = 2, nHeads = 4, trainLength = 64, maxPositions: maxGiven, scheme = 'rope',
+      seed = 0 } = checkOptions(fn, options, ['vocabSize', 'dModel', 'nLayers', 'nHeads', 'trainLength', 'maxPositions', 'scheme', 'seed']);
     checkInt(fn, 'vocabSize', vocabSize, 2, 65536);
     checkInt(fn, 'dModel', dModel, 1, 4096);
     checkInt(fn, 'nLayers', nLayers, 1, 64);
     checkInt(fn, 'nHeads', nHeads, 1, dModel);
     checkInt(fn, 'trainLength', trainLength, 2, 65536);
+    const maxPositions = maxGiven === undefined ? trainLength : checkInt(fn, 'maxPositions', maxGiven, trainLength, 65536);
     checkChoice(fn, 'scheme', scheme, LAB_SCHEMES);
     checkInt(fn, 'seed', seed, 0, Number.MAX_SAFE_INTEGER);
     if (dModel % nHeads !== 0) throw new PosencRangeError(`${fn}: dModel must be a multiple of nHeads (got ${dModel} and ${nHeads})`);
     if ((scheme === 'rope' || scheme === 'xpos') && (dModel / nHeads) % 2 !== 0) {
       throw new PosencRangeError(`${fn}: headDim = dModel / nHeads must be even for ${scheme} (got ${dModel / nHeads})`);
     }
-    const params = paramFloats({ vocabSize, dModel, nLayers, nHeads, trainLength });
+    const params = paramFloats({ vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions });
     if (4 * params > MAX_FLOATS) {
       throw new PosencRangeError(`${fn}: ${params} parameters (×4 with gradients and AdamW moments) exceed ${MAX_FLOATS / 4}`);
     }
-    const [message, ptr] = module.labModelCreate(vocabSize, dModel, nLayers, nHeads, trainLength, scheme, seed);
+    const [message, ptr] = module.labModelCreate(vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme, seed);
     status(fn, message);
-    return new LabModel(ptr, { vocabSize, dModel, nLayers, nHeads, trainLength, scheme, seed });
+    return new LabModel(ptr, { vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme, seed });
   }
 
   // Trains and evaluates each scheme on the same data (synchronously: call it in a worker);
@@ -326,7 +354,7 @@ export function wrapLab(module) {
   function run(options, onProgress) {
     const fn = 'run';
     const o = checkOptions(fn, options, ['task', 'text', 'vocabSize', 'schemes', 'steps', 'size', 'dModel', 'nLayers',
-      'nHeads', 'trainLength', 'batch', 'evalBatch', 'lr', 'warmupSteps', 'seed', 'seeds']);
+      'nHeads', 'trainLength', 'batch', 'evalBatch', 'lr', 'warmupSteps', 'seed', 'seeds', 'randomPositions']);
     if (onProgress !== undefined && typeof onProgress !== 'function') {
       throw new PosencTypeError(`${fn}: onProgress must be a function (got ${describe(onProgress)})`);
     }
@@ -348,10 +376,14 @@ export function wrapLab(module) {
       seed: checkInt(fn, 'seed', o.seed ?? 1, 0, Number.MAX_SAFE_INTEGER - 1024),
       seeds: checkInt(fn, 'seeds', o.seeds ?? 1, 1, 1024),
     };
+    // Randomized positions (docs/lab.md): 0 (off) or L_max in [trainLength, 65536].
+    config.randomPositions = o.randomPositions === undefined || o.randomPositions === 0 ? 0
+      : checkInt(fn, 'randomPositions', o.randomPositions, config.trainLength, 65536);
     if (typeof config.lr !== 'number' || !Number.isFinite(config.lr) || config.lr <= 0) {
       throw new PosencRangeError(`${fn}: lr must be finite and > 0 (got ${describe(config.lr)})`);
     }
-    const sizes = { vocabSize: o.vocabSize ?? 32, ...config, scheme: schemes.includes('fire') ? 'fire' : undefined };
+    const sizes = { vocabSize: o.vocabSize ?? 32, ...config, maxPositions: config.randomPositions,
+      scheme: schemes.includes('fire') ? 'fire' : undefined };
     if (4 * paramFloats(sizes) > MAX_FLOATS) throw new PosencRangeError(`${fn}: the model has more than ${MAX_FLOATS / 4} parameters`);
     checkWorkspace(fn, sizes, config.batch, config.trainLength);
     checkWorkspace(fn, sizes, 1, 8 * config.trainLength);
@@ -405,5 +437,22 @@ export function wrapLab(module) {
     return (BigInt(h) << 32n) | BigInt(l);
   }
 
-  return { schemes: LAB_SCHEMES, tasks: LAB_TASKS, ropeScalings: ROPE_SCALINGS, createModel, dataset, run, streamSeed };
+  // Randomized positions (lab.hpp random_positions): Int32Array [batch][length], each row a sorted
+  // uniform subset of [0, maxPosition); run() draws training batch s with
+  // randomPositions(batch, trainLength, randomPositions, streamSeed(seed + 2^32, s)).
+  function randomPositions(batch, length, maxPosition, seed) {
+    const fn = 'randomPositions';
+    checkInt(fn, 'batch', batch, 1, 2 ** 24);
+    checkInt(fn, 'maxPosition', maxPosition, 1, 2 ** 31);
+    checkInt(fn, 'length', length, 1, maxPosition);
+    const [hi, lo] = seedHalves(fn, 'seed', seed);
+    if (batch * length > 2 ** 24) throw new PosencRangeError(`${fn}: batch * length must be <= 2^24 (got ${batch * length})`);
+    return scoped(fn, (alloc) => {
+      const out = alloc(batch * length * 4);
+      status(fn, module.labRandomPositions(out, batch, length, maxPosition, hi, lo));
+      return module.HEAP32.slice(out >> 2, (out >> 2) + batch * length);
+    });
+  }
+
+  return { schemes: LAB_SCHEMES, tasks: LAB_TASKS, ropeScalings: ROPE_SCALINGS, createModel, dataset, run, streamSeed, randomPositions };
 }

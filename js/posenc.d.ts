@@ -547,7 +547,9 @@ export interface LabModelOptions {
   dModel?: number;       // 64
   nLayers?: number;      // 2
   nHeads?: number;       // 4
-  trainLength?: number;  // 64: rows of pos_emb; the original length for RoPE scaling
+  trainLength?: number;  // 64: the original length for RoPE scaling
+  /** trainLength: positions given to the model are below it (rows of pos_emb); at most 65536. */
+  maxPositions?: number;
   scheme?: LabScheme;    // 'rope'
   seed?: number;         // 0
 }
@@ -558,7 +560,7 @@ export interface LabTensorInfo {
 }
 
 export interface LabEvaluation {
-  /** Mean next-token loss in nats; null (with noEmbedding) for learned beyond trainLength. */
+  /** Mean next-token loss in nats; null (with noEmbedding) for learned beyond maxPositions. */
   loss: number | null;
   noEmbedding: boolean;
   /** [length - 1]: the mean over rows of the loss of predicting token t + 1. */
@@ -574,9 +576,12 @@ export interface LabModel {
   readonly tensors: LabTensorInfo[];
   /** What the model learned about positions (docs/lab.md): pos_emb, t5_bias, r1/r2, blocks.{l}.fire.c|L|f; {} for the other schemes. */
   positionParameters(): LabPositionParameters;
-  /** tokens: batch × length ids (length defaults to trainLength). One AdamW step; the loss before it. */
-  trainStep(tokens: Int32Array | number[], options?: { lr?: number; length?: number }): number;
-  lossAndGradients(tokens: Int32Array | number[], options?: { length?: number }): { loss: number; gradients: Record<string, Float32Array> };
+  /**
+   * tokens: batch × length ids (length defaults to trainLength). One AdamW step; the loss before it.
+   * positions: one per token (default 0 … length − 1 in each row), strictly increasing along a row, below maxPositions.
+   */
+  trainStep(tokens: Int32Array | number[], options?: { lr?: number; length?: number; positions?: Int32Array | number[] }): number;
+  lossAndGradients(tokens: Int32Array | number[], options?: { length?: number; positions?: Int32Array | number[] }): { loss: number; gradients: Record<string, Float32Array> };
   evaluate(tokens: Int32Array | number[], options?: { length?: number; ropeScaling?: LabRopeScaling }): LabEvaluation;
   /** safetensors bytes (F32; metadata.config is the JSON of config). */
   exportWeights(): Uint8Array;
@@ -624,6 +629,8 @@ export interface LabRunOptions {
   seed?: number;             // 1
   /** Runs per scheme, with seeds seed … seed + seeds − 1 for init and batch order (the task's data stays seed's); 1 */
   seeds?: number;
+  /** Randomized positions (Ruoss et al. 2023): 0 (off) or L_max in [trainLength, 65536]; training rows at sorted random subsets of [0, L_max). */
+  randomPositions?: number;
 }
 
 export interface LabEvalRow {
@@ -657,6 +664,8 @@ export interface Lab {
   run(options?: LabRunOptions, onProgress?: (p: { scheme: LabScheme; seed: number; step: number; totalSteps: number; loss: number }) => boolean | void): LabRunResult;
   /** The seed of stream `index` of `seed`: run() samples training batch s with streamSeed(seed, s), the evaluation rows at length L with streamSeed(7, L). */
   streamSeed(seed: number | bigint, index: number): bigint;
+  /** Int32Array [batch][length]: each row a sorted uniform subset of [0, maxPosition); run() draws batch s with streamSeed(seed + 2^32, s). */
+  randomPositions(batch: number, length: number, maxPosition: number, seed: number | bigint): Int32Array;
 }
 
 export interface Posenc {

@@ -53,13 +53,14 @@ val position_object(const std::vector<lab::PositionArray>& arrays) {
 
 // Returns [message, model address] (address 0 on failure).
 val model_create(double vocab_size, double d_model, double n_layers, double n_heads, double train_len,
-                 const std::string& scheme, double seed) {
+                 double max_positions, const std::string& scheme, double seed) {
   lab::ModelConfig c;
   c.vocab_size = static_cast<std::size_t>(vocab_size);
   c.d_model = static_cast<std::size_t>(d_model);
   c.n_layers = static_cast<std::size_t>(n_layers);
   c.n_heads = static_cast<std::size_t>(n_heads);
   c.train_len = static_cast<std::size_t>(train_len);
+  c.max_positions = static_cast<std::size_t>(max_positions);
   c.seed = static_cast<std::uint64_t>(seed);
   if (posenc::Status s = lab::parse_scheme(scheme.c_str(), &c.scheme); !s.ok()) return pair(s, 0);
   std::unique_ptr<lab::Model> m;
@@ -100,17 +101,20 @@ val model_position(Ptr m) {
   return r;
 }
 
-val loss_and_gradients(Ptr m, Ptr tokens, double batch, double seq_len) {
+// positions: a heap address of [batch][seq_len] int32, or 0 for 0 … seq_len − 1.
+val loss_and_gradients(Ptr m, Ptr tokens, double batch, double seq_len, Ptr positions) {
   float loss = 0.0f;
   const auto s = at<lab::Model>(m)->loss_and_gradients(at<const std::int32_t>(tokens), static_cast<std::size_t>(batch),
-                                                       static_cast<std::size_t>(seq_len), &loss);
+                                                       static_cast<std::size_t>(seq_len), &loss,
+                                                       at<const std::int32_t>(positions));
   return pair(s, loss);
 }
 
-val train_step(Ptr m, Ptr tokens, double batch, double seq_len, double lr) {
+val train_step(Ptr m, Ptr tokens, double batch, double seq_len, double lr, Ptr positions) {
   float loss = 0.0f;
   const auto s = at<lab::Model>(m)->train_step(at<const std::int32_t>(tokens), static_cast<std::size_t>(batch),
-                                               static_cast<std::size_t>(seq_len), lr, &loss);
+                                               static_cast<std::size_t>(seq_len), lr, &loss, nullptr,
+                                               at<const std::int32_t>(positions));
   return pair(s, loss);
 }
 
@@ -154,6 +158,11 @@ std::string dataset_sample(Ptr d, Ptr out, double batch, double seq_len, double 
                                              static_cast<std::size_t>(seq_len), seed64(seed_hi, seed_lo)));
 }
 
+std::string random_positions(Ptr out, double batch, double seq_len, double max_position, double seed_hi, double seed_lo) {
+  return message(lab::random_positions(at<std::int32_t>(out), static_cast<std::size_t>(batch), static_cast<std::size_t>(seq_len),
+                                       static_cast<std::size_t>(max_position), seed64(seed_hi, seed_lo)));
+}
+
 // lab::stream_seed as [hi, lo] halves.
 val stream_seed(double seed_hi, double seed_lo, double index) {
   const std::uint64_t s = lab::stream_seed(seed64(seed_hi, seed_lo), static_cast<std::uint64_t>(index));
@@ -178,6 +187,7 @@ val run_scheme(Ptr d, const val& c, const std::string& scheme, const val& progre
   rc.batch = c["batch"].as<std::size_t>();
   rc.eval_batch = c["evalBatch"].as<std::size_t>();
   rc.data_seed = static_cast<std::uint64_t>(c["seed"].as<double>());
+  rc.random_positions = c["randomPositions"].as<std::size_t>();
   lab::Scheme sc;
   val r = val::array();
   if (posenc::Status s = lab::parse_scheme(scheme.c_str(), &sc); !s.ok()) return pair(s, 0);
@@ -244,5 +254,6 @@ EMSCRIPTEN_BINDINGS(posenc_lab) {
   function("labDatasetFloor", &dataset_floor);
   function("labDatasetSample", &dataset_sample);
   function("labStreamSeed", &stream_seed);
+  function("labRandomPositions", &random_positions);
   function("labRunScheme", &run_scheme);
 }

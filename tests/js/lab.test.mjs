@@ -114,7 +114,7 @@ test('lab: evaluate gives per-position losses; learned has no embedding beyond t
     withModel({ scheme: 'learned' }, (m) => {
       assert.deepEqual(m.evaluate(tokens, { length: 32 }), { loss: null, noEmbedding: true, positionLoss: null });
       assert.equal(typeof m.evaluate(d.sample(2, 8, 1)).loss, 'number');
-      assert.throws(() => m.trainStep(tokens, { length: 32 }), error(RangeError, /trainStep: length must be <= trainLength/));
+      assert.throws(() => m.trainStep(tokens, { length: 32 }), error(RangeError, /trainStep: length must be <= maxPositions for the learned scheme/));
       assert.throws(() => m.evaluate(tokens, { length: 32, ropeScaling: 'yarn' }), error(RangeError, /ropeScaling needs the rope scheme/));
     });
   });
@@ -201,6 +201,36 @@ test('lab: run() is reproduced from the card through the API — streamSeed batc
     assert.throws(() => d.sample(1, 4, -1n), error(RangeError, /sample: seed must be in/));
   });
   assert.throws(() => pe.lab.streamSeed(1, -1), error(RangeError, /streamSeed: index/));
+});
+
+test('lab: randomized positions — run() reproduced from randomPositions; learned has a number at 8 T', () => {
+  const opts = { schemes: ['learned'], steps: 3, lr: 1e-9, size: 'tiny', trainLength: 8, vocabSize: 8, evalBatch: 1, batch: 2, seed: 5 };
+  const r = pe.lab.run({ ...opts, randomPositions: 64 });
+  assert.equal(r.config.randomPositions, 64);
+  for (const row of r.results[0].eval) assert.equal(row.noEmbedding, false, `length ${row.length}`);
+  assert.equal(r.results[0].eval.at(-1).length, 64);
+  assert.deepEqual(r.results[0].position.pos_emb.shape, [64, 32]);
+  withData({ task: 'markov', seed: 5, vocabSize: 8 }, (d) => {
+    const m = pe.lab.createModel({ vocabSize: 8, dModel: 32, nLayers: 2, nHeads: 2, trainLength: 8, maxPositions: 64, scheme: 'learned', seed: 5 });
+    try {
+      assert.equal(m.config.maxPositions, 64);
+      const positions = pe.lab.randomPositions(2, 8, 64, pe.lab.streamSeed(5 + 2 ** 32, 0));
+      for (let b = 0; b < 2; b++) for (let t = 1; t < 8; t++) assert.ok(positions[b * 8 + t] > positions[b * 8 + t - 1]);
+      const tokens = d.sample(2, 8, pe.lab.streamSeed(5, 0));
+      assert.equal(m.lossAndGradients(tokens, { positions }).loss, r.results[0].trainLoss[0]);
+      assert.notEqual(m.lossAndGradients(tokens).loss, r.results[0].trainLoss[0]);  // the positions mattered
+      const bad = Int32Array.from(positions);
+      bad[3] = bad[2];
+      assert.throws(() => m.trainStep(tokens, { positions: bad }), error(RangeError, /trainStep: positions must increase strictly along each row \(positions\[3\]/));
+      bad[3] = 64;
+      assert.throws(() => m.lossAndGradients(tokens, { positions: bad }), error(RangeError, /positions\[3\] must be an integer in \[0, maxPositions = 64\)/));
+      assert.throws(() => m.trainStep(tokens, { positions: positions.subarray(1) }), error(RangeError, /one entry per token \(16, got 15\)/));
+      assert.throws(() => m.trainStep(tokens, { positions: 'abc' }), error(TypeError, /trainStep: positions must be an Int32Array/));
+    } finally { m.delete(); }
+  });
+  assert.throws(() => pe.lab.run({ ...opts, randomPositions: 7 }), error(RangeError, /run: randomPositions must be in \[8, 65536\] \(got 7\)/));
+  assert.throws(() => pe.lab.createModel({ ...small, maxPositions: 4 }), error(RangeError, /createModel: maxPositions/));
+  assert.throws(() => pe.lab.randomPositions(1, 9, 8, 0), error(RangeError, /randomPositions: length/));
 });
 
 test('lab: run with seeds — one run per scheme and seed, seed S the same as a single run', () => {
