@@ -171,8 +171,8 @@ export function wrapLab(module) {
       const { length: len, ropeScaling = 'none' } = checkOptions(fn, options, ['length', 'ropeScaling']);
       const length = this.#length(fn, len);
       checkChoice(fn, 'ropeScaling', ropeScaling, ROPE_SCALINGS);
-      if (ropeScaling !== 'none' && this.#config.scheme !== 'rope') {
-        throw new PosencRangeError(`${fn}: ropeScaling needs the rope scheme (this model is '${this.#config.scheme}')`);
+      if (ropeScaling !== 'none' && this.#config.scheme !== 'rope' && this.#config.scheme !== 'xpos') {
+        throw new PosencRangeError(`${fn}: ropeScaling needs the rope or xpos scheme (this model is '${this.#config.scheme}')`);
       }
       const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
       if (this.#config.scheme === 'learned' && length > this.#config.maxPositions) {

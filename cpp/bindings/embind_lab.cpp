@@ -106,7 +106,7 @@ val loss_and_gradients(Ptr m, Ptr tokens, double batch, double seq_len, Ptr posi
   float loss = 0.0f;
   const auto s = at<lab::Model>(m)->loss_and_gradients(at<const std::int32_t>(tokens), static_cast<std::size_t>(batch),
                                                        static_cast<std::size_t>(seq_len), &loss,
-                                                       at<const std::int32_t>(positions));
+                                                       {at<const std::int32_t>(positions)});
   return pair(s, loss);
 }
 
@@ -114,7 +114,7 @@ val train_step(Ptr m, Ptr tokens, double batch, double seq_len, double lr, Ptr p
   float loss = 0.0f;
   const auto s = at<lab::Model>(m)->train_step(at<const std::int32_t>(tokens), static_cast<std::size_t>(batch),
                                                static_cast<std::size_t>(seq_len), lr, &loss, nullptr,
-                                               at<const std::int32_t>(positions));
+                                               {at<const std::int32_t>(positions)});
   return pair(s, loss);
 }
 

@@ -1,6 +1,6 @@
 // npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|rope,alibi,...] [--steps N]
 //   [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S] [--seeds N] [--jobs J]
-//   [--random-positions L_MAX] [--out FILE]
+//   [--random-positions L_MAX] [--extend FACTOR [--checkpoints 0,25,100,400]] [--out FILE]
 // Trains the lab model per scheme and per seed S, S + 1, … S + N − 1 (model init and batch order; the
 // task's data is seed S's; with --random-positions, training rows at random positions in [0, L_MAX))
 // on one thread each, up to --jobs at once; evaluates each at
@@ -24,16 +24,27 @@
 #include <thread>
 #include <vector>
 
+#include "cli.hpp"
 #include "posenc/lab.hpp"
 #include "posenc/posenc.hpp"
 
-namespace {
+namespace posenc::lab::cli {
 
-using namespace posenc;
-using namespace posenc::lab;
-using nlohmann::json;
+std::string utc_now() {
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return date;
+}
 
-[[noreturn]] void fail(const std::string& message) {
+nlohmann::json config_json(const Args& a, const Dataset& data, const RunConfig& rc) {
+  return {{"vocabSize", data.vocab_size()}, {"dModel", rc.model.d_model}, {"nLayers", rc.model.n_layers},
+          {"nHeads", rc.model.n_heads}, {"trainLength", rc.model.train_len}, {"batch", rc.batch}, {"steps", a.steps},
+          {"peakLr", a.lr}, {"warmupSteps", rc.schedule.warmup_steps}, {"seed", a.seed}, {"seeds", a.seeds},
+          {"evalBatch", rc.eval_batch}, {"randomPositions", rc.random_positions}};
+}
+
+void fail(const std::string& message) {
   std::fprintf(stderr, "lab: %s\n", message.c_str());
   std::exit(2);
 }
@@ -42,20 +53,33 @@ void check(const Status& s, const char* what) {
   if (!s.ok()) fail(std::string(what) + ": " + s.message);
 }
 
+void run_jobs(std::size_t n_jobs, std::size_t threads, const std::function<void(std::size_t)>& job) {
+  if (threads == 0) threads = std::thread::hardware_concurrency();
+  if (threads == 0) threads = 1;
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads && t < n_jobs; ++t)
+    pool.emplace_back([&] {
+      for (std::size_t j; (j = next.fetch_add(1)) < n_jobs;) job(j);
+    });
+  for (auto& t : pool) t.join();
+}
+
+}  // namespace posenc::lab::cli
+
+namespace {
+
+using namespace posenc;
+using namespace posenc::lab;
+using namespace posenc::lab::cli;
+using nlohmann::json;
+
 std::size_t parse_size(const char* flag, const char* v) {
   char* end = nullptr;
   const unsigned long long n = std::strtoull(v, &end, 10);
   if (end == v || *end != '\0' || n == 0) fail(std::string(flag) + " must be a positive integer (got " + v + ")");
   return static_cast<std::size_t>(n);
 }
-
-struct Args {
-  std::string task = "markov", text_path, schemes = "all", size = "small", out = "build/lab-results.json";
-  std::size_t steps = 2000, train_len = 64, batch = 16, jobs = 0, seeds = 3, random_positions = 0;
-  double lr = 1e-2;
-  std::uint64_t seed = 1;
-  std::string command;
-};
 
 Args parse(int argc, char** argv) {
   Args a;
@@ -65,7 +89,8 @@ Args parse(int argc, char** argv) {
     if (f == "--help" || f == "-h") {
       std::printf("usage: npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|a,b,...]\n"
                   "  [--steps N] [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S]\n"
-                  "  [--seeds N] [--jobs J] [--random-positions L_MAX] [--out FILE]\n");
+                  "  [--seeds N] [--jobs J] [--random-positions L_MAX] [--extend FACTOR [--checkpoints 0,25,100,400]]\n"
+                  "  [--out FILE]\n");
       std::exit(0);
     }
     if (i + 1 >= argc) fail(f + " needs a value");
@@ -82,6 +107,16 @@ Args parse(int argc, char** argv) {
     else if (f == "--seed") a.seed = parse_size("--seed", v);
     else if (f == "--seeds") a.seeds = parse_size("--seeds", v);
     else if (f == "--random-positions") a.random_positions = parse_size("--random-positions", v);
+    else if (f == "--extend") a.extend = parse_size("--extend", v);
+    else if (f == "--checkpoints") {
+      for (const char* p = v; *p != '\0';) {
+        char* end = nullptr;
+        const unsigned long long n = std::strtoull(p, &end, 10);
+        if (end == p || (*end != ',' && *end != '\0')) fail(std::string("--checkpoints must be a list like 0,25,100 (got ") + v + ")");
+        a.checkpoints.push_back(static_cast<std::size_t>(n));
+        p = *end == ',' ? end + 1 : end;
+      }
+    }
     else if (f == "--out") a.out = v;
     else if (f == "--lr") {
       char* end = nullptr;
@@ -156,7 +191,7 @@ int main(int argc, char** argv) {
   rc.batch = a.batch;
   rc.data_seed = a.seed;
   rc.random_positions = a.random_positions;
-  const std::vector<Scheme> schemes = parse_schemes(a.schemes);
+  const std::vector<Scheme> schemes = parse_schemes(a.extend != 0 && a.schemes == "all" ? "rope,xpos" : a.schemes);
 
   std::printf("lab: task %s (vocab %zu), d_model %zu, n_layers %zu, n_heads %zu, train_len %zu, batch %zu, "
               "%zu steps, peak lr %g, simd %s\n",
@@ -167,6 +202,7 @@ int main(int argc, char** argv) {
   if (std::isfinite(data->entropy_rate()))
     std::printf("lab: entropy rate %.4f nats/token; floor at train_len %.4f\n", data->entropy_rate(),
                 data->loss_floor(rc.model.train_len));
+  if (a.extend != 0) return extend_main(a, *data, rc, schemes);
 
   // One job per (scheme, seed): results[i · seeds + k] is scheme i with seed S + k.
   const std::size_t n_seeds = a.seeds, n_jobs = schemes.size() * n_seeds;
@@ -190,16 +226,8 @@ int main(int argc, char** argv) {
           return true;
         }, &ctx);
   };
-  std::size_t jobs = a.jobs != 0 ? a.jobs : std::thread::hardware_concurrency();
-  if (jobs == 0) jobs = 1;
   const auto start = std::chrono::steady_clock::now();
-  std::atomic<std::size_t> next{0};
-  std::vector<std::thread> threads;
-  for (std::size_t t = 0; t < jobs && t < n_jobs; ++t)
-    threads.emplace_back([&] {
-      for (std::size_t j; (j = next.fetch_add(1)) < n_jobs;) run_job(j);
-    });
-  for (auto& t : threads) t.join();
+  run_jobs(n_jobs, a.jobs, run_job);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (std::size_t j = 0; j < n_jobs; ++j) check(statuses[j], scheme_name(schemes[j / n_seeds]));
 
@@ -283,18 +311,12 @@ int main(int argc, char** argv) {
   }
   std::printf("\nlab: %zu scheme(s) × %zu seed(s) in %.1f s wall\n", schemes.size(), n_seeds, seconds);
 
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   json j;
-  j["date"] = date;
+  j["date"] = utc_now();
   j["command"] = a.command;
   j["simd"] = simd_arch();
   j["task"] = a.task;
-  j["config"] = {{"vocabSize", data->vocab_size()}, {"dModel", rc.model.d_model}, {"nLayers", rc.model.n_layers},
-                 {"nHeads", rc.model.n_heads}, {"trainLength", T}, {"batch", rc.batch}, {"steps", a.steps},
-                 {"peakLr", a.lr}, {"warmupSteps", rc.schedule.warmup_steps}, {"seed", a.seed}, {"seeds", n_seeds},
-                 {"evalBatch", rc.eval_batch}, {"randomPositions", rc.random_positions}};
+  j["config"] = config_json(a, *data, rc);
   j["entropyRate"] = number_or_null(data->entropy_rate());
   j["results"] = json::array();
   for (std::size_t job = 0; job < n_jobs; ++job) {

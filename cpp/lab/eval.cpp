@@ -8,6 +8,7 @@
 #include <new>
 
 #include "lab/rng.hpp"
+#include "lab/run.hpp"
 #include "posenc/lab.hpp"
 
 namespace posenc::lab {
@@ -69,9 +70,9 @@ Status random_positions(std::int32_t* out, std::size_t batch, std::size_t seq_le
   return Status::Ok();
 }
 
-Status run_scheme(const Dataset& data, const RunConfig& rc, Scheme scheme, SchemeResult* out,
-                  Progress progress, void* user) noexcept {
-  if (out == nullptr) return {StatusCode::kBadArgument, "out must not be null"};
+namespace detail {
+
+Status check_run(const Dataset& data, const RunConfig& rc) noexcept {
   if (rc.batch == 0 || rc.eval_batch == 0) return {StatusCode::kBadArgument, "batch and eval_batch must be > 0"};
   if (rc.schedule.total_steps == 0) return {StatusCode::kBadArgument, "total_steps must be > 0"};
   if (!(std::isfinite(rc.schedule.peak_lr) && rc.schedule.peak_lr >= 0.0))
@@ -81,39 +82,59 @@ Status run_scheme(const Dataset& data, const RunConfig& rc, Scheme scheme, Schem
     return {StatusCode::kBadArgument, "train_len must be a multiple of 4 for copy and flipflop (every length even)"};
   if (rc.random_positions != 0 && (rc.random_positions < rc.model.train_len || rc.random_positions > 65536))
     return {StatusCode::kBadArgument, "random_positions must be 0 or in [train_len, 65536]"};
-  try {
-    ModelConfig mc = rc.model;
-    mc.vocab_size = data.vocab_size();
-    mc.scheme = scheme;
-    if (rc.random_positions != 0) mc.max_positions = rc.random_positions;
-    std::unique_ptr<Model> model;
-    if (Status s = Model::create(mc, &model); !s.ok()) return s;
-    out->scheme = scheme;
-    out->train_loss.assign(rc.schedule.total_steps, 0.0f);
-    out->clipped_steps = 0;
-    out->eval.clear();
+  return Status::Ok();
+}
 
-    const std::size_t T = mc.train_len;
-    std::vector<std::int32_t> tokens(rc.batch * T), positions(rc.random_positions != 0 ? rc.batch * T : 0);
-    const auto start = std::chrono::steady_clock::now();
-    for (std::size_t step = 0; step < rc.schedule.total_steps; ++step) {
-      if (Status s = data.sample(tokens.data(), rc.batch, T, stream_seed(rc.data_seed, step)); !s.ok()) return s;
-      if (!positions.empty())
-        if (Status s = random_positions(positions.data(), rc.batch, T, rc.random_positions,
-                                        stream_seed(rc.data_seed + kPositionStream, step));
-            !s.ok())
-          return s;
-      float loss = 0.0f, grad_norm = 0.0f;
-      if (Status s = model->train_step(tokens.data(), rc.batch, T, learning_rate(rc.schedule, step), &loss, &grad_norm,
-                                       positions.empty() ? nullptr : positions.data());
+Status train(const Dataset& data, const RunConfig& rc, Scheme scheme, std::unique_ptr<Model>* model, Trained* out,
+             const ProgressSink& progress) {
+  ModelConfig mc = rc.model;
+  mc.vocab_size = data.vocab_size();
+  mc.scheme = scheme;
+  if (rc.random_positions != 0) mc.max_positions = rc.random_positions;
+  if (Status s = Model::create(mc, model); !s.ok()) return s;
+  out->train_loss.assign(rc.schedule.total_steps, 0.0f);
+  out->clipped_steps = 0;
+  const std::size_t T = mc.train_len;
+  std::vector<std::int32_t> tokens(rc.batch * T), positions(rc.random_positions != 0 ? rc.batch * T : 0);
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t step = 0; step < rc.schedule.total_steps; ++step) {
+    if (Status s = data.sample(tokens.data(), rc.batch, T, stream_seed(rc.data_seed, step)); !s.ok()) return s;
+    if (!positions.empty())
+      if (Status s = random_positions(positions.data(), rc.batch, T, rc.random_positions,
+                                      stream_seed(rc.data_seed + kPositionStream, step));
           !s.ok())
         return s;
-      out->train_loss[step] = loss;
-      if (grad_norm > kGradClip) ++out->clipped_steps;
-      if (progress != nullptr && !progress(user, step, rc.schedule.total_steps, loss))
-        return {StatusCode::kBadArgument, "cancelled"};
-    }
-    out->train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    float loss = 0.0f, grad_norm = 0.0f;
+    if (Status s = (*model)->train_step(tokens.data(), rc.batch, T, learning_rate(rc.schedule, step), &loss, &grad_norm,
+                                        StepOptions{positions.empty() ? nullptr : positions.data()});
+        !s.ok())
+      return s;
+    out->train_loss[step] = loss;
+    if (grad_norm > kGradClip) ++out->clipped_steps;
+    if (!progress.step(step, loss)) return {StatusCode::kBadArgument, "cancelled"};
+  }
+  out->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return Status::Ok();
+}
+
+}  // namespace detail
+
+Status run_scheme(const Dataset& data, const RunConfig& rc, Scheme scheme, SchemeResult* out,
+                  Progress progress, void* user) noexcept {
+  if (out == nullptr) return {StatusCode::kBadArgument, "out must not be null"};
+  if (Status s = detail::check_run(data, rc); !s.ok()) return s;
+  try {
+    std::unique_ptr<Model> model;
+    detail::Trained trained;
+    if (Status s = detail::train(data, rc, scheme, &model, &trained, {progress, user, 0, rc.schedule.total_steps}); !s.ok())
+      return s;
+    out->scheme = scheme;
+    out->train_loss = std::move(trained.train_loss);
+    out->clipped_steps = trained.clipped_steps;
+    out->train_seconds = trained.seconds;
+    out->eval.clear();
+    const std::size_t T = rc.model.train_len;
+    std::vector<std::int32_t> tokens;
 
     const std::size_t lengths[] = {T / 2, T, 2 * T, 4 * T, 8 * T};
     for (std::size_t length : lengths) {

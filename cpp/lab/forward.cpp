@@ -40,7 +40,7 @@ void gather(std::vector<float>& table, const std::vector<std::size_t>& pos, std:
   table = std::move(rows);
 }
 
-Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScaling scaling,
+Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const RopeChoice& rope,
                const std::int32_t* positions) {
   const ModelConfig& c = m.config;
   const std::size_t d = c.d_model, rows = batch * seq_len, f = 4 * d, hd = m.head_dim;
@@ -81,62 +81,51 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScali
     case Scheme::kSinusoidal:
       ws.pos_table.resize(span * d);
       return sinusoidal(ws.pos_table.data(), span, d, SinusoidalParams{});
+    case Scheme::kRope:
     case Scheme::kXpos: {
-      // The rotation's tables, then xPos's scale: ζ_k^(t/γ) on the queries', ζ_k^(−t/γ) on the keys'.
+      // The rotation's tables at the scaling; xPos then scales them: ζ_k^(pos/γ) on the queries',
+      // ζ_k^(−pos/γ) on the keys'.
       const std::size_t half = hd / 2;
-      std::vector<double> inv_freq(half);
-      double attention_factor = 1.0;
       RopeParams p;
       p.head_dim = hd;
+      p.theta = 10000.0;
+      p.scaling = rope.scaling;
+      const double factor = rope.factor > 0.0 ? rope.factor
+                                              : std::max(1.0, static_cast<double>(seq_len) / static_cast<double>(c.train_len));
+      if (rope.scaling == RopeScaling::kDynamic) {
+        p.factor = rope.factor > 0.0 ? rope.factor : 2.0;
+        p.max_position_embeddings = c.train_len;
+      } else if (rope.scaling != RopeScaling::kNone) {
+        p.factor = factor;
+        p.original_max_position_embeddings = c.train_len;
+      }
+      std::vector<double> inv_freq(half);
+      double attention_factor = 1.0;
       if (Status s = rope_frequencies(p, seq_len, inv_freq.data(), half, &attention_factor); !s.ok()) return s;
       ws.cos.resize(span * half);
       ws.sin.resize(span * half);
       RopeApplyOptions o;
       o.precision = Precision::kAccurate;
-      if (Status s = rope_cache(ws.cos.data(), ws.sin.data(), span, inv_freq.data(), hd, nullptr, 0.0, o); !s.ok())
-        return s;
-      ws.cos_k = ws.cos;
-      ws.sin_k = ws.sin;
-      for (std::size_t t = 0; t < span; ++t)
-        for (std::size_t k = 0; k < half; ++k) {
-          const double zeta = (2.0 * static_cast<double>(k) / static_cast<double>(hd) + 0.4) / 1.4;
-          const double e = static_cast<double>(t) / kXposScaleBase;
-          const auto up = static_cast<float>(std::pow(zeta, e)), down = static_cast<float>(std::pow(zeta, -e));
-          ws.cos[t * half + k] *= up;
-          ws.sin[t * half + k] *= up;
-          ws.cos_k[t * half + k] *= down;
-          ws.sin_k[t * half + k] *= down;
-        }
-      if (!ws.shared)
-        for (auto* table : {&ws.cos, &ws.sin, &ws.cos_k, &ws.sin_k}) gather(*table, ws.pos, half);
-      return Status::Ok();
-    }
-    case Scheme::kRope: {
-      RopeParams p;
-      p.head_dim = hd;
-      p.theta = 10000.0;
-      p.scaling = scaling;
-      const double factor = std::max(1.0, static_cast<double>(seq_len) / static_cast<double>(c.train_len));
-      if (scaling == RopeScaling::kDynamic) {
-        p.factor = 2.0;
-        p.max_position_embeddings = c.train_len;
-      } else if (scaling != RopeScaling::kNone) {
-        p.factor = factor;
-        p.original_max_position_embeddings = c.train_len;
-      }
-      std::vector<double> inv_freq(hd / 2);
-      double attention_factor = 1.0;
-      if (Status s = rope_frequencies(p, seq_len, inv_freq.data(), inv_freq.size(), &attention_factor); !s.ok())
-        return s;
-      ws.cos.resize(span * hd / 2);
-      ws.sin.resize(span * hd / 2);
-      RopeApplyOptions o;
-      o.precision = Precision::kAccurate;
       o.attention_factor = attention_factor;
       if (Status s = rope_cache(ws.cos.data(), ws.sin.data(), span, inv_freq.data(), hd, nullptr, 0.0, o); !s.ok())
         return s;
+      if (c.scheme == Scheme::kXpos) {
+        ws.cos_k = ws.cos;
+        ws.sin_k = ws.sin;
+        for (std::size_t t = 0; t < span; ++t)
+          for (std::size_t k = 0; k < half; ++k) {
+            const double zeta = (2.0 * static_cast<double>(k) / static_cast<double>(hd) + 0.4) / 1.4;
+            const double e = static_cast<double>(t) / kXposScaleBase;
+            const auto up = static_cast<float>(std::pow(zeta, e)), down = static_cast<float>(std::pow(zeta, -e));
+            ws.cos[t * half + k] *= up;
+            ws.sin[t * half + k] *= up;
+            ws.cos_k[t * half + k] *= down;
+            ws.sin_k[t * half + k] *= down;
+          }
+      }
       if (!ws.shared)
-        for (auto* table : {&ws.cos, &ws.sin}) gather(*table, ws.pos, hd / 2);
+        for (auto* table : {&ws.cos, &ws.sin, &ws.cos_k, &ws.sin_k})
+          if (!table->empty()) gather(*table, ws.pos, half);
       return Status::Ok();
     }
     case Scheme::kFire:  // every layer's bias from the current parameters, once for all rows

@@ -247,6 +247,15 @@ Status check_tokens(const Model::Impl& m, const std::int32_t* tokens, std::size_
   return Status::Ok();
 }
 
+Status check_rope_choice(const Model::Impl& m, RopeScaling scaling, double factor) noexcept {
+  if (std::find(std::begin(kRopeScalings), std::end(kRopeScalings), scaling) == std::end(kRopeScalings))
+    return bad("rope_scaling must be none, linear, ntk, dynamic or yarn");
+  if (scaling != RopeScaling::kNone && m.config.scheme != Scheme::kRope && m.config.scheme != Scheme::kXpos)
+    return bad("rope_scaling needs the rope or xpos scheme");
+  if (!(factor == 0.0 || (std::isfinite(factor) && factor >= 1.0))) return bad("rope_factor must be 0 or finite and >= 1");
+  return Status::Ok();
+}
+
 Status check_positions(const Model::Impl& m, const std::int32_t* positions, std::size_t batch,
                        std::size_t seq_len) noexcept {
   if (positions == nullptr) return Status::Ok();
@@ -264,12 +273,15 @@ Status check_positions(const Model::Impl& m, const std::int32_t* positions, std:
 }  // namespace detail
 
 Status Model::loss_and_gradients(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
-                                 float* loss, const std::int32_t* positions) noexcept {
+                                 float* loss, const StepOptions& options) noexcept {
   if (Status s = detail::check_tokens(*impl_, tokens, batch, seq_len); !s.ok()) return s;
   if (loss == nullptr) return bad("loss must not be null");
-  if (Status s = detail::check_positions(*impl_, positions, batch, seq_len); !s.ok()) return s;
+  if (Status s = detail::check_positions(*impl_, options.positions, batch, seq_len); !s.ok()) return s;
+  if (Status s = detail::check_rope_choice(*impl_, options.rope_scaling, options.rope_factor); !s.ok()) return s;
   try {
-    if (Status s = detail::prepare(*impl_, batch, seq_len, RopeScaling::kNone, positions); !s.ok()) return s;
+    if (Status s = detail::prepare(*impl_, batch, seq_len, {options.rope_scaling, options.rope_factor}, options.positions);
+        !s.ok())
+      return s;
   } catch (const std::bad_alloc&) {
     impl_->ws = {};
     return out_of_memory();
@@ -284,13 +296,10 @@ Status Model::evaluate(const std::int32_t* tokens, std::size_t batch, std::size_
                        const EvalOptions& options, double* loss, double* position_loss) noexcept {
   if (Status s = detail::check_tokens(*impl_, tokens, batch, seq_len); !s.ok()) return s;
   if (loss == nullptr) return bad("loss must not be null");
-  if (std::find(std::begin(kRopeScalings), std::end(kRopeScalings), options.rope_scaling) == std::end(kRopeScalings))
-    return bad("rope_scaling must be none, linear, ntk, dynamic or yarn");
-  if (options.rope_scaling != RopeScaling::kNone && impl_->config.scheme != Scheme::kRope)
-    return bad("rope_scaling needs the rope scheme");
+  if (Status s = detail::check_rope_choice(*impl_, options.rope_scaling, options.rope_factor); !s.ok()) return s;
   try {
     std::vector<double> per_pos(seq_len - 1, 0.0);
-    if (Status s = detail::prepare(*impl_, 1, seq_len, options.rope_scaling); !s.ok()) return s;
+    if (Status s = detail::prepare(*impl_, 1, seq_len, {options.rope_scaling, options.rope_factor}); !s.ok()) return s;
     double total = 0.0;
     for (std::size_t b = 0; b < batch; ++b) {
       detail::forward(*impl_, tokens + b * seq_len);

@@ -104,7 +104,13 @@ Status check_positions(const Model::Impl& m, const std::int32_t* positions, std:
 // Sizes the workspace for [batch][seq_len] at checked positions (null: 0 … seq_len − 1) and fills
 // the position tables (RoPE with scaling) and the learned biases (KERPLE, FIRE) from the current
 // parameters: call it after they change. May throw std::bad_alloc (callers catch).
-Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, RopeScaling scaling,
+struct RopeChoice {
+  RopeScaling scaling = RopeScaling::kNone;
+  double factor = 0.0;  // 0: max(1, seq_len / train_len)
+};
+// A scaling and factor as EvalOptions / StepOptions allow them for the model's scheme.
+Status check_rope_choice(const Model::Impl& m, RopeScaling scaling, double factor) noexcept;
+Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const RopeChoice& rope,
                const std::int32_t* positions = nullptr);
 // The forward pass over checked tokens; fills ws (token_loss, probabilities, caches).
 void forward(Model::Impl& m, const std::int32_t* tokens);

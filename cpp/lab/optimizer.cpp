@@ -19,9 +19,9 @@ double learning_rate(const Schedule& s, std::size_t step) noexcept {
 }
 
 Status Model::train_step(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len, double lr,
-                         float* loss, float* grad_norm, const std::int32_t* positions) noexcept {
+                         float* loss, float* grad_norm, const StepOptions& options) noexcept {
   if (!(std::isfinite(lr) && lr >= 0.0)) return {StatusCode::kBadArgument, "lr must be finite and >= 0"};
-  if (Status s = loss_and_gradients(tokens, batch, seq_len, loss, positions); !s.ok()) return s;
+  if (Status s = loss_and_gradients(tokens, batch, seq_len, loss, options); !s.ok()) return s;
   Impl& m = *impl_;
 
   // Global norm over every gradient; scale by max_norm / (norm + 1e-6) when above max_norm.

@@ -115,7 +115,7 @@ test('lab: evaluate gives per-position losses; learned has no embedding beyond t
       assert.deepEqual(m.evaluate(tokens, { length: 32 }), { loss: null, noEmbedding: true, positionLoss: null });
       assert.equal(typeof m.evaluate(d.sample(2, 8, 1)).loss, 'number');
       assert.throws(() => m.trainStep(tokens, { length: 32 }), error(RangeError, /trainStep: length must be <= maxPositions for the learned scheme/));
-      assert.throws(() => m.evaluate(tokens, { length: 32, ropeScaling: 'yarn' }), error(RangeError, /ropeScaling needs the rope scheme/));
+      assert.throws(() => m.evaluate(tokens, { length: 32, ropeScaling: 'yarn' }), error(RangeError, /ropeScaling needs the rope or xpos scheme/));
     });
   });
 });

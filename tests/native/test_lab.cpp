@@ -225,7 +225,7 @@ GradCheck check_gradients(const ModelConfig& config, std::size_t B, std::size_t 
   TestRng rng{7};
   for (auto& t : tok) t = static_cast<std::int32_t>(rng.uniform() * static_cast<double>(config.vocab_size));
   float loss = 0.0f;
-  REQUIRE(m->loss_and_gradients(tok.data(), B, T, &loss, positions.empty() ? nullptr : positions.data()).ok());
+  REQUIRE(m->loss_and_gradients(tok.data(), B, T, &loss, {positions.empty() ? nullptr : positions.data()}).ok());
   Twin tw = twin_of(*m);
   GradCheck out;
   out.loss_error = std::fabs(loss - tw.loss(tok, B, T, positions));
@@ -322,20 +322,20 @@ TEST_CASE("lab: positions 0 … T − 1 given are the default, bit for bit; bad 
     for (int step = 0; step < 3; ++step) {
       float la = 0.0f, lb = 0.0f;
       REQUIRE(a->train_step(tok.data(), 2, 6, 1e-2, &la).ok());
-      REQUIRE(b->train_step(tok.data(), 2, 6, 1e-2, &lb, nullptr, pos.data()).ok());
+      REQUIRE(b->train_step(tok.data(), 2, 6, 1e-2, &lb, nullptr, {pos.data()}).ok());
       CHECK(la == lb);
     }
     std::vector<std::int32_t> bad = pos;
     float loss = 0.0f;
     bad[7] = 0;
-    CHECK(std::string(a->loss_and_gradients(tok.data(), 2, 6, &loss, bad.data()).message) ==
+    CHECK(std::string(a->loss_and_gradients(tok.data(), 2, 6, &loss, {bad.data()}).message) ==
           "positions must increase strictly along each row");
     bad = pos;
     bad[5] = 6;
-    CHECK(std::string(a->loss_and_gradients(tok.data(), 2, 6, &loss, bad.data()).message) ==
+    CHECK(std::string(a->loss_and_gradients(tok.data(), 2, 6, &loss, {bad.data()}).message) ==
           "positions must be < max_positions (train_len if 0)");
     bad[0] = -1;
-    CHECK(std::string(a->loss_and_gradients(tok.data(), 2, 6, &loss, bad.data()).message) == "positions must be >= 0");
+    CHECK(std::string(a->loss_and_gradients(tok.data(), 2, 6, &loss, {bad.data()}).message) == "positions must be >= 0");
   }
   ModelConfig c;
   c.train_len = 8;
@@ -678,7 +678,9 @@ TEST_CASE("lab: bad arguments give a clear Status, never a crash") {
   CHECK(m->evaluate(tok.data(), 1, 16, {}, &eloss, nullptr).code == StatusCode::kBadShape);
   EvalOptions yarn;
   yarn.rope_scaling = RopeScaling::kYarn;
-  CHECK(std::string(m->evaluate(tok.data(), 1, 8, yarn, &eloss, nullptr).message) == "rope_scaling needs the rope scheme");
+  CHECK(std::string(m->evaluate(tok.data(), 1, 8, yarn, &eloss, nullptr).message) == "rope_scaling needs the rope or xpos scheme");
+  CHECK(std::string(m->train_step(tok.data(), 1, 8, 1e-3, &loss, nullptr, {nullptr, RopeScaling::kYarn}).message) ==
+        "rope_scaling needs the rope or xpos scheme");
   tok[3] = 8;
   CHECK(std::string(m->loss_and_gradients(tok.data(), 2, 8, &loss).message) == "tokens must be in [0, vocab_size)");
   tok[3] = -1;
@@ -885,6 +887,73 @@ TEST_CASE("lab: run_scheme evaluates at train_len x {1/2, 1, 2, 4, 8}; learned h
   CHECK(run_scheme(*d, rc, Scheme::kRope, &r).code == StatusCode::kBadArgument);
 }
 
+TEST_CASE("lab: run_extension fine-tunes copies of the run_scheme model, as the card says") {
+  DatasetConfig dc;
+  dc.vocab_size = 5;
+  std::unique_ptr<Dataset> d;
+  REQUIRE(Dataset::create(dc, &d).ok());
+  RunConfig rc;
+  rc.model = tiny(Scheme::kRope);
+  rc.schedule.total_steps = 3;
+  rc.schedule.warmup_steps = 1;
+  rc.batch = 8;
+  rc.eval_batch = 2;
+  ExtendConfig ex;
+  ex.checkpoints = {0, 2, 3};
+  std::size_t calls = 0, last_total = 0;
+  auto count = [](void* user, std::size_t, std::size_t total, float) {
+    auto* c = static_cast<std::pair<std::size_t*, std::size_t*>*>(user);
+    ++*c->first;
+    *c->second = total;
+    return true;
+  };
+  std::pair<std::size_t*, std::size_t*> counters{&calls, &last_total};
+  ExtendResult r;
+  REQUIRE(run_extension(*d, rc, Scheme::kRope, ex, &r, count, &counters).ok());
+  CHECK(calls == 3 + 4 * 3);
+  CHECK(last_total == 3 + 4 * 3);
+  REQUIRE(r.rows.size() == 4 * 3 * 2);
+  REQUIRE(r.tune_loss.size() == 4);
+  SchemeResult plain;
+  REQUIRE(run_scheme(*d, rc, Scheme::kRope, &plain).ok());
+  CHECK(r.train_loss == plain.train_loss);
+  // Checkpoint 0 is the trained model with the scaling at inference: at L = 4 T the same rows and
+  // factor as run_scheme's scaled rows; at 2 L the factor stays 4.
+  for (const ExtendRow& row : r.rows) {
+    if (row.steps != 0 || row.length != 32) continue;
+    bool found = false;
+    for (const EvalRow& e : plain.eval)
+      if (e.length == 32 && e.scaling == row.scaling) {
+        CHECK(e.loss == row.loss);
+        found = true;
+      }
+    CHECK(found);
+  }
+  // The first fine-tuning step by hand: the trained weights, fresh AdamW, batch 8 / 4 rows of L.
+  ModelConfig mc = rc.model;
+  mc.vocab_size = d->vocab_size();
+  std::unique_ptr<Model> m;
+  REQUIRE(Model::create(mc, &m).ok());
+  std::vector<std::int32_t> tok(8 * 8);
+  for (std::size_t s = 0; s < 3; ++s) {
+    REQUIRE(d->sample(tok.data(), 8, 8, stream_seed(rc.data_seed, s)).ok());
+    float loss = 0.0f;
+    REQUIRE(m->train_step(tok.data(), 8, 8, learning_rate(rc.schedule, s), &loss).ok());
+  }
+  std::vector<std::int32_t> tune(2 * 32);
+  REQUIRE(d->sample(tune.data(), 2, 32, stream_seed(rc.data_seed + kTuneStream, 0)).ok());
+  float loss = 0.0f;
+  REQUIRE(m->train_step(tune.data(), 2, 32, rc.schedule.peak_lr * rc.schedule.final_fraction, &loss, nullptr,
+                        {nullptr, RopeScaling::kYarn, 4.0}).ok());
+  CHECK(loss == r.tune_loss[3][0]);
+  // Fine-tuning moves the loss at L: after 3 steps it differs from checkpoint 0 for every scaling.
+  for (std::size_t k = 0; k < 4; ++k) CHECK(r.rows[k * 6 + 0].loss != r.rows[k * 6 + 4].loss);
+  ExtendResult bad;
+  CHECK(std::string(run_extension(*d, rc, Scheme::kAlibi, ex, &bad).message) == "extend needs the rope or xpos scheme");
+  ex.checkpoints = {3, 2};
+  CHECK(std::string(run_extension(*d, rc, Scheme::kXpos, ex, &bad).message) == "checkpoints must be distinct, ascending and <= 100000");
+}
+
 TEST_CASE("lab: run_scheme with randomized positions trains at the card's positions; learned reaches 8 T") {
   DatasetConfig dc;
   dc.vocab_size = 5;
@@ -915,7 +984,7 @@ TEST_CASE("lab: run_scheme with randomized positions trains at the card's positi
     REQUIRE(d->sample(tok.data(), 2, 8, stream_seed(rc.data_seed, s)).ok());
     REQUIRE(random_positions(pos.data(), 2, 8, 64, stream_seed(rc.data_seed + kPositionStream, s)).ok());
     float loss = 0.0f;
-    REQUIRE(m->train_step(tok.data(), 2, 8, learning_rate(rc.schedule, s), &loss, nullptr, pos.data()).ok());
+    REQUIRE(m->train_step(tok.data(), 2, 8, learning_rate(rc.schedule, s), &loss, nullptr, {pos.data()}).ok());
     CHECK(loss == r.train_loss[s]);
   }
   rc.random_positions = 7;

@@ -104,11 +104,22 @@ constexpr RopeScaling kRopeScalings[] = {RopeScaling::kNone, RopeScaling::kLinea
                                          RopeScaling::kDynamic, RopeScaling::kYarn};
 
 struct EvalOptions {
-  // kRope only: inference-time scaling from posenc::rope_frequencies with factor
-  // max(1, seq_len / train_len): kLinear (position interpolation), kNtk, kDynamic
-  // (factor 2, max_position_embeddings = train_len, grows with seq_len), kYarn
+  // kRope and kXpos (its rotation; the decay stays): a scaling from posenc::rope_frequencies with
+  // factor rope_factor, or max(1, seq_len / train_len) for 0: kLinear (position interpolation), kNtk,
+  // kDynamic (factor 2 for 0, max_position_embeddings = train_len, grows with seq_len), kYarn
   // (original_max_position_embeddings = train_len, with its attention factor on cos and sin).
   RopeScaling rope_scaling = RopeScaling::kNone;  // one of kRopeScalings
+  double rope_factor = 0.0;                       // 0 or finite and >= 1
+};
+
+// A training step's options: positions [batch][seq_len] (null: 0 … seq_len − 1 in every row), the
+// position of each token, strictly increasing along a row, in [0, max_positions) — every scheme uses
+// them where it uses a position (the tables at pos, the biases at pos_i − pos_j, FIRE's
+// max(L, pos_i)); and a RoPE scaling to train with (fine-tuning at a longer length, as EvalOptions).
+struct StepOptions {
+  const std::int32_t* positions = nullptr;
+  RopeScaling rope_scaling = RopeScaling::kNone;
+  double rope_factor = 0.0;
 };
 
 class Model {
@@ -131,21 +142,19 @@ class Model {
   Status position_parameters(std::vector<PositionArray>* out) const noexcept;
 
   // The mean next-token cross-entropy over batch · (seq_len - 1) targets (nats), and every
-  // tensor's gradient. positions [batch][seq_len] (null: 0 … seq_len − 1 in every row): the position
-  // of each token, strictly increasing along a row, in [0, max_positions); every scheme uses them
-  // where it uses a position (the tables at pos, the biases at pos_i − pos_j, FIRE's max(L, pos_i)).
-  // Status kBadArgument: null tokens, batch 0, seq_len < 2, a token outside [0, vocab_size), a row of
-  // positions not increasing or out of range; kBadShape: learned scheme and seq_len > max_positions.
+  // tensor's gradient (StepOptions above). Status kBadArgument: null tokens, batch 0, seq_len < 2, a
+  // token outside [0, vocab_size), a row of positions not increasing or out of range, a scaling as
+  // evaluate refuses it; kBadShape: learned scheme and seq_len > max_positions.
   Status loss_and_gradients(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
-                            float* loss, const std::int32_t* positions = nullptr) noexcept;
+                            float* loss, const StepOptions& options = {}) noexcept;
   // loss_and_gradients, global gradient-norm clip, one AdamW step at learning rate lr (finite,
   // >= 0). loss is the loss before the update; grad_norm (may be null) the norm before clipping.
   Status train_step(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len, double lr,
-                    float* loss, float* grad_norm = nullptr, const std::int32_t* positions = nullptr) noexcept;
+                    float* loss, float* grad_norm = nullptr, const StepOptions& options = {}) noexcept;
   // Forward only, one row at a time (memory ~ n_heads · seq_len² per layer). loss: the mean over all
   // targets; position_loss[seq_len - 1] (may be null): the mean over rows of the loss of predicting
   // token t + 1. Status as loss_and_gradients, and kBadArgument for rope_scaling with another
-  // scheme (kLlama3, kLongRope, kProportional are not offered).
+  // scheme than rope and xpos (kLlama3, kLongRope, kProportional are not offered).
   Status evaluate(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
                   const EvalOptions& options, double* loss, double* position_loss) noexcept;
 
@@ -262,5 +271,43 @@ using Progress = bool (*)(void* user, std::size_t step, std::size_t total_steps,
 
 Status run_scheme(const Dataset& data, const RunConfig& config, Scheme scheme, SchemeResult* out,
                   Progress progress = nullptr, void* user = nullptr) noexcept;
+
+// ---- Context extension by fine-tuning (Chen et al. 2023, PI; Peng et al. 2023, YaRN) -------------
+
+// The scalings an extension fine-tunes with: none, linear (position interpolation), ntk, yarn.
+constexpr RopeScaling kExtendScalings[] = {RopeScaling::kNone, RopeScaling::kLinear, RopeScaling::kNtk,
+                                           RopeScaling::kYarn};
+
+struct ExtendConfig {
+  std::size_t factor = 4;  // the new length L = factor · train_len (and the scalings' factor), >= 2
+  // Fine-tuning steps after which the model is evaluated at L and 2·L; ascending, the last is the
+  // number of steps taken. 0 is the trained model with the scaling at inference only.
+  std::vector<std::size_t> checkpoints = {0, 25, 100, 400};
+};
+
+struct ExtendRow {
+  RopeScaling scaling;
+  std::size_t steps;   // fine-tuning steps taken
+  std::size_t length;  // L or 2·L
+  double loss;         // the mean loss of the evaluation rows at that length (stream(eval_seed, length))
+};
+
+struct ExtendResult {
+  Scheme scheme;
+  std::vector<float> train_loss;             // the base run at train_len, as run_scheme's
+  std::vector<std::vector<float>> tune_loss;  // per kExtendScalings entry, one per fine-tuning step
+  std::vector<ExtendRow> rows;                // per scaling, per checkpoint: L, then 2·L
+  double seconds;
+};
+
+// Trains the scheme (rope or xpos) as run_scheme does, then per scaling fine-tunes a copy of it at
+// L with that scaling at factor `factor` — fresh AdamW moments, the base run's last learning rate
+// peak_lr · final_fraction held constant, batch max(1, batch / factor) rows of L (about the tokens of
+// a base step), batch s of scaling k sampled with stream_seed(data_seed + kTuneStream, s) (the same
+// rows for every scaling) — and evaluates at the checkpoints with the same scaling and factor.
+// Progress counts the base steps, then each scaling's.
+constexpr std::uint64_t kTuneStream = std::uint64_t{2} << 32;
+Status run_extension(const Dataset& data, const RunConfig& config, Scheme scheme, const ExtendConfig& extend,
+                     ExtendResult* out, Progress progress = nullptr, void* user = nullptr) noexcept;
 
 }  // namespace posenc::lab
