@@ -349,21 +349,24 @@ export function wrapLab(module) {
     return new LabModel(ptr, { vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme, seed });
   }
 
-  // Trains and evaluates each scheme on the same data (synchronously: call it in a worker);
-  // onProgress({ scheme, step, totalSteps, loss }) after every step, returning false cancels.
-  function run(options, onProgress) {
-    const fn = 'run';
+  // What run() and extend() share: the options of a run (the card's model, schedule and seeds), the
+  // checks before anything is allocated, and one C++ call per (scheme, seed) on the same data.
+  // kind: { keys (extra option names), schemes (default), allowed (scheme names), extra(o, config)
+  // → { config, maxLength (longest evaluated), tokens ([what, n] per call) }, floorLengths(config),
+  // call(data, config, scheme, progress) → [message, result] }. Returns { task, config, entropyRate,
+  // floor: { length: floor }, results: [{ scheme, seed, ...result }] }.
+  function experiment(fn, options, onProgress, kind) {
     const o = checkOptions(fn, options, ['task', 'text', 'vocabSize', 'schemes', 'steps', 'size', 'dModel', 'nLayers',
-      'nHeads', 'trainLength', 'batch', 'evalBatch', 'lr', 'warmupSteps', 'seed', 'seeds', 'randomPositions']);
+      'nHeads', 'trainLength', 'batch', 'evalBatch', 'lr', 'warmupSteps', 'seed', 'seeds', ...kind.keys]);
     if (onProgress !== undefined && typeof onProgress !== 'function') {
       throw new PosencTypeError(`${fn}: onProgress must be a function (got ${describe(onProgress)})`);
     }
     const size = SIZES[checkChoice(fn, 'size', o.size ?? 'small', Object.keys(SIZES))];
-    const schemes = o.schemes === undefined || o.schemes === 'all' ? LAB_SCHEMES : o.schemes;
+    const schemes = o.schemes === undefined || o.schemes === 'all' ? kind.schemes : o.schemes;
     if (!Array.isArray(schemes) || schemes.length === 0) throw new PosencTypeError(`${fn}: schemes must be 'all' or a non-empty array of scheme names`);
-    schemes.forEach((s, i) => checkChoice(fn, `schemes[${i}]`, s, LAB_SCHEMES));
+    schemes.forEach((s, i) => checkChoice(fn, `schemes[${i}]`, s, kind.allowed));
     const steps = checkInt(fn, 'steps', o.steps ?? 2000, 1, 1e7);
-    const config = {
+    const base = {
       dModel: checkInt(fn, 'dModel', o.dModel ?? size.dModel, 1, 4096),
       nLayers: checkInt(fn, 'nLayers', o.nLayers ?? size.nLayers, 1, 64),
       nHeads: checkInt(fn, 'nHeads', o.nHeads ?? size.nHeads, 1, 4096),
@@ -375,27 +378,24 @@ export function wrapLab(module) {
       lr: o.lr ?? 1e-2,
       seed: checkInt(fn, 'seed', o.seed ?? 1, 0, Number.MAX_SAFE_INTEGER - 1024),
       seeds: checkInt(fn, 'seeds', o.seeds ?? 1, 1, 1024),
+      randomPositions: 0,
     };
-    // Randomized positions (docs/lab.md): 0 (off) or L_max in [trainLength, 65536].
-    config.randomPositions = o.randomPositions === undefined || o.randomPositions === 0 ? 0
-      : checkInt(fn, 'randomPositions', o.randomPositions, config.trainLength, 65536);
-    if (typeof config.lr !== 'number' || !Number.isFinite(config.lr) || config.lr <= 0) {
-      throw new PosencRangeError(`${fn}: lr must be finite and > 0 (got ${describe(config.lr)})`);
+    if (typeof base.lr !== 'number' || !Number.isFinite(base.lr) || base.lr <= 0) {
+      throw new PosencRangeError(`${fn}: lr must be finite and > 0 (got ${describe(base.lr)})`);
     }
+    const { config, maxLength, tokens } = kind.extra(o, base);
     const sizes = { vocabSize: o.vocabSize ?? 32, ...config, maxPositions: config.randomPositions,
       scheme: schemes.includes('fire') ? 'fire' : undefined };
     if (4 * paramFloats(sizes) > MAX_FLOATS) throw new PosencRangeError(`${fn}: the model has more than ${MAX_FLOATS / 4} parameters`);
     checkWorkspace(fn, sizes, config.batch, config.trainLength);
-    checkWorkspace(fn, sizes, 1, 8 * config.trainLength);
-    // The C++ side takes at most 2^24 tokens per call (training batch, and evaluation at 8 × T_train).
-    for (const [what, n] of [['batch * trainLength', config.batch * config.trainLength],
-      ['evalBatch * 8 * trainLength', config.evalBatch * 8 * config.trainLength]]) {
+    checkWorkspace(fn, sizes, 1, maxLength);
+    // The C++ side takes at most 2^24 tokens per call.
+    for (const [what, n] of [['batch * trainLength', config.batch * config.trainLength], ...tokens]) {
       if (n > 2 ** 24) throw new PosencRangeError(`${fn}: ${what} = ${n} tokens exceeds the 2^24 one call takes`);
     }
     const task = o.task ?? 'markov';
     const data = dataset({ task, seed: config.seed, vocabSize: o.vocabSize ?? 32, ...(o.text !== undefined ? { text: o.text } : {}) });
     try {
-      const lengths = [1, 2, 4, 8, 16].map((k) => (config.trainLength * k) / 2);
       const results = [];
       for (const scheme of schemes) for (let k = 0; k < config.seeds; k++) {
         const seed = config.seed + k;  // init and batch order; the task's data stays config.seed's
@@ -412,21 +412,65 @@ export function wrapLab(module) {
             }
           }
           : undefined;
-        const [message, result] = module.labRunScheme(LabDataset.ptrOf(data), { ...config, seed }, scheme, progress);
+        const [message, result] = kind.call(LabDataset.ptrOf(data), { ...config, seed }, scheme, progress);
         if (thrown) throw thrown;
         status(fn, message);
-        for (const row of result.eval) row.bucketLoss = Array.from(row.bucketLoss, (v) => (Number.isNaN(v) ? null : v));
-        results.push({ scheme: result.scheme, seed, ...result });
+        results.push({ scheme, seed, ...result });
       }
-      return {
-        task, config: { ...config, vocabSize: data.vocabSize }, entropyRate: data.entropyRate,
-        floor: Object.fromEntries(lengths.map((l) => [l, data.floor(l)])), results,
-      };
+      return { task, config: { ...config, vocabSize: data.vocabSize }, entropyRate: data.entropyRate,
+        floor: Object.fromEntries(kind.floorLengths(config).map((l) => [l, data.floor(l)])), results };
     } finally {
       data.delete();
     }
   }
 
+  // Trains and evaluates each scheme on the same data (synchronously: call it in a worker);
+  // onProgress({ scheme, seed, step, totalSteps, loss }) after every step, returning false cancels.
+  function run(options, onProgress) {
+    const fn = 'run';
+    return experiment(fn, options, onProgress, {
+      keys: ['randomPositions'], schemes: LAB_SCHEMES, allowed: LAB_SCHEMES,
+      extra: (o, config) => {
+        // Randomized positions (docs/lab.md): 0 (off) or L_max in [trainLength, 65536].
+        config.randomPositions = o.randomPositions === undefined || o.randomPositions === 0 ? 0
+          : checkInt(fn, 'randomPositions', o.randomPositions, config.trainLength, 65536);
+        return { config, maxLength: 8 * config.trainLength,
+          tokens: [['evalBatch * 8 * trainLength', config.evalBatch * 8 * config.trainLength]] };
+      },
+      floorLengths: (config) => [1, 2, 4, 8, 16].map((k) => (config.trainLength * k) / 2),
+      call: (data, config, scheme, progress) => {
+        const [message, result] = module.labRunScheme(data, config, scheme, progress);
+        if (result) for (const row of result.eval) row.bucketLoss = Array.from(row.bucketLoss, (v) => (Number.isNaN(v) ? null : v));
+        return [message, result];
+      },
+    });
+  }
+
+  // Context extension by fine-tuning (docs/lab.md): per scheme (rope, xpos) and seed, the run()
+  // model, then a copy fine-tuned at factor · trainLength with each scaling, evaluated at the checkpoints.
+  function extend(options, onProgress) {
+    const fn = 'extend';
+    const EXTENDABLE = ['rope', 'xpos'];
+    return experiment(fn, options, onProgress, {
+      keys: ['factor', 'checkpoints'], schemes: EXTENDABLE, allowed: EXTENDABLE,
+      extra: (o, config) => {
+        const factor = checkInt(fn, 'factor', o.factor ?? 4, 2, 64);
+        const checkpoints = o.checkpoints ?? [0, 25, 100, 400];
+        if (!Array.isArray(checkpoints) || checkpoints.length === 0) throw new PosencTypeError(`${fn}: checkpoints must be a non-empty array of step counts`);
+        checkpoints.forEach((n, i) => {
+          checkInt(fn, `checkpoints[${i}]`, n, 0, 100000);
+          if (i > 0 && n <= checkpoints[i - 1]) throw new PosencRangeError(`${fn}: checkpoints must be ascending and distinct (checkpoints[${i}] = ${n})`);
+        });
+        const L = factor * config.trainLength;
+        if (2 * L > 65536) throw new PosencRangeError(`${fn}: factor * trainLength must be <= 32768 (got ${L}; evaluated at twice that)`);
+        Object.assign(config, { factor, checkpoints: [...checkpoints] });
+        return { config, maxLength: 2 * L,
+          tokens: [['evalBatch * 2 * factor * trainLength', config.evalBatch * 2 * L]] };
+      },
+      floorLengths: (config) => [config.factor * config.trainLength, 2 * config.factor * config.trainLength],
+      call: (data, config, scheme, progress) => module.labRunExtension(data, config, scheme, progress),
+    });
+  }
   // The seed of stream `index` of `seed` (lab.hpp stream_seed), a bigint: run() samples training
   // batch s with streamSeed(seed, s) and the evaluation rows at length L with streamSeed(7, L).
   function streamSeed(seed, index) {
@@ -454,5 +498,6 @@ export function wrapLab(module) {
     });
   }
 
-  return { schemes: LAB_SCHEMES, tasks: LAB_TASKS, ropeScalings: ROPE_SCALINGS, createModel, dataset, run, streamSeed, randomPositions };
+  return { schemes: LAB_SCHEMES, tasks: LAB_TASKS, ropeScalings: ROPE_SCALINGS, createModel, dataset, run, extend, streamSeed,
+    randomPositions };
 }

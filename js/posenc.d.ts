@@ -654,6 +654,26 @@ export interface LabRunResult {
     position: LabPositionParameters; eval: LabEvalRow[] }[];
 }
 
+export interface LabExtendOptions extends Omit<LabRunOptions, 'schemes' | 'randomPositions'> {
+  schemes?: 'all' | ('rope' | 'xpos')[];  // 'all': rope and xpos
+  /** L = factor · trainLength, the length fine-tuned at and the scalings' factor; 4 */
+  factor?: number;
+  /** Fine-tuning steps after which L and 2·L are evaluated, ascending; [0, 25, 100, 400] (0: inference-time scaling only) */
+  checkpoints?: number[];
+}
+
+export interface LabExtendResult {
+  task: LabTask;
+  config: Record<string, number | number[]>;
+  entropyRate: number | null;
+  /** The floor at L and 2·L. */
+  floor: Record<string, number | null>;
+  /** Per scheme, then per seed: the base run's loss per step, each scaling's fine-tuning loss per step, and the evaluations. */
+  results: { scheme: 'rope' | 'xpos'; seed: number; seconds: number; trainLoss: Float32Array;
+    tuneLoss: Record<'none' | 'linear' | 'ntk' | 'yarn', Float32Array>;
+    rows: { ropeScaling: 'none' | 'linear' | 'ntk' | 'yarn'; steps: number; length: number; loss: number }[] }[];
+}
+
 export interface Lab {
   readonly schemes: LabScheme[];
   readonly tasks: LabTask[];
@@ -662,6 +682,8 @@ export interface Lab {
   dataset(options?: LabDatasetOptions): LabDataset;
   /** Trains and evaluates each scheme (synchronous: call it in a worker). onProgress returning false cancels. */
   run(options?: LabRunOptions, onProgress?: (p: { scheme: LabScheme; seed: number; step: number; totalSteps: number; loss: number }) => boolean | void): LabRunResult;
+  /** Context extension by fine-tuning (docs/lab.md): run()'s model per scheme and seed, then a copy fine-tuned at factor · trainLength per scaling. Synchronous. */
+  extend(options?: LabExtendOptions, onProgress?: (p: { scheme: LabScheme; seed: number; step: number; totalSteps: number; loss: number }) => boolean | void): LabExtendResult;
   /** The seed of stream `index` of `seed`: run() samples training batch s with streamSeed(seed, s), the evaluation rows at length L with streamSeed(7, L). */
   streamSeed(seed: number | bigint, index: number): bigint;
   /** Int32Array [batch][length]: each row a sorted uniform subset of [0, maxPosition); run() draws batch s with streamSeed(seed + 2^32, s). */

@@ -172,9 +172,8 @@ val stream_seed(double seed_hi, double seed_lo, double index) {
   return r;
 }
 
-// Trains and evaluates one scheme (lab::run_scheme); progress(step, totalSteps, loss) is called every
-// step and returns false to cancel. Returns [message, result object].
-val run_scheme(Ptr d, const val& c, const std::string& scheme, const val& progress) {
+// The RunConfig of run()'s checked config object (js/lab.js).
+lab::RunConfig run_config(const val& c) {
   lab::RunConfig rc;
   rc.model.d_model = c["dModel"].as<std::size_t>();
   rc.model.n_layers = c["nLayers"].as<std::size_t>();
@@ -188,15 +187,24 @@ val run_scheme(Ptr d, const val& c, const std::string& scheme, const val& progre
   rc.eval_batch = c["evalBatch"].as<std::size_t>();
   rc.data_seed = static_cast<std::uint64_t>(c["seed"].as<double>());
   rc.random_positions = c["randomPositions"].as<std::size_t>();
+  return rc;
+}
+
+// lab::Progress over a JS function (or undefined) passed as user.
+bool js_progress(void* user, std::size_t step, std::size_t total, float loss) {
+  const val& f = *static_cast<const val*>(user);
+  return f.isUndefined() || f(static_cast<double>(step), static_cast<double>(total), loss).as<bool>();
+}
+
+// Trains and evaluates one scheme (lab::run_scheme); progress(step, totalSteps, loss) is called every
+// step and returns false to cancel. Returns [message, result object].
+val run_scheme(Ptr d, const val& c, const std::string& scheme, const val& progress) {
+  const lab::RunConfig rc = run_config(c);
   lab::Scheme sc;
   val r = val::array();
   if (posenc::Status s = lab::parse_scheme(scheme.c_str(), &sc); !s.ok()) return pair(s, 0);
   lab::SchemeResult res;
-  const posenc::Status s = lab::run_scheme(*at<lab::Dataset>(d), rc, sc, &res,
-      [](void* user, std::size_t step, std::size_t total, float loss) {
-        const val& f = *static_cast<const val*>(user);
-        return f.isUndefined() || f(static_cast<double>(step), static_cast<double>(total), loss).as<bool>();
-      }, const_cast<val*>(&progress));
+  const posenc::Status s = lab::run_scheme(*at<lab::Dataset>(d), rc, sc, &res, js_progress, const_cast<val*>(&progress));
   r.call<void>("push", message(s));
   if (!s.ok()) return r;
   val o = val::object();
@@ -218,6 +226,39 @@ val run_scheme(Ptr d, const val& c, const std::string& scheme, const val& progre
     rows.call<void>("push", row);
   }
   o.set("eval", rows);
+  r.call<void>("push", o);
+  return r;
+}
+
+// Context extension (lab::run_extension) with config.factor and config.checkpoints; progress as
+// run_scheme's. Returns [message, { trainLoss, tuneLoss: { scaling: Float32Array }, rows, seconds }].
+val run_extension(Ptr d, const val& c, const std::string& scheme, const val& progress) {
+  const lab::RunConfig rc = run_config(c);
+  lab::ExtendConfig ex;
+  ex.factor = c["factor"].as<std::size_t>();
+  ex.checkpoints = emscripten::vecFromJSArray<std::size_t>(c["checkpoints"]);
+  lab::Scheme sc;
+  if (posenc::Status s = lab::parse_scheme(scheme.c_str(), &sc); !s.ok()) return pair(s, 0);
+  lab::ExtendResult res;
+  const posenc::Status s = lab::run_extension(*at<lab::Dataset>(d), rc, sc, ex, &res, js_progress, const_cast<val*>(&progress));
+  val r = val::array();
+  r.call<void>("push", message(s));
+  if (!s.ok()) return r;
+  val o = val::object(), tune = val::object(), rows = val::array();
+  o.set("trainLoss", copy(res.train_loss));
+  for (std::size_t k = 0; k < std::size(lab::kExtendScalings); ++k)
+    tune.set(posenc::rope_scaling_name(lab::kExtendScalings[k]), copy(res.tune_loss[k]));
+  o.set("tuneLoss", tune);
+  for (const lab::ExtendRow& e : res.rows) {
+    val row = val::object();
+    row.set("ropeScaling", std::string(posenc::rope_scaling_name(e.scaling)));
+    row.set("steps", e.steps);
+    row.set("length", e.length);
+    row.set("loss", e.loss);
+    rows.call<void>("push", row);
+  }
+  o.set("rows", rows);
+  o.set("seconds", res.seconds);
   r.call<void>("push", o);
   return r;
 }
@@ -256,4 +297,5 @@ EMSCRIPTEN_BINDINGS(posenc_lab) {
   function("labStreamSeed", &stream_seed);
   function("labRandomPositions", &random_positions);
   function("labRunScheme", &run_scheme);
+  function("labRunExtension", &run_extension);
 }

@@ -233,6 +233,28 @@ test('lab: randomized positions — run() reproduced from randomPositions; learn
   assert.throws(() => pe.lab.randomPositions(1, 9, 8, 0), error(RangeError, /randomPositions: length/));
 });
 
+test('lab: extend — the run() model fine-tuned per scaling; checkpoint 0 is the scaled evaluation of run()', () => {
+  const opts = { steps: 3, size: 'tiny', trainLength: 8, vocabSize: 8, evalBatch: 2, batch: 8, seed: 2 };
+  let calls = 0;
+  const e = pe.lab.extend({ ...opts, checkpoints: [0, 2] }, (p) => { calls += 1; assert.equal(p.totalSteps, 3 + 4 * 2); });
+  assert.equal(calls, 2 * (3 + 4 * 2));
+  assert.deepEqual(e.results.map((r) => r.scheme), ['rope', 'xpos']);
+  assert.deepEqual(Object.keys(e.floor), ['32', '64']);
+  const r = pe.lab.run({ ...opts, schemes: ['rope'] }).results[0];
+  const rope = e.results[0];
+  assert.deepEqual(Array.from(rope.trainLoss), Array.from(r.trainLoss));
+  assert.deepEqual(Object.keys(rope.tuneLoss), ['none', 'linear', 'ntk', 'yarn']);
+  assert.equal(rope.tuneLoss.yarn.length, 2);
+  assert.equal(rope.rows.length, 4 * 2 * 2);
+  for (const scaling of ['none', 'linear', 'ntk', 'yarn']) {
+    const at0 = rope.rows.find((x) => x.ropeScaling === scaling && x.steps === 0 && x.length === 32);
+    assert.equal(at0.loss, r.eval.find((x) => x.length === 32 && x.ropeScaling === scaling).loss, scaling);
+  }
+  assert.throws(() => pe.lab.extend({ ...opts, schemes: ['alibi'] }), error(RangeError, /extend: schemes\[0\]/));
+  assert.throws(() => pe.lab.extend({ ...opts, checkpoints: [5, 5] }), error(RangeError, /checkpoints must be ascending and distinct/));
+  assert.throws(() => pe.lab.extend({ ...opts, factor: 1 }), error(RangeError, /extend: factor must be in \[2, 64\]/));
+});
+
 test('lab: run with seeds — one run per scheme and seed, seed S the same as a single run', () => {
   const small = { schemes: ['alibi', 't5'], steps: 3, size: 'tiny', trainLength: 8, vocabSize: 8, evalBatch: 1, batch: 2, seed: 4 };
   const seen = new Set();
