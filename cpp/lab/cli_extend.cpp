@@ -85,6 +85,11 @@ int extend_main(const Args& a, const Dataset& data, const RunConfig& rc, const s
   j["config"] = config_json(a, data, rc);
   j["extend"] = {{"factor", ex.factor}, {"length", L}, {"checkpoints", ex.checkpoints},
                  {"batch", std::max<std::size_t>(1, rc.batch / ex.factor)}, {"lr", rc.schedule.peak_lr * rc.schedule.final_fraction}};
+  j["floor"] = nlohmann::json::object();
+  for (std::size_t len : {L, 2 * L}) {
+    const double f = data.loss_floor(len);
+    j["floor"][std::to_string(len)] = std::isfinite(f) ? nlohmann::json(f) : nlohmann::json(nullptr);
+  }
   j["results"] = nlohmann::json::array();
   for (std::size_t job = 0; job < n_jobs; ++job) {
     const ExtendResult& r = results[job];
