@@ -486,6 +486,24 @@ ModelConfig tiny(Scheme scheme, std::uint64_t seed = 1) {
   return c;
 }
 
+// A 5-symbol markov dataset and a short run of the tiny model on it (steps, batch, eval_batch 2).
+std::unique_ptr<Dataset> markov5() {
+  DatasetConfig dc;
+  dc.vocab_size = 5;
+  std::unique_ptr<Dataset> d;
+  REQUIRE(Dataset::create(dc, &d).ok());
+  return d;
+}
+RunConfig short_run(Scheme scheme, std::size_t steps, std::size_t batch) {
+  RunConfig rc;
+  rc.model = tiny(scheme);
+  rc.schedule.total_steps = steps;
+  rc.schedule.warmup_steps = 1;
+  rc.batch = batch;
+  rc.eval_batch = 2;
+  return rc;
+}
+
 // Stationary distribution of a small chain by Gaussian elimination on (Pᵀ - I) π = 0, Σ π = 1.
 std::vector<double> stationary_by_elimination(const std::vector<double>& P, std::size_t n) {
   std::vector<double> A(n * (n + 1), 0.0);  // augmented [n][n + 1]
@@ -858,16 +876,8 @@ TEST_CASE("lab: run_scheme counts the steps whose gradient norm was clipped") {
 }
 
 TEST_CASE("lab: run_scheme evaluates at train_len x {1/2, 1, 2, 4, 8}; learned has no embedding beyond") {
-  DatasetConfig dc;
-  dc.vocab_size = 5;
-  std::unique_ptr<Dataset> d;
-  REQUIRE(Dataset::create(dc, &d).ok());
-  RunConfig rc;
-  rc.model = tiny(Scheme::kNone);
-  rc.schedule.total_steps = 2;
-  rc.schedule.warmup_steps = 1;
-  rc.batch = 2;
-  rc.eval_batch = 2;
+  const std::unique_ptr<Dataset> d = markov5();
+  RunConfig rc = short_run(Scheme::kNone, 2, 2);
   for (Scheme scheme : {Scheme::kLearned, Scheme::kRope}) {
     SchemeResult r;
     REQUIRE(run_scheme(*d, rc, scheme, &r).ok());
@@ -888,16 +898,8 @@ TEST_CASE("lab: run_scheme evaluates at train_len x {1/2, 1, 2, 4, 8}; learned h
 }
 
 TEST_CASE("lab: run_extension fine-tunes copies of the run_scheme model, as the card says") {
-  DatasetConfig dc;
-  dc.vocab_size = 5;
-  std::unique_ptr<Dataset> d;
-  REQUIRE(Dataset::create(dc, &d).ok());
-  RunConfig rc;
-  rc.model = tiny(Scheme::kRope);
-  rc.schedule.total_steps = 3;
-  rc.schedule.warmup_steps = 1;
-  rc.batch = 8;
-  rc.eval_batch = 2;
+  const std::unique_ptr<Dataset> d = markov5();
+  RunConfig rc = short_run(Scheme::kRope, 3, 8);
   ExtendConfig ex;
   ex.checkpoints = {0, 2, 3};
   std::size_t calls = 0, last_total = 0;
@@ -955,16 +957,8 @@ TEST_CASE("lab: run_extension fine-tunes copies of the run_scheme model, as the 
 }
 
 TEST_CASE("lab: run_scheme with randomized positions trains at the card's positions; learned reaches 8 T") {
-  DatasetConfig dc;
-  dc.vocab_size = 5;
-  std::unique_ptr<Dataset> d;
-  REQUIRE(Dataset::create(dc, &d).ok());
-  RunConfig rc;
-  rc.model = tiny(Scheme::kLearned);
-  rc.schedule.total_steps = 3;
-  rc.schedule.warmup_steps = 1;
-  rc.batch = 2;
-  rc.eval_batch = 2;
+  const std::unique_ptr<Dataset> d = markov5();
+  RunConfig rc = short_run(Scheme::kLearned, 3, 2);
   rc.random_positions = 64;
   SchemeResult r;
   REQUIRE(run_scheme(*d, rc, Scheme::kLearned, &r).ok());
