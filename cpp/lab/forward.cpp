@@ -29,16 +29,17 @@ KerpleTerm kerple_term(Scheme scheme, const KerpleHead& k, double t) {
   return {-k.r1 * l, -l, -k.r1 * t / (1.0 + k.r2 * t)};
 }
 
-}  // namespace
-
 // Row t of each group's rope tables from the position tables at pos[t] (a copy: the kernels take
 // one row per token).
 void gather(std::vector<float>& table, const std::vector<std::size_t>& pos, std::size_t width) {
   std::vector<float> rows(pos.size() * width);
   for (std::size_t r = 0; r < pos.size(); ++r)
-    std::copy_n(table.begin() + static_cast<std::ptrdiff_t>(pos[r] * width), width, rows.begin() + static_cast<std::ptrdiff_t>(r * width));
+    std::copy_n(table.begin() + static_cast<std::ptrdiff_t>(pos[r] * width), width,
+                rows.begin() + static_cast<std::ptrdiff_t>(r * width));
   table = std::move(rows);
 }
+
+}  // namespace
 
 Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const RopeChoice& rope,
                const std::int32_t* positions) {
