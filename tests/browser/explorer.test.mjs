@@ -13,7 +13,7 @@ const CHAPTERS = ['order', 'embedding', 'sinusoidal', 'learned', 'rope', 'bias',
 const VIEWS = ['attention', 'embedding', 'add-vs-concat', 'one-hot', 'pe-heatmap', 'dim-traces', 'similarity', 'shift', 'learned',
   'rope-rotation', 'rope-relative', 'cross-terms', 'mrope', 'rope-2d', 'alibi', 'learned-bias', 't5-buckets', 't5-trained',
   'spectrum', 'clocks', 'compare', 'precision', 'rope-cache', 'attention-window', 'irope', 'context-shift', 'where-position',
-  'score-vs-distance', 'comparison-table', 'lab-training', 'lab-extrapolation'];
+  'score-vs-distance', 'comparison-table', 'lab-training', 'lab-extrapolation', 'lab-extension'];
 const ex = explorerSession();
 const { view, state, renders, pixels, open, drawn, reacts } = ex;
 

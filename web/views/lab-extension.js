@@ -1,0 +1,102 @@
+// Context extension by fine-tuning (chapter "lab"): the shipped `npm run lab -- --extend 4` result
+// (data/lab-extension.json, docs/lab.md "Context extension"): for RoPE and xPos, the loss at
+// L = 4 T_train and at 2 L against the fine-tuning steps at L, one line per scaling (the mean over the
+// seeds, thin lines at the lowest and highest seed), the floor at each length.
+import { SERIES } from '../colormap.js';
+import { fmt } from '../numbers.js';
+import { panelsHeight } from '../plot/panels.js';
+
+export const EXTENSION_URL = new URL('../../data/lab-extension.json', import.meta.url);
+const SCALINGS = ['none', 'linear', 'ntk', 'yarn'];
+const LABEL = { none: 'none', linear: 'linear (PI)', ntk: 'NTK', yarn: 'YaRN' };
+const COLOR = { none: SERIES[7], linear: SERIES[1], ntk: SERIES[2], yarn: SERIES[3] };
+const DASH = { none: [], linear: [7, 4], ntk: [2, 3], yarn: [4, 2] };
+const PANEL = 260, MIN_WIDTH = 460;
+
+// Per scheme and length: for each scaling the mean, min and max over the seeds at each checkpoint.
+function panelsOf(r) {
+  const { checkpoints, length: L } = r.extend;
+  const out = [];
+  for (const scheme of [...new Set(r.results.map((x) => x.scheme))]) {
+    const runs = r.results.filter((x) => x.scheme === scheme);
+    for (const length of [L, 2 * L]) {
+      const lines = SCALINGS.map((scaling) => {
+        const at = checkpoints.map((n) => runs.map((x) => x.rows.find((w) => w.ropeScaling === scaling && w.steps === n
+          && w.length === length).loss));
+        return { scaling, mean: at.map((v) => v.reduce((a, b) => a + b, 0) / v.length),
+          lo: at.map((v) => Math.min(...v)), hi: at.map((v) => Math.max(...v)) };
+      });
+      out.push({ scheme, length, lines, seeds: runs.length });
+    }
+  }
+  return out;
+}
+
+const best = (p, i) => p.lines.reduce((a, b) => (b.mean[i] < a.mean[i] ? b : a));
+
+export default {
+  id: 'lab-extension',
+  setup(section, host) {
+    fetch(EXTENSION_URL)
+      .then((response) => { if (!response.ok) throw new Error(`HTTP ${response.status}`); return response.json(); })
+      .then((r) => { host.extras.labExtension = r; })
+      .catch((e) => { host.extras.labExtension = { error: `data/lab-extension.json did not load: ${e.message}` }; })
+      .finally(() => host.refresh('lab-extension'));
+  },
+  height: (width) => panelsHeight(4, width, PANEL, MIN_WIDTH),
+  compute({ extras }) {
+    const r = extras.labExtension;
+    if (!r) throw new Error('Loading the shipped extension result …');
+    if (r.error) throw new Error(r.error);
+    return { r, N: r.extend.checkpoints, panels: panelsOf(r), floor: r.floor ?? {} };
+  },
+  plot: (d, cursor) => ({
+    kind: 'panels',
+    spec: {
+      minWidth: MIN_WIDTH, cursor,
+      panels: d.panels.map((p) => ({
+        title: `${p.scheme} at ${p.length} (${p.length === d.r.extend.length ? 'L, fine-tuned' : '2L, past it'})`,
+        kind: 'lines',
+        spec: {
+          series: p.lines.flatMap((l) => [
+            { label: LABEL[l.scaling], x: d.N, y: l.mean, color: COLOR[l.scaling], dash: DASH[l.scaling], points: true },
+            ...(p.seeds > 1 ? [l.lo, l.hi].map((y) => ({ label: '', x: d.N, y, color: COLOR[l.scaling], width: 0.6 })) : []),
+          ]),
+          xTicks: d.N, xDomain: [0, d.N[d.N.length - 1]], xLabel: 'fine-tuning steps at L', yLabel: 'mean loss (nats/token)',
+          hlines: Number.isFinite(d.floor[p.length]) ? [{ y: d.floor[p.length], label: `floor ${d.floor[p.length].toFixed(3)}` }] : [],
+        },
+      })),
+    },
+  }),
+  move(d, c, key) {
+    const n = d.N.length;
+    let { panel, i } = c;
+    if (key === 'ArrowUp') panel = Math.min(d.panels.length - 1, panel + 1);
+    else if (key === 'ArrowDown') panel = Math.max(0, panel - 1);
+    else if (key === 'Home') i = 0;
+    else if (key === 'End') i = n - 1;
+    else i += { ArrowRight: 1, ArrowLeft: -1 }[key] ?? 0;
+    return { panel, i: Math.max(0, Math.min(n - 1, i)) };
+  },
+  cursor0: () => ({ panel: 0, i: 0 }),
+  readout(d, c) {
+    const p = d.panels[c.panel];
+    const parts = p.lines.map((l) => `${LABEL[l.scaling]} ${fmt(l.mean[c.i], 4)}`
+      + (p.seeds > 1 ? ` (${fmt(l.lo[c.i], 4)}–${fmt(l.hi[c.i], 4)})` : ''));
+    return `${p.scheme} at length ${p.length} after ${d.N[c.i]} fine-tuning steps, mean of ${p.seeds} seeds: ${parts.join(', ')}`;
+  },
+  note(d) {
+    const last = d.N.length - 1;
+    return d.panels.map((p) => {
+      const a = best(p, 0), b = best(p, last);
+      return `${p.scheme} at ${p.length}: lowest mean with ${LABEL[a.scaling]} before fine-tuning (${a.mean[0].toFixed(3)}), `
+        + `with ${LABEL[b.scaling]} after ${d.N[last]} steps (${b.mean[last].toFixed(3)}).`;
+    }).join(' ');
+  },
+  csv(d) {
+    const out = ['scheme,length,rope_scaling,steps,seed,loss'];
+    for (const x of d.r.results) for (const w of x.rows) out.push(`${x.scheme},${w.length},${w.ropeScaling},${w.steps},${x.seed},${w.loss}`);
+    return `${out.join('\n')}\n`;
+  },
+  caption: (st, host) => `posenc lab extension: ${host.extras.labExtension?.command ?? 'npm run lab -- --extend 4'}`,
+};
