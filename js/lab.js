@@ -357,7 +357,7 @@ export function wrapLab(module) {
   // floor: { length: floor }, results: [{ scheme, seed, ...result }] }.
   function experiment(fn, options, onProgress, kind) {
     const o = checkOptions(fn, options, ['task', 'text', 'vocabSize', 'schemes', 'steps', 'size', 'dModel', 'nLayers',
-      'nHeads', 'trainLength', 'batch', 'evalBatch', 'lr', 'warmupSteps', 'seed', 'seeds', ...kind.keys]);
+      'nHeads', 'trainLength', 'batch', 'evalBatch', 'lr', 'warmupSteps', 'seed', 'seeds', 'taskSeed', ...kind.keys]);
     if (onProgress !== undefined && typeof onProgress !== 'function') {
       throw new PosencTypeError(`${fn}: onProgress must be a function (got ${describe(onProgress)})`);
     }
@@ -380,6 +380,9 @@ export function wrapLab(module) {
       seeds: checkInt(fn, 'seeds', o.seeds ?? 1, 1, 1024),
       randomPositions: 0,
     };
+    // The task's data (the Markov table) comes from taskSeed, seed by default: run({ seed: S + k,
+    // taskSeed: S }) is seed S + k's part of run({ seed: S, seeds: N }), one job of it (the page's workers).
+    const taskSeed = checkInt(fn, 'taskSeed', o.taskSeed ?? base.seed, 0, Number.MAX_SAFE_INTEGER);
     if (typeof base.lr !== 'number' || !Number.isFinite(base.lr) || base.lr <= 0) {
       throw new PosencRangeError(`${fn}: lr must be finite and > 0 (got ${describe(base.lr)})`);
     }
@@ -394,7 +397,7 @@ export function wrapLab(module) {
       if (n > 2 ** 24) throw new PosencRangeError(`${fn}: ${what} = ${n} tokens exceeds the 2^24 one call takes`);
     }
     const task = o.task ?? 'markov';
-    const data = dataset({ task, seed: config.seed, vocabSize: o.vocabSize ?? 32, ...(o.text !== undefined ? { text: o.text } : {}) });
+    const data = dataset({ task, seed: taskSeed, vocabSize: o.vocabSize ?? 32, ...(o.text !== undefined ? { text: o.text } : {}) });
     try {
       const results = [];
       for (const scheme of schemes) for (let k = 0; k < config.seeds; k++) {

@@ -629,6 +629,8 @@ export interface LabRunOptions {
   seed?: number;             // 1
   /** Runs per scheme, with seeds seed … seed + seeds − 1 for init and batch order (the task's data stays seed's); 1 */
   seeds?: number;
+  /** The task's data (the Markov table) from this seed; seed. run({ seed: S + k, taskSeed: S }) is seed S + k's part of run({ seed: S, seeds: N }). */
+  taskSeed?: number;
   /** Randomized positions (Ruoss et al. 2023): 0 (off) or L_max in [trainLength, 65536]; training rows at sorted random subsets of [0, L_max). */
   randomPositions?: number;
 }

@@ -265,6 +265,12 @@ test('lab: run with seeds — one run per scheme and seed, seed S the same as a 
   const one = pe.lab.run({ ...small, schemes: ['t5'] });
   assert.deepEqual(Array.from(r.results[2].trainLoss), Array.from(one.results[0].trainLoss));
   assert.notDeepEqual(Array.from(r.results[3].trainLoss), Array.from(one.results[0].trainLoss));
+  // One (scheme, seed) job of it alone: seed S + 1 on seed S's data (the page's workers).
+  const job = pe.lab.run({ ...small, schemes: ['t5'], seed: 5, taskSeed: 4 });
+  assert.deepEqual(Array.from(job.results[0].trainLoss), Array.from(r.results[3].trainLoss));
+  assert.deepEqual(job.results[0].eval, r.results[3].eval);
+  assert.notDeepEqual(Array.from(pe.lab.run({ ...small, schemes: ['t5'], seed: 5 }).results[0].trainLoss),
+    Array.from(r.results[3].trainLoss));
   assert.throws(() => pe.lab.run({ ...small, seeds: 0 }), error(RangeError, /run: seeds must be/));
   assert.deepEqual(r.results[2].position.t5_bias.shape, [32, 2]);  // the trained table, for the page
   assert.equal(r.results[0].position.t5_bias, undefined);
