@@ -1,7 +1,7 @@
 // The lab chapter's state, one object (createLab) that main.js makes and hands to the views
 // (host.lab, ctx.lab): the result on show (the shipped one from data/lab-result.json, a real
-// native run, until the user trains their own), the runs in Web Workers — one worker per scheme,
-// at most navigator.hardwareConcurrency at a time, each loading the package itself
+// native run, until the user trains their own), the runs in Web Workers — one worker per scheme and
+// seed, at most navigator.hardwareConcurrency at a time, each loading the package itself
 // (web/lab-worker.js) — and the extrapolation ratios the comparison table shows. Cancel
 // terminates the workers, which frees their WASM memory at once. The views (web/views/lab-*.js,
 // comparison-table.js) read it and hear of changes through lab.onChange.
@@ -11,6 +11,10 @@ export const LAB_SCHEMES = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't
 export const ROPE_SCALINGS = ['linear', 'ntk', 'dynamic', 'yarn'];
 export const SHIPPED_URL = new URL('../data/lab-result.json', import.meta.url);
 const PROGRESS_REDRAW = 250;  // ms between redraws of the live loss curve
+// pe.lab.run's training length and first seed, which the page keeps; randomized positions use
+// L_max = 8 T_train, as the lab's shipped runs do.
+const TRAIN_LENGTH = 64, SEED = 1;
+export const RANDOM_MAX = 8 * TRAIN_LENGTH;
 
 /** Each scheme's colour in the lab's plots. */
 export const schemeColor = (scheme) => SERIES[LAB_SCHEMES.indexOf(scheme) % SERIES.length];
@@ -31,24 +35,39 @@ function normalise(r, source) {
   };
 }
 
-/** The evaluation row of a scheme at a length (scaling 'none' for the plain model). */
-export function row(result, scheme, length, scaling = 'none') {
-  const s = result.results.find((x) => x.scheme === scheme);
-  return s?.eval.find((e) => e.length === length && e.ropeScaling === scaling) ?? null;
+/** The schemes of a result, once each, in its order (a result holds one entry per scheme and seed). */
+export const schemesIn = (result) => [...new Set(result.results.map((s) => s.scheme))];
+
+/** The evaluation rows of a scheme at a length (scaling 'none' for the plain model), one per seed. */
+export function rows(result, scheme, length, scaling = 'none') {
+  return result.results.filter((x) => x.scheme === scheme)
+    .map((s) => s.eval.find((e) => e.length === length && e.ropeScaling === scaling)).filter(Boolean);
 }
 
-/** loss(4 T_train) / loss(T_train) per scheme: a number, or 'noEmbedding' (learned). */
+/** The evaluation row of a scheme's first seed at a length. */
+export const row = (result, scheme, length, scaling = 'none') => rows(result, scheme, length, scaling)[0] ?? null;
+
+const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+
+/**
+ * loss(4 T_train) / loss(T_train) per scheme, taken per seed and averaged (as the CLI's table does):
+ * a number, or 'noEmbedding' (learned).
+ */
 export function extrapolation(result) {
   const T = result.config.trainLength, out = {}, rope = {};
-  for (const s of result.results) {
-    const at = row(result, s.scheme, T), far = row(result, s.scheme, 4 * T);
-    if (!at || !far) continue;
-    out[s.scheme] = far.noEmbedding ? 'noEmbedding' : far.loss / at.loss;
-    if (s.scheme === 'rope') {
-      for (const k of ROPE_SCALINGS) {
-        const r = row(result, 'rope', 4 * T, k);
-        if (r && Number.isFinite(r.loss)) rope[k] = r.loss / at.loss;
-      }
+  const ratio = (scheme, scaling) => {
+    const at = rows(result, scheme, T), far = rows(result, scheme, 4 * T, scaling);
+    if (!at.length || far.length !== at.length) return null;
+    if (far[0].noEmbedding) return 'noEmbedding';
+    const r = mean(far.map((e, k) => e.loss / at[k].loss));
+    return Number.isFinite(r) ? r : null;
+  };
+  for (const scheme of schemesIn(result)) {
+    const r = ratio(scheme, 'none');
+    if (r === null) continue;
+    out[scheme] = r;
+    if (scheme === 'rope') {
+      for (const k of ROPE_SCALINGS) { const v = ratio('rope', k); if (typeof v === 'number') rope[k] = v; }
     }
   }
   return { ratios: out, rope };
@@ -62,24 +81,35 @@ export function barelyLearned(result) {
   const T = result.config.trainLength, floor = result.floors[T];
   if (!Number.isFinite(floor)) return [];
   const guess = Math.log(result.config.vocabSize);
-  return result.results.filter((s) => { const e = row(result, s.scheme, T); return e && e.loss > (floor + guess) / 2; })
-    .map((s) => ({ scheme: s.scheme, loss: row(result, s.scheme, T).loss, guess }));
+  return schemesIn(result).map((scheme) => ({ scheme, loss: mean(rows(result, scheme, T).map((e) => e.loss)), guess }))
+    .filter((b) => b.loss > (floor + guess) / 2);
 }
 
-/** The native command that reproduces a run of the page (same defaults as pe.lab.run). */
-export function commandFor({ task, schemes, size, steps }, textName) {
+/**
+ * The native command that reproduces a run of the page (same defaults as pe.lab.run; --seeds always,
+ * as the CLI's default is 3).
+ */
+export function commandFor({ task, schemes, size, steps, seeds, randomPositions }, textName) {
   const parts = ['npm run lab --', `--task ${task}`];
   if (task === 'text') parts.push(`--text ${textName ?? 'FILE'}`);
   const which = schemes.length === LAB_SCHEMES.length ? 'all' : schemes.join(',');
-  parts.push(`--schemes ${which}`, `--size ${size}`, `--steps ${steps}`);
+  parts.push(`--schemes ${which}`, `--size ${size}`, `--steps ${steps}`, `--seeds ${seeds}`);
+  if (randomPositions) parts.push(`--random-positions ${randomPositions}`);
   return parts.join(' ');
+}
+
+/** A result's seeds and positions in words: "seed 1", "seeds 1–3, randomized positions (L_max 512)". */
+export function seedsText(c) {
+  const n = c.seeds ?? 1;
+  const seeds = n > 1 ? `seeds ${c.seed}–${c.seed + n - 1}` : `seed ${c.seed}`;
+  return c.randomPositions ? `${seeds}, randomized positions (L_max ${c.randomPositions})` : seeds;
 }
 
 /** A result in words: where it comes from and what was trained. */
 export function describeSource(r) {
   const c = r.config;
   const what = `${r.task}, d_model ${c.dModel}, ${c.nLayers} layers, ${c.nHeads} heads, T_train ${c.trainLength}, `
-    + `${c.steps} steps, seed ${c.seed}`;
+    + `${c.steps} steps, ${seedsText(c)}`;
   return r.source === 'shipped'
     ? `the shipped result, a real native run (${r.simd}) of ${r.date}: ${shortCommand(r.command)} (${what})`
     : `your run in this browser (WASM workers, ${r.seconds?.toFixed(1)} s) of ${r.date} (${what}); `
@@ -96,8 +126,9 @@ function measuredFrom(r) {
     const before = details[b.scheme] ? `${details[b.scheme]}; ` : '';
     details[b.scheme] = `${before}but this model barely learned the task, so the ratio says little`;
   }
+  const n = r.config.seeds ?? 1;
   const source = `loss at ${4 * T} ÷ loss at ${T} tokens, by the lab (chapter 9) — ${describeSource(r)}. `
-    + 'One seed, tiny models.';
+    + `${n > 1 ? `The mean of ${n} seeds' ratios` : 'One seed'}, tiny models.`;
   return { ratios, source, details };
 }
 
@@ -109,7 +140,8 @@ export function eta(e, now = performance.now()) {
 }
 
 /**
- * One scheme's training in its own worker. on: { current() (false once another run replaced this one:
+ * One (scheme, seed) job's training in its own worker: seed S + k on seed S's data, which is S + k's
+ * part of pe.lab.run({ seed: S, seeds: N }). on: { current() (false once another run replaced this one:
  * its messages are dropped), progress(force), done(), fail(message) }.
  */
 function trainInWorker(e, options, text, on) {
@@ -134,53 +166,59 @@ function trainInWorker(e, options, text, on) {
       on.progress(true);
       on.done();
     } else if (m.type === 'error') {
-      on.fail(`${e.scheme}: ${m.message}`);
+      on.fail(`${jobName(e)}: ${m.message}`);
     }
   };
   worker.onerror = (ev) => {
     ev.preventDefault?.();
-    on.fail(`${e.scheme}: the worker failed (${ev.message || 'it could not load'})`);
+    on.fail(`${jobName(e)}: the worker failed (${ev.message || 'it could not load'})`);
   };
   const bytes = options.task === 'text' ? text.bytes.slice() : undefined;
-  const job = { task: options.task, size: options.size, steps: options.steps, schemes: [e.scheme] };
+  const job = { task: options.task, size: options.size, steps: options.steps, schemes: [e.scheme], seed: e.seed,
+    taskSeed: SEED, randomPositions: options.randomPositions };
   if (bytes) job.text = bytes;
   worker.postMessage({ options: job }, bytes ? [bytes.buffer] : []);
 }
 
 function stopWorkers(run) {
-  for (const e of Object.values(run.schemes)) {
+  for (const e of Object.values(run.jobs)) {
     e.worker?.terminate();
     e.worker = null;
   }
 }
 
-/** A finished run's result, in the shape of the shipped one. */
+/** A finished run's result, in the shape of the shipped one and in pe.lab.run's order: scheme, then seed. */
 function resultOf(run) {
   const { options } = run;
-  const parts = options.schemes.map((s) => run.schemes[s].result);
+  const parts = Object.values(run.jobs).map((e) => e.result);
   const first = parts[0];
   const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const result = normalise({
     date, command: commandFor(options, run.textName), simd: 'wasm', task: first.task,
-    config: { ...first.config, steps: options.steps }, entropyRate: first.entropyRate,
+    config: { ...first.config, steps: options.steps, seed: SEED, seeds: options.seeds }, entropyRate: first.entropyRate,
     results: parts.flatMap((p) => p.results),
   }, 'yours');
   result.seconds = (run.finished - run.started) / 1000;
   return result;
 }
 
+/** A job's name: its scheme, and its seed when the run has several. */
+export const jobName = (e) => (e.seeds > 1 ? `${e.scheme} seed ${e.seed}` : e.scheme);
+
 /**
- * A new run: { run, start() }. run: { id, state, options, textName, schemes: { name: entry },
+ * A new run: { run, start() }. run: { id, state, options, textName, jobs: { 'scheme:seed': entry },
  * started, finished, error }; start() sets the first `concurrency` workers going, the others take
  * their turn as these finish. on: { current() (false once another run replaced this one),
  * emit(what), finished(result) }.
  */
 function newRun(id, options, text, concurrency, on) {
-  const entries = Object.fromEntries(options.schemes.map((s) => [s, { scheme: s, state: 'queued', step: 0,
-    total: options.steps, losses: [], t0: 0, tTrain: 0, worker: null, result: null, message: '' }]));
-  const run = { id, state: 'running', options: { ...options }, textName: text?.name, schemes: entries, started: performance.now(),
+  const jobs = options.schemes.flatMap((scheme) => Array.from({ length: options.seeds }, (_, k) => ({ scheme,
+    seed: SEED + k, seeds: options.seeds, state: 'queued', step: 0, total: options.steps, losses: [], t0: 0, tTrain: 0,
+    worker: null, result: null, message: '' })));
+  const entries = Object.fromEntries(jobs.map((e) => [`${e.scheme}:${e.seed}`, e]));
+  const run = { id, state: 'running', options: { ...options }, textName: text?.name, jobs: entries, started: performance.now(),
     finished: 0, error: '' };
-  const queue = [...options.schemes];
+  const queue = Object.keys(entries);
   let lastEmit = 0, pending = 0;
   const progress = (force = false) => {
     const now = performance.now();
@@ -195,16 +233,16 @@ function newRun(id, options, text, concurrency, on) {
   };
   const next = () => {
     if (!on.current() || run.state !== 'running') return;
-    const scheme = queue.shift();
-    if (scheme) {
-      trainInWorker(entries[scheme], options, text, { current: on.current, progress, fail, done: next });
-    } else if (Object.values(entries).every((e) => e.state === 'done')) {
+    const job = queue.shift();
+    if (job) {
+      trainInWorker(entries[job], options, text, { current: on.current, progress, fail, done: next });
+    } else if (jobs.every((e) => e.state === 'done')) {
       run.state = 'done';
       run.finished = performance.now();
       on.finished(resultOf(run));
     }
   };
-  return { run, start() { for (let k = 0; k < Math.max(1, Math.min(concurrency, options.schemes.length)); k++) next(); } };
+  return { run, start() { for (let k = 0; k < Math.max(1, Math.min(concurrency, jobs.length)); k++) next(); } };
 }
 
 /**
@@ -215,7 +253,7 @@ export function createLab() {
   const listeners = new Set();
   let shipped = null, shippedError = '';
   let shown = null;        // the result the plots show
-  let run = null;          // the current or last run: { id, state, options, schemes: { name: entry }, ... }
+  let run = null;          // the current or last run: { id, state, options, jobs: { 'scheme:seed': entry }, ... }
   let text = null;         // the text task's file: { name, bytes }
   let runs = 0;
   let measured = { ratios: {}, source: '', details: {} };
@@ -262,8 +300,9 @@ export function createLab() {
     },
 
     /**
-     * Starts a run: options { task, schemes, size, steps } (text comes from setTextFile). Each scheme
-     * gets its own worker; schemes wait their turn beyond `concurrency` workers.
+     * Starts a run: options { task, schemes, size, steps, seeds, randomPositions (0 or L_max) } (text
+     * comes from setTextFile). Each scheme and seed gets its own worker; jobs wait their turn beyond
+     * `concurrency` workers.
      */
     startRun(options, concurrency = navigator.hardwareConcurrency || 2) {
       lab.cancelRun();
@@ -289,12 +328,12 @@ export function createLab() {
       if (!run || run.state !== 'running') return false;
       stopWorkers(run);
       run.state = 'cancelled';
-      for (const e of Object.values(run.schemes)) if (e.state !== 'done') e.state = 'cancelled';
+      for (const e of Object.values(run.jobs)) if (e.state !== 'done') e.state = 'cancelled';
       emit('progress');
       return true;
     },
     /** Live workers (for the tests: 0 after Cancel). */
-    liveWorkers: () => (run ? Object.values(run.schemes).filter((e) => e.worker).length : 0),
+    liveWorkers: () => (run ? Object.values(run.jobs).filter((e) => e.worker).length : 0),
   };
   return lab;
 }

@@ -97,6 +97,9 @@ export const FIELDS = {
   labSchemes: { value: 'none,sinusoidal,learned,rope,alibi,t5', type: 'list', label: 'schemes' },
   labSize: { value: 'small', type: 'enum', values: ['tiny', 'small'], label: 'model size' },
   labSteps: { value: 1000, type: 'int', min: 1, max: 20000, label: 'steps' },
+  // Runs per scheme (seeds 1 … N), and training at random positions in [0, 8 T_train) (Ruoss et al. 2023).
+  labSeeds: { value: 1, type: 'int', min: 1, max: 5, label: 'seeds' },
+  labRandom: { value: false, type: 'bool', label: 'randomized positions (L_max = 8 × T_train)' },
   labAt: { value: '4', type: 'enum', values: ['1/2', '1', '2', '4', '8'], label: 'loss by position at length (× T_train)' },
   labScalings: { value: true, type: 'bool', label: 'RoPE with inference scalings' },
 };

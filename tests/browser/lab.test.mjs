@@ -1,7 +1,9 @@
 // The explorer's lab chapter in headless Debian Chromium: it opens with the shipped native result
 // (plots drawn, the comparison table measured from data/lab-result.json); Start trains a tiny run in
-// module Web Workers under the strict CSP, reports progress and draws the new result; Cancel stops
-// a run and its workers; a slider elsewhere keeps redrawing while workers train.
+// module Web Workers under the strict CSP, reports progress and draws the new result; several seeds
+// draw a mean and a min–max band equal to pe.lab.run's own seeds; randomized positions give learned
+// numbers past T_train; Cancel stops a run and its workers; a slider elsewhere keeps redrawing while
+// workers train.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -26,6 +28,27 @@ async function chooseSchemes(schemes) {
   }
 }
 const runState = () => ex.page.evaluate(() => window.posencExplorer.lab.run?.state ?? null);
+// Sets a number box of the lab (steps, seeds) and waits for the state to take it.
+async function setNumber(key, value) {
+  await ex.page.fill(`#control-${key}`, String(value));
+  await ex.page.press(`#control-${key}`, 'Enter');
+  await ex.page.waitForFunction(({ k, v }) => window.posencExplorer.state[k] === v, { k: key, v: value });
+}
+// Trains the page's run to the end and returns the extrapolation view's read-out at `length` (× T_train index).
+async function trainAndRead(i) {
+  const before = await renders('lab-extrapolation');
+  await ex.page.click(`${view('lab-training')} [data-lab="start"]`);
+  await ex.page.waitForFunction(() => window.posencExplorer.lab.run?.state === 'done', null, { timeout: 60000 });
+  await drawn('lab-extrapolation', before);
+  await ex.page.focus(`${view('lab-extrapolation')} canvas`);
+  await ex.page.keyboard.press('Home');
+  for (let k = 0; k < i; k++) await ex.page.keyboard.press('ArrowRight');
+  return ex.page.textContent(`${view('lab-extrapolation')} .readout`);
+}
+const viewData = (id) => ex.page.evaluate((i) => {
+  const d = window.posencExplorer.views.find((v) => v.def.id === i).data;
+  return { n: d.n, series: d.series.map((s) => ({ label: s.label, band: s.band, y: s.y })) };
+}, id);
 
 before(async () => {
   ex = await openExplorer();
@@ -78,7 +101,7 @@ test('the result exports as JSON (the shipped run itself), CSV (every row and bu
   const [csv] = await Promise.all([ex.page.waitForEvent('download'), ex.page.click(`${section} button[data-export="csv"]`)]);
   const lines = (await readFile(await csv.path(), 'utf8')).trim().split('\n');
   assert.match(lines[0], new RegExp(`^# posenc · lab markov shipped ${shipped.date}`));
-  assert.equal(lines[1], 'scheme,rope_scaling,length,no_embedding,loss,floor,bucket_start,bucket_width,bucket_loss');
+  assert.equal(lines[1], 'scheme,rope_scaling,length,no_embedding,loss,floor,bucket_start,bucket_width,bucket_loss,seed');
   assert.ok(lines.some((l) => l.startsWith('learned,none,128,1,,')), 'no "no embedding" row for learned at 128');
   assert.ok(lines.some((l) => l.startsWith('rope,yarn,256,0,')));
   const [png] = await Promise.all([ex.page.waitForEvent('download'), ex.page.click(`${section} button[data-export="png1"]`)]);
@@ -131,6 +154,60 @@ test('a tiny run (2 schemes, 20 steps) trains in workers, reports progress, fini
   // Back to the shipped result.
   await ex.page.click(`${view('lab-extrapolation')} [data-lab="shipped"]`);
   await ex.page.waitForFunction(() => /the shipped result/.test(document.querySelector('section[data-view="lab-extrapolation"] .lab-source').textContent));
+  assert.deepEqual(ex.problems, []);
+});
+
+test('two seeds: each scheme is a mean with a min–max band, and the read-out gives pe.lab.run\'s own seeds', async () => {
+  await drawn('lab-training');
+  await chooseSchemes(['rope', 'alibi']);
+  await ex.page.selectOption('#control-labSize', 'tiny');
+  await setNumber('labSteps', 20);
+  await setNumber('labSeeds', 2);
+  const t0 = Date.now();
+  const readout = await trainAndRead(2);  // length 128 = 2 T_train
+  console.log(`lab: tiny run (rope, alibi × 2 seeds; 20 steps): ${((Date.now() - t0) / 1000).toFixed(1)} s from Start to drawn result`);
+  // The same run by the package itself, in the page: seeds 1 and 2 of each scheme.
+  const own = await ex.page.evaluate(() => window.posencExplorer.pe.lab.run({ schemes: ['rope', 'alibi'], size: 'tiny', steps: 20, seeds: 2 })
+    .results.map((r) => ({ scheme: r.scheme, seed: r.seed, loss: r.eval.find((e) => e.length === 128 && e.ropeScaling === 'none').loss })));
+  assert.match(readout, /^length 128, mean \(min–max\) of 2 seeds: /);
+  for (const scheme of ['rope', 'alibi']) {
+    const [a, b] = own.filter((r) => r.scheme === scheme).map((r) => r.loss);
+    const want = `${scheme} ${((a + b) / 2).toFixed(4)} (${Math.min(a, b).toFixed(4)}–${Math.max(a, b).toFixed(4)})`;
+    assert.ok(readout.includes(want), `${readout} lacks ${want}`);
+    assert.notEqual(a, b, 'two seeds trained the same model');
+  }
+  const d = await viewData('lab-extrapolation');
+  assert.equal(d.n, 2);
+  for (const s of d.series.filter((x) => x.label !== 'entropy floor')) {
+    assert.ok(s.band && s.band.lo.some((v, k) => v < s.band.hi[k]), `${s.label}: no band`);
+  }
+  assert.match(await ex.page.textContent(`${view('lab-extrapolation')} .lab-source`), /seeds 1–2/);
+  assert.match(await ex.page.textContent(`${view('lab-extrapolation')} .lab-source`), /--steps 20 --seeds 2/);
+  const [csv] = await Promise.all([ex.page.waitForEvent('download'), ex.page.click(`${view('lab-extrapolation')} button[data-export="csv"]`)]);
+  const lines = (await readFile(await csv.path(), 'utf8')).trim().split('\n');
+  assert.match(lines[0], /^# posenc · lab markov yours .* · 2 seeds · npm run lab/);
+  assert.equal(lines.filter((l) => l.startsWith('rope,none,128,0,')).length, 2 * 8);  // 8 buckets per seed
+  assert.deepEqual(await ex.page.$$eval('.lab-progress li', (l) => l.map((x) => `${x.dataset.scheme}:${x.dataset.seed}:${x.dataset.state}`)),
+    ['rope:1:done', 'rope:2:done', 'alibi:1:done', 'alibi:2:done']);
+  await setNumber('labSeeds', 1);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('randomized positions: learned gets numbers past T_train, and the caption says so', async () => {
+  await drawn('lab-training');
+  await chooseSchemes(['learned']);
+  await ex.page.selectOption('#control-labSize', 'tiny');
+  await setNumber('labSteps', 10);
+  await ex.page.check('#control-labRandom');
+  await ex.page.waitForFunction(() => window.posencExplorer.state.labRandom === true);
+  const readout = await trainAndRead(4);  // length 512 = 8 T_train
+  assert.match(readout, /^length 512: learned \d\.\d{4}/);
+  assert.doesNotMatch(await ex.page.textContent(`${view('lab-extrapolation')} tr[data-lab-row="learned"]`), /no emb\./);
+  assert.match(await ex.page.textContent(`${view('lab-extrapolation')} .lab-source`), /randomized positions \(L_max 512\).*--random-positions 512/);
+  const [csv] = await Promise.all([ex.page.waitForEvent('download'), ex.page.click(`${view('lab-extrapolation')} button[data-export="csv"]`)]);
+  assert.match((await readFile(await csv.path(), 'utf8')).split('\n')[0], / · 1 seed · randomized positions \(L_max 512\) · /);
+  await ex.page.uncheck('#control-labRandom');
+  await ex.page.click(`${view('lab-extrapolation')} [data-lab="shipped"]`);
   assert.deepEqual(ex.problems, []);
 });
 

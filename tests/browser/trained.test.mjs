@@ -157,7 +157,7 @@ test('a result trained in the page is drawn instead of the shipped one, and the 
   await ex.page.click(`${view('lab-training')} [data-lab="start"]`);
   await ex.page.waitForFunction(() => window.posencExplorer.lab.run?.state === 'done', null, { timeout: 60000 });
   const [rows, d, values] = await ex.page.evaluate(() => {
-    const p = window.posencExplorer.lab.run.schemes.learned.result.results[0].position.pos_emb;
+    const p = window.posencExplorer.lab.run.jobs['learned:1'].result.results[0].position.pos_emb;
     return [...p.shape, Array.from(p.values)];
   });
   assert.deepEqual([rows, d], [64, 32]);  // the tiny model

@@ -1,5 +1,6 @@
 // Line charts: series on one or two y axes, horizontal and vertical reference lines with labels
-// that move out of each other's way, a legend above the plot, min–max decimation for long series.
+// that move out of each other's way, a legend above the plot, min–max decimation for long series,
+// shaded bands (a range per point, e.g. min–max over seeds) under their series.
 import { FONT, axisScale, drawAxes, frame, logTicks, niceTicks, tickLabels } from './core.js';
 
 /** Line-chart CSV: x and one column per series. */
@@ -24,7 +25,8 @@ function range(series, log, key) {
  * vlines: [{ x, label, color }], note (a line under the legend), cursor: { i } (an index into
  * series 0's x) | null, xTicks (tick values instead of the automatic ones), texts: [{ x, y, label,
  * color }] (text at a data point; y null: near the top, under the vlines' labels) }; a series with
- * `points` also marks each point.
+ * `points` also marks each point, one with `band:
+ * { lo, hi }` (arrays along x) shades lo … hi in its colour.
  */
 export function drawLines(ctx, width, height, spec, colors) {
   const hasY2 = spec.series.some((s) => s.axis === 2);
@@ -42,7 +44,8 @@ export function drawLines(ctx, width, height, spec, colors) {
   const top = ly + (spec.note ? 30 : 14);
   const y1s = spec.series.filter((s) => s.axis !== 2), y2s = spec.series.filter((s) => s.axis === 2);
   const xd = spec.xDomain ?? range(spec.series, spec.xLog, 'x');
-  let yd = spec.yDomain ?? range(y1s, spec.yLog, 'y');
+  const bands = y1s.filter((s) => s.band).flatMap((s) => [{ y: s.band.lo }, { y: s.band.hi }]);
+  let yd = spec.yDomain ?? range([...y1s, ...bands], spec.yLog, 'y');
   for (const h of spec.hlines ?? []) {
     if (!spec.yDomain && Number.isFinite(h.y) && (!spec.yLog || h.y > 0)) yd = [Math.min(yd[0], h.y), Math.max(yd[1], h.y)];
   }
@@ -64,6 +67,7 @@ export function drawLines(ctx, width, height, spec, colors) {
   ctx.rect(plot.x, plot.y, plot.w, plot.h);
   ctx.clip();
   drawRefLines(ctx, plot, spec, xScale, yScale, colors);
+  for (const s of spec.series) if (s.band && s.axis !== 2) drawBand(ctx, s, xScale, yScale);
   for (const s of spec.series) {
     const right = s.axis === 2;
     drawSeries(ctx, plot, s, xScale, right ? y2Scale : yScale, right ? spec.y2Log : spec.yLog, spec.xLog);
@@ -179,6 +183,25 @@ function drawTexts(ctx, plot, texts, xScale, yScale, colors) {
     ctx.textAlign = 'left';
     ctx.fillText(t.label, px, py);
   }
+}
+
+// The shaded range lo … hi of a series, one polygon per run of finite points.
+function drawBand(ctx, s, xScale, ys) {
+  ctx.fillStyle = s.color;
+  ctx.globalAlpha = 0.2;
+  const ok = (i) => Number.isFinite(s.band.lo[i]) && Number.isFinite(s.band.hi[i]);
+  for (let i = 0; i < s.x.length; i++) {
+    if (!ok(i)) continue;
+    let j = i;
+    while (j + 1 < s.x.length && ok(j + 1)) j++;
+    ctx.beginPath();
+    for (let k = i; k <= j; k++) ctx.lineTo(xScale.to(s.x[k]), ys.to(s.band.hi[k]));
+    for (let k = j; k >= i; k--) ctx.lineTo(xScale.to(s.x[k]), ys.to(s.band.lo[k]));
+    ctx.closePath();
+    ctx.fill();
+    i = j;
+  }
+  ctx.globalAlpha = 1;
 }
 
 // Many more points than pixels (and not steps): one vertical min–max stroke per pixel column,

@@ -1,8 +1,9 @@
 // The lab's result (chapter "lab"): loss against evaluation length, one line per scheme and per
-// RoPE inference scaling, with the entropy floor and T_train; loss against position at one length;
-// the numbers as a table; JSON export. (The comparison table's extrapolation column, loss at
-// 4 T_train ÷ loss at T_train, comes from the same result: lab.measured(), web/lab.js.)
-import { ROPE_SCALINGS, barelyLearned, row, schemeColor, shortCommand } from '../lab.js';
+// RoPE inference scaling (with several seeds their mean, shaded from the least to the greatest),
+// with the entropy floor and T_train; loss against position at one length; the numbers as a
+// table; JSON export. (The comparison table's extrapolation column, loss at 4 T_train ÷ loss at
+// T_train, comes from the same result: lab.measured(), web/lab.js.)
+import { ROPE_SCALINGS, barelyLearned, rows, schemeColor, schemesIn, seedsText, shortCommand } from '../lab.js';
 import { fmt } from '../numbers.js';
 import { panelsHeight } from '../plot/panels.js';
 
@@ -16,20 +17,32 @@ const FLOOR_COLOR = '#999999';
 const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;');
 const num = (v) => (v === null || v === undefined || !Number.isFinite(v) ? NaN : v);
 
+// Mean, least and greatest of one value per seed (NaN unless every seed has it).
+function spread(values) {
+  if (!values.length || !values.every(Number.isFinite)) return { mean: NaN, lo: NaN, hi: NaN };
+  return { mean: values.reduce((a, b) => a + b, 0) / values.length, lo: Math.min(...values), hi: Math.max(...values) };
+}
+
+// A series from per-seed values at each x: y the mean, `band` the min–max when there are several seeds.
+function seedSeries(x, perSeed, n, extra) {
+  const st = perSeed.map(spread);
+  return { x, y: st.map((v) => v.mean), perSeed, band: n > 1 ? { lo: st.map((v) => v.lo), hi: st.map((v) => v.hi) } : null,
+    ...extra };
+}
+
 // Lines: the plain model of each scheme, then RoPE with each scaling (from T_train on).
-function lengthSeries(r, scalings) {
+function lengthSeries(r, scalings, n) {
   const T = r.config.trainLength;
   const lengths = [...MULTIPLES.values()].map((m) => m * T);
-  const series = r.results.map((s) => ({
-    label: s.scheme, scheme: s.scheme, x: lengths, points: true, color: schemeColor(s.scheme),
-    y: lengths.map((L) => { const e = row(r, s.scheme, L); return e && !e.noEmbedding ? num(e.loss) : NaN; }),
-    noEmbedding: lengths.filter((L) => row(r, s.scheme, L)?.noEmbedding),
-  }));
-  if (scalings && r.results.some((s) => s.scheme === 'rope')) {
+  const losses = (scheme, L, scaling) => rows(r, scheme, L, scaling).map((e) => (e.noEmbedding ? NaN : num(e.loss)));
+  const series = schemesIn(r).map((scheme) => seedSeries(lengths, lengths.map((L) => losses(scheme, L)), n, {
+    label: scheme, scheme, points: true, color: schemeColor(scheme),
+    noEmbedding: lengths.filter((L) => rows(r, scheme, L)[0]?.noEmbedding) }));
+  if (scalings && schemesIn(r).includes('rope')) {
     for (const k of ROPE_SCALINGS) {
       const xs = lengths.filter((L) => L >= T);
-      series.push({ label: `rope + ${k}`, scheme: 'rope', scaling: k, x: xs, points: true, width: 1.2, dash: DASH[k],
-        color: SHADE[k], y: xs.map((L) => num((L === T ? row(r, 'rope', L) : row(r, 'rope', L, k))?.loss)) });
+      series.push(seedSeries(xs, xs.map((L) => losses('rope', L, L === T ? 'none' : k)), n, {
+        label: `rope + ${k}`, scheme: 'rope', scaling: k, points: true, width: 1.2, dash: DASH[k], color: SHADE[k] }));
     }
   }
   const floor = lengths.map((L) => num(r.floors[L]));
@@ -39,30 +52,37 @@ function lengthSeries(r, scalings) {
   return { lengths, series };
 }
 
-function positionSeries(r, L, scalings) {
+function positionSeries(r, L, scalings, n) {
   const T = r.config.trainLength;
   const series = [], missing = [];
-  const add = (label, scheme, e, extra = {}) => {
-    if (!e) return;
-    if (e.noEmbedding) { missing.push(label); return; }
-    const w = e.bucketWidth;
-    series.push({ label, scheme, x: e.bucketLoss.map((_, k) => k * w + w / 2), y: e.bucketLoss.map(num),
-      color: schemeColor(scheme), ...extra });
+  const add = (label, scheme, es, extra = {}) => {
+    if (!es.length) return;
+    if (es[0].noEmbedding) { missing.push(label); return; }
+    const w = es[0].bucketWidth;
+    const x = es[0].bucketLoss.map((_, k) => k * w + w / 2);
+    series.push(seedSeries(x, x.map((_, k) => es.map((e) => num(e.bucketLoss[k]))), n,
+      { label, scheme, color: schemeColor(scheme), ...extra }));
   };
-  for (const s of r.results) add(s.scheme, s.scheme, row(r, s.scheme, L));
+  for (const scheme of schemesIn(r)) add(scheme, scheme, rows(r, scheme, L));
   if (scalings && L > T) {
     for (const k of ROPE_SCALINGS) {
-      add(`rope + ${k}`, 'rope', row(r, 'rope', L, k), { dash: DASH[k], width: 1.2, color: SHADE[k] });
+      add(`rope + ${k}`, 'rope', rows(r, 'rope', L, k), { dash: DASH[k], width: 1.2, color: SHADE[k] });
     }
   }
   return { series, missing, bucket: series[0]?.x.length ? series[0].x[1] - series[0].x[0] : 0 };
+}
+
+// A value for the read-out and the table: the mean, and with several seeds their least and greatest.
+function valueText(s, k) {
+  if (!s.band) return fmt(s.y[k], 4);
+  return `${fmt(s.y[k], 4)} (${fmt(s.band.lo[k], 4)}–${fmt(s.band.hi[k], 4)})`;
 }
 
 // Where the result on show comes from, how to reproduce it, and the way back to the shipped one.
 function sourceLine(d) {
   const c = d.r.config, command = `<code>${esc(shortCommand(d.r.command))}</code>`;
   const what = `${esc(d.r.task)}, d_model ${c.dModel}, ${c.nLayers} layers, ${c.nHeads} heads, T_train ${c.trainLength}, `
-    + `batch ${c.batch}, ${c.steps} steps, seed ${c.seed}`;
+    + `batch ${c.batch}, ${c.steps} steps, ${seedsText(c)}`;
   const text = d.r.source === 'shipped'
     ? `Shown: the shipped result, a real native run (${esc(d.r.simd)}) of ${esc(d.r.date)} (${what}). `
       + `Reproduce it with ${command}.`
@@ -108,9 +128,9 @@ export default {
   compute({ st, lab }) {
     const r = lab.shown();
     if (!r) throw new Error(`${lab.shippedFailure()} Train in the view above to see a result.`);
-    const T = r.config.trainLength;
+    const T = r.config.trainLength, n = r.config.seeds ?? 1;
     const L = MULTIPLES.get(st.labAt) * T;
-    return { r, T, L, ...lengthSeries(r, st.labScalings), pos: positionSeries(r, L, st.labScalings),
+    return { r, T, L, n, ...lengthSeries(r, st.labScalings, n), pos: positionSeries(r, L, st.labScalings, n),
       shipped: Boolean(lab.shipped()), barely: barelyLearned(r) };
   },
   plot: (d, cursor) => {
@@ -119,17 +139,21 @@ export default {
     const texts = learned
       ? [{ x: learned.noEmbedding[0], y: null, label: `learned: no embedding past ${d.T}`, color: learned.color }] : [];
     const missing = d.pos.missing.length ? ` (${d.pos.missing.join(', ')}: no embedding)` : '';
+    const how = [d.n > 1 ? `${d.n} seeds: mean, band min–max` : '',
+      d.r.config.randomPositions ? `trained at random positions < ${d.r.config.randomPositions}` : ''];
+    const note = how.filter(Boolean).join(' · ') || undefined;
     return {
       kind: 'panels',
       spec: {
         minWidth: MIN_WIDTH, cursor,
         panels: [
-          { title: `Loss against evaluation length (${d.r.task})`, kind: 'lines', spec: { series: d.series, xLog: true,
-            xTicks: d.lengths, xDomain: [d.lengths[0] / 1.15, d.lengths[d.lengths.length - 1] * 1.15],
+          { title: `Loss against evaluation length (${d.r.task})`, kind: 'lines', spec: { series: d.series,
+            xTicks: d.lengths, xDomain: [d.lengths[0] / 1.15, d.lengths[d.lengths.length - 1] * 1.15], xLog: true, note,
             xLabel: 'evaluation length (tokens, log scale)', yLabel: 'mean loss (nats/token)',
             vlines: [{ x: d.T, label: `T_train ${d.T}` }], texts } },
-          { title: `Loss by position at length ${d.L}${missing}`, kind: 'lines', spec: {
-            series: d.pos.series, xDomain: [0, d.L], xLabel: `position (buckets of ${d.pos.bucket})`, yLabel: 'loss (nats/token)',
+          { title: `Loss by position at length ${d.L}${missing}`, kind: 'lines', spec: { note,
+            series: d.pos.series, xDomain: [0, d.L], xLabel: `position (buckets of ${d.pos.bucket})`,
+            yLabel: 'loss (nats/token)',
             vlines: d.L > d.T ? [{ x: d.T, label: 'T_train' }] : [],
             hlines: d.r.entropyRate === null ? [] : [{ y: d.r.entropyRate, label: `entropy rate ${d.r.entropyRate.toFixed(3)}` }],
           } },
@@ -150,21 +174,22 @@ export default {
   },
   cursor0: () => ({ panel: 0, i: 1 }),
   readout(d, c) {
+    const of = d.n > 1 ? `, mean (min–max) of ${d.n} seeds` : '';
     if (c.panel === 0) {
       const L = d.lengths[c.i];
       const parts = d.series.map((s) => {
         const k = s.x.indexOf(L);
         if (k < 0) return null;
         if (s.noEmbedding?.includes(L)) return `${s.label} no embedding`;
-        return `${s.label} ${fmt(s.y[k], 4)}`;
+        return `${s.label} ${valueText(s, k)}`;
       }).filter(Boolean);
-      return `length ${L}: ${parts.join(', ')}`;
+      return `length ${L}${of}: ${parts.join(', ')}`;
     }
     const s0 = d.pos.series[0];
     if (!s0) return '';
     const w = d.pos.bucket;
-    const losses = d.pos.series.map((s) => `${s.label} ${fmt(s.y[c.i], 4)}`).join(', ');
-    return `positions ${c.i * w}–${(c.i + 1) * w - 1} at length ${d.L}: ${losses}`;
+    const losses = d.pos.series.map((s) => `${s.label} ${valueText(s, c.i)}`).join(', ');
+    return `positions ${c.i * w}–${(c.i + 1) * w - 1} at length ${d.L}${of}: ${losses}`;
   },
   note(d) {
     if (!d.barely.length) return '';
@@ -176,6 +201,9 @@ export default {
   html(d) {
     const T = d.T, cols = d.lengths;
     const cell = (v) => `<td class="num">${Number.isFinite(v) ? v.toFixed(4) : '–'}</td>`;
+    // With several seeds: the mean, and under it the least and greatest.
+    const spreadCell = (v, digits) => (Number.isFinite(v.mean) ? `<td class="num">${v.mean.toFixed(digits)}`
+      + `${d.n > 1 ? `<span class="range">${v.lo.toFixed(digits)}–${v.hi.toFixed(digits)}</span>` : ''}</td>` : '<td class="num">–</td>');
     const lines = [];
     lines.push(`<tr><th scope="row">entropy floor</th>${cols.map((L) => cell(num(d.r.floors[L]))).join('')}<td></td></tr>`);
     for (const s of d.series) {
@@ -183,31 +211,36 @@ export default {
       const values = cols.map((L) => {
         const k = s.x.indexOf(L);
         if (s.noEmbedding?.includes(L)) return '<td class="num">no emb.</td>';
-        return k < 0 ? '<td></td>' : cell(s.y[k]);
+        return k < 0 ? '<td></td>' : spreadCell(spread(s.perSeed[k]), 4);
       });
-      const at = s.y[s.x.indexOf(T)], far = s.noEmbedding?.includes(4 * T) ? NaN : s.y[s.x.indexOf(4 * T)];
-      const ratio = s.noEmbedding?.includes(4 * T) ? 'no emb.' : Number.isFinite(far / at) ? (far / at).toFixed(3) : '–';
-      lines.push(`<tr data-lab-row="${esc(s.label)}"><th scope="row">${esc(s.label)}</th>${values.join('')}`
-        + `<td class="num">${ratio}</td></tr>`);
+      // The ratio per seed, then its mean (as the CLI's table takes it).
+      const at = s.perSeed[s.x.indexOf(T)], far = s.perSeed[s.x.indexOf(4 * T)];
+      const ratio = s.noEmbedding?.includes(4 * T) ? '<td class="num">no emb.</td>'
+        : spreadCell(spread(far.map((v, k) => v / at[k])), 3);
+      lines.push(`<tr data-lab-row="${esc(s.label)}"><th scope="row">${esc(s.label)}</th>${values.join('')}${ratio}</tr>`);
     }
-    const head = `<th scope="col">mean loss (nats)</th>${cols.map((L) => `<th scope="col">L = ${L}</th>`).join('')}`
+    const of = d.n > 1 ? `, mean and min–max of ${d.n} seeds` : '';
+    const head = `<th scope="col">loss (nats${of})</th>${cols.map((L) => `<th scope="col">L = ${L}</th>`).join('')}`
       + `<th scope="col">loss(${4 * T}) ÷ loss(${T})</th>`;
     return `${sourceLine(d)}
       <table class="lab-table"><thead><tr>${head}</tr></thead><tbody>${lines.join('')}</tbody></table>`;
   },
   csv(d) {
-    const out = ['scheme,rope_scaling,length,no_embedding,loss,floor,bucket_start,bucket_width,bucket_loss'];
+    const out = ['scheme,rope_scaling,length,no_embedding,loss,floor,bucket_start,bucket_width,bucket_loss,seed'];
     for (const s of d.r.results) {
       for (const e of s.eval) {
         const base = [s.scheme, e.ropeScaling, e.length, e.noEmbedding ? 1 : 0, e.loss ?? '', e.floor ?? ''];
-        if (e.noEmbedding || !e.bucketLoss.length) out.push([...base, '', '', ''].join(','));
-        else e.bucketLoss.forEach((v, k) => out.push([...base, k * e.bucketWidth, e.bucketWidth, v ?? ''].join(',')));
+        if (e.noEmbedding || !e.bucketLoss.length) out.push([...base, '', '', '', s.seed].join(','));
+        else e.bucketLoss.forEach((v, k) => out.push([...base, k * e.bucketWidth, e.bucketWidth, v ?? '', s.seed].join(',')));
       }
     }
     return `${out.join('\n')}\n`;
   },
   caption(st, { lab }) {
     const r = lab.shown();
-    return r ? `lab ${r.task} ${r.source} ${r.date} · ${shortCommand(r.command)}` : 'lab';
+    if (!r) return 'lab';
+    const n = r.config.seeds ?? 1, random = r.config.randomPositions;
+    return `lab ${r.task} ${r.source} ${r.date} · ${n} seed${n > 1 ? 's' : ''}`
+      + `${random ? ` · randomized positions (L_max ${random})` : ''} · ${shortCommand(r.command)}`;
   },
 };

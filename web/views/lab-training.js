@@ -1,12 +1,15 @@
-// The lab's training view (chapter "lab"): what to train, Start / Cancel, a progress bar and an ETA
-// per scheme, and the training loss against step — live while workers train, else the loss curves
-// of the result on show (the shipped native run until you train your own). The work is in
-// web/lab.js and web/lab-worker.js; this view only draws.
-import { LAB_SCHEMES, commandFor, eta, schemeColor } from '../lab.js';
+// The lab's training view (chapter "lab"): what to train (task, schemes, size, steps, seeds,
+// randomized positions), Start / Cancel, a progress bar and an ETA per scheme and seed, and the
+// training loss against step — live while workers train, else the loss curves of the result on
+// show (the shipped native run until you train your own). The work is in web/lab.js and
+// web/lab-worker.js; this view only draws.
+import { LAB_SCHEMES, RANDOM_MAX, commandFor, eta, jobName, schemeColor } from '../lab.js';
 import { fmt } from '../numbers.js';
 import { linesCsv } from '../plot/lines.js';
 
 const schemesOf = (st) => st.labSchemes.split(',').filter((s) => LAB_SCHEMES.includes(s));
+// Seed S draws solid, the others dashed, so that one scheme's runs tell apart.
+const SEED_DASH = [undefined, [6, 3], [2, 2], [8, 3, 2, 3], [4, 4]];
 const seconds = (s) => (s >= 90 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(s < 10 ? 1 : 0)} s`);
 
 function trailingMean(values, window) {
@@ -56,18 +59,19 @@ function entryText(e, now) {
   }[e.state] ?? e.state;
 }
 
-// One row per scheme of the run, made again when the run's schemes change.
-function progressRows(list, rows, names) {
-  if ([...rows.keys()].join() === names.join()) return;
+// One row per job (scheme and seed) of the run, made again when the run's jobs change.
+function progressRows(list, rows, jobs) {
+  if ([...rows.keys()].join() === Object.keys(jobs).join()) return;
   list.replaceChildren();
   rows.clear();
-  for (const s of names) {
+  for (const [key, e] of Object.entries(jobs)) {
     const li = document.createElement('li');
-    li.dataset.scheme = s;
-    li.innerHTML = `<span class="name">${s}</span><progress max="1" value="0"></progress><span class="what"></span>`;
-    li.querySelector('.name').style.borderColor = schemeColor(s);  // CSSOM: the CSP forbids style attributes
+    li.dataset.scheme = e.scheme;
+    li.dataset.seed = String(e.seed);
+    li.innerHTML = `<span class="name">${jobName(e)}</span><progress max="1" value="0"></progress><span class="what"></span>`;
+    li.querySelector('.name').style.borderColor = schemeColor(e.scheme);  // CSSOM: the CSP forbids style attributes
     list.append(li);
-    rows.set(s, li);
+    rows.set(key, li);
   }
 }
 
@@ -82,7 +86,7 @@ function setup(section, host) {
   bar.innerHTML = `<div class="row"><button type="button" data-lab="start">Start</button>
     <button type="button" data-lab="cancel" disabled>Cancel</button>
     <span class="lab-status" role="status" aria-live="polite"></span></div>
-    <ul class="lab-progress" aria-label="training progress per scheme"></ul>`;
+    <ul class="lab-progress" aria-label="training progress per scheme and seed"></ul>`;
   controls.after(bar);
   const start = bar.querySelector('[data-lab="start"]'), cancel = bar.querySelector('[data-lab="cancel"]');
   const status = bar.querySelector('.lab-status'), list = bar.querySelector('.lab-progress');
@@ -92,7 +96,8 @@ function setup(section, host) {
     const schemes = schemesOf(st);
     if (!schemes.length) { status.textContent = 'Tick at least one scheme to train.'; return; }
     try {
-      lab.startRun({ task: st.labTask, schemes, size: st.labSize, steps: st.labSteps });
+      lab.startRun({ task: st.labTask, schemes, size: st.labSize, steps: st.labSteps, seeds: st.labSeeds,
+        randomPositions: st.labRandom ? RANDOM_MAX : 0 });
     } catch (e) {
       status.textContent = e.message;
     }
@@ -111,15 +116,14 @@ function setup(section, host) {
       list.replaceChildren();
       rows.clear();
       status.textContent = st.labTask === 'text' && !lab.textFile() ? 'Choose a text file, then Start.'
-        : `Start trains ${schemesOf(st).length} scheme(s) in your browser, one Web Worker each, `
-          + `up to ${navigator.hardwareConcurrency || 2} at a time.`;
+        : `Start trains ${schemesOf(st).length} scheme(s)${st.labSeeds > 1 ? ` × ${st.labSeeds} seeds` : ''} `
+          + `in your browser, one Web Worker each, up to ${navigator.hardwareConcurrency || 2} at a time.`;
       return;
     }
-    const names = Object.keys(run.schemes);
-    progressRows(list, rows, names);
+    progressRows(list, rows, run.jobs);
     const now = performance.now();
-    for (const [s, e] of Object.entries(run.schemes)) {
-      const li = rows.get(s);
+    for (const [key, e] of Object.entries(run.jobs)) {
+      const li = rows.get(key);
       li.dataset.state = e.state;
       const p = li.querySelector('progress');
       p.max = e.total;
@@ -128,7 +132,7 @@ function setup(section, host) {
     }
     const elapsed = ((run.finished || now) - run.started) / 1000;
     status.textContent = {
-      running: `Training ${names.length} scheme(s), ${seconds(elapsed)} so far. The page stays usable: the work is in workers.`,
+      running: `Training ${rows.size} model(s), ${seconds(elapsed)} so far. The page stays usable: the work is in workers.`,
       done: `Done in ${seconds(elapsed)}. The plots below and the comparison table now show this run.`,
       cancelled: 'Cancelled: the workers were stopped and their memory freed. '
         + 'The plots below still show the last finished result.',
@@ -148,16 +152,20 @@ export default {
     ['labSchemes', { kind: 'checks', label: 'schemes', values: LAB_SCHEMES }],
     ['labSize', { kind: 'select', label: 'model size' }],
     ['labSteps', { label: 'steps', slider: { min: 10, max: 20000, log: true } }],
+    ['labSeeds', { label: 'seeds', slider: { min: 1, max: 5 } }],
+    ['labRandom', { kind: 'checkbox' }],
   ],
   setup,
   compute({ st, lab }) {
     const run = lab.run(), shown = lab.shown();
     let series, source, floor = null;
     if (run && run.state !== 'done') {
-      series = Object.values(run.schemes).map((e) => ({ scheme: e.scheme, losses: e.losses }));
+      series = Object.values(run.jobs).map((e) => ({ label: jobName(e), scheme: e.scheme, seed: e.seed, losses: e.losses }));
       source = `your run (${run.state}): ${commandFor(run.options, run.textName)}`;
     } else if (shown) {
-      series = shown.results.map((r) => ({ scheme: r.scheme, losses: r.trainLoss }));
+      const n = shown.config.seeds ?? 1;
+      series = shown.results.map((r) => ({ label: jobName({ ...r, seeds: n }), scheme: r.scheme, seed: r.seed,
+        losses: r.trainLoss }));
       source = `${shown.source === 'shipped' ? 'the shipped native run' : 'your run'} of ${shown.date}: ${shown.command}`;
       floor = shown.floors[shown.config.trainLength] ?? null;
     } else {
@@ -169,8 +177,9 @@ export default {
     const window = Math.max(1, Math.round(n / 100));
     return {
       xs, floor, source, window,
-      series: series.map((s) => ({ label: s.scheme, scheme: s.scheme, x: xs.subarray(0, s.losses.length),
-        y: trailingMean(s.losses, window), raw: s.losses, color: schemeColor(s.scheme) })),
+      series: series.map((s) => ({ label: s.label, scheme: s.scheme, x: xs.subarray(0, s.losses.length),
+        y: trailingMean(s.losses, window), raw: s.losses, color: schemeColor(s.scheme),
+        dash: SEED_DASH[((s.seed ?? 1) - 1) % SEED_DASH.length] })),
     };
   },
   plot: (d, cursor) => ({
