@@ -102,6 +102,8 @@ export const FIELDS = {
   labRandom: { value: false, type: 'bool', label: 'randomized positions (L_max = 8 × T_train)' },
   labAt: { value: '4', type: 'enum', values: ['1/2', '1', '2', '4', '8'], label: 'loss by position at length (× T_train)' },
   labScalings: { value: true, type: 'bool', label: 'RoPE with inference scalings' },
+  // The result plot's series hidden from its legend (their labels).
+  labHide: { value: '', type: 'list', label: 'series hidden' },
 };
 
 export function defaults() {

@@ -6,7 +6,9 @@
 // { id, controls, compute(ctx) → data, plot(data, cursor, width) → { kind, spec }, height?(width),
 //   readout(data, cursor, st), csv(data), caption(st, host), cursor0(data), move?(data, cursor, key),
 //   note?(data), html?(data, ctx) (HTML after the plot; data null when it cannot be drawn),
-//   table?: true (no canvas, render(data) → HTML), setup?(section, host) (extra controls) }.
+//   table?: true (no canvas, render(data) → HTML), setup?(section, host) (extra controls),
+//   rendered?(data, section) (after each drawing: updates DOM that setup made; data null on error) }.
+// plot gets a 4th argument { exporting: true } when it draws the PNG export.
 // ctx: { pe, st, extras, lab, memo } (web/scheduler.js); host: web/chapters.js.
 import { buildControl } from './controls.js';
 import { moveGrid, moveIndex } from './cursor.js';
@@ -159,6 +161,7 @@ export function createView(def, section, host) {
       v.html.innerHTML = def.html(v.data, ctx);
       markScrolling(v.html);
     }
+    def.rendered?.(v.data, section);
     v.dirty = false;
     v.renders += 1;
     section.dataset.renders = String(v.renders);
@@ -222,7 +225,7 @@ function exportPng(v, caption, scale) {
   const ctx = canvas.getContext('2d');
   ctx.scale(scale, scale);
   const colors = themeColors(v.canvas);
-  drawInto(ctx, width, height, def.plot(v.data, null, width), colors);
+  drawInto(ctx, width, height, def.plot(v.data, null, width, { exporting: true }), colors);
   ctx.fillStyle = colors.bg;
   ctx.fillRect(0, height, width, band);
   ctx.fillStyle = colors.fg;

@@ -2,8 +2,8 @@
 // (plots drawn, the comparison table measured from data/lab-result.json); Start trains a tiny run in
 // module Web Workers under the strict CSP, reports progress and draws the new result; several seeds
 // draw a mean and a min–max band equal to pe.lab.run's own seeds; randomized positions give learned
-// numbers past T_train; Cancel stops a run and its workers; a slider elsewhere keeps redrawing while
-// workers train.
+// numbers past T_train; the legend hides and shows series from the keyboard; Cancel stops a run and
+// its workers; a slider elsewhere keeps redrawing while workers train.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -28,6 +28,7 @@ async function chooseSchemes(schemes) {
   }
 }
 const runState = () => ex.page.evaluate(() => window.posencExplorer.lab.run?.state ?? null);
+const pixels = (id) => ex.page.$eval(`${view(id)} canvas`, (c) => c.toDataURL());
 // Sets a number box of the lab (steps, seeds) and waits for the state to take it.
 async function setNumber(key, value) {
   await ex.page.fill(`#control-${key}`, String(value));
@@ -208,6 +209,32 @@ test('randomized positions: learned gets numbers past T_train, and the caption s
   assert.match((await readFile(await csv.path(), 'utf8')).split('\n')[0], / · 1 seed · randomized positions \(L_max 512\) · /);
   await ex.page.uncheck('#control-labRandom');
   await ex.page.click(`${view('lab-extrapolation')} [data-lab="shipped"]`);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('the legend groups the series by family; Enter and Space on an item hide and show its series', async () => {
+  await drawn('lab-extrapolation');
+  await ex.page.waitForFunction(() => /the shipped result/.test(document.querySelector('section[data-view="lab-extrapolation"] .lab-source').textContent));
+  const legend = `${view('lab-extrapolation')} .lab-legend`;
+  assert.deepEqual(await ex.page.$$eval(`${legend} .group`, (g) => g.map((x) => x.getAttribute('aria-label'))),
+    ['none / absolute', 'rotary', 'bias', 'learned bias', 'reference']);
+  assert.equal(await ex.page.$$eval(`${legend} button`, (b) => b.length), 15);  // 10 schemes, 4 RoPE scalings, the floor
+  const item = `${legend} button[data-series="alibi"]`;
+  const shown = await pixels('lab-extrapolation');
+  let n = await renders('lab-extrapolation');
+  await ex.page.focus(item);
+  await ex.page.keyboard.press('Enter');
+  await drawn('lab-extrapolation', n);
+  assert.equal(await ex.page.getAttribute(item, 'aria-pressed'), 'false');
+  assert.equal((await ex.page.evaluate(() => window.posencExplorer.state.labHide)), 'alibi');
+  assert.notEqual(await pixels('lab-extrapolation'), shown, 'hiding alibi left the plot as it was');
+  assert.equal(await ex.page.evaluate(() => document.activeElement.dataset.series), 'alibi', 'the focus left the legend item');
+  assert.match(await ex.page.evaluate(() => location.hash), /labHide=alibi/);
+  n = await renders('lab-extrapolation');
+  await ex.page.keyboard.press('Space');
+  await drawn('lab-extrapolation', n);
+  assert.equal(await ex.page.getAttribute(item, 'aria-pressed'), 'true');
+  assert.equal(await pixels('lab-extrapolation'), shown);
   assert.deepEqual(ex.problems, []);
 });
 

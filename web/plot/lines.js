@@ -24,8 +24,8 @@ function range(series, log, key) {
  * xLog, yLog, y2Log, xDomain, yDomain, y2Domain, hlines: [{ y, label, color, side: 'left' | 'right' }],
  * vlines: [{ x, label, color }], note (a line under the legend), cursor: { i } (an index into
  * series 0's x) | null, xTicks (tick values instead of the automatic ones), texts: [{ x, y, label,
- * color }] (text at a data point; y null: near the top, under the vlines' labels) }; a series with
- * `points` also marks each point, one with `band:
+ * color }] (text at a data point; y null: near the top, under the vlines' labels), legend: false
+ * (none: the page shows its own) }; a series with `points` also marks each point, one with `band:
  * { lo, hi }` (arrays along x) shades lo … hi in its colour.
  */
 export function drawLines(ctx, width, height, spec, colors) {
@@ -35,7 +35,7 @@ export function drawLines(ctx, width, height, spec, colors) {
   const legend = [];
   let lx = 8, ly = 10;
   for (const s of spec.series) {
-    if (!s.label) continue;
+    if (!s.label || spec.legend === false) continue;
     const w = Math.min(ctx.measureText(s.label).width + 30, width - 16);
     if (lx + w > width - 8 && lx > 8) { lx = 8; ly += 17; }
     legend.push({ s, x: lx, y: ly, w });

@@ -1,8 +1,9 @@
 // The lab's result (chapter "lab"): loss against evaluation length, one line per scheme and per
 // RoPE inference scaling (with several seeds their mean, shaded from the least to the greatest),
-// with the entropy floor and T_train; loss against position at one length; the numbers as a
-// table; JSON export. (The comparison table's extrapolation column, loss at 4 T_train ÷ loss at
-// T_train, comes from the same result: lab.measured(), web/lab.js.)
+// with the entropy floor and T_train; loss against position at one length; a legend of buttons,
+// grouped by family, that hide and show series; the numbers as a table; JSON export. (The
+// comparison table's extrapolation column, loss at 4 T_train ÷ loss at T_train, comes from the
+// same result: lab.measured(), web/lab.js.)
 import { ROPE_SCALINGS, barelyLearned, rows, schemeColor, schemesIn, seedsText, shortCommand } from '../lab.js';
 import { fmt } from '../numbers.js';
 import { panelsHeight } from '../plot/panels.js';
@@ -14,6 +15,14 @@ const DASH = { linear: [7, 4], ntk: [2, 3], dynamic: [10, 3, 2, 3], yarn: [4, 2]
 // Shades of RoPE's colour, dark to light, so that the dash is not the only difference.
 const SHADE = { linear: '#5e1f4c', ntk: '#8f3b78', dynamic: '#b55a99', yarn: '#eaa6d2' };
 const FLOOR_COLOR = '#999999';
+// The legend's groups: how each family brings positions in (the comparison chapter's stages).
+const GROUPS = [
+  ['none / absolute', ['none', 'sinusoidal', 'learned']],
+  ['rotary', ['rope', ...ROPE_SCALINGS.map((k) => `rope + ${k}`), 'xpos']],
+  ['bias', ['alibi']],
+  ['learned bias', ['t5', 'kerple_log', 'kerple_power', 'fire']],
+  ['reference', ['entropy floor']],
+];
 const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;');
 const num = (v) => (v === null || v === undefined || !Number.isFinite(v) ? NaN : v);
 
@@ -72,6 +81,10 @@ function positionSeries(r, L, scalings, n) {
   return { series, missing, bucket: series[0]?.x.length ? series[0].x[1] - series[0].x[0] : 0 };
 }
 
+// A hidden series keeps its place (series 0 carries the cursor's x) but draws nothing.
+const shownOnly = (series, hidden) => series.map((s) => (hidden.has(s.label)
+  ? { ...s, label: '', y: s.y.map(() => NaN), band: null } : s));
+
 // A value for the read-out and the table: the mean, and with several seeds their least and greatest.
 function valueText(s, k) {
   if (!s.band) return fmt(s.y[k], 4);
@@ -93,9 +106,59 @@ function sourceLine(d) {
   return `<p class="lab-source">${text}${back}</p>`;
 }
 
-// The JSON export and the button back to the shipped result.
+// The legend: one button per series, in its family's group; pressing one hides or shows the
+// series (labHide). Made again only when the result's series change, so focus stays on the button.
+function legendBox(host) {
+  const box = document.createElement('div');
+  box.className = 'lab-legend';
+  box.setAttribute('role', 'group');
+  box.setAttribute('aria-label', 'Series of the plots: press one to hide or show it');
+  box.addEventListener('click', (e) => {
+    const b = e.target.closest('button[data-series]');
+    if (!b) return;
+    const hidden = new Set(host.state().labHide.split(',').filter(Boolean));
+    if (hidden.has(b.dataset.series)) hidden.delete(b.dataset.series); else hidden.add(b.dataset.series);
+    host.onChange('labHide', [...hidden].join(','), true);
+  });
+  const update = (d) => {
+    box.hidden = !d;
+    if (!d) return;
+    const labels = d.series.map((s) => s.label);
+    if (box.dataset.labels !== labels.join()) {
+      box.dataset.labels = labels.join();
+      box.replaceChildren(...GROUPS.map(([name, members]) => [name, members.map((m) => d.series.find((s) => s.label === m))
+        .filter(Boolean)]).filter(([, series]) => series.length).map(([name, series]) => legendGroup(name, series)));
+    }
+    for (const b of box.querySelectorAll('button')) b.setAttribute('aria-pressed', String(!d.hidden.has(b.dataset.series)));
+  };
+  return { box, update };
+}
+
+function legendGroup(name, series) {
+  const group = document.createElement('div');
+  group.className = 'group';
+  group.setAttribute('role', 'group');
+  group.setAttribute('aria-label', name);
+  group.innerHTML = `<span class="group-name" aria-hidden="true">${esc(name)}</span>`;
+  for (const s of series) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.dataset.series = s.label;
+    b.innerHTML = `<span class="swatch" aria-hidden="true"></span>${esc(s.label)}`;
+    const swatch = b.firstChild.style;  // CSSOM: the CSP forbids style attributes
+    swatch.borderTopColor = s.color;
+    swatch.borderTopStyle = s.dash ? 'dashed' : 'solid';
+    group.append(b);
+  }
+  return group;
+}
+
+// The legend, the JSON export and the button back to the shipped result.
 function setup(section, host) {
   const { lab } = host;
+  const legend = legendBox(host);
+  section.querySelector('figure').before(legend.box);
+  section.legend = legend;
   const actions = section.querySelector('.actions');
   const json = document.createElement('button');
   json.type = 'button';
@@ -124,6 +187,7 @@ export default {
     ['labScalings', { kind: 'checkbox' }],
   ],
   setup,
+  rendered: (d, section) => section.legend.update(d),
   height: (width) => panelsHeight(2, width, PANEL, MIN_WIDTH),
   compute({ st, lab }) {
     const r = lab.shown();
@@ -131,14 +195,16 @@ export default {
     const T = r.config.trainLength, n = r.config.seeds ?? 1;
     const L = MULTIPLES.get(st.labAt) * T;
     return { r, T, L, n, ...lengthSeries(r, st.labScalings, n), pos: positionSeries(r, L, st.labScalings, n),
-      shipped: Boolean(lab.shipped()), barely: barelyLearned(r) };
+      hidden: new Set(st.labHide.split(',').filter(Boolean)), shipped: Boolean(lab.shipped()), barely: barelyLearned(r) };
   },
-  plot: (d, cursor) => {
+  plot: (d, cursor, width, { exporting = false } = {}) => {
     // Learned has no number past T_train: said in words at the top of the plot, in its colour.
-    const learned = d.series.find((s) => s.scheme === 'learned' && s.noEmbedding.length);
+    const learned = d.series.find((s) => s.scheme === 'learned' && s.noEmbedding.length && !d.hidden.has(s.label));
     const texts = learned
       ? [{ x: learned.noEmbedding[0], y: null, label: `learned: no embedding past ${d.T}`, color: learned.color }] : [];
     const missing = d.pos.missing.length ? ` (${d.pos.missing.join(', ')}: no embedding)` : '';
+    // On the page the legend is the buttons above the plot; the PNG draws its own.
+    const legend = exporting ? undefined : false;
     const how = [d.n > 1 ? `${d.n} seeds: mean, band min–max` : '',
       d.r.config.randomPositions ? `trained at random positions < ${d.r.config.randomPositions}` : ''];
     const note = how.filter(Boolean).join(' · ') || undefined;
@@ -147,12 +213,12 @@ export default {
       spec: {
         minWidth: MIN_WIDTH, cursor,
         panels: [
-          { title: `Loss against evaluation length (${d.r.task})`, kind: 'lines', spec: { series: d.series,
-            xTicks: d.lengths, xDomain: [d.lengths[0] / 1.15, d.lengths[d.lengths.length - 1] * 1.15], xLog: true, note,
+          { title: `Loss against evaluation length (${d.r.task})`, kind: 'lines', spec: { series: shownOnly(d.series, d.hidden),
+            xTicks: d.lengths, xDomain: [d.lengths[0] / 1.15, d.lengths[d.lengths.length - 1] * 1.15], xLog: true, legend, note,
             xLabel: 'evaluation length (tokens, log scale)', yLabel: 'mean loss (nats/token)',
             vlines: [{ x: d.T, label: `T_train ${d.T}` }], texts } },
-          { title: `Loss by position at length ${d.L}${missing}`, kind: 'lines', spec: { note,
-            series: d.pos.series, xDomain: [0, d.L], xLabel: `position (buckets of ${d.pos.bucket})`,
+          { title: `Loss by position at length ${d.L}${missing}`, kind: 'lines', spec: { legend, note,
+            series: shownOnly(d.pos.series, d.hidden), xDomain: [0, d.L], xLabel: `position (buckets of ${d.pos.bucket})`,
             yLabel: 'loss (nats/token)',
             vlines: d.L > d.T ? [{ x: d.T, label: 'T_train' }] : [],
             hlines: d.r.entropyRate === null ? [] : [{ y: d.r.entropyRate, label: `entropy rate ${d.r.entropyRate.toFixed(3)}` }],
@@ -177,7 +243,7 @@ export default {
     const of = d.n > 1 ? `, mean (min–max) of ${d.n} seeds` : '';
     if (c.panel === 0) {
       const L = d.lengths[c.i];
-      const parts = d.series.map((s) => {
+      const parts = d.series.filter((s) => !d.hidden.has(s.label)).map((s) => {
         const k = s.x.indexOf(L);
         if (k < 0) return null;
         if (s.noEmbedding?.includes(L)) return `${s.label} no embedding`;
@@ -188,7 +254,7 @@ export default {
     const s0 = d.pos.series[0];
     if (!s0) return '';
     const w = d.pos.bucket;
-    const losses = d.pos.series.map((s) => `${s.label} ${valueText(s, c.i)}`).join(', ');
+    const losses = d.pos.series.filter((s) => !d.hidden.has(s.label)).map((s) => `${s.label} ${valueText(s, c.i)}`).join(', ');
     return `positions ${c.i * w}–${(c.i + 1) * w - 1} at length ${d.L}${of}: ${losses}`;
   },
   note(d) {
