@@ -2,8 +2,9 @@
 // (plots drawn, the comparison table measured from data/lab-result.json); Start trains a tiny run in
 // module Web Workers under the strict CSP, reports progress and draws the new result; several seeds
 // draw a mean and a min–max band equal to pe.lab.run's own seeds; randomized positions give learned
-// numbers past T_train; the legend hides and shows series from the keyboard; Cancel stops a run and
-// its workers; a slider elsewhere keeps redrawing while workers train.
+// numbers past T_train; the legend hides and shows series from the keyboard; before Start the page
+// says how many steps the model needs; Cancel stops a run and its workers; a slider elsewhere
+// keeps redrawing while workers train.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -155,6 +156,25 @@ test('a tiny run (2 schemes, 20 steps) trains in workers, reports progress, fini
   // Back to the shipped result.
   await ex.page.click(`${view('lab-extrapolation')} [data-lab="shipped"]`);
   await ex.page.waitForFunction(() => /the shipped result/.test(document.querySelector('section[data-view="lab-extrapolation"] .lab-source').textContent));
+  assert.deepEqual(ex.problems, []);
+});
+
+test('before Start the lab says how many steps the chosen model needs to learn markov', async () => {
+  await drawn('lab-training');
+  // The text once it names the size and steps just set (the view repaints after the change).
+  const advice = async (size, steps) => {
+    await ex.page.waitForFunction(({ size, steps }) => {
+      const t = document.querySelector('.lab-advice').textContent;
+      return t.startsWith(`The ${size} model`) && t.includes(' will show how') === (steps < 1000);
+    }, { size, steps });
+    return ex.page.textContent(`${view('lab-training')} .lab-advice`);
+  };
+  await ex.page.selectOption('#control-labSize', 'small');
+  await setNumber('labSteps', 1000);
+  assert.match(await advice('small', 1000), /^The small model needs ≈ \d+ steps to come within 0\.1 nats of the markov floor at T_train \(measured natively\); fewer teaches little\.$/);
+  await ex.page.selectOption('#control-labSize', 'tiny');
+  await setNumber('labSteps', 60);
+  assert.match(await advice('tiny', 60), /^The tiny model needs more than \d+ steps .* 60 steps will show how the schemes start, not how they extrapolate\./);
   assert.deepEqual(ex.problems, []);
 });
 

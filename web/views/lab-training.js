@@ -1,13 +1,16 @@
 // The lab's training view (chapter "lab"): what to train (task, schemes, size, steps, seeds,
-// randomized positions), Start / Cancel, a progress bar and an ETA per scheme and seed, and the
-// training loss against step — live while workers train, else the loss curves of the result on
-// show (the shipped native run until you train your own). The work is in web/lab.js and
-// web/lab-worker.js; this view only draws.
+// randomized positions) and how many steps that model needs, Start / Cancel, a progress bar and an
+// ETA per scheme and seed, and the training loss against step — live while workers train, else the
+// loss curves of the result on show (the shipped native run until you train your own). The work is
+// in web/lab.js and web/lab-worker.js; this view only draws.
 import { LAB_SCHEMES, RANDOM_MAX, commandFor, eta, jobName, schemeColor } from '../lab.js';
 import { fmt } from '../numbers.js';
 import { linesCsv } from '../plot/lines.js';
 
 const schemesOf = (st) => st.labSchemes.split(',').filter((s) => LAB_SCHEMES.includes(s));
+// Steps each size needs on markov before its loss at T_train comes within 0.1 nats of the floor,
+// and below how many it has learned little (measured natively: docs/explorer.md, "The lab chapter").
+const STEPS_NEEDED = { small: { need: '≈ 2000 steps', few: 1000 }, tiny: { need: 'more than 4000 steps', few: 2000 } };
 // Seed S draws solid, the others dashed, so that one scheme's runs tell apart.
 const SEED_DASH = [undefined, [6, 3], [2, 2], [8, 3, 2, 3], [4, 4]];
 const seconds = (s) => (s >= 90 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(s < 10 ? 1 : 0)} s`);
@@ -75,6 +78,15 @@ function progressRows(list, rows, jobs) {
   }
 }
 
+// Beside the controls, before Start: how many steps this model needs to learn markov.
+function advice(st) {
+  if (st.labTask !== 'markov') return '';
+  const { need, few } = STEPS_NEEDED[st.labSize];
+  const little = st.labSteps < few ? ` ${st.labSteps} steps will show how the schemes start, not how they extrapolate.` : '';
+  return `The ${st.labSize} model needs ${need} to come within 0.1 nats of the markov floor at T_train `
+    + `(measured natively); fewer teaches little.${little}`;
+}
+
 // The file box, Start / Cancel and the progress list (the plot is drawn by compute and plot).
 function setup(section, host) {
   const { lab } = host;
@@ -83,13 +95,14 @@ function setup(section, host) {
   controls.append(file);
   const bar = document.createElement('div');
   bar.className = 'lab-run';
-  bar.innerHTML = `<div class="row"><button type="button" data-lab="start">Start</button>
+  bar.innerHTML = `<p class="lab-advice"></p><div class="row"><button type="button" data-lab="start">Start</button>
     <button type="button" data-lab="cancel" disabled>Cancel</button>
     <span class="lab-status" role="status" aria-live="polite"></span></div>
     <ul class="lab-progress" aria-label="training progress per scheme and seed"></ul>`;
   controls.after(bar);
   const start = bar.querySelector('[data-lab="start"]'), cancel = bar.querySelector('[data-lab="cancel"]');
   const status = bar.querySelector('.lab-status'), list = bar.querySelector('.lab-progress');
+  const needs = bar.querySelector('.lab-advice');
 
   start.addEventListener('click', () => {
     const st = host.state();
@@ -108,6 +121,8 @@ function setup(section, host) {
   function paint() {
     const st = host.state();
     file.hidden = st.labTask !== 'text';
+    needs.textContent = advice(st);
+    needs.hidden = !needs.textContent;
     const run = lab.run();
     const running = run?.state === 'running';
     start.disabled = running;
@@ -156,6 +171,8 @@ export default {
     ['labRandom', { kind: 'checkbox' }],
   ],
   setup,
+  // A change from elsewhere (Back, a link) repaints the advice and the status too.
+  rendered: (d, section) => section.paint(),
   compute({ st, lab }) {
     const run = lab.run(), shown = lab.shown();
     let series, source, floor = null;
