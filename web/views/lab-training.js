@@ -58,7 +58,7 @@ function entryText(e, now) {
     training: `step ${e.step}/${e.total}${last}${t === null ? '' : ` · ETA ${seconds(t)}`}`,
     evaluating: `trained${last} · evaluating at ½ … 8 × T_train…`,
     done: `done${last}`,
-    cancelled: `cancelled at step ${e.step}`,
+    cancelled: e.step ? `cancelled at step ${e.step}` : 'cancelled before it started',
   }[e.state] ?? e.state;
 }
 
@@ -85,6 +85,18 @@ function advice(st) {
   const little = st.labSteps < few ? ` ${st.labSteps} steps will show how the schemes start, not how they extrapolate.` : '';
   return `The ${st.labSize} model needs ${need} to come within 0.1 nats of the markov floor at T_train `
     + `(measured natively); fewer teaches little.${little}`;
+}
+
+// After Cancel: where each job stopped, and what the plots show now.
+function cancelledText(run, shown) {
+  const stopped = Object.values(run.jobs).filter((e) => e.state === 'cancelled' && e.step > 0)
+    .map((e) => `step ${e.step} of ${jobName(e)}`);
+  const done = Object.values(run.jobs).filter((e) => e.state === 'done').map(jobName);
+  const where = stopped.length ? `at ${stopped.join(', ')}` : 'before any training step';
+  const what = shown?.source === 'yours' ? `your run of ${shown.date}` : 'the shipped native run';
+  return `Cancelled ${where}; the workers were stopped and their memory freed. The training plot shows the `
+    + `cancelled curves; the results below still show the previous result, ${what}`
+    + `${done.length ? ` (the finished ${done.join(', ')} ${done.length > 1 ? 'are' : 'is'} not kept)` : ''}.`;
 }
 
 // The file box, Start / Cancel and the progress list (the plot is drawn by compute and plot).
@@ -149,8 +161,7 @@ function setup(section, host) {
     status.textContent = {
       running: `Training ${rows.size} model(s), ${seconds(elapsed)} so far. The page stays usable: the work is in workers.`,
       done: `Done in ${seconds(elapsed)}. The plots below and the comparison table now show this run.`,
-      cancelled: 'Cancelled: the workers were stopped and their memory freed. '
-        + 'The plots below still show the last finished result.',
+      cancelled: cancelledText(run, lab.shown()),
       error: `The run failed: ${run.error}`,
     }[run.state];
   }
