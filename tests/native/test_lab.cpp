@@ -258,18 +258,24 @@ GradCheck check_gradients(const ModelConfig& config, std::size_t B, std::size_t 
   return out;
 }
 
+// The small model of the gradient and parameter tests: vocab 7, d_model 8, 2 layers, 2 heads, T 6, seed 3.
+ModelConfig grad_model(std::size_t scheme) {
+  ModelConfig c;
+  c.vocab_size = 7;
+  c.d_model = 8;
+  c.n_layers = 2;
+  c.n_heads = 2;
+  c.train_len = 6;
+  c.scheme = static_cast<Scheme>(scheme);
+  c.seed = 3;
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("lab: every gradient of every scheme matches central differences of a float64 twin") {
   for (std::size_t s = 0; s < kNumSchemes; ++s) {
-    ModelConfig c;
-    c.vocab_size = 7;
-    c.d_model = 8;
-    c.n_layers = 2;
-    c.n_heads = 2;
-    c.train_len = 6;
-    c.scheme = static_cast<Scheme>(s);
-    c.seed = 3;
+    const ModelConfig c = grad_model(s);
     const GradCheck g = check_gradients(c, 2, 6, 16);
     INFO(std::string(scheme_name(c.scheme)), ": loss error ", g.loss_error, ", worst gradient error / scale ",
          g.worst_ratio, " (", g.worst_tensor, ")");
@@ -289,15 +295,8 @@ TEST_CASE("lab: at randomized positions every gradient of every scheme matches t
   // (randomise's fire.L), learned's 40-row table.
   const std::vector<std::int32_t> pos = {0, 2, 3, 11, 17, 30, 1, 5, 9, 20, 33, 39};
   for (std::size_t s = 0; s < kNumSchemes; ++s) {
-    ModelConfig c;
-    c.vocab_size = 7;
-    c.d_model = 8;
-    c.n_layers = 2;
-    c.n_heads = 2;
-    c.train_len = 6;
+    ModelConfig c = grad_model(s);
     c.max_positions = 40;
-    c.scheme = static_cast<Scheme>(s);
-    c.seed = 3;
     const GradCheck g = check_gradients(c, 2, 6, c.scheme == Scheme::kLearned ? 320 : 16, pos);
     MESSAGE(std::string(scheme_name(c.scheme)), " at random positions: loss error ", g.loss_error,
             ", worst |g - fd| / max|fd| ", g.worst_ratio, " in ", g.worst_tensor);
@@ -377,13 +376,7 @@ TEST_CASE("lab: random_positions draws sorted uniform subsets, the same for a se
 TEST_CASE("lab: position_parameters gives what each scheme learned, in the card's terms") {
   const auto softplus = [](double x) { return std::log1p(std::exp(x)); };
   for (std::size_t s = 0; s < kNumSchemes; ++s) {
-    ModelConfig c;
-    c.vocab_size = 7;
-    c.d_model = 8;
-    c.n_layers = 2;
-    c.n_heads = 2;
-    c.train_len = 6;
-    c.scheme = static_cast<Scheme>(s);
+    const ModelConfig c = grad_model(s);
     std::unique_ptr<Model> m;
     REQUIRE(Model::create(c, &m).ok());
     randomise(*m, 5);
