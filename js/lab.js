@@ -54,6 +54,12 @@ export function wrapLab(module) {
   // The schemes, tasks and RoPE scalings the C++ lab has (lab.hpp), by name.
   const { schemes: LAB_SCHEMES, tasks: LAB_TASKS, ropeScalings: ROPE_SCALINGS } = module.labNames();
   const { scoped, status } = heapTools(module, jsMessage);
+  // An Int32Array of n values that fill(heap address) writes, returning C++'s status message.
+  const int32Out = (fn, n, fill) => scoped(fn, (alloc) => {
+    const out = alloc(n * 4);
+    status(fn, fill(out));
+    return module.HEAP32.slice(out >> 2, (out >> 2) + n);
+  });
 
   // tokens: an Int32Array or array of ids in [0, vocabSize), batch × length of them.
   function checkTokens(fn, tokens, length, vocabSize) {
@@ -284,11 +290,7 @@ export function wrapLab(module) {
       checkInt(fn, 'length', length, 2, 65536);
       const [hi, lo] = seedHalves(fn, 'seed', seed);
       if (batch * length > 2 ** 24) throw new PosencRangeError(`${fn}: batch * length must be <= 2^24 (got ${batch * length})`);
-      return scoped(fn, (alloc) => {
-        const out = alloc(batch * length * 4);
-        status(fn, module.labDatasetSample(ptr, out, batch, length, hi, lo));
-        return module.HEAP32.slice(out >> 2, (out >> 2) + batch * length);
-      });
+      return int32Out(fn, batch * length, (out) => module.labDatasetSample(ptr, out, batch, length, hi, lo));
     }
     delete() {
       if (this.#ptr) module.labDatasetDelete(this.#ptr);
@@ -494,11 +496,7 @@ export function wrapLab(module) {
     checkInt(fn, 'length', length, 1, maxPosition);
     const [hi, lo] = seedHalves(fn, 'seed', seed);
     if (batch * length > 2 ** 24) throw new PosencRangeError(`${fn}: batch * length must be <= 2^24 (got ${batch * length})`);
-    return scoped(fn, (alloc) => {
-      const out = alloc(batch * length * 4);
-      status(fn, module.labRandomPositions(out, batch, length, maxPosition, hi, lo));
-      return module.HEAP32.slice(out >> 2, (out >> 2) + batch * length);
-    });
+    return int32Out(fn, batch * length, (out) => module.labRandomPositions(out, batch, length, maxPosition, hi, lo));
   }
 
   return { schemes: LAB_SCHEMES, tasks: LAB_TASKS, ropeScalings: ROPE_SCALINGS, createModel, dataset, run, extend, streamSeed,
