@@ -353,9 +353,9 @@ export function wrapLab(module) {
 
   // What run() and extend() share: the options of a run (the card's model, schedule and seeds), the
   // checks before anything is allocated, and one C++ call per (scheme, seed) on the same data.
-  // kind: { keys (extra option names), schemes (default), allowed (scheme names), extra(o, config)
-  // → { config, maxLength (longest evaluated), tokens ([what, n] per call) }, floorLengths(config),
-  // call(data, config, scheme, progress) → [message, result] }. Returns { task, config, entropyRate,
+  // kind: { keys (extra option names), schemes (the default and the ones allowed), extra(o, config)
+  // (adds its options to config) → { maxLength (longest evaluated), tokens ([what, n] per call) },
+  // floorLengths(config), call(data, config, scheme, progress) → [message, result] }. Returns { task, config, entropyRate,
   // floor: { length: floor }, results: [{ scheme, seed, ...result }] }.
   function experiment(fn, options, onProgress, kind) {
     const o = checkOptions(fn, options, ['task', 'text', 'vocabSize', 'schemes', 'steps', 'size', 'dModel', 'nLayers',
@@ -366,9 +366,9 @@ export function wrapLab(module) {
     const size = SIZES[checkChoice(fn, 'size', o.size ?? 'small', Object.keys(SIZES))];
     const schemes = o.schemes === undefined || o.schemes === 'all' ? kind.schemes : o.schemes;
     if (!Array.isArray(schemes) || schemes.length === 0) throw new PosencTypeError(`${fn}: schemes must be 'all' or a non-empty array of scheme names`);
-    schemes.forEach((s, i) => checkChoice(fn, `schemes[${i}]`, s, kind.allowed));
+    schemes.forEach((s, i) => checkChoice(fn, `schemes[${i}]`, s, kind.schemes));
     const steps = checkInt(fn, 'steps', o.steps ?? 2000, 1, 1e7);
-    const base = {
+    const config = {
       dModel: checkInt(fn, 'dModel', o.dModel ?? size.dModel, 1, 4096),
       nLayers: checkInt(fn, 'nLayers', o.nLayers ?? size.nLayers, 1, 64),
       nHeads: checkInt(fn, 'nHeads', o.nHeads ?? size.nHeads, 1, 4096),
@@ -384,11 +384,11 @@ export function wrapLab(module) {
     };
     // The task's data (the Markov table) comes from taskSeed, seed by default: run({ seed: S + k,
     // taskSeed: S }) is seed S + k's part of run({ seed: S, seeds: N }), one job of it (the page's workers).
-    const taskSeed = checkInt(fn, 'taskSeed', o.taskSeed ?? base.seed, 0, Number.MAX_SAFE_INTEGER);
-    if (typeof base.lr !== 'number' || !Number.isFinite(base.lr) || base.lr <= 0) {
-      throw new PosencRangeError(`${fn}: lr must be finite and > 0 (got ${describe(base.lr)})`);
+    const taskSeed = checkInt(fn, 'taskSeed', o.taskSeed ?? config.seed, 0, Number.MAX_SAFE_INTEGER);
+    if (typeof config.lr !== 'number' || !Number.isFinite(config.lr) || config.lr <= 0) {
+      throw new PosencRangeError(`${fn}: lr must be finite and > 0 (got ${describe(config.lr)})`);
     }
-    const { config, maxLength, tokens } = kind.extra(o, base);
+    const { maxLength, tokens } = kind.extra(o, config);
     const sizes = { vocabSize: o.vocabSize ?? 32, ...config, maxPositions: config.randomPositions,
       scheme: schemes.includes('fire') ? 'fire' : undefined };
     if (4 * paramFloats(sizes) > MAX_FLOATS) throw new PosencRangeError(`${fn}: the model has more than ${MAX_FLOATS / 4} parameters`);
@@ -434,12 +434,12 @@ export function wrapLab(module) {
   function run(options, onProgress) {
     const fn = 'run';
     return experiment(fn, options, onProgress, {
-      keys: ['randomPositions'], schemes: LAB_SCHEMES, allowed: LAB_SCHEMES,
+      keys: ['randomPositions'], schemes: LAB_SCHEMES,
       extra: (o, config) => {
         // Randomized positions (docs/lab.md): 0 (off) or L_max in [trainLength, 65536].
         config.randomPositions = o.randomPositions === undefined || o.randomPositions === 0 ? 0
           : checkInt(fn, 'randomPositions', o.randomPositions, config.trainLength, 65536);
-        return { config, maxLength: 8 * config.trainLength,
+        return { maxLength: 8 * config.trainLength,
           tokens: [['evalBatch * 8 * trainLength', config.evalBatch * 8 * config.trainLength]] };
       },
       floorLengths: (config) => [1, 2, 4, 8, 16].map((k) => (config.trainLength * k) / 2),
@@ -455,9 +455,8 @@ export function wrapLab(module) {
   // model, then a copy fine-tuned at factor · trainLength with each scaling, evaluated at the checkpoints.
   function extend(options, onProgress) {
     const fn = 'extend';
-    const EXTENDABLE = ['rope', 'xpos'];
     return experiment(fn, options, onProgress, {
-      keys: ['factor', 'checkpoints'], schemes: EXTENDABLE, allowed: EXTENDABLE,
+      keys: ['factor', 'checkpoints'], schemes: ['rope', 'xpos'],
       extra: (o, config) => {
         const factor = checkInt(fn, 'factor', o.factor ?? 4, 2, 64);
         const checkpoints = o.checkpoints ?? [0, 25, 100, 400];
@@ -469,7 +468,7 @@ export function wrapLab(module) {
         const L = factor * config.trainLength;
         if (2 * L > 65536) throw new PosencRangeError(`${fn}: factor * trainLength must be <= 32768 (got ${L}; evaluated at twice that)`);
         Object.assign(config, { factor, checkpoints: [...checkpoints] });
-        return { config, maxLength: 2 * L,
+        return { maxLength: 2 * L,
           tokens: [['evalBatch * 2 * factor * trainLength', config.evalBatch * 2 * L]] };
       },
       floorLengths: (config) => [config.factor * config.trainLength, 2 * config.factor * config.trainLength],

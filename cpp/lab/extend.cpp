@@ -64,6 +64,7 @@ Status run_extension(const Dataset& data, const RunConfig& rc, Scheme scheme, co
       const double factor = static_cast<double>(ex.factor);
       std::unique_ptr<Model> m;
       if (Status s = copy_of(*base, &m); !s.ok()) return s;
+      const detail::ProgressSink sink{progress, user, rc.schedule.total_steps + k * tune_steps, total};
       std::size_t next = 0;  // the next checkpoint
       for (std::size_t step = 0;; ++step) {
         if (next < ex.checkpoints.size() && ex.checkpoints[next] == step) {
@@ -81,7 +82,7 @@ Status run_extension(const Dataset& data, const RunConfig& rc, Scheme scheme, co
         if (Status s = m->train_step(tokens.data(), batch, L, lr, &loss, nullptr, {nullptr, scaling, factor}); !s.ok())
           return s;
         out->tune_loss[k].push_back(loss);
-        if (!detail::ProgressSink{progress, user, rc.schedule.total_steps + k * tune_steps, total}.step(step, loss))
+        if (!sink.step(step, loss))
           return {StatusCode::kBadArgument, "cancelled"};
       }
     }

@@ -6,7 +6,7 @@ import { SERIES } from '../colormap.js';
 import { fmt } from '../numbers.js';
 import { panelsHeight } from '../plot/panels.js';
 
-export const EXTENSION_URL = new URL('../../data/lab-extension.json', import.meta.url);
+const EXTENSION_URL = new URL('../../data/lab-extension.json', import.meta.url);
 const SCALINGS = ['none', 'linear', 'ntk', 'yarn'];
 const LABEL = { none: 'none', linear: 'linear (PI)', ntk: 'NTK', yarn: 'YaRN' };
 const COLOR = { none: SERIES[7], linear: SERIES[1], ntk: SERIES[2], yarn: SERIES[3] };
