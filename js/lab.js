@@ -18,23 +18,8 @@ const JS_NAMES = {
 };
 // Memory is checked here before C++ allocates it: in WASM a failed C++ allocation would abort the
 // module instead of returning a Status. At most 2^28 floats (1 GiB) for parameters + gradients +
-// AdamW moments, and as much again for one call's activations.
+// AdamW moments, and as much again for one call's activations; the counts are C++'s (lab::footprint).
 const MAX_FLOATS = 2 ** 28;
-const paramFloats = ({ vocabSize, dModel: d, nLayers, nHeads, trainLength, maxPositions }) => vocabSize * d
-  + Math.max(trainLength, maxPositions || 0) * d + 32 * d
-  + nLayers * (12 * d * d + 4 * d + 32 * (nHeads + 2) + 2) + 2 * d;
-function workspaceFloats({ vocabSize, dModel: d, nLayers, nHeads, scheme }, batch, length) {
-  const rows = batch * length;
-  const fire = scheme === 'fire' ? (nLayers + 2) * nHeads * length * length : 0;  // its bias per layer + gradient
-  return (nLayers + 1) * rows * d + nLayers * (rows * (15 * d + 4) + batch * nHeads * length * length)
-    + rows * (13 * d + vocabSize + 3) + 2 * length * length + fire;
-}
-function checkWorkspace(fn, config, batch, length) {
-  const n = workspaceFloats(config, batch, length);
-  if (n > MAX_FLOATS) {
-    throw new PosencRangeError(`${fn}: batch ${batch} × length ${length} needs ${n} floats of activations, more than ${MAX_FLOATS} (1 GiB)`);
-  }
-}
 
 // A 64-bit seed (a number below 2^53 or a bigint below 2^64) as the [hi, lo] 32-bit halves C++ takes.
 function seedHalves(fn, name, seed) {
@@ -54,6 +39,25 @@ export function wrapLab(module) {
   // The schemes, tasks and RoPE scalings the C++ lab has (lab.hpp), by name.
   const { schemes: LAB_SCHEMES, tasks: LAB_TASKS, ropeScalings: ROPE_SCALINGS } = module.labNames();
   const { scoped, status } = heapTools(module, jsMessage);
+  // lab::footprint of a config (createModel's names) for calls on [batch][length].
+  const footprint = (fn, c, batch, length) => {
+    const [message, params, activations] = module.labFootprint(c.vocabSize, c.dModel, c.nLayers, c.nHeads, c.trainLength,
+      c.maxPositions || 0, c.scheme, batch, length);
+    status(fn, message);
+    return { params, activations };
+  };
+  const checkParams = (fn, config) => {
+    const { params } = footprint(fn, config, 1, 2);
+    if (4 * params > MAX_FLOATS) {
+      throw new PosencRangeError(`${fn}: ${params} parameters (×4 with gradients and AdamW moments) exceed ${MAX_FLOATS / 4}`);
+    }
+  };
+  const checkWorkspace = (fn, config, batch, length) => {
+    const n = footprint(fn, config, batch, length).activations;
+    if (n > MAX_FLOATS) {
+      throw new PosencRangeError(`${fn}: batch ${batch} × length ${length} needs ${n} floats of activations, more than ${MAX_FLOATS} (1 GiB)`);
+    }
+  };
   // An Int32Array of n values that fill(heap address) writes, returning C++'s status message.
   const int32Out = (fn, n, fill) => scoped(fn, (alloc) => {
     const out = alloc(n * 4);
@@ -342,10 +346,7 @@ export function wrapLab(module) {
     if ((scheme === 'rope' || scheme === 'xpos') && (dModel / nHeads) % 2 !== 0) {
       throw new PosencRangeError(`${fn}: headDim = dModel / nHeads must be even for ${scheme} (got ${dModel / nHeads})`);
     }
-    const params = paramFloats({ vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions });
-    if (4 * params > MAX_FLOATS) {
-      throw new PosencRangeError(`${fn}: ${params} parameters (×4 with gradients and AdamW moments) exceed ${MAX_FLOATS / 4}`);
-    }
+    checkParams(fn, { vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme });
     const [message, ptr] = module.labModelCreate(vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme, seed);
     status(fn, message);
     return new LabModel(ptr, { vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme, seed });
@@ -389,11 +390,12 @@ export function wrapLab(module) {
       throw new PosencRangeError(`${fn}: lr must be finite and > 0 (got ${describe(config.lr)})`);
     }
     const { maxLength, tokens } = kind.extra(o, config);
-    const sizes = { vocabSize: o.vocabSize ?? 32, ...config, maxPositions: config.randomPositions,
-      scheme: schemes.includes('fire') ? 'fire' : undefined };
-    if (4 * paramFloats(sizes) > MAX_FLOATS) throw new PosencRangeError(`${fn}: the model has more than ${MAX_FLOATS / 4} parameters`);
-    checkWorkspace(fn, sizes, config.batch, config.trainLength);
-    checkWorkspace(fn, sizes, 1, maxLength);
+    for (const scheme of schemes) {
+      const sizes = { vocabSize: o.vocabSize ?? 32, ...config, maxPositions: config.randomPositions, scheme };
+      checkParams(fn, sizes);
+      checkWorkspace(fn, sizes, config.batch, config.trainLength);
+      checkWorkspace(fn, sizes, 1, maxLength);
+    }
     // The C++ side takes at most 2^24 tokens per call.
     for (const [what, n] of [['batch * trainLength', config.batch * config.trainLength], ...tokens]) {
       if (n > 2 ** 24) throw new PosencRangeError(`${fn}: ${what} = ${n} tokens exceeds the 2^24 one call takes`);

@@ -51,18 +51,38 @@ val position_object(const std::vector<lab::PositionArray>& arrays) {
   return out;
 }
 
+// lab::ModelConfig from createModel's checked numbers.
+posenc::Status model_config(double vocab_size, double d_model, double n_layers, double n_heads, double train_len,
+                            double max_positions, const std::string& scheme, lab::ModelConfig* c) {
+  c->vocab_size = static_cast<std::size_t>(vocab_size);
+  c->d_model = static_cast<std::size_t>(d_model);
+  c->n_layers = static_cast<std::size_t>(n_layers);
+  c->n_heads = static_cast<std::size_t>(n_heads);
+  c->train_len = static_cast<std::size_t>(train_len);
+  c->max_positions = static_cast<std::size_t>(max_positions);
+  return lab::parse_scheme(scheme.c_str(), &c->scheme);
+}
+
+// Returns [message, parameter floats, activation floats] (lab::footprint).
+val footprint(double vocab_size, double d_model, double n_layers, double n_heads, double train_len,
+              double max_positions, const std::string& scheme, double batch, double seq_len) {
+  lab::ModelConfig c;
+  lab::Footprint f;
+  posenc::Status s = model_config(vocab_size, d_model, n_layers, n_heads, train_len, max_positions, scheme, &c);
+  if (s.ok()) s = lab::footprint(c, static_cast<std::size_t>(batch), static_cast<std::size_t>(seq_len), &f);
+  val r = val::array();
+  r.call<void>("push", message(s), static_cast<double>(f.params), static_cast<double>(f.activations));
+  return r;
+}
+
 // Returns [message, model address] (address 0 on failure).
 val model_create(double vocab_size, double d_model, double n_layers, double n_heads, double train_len,
                  double max_positions, const std::string& scheme, double seed) {
   lab::ModelConfig c;
-  c.vocab_size = static_cast<std::size_t>(vocab_size);
-  c.d_model = static_cast<std::size_t>(d_model);
-  c.n_layers = static_cast<std::size_t>(n_layers);
-  c.n_heads = static_cast<std::size_t>(n_heads);
-  c.train_len = static_cast<std::size_t>(train_len);
-  c.max_positions = static_cast<std::size_t>(max_positions);
   c.seed = static_cast<std::uint64_t>(seed);
-  if (posenc::Status s = lab::parse_scheme(scheme.c_str(), &c.scheme); !s.ok()) return pair(s, 0);
+  if (posenc::Status s = model_config(vocab_size, d_model, n_layers, n_heads, train_len, max_positions, scheme, &c);
+      !s.ok())
+    return pair(s, 0);
   std::unique_ptr<lab::Model> m;
   const posenc::Status s = lab::Model::create(c, &m);
   return pair(s, static_cast<double>(reinterpret_cast<Ptr>(m.release())));
@@ -280,6 +300,7 @@ val lab_names() {
 EMSCRIPTEN_BINDINGS(posenc_lab) {
   using emscripten::function;
   function("labNames", &lab_names);
+  function("labFootprint", &footprint);
   function("labModelCreate", &model_create);
   function("labModelDelete", &model_delete);
   function("labModelTensors", &model_tensors);

@@ -13,8 +13,6 @@
 namespace posenc::lab::detail {
 namespace {
 
-void resize(std::vector<float>& v, std::size_t n) { v.assign(n, 0.0f); }
-
 // The bias of distance t ≥ 0 and its derivatives by r1 and r2.
 struct KerpleTerm {
   double bias, by_r1, by_r2;
@@ -41,37 +39,65 @@ void gather(std::vector<float>& table, const std::vector<std::size_t>& pos, std:
 
 }  // namespace
 
+// Every activation buffer of a call on [batch][seq_len] in `groups` position groups (1, or batch at
+// given positions) and its length: prepare() sizes them, footprint() adds them up.
+// Size: std::size_t, or std::uint64_t for footprint() (32-bit WebAssembly must not wrap).
+template <class Size, class Visit>
+void each_buffer(Workspace& ws, const ModelConfig& c, Size batch, Size seq_len, Size groups, Visit&& visit) {
+  const Size d = c.d_model, rows = batch * seq_len, f = 4 * d, tt = seq_len * seq_len, H = c.n_heads;
+  const bool fire = c.scheme == Scheme::kFire;
+  visit(ws.x, (c.n_layers + 1) * rows * d);
+  ws.layers.resize(c.n_layers);
+  for (LayerCache& l : ws.layers) {
+    for (auto* v : {&l.a, &l.q, &l.k, &l.v, &l.ctx, &l.h, &l.b}) visit(*v, rows * d);
+    for (auto* v : {&l.mu1, &l.r1, &l.mu2, &l.r2}) visit(*v, rows);
+    visit(l.p, batch * H * tt);
+    visit(l.u, rows * f);
+    visit(l.g, rows * f);
+  }
+  visit(ws.fbias, fire ? c.n_layers * groups * H * tt : 0);
+  visit(ws.fgrad, fire ? groups * H * tt : 0);
+  visit(ws.f, rows * d);
+  visit(ws.muf, rows);
+  visit(ws.rf, rows);
+  visit(ws.logits, rows * c.vocab_size);
+  visit(ws.token_loss, rows);
+  for (auto* v : {&ws.dx, &ws.dh, &ws.da, &ws.dn, &ws.df, &ws.dq, &ws.dk, &ws.dv, &ws.dctx}) visit(*v, rows * d);
+  visit(ws.dg, rows * f);
+  visit(ws.du, rows * f);
+  visit(ws.dp, tt);
+  visit(ws.ds, tt);
+}
+
+std::uint64_t activation_floats(const ModelConfig& c, std::uint64_t batch, std::uint64_t seq_len, std::uint64_t span) {
+  Workspace ws;
+  std::uint64_t n = 0;
+  each_buffer(ws, c, batch, seq_len, batch, [&](const auto& v, std::uint64_t k) { n += k * sizeof(v[0]) / sizeof(float); });
+  // prepare()'s position tables: at most span rows, and the rows gathered at given positions.
+  const std::uint64_t half = c.d_model / c.n_heads / 2;
+  switch (c.scheme) {
+    case Scheme::kSinusoidal: return n + span * std::uint64_t{c.d_model};
+    case Scheme::kRope: return n + 2 * (span + batch * seq_len) * half;
+    case Scheme::kXpos: return n + 4 * (span + batch * seq_len) * half;
+    case Scheme::kT5: return n + span;
+    case Scheme::kKerpleLog:
+    case Scheme::kKerplePower: return n + 3 * std::uint64_t{c.n_heads} * span;  // the float bias and its double gradient
+    default: return n;
+  }
+}
+
 Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const RopeChoice& rope,
                const std::int32_t* positions) {
   const ModelConfig& c = m.config;
-  const std::size_t d = c.d_model, rows = batch * seq_len, f = 4 * d, hd = m.head_dim;
-  const std::size_t tt = seq_len * seq_len;
+  const std::size_t d = c.d_model, hd = m.head_dim;
   Workspace& ws = m.ws;
-  if (ws.batch != batch || ws.seq_len != seq_len) {
-    ws.batch = batch;
-    ws.seq_len = seq_len;
-    resize(ws.x, (c.n_layers + 1) * rows * d);
-    ws.layers.resize(c.n_layers);
-    for (LayerCache& l : ws.layers) {
-      for (auto* v : {&l.a, &l.q, &l.k, &l.v, &l.ctx, &l.h, &l.b}) resize(*v, rows * d);
-      for (auto* v : {&l.mu1, &l.r1, &l.mu2, &l.r2}) resize(*v, rows);
-      resize(l.p, batch * c.n_heads * tt);
-      resize(l.u, rows * f);
-      resize(l.g, rows * f);
-    }
-    resize(ws.f, rows * d);
-    resize(ws.muf, rows);
-    resize(ws.rf, rows);
-    resize(ws.logits, rows * c.vocab_size);
-    resize(ws.token_loss, rows);
-    for (auto* v : {&ws.dx, &ws.dh, &ws.da, &ws.dn, &ws.df, &ws.dq, &ws.dk, &ws.dv, &ws.dctx}) resize(*v, rows * d);
-    resize(ws.dg, rows * f);
-    resize(ws.du, rows * f);
-    resize(ws.dp, tt);
-    resize(ws.ds, tt);
-  }
+  ws.batch = batch;
+  ws.seq_len = seq_len;
+  ws.groups = positions == nullptr ? 1 : batch;
+  each_buffer(ws, c, batch, seq_len, ws.groups, [](auto& v, std::size_t n) {
+    if (v.size() != n) v.assign(n, 0);
+  });
   ws.shared = positions == nullptr;
-  ws.groups = ws.shared ? 1 : batch;
   ws.pos.resize(ws.groups * seq_len);
   for (std::size_t r = 0; r < ws.pos.size(); ++r)
     ws.pos[r] = ws.shared ? r : static_cast<std::size_t>(positions[r]);
@@ -130,8 +156,6 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const Rop
       return Status::Ok();
     }
     case Scheme::kFire:  // every layer's bias from the current parameters, once for all rows
-      ws.fbias.assign(c.n_layers * ws.groups * c.n_heads * tt, 0.0f);
-      ws.fgrad.assign(ws.groups * c.n_heads * tt, 0.0);
       for (std::size_t l = 0; l < c.n_layers; ++l) fire_bias(m, l);
       return Status::Ok();
     case Scheme::kKerpleLog:

@@ -16,8 +16,15 @@ namespace {
 
 constexpr const char* kSchemeNames[kNumSchemes] = {"none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos",
                                                    "kerple_log", "kerple_power", "fire"};
-constexpr const char* kSchemeList =
-    "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log, kerple_power, fire";
+// "scheme must be one of none, sinusoidal, …", from the names above.
+const char* scheme_list() {
+  static const std::string list = [] {
+    std::string s = "scheme must be one of ";
+    for (std::size_t i = 0; i < kNumSchemes; ++i) s += (i ? ", " : "") + std::string(kSchemeNames[i]);
+    return s;
+  }();
+  return list.c_str();
+}
 // Limits that keep every product of sizes far from overflow and the model "tiny".
 constexpr std::size_t kMaxVocab = 65536, kMaxDModel = 4096, kMaxLayers = 64, kMaxLen = 65536;
 
@@ -34,21 +41,25 @@ Status check_config(const ModelConfig& c) {
   if (c.max_positions != 0 && (c.max_positions < c.train_len || c.max_positions > kMaxLen))
     return bad("max_positions must be 0 or in [train_len, 65536]");
   if (static_cast<int>(c.scheme) < 0 || static_cast<int>(c.scheme) >= static_cast<int>(kNumSchemes))
-    return bad(kSchemeList);
+    return bad(scheme_list());
   if ((c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos) && (c.d_model / c.n_heads) % 2 != 0)
     return bad("head_dim (d_model / n_heads) must be even for rope and xpos");
   return Status::Ok();
 }
 
+std::size_t max_positions_of(const ModelConfig& c) { return c.max_positions != 0 ? c.max_positions : c.train_len; }
+
 // Appends a tensor; its values are set by init().
 std::size_t add(Model::Impl& m, std::string name, std::size_t rank, std::size_t rows, std::size_t cols,
                 bool decay) {
-  const std::size_t offset = m.tensors.empty() ? 0 : m.tensors.back().offset + m.tensors.back().rows * m.tensors.back().cols;
+  const auto offset = static_cast<std::size_t>(m.n_floats);
+  m.n_floats += std::uint64_t{rows} * cols;
   m.tensors.push_back({std::move(name), rank, rows, cols, offset, decay});
   return m.tensors.size() - 1;
 }
 
-void build(Model::Impl& m) {
+// The tensors of m.config, in order (no values).
+void plan(Model::Impl& m) {
   const ModelConfig& c = m.config;
   const std::size_t d = c.d_model;
   m.tok_emb = add(m, "tok_emb", 2, c.vocab_size, d, false);
@@ -82,7 +93,11 @@ void build(Model::Impl& m) {
   }
   m.ln_f_w = add(m, "ln_f.weight", 1, 1, d, false);
   m.ln_f_b = add(m, "ln_f.bias", 1, 1, d, false);
-  const std::size_t n = m.tensors.back().offset + m.tensors.back().rows * m.tensors.back().cols;
+}
+
+// The parameters, gradients and AdamW moments, once plan() has counted them and they fit in memory.
+void allocate(Model::Impl& m) {
+  const auto n = static_cast<std::size_t>(m.n_floats);
   m.params.assign(n, 0.0f);
   m.grads.assign(n, 0.0f);
   m.adam_m.assign(n, 0.0f);
@@ -141,7 +156,24 @@ Status parse_scheme(const char* name, Scheme* out) noexcept {
       *out = static_cast<Scheme>(i);
       return Status::Ok();
     }
-  return bad(kSchemeList);
+  return bad(scheme_list());
+}
+
+Status footprint(const ModelConfig& config, std::size_t batch, std::size_t seq_len, Footprint* out) noexcept {
+  if (out == nullptr) return bad("out must not be null");
+  if (Status s = check_config(config); !s.ok()) return s;
+  if (Status s = detail::check_call_size(batch, seq_len); !s.ok()) return s;
+  try {
+    Model::Impl m;
+    m.config = config;
+    m.max_positions = max_positions_of(config);
+    plan(m);
+    out->params = m.n_floats;
+    out->activations = detail::activation_floats(config, batch, seq_len, std::max(seq_len, m.max_positions));
+  } catch (const std::bad_alloc&) {
+    return out_of_memory();
+  }
+  return Status::Ok();
 }
 
 Model::Model(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(impl)) {}
@@ -154,8 +186,10 @@ Status Model::create(const ModelConfig& config, std::unique_ptr<Model>* out) noe
     auto impl = std::make_unique<Impl>();
     impl->config = config;
     impl->head_dim = config.d_model / config.n_heads;
-    impl->max_positions = config.max_positions != 0 ? config.max_positions : config.train_len;
-    build(*impl);
+    impl->max_positions = max_positions_of(config);
+    plan(*impl);
+    if (impl->n_floats > SIZE_MAX / (4 * sizeof(float))) return {StatusCode::kTooLarge, "the model's parameters do not fit in memory"};
+    allocate(*impl);
     init(*impl);
     if (config.scheme == Scheme::kAlibi) {
       impl->slopes.resize(config.n_heads);
@@ -231,13 +265,18 @@ Status Model::position_parameters(std::vector<PositionArray>* out) const noexcep
 
 namespace detail {
 
-Status check_tokens(const Model::Impl& m, const std::int32_t* tokens, std::size_t batch,
-                    std::size_t seq_len) noexcept {
-  if (tokens == nullptr) return bad("tokens must not be null");
+Status check_call_size(std::size_t batch, std::size_t seq_len) noexcept {
   if (batch == 0) return bad("batch must be > 0");
   if (seq_len < 2) return bad("seq_len must be >= 2");
   if (seq_len > kMaxLen || batch > (std::size_t{1} << 24) / seq_len)
     return {StatusCode::kTooLarge, "batch * seq_len must be <= 2^24 (and seq_len <= 65536)"};
+  return Status::Ok();
+}
+
+Status check_tokens(const Model::Impl& m, const std::int32_t* tokens, std::size_t batch,
+                    std::size_t seq_len) noexcept {
+  if (tokens == nullptr) return bad("tokens must not be null");
+  if (Status s = check_call_size(batch, seq_len); !s.ok()) return s;
   if (m.config.scheme == Scheme::kLearned && seq_len > m.max_positions)
     return {StatusCode::kBadShape,
             "seq_len must be <= max_positions for the learned scheme (positions beyond have no embedding)"};

@@ -77,6 +77,7 @@ struct Model::Impl {
   ModelConfig config;
   std::size_t head_dim = 0;
   std::vector<detail::Tensor> tensors;
+  std::uint64_t n_floats = 0;  // of every tensor, counted in 64 bits (also in 32-bit WebAssembly)
   std::vector<float> params, grads, adam_m, adam_v;
   std::size_t tok_emb = detail::kNone, pos_emb = detail::kNone, t5_bias = detail::kNone;
   std::size_t kerple_r1 = detail::kNone, kerple_r2 = detail::kNone;
@@ -112,6 +113,10 @@ struct RopeChoice {
 Status check_rope_choice(const Model::Impl& m, RopeScaling scaling, double factor) noexcept;
 Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const RopeChoice& rope,
                const std::int32_t* positions = nullptr);
+// The floats prepare() allocates at most for a call on [batch][seq_len] at positions below span.
+std::uint64_t activation_floats(const ModelConfig& c, std::uint64_t batch, std::uint64_t seq_len, std::uint64_t span);
+// batch and seq_len within what one call takes (kBadArgument, kTooLarge).
+Status check_call_size(std::size_t batch, std::size_t seq_len) noexcept;
 // The forward pass over checked tokens; fills ws (token_loss, probabilities, caches).
 void forward(Model::Impl& m, const std::int32_t* tokens);
 // The backward pass of the mean loss after forward(); writes every gradient.

@@ -289,6 +289,27 @@ TEST_CASE("lab: every gradient of every scheme matches central differences of a 
   }
 }
 
+TEST_CASE("lab: footprint counts what a model and a call allocate") {
+  for (std::size_t s = 0; s < kNumSchemes; ++s) {
+    const ModelConfig c = grad_model(s);
+    std::unique_ptr<Model> m;
+    REQUIRE(Model::create(c, &m).ok());
+    Footprint f;
+    REQUIRE(footprint(c, 2, 6, &f).ok());
+    CHECK(f.params == m->n_params());
+  }
+  // NoPE, vocab 7, d 8, 2 layers, 2 heads, batch 2 × 6 (rows R = 12), counted by hand from the
+  // buffers: x 3·R·d; per layer 7·R·d (a q k v ctx h b) + 4·R (LayerNorm stats) + B·H·T² (p) + 2·R·4d
+  // (u g); ln_f R·d + 2·R; logits R·V; token_loss R; 9·R·d + 2·R·4d backward; dp and ds T² each.
+  Footprint f;
+  REQUIRE(footprint(grad_model(0), 2, 6, &f).ok());
+  CHECK(f.activations == 288 + 2 * (672 + 48 + 144 + 768) + 96 + 24 + 84 + 12 + 864 + 768 + 72);
+  CHECK(footprint(grad_model(0), 4, 6, &f).ok());
+  ModelConfig bad = grad_model(0);
+  bad.n_heads = 3;
+  CHECK(std::string(footprint(bad, 1, 6, &f).message) == "d_model must be a multiple of n_heads");
+}
+
 TEST_CASE("lab: at randomized positions every gradient of every scheme matches the float64 twin") {
   // Rows at sorted positions in [0, 40) (T 6) that reach every branch: the tables at pos, the biases
   // at pos_i − pos_j (T5 past its 16 exact buckets), FIRE's max(L, pos_i) on both sides of L ≈ 3

@@ -122,6 +122,16 @@ struct StepOptions {
   double rope_factor = 0.0;
 };
 
+// What a model of `config` allocates, in floats: its parameters (gradients and the two AdamW
+// moments are as many again each), and at most one call's activations on [batch][seq_len]
+// (evaluate: batch 1) — for callers that refuse sizes before anything is allocated (in WebAssembly a
+// failed allocation aborts). Status as Model::create for the config, as loss_and_gradients for
+// batch and seq_len; kTooLarge if memory runs out. 64-bit counts, also in 32-bit WebAssembly.
+struct Footprint {
+  std::uint64_t params = 0, activations = 0;
+};
+Status footprint(const ModelConfig& config, std::size_t batch, std::size_t seq_len, Footprint* out) noexcept;
+
 class Model {
  public:
   // Status kBadArgument naming the field (vocab_size >= 2, d_model, n_layers, n_heads, train_len
