@@ -82,7 +82,10 @@ test('every view draws non-blank at its defaults, with a title and an explanatio
     await (await ex.page.$(view(id))).screenshot({ path: new URL(`view-${id}.png`, artifacts).pathname });
   }
   await drawn('comparison-table');
-  assert.equal(await ex.page.$$eval(`${view('comparison-table')} tbody tr`, (r) => r.length), 9);  // + xPos, KERPLE ×2, FIRE
+  // One row per lab scheme but NoPE, in the lab's order (web/lab.js, equal to pe.lab.schemes: types.test.mjs).
+  const rows = await ex.page.$$eval(`${view('comparison-table')} tbody tr`, (r) => r.map((tr) => tr.dataset.scheme));
+  const schemes = await ex.page.evaluate(async () => (await import(new URL('lab.js', location.href))).LAB_SCHEMES);
+  assert.deepEqual(rows, schemes.filter((s) => s !== 'none'));
   assert.deepEqual(ex.problems, []);
 });
 
