@@ -7,7 +7,7 @@
 // comparison-table.js) read it and hear of changes through lab.onChange.
 import { SERIES } from './colormap.js';
 
-export const LAB_SCHEMES = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'xpos', 'kerple_log', 'kerple_power', 'fire'];
+export const LAB_SCHEMES = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'xpos', 'kerple_log', 'kerple_power', 'fire', 'cope'];
 export const ROPE_SCALINGS = ['linear', 'ntk', 'dynamic', 'yarn'];
 export const SHIPPED_URL = new URL('../data/lab-result.json', import.meta.url);
 const PROGRESS_REDRAW = 250;  // ms between redraws of the live loss curve

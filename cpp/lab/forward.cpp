@@ -44,8 +44,8 @@ void gather(std::vector<float>& table, const std::vector<std::size_t>& pos, std:
 // Size: std::size_t, or std::uint64_t for footprint() (32-bit WebAssembly must not wrap).
 template <class Size, class Visit>
 void each_buffer(Workspace& ws, const ModelConfig& c, Size batch, Size seq_len, Size groups, Visit&& visit) {
-  const Size d = c.d_model, rows = batch * seq_len, f = 4 * d, tt = seq_len * seq_len, H = c.n_heads;
-  const bool fire = c.scheme == Scheme::kFire;
+  const Size d = c.d_model, rows = batch * seq_len, f = 4 * d, tt = seq_len * seq_len, H = c.n_heads, P = c.train_len;
+  const bool cope = c.scheme == Scheme::kCope, fire = c.scheme == Scheme::kFire;
   visit(ws.x, (c.n_layers + 1) * rows * d);
   ws.layers.resize(c.n_layers);
   for (LayerCache& l : ws.layers) {
@@ -54,7 +54,11 @@ void each_buffer(Workspace& ws, const ModelConfig& c, Size batch, Size seq_len, 
     visit(l.p, batch * H * tt);
     visit(l.u, rows * f);
     visit(l.g, rows * f);
+    visit(l.cope_g, cope ? batch * H * tt : 0);
+    visit(l.cope_p, cope ? batch * H * tt : 0);
+    visit(l.cope_a, cope ? batch * H * seq_len * (P + 1) : 0);
   }
+  visit(ws.cope_da, cope ? seq_len * (P + 1) : 0);
   visit(ws.fbias, fire ? c.n_layers * groups * H * tt : 0);
   visit(ws.fgrad, fire ? groups * H * tt : 0);
   visit(ws.f, rows * d);
@@ -222,6 +226,7 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
       }
     }
     const float* t5 = c.scheme == Scheme::kT5 ? m.param(m.t5_bias) : nullptr;
+    const bool cope = c.scheme == Scheme::kCope;
     for (std::size_t b = 0; b < B; ++b) {
       const std::size_t* pos = ws.pos.data() + (ws.shared ? 0 : b * T);
       const float* fire = c.scheme == Scheme::kFire ? ws.fbias.data() + (l * ws.groups + (ws.shared ? 0 : b)) * H * T * T : nullptr;
@@ -230,6 +235,7 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
         const std::size_t off = b * T * d + h * hd;
         // s[i][j] = scale q_i·k_j + bias(i, j) for j <= i, then the causal softmax of each row.
         K.gemm_nt(p, T, lc.q.data() + off, d, lc.k.data() + off, d, T, T, hd, false);
+        if (cope) cope_forward_head(m, l, b, h);
         for (std::size_t i = 0; i < T; ++i) {
           float* row = p + i * T;
           for (std::size_t j = 0; j <= i; ++j) {
@@ -241,6 +247,7 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
             else if (fire) bias = fire[(h * T + i) * T + j];
             row[j] = row[j] * scale + bias;
           }
+          if (cope) cope_forward_row(m, l, b, h, i, row);
           K.softmax(row, i + 1);
           std::fill(row + i + 1, row + T, 0.0f);
         }
@@ -329,6 +336,7 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
     K.gemm_nt(ws.dctx.data(), d, ws.dh.data(), d, m.param(bl.wo), d, rows, d, d, false);
     float* d_t5 = c.scheme == Scheme::kT5 ? m.grad(m.t5_bias) : nullptr;
     double* d_fire = c.scheme == Scheme::kFire ? ws.fgrad.data() : nullptr;
+    const bool cope = c.scheme == Scheme::kCope;
     if (d_fire) std::fill(ws.fgrad.begin(), ws.fgrad.end(), 0.0);
     for (std::size_t b = 0; b < B; ++b) {
       const std::size_t* pos = ws.pos.data() + (ws.shared ? 0 : b * T);
@@ -343,6 +351,7 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
           float* ds = ws.ds.data() + i * T;
           K.softmax_backward(ds, p + i * T, ws.dp.data() + i * T, i + 1);
           std::fill(ds + i + 1, ds + T, 0.0f);
+          if (cope) cope_backward_row(m, l, b, h, i, ds, ws.cope_da.data());  // ∂L/∂z → ∂L/∂s
           for (std::size_t j = 0; j <= i; ++j) {
             const std::size_t dist = pos[i] - pos[j];
             if (d_t5) d_t5[static_cast<std::size_t>(ws.bucket[dist]) * H + h] += ds[j];  // ∂/∂bias = dS
@@ -353,6 +362,7 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
         }
         K.gemm(ws.dq.data() + off, d, ws.ds.data(), T, 1, lc.k.data() + off, d, T, hd, T, false);  // dQ = dS·K
         K.gemm(ws.dk.data() + off, d, ws.ds.data(), 1, T, lc.q.data() + off, d, T, hd, T, false);  // dK = dSᵀ·Q
+        if (cope) cope_backward_head(m, l, b, h, ws.cope_da.data(), ws.dq.data() + off);
       }
     }
     if (d_fire) fire_backward(m, l);

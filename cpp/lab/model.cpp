@@ -15,7 +15,7 @@ namespace posenc::lab {
 namespace {
 
 constexpr const char* kSchemeNames[kNumSchemes] = {"none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos",
-                                                   "kerple_log", "kerple_power", "fire"};
+                                                   "kerple_log", "kerple_power", "fire", "cope"};
 // "scheme must be one of none, sinusoidal, …", from the names above.
 const char* scheme_list() {
   static const std::string list = [] {
@@ -89,6 +89,7 @@ void plan(Model::Impl& m) {
       b.fire_c = add(m, p + "fire.c", 1, 1, 1, false);
       b.fire_L = add(m, p + "fire.L", 1, 1, 1, false);
     }
+    if (c.scheme == Scheme::kCope) b.cope_e = add(m, p + "cope.e", 2, c.train_len + 1, d, false);
     m.blocks.push_back(b);
   }
   m.ln_f_w = add(m, "ln_f.weight", 1, 1, d, false);
@@ -108,7 +109,7 @@ void allocate(Model::Impl& m) {
 // weights 1 and biases 0, pos_emb N(0, 0.02²), t5_bias 0, KERPLE's r1 = r2 = 1 (kerple_r1 =
 // softplus⁻¹(1) = log(e − 1); kerple_r2 the same, or 0 for the power variant's 2 sigmoid); FIRE's
 // hidden unit u = ReLU(x − u/32) (w1 1, b1 −u/32: knots spread over [0, 1)), w2 0 (a zero bias at
-// the start), c = 0.1 and L = train_len / 2 (raw values softplus⁻¹ of them).
+// the start), c = 0.1 and L = train_len / 2 (raw values softplus⁻¹ of them); CoPE's e 0.
 // softplus⁻¹(v) = log(e^v − 1): the raw value detail::softplus maps to v (v itself above 20).
 float softplus_inverse(double v) { return static_cast<float>(v > 20.0 ? v : std::log(std::expm1(v))); }
 
@@ -127,7 +128,7 @@ void init(Model::Impl& m) {
         p[i] = ends(".fire.w1") ? 1.0f : ends(".fire.b1") ? -static_cast<float>(i) / detail::kFireWidth : 0.0f;
     } else if (ends(".fire.c") || ends(".fire.L")) {
       p[0] = softplus_inverse(ends(".fire.c") ? 0.1 : static_cast<double>(m.config.train_len) / 2.0);
-    } else if (t.name == "t5_bias") {
+    } else if (t.name == "t5_bias" || ends(".cope.e")) {
       for (std::size_t i = 0; i < n; ++i) p[i] = 0.0f;
     } else if (t.name == "kerple_r1" || t.name == "kerple_r2") {
       const bool power_r2 = t.name == "kerple_r2" && m.config.scheme == Scheme::kKerplePower;
@@ -257,6 +258,8 @@ Status Model::position_parameters(std::vector<PositionArray>* out) const noexcep
         detail::fire_function(m, l, kFirePoints, f.values.data());
         out->push_back(std::move(f));
       }
+    if (c.scheme == Scheme::kCope)
+      for (std::size_t l = 0; l < c.n_layers; ++l) copy(("blocks." + std::to_string(l) + ".cope.e").c_str(), m.blocks[l].cope_e);
   } catch (const std::bad_alloc&) {
     return out_of_memory();
   }

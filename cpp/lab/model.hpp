@@ -34,6 +34,7 @@ struct Tensor {
 struct Block {  // tensor indices
   std::size_t ln1_w, ln1_b, wq, wk, wv, wo, ln2_w, ln2_b, w1, w2;
   std::size_t fire_w1 = kNone, fire_b1 = kNone, fire_w2 = kNone, fire_c = kNone, fire_L = kNone;
+  std::size_t cope_e = kNone;
 };
 
 // Activations of one layer for a batch [batch · seq_len] rows, kept for the backward pass.
@@ -44,6 +45,7 @@ struct LayerCache {
   std::vector<float> ctx, h;        // heads concatenated; h = x + ctx·wo
   std::vector<float> b, mu2, r2;    // LN2(h)
   std::vector<float> u, g;          // [rows][4 d_model]: h·w1 and GELU of it
+  std::vector<float> cope_g, cope_p, cope_a;  // cope: gates, positions, q·e (cope.cpp)
 };
 
 struct Workspace {
@@ -67,6 +69,7 @@ struct Workspace {
   std::vector<double> kgrad;        // kerple backward: Σ ∂L/∂bias per head and distance, [n_heads][span]
   std::vector<float> fbias;         // fire: [n_layers][groups][n_heads][seq_len][seq_len], j <= i (fire.cpp)
   std::vector<double> fgrad;        // fire backward, one layer: Σ ∂L/∂score [groups][n_heads][seq_len][seq_len]
+  std::vector<float> cope_da;       // cope backward: ∂L/∂(q·e) of one head [seq_len][train_len + 1]
   // backward scratch
   std::vector<float> dx, dh, da, dn, df, dq, dk, dv, dctx, dg, du, dp, ds;
 };
@@ -146,6 +149,16 @@ void fire_backward(Model::Impl& m, std::size_t l);
 void fire_function(const Model::Impl& m, std::size_t l, std::size_t n_points, float* out);
 double fire_c(const Model::Impl& m, std::size_t l);
 double fire_L(const Model::Impl& m, std::size_t l);
+
+// CoPE (cope.cpp), for layer l, batch row b, head h: q·e into the layer's cache (before the rows);
+// row i's position term added to its scaled scores s[0 … i] (before the softmax); row i's backward
+// from ∂L/∂z in ds[0 … i] to ∂L/∂s, ∂L/∂(q·e) into da [seq_len][train_len + 1]; then e's gradient
+// and ∂L/∂q += da·e into dq (the head's [seq_len] rows of stride d_model), after dQ = dS·K.
+void cope_forward_head(Model::Impl& m, std::size_t l, std::size_t b, std::size_t h);
+void cope_forward_row(Model::Impl& m, std::size_t l, std::size_t b, std::size_t h, std::size_t i, float* s);
+void cope_backward_row(Model::Impl& m, std::size_t l, std::size_t b, std::size_t h, std::size_t i, float* ds,
+                       float* da);
+void cope_backward_head(Model::Impl& m, std::size_t l, std::size_t b, std::size_t h, const float* da, float* dq);
 
 }  // namespace detail
 }  // namespace posenc::lab

@@ -29,8 +29,8 @@ test('lab: tensors carry the model card names and [in][out] shapes', () => {
   for (const scheme of pe.lab.schemes) {
     withModel({ scheme }, (m) => {
       const names = m.tensors.map((t) => t.name);
-      const fire = scheme === 'fire' ? ['fire.w1', 'fire.b1', 'fire.w2', 'fire.c', 'fire.L'] : [];
-      const block = (l) => ['ln1.weight', 'ln1.bias', 'wq', 'wk', 'wv', 'wo', 'ln2.weight', 'ln2.bias', 'w1', 'w2', ...fire]
+      const own = scheme === 'fire' ? ['fire.w1', 'fire.b1', 'fire.w2', 'fire.c', 'fire.L'] : scheme === 'cope' ? ['cope.e'] : [];
+      const block = (l) => ['ln1.weight', 'ln1.bias', 'wq', 'wk', 'wv', 'wo', 'ln2.weight', 'ln2.bias', 'w1', 'w2', ...own]
         .map((n) => `blocks.${l}.${n}`);
       const extra = scheme === 'learned' ? ['pos_emb'] : scheme === 't5' ? ['t5_bias']
         : scheme.startsWith('kerple') ? ['kerple_r1', 'kerple_r2'] : [];
@@ -47,6 +47,7 @@ test('lab: tensors carry the model card names and [in][out] shapes', () => {
         assert.deepEqual(['fire.w1', 'fire.b1', 'fire.w2', 'fire.c', 'fire.L'].map((n) => shape[`blocks.1.${n}`]),
           [[32], [32], [32, 2], [1], [1]]);
       }
+      if (scheme === 'cope') assert.deepEqual(shape['blocks.1.cope.e'], [9, 16]);  // [trainLength + 1][dModel]
     });
   }
 });
@@ -291,6 +292,12 @@ test('lab: positionParameters — pos_emb as the tensor, FIRE sampled on 65 poin
     assert.ok(p['blocks.0.fire.f'].values.every((v) => v === 0));  // w2 starts at 0
     assert.ok(Math.abs(p['blocks.1.fire.c'].values[0] - 0.1) < 1e-6);
     assert.ok(Math.abs(p['blocks.1.fire.L'].values[0] - 4) < 1e-5);  // trainLength 8 / 2
+  });
+  withModel({ scheme: 'cope' }, (m) => {
+    const p = m.positionParameters();
+    assert.deepEqual(Object.keys(p), ['blocks.0.cope.e', 'blocks.1.cope.e']);
+    assert.deepEqual(p['blocks.0.cope.e'].shape, [9, 16]);
+    assert.ok(p['blocks.0.cope.e'].values.every((v) => v === 0));  // the table starts at 0
   });
   withModel({ scheme: 'rope' }, (m) => assert.deepEqual(m.positionParameters(), {}));
 });

@@ -138,6 +138,26 @@ struct Twin {
               }
               mx = std::fmax(mx, s[j]);
             }
+            // CoPE (Golovneva et al. 2024): gates σ(s_j) summed from the query back to j give the
+            // position p_j, clamped to P = train_len; s_j += q_i·e at p_j, linear between the rows of
+            // e = blocks.l.cope.e [P + 1][d] (head h's columns).
+            if (c.scheme == Scheme::kCope) {
+              const auto& e = w(pre + "cope.e");
+              const auto qe = [&](double row) {
+                double t = 0.0;
+                for (std::size_t x = 0; x < hd; ++x)
+                  t += q[(b * T + i) * d + h * hd + x] * e[static_cast<std::size_t>(row) * d + h * hd + x];
+                return t;
+              };
+              double count = 0.0;
+              mx = -1e300;
+              for (std::size_t j = i + 1; j-- > 0;) {
+                count += 1.0 / (1.0 + std::exp(-s[j]));
+                const double pc = std::min(count, static_cast<double>(c.train_len)), lo = std::floor(pc);
+                s[j] += (1.0 - (pc - lo)) * qe(lo) + (pc - lo) * qe(std::ceil(pc));
+                mx = std::fmax(mx, s[j]);
+              }
+            }
             double z = 0.0;
             for (double& e : s) z += e = std::exp(e - mx);
             for (std::size_t j = 0; j <= i; ++j)
@@ -282,7 +302,7 @@ TEST_CASE("lab: every gradient of every scheme matches central differences of a 
     MESSAGE(std::string(scheme_name(c.scheme)), ": loss error ", g.loss_error, ", worst |g - fd| / max|fd| ", g.worst_ratio,
             " in ", g.worst_tensor);
     const bool kerple = c.scheme == Scheme::kKerpleLog || c.scheme == Scheme::kKerplePower;
-    CHECK(g.tensors == c.n_layers * (c.scheme == Scheme::kFire ? 15 : 10) + 3 +
+    CHECK(g.tensors == c.n_layers * (c.scheme == Scheme::kFire ? 15 : c.scheme == Scheme::kCope ? 11 : 10) + 3 +
                            (c.scheme == Scheme::kLearned || c.scheme == Scheme::kT5 ? 1 : 0) + (kerple ? 2 : 0));
     CHECK(g.loss_error < 1e-5);
     CHECK(g.worst_ratio < 1e-4);  // measured <= 1.1e-5 on every target
@@ -308,6 +328,15 @@ TEST_CASE("lab: footprint counts what a model and a call allocate") {
   ModelConfig bad = grad_model(0);
   bad.n_heads = 3;
   CHECK(std::string(footprint(bad, 1, 6, &f).message) == "d_model must be a multiple of n_heads");
+}
+
+TEST_CASE("lab: CoPE's gradients where positions pass its last table row (clamped) match the twin") {
+  ModelConfig c = grad_model(static_cast<std::size_t>(Scheme::kCope));
+  c.train_len = 2;  // P = 2: rows past their third key count beyond the table
+  const GradCheck g = check_gradients(c, 2, 6, 16);
+  MESSAGE("cope clamped: loss error ", g.loss_error, ", worst |g - fd| / max|fd| ", g.worst_ratio, " in ", g.worst_tensor);
+  CHECK(g.loss_error < 1e-5);
+  CHECK(g.worst_ratio < 1e-4);
 }
 
 TEST_CASE("lab: at randomized positions every gradient of every scheme matches the float64 twin") {
@@ -445,6 +474,14 @@ TEST_CASE("lab: position_parameters gives what each scheme learned, in the card'
             }
         }
         break;
+      case Scheme::kCope:
+        CHECK(got.size() == 2);
+        for (const char* name : {"blocks.0.cope.e", "blocks.1.cope.e"}) {
+          REQUIRE(by.count(name));
+          CHECK(by[name]->shape == std::vector<std::size_t>{7, 8});  // [train_len + 1][d_model]
+          CHECK(std::equal(by[name]->values.begin(), by[name]->values.end(), tw.w(name).begin()));
+        }
+        break;
       default:
         CHECK(got.empty());
     }
@@ -452,7 +489,8 @@ TEST_CASE("lab: position_parameters gives what each scheme learned, in the card'
 }
 
 TEST_CASE("lab: gradients match at widths that use every SIMD lane (d_model 32, head_dim 16, seq_len 20)") {
-  for (Scheme scheme : {Scheme::kRope, Scheme::kT5, Scheme::kXpos, Scheme::kKerpleLog, Scheme::kKerplePower, Scheme::kFire}) {
+  for (Scheme scheme : {Scheme::kRope, Scheme::kT5, Scheme::kXpos, Scheme::kKerpleLog, Scheme::kKerplePower, Scheme::kFire,
+                        Scheme::kCope}) {
     ModelConfig c;
     c.vocab_size = 19;
     c.d_model = 32;
@@ -696,7 +734,7 @@ TEST_CASE("lab: bad arguments give a clear Status, never a crash") {
   CHECK(Model::create(c, &m).code == StatusCode::kBadArgument);
   Scheme s;
   CHECK(std::string(parse_scheme("kerple", &s).message) ==
-        "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log, kerple_power, fire");
+        "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log, kerple_power, fire, cope");
   REQUIRE(parse_scheme("alibi", &s).ok());
   CHECK(s == Scheme::kAlibi);
 

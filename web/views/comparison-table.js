@@ -39,6 +39,12 @@ const ROWS = [
     params: (st) => ({ formula: `per layer: 32 × (heads + 2) + 2 = 32 × ${st.heads + 2} + 2`, value: 32 * (st.heads + 2) + 2 }),
     claim: 'claimed better past L_train than T5, ALiBi and KERPLE (Li et al. 2023)',
     usedBy: 'Li et al. 2023, "Functional Interpolation for Relative Positions Improves Long Context Transformers"' },
+  { scheme: 'cope', name: 'CoPE', how: 'adds q·e[p] to scores, p = Σ σ(q·k) counted back from the query',
+    relative: 'yes, by content: p counts the keys the gates open, not the tokens',
+    params: (st) => ({ formula: `per layer: (P + 1) × d_model = 65 × ${st.dModel} (P = 64, the lab's T_train)`,
+      value: 65 * st.dModel }),
+    claim: 'claimed to count and copy where RoPE fails, and to extrapolate (Golovneva et al. 2024)',
+    usedBy: 'Golovneva et al. 2024, "Contextual Position Encoding: Learning to Count What\'s Important"' },
 ];
 
 function measuredText(m, detail) {

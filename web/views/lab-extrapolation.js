@@ -21,6 +21,7 @@ const GROUPS = [
   ['rotary', ['rope', ...ROPE_SCALINGS.map((k) => `rope + ${k}`), 'xpos']],
   ['bias', ['alibi']],
   ['learned bias', ['t5', 'kerple_log', 'kerple_power', 'fire']],
+  ['contextual', ['cope']],
   ['reference', ['entropy floor']],
 ];
 const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;');

@@ -36,13 +36,17 @@ enum class Scheme : int {
                 //   r2 = 2 sigmoid(kerple_r2) in (0, 2)
   kFire,        // FIRE (Li et al. 2023): scores += f(ψ(i − j) / ψ(max(L, i))), ψ(t) = log(1 + c t),
                 //   f an MLP 1 → 32 → n_heads (ReLU) per layer, c and L learned per layer (fire.cpp)
+  kCope,        // CoPE (Golovneva et al. 2024): scores += q_i·e[p_ij], p_ij = Σ_{t=j..i} σ(score_it) clamped
+                //   to train_len, e [train_len + 1][d_model] per layer (head h: its columns), interpolated
+                //   between rows (cope.cpp); positions ids are not used
 };
-constexpr std::size_t kNumSchemes = 10;
+constexpr std::size_t kNumSchemes = 11;
 
-// "none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos", "kerple_log", "kerple_power", "fire".
+// "none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos", "kerple_log", "kerple_power", "fire",
+// "cope".
 const char* scheme_name(Scheme scheme) noexcept;
 // Status kBadArgument "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log,
-// kerple_power, fire".
+// kerple_power, fire, cope".
 Status parse_scheme(const char* name, Scheme* out) noexcept;
 
 struct ModelConfig {
@@ -71,8 +75,8 @@ struct TensorView {
 // What a model has learned about positions, in the scheme's own terms (for plots): learned
 // "pos_emb" [train_len][d_model]; t5 "t5_bias" [32][n_heads]; KERPLE "r1" and "r2" [n_heads]
 // (after their positivity maps); FIRE per layer l "blocks.{l}.fire.c" and "blocks.{l}.fire.L" [1]
-// and "blocks.{l}.fire.f" [65][n_heads], its bias f(x) at x = k/64, k = 0 … 64. None for the
-// other schemes.
+// and "blocks.{l}.fire.f" [65][n_heads], its bias f(x) at x = k/64, k = 0 … 64; CoPE per layer
+// "blocks.{l}.cope.e" [train_len + 1][d_model]. None for the other schemes.
 struct PositionArray {
   std::string name;
   std::vector<std::size_t> shape;
