@@ -2,11 +2,17 @@
 // batch are b · seq_len + t. Matrix products, softmax, LayerNorm, GELU and the RoPE rotation run in
 // the SIMD kernels (kernels/lab_*.cpp); the scheme-specific terms come from posenc's own code:
 // sinusoidal(), rope_frequencies() + rope_cache(), alibi_slopes(), t5_bucket().
+//
+// Threads (parallel.hpp): the matrix products split by rows of their output, the row-wise kernels
+// by rows, attention by (batch row, head) — in the backward pass by head when the scheme sums a
+// bias gradient over the batch rows (T5, KERPLE, FIRE: the b loop stays inside the task, in order).
+// Each value is computed by one thread in the single-threaded order: the same bits on any count.
 #include <algorithm>
 #include <cmath>
 
 #include "lab/kernels/lab_table.hpp"
 #include "lab/model.hpp"
+#include "lab/parallel.hpp"
 #include "posenc/sinusoidal.hpp"
 #include "posenc/t5.hpp"
 
@@ -43,7 +49,8 @@ void gather(std::vector<float>& table, const std::vector<std::size_t>& pos, std:
 // given positions) and its length: prepare() sizes them, footprint() adds them up.
 // Size: std::size_t, or std::uint64_t for footprint() (32-bit WebAssembly must not wrap).
 template <class Size, class Visit>
-void each_buffer(Workspace& ws, const ModelConfig& c, Size batch, Size seq_len, Size groups, Visit&& visit) {
+void each_buffer(Workspace& ws, const ModelConfig& c, Size batch, Size seq_len, Size groups, std::size_t workers,
+                 Visit&& visit) {
   const Size d = c.d_model, rows = batch * seq_len, f = 4 * d, tt = seq_len * seq_len, H = c.n_heads, P = c.train_len;
   const bool cope = c.scheme == Scheme::kCope, fire = c.scheme == Scheme::kFire;
   visit(ws.x, (c.n_layers + 1) * rows * d);
@@ -58,7 +65,6 @@ void each_buffer(Workspace& ws, const ModelConfig& c, Size batch, Size seq_len, 
     visit(l.cope_p, cope ? batch * H * tt : 0);
     visit(l.cope_a, cope ? batch * H * seq_len * (P + 1) : 0);
   }
-  visit(ws.cope_da, cope ? seq_len * (P + 1) : 0);
   visit(ws.fbias, fire ? c.n_layers * groups * H * tt : 0);
   visit(ws.fgrad, fire ? groups * H * tt : 0);
   visit(ws.f, rows * d);
@@ -69,14 +75,19 @@ void each_buffer(Workspace& ws, const ModelConfig& c, Size batch, Size seq_len, 
   for (auto* v : {&ws.dx, &ws.dh, &ws.da, &ws.dn, &ws.df, &ws.dq, &ws.dk, &ws.dv, &ws.dctx}) visit(*v, rows * d);
   visit(ws.dg, rows * f);
   visit(ws.du, rows * f);
-  visit(ws.dp, tt);
-  visit(ws.ds, tt);
+  ws.workers.resize(workers);  // the backward pass's attention scratch, one per pool worker
+  for (WorkerScratch& w : ws.workers) {
+    visit(w.dp, tt);
+    visit(w.ds, tt);
+    visit(w.cope_da, cope ? seq_len * (P + 1) : 0);
+  }
 }
 
 std::uint64_t activation_floats(const ModelConfig& c, std::uint64_t batch, std::uint64_t seq_len, std::uint64_t span) {
   Workspace ws;
   std::uint64_t n = 0;
-  each_buffer(ws, c, batch, seq_len, batch, [&](const auto& v, std::uint64_t k) { n += k * sizeof(v[0]) / sizeof(float); });
+  each_buffer(ws, c, batch, seq_len, batch, std::max<std::size_t>(pool::pool_workers(), 1),
+              [&](const auto& v, std::uint64_t k) { n += k * sizeof(v[0]) / sizeof(float); });
   // prepare()'s position tables: at most span rows, and the rows gathered at given positions.
   const std::uint64_t half = c.d_model / c.n_heads / 2;
   switch (c.scheme) {
@@ -98,9 +109,10 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const Rop
   ws.batch = batch;
   ws.seq_len = seq_len;
   ws.groups = positions == nullptr ? 1 : batch;
-  each_buffer(ws, c, batch, seq_len, ws.groups, [](auto& v, std::size_t n) {
-    if (v.size() != n) v.assign(n, 0);
-  });
+  each_buffer(ws, c, batch, seq_len, ws.groups, std::max<std::size_t>(pool::pool_workers(), 1),
+              [](auto& v, std::size_t n) {
+                if (v.size() != n) v.assign(n, 0);
+              });
   ws.shared = positions == nullptr;
   ws.pos.resize(ws.groups * seq_len);
   for (std::size_t r = 0; r < ws.pos.size(); ++r)
@@ -212,25 +224,29 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
     float* x_out = ws.x.data() + (l + 1) * rows * d;
 
     // Attention: a = LN1(x); q, k, v = a·wq, a·wk, a·wv; RoPE on q and k.
-    K.layernorm(lc.a.data(), lc.mu1.data(), lc.r1.data(), x, m.param(bl.ln1_w), m.param(bl.ln1_b), rows, d, kLayerNormEps);
-    K.gemm(lc.q.data(), d, lc.a.data(), d, 1, m.param(bl.wq), d, rows, d, d, false);
-    K.gemm(lc.k.data(), d, lc.a.data(), d, 1, m.param(bl.wk), d, rows, d, d, false);
-    K.gemm(lc.v.data(), d, lc.a.data(), d, 1, m.param(bl.wv), d, rows, d, d, false);
+    layernorm(lc.a.data(), lc.mu1.data(), lc.r1.data(), x, m.param(bl.ln1_w), m.param(bl.ln1_b), rows, d, kLayerNormEps);
+    parallel_blocks(rows, 4, 3 * d * d, [&](std::size_t r0, std::size_t r1) {  // the three products, one task per block of rows
+      const float* a = lc.a.data() + r0 * d;
+      K.gemm(lc.q.data() + r0 * d, d, a, d, 1, m.param(bl.wq), d, r1 - r0, d, d, false);
+      K.gemm(lc.k.data() + r0 * d, d, a, d, 1, m.param(bl.wk), d, r1 - r0, d, d, false);
+      K.gemm(lc.v.data() + r0 * d, d, a, d, 1, m.param(bl.wv), d, r1 - r0, d, d, false);
+    });
     if (c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos) {
       const float* kc = c.scheme == Scheme::kXpos ? ws.cos_k.data() : ws.cos.data();
       const float* ks = c.scheme == Scheme::kXpos ? ws.sin_k.data() : ws.sin.data();
-      for (std::size_t b = 0; b < B; ++b) {
+      parallel_tasks(B, pool::pool_workers(), [&](std::size_t b, std::size_t) {
         const std::size_t g = ws.shared ? 0 : b * T * (hd / 2);
         K.rope(lc.q.data() + b * T * d, T, d, H, hd, ws.cos.data() + g, ws.sin.data() + g, false);
         K.rope(lc.k.data() + b * T * d, T, d, H, hd, kc + g, ks + g, false);
-      }
+      });
     }
     const float* t5 = c.scheme == Scheme::kT5 ? m.param(m.t5_bias) : nullptr;
     const bool cope = c.scheme == Scheme::kCope;
-    for (std::size_t b = 0; b < B; ++b) {
+    // One (batch row b, head h): its scores, softmax and context; a task each.
+    const auto attend = [&](std::size_t b, std::size_t h) {
       const std::size_t* pos = ws.pos.data() + (ws.shared ? 0 : b * T);
       const float* fire = c.scheme == Scheme::kFire ? ws.fbias.data() + (l * ws.groups + (ws.shared ? 0 : b)) * H * T * T : nullptr;
-      for (std::size_t h = 0; h < H; ++h) {
+      {  // one head of one batch row (the loop body it was, as a block)
         float* p = lc.p.data() + (b * H + h) * T * T;
         const std::size_t off = b * T * d + h * hd;
         // s[i][j] = scale q_i·k_j + bias(i, j) for j <= i, then the causal softmax of each row.
@@ -253,29 +269,32 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
         }
         K.gemm(lc.ctx.data() + off, d, p, T, 1, lc.v.data() + off, d, T, hd, T, false);
       }
-    }
+    };
+    parallel_tasks(B * H, pool::pool_workers(), [&](std::size_t task, std::size_t) { attend(task / H, task % H); });
     // h = x + ctx·wo
     std::copy(x, x + rows * d, lc.h.data());
-    K.gemm(lc.h.data(), d, lc.ctx.data(), d, 1, m.param(bl.wo), d, rows, d, d, true);
+    gemm(lc.h.data(), d, lc.ctx.data(), d, 1, m.param(bl.wo), d, rows, d, d, true);
     // MLP: x' = h + GELU(LN2(h)·w1)·w2
-    K.layernorm(lc.b.data(), lc.mu2.data(), lc.r2.data(), lc.h.data(), m.param(bl.ln2_w), m.param(bl.ln2_b), rows, d, kLayerNormEps);
-    K.gemm(lc.u.data(), F, lc.b.data(), d, 1, m.param(bl.w1), F, rows, F, d, false);
-    K.gelu(lc.g.data(), lc.u.data(), rows * F);
+    layernorm(lc.b.data(), lc.mu2.data(), lc.r2.data(), lc.h.data(), m.param(bl.ln2_w), m.param(bl.ln2_b), rows, d, kLayerNormEps);
+    gemm(lc.u.data(), F, lc.b.data(), d, 1, m.param(bl.w1), F, rows, F, d, false);
+    gelu(lc.g.data(), lc.u.data(), rows * F);
     std::copy(lc.h.begin(), lc.h.end(), x_out);
-    K.gemm(x_out, d, lc.g.data(), F, 1, m.param(bl.w2), d, rows, d, F, true);
+    gemm(x_out, d, lc.g.data(), F, 1, m.param(bl.w2), d, rows, d, F, true);
   }
 
   // ln_f, tied logits = ln_f(x)·tok_embᵀ, softmax and -log p(token[t + 1]).
   const float* x_last = ws.x.data() + c.n_layers * rows * d;
-  K.layernorm(ws.f.data(), ws.muf.data(), ws.rf.data(), x_last, m.param(m.ln_f_w), m.param(m.ln_f_b), rows, d, kLayerNormEps);
-  K.gemm_nt(ws.logits.data(), V, ws.f.data(), d, emb, d, rows, V, d, false);
-  for (std::size_t r = 0; r < rows; ++r) {
-    float* z = ws.logits.data() + r * V;
-    const bool has_target = r % T + 1 < T;
-    const float z_target = has_target ? z[tokens[r + 1]] : 0.0f;
-    const float lse = K.softmax(z, V);
-    ws.token_loss[r] = has_target ? lse - z_target : 0.0f;
-  }
+  layernorm(ws.f.data(), ws.muf.data(), ws.rf.data(), x_last, m.param(m.ln_f_w), m.param(m.ln_f_b), rows, d, kLayerNormEps);
+  gemm_nt(ws.logits.data(), V, ws.f.data(), d, emb, d, rows, V, d, false);
+  parallel_blocks(rows, 1, 4 * V, [&](std::size_t r0, std::size_t r1) {
+    for (std::size_t r = r0; r < r1; ++r) {
+      float* z = ws.logits.data() + r * V;
+      const bool has_target = r % T + 1 < T;
+      const float z_target = has_target ? z[tokens[r + 1]] : 0.0f;
+      const float lse = K.softmax(z, V);
+      ws.token_loss[r] = has_target ? lse - z_target : 0.0f;
+    }
+  });
 }
 
 double mean_loss(const Model::Impl& m) {
@@ -298,19 +317,21 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
 
   // dlogits = (p - onehot(target)) / n_targets; rows without a target contribute nothing.
   const float inv_n = 1.0f / static_cast<float>(B * (T - 1));
-  for (std::size_t r = 0; r < rows; ++r) {
-    float* z = ws.logits.data() + r * V;
-    if (r % T + 1 < T) {
-      z[tokens[r + 1]] -= 1.0f;
-      for (std::size_t v = 0; v < V; ++v) z[v] *= inv_n;
-    } else {
-      std::fill(z, z + V, 0.0f);
+  parallel_blocks(rows, 1, V, [&](std::size_t r0, std::size_t r1) {
+    for (std::size_t r = r0; r < r1; ++r) {
+      float* z = ws.logits.data() + r * V;
+      if (r % T + 1 < T) {
+        z[tokens[r + 1]] -= 1.0f;
+        for (std::size_t v = 0; v < V; ++v) z[v] *= inv_n;
+      } else {
+        std::fill(z, z + V, 0.0f);
+      }
     }
-  }
+  });
   const float* emb = m.param(m.tok_emb);
   float* d_emb = m.grad(m.tok_emb);
-  K.gemm(ws.df.data(), d, ws.logits.data(), V, 1, emb, d, rows, d, V, false);     // df = dz·tok_emb
-  K.gemm(d_emb, d, ws.logits.data(), 1, V, ws.f.data(), d, V, d, rows, false);    // dtok_emb = dzᵀ·f
+  gemm(ws.df.data(), d, ws.logits.data(), V, 1, emb, d, rows, d, V, false);     // df = dz·tok_emb
+  gemm(d_emb, d, ws.logits.data(), 1, V, ws.f.data(), d, V, d, rows, false);    // dtok_emb = dzᵀ·f
   const float* x_last = ws.x.data() + c.n_layers * rows * d;
   std::fill(ws.dx.begin(), ws.dx.end(), 0.0f);
   K.layernorm_backward(ws.dx.data(), m.grad(m.ln_f_w), m.grad(m.ln_f_b), ws.df.data(), x_last,
@@ -322,36 +343,39 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
     const float* x = ws.x.data() + l * rows * d;
 
     // MLP: dx is ∂L/∂x'. dg = dx·w2ᵀ, dw2 = gᵀ·dx, du = dg GELU'(u), dw1 = bᵀ·du, dn = du·w1ᵀ.
-    K.gemm_nt(ws.dg.data(), F, ws.dx.data(), d, m.param(bl.w2), d, rows, F, d, false);
-    K.gemm(m.grad(bl.w2), d, lc.g.data(), 1, F, ws.dx.data(), d, F, d, rows, false);
-    K.gelu_backward(ws.du.data(), ws.dg.data(), lc.u.data(), rows * F);
-    K.gemm(m.grad(bl.w1), F, lc.b.data(), 1, d, ws.du.data(), F, d, F, rows, false);
-    K.gemm_nt(ws.dn.data(), d, ws.du.data(), F, m.param(bl.w1), F, rows, d, F, false);
+    gemm_nt(ws.dg.data(), F, ws.dx.data(), d, m.param(bl.w2), d, rows, F, d, false);
+    gemm(m.grad(bl.w2), d, lc.g.data(), 1, F, ws.dx.data(), d, F, d, rows, false);
+    gelu_backward(ws.du.data(), ws.dg.data(), lc.u.data(), rows * F);
+    gemm(m.grad(bl.w1), F, lc.b.data(), 1, d, ws.du.data(), F, d, F, rows, false);
+    gemm_nt(ws.dn.data(), d, ws.du.data(), F, m.param(bl.w1), F, rows, d, F, false);
     std::copy(ws.dx.begin(), ws.dx.end(), ws.dh.begin());
     K.layernorm_backward(ws.dh.data(), m.grad(bl.ln2_w), m.grad(bl.ln2_b), ws.dn.data(), lc.h.data(),
                          lc.mu2.data(), lc.r2.data(), m.param(bl.ln2_w), rows, d);
 
     // Attention output: h = x + ctx·wo.
-    K.gemm(m.grad(bl.wo), d, lc.ctx.data(), 1, d, ws.dh.data(), d, d, d, rows, false);
-    K.gemm_nt(ws.dctx.data(), d, ws.dh.data(), d, m.param(bl.wo), d, rows, d, d, false);
+    gemm(m.grad(bl.wo), d, lc.ctx.data(), 1, d, ws.dh.data(), d, d, d, rows, false);
+    gemm_nt(ws.dctx.data(), d, ws.dh.data(), d, m.param(bl.wo), d, rows, d, d, false);
     float* d_t5 = c.scheme == Scheme::kT5 ? m.grad(m.t5_bias) : nullptr;
     double* d_fire = c.scheme == Scheme::kFire ? ws.fgrad.data() : nullptr;
     const bool cope = c.scheme == Scheme::kCope;
     if (d_fire) std::fill(ws.fgrad.begin(), ws.fgrad.end(), 0.0);
-    for (std::size_t b = 0; b < B; ++b) {
+    // One (batch row b, head h) on worker scratch w. Tasks: one per (b, h), or one per head h with
+    // b = 0 … B − 1 in order when the bias gradient is summed over the batch rows (t5, kerple, fire
+    // at shared positions: they add into the same slots), so each sum keeps its order.
+    const auto attend_backward = [&](std::size_t b, std::size_t h, WorkerScratch& w) {
       const std::size_t* pos = ws.pos.data() + (ws.shared ? 0 : b * T);
       double* fire_g = d_fire ? d_fire + (ws.shared ? 0 : b) * H * T * T : nullptr;
-      for (std::size_t h = 0; h < H; ++h) {
+      {  // one head of one batch row (the loop body it was, as a block)
         const float* p = lc.p.data() + (b * H + h) * T * T;
         const std::size_t off = b * T * d + h * hd;
         const float* dctx = ws.dctx.data() + off;
-        K.gemm_nt(ws.dp.data(), T, dctx, d, lc.v.data() + off, d, T, T, hd, false);  // dP = dctx·Vᵀ
-        K.gemm(ws.dv.data() + off, d, p, 1, T, dctx, d, T, hd, T, false);            // dV = Pᵀ·dctx
+        K.gemm_nt(w.dp.data(), T, dctx, d, lc.v.data() + off, d, T, T, hd, false);  // dP = dctx·Vᵀ
+        K.gemm(ws.dv.data() + off, d, p, 1, T, dctx, d, T, hd, T, false);           // dV = Pᵀ·dctx
         for (std::size_t i = 0; i < T; ++i) {
-          float* ds = ws.ds.data() + i * T;
-          K.softmax_backward(ds, p + i * T, ws.dp.data() + i * T, i + 1);
+          float* ds = w.ds.data() + i * T;
+          K.softmax_backward(ds, p + i * T, w.dp.data() + i * T, i + 1);
           std::fill(ds + i + 1, ds + T, 0.0f);
-          if (cope) cope_backward_row(m, l, b, h, i, ds, ws.cope_da.data());  // ∂L/∂z → ∂L/∂s
+          if (cope) cope_backward_row(m, l, b, h, i, ds, w.cope_da.data());  // ∂L/∂z → ∂L/∂s
           for (std::size_t j = 0; j <= i; ++j) {
             const std::size_t dist = pos[i] - pos[j];
             if (d_t5) d_t5[static_cast<std::size_t>(ws.bucket[dist]) * H + h] += ds[j];  // ∂/∂bias = dS
@@ -360,27 +384,41 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
             ds[j] *= scale;
           }
         }
-        K.gemm(ws.dq.data() + off, d, ws.ds.data(), T, 1, lc.k.data() + off, d, T, hd, T, false);  // dQ = dS·K
-        K.gemm(ws.dk.data() + off, d, ws.ds.data(), 1, T, lc.q.data() + off, d, T, hd, T, false);  // dK = dSᵀ·Q
-        if (cope) cope_backward_head(m, l, b, h, ws.cope_da.data(), ws.dq.data() + off);
+        K.gemm(ws.dq.data() + off, d, w.ds.data(), T, 1, lc.k.data() + off, d, T, hd, T, false);  // dQ = dS·K
+        K.gemm(ws.dk.data() + off, d, w.ds.data(), 1, T, lc.q.data() + off, d, T, hd, T, false);  // dK = dSᵀ·Q
+        if (cope) cope_backward_head(m, l, b, h, w.cope_da.data(), ws.dq.data() + off);
       }
-    }
+    };
+    const bool per_head = d_t5 || kerple || (d_fire && ws.shared) || cope;
+    parallel_tasks(per_head ? H : B * H, ws.workers.size(), [&](std::size_t task, std::size_t worker) {
+      WorkerScratch& w = ws.workers[worker];
+      if (per_head)
+        for (std::size_t b = 0; b < B; ++b) attend_backward(b, task, w);
+      else
+        attend_backward(task / H, task % H, w);
+    });
     if (d_fire) fire_backward(m, l);
     if (c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos) {  // back through the rotation: Rᵀ (xPos: (ζR)ᵀ = ζRᵀ)
       const float* kc = c.scheme == Scheme::kXpos ? ws.cos_k.data() : ws.cos.data();
       const float* ks = c.scheme == Scheme::kXpos ? ws.sin_k.data() : ws.sin.data();
-      for (std::size_t b = 0; b < B; ++b) {
+      parallel_tasks(B, pool::pool_workers(), [&](std::size_t b, std::size_t) {
         const std::size_t g = ws.shared ? 0 : b * T * (hd / 2);
         K.rope(ws.dq.data() + b * T * d, T, d, H, hd, ws.cos.data() + g, ws.sin.data() + g, true);
         K.rope(ws.dk.data() + b * T * d, T, d, H, hd, kc + g, ks + g, true);
-      }
+      });
     }
-    K.gemm(m.grad(bl.wq), d, lc.a.data(), 1, d, ws.dq.data(), d, d, d, rows, false);
-    K.gemm(m.grad(bl.wk), d, lc.a.data(), 1, d, ws.dk.data(), d, d, d, rows, false);
-    K.gemm(m.grad(bl.wv), d, lc.a.data(), 1, d, ws.dv.data(), d, d, d, rows, false);
-    K.gemm_nt(ws.da.data(), d, ws.dq.data(), d, m.param(bl.wq), d, rows, d, d, false);
-    K.gemm_nt(ws.da.data(), d, ws.dk.data(), d, m.param(bl.wk), d, rows, d, d, true);
-    K.gemm_nt(ws.da.data(), d, ws.dv.data(), d, m.param(bl.wv), d, rows, d, d, true);
+    parallel_blocks(d, 4, 3 * d * rows, [&](std::size_t i0, std::size_t i1) {  // dW = aᵀ·dY for wq, wk, wv by rows of dW
+      const float* a = lc.a.data() + i0;
+      K.gemm(m.grad(bl.wq) + i0 * d, d, a, 1, d, ws.dq.data(), d, i1 - i0, d, rows, false);
+      K.gemm(m.grad(bl.wk) + i0 * d, d, a, 1, d, ws.dk.data(), d, i1 - i0, d, rows, false);
+      K.gemm(m.grad(bl.wv) + i0 * d, d, a, 1, d, ws.dv.data(), d, i1 - i0, d, rows, false);
+    });
+    parallel_blocks(rows, 4, 3 * d * d, [&](std::size_t r0, std::size_t r1) {  // da = dq·wqᵀ + dk·wkᵀ + dv·wvᵀ, in that order
+      float* da = ws.da.data() + r0 * d;
+      K.gemm_nt(da, d, ws.dq.data() + r0 * d, d, m.param(bl.wq), d, r1 - r0, d, d, false);
+      K.gemm_nt(da, d, ws.dk.data() + r0 * d, d, m.param(bl.wk), d, r1 - r0, d, d, true);
+      K.gemm_nt(da, d, ws.dv.data() + r0 * d, d, m.param(bl.wv), d, r1 - r0, d, d, true);
+    });
     std::copy(ws.dh.begin(), ws.dh.end(), ws.dx.begin());
     K.layernorm_backward(ws.dx.data(), m.grad(bl.ln1_w), m.grad(bl.ln1_b), ws.da.data(), x,
                          lc.mu1.data(), lc.r1.data(), m.param(bl.ln1_w), rows, d);

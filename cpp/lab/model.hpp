@@ -48,6 +48,13 @@ struct LayerCache {
   std::vector<float> cope_g, cope_p, cope_a;  // cope: gates, positions, q·e (cope.cpp)
 };
 
+// One pool worker's scratch for the backward pass's attention tasks (forward.cpp; sized by
+// prepare() for pool_workers() workers, before any task runs).
+struct WorkerScratch {
+  std::vector<float> dp, ds;        // ∂L/∂P and ∂L/∂S of one (batch row, head) [seq_len][seq_len]
+  std::vector<float> cope_da;       // cope: ∂L/∂(q·e) of one (batch row, head) [seq_len][train_len + 1]
+};
+
 struct Workspace {
   std::size_t batch = 0, seq_len = 0;
   // Positions of the batch's tokens [rows]; shared: 0 … seq_len − 1 in every row, so the tables and
@@ -69,9 +76,9 @@ struct Workspace {
   std::vector<double> kgrad;        // kerple backward: Σ ∂L/∂bias per head and distance, [n_heads][span]
   std::vector<float> fbias;         // fire: [n_layers][groups][n_heads][seq_len][seq_len], j <= i (fire.cpp)
   std::vector<double> fgrad;        // fire backward, one layer: Σ ∂L/∂score [groups][n_heads][seq_len][seq_len]
-  std::vector<float> cope_da;       // cope backward: ∂L/∂(q·e) of one head [seq_len][train_len + 1]
   // backward scratch
-  std::vector<float> dx, dh, da, dn, df, dq, dk, dv, dctx, dg, du, dp, ds;
+  std::vector<float> dx, dh, da, dn, df, dq, dk, dv, dctx, dg, du;
+  std::vector<WorkerScratch> workers;  // one per pool worker
 };
 
 }  // namespace detail
