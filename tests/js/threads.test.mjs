@@ -1,7 +1,8 @@
 // The threaded build through init({ threads }): the same results as the single-threaded build, bit
 // for bit (each output row is computed by one task, in the same order), on inputs large enough to
 // be split (several query blocks per head, RoPE over many rows) and to grow the shared heap; clear
-// errors; no leaks. The float64 twins and the conformance vectors run threaded too (test.sh).
+// errors; no leaks. The float64 twins and the conformance vectors run threaded too (test.sh). The
+// lab's training (every scheme, randomized positions, evaluation at 2 T) is bitwise too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { init } from 'posenc';
@@ -84,4 +85,34 @@ test('threads: the shared heap grows (S = 4096, 8 heads) and results still agree
   assert.ok(after.heapBytes > before.heapBytes || before.heapBytes > 3 * q.byteLength, 'the heap had to grow');
   same(a, one.attention(q, k, v, o), 'S = 4096');
   assert.equal(after.inUseBytes, before.inUseBytes, 'every scratch buffer freed');
+});
+
+test('threads: pe.lab training (randomized positions too) and evaluation equal 1 thread bit for bit, every scheme', () => {
+  const T = 24, B = 4, L = 2 * T;
+  const bits = (a, b, what) => assert.ok(a.length === b.length && a.every((x, i) => Object.is(x, b[i])), `${what}: differs`);
+  for (const scheme of one.lab.schemes) {
+    const [ref, ...others] = [one, two, three].map((p) => {
+      const data = p.lab.dataset({ task: 'markov', vocabSize: 8, seed: 5 });
+      const model = p.lab.createModel({ vocabSize: 8, dModel: 32, nLayers: 2, nHeads: 4, trainLength: T, maxPositions: 3 * T, scheme, seed: 11 });
+      const losses = [];
+      for (let s = 0; s < 4; s++) {
+        const tokens = data.sample(B, T, s);
+        const options = s % 2 === 1 ? { lr: 1e-2, positions: p.lab.randomPositions(B, T, 3 * T, 100 + s) } : { lr: 1e-2 };
+        losses.push(model.trainStep(tokens, options));
+      }
+      const { gradients } = model.lossAndGradients(data.sample(B, T, 9));
+      const ev = model.evaluate(data.sample(3, L, 10), { length: L });
+      const trace = { losses, weights: model.exportWeights(), gradients: Object.values(gradients), eval: [ev.loss, ...ev.positionLoss] };
+      model.delete();
+      data.delete();
+      return trace;
+    });
+    others.forEach((t, i) => {
+      const what = `${scheme}, ${i + 2} threads`;
+      bits(t.losses, ref.losses, `${what}: losses`);
+      bits(t.weights, ref.weights, `${what}: weights (safetensors bytes)`);
+      t.gradients.forEach((g, k) => bits(g, ref.gradients[k], `${what}: gradient ${k}`));
+      bits(t.eval, ref.eval, `${what}: evaluation`);
+    });
+  }
 });
