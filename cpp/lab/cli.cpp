@@ -1,11 +1,12 @@
 // npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|rope,alibi,...] [--steps N]
 //   [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S] [--seeds N] [--jobs J]
-//   [--random-positions L_MAX] [--extend FACTOR [--checkpoints 0,25,100,400]] [--out FILE]
+//   [--threads N] [--random-positions L_MAX] [--extend FACTOR [--checkpoints 0,25,100,400]] [--out FILE]
 // Trains the lab model per scheme and per seed S, S + 1, … S + N − 1 (model init and batch order; the
 // task's data is seed S's; with --random-positions, training rows at random positions in [0, L_MAX))
-// on one thread each, up to --jobs at once; evaluates each at
+// up to --jobs at once, each model's steps on posenc's pool of --threads threads (default 1; jobs
+// running together share it: a step that finds it busy runs on its own thread); evaluates each at
 // train_len × {1/2, 1, 2, 4, 8}, prints the mean and min–max over the seeds and writes JSON (--out,
-// default build/lab-results.json). Results depend only on the arguments (not on --jobs).
+// default build/lab-results.json). Results depend only on the arguments (not on --jobs or --threads).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -89,8 +90,8 @@ Args parse(int argc, char** argv) {
     if (f == "--help" || f == "-h") {
       std::printf("usage: npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|a,b,...]\n"
                   "  [--steps N] [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S]\n"
-                  "  [--seeds N] [--jobs J] [--random-positions L_MAX] [--extend FACTOR [--checkpoints 0,25,100,400]]\n"
-                  "  [--out FILE]\n");
+                  "  [--seeds N] [--jobs J] [--threads N] [--random-positions L_MAX]\n"
+                  "  [--extend FACTOR [--checkpoints 0,25,100,400]] [--out FILE]\n");
       std::exit(0);
     }
     if (i + 1 >= argc) fail(f + " needs a value");
@@ -104,6 +105,7 @@ Args parse(int argc, char** argv) {
     else if (f == "--train-len") a.train_len = parse_size("--train-len", v);
     else if (f == "--batch") a.batch = parse_size("--batch", v);
     else if (f == "--jobs") a.jobs = parse_size("--jobs", v);
+    else if (f == "--threads") a.threads = parse_size("--threads", v);
     else if (f == "--seed") a.seed = parse_size("--seed", v);
     else if (f == "--seeds") a.seeds = parse_size("--seeds", v);
     else if (f == "--random-positions") a.random_positions = parse_size("--random-positions", v);
@@ -174,6 +176,8 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<Dataset> data;
   check(Dataset::create(dc, &data), "dataset");
+  if (a.threads > 64) fail("--threads must be in [1, 64]");
+  check(set_num_threads(static_cast<int>(a.threads)), "--threads");
 
   RunConfig rc;
   if (a.size == "tiny") {
@@ -194,9 +198,9 @@ int main(int argc, char** argv) {
   const std::vector<Scheme> schemes = parse_schemes(a.extend != 0 && a.schemes == "all" ? "rope,xpos" : a.schemes);
 
   std::printf("lab: task %s (vocab %zu), d_model %zu, n_layers %zu, n_heads %zu, train_len %zu, batch %zu, "
-              "%zu steps, peak lr %g, simd %s\n",
+              "%zu steps, peak lr %g, simd %s, %d thread%s per model\n",
               a.task.c_str(), data->vocab_size(), rc.model.d_model, rc.model.n_layers, rc.model.n_heads,
-              rc.model.train_len, rc.batch, a.steps, a.lr, simd_arch());
+              rc.model.train_len, rc.batch, a.steps, a.lr, simd_arch(), num_threads(), num_threads() == 1 ? "" : "s");
   if (rc.random_positions != 0)
     std::printf("lab: randomized positions: each training row at a sorted random subset of [0, %zu)\n", rc.random_positions);
   if (std::isfinite(data->entropy_rate()))
