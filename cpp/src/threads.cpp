@@ -9,12 +9,16 @@
 // job (try_lock: a second user thread runs inline instead of waiting) and by set_num_threads
 // while it starts or joins workers; a nested call, from inside a task, sees t_in_job and runs
 // inline. Worker w (1 … n_threads-1) leaves its loop when w >= live; growing creates workers
-// live … n-1, shrinking lowers live and joins them.
+// live … n-1, shrinking lowers live and joins them. Between jobs a worker first polls `posted` (the
+// generation, readable without the lock) for kSpinMicros, yielding, and only then sleeps: callers
+// such as the lab's training step post dozens of short jobs back to back, and a condition-variable
+// wake-up costs a worker about as long as one of them.
 //
 // Without threads (Emscripten without -pthread) the pool is one thread and never starts any.
 #include "thread_pool.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -40,6 +44,7 @@ namespace posenc::pool {
 namespace {
 
 constexpr int kMaxThreads = 64;
+constexpr int kSpinMicros = 200;  // how long an idle worker polls for the next job before sleeping
 
 struct Job {
   TaskFn fn = nullptr;
@@ -78,6 +83,7 @@ class Pool {
       next_.store(0, std::memory_order_relaxed);
       active_.store(threads_.size(), std::memory_order_relaxed);
       ++generation_;
+      posted_.store(generation_, std::memory_order_release);
     }
     wake_.notify_all();
     t_in_job = true;
@@ -94,6 +100,13 @@ class Pool {
     t_in_job = true;
     std::unique_lock<std::mutex> lk(lock_);
     for (;;) {
+      if (worker < live_ && generation_ == seen) {
+        lk.unlock();
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+        while (posted_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < until)
+          std::this_thread::yield();
+        lk.lock();
+      }
       wake_.wait(lk, [&] { return worker >= live_ || generation_ != seen; });
       if (worker >= live_) return;
       seen = generation_;
@@ -155,6 +168,7 @@ class Pool {
   std::atomic<std::size_t> next_{0};
   std::atomic<std::size_t> active_{0};  // workers still in the current job
   std::uint64_t generation_ = 0;
+  std::atomic<std::uint64_t> posted_{0};  // generation_, for the workers' polling
   std::size_t live_ = 1;
   std::atomic<std::size_t> n_threads_{1};
 };
