@@ -223,10 +223,11 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
     const float* x = ws.x.data() + l * rows * d;
     float* x_out = ws.x.data() + (l + 1) * rows * d;
 
-    // Attention: a = LN1(x); q, k, v = a·wq, a·wk, a·wv; RoPE on q and k.
-    layernorm(lc.a.data(), lc.mu1.data(), lc.r1.data(), x, m.param(bl.ln1_w), m.param(bl.ln1_b), rows, d, kLayerNormEps);
-    parallel_blocks(rows, 4, 3 * d * d, [&](std::size_t r0, std::size_t r1) {  // the three products, one task per block of rows
-      const float* a = lc.a.data() + r0 * d;
+    // Attention: a = LN1(x); q, k, v = a·wq, a·wk, a·wv (row by row: one task per block of rows);
+    // RoPE on q and k.
+    parallel_blocks(rows, 4, 3 * d * d, [&](std::size_t r0, std::size_t r1) {
+      float* a = lc.a.data() + r0 * d;
+      K.layernorm(a, lc.mu1.data() + r0, lc.r1.data() + r0, x + r0 * d, m.param(bl.ln1_w), m.param(bl.ln1_b), r1 - r0, d, kLayerNormEps);
       K.gemm(lc.q.data() + r0 * d, d, a, d, 1, m.param(bl.wq), d, r1 - r0, d, d, false);
       K.gemm(lc.k.data() + r0 * d, d, a, d, 1, m.param(bl.wk), d, r1 - r0, d, d, false);
       K.gemm(lc.v.data() + r0 * d, d, a, d, 1, m.param(bl.wv), d, r1 - r0, d, d, false);
@@ -271,22 +272,28 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
       }
     };
     parallel_tasks(B * H, pool::pool_workers(), [&](std::size_t task, std::size_t) { attend(task / H, task % H); });
-    // h = x + ctx·wo
-    std::copy(x, x + rows * d, lc.h.data());
-    gemm(lc.h.data(), d, lc.ctx.data(), d, 1, m.param(bl.wo), d, rows, d, d, true);
-    // MLP: x' = h + GELU(LN2(h)·w1)·w2
-    layernorm(lc.b.data(), lc.mu2.data(), lc.r2.data(), lc.h.data(), m.param(bl.ln2_w), m.param(bl.ln2_b), rows, d, kLayerNormEps);
-    gemm(lc.u.data(), F, lc.b.data(), d, 1, m.param(bl.w1), F, rows, F, d, false);
+    // h = x + ctx·wo; MLP: x' = h + GELU(LN2(h)·w1)·w2 — row by row, GELU on its own (its blocks
+    // are of elements).
+    parallel_blocks(rows, 4, d * d + d * F, [&](std::size_t r0, std::size_t r1) {
+      float* h = lc.h.data() + r0 * d;
+      std::copy(x + r0 * d, x + r1 * d, h);
+      K.gemm(h, d, lc.ctx.data() + r0 * d, d, 1, m.param(bl.wo), d, r1 - r0, d, d, true);
+      K.layernorm(lc.b.data() + r0 * d, lc.mu2.data() + r0, lc.r2.data() + r0, h, m.param(bl.ln2_w), m.param(bl.ln2_b), r1 - r0, d, kLayerNormEps);
+      K.gemm(lc.u.data() + r0 * F, F, lc.b.data() + r0 * d, d, 1, m.param(bl.w1), F, r1 - r0, F, d, false);
+    });
     gelu(lc.g.data(), lc.u.data(), rows * F);
-    std::copy(lc.h.begin(), lc.h.end(), x_out);
-    gemm(x_out, d, lc.g.data(), F, 1, m.param(bl.w2), d, rows, d, F, true);
+    parallel_blocks(rows, 4, F * d, [&](std::size_t r0, std::size_t r1) {
+      std::copy(lc.h.data() + r0 * d, lc.h.data() + r1 * d, x_out + r0 * d);
+      K.gemm(x_out + r0 * d, d, lc.g.data() + r0 * F, F, 1, m.param(bl.w2), d, r1 - r0, d, F, true);
+    });
   }
 
   // ln_f, tied logits = ln_f(x)·tok_embᵀ, softmax and -log p(token[t + 1]).
   const float* x_last = ws.x.data() + c.n_layers * rows * d;
-  layernorm(ws.f.data(), ws.muf.data(), ws.rf.data(), x_last, m.param(m.ln_f_w), m.param(m.ln_f_b), rows, d, kLayerNormEps);
-  gemm_nt(ws.logits.data(), V, ws.f.data(), d, emb, d, rows, V, d, false);
-  parallel_blocks(rows, 1, 4 * V, [&](std::size_t r0, std::size_t r1) {
+  parallel_blocks(rows, 4, d * V, [&](std::size_t r0, std::size_t r1) {
+    float* f = ws.f.data() + r0 * d;
+    K.layernorm(f, ws.muf.data() + r0, ws.rf.data() + r0, x_last + r0 * d, m.param(m.ln_f_w), m.param(m.ln_f_b), r1 - r0, d, kLayerNormEps);
+    K.gemm_nt(ws.logits.data() + r0 * V, V, f, d, emb, d, r1 - r0, V, d, false);
     for (std::size_t r = r0; r < r1; ++r) {
       float* z = ws.logits.data() + r * V;
       const bool has_target = r % T + 1 < T;
@@ -317,7 +324,9 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
 
   // dlogits = (p - onehot(target)) / n_targets; rows without a target contribute nothing.
   const float inv_n = 1.0f / static_cast<float>(B * (T - 1));
-  parallel_blocks(rows, 1, V, [&](std::size_t r0, std::size_t r1) {
+  const float* emb = m.param(m.tok_emb);
+  float* d_emb = m.grad(m.tok_emb);
+  parallel_blocks(rows, 4, V * d, [&](std::size_t r0, std::size_t r1) {
     for (std::size_t r = r0; r < r1; ++r) {
       float* z = ws.logits.data() + r * V;
       if (r % T + 1 < T) {
@@ -327,10 +336,8 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
         std::fill(z, z + V, 0.0f);
       }
     }
+    K.gemm(ws.df.data() + r0 * d, d, ws.logits.data() + r0 * V, V, 1, emb, d, r1 - r0, d, V, false);  // df = dz·tok_emb
   });
-  const float* emb = m.param(m.tok_emb);
-  float* d_emb = m.grad(m.tok_emb);
-  gemm(ws.df.data(), d, ws.logits.data(), V, 1, emb, d, rows, d, V, false);     // df = dz·tok_emb
   gemm(d_emb, d, ws.logits.data(), 1, V, ws.f.data(), d, V, d, rows, false);    // dtok_emb = dzᵀ·f
   const float* x_last = ws.x.data() + c.n_layers * rows * d;
   std::fill(ws.dx.begin(), ws.dx.end(), 0.0f);
@@ -343,18 +350,36 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
     const float* x = ws.x.data() + l * rows * d;
 
     // MLP: dx is ∂L/∂x'. dg = dx·w2ᵀ, dw2 = gᵀ·dx, du = dg GELU'(u), dw1 = bᵀ·du, dn = du·w1ᵀ.
-    gemm_nt(ws.dg.data(), F, ws.dx.data(), d, m.param(bl.w2), d, rows, F, d, false);
-    gemm(m.grad(bl.w2), d, lc.g.data(), 1, F, ws.dx.data(), d, F, d, rows, false);
+    // Each pair of independent products below is one hand-over: blocks of input rows and blocks of
+    // the weight gradient's rows.
+    const Blocks by_row_f(rows, 4, F * d), by_row_d(rows, 4, d * d), by_f(F, 4, d * rows), by_d(d, 4, d * rows);
+    parallel_blocks(
+        by_row_f, [&](std::size_t r0, std::size_t r1) {
+          K.gemm_nt(ws.dg.data() + r0 * F, F, ws.dx.data() + r0 * d, d, m.param(bl.w2), d, r1 - r0, F, d, false);
+        },
+        by_f, [&](std::size_t i0, std::size_t i1) {
+          K.gemm(m.grad(bl.w2) + i0 * d, d, lc.g.data() + i0, 1, F, ws.dx.data(), d, i1 - i0, d, rows, false);
+        });
     gelu_backward(ws.du.data(), ws.dg.data(), lc.u.data(), rows * F);
-    gemm(m.grad(bl.w1), F, lc.b.data(), 1, d, ws.du.data(), F, d, F, rows, false);
-    gemm_nt(ws.dn.data(), d, ws.du.data(), F, m.param(bl.w1), F, rows, d, F, false);
+    parallel_blocks(
+        by_d, [&](std::size_t i0, std::size_t i1) {
+          K.gemm(m.grad(bl.w1) + i0 * F, F, lc.b.data() + i0, 1, d, ws.du.data(), F, i1 - i0, F, rows, false);
+        },
+        by_row_f, [&](std::size_t r0, std::size_t r1) {
+          K.gemm_nt(ws.dn.data() + r0 * d, d, ws.du.data() + r0 * F, F, m.param(bl.w1), F, r1 - r0, d, F, false);
+        });
     std::copy(ws.dx.begin(), ws.dx.end(), ws.dh.begin());
     K.layernorm_backward(ws.dh.data(), m.grad(bl.ln2_w), m.grad(bl.ln2_b), ws.dn.data(), lc.h.data(),
                          lc.mu2.data(), lc.r2.data(), m.param(bl.ln2_w), rows, d);
 
     // Attention output: h = x + ctx·wo.
-    gemm(m.grad(bl.wo), d, lc.ctx.data(), 1, d, ws.dh.data(), d, d, d, rows, false);
-    gemm_nt(ws.dctx.data(), d, ws.dh.data(), d, m.param(bl.wo), d, rows, d, d, false);
+    parallel_blocks(
+        by_d, [&](std::size_t i0, std::size_t i1) {
+          K.gemm(m.grad(bl.wo) + i0 * d, d, lc.ctx.data() + i0, 1, d, ws.dh.data(), d, i1 - i0, d, rows, false);
+        },
+        by_row_d, [&](std::size_t r0, std::size_t r1) {
+          K.gemm_nt(ws.dctx.data() + r0 * d, d, ws.dh.data() + r0 * d, d, m.param(bl.wo), d, r1 - r0, d, d, false);
+        });
     float* d_t5 = c.scheme == Scheme::kT5 ? m.grad(m.t5_bias) : nullptr;
     double* d_fire = c.scheme == Scheme::kFire ? ws.fgrad.data() : nullptr;
     const bool cope = c.scheme == Scheme::kCope;
@@ -407,18 +432,20 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
         K.rope(ws.dk.data() + b * T * d, T, d, H, hd, kc + g, ks + g, true);
       });
     }
-    parallel_blocks(d, 4, 3 * d * rows, [&](std::size_t i0, std::size_t i1) {  // dW = aᵀ·dY for wq, wk, wv by rows of dW
-      const float* a = lc.a.data() + i0;
-      K.gemm(m.grad(bl.wq) + i0 * d, d, a, 1, d, ws.dq.data(), d, i1 - i0, d, rows, false);
-      K.gemm(m.grad(bl.wk) + i0 * d, d, a, 1, d, ws.dk.data(), d, i1 - i0, d, rows, false);
-      K.gemm(m.grad(bl.wv) + i0 * d, d, a, 1, d, ws.dv.data(), d, i1 - i0, d, rows, false);
-    });
-    parallel_blocks(rows, 4, 3 * d * d, [&](std::size_t r0, std::size_t r1) {  // da = dq·wqᵀ + dk·wkᵀ + dv·wvᵀ, in that order
-      float* da = ws.da.data() + r0 * d;
-      K.gemm_nt(da, d, ws.dq.data() + r0 * d, d, m.param(bl.wq), d, r1 - r0, d, d, false);
-      K.gemm_nt(da, d, ws.dk.data() + r0 * d, d, m.param(bl.wk), d, r1 - r0, d, d, true);
-      K.gemm_nt(da, d, ws.dv.data() + r0 * d, d, m.param(bl.wv), d, r1 - r0, d, d, true);
-    });
+    // dW = aᵀ·dY for wq, wk, wv by rows of dW, and da = dq·wqᵀ + dk·wkᵀ + dv·wvᵀ (in that order) by rows.
+    parallel_blocks(
+        by_d, [&](std::size_t i0, std::size_t i1) {
+          const float* a = lc.a.data() + i0;
+          K.gemm(m.grad(bl.wq) + i0 * d, d, a, 1, d, ws.dq.data(), d, i1 - i0, d, rows, false);
+          K.gemm(m.grad(bl.wk) + i0 * d, d, a, 1, d, ws.dk.data(), d, i1 - i0, d, rows, false);
+          K.gemm(m.grad(bl.wv) + i0 * d, d, a, 1, d, ws.dv.data(), d, i1 - i0, d, rows, false);
+        },
+        by_row_d, [&](std::size_t r0, std::size_t r1) {
+          float* da = ws.da.data() + r0 * d;
+          K.gemm_nt(da, d, ws.dq.data() + r0 * d, d, m.param(bl.wq), d, r1 - r0, d, d, false);
+          K.gemm_nt(da, d, ws.dk.data() + r0 * d, d, m.param(bl.wk), d, r1 - r0, d, d, true);
+          K.gemm_nt(da, d, ws.dv.data() + r0 * d, d, m.param(bl.wv), d, r1 - r0, d, d, true);
+        });
     std::copy(ws.dh.begin(), ws.dh.end(), ws.dx.begin());
     K.layernorm_backward(ws.dx.data(), m.grad(bl.ln1_w), m.grad(bl.ln1_b), ws.da.data(), x,
                          lc.mu1.data(), lc.r1.data(), m.param(bl.ln1_w), rows, d);

@@ -1,5 +1,5 @@
 // The lab's kernels split over the pool (parallel.hpp): rows [i0, i1) of c = rows [i0, i1) of A
-// times B, LayerNorm of rows [r0, r1), GELU of elements [e0, e1) — one kernel call per block.
+// times B, GELU of elements [e0, e1) — one kernel call per block.
 #include "lab/parallel.hpp"
 
 namespace posenc::lab::detail {
@@ -11,22 +11,6 @@ void gemm(float* c, std::size_t ldc, const float* a, std::size_t a_rs, std::size
   const auto& K = kernels::lab_kernel_table();
   parallel_blocks(m, kGemmTileRows, n * k, [&](std::size_t i0, std::size_t i1) {
     K.gemm(c + i0 * ldc, ldc, a + i0 * a_rs, a_rs, a_cs, b, ldb, i1 - i0, n, k, accumulate);
-  });
-}
-
-void gemm_nt(float* c, std::size_t ldc, const float* a, std::size_t lda, const float* b, std::size_t ldb,
-             std::size_t m, std::size_t n, std::size_t k, bool accumulate) noexcept {
-  const auto& K = kernels::lab_kernel_table();
-  parallel_blocks(m, kGemmTileRows, n * k, [&](std::size_t i0, std::size_t i1) {
-    K.gemm_nt(c + i0 * ldc, ldc, a + i0 * lda, lda, b, ldb, i1 - i0, n, k, accumulate);
-  });
-}
-
-void layernorm(float* y, float* mean, float* rstd, const float* x, const float* w, const float* b, std::size_t rows,
-               std::size_t d, float eps) noexcept {
-  const auto& K = kernels::lab_kernel_table();
-  parallel_blocks(rows, 1, 8 * d, [&](std::size_t r0, std::size_t r1) {
-    K.layernorm(y + r0 * d, mean + r0, rstd + r0, x + r0 * d, w, b, r1 - r0, d, eps);
   });
 }
 
