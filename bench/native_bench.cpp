@@ -145,6 +145,8 @@ void CausalAttentionHalf(benchmark::State& state) {
 // One lab training step (forward, backward, clip, AdamW) of the default model (docs/lab.md "The model
 // card": vocab 32, d_model 64, 2 layers, 4 heads, rope) on a markov batch [16][64] — the native
 // row of bench/lab.mjs. GFLOPS counts the matrix products as labStepFlops() in bench/lab.mjs does.
+// LabTrainStep on the calling thread; LabTrainStepThreads/n_threads, the same step split over the
+// pool (set_num_threads), in real time.
 void LabTrainStep(benchmark::State& state) {
   namespace lab = posenc::lab;
   const std::size_t batch = 16, seq_len = 64;
@@ -169,9 +171,19 @@ void LabTrainStep(benchmark::State& state) {
   state.counters["GFLOPS"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+void LabTrainStepThreads(benchmark::State& state) {
+  if (!posenc::set_num_threads(static_cast<int>(state.range(0))).ok()) {
+    state.SkipWithError("set_num_threads failed");
+    return;
+  }
+  LabTrainStep(state);
+  posenc::set_num_threads(1);
+}
+
 }  // namespace
 
 BENCHMARK(LabTrainStep)->Unit(benchmark::kMillisecond);
+BENCHMARK(LabTrainStepThreads)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(Sinusoidal)->Arg(2048)->Unit(benchmark::kMillisecond);
 BENCHMARK(RopeHalfSplit)->Arg(128)->Arg(512)->Arg(2048)->Unit(benchmark::kMillisecond);
 BENCHMARK(RopeHalfSplitThreads)->Args({2048, 1})->Args({2048, 2})->UseRealTime()->Unit(benchmark::kMillisecond);

@@ -157,8 +157,17 @@ for (const { title, timings } of threaded.rows) {
   results[`${title}, 2 threads`] = timings;
 }
 for (const c of threaded.checks) checks.push(c);
-const nativeThreads = {};
+const nativeThreads = {}, nativeLabThreads = {};
 if (!smoke && existsSync(nativeBench)) {
+  // The lab's training step on 1 and 2 threads (wall time: the threads' work together).
+  const lab = JSON.parse(execFileSync(nativeBench, ['--benchmark_filter=LabTrainStepThreads/[12]/', '--benchmark_format=json',
+    '--benchmark_repetitions=5', '--benchmark_enable_random_interleaving=true', '--benchmark_report_aggregates_only=true']));
+  for (const b of lab.benchmarks.filter((x) => x.aggregate_name === 'median')) {
+    const n = Number(b.run_name.split('/')[1]);
+    nativeLabThreads[n] = b.real_time;
+    rows.push({ title: 'lab training step (rope, default model), 2 threads', name: `posenc native C++ (${lab.context.posenc_simd}), ${n} thread${n > 1 ? 's' : ''}`,
+      ms: b.real_time, vsOrt: null, vsPlain: null, throughput: `${(1000 / b.real_time).toFixed(1)} steps/s` });
+  }
   const out = JSON.parse(execFileSync(nativeBench, ['--benchmark_filter=CausalAttentionThreads/1024/[12]/', '--benchmark_format=json',
     '--benchmark_repetitions=5', '--benchmark_report_aggregates_only=true']));
   for (const b of out.benchmarks.filter((x) => x.aggregate_name === 'median')) {
@@ -267,6 +276,11 @@ if (!smoke) {
   if (nativeThreads[2] && t2['onnxruntime-node, 2 threads']) {
     targets.push(['native attention S=1024, 2 threads ≥ 1.5× onnxruntime-node with 2 threads', t2['onnxruntime-node, 2 threads'] / nativeThreads[2], 1.5]);
     targets.push(['(context) native attention, 2 threads vs 1 thread', nativeThreads[1] / nativeThreads[2], null]);
+  }
+  const labT = Object.entries(results).find(([title]) => title.startsWith('lab training step ('))?.[1];
+  if (labT) targets.push(['lab training step, posenc WASM 2 threads ≥ 1.6× 1 thread (issue #22)', labT['posenc lab, 1 thread'] / labT['posenc lab, 2 threads'], 1.6]);
+  if (nativeLabThreads[1] && nativeLabThreads[2]) {
+    targets.push(['lab training step, native 2 threads ≥ 1.6× 1 thread (issue #22)', nativeLabThreads[1] / nativeLabThreads[2], 1.6]);
   }
   const rope2 = results['RoPE [1, 32, 2048, 128] half-split, 2 threads'];
   targets.push(['(context) RoPE S=2048 onnx.rotaryEmbedding into out, 2 threads vs 1 thread',
