@@ -237,8 +237,8 @@ test('the legend groups the series by family; Enter and Space on an item hide an
   await ex.page.waitForFunction(() => /the shipped result/.test(document.querySelector('section[data-view="lab-extrapolation"] .lab-source').textContent));
   const legend = `${view('lab-extrapolation')} .lab-legend`;
   assert.deepEqual(await ex.page.$$eval(`${legend} .group`, (g) => g.map((x) => x.getAttribute('aria-label'))),
-    ['none / absolute', 'rotary', 'bias', 'learned bias', 'reference']);
-  assert.equal(await ex.page.$$eval(`${legend} button`, (b) => b.length), 15);  // 10 schemes, 4 RoPE scalings, the floor
+    ['none / absolute', 'rotary', 'bias', 'learned bias', 'contextual', 'reference']);
+  assert.equal(await ex.page.$$eval(`${legend} button`, (b) => b.length), 16);  // 11 schemes, 4 RoPE scalings, the floor
   const item = `${legend} button[data-series="alibi"]`;
   const shown = await pixels('lab-extrapolation');
   let n = await renders('lab-extrapolation');

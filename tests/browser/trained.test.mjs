@@ -41,6 +41,9 @@ function similarity(w, rows, d) {
 test('the learned chapter shows the lab\'s trained table by default, measured, with exact read-outs', async () => {
   const { shape: [rows, d], values } = position('learned').pos_emb;
   await drawn('learned');
+  // The shipped result loads beside the first draw (884 KB); the view redraws when it arrives.
+  await ex.page.waitForFunction(() => /Drawn from the shipped result/.test(
+    document.querySelector('section[data-view="learned"] .note')?.textContent ?? ''));
   assert.equal((await ex.state()).learnedSource, 'trained');
   const note = await text('learned', '.note');
   assert.match(note, new RegExp(`Table: the lab's trained pos_emb, ${rows} × ${d}`));
