@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "posenc/lab.hpp"
+#include "posenc/threads.hpp"
 
 namespace {
 
@@ -320,10 +321,12 @@ TEST_CASE("lab: footprint counts what a model and a call allocate") {
   }
   // NoPE, vocab 7, d 8, 2 layers, 2 heads, batch 2 × 6 (rows R = 12), counted by hand from the
   // buffers: x 3·R·d; per layer 7·R·d (a q k v ctx h b) + 4·R (LayerNorm stats) + B·H·T² (p) + 2·R·4d
-  // (u g); ln_f R·d + 2·R; logits R·V; token_loss R; 9·R·d + 2·R·4d backward; dp and ds T² each.
+  // (u g); ln_f R·d + 2·R; logits R·V; token_loss R; 9·R·d + 2·R·4d backward; dp and ds T² each per
+  // thread of the pool (the suite also runs on 2).
   Footprint f;
   REQUIRE(footprint(grad_model(0), 2, 6, &f).ok());
-  CHECK(f.activations == 288 + 2 * (672 + 48 + 144 + 768) + 96 + 24 + 84 + 12 + 864 + 768 + 72);
+  const auto threads = static_cast<std::uint64_t>(posenc::num_threads());
+  CHECK(f.activations == 288 + 2 * (672 + 48 + 144 + 768) + 96 + 24 + 84 + 12 + 864 + 768 + 72 * threads);
   CHECK(footprint(grad_model(0), 4, 6, &f).ok());
   ModelConfig bad = grad_model(0);
   bad.n_heads = 3;
