@@ -385,8 +385,8 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
     const bool cope = c.scheme == Scheme::kCope;
     if (d_fire) std::fill(ws.fgrad.begin(), ws.fgrad.end(), 0.0);
     // One (batch row b, head h) on worker scratch w. Tasks: one per (b, h), or one per head h with
-    // b = 0 … B − 1 in order when the bias gradient is summed over the batch rows (t5, kerple, fire
-    // at shared positions: they add into the same slots), so each sum keeps its order.
+    // b = 0 … B − 1 in order when a gradient is summed over the batch rows (t5, kerple, fire at
+    // shared positions, cope's table: they add into the same slots), so each sum keeps its order.
     const auto attend_backward = [&](std::size_t b, std::size_t h, WorkerScratch& w) {
       const std::size_t* pos = ws.pos.data() + (ws.shared ? 0 : b * T);
       double* fire_g = d_fire ? d_fire + (ws.shared ? 0 : b) * H * T * T : nullptr;
