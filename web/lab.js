@@ -22,7 +22,7 @@ export const schemeColor = (scheme) => SERIES[LAB_SCHEMES.indexOf(scheme) % SERI
 /** "npm run lab -- " with nothing after it is just "npm run lab". */
 export const shortCommand = (c) => (c ?? '').replace(/ --$/, '');
 
-/** The rows of the CLI's JSON and of pe.lab.run, in one shape. */
+/** The rows of the CLI's JSON and of pe.lab.run, in one shape (the CLI's keeps trainLoss for first seeds only). */
 function normalise(r, source) {
   const floors = {};
   for (const s of r.results) {
@@ -31,7 +31,7 @@ function normalise(r, source) {
   return {
     source, date: r.date, command: r.command, simd: r.simd, task: r.task, config: r.config,
     entropyRate: r.entropyRate ?? null, floors,
-    results: r.results.map((s) => ({ ...s, trainLoss: Array.from(s.trainLoss) })),
+    results: r.results.map((s) => (s.trainLoss ? { ...s, trainLoss: Array.from(s.trainLoss) } : { ...s })),
   };
 }
 

@@ -9,6 +9,7 @@
 // default build/lab-results.json). Results depend only on the arguments (not on --jobs or --threads).
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -151,6 +152,28 @@ std::vector<Scheme> parse_schemes(const std::string& list) {
 }
 
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+// A float as the shortest decimal that reads back as the same float (JSON holds doubles, whose
+// 17 digits would double the file): std::to_chars's shortest form, or 9 digits if a double read
+// of it would not round back to v.
+json float_json(float v) {
+  if (!std::isfinite(v)) return json(nullptr);
+  char buf[32];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  *res.ptr = '\0';
+  double d = std::strtod(buf, nullptr);
+  if (static_cast<float>(d) != v) {
+    std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
+    d = std::strtod(buf, nullptr);
+  }
+  return json(d);
+}
+
+json float_array(const std::vector<float>& values) {
+  json out = json::array();
+  for (float v : values) out.push_back(float_json(v));
+  return out;
+}
 
 std::string label(const SchemeResult& r, const EvalRow& e) {
   std::string s = scheme_name(r.scheme);
@@ -325,9 +348,13 @@ int main(int argc, char** argv) {
   j["results"] = json::array();
   for (std::size_t job = 0; job < n_jobs; ++job) {
     const SchemeResult& r = results[job];
+    // Every seed's evaluation; the training curve and the trained position parameters of each
+    // scheme's first seed only, so that a 5-seed run stays small enough to ship and to diff.
+    const bool first_seed = job % n_seeds == 0;
     json jr = {{"scheme", scheme_name(r.scheme)}, {"seed", a.seed + job % n_seeds}, {"trainSeconds", r.train_seconds},
                {"stepsPerSecond", static_cast<double>(r.train_loss.size()) / r.train_seconds},
-               {"clippedSteps", r.clipped_steps}, {"trainLoss", r.train_loss}, {"eval", json::array()}};
+               {"clippedSteps", r.clipped_steps}, {"eval", json::array()}};
+    if (first_seed) jr["trainLoss"] = float_array(r.train_loss);
     for (const EvalRow& e : r.eval) {
       json b = json::array();
       for (double v : e.bucket_loss) b.push_back(number_or_null(v));
@@ -336,8 +363,10 @@ int main(int argc, char** argv) {
                             {"floor", number_or_null(e.floor)}, {"bucketWidth", e.bucket_width},
                             {"bucketLoss", b}});
     }
-    jr["position"] = json::object();
-    for (const PositionArray& p : r.position) jr["position"][p.name] = {{"shape", p.shape}, {"values", p.values}};
+    if (first_seed) {
+      jr["position"] = json::object();
+      for (const PositionArray& p : r.position) jr["position"][p.name] = {{"shape", p.shape}, {"values", float_array(p.values)}};
+    }
     j["results"].push_back(jr);
   }
   std::ofstream out(a.out);

@@ -191,10 +191,12 @@ export default {
       series = Object.values(run.jobs).map((e) => ({ label: jobName(e), scheme: e.scheme, seed: e.seed, losses: e.losses }));
       source = `your run (${run.state}): ${commandFor(run.options, run.textName)}`;
     } else if (shown) {
-      const n = shown.config.seeds ?? 1;
-      series = shown.results.map((r) => ({ label: jobName({ ...r, seeds: n }), scheme: r.scheme, seed: r.seed,
+      // The CLI's JSON keeps each scheme's first seed's curve only (docs/lab.md); a page run has all.
+      const n = shown.config.seeds ?? 1, curves = shown.results.filter((r) => r.trainLoss);
+      series = curves.map((r) => ({ label: jobName({ ...r, seeds: n }), scheme: r.scheme, seed: r.seed,
         losses: r.trainLoss }));
-      source = `${shown.source === 'shipped' ? 'the shipped native run' : 'your run'} of ${shown.date}: ${shown.command}`;
+      const only = curves.length < shown.results.length ? ` (curves of seed ${shown.config.seed}; every seed is evaluated)` : '';
+      source = `${shown.source === 'shipped' ? 'the shipped native run' : 'your run'} of ${shown.date}: ${shown.command}${only}`;
       floor = shown.floors[shown.config.trainLength] ?? null;
     } else {
       throw new Error(`${lab.shippedFailure()} Press Start to train your own.`);
