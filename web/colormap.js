@@ -10,7 +10,7 @@ const VIRIDIS_9 = ['#440154', '#472d7b', '#3b528b', '#2c728e', '#21918c', '#28ae
 /** Series colours: Okabe & Ito 2008's eight, distinguishable with any colour vision, then three of
  * Paul Tol's "bright" scheme (purple, green, red) so the lab's eleven schemes each get their own. */
 export const SERIES = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#F0E442', '#999999',
-  '#AA3377', '#228833', '#EE6677'];
+  '#AA3377', '#228833', '#EE6677', '#44AA99', '#882255', '#DDCC77'];
 
 function hexToRgb(hex) {
   const n = parseInt(hex.slice(1), 16);

@@ -7,8 +7,6 @@
 // comparison-table.js) read it and hear of changes through lab.onChange.
 import { SERIES } from './colormap.js';
 
-export const LAB_SCHEMES = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'xpos', 'kerple_log', 'kerple_power', 'fire', 'cope'];
-export const ROPE_SCALINGS = ['linear', 'ntk', 'dynamic', 'yarn'];
 export const SHIPPED_URL = new URL('../data/lab-result.json', import.meta.url);
 const PROGRESS_REDRAW = 250;  // ms between redraws of the live loss curve
 // pe.lab.run's training length and first seed, which the page keeps; randomized positions use
@@ -16,8 +14,6 @@ const PROGRESS_REDRAW = 250;  // ms between redraws of the live loss curve
 const TRAIN_LENGTH = 64, SEED = 1;
 export const RANDOM_MAX = 8 * TRAIN_LENGTH;
 
-/** Each scheme's colour in the lab's plots. */
-export const schemeColor = (scheme) => SERIES[LAB_SCHEMES.indexOf(scheme) % SERIES.length];
 
 /** "npm run lab -- " with nothing after it is just "npm run lab". */
 export const shortCommand = (c) => (c ?? '').replace(/ --$/, '');
@@ -37,6 +33,10 @@ function normalise(r, source) {
 
 /** The schemes of a result, once each, in its order (a result holds one entry per scheme and seed). */
 export const schemesIn = (result) => [...new Set(result.results.map((s) => s.scheme))];
+
+/** The RoPE inference scalings a result evaluated (its rope rows' ropeScaling but 'none'), in its order. */
+export const scalingsIn = (result) => [...new Set(result.results.filter((s) => s.scheme === 'rope')
+  .flatMap((s) => s.eval.map((e) => e.ropeScaling)))].filter((k) => k !== 'none');
 
 /** The evaluation rows of a scheme at a length (scaling 'none' for the plain model), one per seed. */
 export function rows(result, scheme, length, scaling = 'none') {
@@ -67,7 +67,7 @@ export function extrapolation(result) {
     if (r === null) continue;
     out[scheme] = r;
     if (scheme === 'rope') {
-      for (const k of ROPE_SCALINGS) { const v = ratio('rope', k); if (typeof v === 'number') rope[k] = v; }
+      for (const k of scalingsIn(result)) { const v = ratio('rope', k); if (typeof v === 'number') rope[k] = v; }
     }
   }
   return { ratios: out, rope };
@@ -87,13 +87,12 @@ export function barelyLearned(result) {
 
 /**
  * The native command that reproduces a run of the page (same defaults as pe.lab.run; --seeds always,
- * as the CLI's default is 3).
+ * as the CLI's default is 3; the schemes by name, so the command stays exact when schemes are added).
  */
 export function commandFor({ task, schemes, size, steps, seeds, randomPositions }, textName) {
   const parts = ['npm run lab --', `--task ${task}`];
   if (task === 'text') parts.push(`--text ${textName ?? 'FILE'}`);
-  const which = schemes.length === LAB_SCHEMES.length ? 'all' : schemes.join(',');
-  parts.push(`--schemes ${which}`, `--size ${size}`, `--steps ${steps}`, `--seeds ${seeds}`);
+  parts.push(`--schemes ${schemes.join(',')}`, `--size ${size}`, `--steps ${steps}`, `--seeds ${seeds}`);
   if (randomPositions) parts.push(`--random-positions ${randomPositions}`);
   return parts.join(' ');
 }
@@ -263,8 +262,14 @@ export function createLab() {
     measured = measuredFrom(result);
   };
 
+  let schemes = [];        // pe.lab.schemes, in the C++ lab's order (setSchemes)
   const lab = {
     onChange(fn) { listeners.add(fn); },
+    /** The lab's schemes, from the package once it is loaded (pe.lab.schemes): the menu's order. */
+    setSchemes(names) { schemes = [...names]; },
+    schemes: () => schemes,
+    /** Each scheme's colour in the lab's plots: its place in pe.lab.schemes picks a SERIES colour. */
+    color: (scheme) => SERIES[Math.max(0, schemes.indexOf(scheme)) % SERIES.length],
     /** Loads the shipped result (once; the page waits for it so the table is measured from the start). */
     async loadShipped() {
       try {

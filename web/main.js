@@ -38,6 +38,7 @@ async function load(lab) {
   try {
     // Threads when the page is cross-origin isolated (scripts/serve.mjs sends COOP/COEP), else one.
     pe = await init({ threads: Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)) });
+    lab.setSchemes(pe.lab.schemes);
     await shipped;
   } catch (e) {
     return fail(`The posenc WebAssembly module failed to load: ${e.message}. The explorer needs a browser with WebAssembly SIMD.`,

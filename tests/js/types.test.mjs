@@ -45,8 +45,10 @@ test("the page's menus offer only names the package exports (web/state.js, web/l
   for (const s of SCALINGS) assert.ok(pe.names.ropeScalings.includes(s), `web/state.js scaling ${s}`);
   assert.deepEqual(FIELDS.layout.values, pe.names.ropeLayouts);
   for (const p of FIELDS.precision.values) assert.ok(pe.names.precisions.includes(p), `web/state.js precision ${p}`);
-  assert.deepEqual(lab.LAB_SCHEMES, pe.lab.schemes);
-  assert.deepEqual(['none', ...lab.ROPE_SCALINGS], pe.lab.ropeScalings);
-  const colours = lab.LAB_SCHEMES.map(lab.schemeColor);
+  // The lab's menu and colours come from pe.lab.schemes; the palette must have one colour each.
+  const page = lab.createLab();
+  page.setSchemes(pe.lab.schemes);
+  assert.deepEqual(page.schemes(), pe.lab.schemes);
+  const colours = pe.lab.schemes.map(page.color);
   assert.equal(new Set(colours).size, colours.length, `one colour per lab scheme: ${colours}`);
 });

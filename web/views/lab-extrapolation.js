@@ -4,7 +4,7 @@
 // grouped by family, that hide and show series; the numbers as a table; JSON export. (The
 // comparison table's extrapolation column, loss at 4 T_train ÷ loss at T_train, comes from the
 // same result: lab.measured(), web/lab.js.)
-import { ROPE_SCALINGS, barelyLearned, rows, schemeColor, schemesIn, seedsText, shortCommand } from '../lab.js';
+import { barelyLearned, rows, scalingsIn, schemesIn, seedsText, shortCommand } from '../lab.js';
 import { fmt } from '../numbers.js';
 import { panelsHeight } from '../plot/panels.js';
 
@@ -15,15 +15,20 @@ const DASH = { linear: [7, 4], ntk: [2, 3], dynamic: [10, 3, 2, 3], yarn: [4, 2]
 // Shades of RoPE's colour, dark to light, so that the dash is not the only difference.
 const SHADE = { linear: '#5e1f4c', ntk: '#8f3b78', dynamic: '#b55a99', yarn: '#eaa6d2' };
 const FLOOR_COLOR = '#999999';
-// The legend's groups: how each family brings positions in (the comparison chapter's stages).
+// The legend's groups: how each family brings positions in (the comparison chapter's stages), by
+// the series' scheme (RoPE's scalings with RoPE); a scheme in none of them gets a group "other".
 const GROUPS = [
   ['none / absolute', ['none', 'sinusoidal', 'learned']],
-  ['rotary', ['rope', ...ROPE_SCALINGS.map((k) => `rope + ${k}`), 'xpos']],
+  ['rotary', ['rope', 'xpos']],
   ['bias', ['alibi']],
   ['learned bias', ['t5', 'kerple_log', 'kerple_power', 'fire']],
   ['contextual', ['cope']],
-  ['reference', ['entropy floor']],
 ];
+const groupOf = (s) => {
+  if (!s.scheme) return 'reference';
+  return GROUPS.find(([, members]) => members.includes(s.scheme))?.[0] ?? 'other';
+};
+const GROUP_ORDER = [...GROUPS.map(([name]) => name), 'other', 'reference'];
 const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;');
 const num = (v) => (v === null || v === undefined || !Number.isFinite(v) ? NaN : v);
 
@@ -41,15 +46,15 @@ function seedSeries(x, perSeed, n, extra) {
 }
 
 // Lines: the plain model of each scheme, then RoPE with each scaling (from T_train on).
-function lengthSeries(r, scalings, n) {
+function lengthSeries(r, scalings, n, lab) {
   const T = r.config.trainLength;
   const lengths = [...MULTIPLES.values()].map((m) => m * T);
   const losses = (scheme, L, scaling) => rows(r, scheme, L, scaling).map((e) => (e.noEmbedding ? NaN : num(e.loss)));
   const series = schemesIn(r).map((scheme) => seedSeries(lengths, lengths.map((L) => losses(scheme, L)), n, {
-    label: scheme, scheme, points: true, color: schemeColor(scheme),
+    label: scheme, scheme, points: true, color: lab.color(scheme),
     noEmbedding: lengths.filter((L) => rows(r, scheme, L)[0]?.noEmbedding) }));
   if (scalings && schemesIn(r).includes('rope')) {
-    for (const k of ROPE_SCALINGS) {
+    for (const k of scalingsIn(r)) {
       const xs = lengths.filter((L) => L >= T);
       series.push(seedSeries(xs, xs.map((L) => losses('rope', L, L === T ? 'none' : k)), n, {
         label: `rope + ${k}`, scheme: 'rope', scaling: k, points: true, width: 1.2, dash: DASH[k], color: SHADE[k] }));
@@ -62,7 +67,7 @@ function lengthSeries(r, scalings, n) {
   return { lengths, series };
 }
 
-function positionSeries(r, L, scalings, n) {
+function positionSeries(r, L, scalings, n, lab) {
   const T = r.config.trainLength;
   const series = [], missing = [];
   const add = (label, scheme, es, extra = {}) => {
@@ -71,11 +76,11 @@ function positionSeries(r, L, scalings, n) {
     const w = es[0].bucketWidth;
     const x = es[0].bucketLoss.map((_, k) => k * w + w / 2);
     series.push(seedSeries(x, x.map((_, k) => es.map((e) => num(e.bucketLoss[k]))), n,
-      { label, scheme, color: schemeColor(scheme), ...extra }));
+      { label, scheme, color: lab.color(scheme), ...extra }));
   };
   for (const scheme of schemesIn(r)) add(scheme, scheme, rows(r, scheme, L));
   if (scalings && L > T) {
-    for (const k of ROPE_SCALINGS) {
+    for (const k of scalingsIn(r)) {
       add(`rope + ${k}`, 'rope', rows(r, 'rope', L, k), { dash: DASH[k], width: 1.2, color: SHADE[k] });
     }
   }
@@ -127,8 +132,11 @@ function legendBox(host) {
     const labels = d.series.map((s) => s.label);
     if (box.dataset.labels !== labels.join()) {
       box.dataset.labels = labels.join();
-      box.replaceChildren(...GROUPS.map(([name, members]) => [name, members.map((m) => d.series.find((s) => s.label === m))
-        .filter(Boolean)]).filter(([, series]) => series.length).map(([name, series]) => legendGroup(name, series)));
+      // Within a group in its members' order (RoPE's scalings right after RoPE), else the plot's.
+      const rank = (s) => GROUPS.find(([name]) => name === groupOf(s))?.[1].indexOf(s.scheme) ?? 0;
+      box.replaceChildren(...GROUP_ORDER.map((name) => [name, d.series.filter((s) => groupOf(s) === name)
+        .map((s, k) => [s, k]).sort(([a, i], [b, j]) => rank(a) - rank(b) || i - j).map(([s]) => s)])
+        .filter(([, series]) => series.length).map(([name, series]) => legendGroup(name, series)));
     }
     for (const b of box.querySelectorAll('button')) b.setAttribute('aria-pressed', String(!d.hidden.has(b.dataset.series)));
   };
@@ -195,7 +203,7 @@ export default {
     if (!r) throw new Error(`${lab.shippedFailure()} Train in the view above to see a result.`);
     const T = r.config.trainLength, n = r.config.seeds ?? 1;
     const L = MULTIPLES.get(st.labAt) * T;
-    return { r, T, L, n, ...lengthSeries(r, st.labScalings, n), pos: positionSeries(r, L, st.labScalings, n),
+    return { r, T, L, n, ...lengthSeries(r, st.labScalings, n, lab), pos: positionSeries(r, L, st.labScalings, n, lab),
       hidden: new Set(st.labHide.split(',').filter(Boolean)), shipped: Boolean(lab.shipped()), barely: barelyLearned(r) };
   },
   plot: (d, cursor, width, { exporting = false } = {}) => {

@@ -3,11 +3,11 @@
 // ETA per scheme and seed, and the training loss against step — live while workers train, else the
 // loss curves of the result on show (the shipped native run until you train your own). The work is
 // in web/lab.js and web/lab-worker.js; this view only draws.
-import { LAB_SCHEMES, RANDOM_MAX, commandFor, eta, jobName, schemeColor } from '../lab.js';
+import { RANDOM_MAX, commandFor, eta, jobName } from '../lab.js';
 import { fmt } from '../numbers.js';
 import { linesCsv } from '../plot/lines.js';
 
-const schemesOf = (st) => st.labSchemes.split(',').filter((s) => LAB_SCHEMES.includes(s));
+const schemesOf = (st, lab) => st.labSchemes.split(',').filter((s) => lab.schemes().includes(s));
 // Steps each size needs on markov before its loss at T_train comes within 0.1 nats of the floor,
 // and below how many it has learned little (measured natively: docs/explorer.md, "The lab chapter").
 const STEPS_NEEDED = { small: { need: '≈ 2000 steps', few: 1000 }, tiny: { need: 'more than 4000 steps', few: 2000 } };
@@ -63,7 +63,7 @@ function entryText(e, now) {
 }
 
 // One row per job (scheme and seed) of the run, made again when the run's jobs change.
-function progressRows(list, rows, jobs) {
+function progressRows(list, rows, jobs, lab) {
   if ([...rows.keys()].join() === Object.keys(jobs).join()) return;
   list.replaceChildren();
   rows.clear();
@@ -72,7 +72,7 @@ function progressRows(list, rows, jobs) {
     li.dataset.scheme = e.scheme;
     li.dataset.seed = String(e.seed);
     li.innerHTML = `<span class="name">${jobName(e)}</span><progress max="1" value="0"></progress><span class="what"></span>`;
-    li.querySelector('.name').style.borderColor = schemeColor(e.scheme);  // CSSOM: the CSP forbids style attributes
+    li.querySelector('.name').style.borderColor = lab.color(e.scheme);  // CSSOM: the CSP forbids style attributes
     list.append(li);
     rows.set(key, li);
   }
@@ -118,7 +118,7 @@ function setup(section, host) {
 
   start.addEventListener('click', () => {
     const st = host.state();
-    const schemes = schemesOf(st);
+    const schemes = schemesOf(st, lab);
     if (!schemes.length) { status.textContent = 'Tick at least one scheme to train.'; return; }
     try {
       lab.startRun({ task: st.labTask, schemes, size: st.labSize, steps: st.labSteps, seeds: st.labSeeds,
@@ -143,11 +143,11 @@ function setup(section, host) {
       list.replaceChildren();
       rows.clear();
       status.textContent = st.labTask === 'text' && !lab.textFile() ? 'Choose a text file, then Start.'
-        : `Start trains ${schemesOf(st).length} scheme(s)${st.labSeeds > 1 ? ` × ${st.labSeeds} seeds` : ''} `
+        : `Start trains ${schemesOf(st, lab).length} scheme(s)${st.labSeeds > 1 ? ` × ${st.labSeeds} seeds` : ''} `
           + `in your browser, one Web Worker each, up to ${navigator.hardwareConcurrency || 2} at a time.`;
       return;
     }
-    progressRows(list, rows, run.jobs);
+    progressRows(list, rows, run.jobs, lab);
     const now = performance.now();
     for (const [key, e] of Object.entries(run.jobs)) {
       const li = rows.get(key);
@@ -175,7 +175,7 @@ export default {
   id: 'lab-training',
   controls: [
     ['labTask', { kind: 'select', label: 'task' }],
-    ['labSchemes', { kind: 'checks', label: 'schemes', values: LAB_SCHEMES }],
+    ['labSchemes', { kind: 'checks', label: 'schemes', values: (host) => host.lab.schemes() }],
     ['labSize', { kind: 'select', label: 'model size' }],
     ['labSteps', { label: 'steps', slider: { min: 10, max: 20000, log: true } }],
     ['labSeeds', { label: 'seeds', slider: { min: 1, max: 5 } }],
@@ -208,7 +208,7 @@ export default {
     return {
       xs, floor, source, window,
       series: series.map((s) => ({ label: s.label, scheme: s.scheme, x: xs.subarray(0, s.losses.length),
-        y: trailingMean(s.losses, window), raw: s.losses, color: schemeColor(s.scheme),
+        y: trailingMean(s.losses, window), raw: s.losses, color: lab.color(s.scheme),
         dash: SEED_DASH[((s.seed ?? 1) - 1) % SEED_DASH.length] })),
     };
   },

@@ -5,7 +5,6 @@
 // = x). Captions measure near and far steps.
 import { SERIES } from '../colormap.js';
 import { drawnFrom, requireTrained, resultTag } from '../lab-position.js';
-import { schemeColor } from '../lab.js';
 import { moveIndex } from '../cursor.js';
 import { fmt } from '../numbers.js';
 import { panelsHeight } from '../plot/panels.js';
@@ -29,7 +28,7 @@ function kernels(pe, lab, T) {
     groups.push({ scheme, fns: Array.from(r1.values, (a, h) => (d) => KERNELS[scheme](a, r2.values[h], d)) });
   }
   const series = groups.flatMap((g) => g.fns.map((f, h) => ({ label: h === 0 ? `${NAMES[g.scheme]} (heads 0–${g.fns.length - 1})` : '',
-    x: xs, y: xs.map(f), color: schemeColor(g.scheme), dash: g.dash, width: 1.4, group: g.scheme, head: h })));
+    x: xs, y: xs.map(f), color: lab.color(g.scheme), dash: g.dash, width: 1.4, group: g.scheme, head: h })));
   return { xs, far, H, groups, series, log, power };
 }
 
