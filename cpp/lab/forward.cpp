@@ -247,29 +247,27 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
     const auto attend = [&](std::size_t b, std::size_t h) {
       const std::size_t* pos = ws.pos.data() + (ws.shared ? 0 : b * T);
       const float* fire = c.scheme == Scheme::kFire ? ws.fbias.data() + (l * ws.groups + (ws.shared ? 0 : b)) * H * T * T : nullptr;
-      {  // one head of one batch row (the loop body it was, as a block)
-        float* p = lc.p.data() + (b * H + h) * T * T;
-        const std::size_t off = b * T * d + h * hd;
-        // s[i][j] = scale q_i·k_j + bias(i, j) for j <= i, then the causal softmax of each row.
-        K.gemm_nt(p, T, lc.q.data() + off, d, lc.k.data() + off, d, T, T, hd, false);
-        if (cope) cope_forward_head(m, l, b, h);
-        for (std::size_t i = 0; i < T; ++i) {
-          float* row = p + i * T;
-          for (std::size_t j = 0; j <= i; ++j) {
-            const std::size_t dist = pos[i] - pos[j];
-            float bias = 0.0f;
-            if (c.scheme == Scheme::kAlibi) bias = -m.slopes[h] * static_cast<float>(dist);
-            else if (t5) bias = t5[static_cast<std::size_t>(ws.bucket[dist]) * H + h];
-            else if (is_kerple(c.scheme)) bias = ws.kbias[h * ws.span + dist];
-            else if (fire) bias = fire[(h * T + i) * T + j];
-            row[j] = row[j] * scale + bias;
-          }
-          if (cope) cope_forward_row(m, l, b, h, i, row);
-          K.softmax(row, i + 1);
-          std::fill(row + i + 1, row + T, 0.0f);
+      float* p = lc.p.data() + (b * H + h) * T * T;
+      const std::size_t off = b * T * d + h * hd;
+      // s[i][j] = scale q_i·k_j + bias(i, j) for j <= i, then the causal softmax of each row.
+      K.gemm_nt(p, T, lc.q.data() + off, d, lc.k.data() + off, d, T, T, hd, false);
+      if (cope) cope_forward_head(m, l, b, h);
+      for (std::size_t i = 0; i < T; ++i) {
+        float* row = p + i * T;
+        for (std::size_t j = 0; j <= i; ++j) {
+          const std::size_t dist = pos[i] - pos[j];
+          float bias = 0.0f;
+          if (c.scheme == Scheme::kAlibi) bias = -m.slopes[h] * static_cast<float>(dist);
+          else if (t5) bias = t5[static_cast<std::size_t>(ws.bucket[dist]) * H + h];
+          else if (is_kerple(c.scheme)) bias = ws.kbias[h * ws.span + dist];
+          else if (fire) bias = fire[(h * T + i) * T + j];
+          row[j] = row[j] * scale + bias;
         }
-        K.gemm(lc.ctx.data() + off, d, p, T, 1, lc.v.data() + off, d, T, hd, T, false);
+        if (cope) cope_forward_row(m, l, b, h, i, row);
+        K.softmax(row, i + 1);
+        std::fill(row + i + 1, row + T, 0.0f);
       }
+      K.gemm(lc.ctx.data() + off, d, p, T, 1, lc.v.data() + off, d, T, hd, T, false);
     };
     parallel_tasks(B * H, pool::pool_workers(), [&](std::size_t task, std::size_t) { attend(task / H, task % H); });
     // h = x + ctx·wo; MLP: x' = h + GELU(LN2(h)·w1)·w2 — row by row, GELU on its own (its blocks
@@ -390,29 +388,27 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
     const auto attend_backward = [&](std::size_t b, std::size_t h, WorkerScratch& w) {
       const std::size_t* pos = ws.pos.data() + (ws.shared ? 0 : b * T);
       double* fire_g = d_fire ? d_fire + (ws.shared ? 0 : b) * H * T * T : nullptr;
-      {  // one head of one batch row (the loop body it was, as a block)
-        const float* p = lc.p.data() + (b * H + h) * T * T;
-        const std::size_t off = b * T * d + h * hd;
-        const float* dctx = ws.dctx.data() + off;
-        K.gemm_nt(w.dp.data(), T, dctx, d, lc.v.data() + off, d, T, T, hd, false);  // dP = dctx·Vᵀ
-        K.gemm(ws.dv.data() + off, d, p, 1, T, dctx, d, T, hd, T, false);           // dV = Pᵀ·dctx
-        for (std::size_t i = 0; i < T; ++i) {
-          float* ds = w.ds.data() + i * T;
-          K.softmax_backward(ds, p + i * T, w.dp.data() + i * T, i + 1);
-          std::fill(ds + i + 1, ds + T, 0.0f);
-          if (cope) cope_backward_row(m, l, b, h, i, ds, w.cope_da.data());  // ∂L/∂z → ∂L/∂s
-          for (std::size_t j = 0; j <= i; ++j) {
-            const std::size_t dist = pos[i] - pos[j];
-            if (d_t5) d_t5[static_cast<std::size_t>(ws.bucket[dist]) * H + h] += ds[j];  // ∂/∂bias = dS
-            if (kerple) ws.kgrad[h * ws.span + dist] += ds[j];
-            if (fire_g) fire_g[(h * T + i) * T + j] += ds[j];
-            ds[j] *= scale;
-          }
+      const float* p = lc.p.data() + (b * H + h) * T * T;
+      const std::size_t off = b * T * d + h * hd;
+      const float* dctx = ws.dctx.data() + off;
+      K.gemm_nt(w.dp.data(), T, dctx, d, lc.v.data() + off, d, T, T, hd, false);  // dP = dctx·Vᵀ
+      K.gemm(ws.dv.data() + off, d, p, 1, T, dctx, d, T, hd, T, false);           // dV = Pᵀ·dctx
+      for (std::size_t i = 0; i < T; ++i) {
+        float* ds = w.ds.data() + i * T;
+        K.softmax_backward(ds, p + i * T, w.dp.data() + i * T, i + 1);
+        std::fill(ds + i + 1, ds + T, 0.0f);
+        if (cope) cope_backward_row(m, l, b, h, i, ds, w.cope_da.data());  // ∂L/∂z → ∂L/∂s
+        for (std::size_t j = 0; j <= i; ++j) {
+          const std::size_t dist = pos[i] - pos[j];
+          if (d_t5) d_t5[static_cast<std::size_t>(ws.bucket[dist]) * H + h] += ds[j];  // ∂/∂bias = dS
+          if (kerple) ws.kgrad[h * ws.span + dist] += ds[j];
+          if (fire_g) fire_g[(h * T + i) * T + j] += ds[j];
+          ds[j] *= scale;
         }
-        K.gemm(ws.dq.data() + off, d, w.ds.data(), T, 1, lc.k.data() + off, d, T, hd, T, false);  // dQ = dS·K
-        K.gemm(ws.dk.data() + off, d, w.ds.data(), 1, T, lc.q.data() + off, d, T, hd, T, false);  // dK = dSᵀ·Q
-        if (cope) cope_backward_head(m, l, b, h, w.cope_da.data(), ws.dq.data() + off);
       }
+      K.gemm(ws.dq.data() + off, d, w.ds.data(), T, 1, lc.k.data() + off, d, T, hd, T, false);  // dQ = dS·K
+      K.gemm(ws.dk.data() + off, d, w.ds.data(), 1, T, lc.q.data() + off, d, T, hd, T, false);  // dK = dSᵀ·Q
+      if (cope) cope_backward_head(m, l, b, h, w.cope_da.data(), ws.dq.data() + off);
     };
     const bool per_head = d_t5 || kerple || (d_fire && ws.shared) || cope;
     parallel_tasks(per_head ? H : B * H, ws.workers.size(), [&](std::size_t task, std::size_t worker) {
