@@ -57,7 +57,12 @@ async function main() {
   const loaded = await load(lab);
   if (!loaded) return;
   const { pe, defs, presets } = loaded;
-  const settings = createSettings();
+  // A link names a preset and what differs from it: its other keys take the preset's settings.
+  const baseOf = (id) => {
+    const r = id ? presets.get(id) : null;
+    return r ? { ...r.state, preset: id, model: '' } : defaults();
+  };
+  const settings = createSettings({ baseOf });
   const { extras } = settings;
   const notices = createNotices($('notices'));
   // What a link asked for and the page refused: said once, the URL already corrected.

@@ -9,22 +9,24 @@
 // A hash with values the page refuses (a hand-edited or old link) is corrected in place
 // (replaceState: no new entry) and the refusals are handed to onRefused, which says what and why.
 // `extras`: what the model on the page adds that the URL cannot hold (web/model-settings.js).
-import { readHash, toHash } from './state.js';
+import { defaults, readHash, toHash } from './state.js';
 
 const URL_WRITE_EVERY = 250;  // ms between URL writes while a change is in progress
 
 /**
- * Returns { state (the current settings), extras, refused (what the first URL asked for that was
+ * baseOf(preset): the settings a link's absent keys take (state.js readHash; the defaults unless
+ * a preset is named). Returns { state (the current settings), extras, refused (what the first URL asked for that was
  * refused: [{ key, text, why }]), update(patch, commit), replace(state), onEdit(fn(commit)),
  * onHistory(fn(refused)), refuse(refused) }. onEdit: after each update; onHistory: after Back/Forward
  * (or an edited hash) set the settings from the URL, with what that URL asked for and was refused.
  */
-export function createSettings() {
+export function createSettings({ baseOf = () => defaults() } = {}) {
   const edits = [], histories = [];
+  const hashOf = (state) => toHash(state, baseOf(state.preset));
   // The URL's settings; a hash with refused values is rewritten to the settings actually used.
   function fromUrl() {
-    const { state, refused } = readHash(location.hash);
-    if (refused.length) history.replaceState(history.state, '', toHash(state) || `${location.pathname}${location.search}`);
+    const { state, refused } = readHash(location.hash, baseOf);
+    if (refused.length) history.replaceState(history.state, '', hashOf(state) || `${location.pathname}${location.search}`);
     return { state, refused };
   }
   const first = fromUrl();
@@ -42,7 +44,7 @@ export function createSettings() {
   }
   function commitUrl(commit) {
     cancelUrlWrite();
-    const hash = toHash(st);
+    const hash = hashOf(st);
     const same = hash === location.hash || (hash === '' && location.hash === '');
     const url = hash || `${location.pathname}${location.search}`;
     if (!live && !same) history.pushState(null, '', url);
@@ -65,7 +67,7 @@ export function createSettings() {
     /** Settings the page found it cannot use after all (a preset it does not have): back to their defaults, URL corrected. */
     refuse(patch) {
       st = { ...st, ...patch };
-      history.replaceState(history.state, '', toHash(st) || `${location.pathname}${location.search}`);
+      history.replaceState(history.state, '', hashOf(st) || `${location.pathname}${location.search}`);
     },
     /** A change by the user: `commit` false while it is in progress (a drag, typing), true when done. */
     update(patch, commit) {

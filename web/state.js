@@ -139,11 +139,10 @@ export function parseField(key, text) {
   }
 }
 
-export function toHash(state) {
-  const d = defaults();
+export function toHash(state, base = defaults()) {
   const params = new URLSearchParams();
   for (const key of Object.keys(FIELDS)) {
-    if (state[key] === d[key]) continue;
+    if (key === 'preset' ? !state.preset : state[key] === base[key]) continue;
     const v = state[key];
     params.set(key, typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
   }
@@ -153,13 +152,16 @@ export function toHash(state) {
 
 /**
  * The settings a hash holds, and what it asked for that the page refused: { state, refused:
- * [{ key, text, why }] } (a value that breaks its field's rule keeps the default; a key that is no
- * setting is dropped).
+ * [{ key, text, why }] } (a value that breaks its field's rule keeps the base's; a key that is no
+ * setting is dropped). baseOf(preset) gives what the keys the hash leaves out take: the defaults,
+ * or with a preset its own settings — so `#preset=llama-3.1-8b` opens that model, and toHash(state,
+ * baseOf(state.preset)) writes only what differs from it.
  */
-export function readHash(hash) {
-  const state = defaults();
-  const refused = [];
+export function readHash(hash, baseOf = () => defaults()) {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const preset = params.has('preset') ? parseField('preset', params.get('preset')) : undefined;
+  const state = { ...baseOf(preset ?? '') };
+  const refused = [];
   for (const [key, text] of params) {
     const f = Object.hasOwn(FIELDS, key) ? FIELDS[key] : null;
     const v = f ? parseField(key, text) : undefined;

@@ -100,12 +100,26 @@ test('every preset loads exactly its published values, chosen in the list or ope
   await ex.page.waitForFunction(() => window.posencExplorer.state.theta === 10000);
   assert.deepEqual(pick(await state(), ['dModel', 'scaling', 'lTarget', 'winSize']),
     { dModel: 256, scaling: 'none', lTarget: 131072, winSize: 1024 });
-  // A preset's URL opens the same settings.
+  // A preset's URL opens the same settings: the long form older pages wrote, and the short one
+  // (the preset alone), which is what the page writes now — a link holds what differs from it.
   for (const id of ids) {
     await open(toHash(chosen[id]));
     assert.deepEqual(await state(), chosen[id], `${id} from its URL`);
     assert.equal(await ex.page.inputValue('#preset'), id);
+    await open(`#preset=${id}`);
+    assert.deepEqual(await state(), chosen[id], `${id} from #preset=${id}`);
+    assert.equal(await ex.page.evaluate(() => location.hash), `#preset=${id}`);
   }
+  // A change from the preset is what the link adds, even back to a lesson default (θ 10000).
+  await open();
+  await ex.page.selectOption('#preset', 'llama-3.1-8b');
+  await ex.page.waitForFunction(() => location.hash === '#preset=llama-3.1-8b');
+  await ex.page.fill('#control-theta', '10000');
+  await ex.page.press('#control-theta', 'Enter');
+  await ex.page.waitForFunction(() => location.hash.includes('theta=10000'));
+  const hash = await ex.page.evaluate(() => location.hash);
+  await open(hash);
+  assert.deepEqual(await state(), { ...chosen['llama-3.1-8b'], theta: 10000 });
   assert.deepEqual(ex.problems, []);
 });
 
