@@ -47,7 +47,8 @@ export const GUIDES = {
     { label: 'One-hot positions', view: 'one-hot', patch: () => ({ seqLen: 1000, hotPos: 10 }),
       caption: () => 'One-hot positions for 1,000 positions need 1,000 dimensions. The left map is the identity: position '
         + '10 is as unlike 11 as 60 (the spike in the right plot), while the sinusoidal similarity falls off smoothly. '
-        + 'And position 1,000 has no dimension at all: the note gives the package\'s refusal.' },
+        + 'And a position past the table has no dimension at all: the note gives the package\'s refusal of row 64 '
+        + 'from the table of the 64 positions drawn.' },
   ],
   sinusoidal: [
     { label: 'The table', view: 'pe-heatmap', patch: () => ({ seqLen: 100 }),
@@ -180,6 +181,10 @@ export function buildGuides(root, host) {
     sync(host.state());
     const note = host.view(step.view)?.querySelector('.guide-note');
     (note ?? host.view(step.view))?.scrollIntoView({ block: 'start' });
+    // Focus follows: the next Tab goes on from the caption (its Next button, else the caption).
+    const focus = note?.querySelector('button[data-next]') ?? note;
+    if (focus === note && note) note.tabIndex = -1;
+    focus?.focus({ preventScroll: true });
   }
 
   const matches = (st, step) => Object.entries(step.patch(st)).every(([key, v]) => same(st[key], v));

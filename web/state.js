@@ -33,7 +33,7 @@ export const FIELDS = {
   // (max_len × d_model), or one from a file.
   learnedSource: { value: 'trained', type: 'enum', values: ['trained', 'init', 'file'], label: 'table' },
   maxLen: { value: 512, type: 'int', min: 1, max: 16384, label: 'max_len' },
-  learnedPos: { value: 100, type: 'int', min: 0, max: 20000, label: 'look up position' },
+  learnedPos: { value: 10, type: 'int', min: 0, max: 20000, label: 'look up position' },
   hotPos: { value: 10, type: 'int', min: 0, max: 63, label: 'compare position' },
   // Chapter "rope".
   theta: { value: 10000, type: 'num', min: 1.0001, max: 1e9, label: 'θ (rope_theta)' },
