@@ -267,11 +267,21 @@ export default {
     return `positions ${c.i * w}–${(c.i + 1) * w - 1} at length ${d.L}${of}: ${losses}`;
   },
   note(d) {
-    if (!d.barely.length) return '';
-    const which = d.barely.map((b) => `${b.scheme} (loss ${b.loss.toFixed(2)} at T_train; `
-      + `a blind guess scores ln ${d.r.config.vocabSize} = ${b.guess.toFixed(2)})`).join(', ');
-    return `Barely learned: ${which}. A model that did not learn the data cannot show how its positions extrapolate: `
-      + 'train longer or use the small model.';
+    const guess = (b) => `a blind guess scores ln ${d.r.config.vocabSize} = ${b.guess.toFixed(2)}`;
+    const none = d.barely.find((b) => b.scheme === 'none'), others = d.barely.filter((b) => b.scheme !== 'none');
+    const parts = [];
+    if (others.length) {
+      const which = others.map((b) => `${b.scheme} (loss ${b.loss.toFixed(2)} at T_train; ${guess(b)})`).join(', ');
+      parts.push(`Barely learned: ${which}. A model that did not learn the data cannot show how its positions `
+        + 'extrapolate: train longer or use the small model.');
+    }
+    // NoPE has no position signal but the causal mask: its line is the reference, not a failed run.
+    if (none) {
+      parts.push(`none (NoPE) is at ${none.loss.toFixed(2)} at T_train (${guess(none)}): without positions it has only `
+        + 'the causal mask to tell order by, and here it did not learn the order-dependent statistics — the line for '
+        + '“no position at all” that the others are read against.');
+    }
+    return parts.join(' ');
   },
   html(d) {
     const T = d.T, cols = d.lengths;

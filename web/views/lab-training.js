@@ -10,9 +10,11 @@ import { linesCsv } from '../plot/lines.js';
 const schemesOf = (st, lab) => st.labSchemes.split(',').filter((s) => lab.schemes().includes(s));
 // Steps each size needs on markov before its loss at T_train comes within 0.1 nats of the floor,
 // and below how many it has learned little (measured natively: docs/explorer.md, "The lab chapter").
-const STEPS_NEEDED = { small: { need: '≈ 2000 steps', few: 1000 }, tiny: { need: 'more than 4000 steps', few: 2000 } };
+const STEPS_NEEDED = { small: { need: 2000, text: '≈ 2000 steps', few: 1000 },
+  tiny: { need: 4000, text: 'more than 4000 steps', few: 2000 } };
 // Seed S draws solid, the others dashed, so that one scheme's runs tell apart.
 const SEED_DASH = [undefined, [6, 3], [2, 2], [8, 3, 2, 3], [4, 4]];
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const seconds = (s) => (s >= 90 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(s < 10 ? 1 : 0)} s`);
 
 function trailingMean(values, window) {
@@ -81,10 +83,12 @@ function progressRows(list, rows, jobs, lab) {
 // Beside the controls, before Start: how many steps this model needs to learn markov.
 function advice(st) {
   if (st.labTask !== 'markov') return '';
-  const { need, few } = STEPS_NEEDED[st.labSize];
-  const little = st.labSteps < few ? ` ${st.labSteps} steps will show how the schemes start, not how they extrapolate.` : '';
-  return `The ${st.labSize} model needs ${need} to come within 0.1 nats of the markov floor at T_train `
-    + `(measured natively); fewer teaches little.${little}`;
+  const { need, text, few } = STEPS_NEEDED[st.labSize];
+  const steps = st.labSteps.toLocaleString('en-US');
+  const now = st.labSteps < few ? ` ${steps} steps will show how the schemes start, not how they extrapolate.`
+    : st.labSteps < need ? ` At ${steps} it is on its way: its ratios can differ from the shipped run's 2000 steps.` : '';
+  return `The ${st.labSize} model needs ${text} to come within 0.1 nats of the markov floor at T_train `
+    + `(measured natively); fewer than ${few.toLocaleString('en-US')} teach little.${now}`;
 }
 
 // After Cancel: where each job stopped, and what the plots show now.
@@ -143,7 +147,7 @@ function setup(section, host) {
       list.replaceChildren();
       rows.clear();
       status.textContent = st.labTask === 'text' && !lab.textFile() ? 'Choose a text file, then Start.'
-        : `Start trains ${schemesOf(st, lab).length} scheme(s)${st.labSeeds > 1 ? ` × ${st.labSeeds} seeds` : ''} `
+        : `Start trains ${plural(schemesOf(st, lab).length, 'scheme')}${st.labSeeds > 1 ? ` × ${st.labSeeds} seeds` : ''} `
           + `in your browser, one Web Worker each, up to ${navigator.hardwareConcurrency || 2} at a time.`;
       return;
     }
