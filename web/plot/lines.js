@@ -9,6 +9,17 @@ export function linesCsv(xName, xs, series) {
   return `${head}\n${Array.from(xs, (x, i) => [x, ...series.map((s) => s.y[i])].join(',')).join('\n')}\n`;
 }
 
+// A data range with room at both ends (4 % of it; a range that starts at 0 keeps 0), so that the
+// highest and lowest points and their markers sit inside the frame, not on it.
+function padded([lo, hi], log) {
+  if (log) {
+    const f = (hi / lo) ** 0.04;
+    return [lo / f, hi * f];
+  }
+  const pad = (hi - lo) * 0.04;
+  return [lo === 0 ? 0 : lo - pad, hi + pad];
+}
+
 function range(series, log, key) {
   let lo = Infinity, hi = -Infinity;
   for (const s of series) {
@@ -49,6 +60,7 @@ export function drawLines(ctx, width, height, spec, colors) {
   for (const h of spec.hlines ?? []) {
     if (!spec.yDomain && Number.isFinite(h.y) && (!spec.yLog || h.y > 0)) yd = [Math.min(yd[0], h.y), Math.max(yd[1], h.y)];
   }
+  if (!spec.yDomain) yd = padded(yd, spec.yLog);
   const guessTicks = spec.yLog ? logTicks(yd[0], yd[1])
     : niceTicks(yd[0], yd[1], Math.max(2, Math.floor((height - top - 46) / 40)));
   const plot = frame(ctx, width, height, { yLabels: tickLabels(guessTicks), right: hasY2 ? 62 : 14, top });
@@ -66,12 +78,13 @@ export function drawLines(ctx, width, height, spec, colors) {
   ctx.beginPath();
   ctx.rect(plot.x, plot.y, plot.w, plot.h);
   ctx.clip();
-  drawRefLines(ctx, plot, spec, xScale, yScale, colors);
+  const refLabels = drawRefLines(ctx, plot, spec, xScale, yScale, colors);
   for (const s of spec.series) if (s.band && s.axis !== 2) drawBand(ctx, s, xScale, yScale);
   for (const s of spec.series) {
     const right = s.axis === 2;
     drawSeries(ctx, plot, s, xScale, right ? y2Scale : yScale, right ? spec.y2Log : spec.yLog, spec.xLog);
   }
+  refLabels();  // over the series: a curve never crosses a label, and each label has its backing
   drawTexts(ctx, plot, spec.texts ?? [], xScale, yScale, colors);
   if (spec.cursor && spec.series.length) {
     const s0 = spec.series[0];
@@ -128,11 +141,11 @@ function backedText(ctx, text, x, y, colors) {
 }
 
 // Reference lines; each label sits at the right end of its line (or the side it asks for) unless
-// another label is there, then at the other end, then stacked below the one in the way; every
-// label has a backing, so a series crossing it does not make it unreadable.
+// another label is there, then at the other end, then stacked below the one in the way. Draws the
+// lines and returns the function that draws the labels (with backings) once the series are on.
 function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
   ctx.font = FONT;
-  const taken = { right: [], left: [] };
+  const taken = { right: [], left: [] }, labels = [];
   const hl = (spec.hlines ?? []).map((h) => ({ ...h, py: yScale.to(h.y) })).sort((a, b) => a.py - b.py);
   for (const h of hl) {
     ctx.strokeStyle = h.color ?? colors.muted;
@@ -140,15 +153,21 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
     ctx.beginPath(); ctx.moveTo(plot.x, h.py); ctx.lineTo(plot.x + plot.w, h.py); ctx.stroke();
     ctx.setLineDash([]);
     let side = h.side ?? 'right', y = Math.max(plot.y + 14, h.py - 2);
-    const clash = (s, yy) => taken[s].some((t) => Math.abs(t - yy) < 14);
+    const w = ctx.measureText(h.label).width + 8;
+    // A label clashes with one on its side at that height, or with one on the other side that it
+    // would run into (two long labels do not fit side by side on a narrow plot).
+    const clash = (s, yy) => taken[s].some((t) => Math.abs(t.y - yy) < 14)
+      || taken[s === 'right' ? 'left' : 'right'].some((t) => Math.abs(t.y - yy) < 14 && t.w + w + 8 > plot.w);
     const other = side === 'right' ? 'left' : 'right';
     if (clash(side, y) && !clash(other, y)) side = other;
     while (clash(side, y)) y += 14;
-    taken[side].push(y);
-    ctx.fillStyle = h.color ?? colors.muted;
-    ctx.textAlign = side;
-    ctx.textBaseline = 'bottom';
-    backedText(ctx, h.label, side === 'right' ? plot.x + plot.w - 4 : plot.x + 4, y, colors);
+    taken[side].push({ y, w });
+    labels.push(() => {
+      ctx.fillStyle = h.color ?? colors.muted;
+      ctx.textAlign = side;
+      ctx.textBaseline = 'bottom';
+      backedText(ctx, h.label, side === 'right' ? plot.x + plot.w - 4 : plot.x + 4, y, colors);
+    });
   }
   for (const v of spec.vlines ?? []) {
     const x = xScale.to(v.x);
@@ -156,13 +175,19 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
     ctx.setLineDash([3, 3]);
     ctx.beginPath(); ctx.moveTo(x, plot.y); ctx.lineTo(x, plot.y + plot.h); ctx.stroke();
     ctx.setLineDash([]);
-    ctx.fillStyle = v.color ?? colors.muted;
     // Right of the line, or left of it when the label would run past the plot.
     const right = x + 3 + ctx.measureText(v.label).width <= plot.x + plot.w - 2;
-    ctx.textAlign = right ? 'left' : 'right';
-    ctx.textBaseline = 'top';
-    backedText(ctx, v.label, right ? x + 3 : x - 3, plot.y + 3, colors);
+    labels.push(() => {
+      ctx.fillStyle = v.color ?? colors.muted;
+      ctx.textAlign = right ? 'left' : 'right';
+      ctx.textBaseline = 'top';
+      backedText(ctx, v.label, right ? x + 3 : x - 3, plot.y + 3, colors);
+    });
   }
+  return () => {
+    ctx.font = FONT;
+    for (const draw of labels) draw();
+  };
 }
 
 // Text at data coordinates, kept inside the plot (y null: near its top, below the vlines' labels).

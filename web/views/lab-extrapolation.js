@@ -4,6 +4,7 @@
 // grouped by family, that hide and show series; the numbers as a table; JSON export. (The
 // comparison table's extrapolation column, loss at 4 T_train ÷ loss at T_train, comes from the
 // same result: lab.measured(), web/lab.js.)
+import { scrollTable } from '../html.js';
 import { barelyLearned, rows, scalingsIn, schemesIn, seedsText, shortCommand } from '../lab.js';
 import { fmt } from '../numbers.js';
 import { panelsHeight } from '../plot/panels.js';
@@ -308,7 +309,7 @@ export default {
     const head = `<th scope="col">loss (nats${of})</th>${cols.map((L) => `<th scope="col">L = ${L}</th>`).join('')}`
       + `<th scope="col">loss(${4 * T}) ÷ loss(${T})</th>`;
     return `${sourceLine(d)}
-      <table class="lab-table"><thead><tr>${head}</tr></thead><tbody>${lines.join('')}</tbody></table>`;
+      ${scrollTable(`<table class="lab-table"><thead><tr>${head}</tr></thead><tbody>${lines.join('')}</tbody></table>`)}`;
   },
   csv(d) {
     const out = ['scheme,rope_scaling,length,no_embedding,loss,floor,bucket_start,bucket_width,bucket_loss,seed'];
