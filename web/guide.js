@@ -35,7 +35,7 @@ export const GUIDES = {
   ],
   embedding: [
     { label: 'Unscaled word vectors', view: 'embedding', patch: () => ({ embScale: false }),
-      caption: (st) => `Look at the lengths on the right: ‖PE‖ = ${sqrt(st.dModel / 2)} = √(d_model/2) for every token, `
+      caption: (st) => `Look at the lengths (the last panel): ‖PE‖ = ${sqrt(st.dModel / 2)} = √(d_model/2) for every token, `
         + '‖word‖ about 1, and cos(sum, word) is small: the sum is mostly position, the word nearly drowned.' },
     { label: 'Scaled by √d_model', view: 'embedding', patch: () => ({ embScale: true }),
       caption: (st) => `‖word‖ grows to about √d_model = ${sqrt(st.dModel)} and the cos column rises: word and position `
@@ -163,7 +163,7 @@ export function buildGuides(root, host) {
     box.className = 'guide';
     box.setAttribute('role', 'group');
     box.setAttribute('aria-label', `What to notice: ${chapter.querySelector('h2').textContent}`);
-    box.innerHTML = `<span class="guide-title">What to notice:</span><ol>${steps.map((s, k) => `<li><button type="button" `
+    box.innerHTML = `<span class="guide-title">What to notice (${steps.length} steps):</span><ol>${steps.map((s, k) => `<li><button type="button" `
       + `data-step="${k}" aria-pressed="false">${k + 1}. ${s.label}</button></li>`).join('')}</ol>`;
     chapter.querySelector('.chapter-controls, .views').before(box);
     const g = { chapter, steps, box, pressed: [] };

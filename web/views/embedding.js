@@ -61,7 +61,7 @@ export default {
     const mean = (k) => data.stats.filter((_, i) => i % 4 === k).reduce((a, b) => a + b, 0) / data.n;
     const verdict = data.scale === 1 ? 'Unscaled, the position dominates.' : 'Scaled, word and position share the sum.';
     return 'Each map has its own colour scale, blue negative to red positive (its range in its title), so the position\'s '
-      + 'stripes stay readable; compare sizes with the lengths on the right. '
+      + 'stripes stay readable; compare sizes with the lengths table (the last panel). '
       + `Average length: word ${fmt(mean(0), 2)}, position ${fmt(mean(1), 2)}; the sum points ${fmt(mean(3), 2)} of the way `
       + `along the word (cosine). ${verdict} (The cos column shares the colour scale, as a fraction of the longest length.)`;
   },

@@ -83,7 +83,7 @@ export default {
       }
       return { g, pair, values, angle, id };
     });
-    return { d, pairs, section, asked, interleaved: st.mropeInterleaved, groups, thetas, ids, n, xs, idSeries, grids, w, h, t,
+    return { theta: st.theta, d, pairs, section, asked, interleaved: st.mropeInterleaved, groups, thetas, ids, n, xs, idSeries, grids, w, h, t,
       text: st.mropeText };
   },
   plot(data, cursor, width) {
@@ -99,7 +99,7 @@ export default {
       ...data.grids.map((gr) => ({ kind: 'heatmap',
         title: `${NAMES[gr.g]} section, pair ${gr.pair}: cos(${NAMES[gr.g][0]}·θ)`, spec: {
         values: gr.values, nx: data.w, ny: data.h, lo: -1, hi: 1, lut: DIVERGING, square: true, legend: gr.g === 2,
-        xLabel: 'patch column', yLabel: 'patch row', legendLabel: 'cos(angle)' } })),
+        xLabel: 'patch column', yLabel: 'patch row (0 at top)', yDown: true, legendLabel: 'cos(angle)' } })),
     ];
     const c = cursor && (cursor.panel === 0 ? { ...cursor, i: cursor.i ?? cursor.x } : cursor);
     // A phone gets the strip's caption short enough to stay legible on one line.
@@ -128,7 +128,9 @@ export default {
     });
     return `${fixed}Across the image, each section's fastest pair turns by ${turns.join(', ')}. `
       + `mrope_section ${s}${data.interleaved ? ', interleaved' : ''}; ${data.n} tokens, the last at id ${last} `
-      + `(a plain RoPE sequence would end at ${data.n - 1}: an image costs max(t, h, w) ids, not t·h·w).${frames}`;
+      + `(a plain RoPE sequence would end at ${data.n - 1}: an image costs max(t, h, w) ids, not t·h·w).${frames}`
+      + (data.theta === 1e6 ? '' : ` The angles use this page's θ = ${data.theta}; Qwen2.5-VL-7B's rope_theta is 1,000,000 `
+        + '(its preset draws its own).');
   },
   readout(data, c, st) {
     if (c.panel === -1) {

@@ -80,7 +80,7 @@ export default {
         legend: NAMES.map((name, a) => `${name} (${data.groups.filter((g) => g === a).length} pairs)`) },
       panels: data.maps.map((m) => ({ title: `${m.title}: query at row ${data.row}, column ${data.col}`, kind: 'heatmap', spec: {
         values: m.values, nx: data.w, ny: data.h, lo: data.lo, hi: data.hi, lut: SEQUENTIAL, square: true,
-        xLabel: 'key patch column', yLabel: 'key patch row', legendLabel: 'q·k / √d' } })) } };
+        xLabel: 'key patch column', yLabel: 'key patch row (0 at top)', yDown: true, legendLabel: 'q·k / √d' } })) } };
   },
   move(data, c, key) {
     const grids = [{ nx: data.pairs, ny: 1 }, ...data.maps.map(() => ({ nx: data.w, ny: data.h }))];
