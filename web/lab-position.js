@@ -9,13 +9,14 @@ import { describeSource } from './lab.js';
 export const LAB_T5 = { bidirectional: false, numBuckets: 32, maxDistance: 128 };
 
 /**
- * The trained parameters of `scheme`: { result, position: { name: { shape, values } }, config,
+ * The trained parameters of `scheme` (its first model that has them: the CLI's JSON keeps its first
+ * seed's): { result, seed, position: { name: { shape, values } }, config,
  * fallback (true: the result on show has no such model, the shipped one is drawn) }, or null.
  */
 export function trainedPosition(lab, scheme) {
   for (const result of [lab.shown(), lab.shipped()]) {
     const s = result?.results.find((x) => x.scheme === scheme && x.position && Object.keys(x.position).length);
-    if (s) return { result, position: s.position, config: result.config, fallback: result !== lab.shown() };
+    if (s) return { result, seed: s.seed, position: s.position, config: result.config, fallback: result !== lab.shown() };
   }
   return null;
 }
@@ -33,7 +34,8 @@ export function requireTrained(lab, scheme) {
 /** "Drawn from …": which result, and why the shipped one when the result on show is another. */
 export function drawnFrom(t, schemes) {
   const why = t.fallback ? ` (the lab's result on show has no ${schemes} model)` : '';
-  return `Drawn from ${describeSource(t.result)}${why}.`;
+  const seed = (t.result.config.seeds ?? 1) > 1 ? `seed ${t.seed}'s model of ` : '';
+  return `Drawn from ${seed}${describeSource(t.result)}${why}.`;
 }
 
 /** A caption fragment for exports: the result's source and date. */

@@ -42,13 +42,13 @@ test('the learned chapter shows the lab\'s trained table by default, measured, w
   const { shape: [rows, d], values } = position('learned').pos_emb;
   await drawn('learned');
   // The shipped result loads beside the first draw (884 KB); the view redraws when it arrives.
-  await ex.page.waitForFunction(() => /Drawn from the shipped result/.test(
+  await ex.page.waitForFunction(() => /Drawn from (seed \d+.s model of )?the shipped result/.test(
     document.querySelector('section[data-view="learned"] .note')?.textContent ?? ''));
   assert.equal((await ex.state()).learnedSource, 'trained');
   const note = await text('learned', '.note');
   assert.match(note, new RegExp(`Table: the lab's trained pos_emb, ${rows} × ${d}`));
   assert.match(note, /max_len 512 and d_model 128 size the table at initialisation, not this one/);
-  assert.match(note, /Drawn from the shipped result/);
+  assert.match(note, /Drawn from seed 1.s model of the shipped result/);
   // The sentence's numbers, recomputed from the JSON.
   const m = similarity(values, rows, d);
   const sentence = await text('learned', '[data-caption="learned"]');
@@ -171,6 +171,6 @@ test('a result trained in the page is drawn instead of the shipped one, and the 
   close(w, values[Number(p) * d + Number(dim)], 6, `your pos_emb[${p}][${dim}]`);
   // That run has no T5 model: the shipped one is drawn, and the note says why.
   await drawn('t5-trained');
-  assert.match(await text('t5-trained', '.note'), /Drawn from the shipped result.*\(the lab's result on show has no t5 model\)/);
+  assert.match(await text('t5-trained', '.note'), /Drawn from seed 1.s model of the shipped result.*\(the lab's result on show has no t5 model\)/);
   assert.deepEqual(ex.problems, []);
 });

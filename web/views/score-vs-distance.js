@@ -50,12 +50,12 @@ const PANELS = {
   alibi({ pe, st }, xs) {
     const n = xs[xs.length - 1] + 1;
     const bias = pe.alibiBias(st.heads, 1, n, { causal: true, maxBias: st.maxBias });
-    // One colour per head by its slope's rank, from viridis 0.25 (dark enough on white, light
-    // enough on the dark theme) to 0.9.
+    // One colour per head by its slope's rank, from viridis 0.35 (dark enough on white, light
+    // enough on the dark theme: 0.25 was a navy hard to see there) to 0.92.
     const series = headsBySlope(pe.alibiSlopes(st.heads, { maxBias: st.maxBias })).map((h, rank) => ({
       label: rank === 0 ? `head ${h} (steepest)` : rank === st.heads - 1 ? `head ${h} (shallowest)` : '', head: h,
       x: xs, y: Float64Array.from(xs, (dx) => bias[h * n + (n - 1 - dx)]),
-      color: lutColor(SEQUENTIAL, 0.25 + (st.heads > 1 ? (0.65 * rank) / (st.heads - 1) : 0)) }));
+      color: lutColor(SEQUENTIAL, 0.35 + (st.heads > 1 ? (0.57 * rank) / (st.heads - 1) : 0)) }));
     return { title: `ALiBi: bias, one colour per head (${st.heads})`, yLabel: 'bias', series };
   },
   t5({ pe, st }, xs) {
