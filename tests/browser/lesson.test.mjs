@@ -144,7 +144,10 @@ test('a guided step sets the state, says what to notice for the preset on the pa
   const caption = await ex.page.textContent(`${view('clocks')} .guide-note`);
   assert.match(caption, /^Step 1 of 5: No scaling, past L_train\. Position 16,384 is past L_train = 8,192/);
   assert.match(await ex.page.textContent('[data-live="clocks-position"]'), /^It shows position 16,384, past L_train = 8,192/);
-  await ex.page.click(`${view('clocks')} .guide-note button[data-next]`);
+  // Focus moved to the caption's Next button: the next Tab or Enter goes on from there.
+  assert.equal(await ex.page.evaluate(() => document.activeElement?.closest('.guide-note') !== null
+    && document.activeElement.matches('button[data-next]')), true);
+  await ex.page.keyboard.press('Enter');
   await ex.page.waitForFunction(() => window.posencExplorer.state.scaling === 'yarn');
   assert.match(await ex.page.textContent(`${view('clocks')} .guide-note`), /^Step 2 of 5: YaRN ×4, same position/);
   await ex.page.goBack();

@@ -41,7 +41,7 @@ function similarity(w, rows, d) {
 test('the learned chapter shows the lab\'s trained table by default, measured, with exact read-outs', async () => {
   const { shape: [rows, d], values } = position('learned').pos_emb;
   await drawn('learned');
-  // The shipped result loads beside the first draw (884 KB); the view redraws when it arrives.
+  // The shipped result loads beside the first draw (≈ 750 KB); the view redraws when it arrives.
   await ex.page.waitForFunction(() => /Drawn from (seed \d+.s model of )?the shipped result/.test(
     document.querySelector('section[data-view="learned"] .note')?.textContent ?? ''));
   assert.equal((await ex.state()).learnedSource, 'trained');
@@ -49,6 +49,9 @@ test('the learned chapter shows the lab\'s trained table by default, measured, w
   assert.match(note, new RegExp(`Table: the lab's trained pos_emb, ${rows} × ${d}`));
   assert.match(note, /max_len 512 and d_model 128 size the table at initialisation, not this one/);
   assert.match(note, /Drawn from seed 1.s model of the shipped result/);
+  // It opens on a row the table has (the lookup defaults inside the 64 trained rows), not a refusal.
+  assert.doesNotMatch(note, /No row for position/);
+  assert.ok((await ex.state()).learnedPos < rows);
   // The sentence's numbers, recomputed from the JSON.
   const m = similarity(values, rows, d);
   const sentence = await text('learned', '[data-caption="learned"]');
