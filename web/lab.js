@@ -7,7 +7,10 @@
 // comparison-table.js) read it and hear of changes through lab.onChange.
 import { SERIES } from './colormap.js';
 
-export const SHIPPED_URL = new URL('../data/lab-result.json', import.meta.url);
+// The shipped native runs, one per task (npm run lab -- [--task T] --seeds 5: docs/lab.md).
+const SHIPPED_FILES = { markov: 'lab-result.json', copy: 'lab-result-copy.json', flipflop: 'lab-result-flipflop.json' };
+export const shippedUrl = (task) => new URL(`../data/${SHIPPED_FILES[task]}`, import.meta.url);
+export const hasShipped = (task) => Object.hasOwn(SHIPPED_FILES, task);
 const PROGRESS_REDRAW = 250;  // ms between redraws of the live loss curve
 // pe.lab.run's training length and first seed, which the page keeps; randomized positions use
 // L_max = 8 T_train, as the lab's shipped runs do.
@@ -263,6 +266,22 @@ export function createLab() {
   };
 
   let schemes = [];        // pe.lab.schemes, in the C++ lab's order (setSchemes)
+  let wantedTask = 'markov';  // the last task followTask was given
+  const loaded = new Map();   // task → its shipped result, as it loads (a promise of it or of null)
+  const fetchShipped = (task) => {
+    if (!loaded.has(task)) {
+      loaded.set(task, fetch(shippedUrl(task)).then(async (response) => {
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        shippedError = '';
+        return normalise(await response.json(), 'shipped');
+      }).catch((e) => {
+        shippedError = `The shipped lab result (data/${SHIPPED_FILES[task]}) did not load: ${e.message}.`;
+        loaded.delete(task);  // a later choice of the task tries again
+        return null;
+      }));
+    }
+    return loaded.get(task);
+  };
   const lab = {
     onChange(fn) { listeners.add(fn); },
     /** The lab's schemes, from the package once it is loaded (pe.lab.schemes): the menu's order. */
@@ -270,16 +289,24 @@ export function createLab() {
     schemes: () => schemes,
     /** Each scheme's colour in the lab's plots: its place in pe.lab.schemes picks a SERIES colour. */
     color: (scheme) => SERIES[Math.max(0, schemes.indexOf(scheme)) % SERIES.length],
-    /** Loads the shipped result (once; the page waits for it so the table is measured from the start). */
+    /** Loads markov's shipped result (the page waits for it so the table is measured from the start). */
     async loadShipped() {
-      try {
-        const response = await fetch(SHIPPED_URL);
-        if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        shipped = normalise(await response.json(), 'shipped');
-        show(shipped);
-      } catch (e) {
-        shippedError = `The shipped lab result (data/lab-result.json) did not load: ${e.message}.`;
-      }
+      const r = await fetchShipped('markov');
+      if (r) { shipped = r; show(r); }
+    },
+    /**
+     * The task chosen for Start: while a shipped result is on show (not the user's own run), the
+     * plots show that task's shipped run (loaded once), so choosing copy shows copy's measurement.
+     */
+    async followTask(task) {
+      wantedTask = task;
+      if (!hasShipped(task) || shipped?.task === task || (shown && shown.source !== 'shipped') || run?.state === 'running') return;
+      const r = await fetchShipped(task);
+      if (!r || wantedTask !== task || (shown && shown.source !== 'shipped') || run?.state === 'running') return;
+      shipped = r;
+      show(r);
+      emit('progress');
+      emit('result');
     },
     shipped: () => shipped,
     shippedFailure: () => shippedError,
@@ -293,6 +320,7 @@ export function createLab() {
       if (run && run.state !== 'running') run = null;  // the training plot goes back to the shipped curves too
       emit('progress');
       emit('result');
+      lab.followTask(wantedTask);  // the task chosen meanwhile, if it has a shipped run
     },
     /**
      * The comparison table's extrapolation column: { ratios: { scheme: ratio or 'noEmbedding' },

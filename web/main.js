@@ -85,6 +85,7 @@ async function main() {
     bar.sync(st, extras);
     updateProse(document, { pe, st, extras });
     guides?.sync(st);
+    lab.followTask(st.labTask);  // a shipped result on show follows the lab's task
     // A file or pasted config the URL names but this page has not read: say what that drops.
     if (st.model && extras.opened !== st.model) notices.show('dropped', droppedText(st.model));
     else notices.clear('dropped');

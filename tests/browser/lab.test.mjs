@@ -120,6 +120,26 @@ test('the result exports as JSON (the shipped run itself), CSV (every row and bu
   assert.deepEqual(ex.problems, []);
 });
 
+test('choosing copy or flipflop shows that task\'s shipped run (5 seeds), and markov comes back', async () => {
+  const source = () => ex.page.textContent(`${view('lab-extrapolation')} .lab-source`);
+  for (const task of ['copy', 'flipflop', 'markov']) {
+    const file = task === 'markov' ? 'lab-result.json' : `lab-result-${task}.json`;
+    const want = JSON.parse(await readFile(new URL(`../../data/${file}`, import.meta.url), 'utf8'));
+    assert.equal(want.task, task);
+    assert.equal(want.config.seeds, 5, `${file} holds 5 seeds`);
+    await ex.page.selectOption('#control-labTask', task);
+    await ex.page.$eval(view('lab-extrapolation'), (el) => el.scrollIntoView());
+    await ex.page.waitForFunction(({ id, date }) => document.querySelector(`section[data-view="${id}"] .lab-source`)
+      ?.textContent.includes(date), { id: 'lab-extrapolation', date: want.date });
+    assert.match(await source(), new RegExp(`\\(${task}, d_model 64`));
+    // The comparison table measures the same result (it redraws once in view).
+    await ex.page.$eval(view('comparison-table'), (el) => el.scrollIntoView());
+    await ex.page.waitForFunction(({ id, date }) => document.querySelector(`section[data-view="${id}"] [data-measured-source]`)
+      ?.textContent.includes(date), { id: 'comparison-table', date: want.date });
+  }
+  assert.deepEqual(ex.problems, []);
+});
+
 test('a tiny run (2 schemes, 20 steps) trains in workers, reports progress, finishes and draws', async () => {
   await drawn('lab-training');
   await chooseSchemes(['rope', 'alibi']);

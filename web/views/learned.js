@@ -72,17 +72,26 @@ function smoothness(w, rows, d) {
   return { near: near / (rows - 1), all: all / ((rows * (rows - 1)) / 2) };
 }
 
+// The lab's tasks in words (docs/lab.md, "The tasks").
+const TASKS = {
+  markov: 'markov (an order-2 source, where only the last two tokens matter)',
+  copy: 'copy (the second half of each row repeats the first: the answer is T_train/2 back)',
+  flipflop: 'flipflop (a read recalls the last written bit, any distance back)',
+};
+
 // What the trained table learned, in one sentence, against a sinusoidal table of the same size.
 function learnedText(pe, t, table) {
   const { maxLen: rows, dModel: d } = table, c = t.config;
   const m = smoothness(table.weights, rows, d);
   const sin = smoothness(pe.sinusoidal(rows, d), rows, d);
-  const task = t.result.task === 'markov' ? 'markov (an order-2 source, where only the last two tokens matter)' : t.result.task;
+  const task = TASKS[t.result.task] ?? t.result.task;
   const verdict = m.near < sin.near / 2 ? 'its table is not smooth' : 'its neighbouring rows grew alike';
+  // A ratio says something only while any two rows are alike on average (copy's are not).
+  const compare = m.all > 0.01 ? `neighbours ${fmt(m.near / m.all, 2)}× as similar as any two`
+    : `neighbours more alike than any two, which are on average ${m.all < -0.01 ? 'slightly opposed' : 'orthogonal'}`;
   return `What training made of it: the model learned ${task} for ${c.steps} steps at T_train ${c.trainLength}, and `
     + `${verdict}: neighbouring rows have mean cosine similarity ${fmt(m.near, 3)}, all pairs of rows ${fmt(m.all, 3)} — `
-    + `neighbours ${fmt(m.near / m.all, 2)}× as similar as any two — where a sinusoidal table of the same size gives `
-    + `${fmt(sin.near, 3)} and ${fmt(sin.all, 3)}.`;
+    + `${compare} — where a sinusoidal table of the same size gives ${fmt(sin.near, 3)} and ${fmt(sin.all, 3)}.`;
 }
 
 function setupFile(section, host) {
