@@ -17,7 +17,6 @@ const PROGRESS_REDRAW = 250;  // ms between redraws of the live loss curve
 const TRAIN_LENGTH = 64, SEED = 1;
 export const RANDOM_MAX = 8 * TRAIN_LENGTH;
 
-
 /** "npm run lab -- " with nothing after it is just "npm run lab". */
 export const shortCommand = (c) => (c ?? '').replace(/ --$/, '');
 

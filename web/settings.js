@@ -14,9 +14,9 @@ import { defaults, readHash, toHash } from './state.js';
 const URL_WRITE_EVERY = 250;  // ms between URL writes while a change is in progress
 
 /**
- * baseOf(preset): the settings a link's absent keys take (state.js readHash; the defaults unless
- * a preset is named). Returns { state (the current settings), extras, refused (what the first URL asked for that was
- * refused: [{ key, text, why }]), update(patch, commit), replace(state), onEdit(fn(commit)),
+ * baseOf(preset): the settings a link's absent keys take (state.js readHash; the defaults unless a
+ * preset is named). Returns { state (the current settings), extras, refused (what the first URL
+ * asked for that was refused: [{ key, text, why }]), update(patch, commit), replace(state), onEdit(fn(commit)),
  * onHistory(fn(refused)), refuse(refused) }. onEdit: after each update; onHistory: after Back/Forward
  * (or an edited hash) set the settings from the URL, with what that URL asked for and was refused.
  */
