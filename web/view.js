@@ -3,7 +3,8 @@
 // (pointer events: hover, tap, drag) and by the keyboard (arrows; PageUp/PageDown and Home/End in
 // big steps), the exact read-out, a note (sampling, refusals), HTML after the plot (a table there
 // that is wider than the screen says that it scrolls), and PNG/CSV export and a data table. A view definition (web/views/<id>.js, its default export):
-// { id, controls ([key, options]; options.values may be host → list), compute(ctx) → data, plot(data, cursor, width) → { kind, spec }, height?(width),
+// { id, controls ([key, options]; options.values may be host → list), compute(ctx) → data,
+//   plot(data, cursor, width) → { kind, spec }, height?(width),
 //   readout(data, cursor, st), csv(data), caption(st, host), cursor0(data), move?(data, cursor, key),
 //   note?(data), html?(data, ctx) (HTML after the plot; data null when it cannot be drawn),
 //   table?: true (no canvas, render(data) → HTML), setup?(section, host) (extra controls),

@@ -25,10 +25,9 @@ const GROUPS = [
   ['learned bias', ['t5', 'kerple_log', 'kerple_power', 'fire']],
   ['contextual', ['cope']],
 ];
-const groupOf = (s) => {
-  if (!s.scheme) return 'reference';
-  return GROUPS.find(([, members]) => members.includes(s.scheme))?.[0] ?? 'other';
-};
+// A series' group and its place there: { group, rank } (the entropy floor has no scheme).
+const PLACES = new Map(GROUPS.flatMap(([group, members]) => members.map((m, rank) => [m, { group, rank }])));
+const placeOf = (s) => (s.scheme ? PLACES.get(s.scheme) ?? { group: 'other', rank: 0 } : { group: 'reference', rank: 0 });
 const GROUP_ORDER = [...GROUPS.map(([name]) => name), 'other', 'reference'];
 const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;');
 const num = (v) => (v === null || v === undefined || !Number.isFinite(v) ? NaN : v);
@@ -133,10 +132,10 @@ function legendBox(host) {
     const labels = d.series.map((s) => s.label);
     if (box.dataset.labels !== labels.join()) {
       box.dataset.labels = labels.join();
-      // Within a group in its members' order (RoPE's scalings right after RoPE), else the plot's.
-      const rank = (s) => GROUPS.find(([name]) => name === groupOf(s))?.[1].indexOf(s.scheme) ?? 0;
-      box.replaceChildren(...GROUP_ORDER.map((name) => [name, d.series.filter((s) => groupOf(s) === name)
-        .map((s, k) => [s, k]).sort(([a, i], [b, j]) => rank(a) - rank(b) || i - j).map(([s]) => s)])
+      // Within a group in its members' order (RoPE's scalings right after RoPE: a stable sort
+      // keeps the plot's order among equals).
+      box.replaceChildren(...GROUP_ORDER.map((name) => [name, d.series.filter((s) => placeOf(s).group === name)
+        .sort((a, b) => placeOf(a).rank - placeOf(b).rank)])
         .filter(([, series]) => series.length).map(([name, series]) => legendGroup(name, series)));
     }
     for (const b of box.querySelectorAll('button')) b.setAttribute('aria-pressed', String(!d.hidden.has(b.dataset.series)));
