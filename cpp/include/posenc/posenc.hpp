@@ -7,6 +7,7 @@
 #include "posenc/alibi.hpp"
 #include "posenc/attention.hpp"
 #include "posenc/config.hpp"
+#include "posenc/kv_cache.hpp"
 #include "posenc/learned.hpp"
 #include "posenc/model_file.hpp"
 #include "posenc/onnx.hpp"

@@ -1,0 +1,109 @@
+// posenc: a KV cache for decoding — keys rotated once at their positions when appended, stored
+// float32 or float16, attention for a few new queries against all of it (split over the cache and
+// the thread pool: flash-decoding), llama.cpp's context shift, and HF's sliding-window eviction with
+// StreamingLLM's sink tokens.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "posenc/onnx.hpp"
+#include "posenc/rope.hpp"
+#include "posenc/status.hpp"
+
+namespace posenc {
+
+struct KvCacheOptions {
+  std::size_t n_kv_heads = 0;
+  std::size_t head_dim = 0;
+  std::size_t capacity = 0;          // tokens held at most
+  DType dtype = DType::kFloat32;     // kFloat16: keys (rotated in float32 first) and values stored as float16
+  // RoPE (none when rope_inv_freq is null): keys turn at their positions on append, queries at
+  // theirs in attend — every layout, precision (kGgml too), offset and attention factor apply_rope
+  // takes; not xPos. The cache keeps copies of inv_freq and ggml.
+  const double* rope_inv_freq = nullptr;  // [rope_rot_dim / 2]
+  std::size_t rope_rot_dim = 0;
+  RopeApplyOptions rope;
+  // Sliding window (HF's sliding_window): a query at qpos sees keys at qpos - window < pos; the
+  // cache then holds a ring, and an append to a full cache evicts the oldest token (after the
+  // sinks). Needs capacity >= sink_tokens + window. 0: no window, appends past capacity are refused.
+  std::size_t window = 0;
+  // StreamingLLM (Xiao et al. 2023): the first sink_tokens tokens appended are never evicted and
+  // stay visible to every query, at the positions they were appended with. Needs a window.
+  std::size_t sink_tokens = 0;
+};
+
+struct KvAttendOptions {
+  std::size_t n_heads = 0;                // query heads: a multiple of n_kv_heads (GQA, MQA)
+  const double* positions = nullptr;      // [q_len] the queries' positions; null: those of the
+                                          //   last q_len tokens appended
+  bool causal = true;                     // a key at pos is visible to a query at qpos iff pos <= qpos
+  std::optional<double> scale;            // default 1/sqrt(head_dim)
+  double softcap = 0.0;                   // > 0: scores become softcap * tanh(score / softcap)
+  const float* alibi_slopes = nullptr;    // [n_heads]: bias -slope_h * |qpos - pos|
+  const float* sinks = nullptr;           // [n_heads]: gpt-oss's learned sink logit (no value)
+};
+
+// Not thread-safe: one call at a time per cache (each call uses the thread pool itself).
+class KvCache {
+ public:
+  // The storage (2 · capacity · n_kv_heads · head_dim elements) is checked and allocated here,
+  // once: kTooLarge if it does not fit in memory; kBadArgument naming the rule otherwise.
+  static Status create(const KvCacheOptions& options, std::unique_ptr<KvCache>* out) noexcept;
+
+  // k and v [n_tokens][n_kv_heads][head_dim] float32 (tokens major, as apply_rope takes them).
+  // Token s is at positions[s] (null: one after the last position appended, 0 for the first);
+  // positions are integers in [0, 2^53) and rise strictly, across calls too. Keys turn by RoPE at
+  // their positions. Without a window, length + n_tokens must be <= capacity; with one, the
+  // oldest tokens past the sinks are evicted. Time O(n_tokens), whatever the length.
+  Status append(const float* k, const float* v, std::size_t n_tokens, const double* positions) noexcept;
+
+  // q [q_len][n_heads][head_dim] float32; out [q_len][n_heads][head_dim]. Attention of the queries
+  // over every token held: equal (to float32 rounding) to attention() over the same keys and
+  // values at the same positions. Queries turn by RoPE at their positions. kBadArgument if the
+  // window of a query reaches a token already evicted (capacity < sink_tokens + window + q_len - 1).
+  Status attend(const float* q, std::size_t q_len, const KvAttendOptions& options, float* out) noexcept;
+
+  // llama.cpp's context shift: drops the tokens at logical indices [keep, keep - delta) (delta < 0)
+  // and moves every later token by delta — keys rotated by delta with gain 1 (the attention factor
+  // already in them is kept), positions decreased by -delta. delta > 0 moves the tokens after
+  // keep forward and drops nothing. A cache with a window is refused (its ring moves by eviction).
+  Status shift(std::int64_t delta, std::size_t keep) noexcept;
+
+  // The tokens held, oldest first: k and v [length][n_kv_heads][head_dim] float32 (keys as
+  // rotated; float16 widened exactly), positions [length]. Any pointer may be null.
+  void read(float* k, float* v, double* positions) const noexcept;
+
+  std::size_t length() const noexcept { return length_; }
+  std::size_t capacity() const noexcept { return o_.capacity; }
+  std::size_t bytes() const noexcept;  // the storage of keys, values and positions
+  const KvCacheOptions& options() const noexcept { return o_; }
+
+  KvCache(const KvCache&) = delete;
+  KvCache& operator=(const KvCache&) = delete;
+  ~KvCache();
+
+ private:
+  KvCache() = default;
+  std::size_t slot(std::size_t index) const noexcept;  // storage slot of the index-th token held
+  Status rotate_at(float* x, std::size_t n, std::size_t heads, const double* pos, bool gain_one) const noexcept;
+
+  KvCacheOptions o_;
+  std::vector<double> inv_freq_;
+  GgmlRope ggml_;
+  // Allocated with new (std::nothrow), so that a cache too large for the heap is a status, not an
+  // abort (WebAssembly builds do not catch exceptions).
+  std::unique_ptr<float[]> k32_, v32_;          // [n_kv_heads][capacity][head_dim] (heads major: each
+  std::unique_ptr<std::uint16_t[]> k16_, v16_;  //   head's keys contiguous for the decode read)
+  std::unique_ptr<double[]> pos_;               // [capacity] the position of the token in each slot
+  std::size_t length_ = 0;
+  std::size_t ring_start_ = 0;              // window: the ring slot of the oldest non-sink token
+  double next_pos_ = 0;                     // one after the last position appended
+  double evicted_max_ = -1;                 // the highest position evicted (-1: none)
+  std::vector<float> scratch_;              // append's rotated keys; attend's queries and partials
+};
+
+}  // namespace posenc

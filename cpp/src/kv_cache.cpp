@@ -1,0 +1,228 @@
+// The KV cache's storage (posenc/kv_cache.hpp): creation and its checks, append with RoPE and
+// eviction, llama.cpp's context shift, read-back. attend() is in kv_attend.cpp.
+//
+// Slots: without a window, the index-th token held sits in slot index. With a window, slots
+// [0, sink_tokens) hold the sinks and [sink_tokens, capacity) a ring whose oldest token is at
+// sink_tokens + ring_start_. Storage is heads major, [n_kv_heads][capacity][head_dim], so that
+// one head's keys are contiguous for the decode read.
+#include "posenc/kv_cache.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <new>
+
+#include "attention_engine.hpp"
+#include "half.hpp"
+#include "kernels/kernels.hpp"
+
+namespace posenc {
+
+using engine::bad;
+
+namespace {
+constexpr double kMaxPos = 9007199254740992.0;  // 2^53
+}
+
+KvCache::~KvCache() = default;
+
+Status KvCache::create(const KvCacheOptions& o, std::unique_ptr<KvCache>* out) noexcept {
+  if (out == nullptr) return bad("out must not be null");
+  out->reset();
+  if (o.n_kv_heads == 0) return bad("n_kv_heads must be > 0");
+  if (o.head_dim == 0) return bad("head_dim must be > 0");
+  if (o.capacity == 0) return bad("capacity must be > 0");
+  if (o.dtype != DType::kFloat32 && o.dtype != DType::kFloat16) return bad("dtype must be float32 or float16");
+  if (o.sink_tokens != 0 && o.window == 0) return bad("sink_tokens needs a window");
+  if (o.window != 0 && (o.window > o.capacity || o.sink_tokens > o.capacity - o.window))
+    return bad("capacity must be >= sink_tokens + window");
+  if (o.rope_inv_freq != nullptr) {
+    if (o.rope.xpos != nullptr) return bad("the cache's rope does not take xpos");
+    if (o.rope_rot_dim == 0 || o.rope_rot_dim % 2 != 0) return bad("rope_rot_dim must be even and > 0");
+    if (o.rope.rot_offset + o.rope_rot_dim > o.head_dim) return bad("rot_offset + rope_rot_dim must be <= head_dim");
+    for (std::size_t i = 0; i < o.rope_rot_dim / 2; ++i)
+      if (!std::isfinite(o.rope_inv_freq[i])) return bad("inv_freq must be finite");
+    if (o.rope.precision == Precision::kGgml && o.rope.ggml == nullptr) return bad("precision ggml needs the ggml parameters");
+  }
+  const auto i64 = [](std::size_t n) {
+    return static_cast<std::int64_t>(std::min<std::uint64_t>(n, std::numeric_limits<std::int64_t>::max()));
+  };
+  const std::int64_t elems = engine::checked_product({i64(o.capacity), i64(o.n_kv_heads), i64(o.head_dim), 2});
+  if (elems < 0) return {StatusCode::kTooLarge, "capacity * n_kv_heads * head_dim too large for memory"};
+  std::unique_ptr<KvCache> c(new (std::nothrow) KvCache());
+  if (!c) return {StatusCode::kTooLarge, "out of memory"};
+  try {
+    c->o_ = o;
+    if (o.rope_inv_freq != nullptr) {
+      c->inv_freq_.assign(o.rope_inv_freq, o.rope_inv_freq + o.rope_rot_dim / 2);
+      c->o_.rope_inv_freq = c->inv_freq_.data();
+      if (o.rope.ggml != nullptr) {
+        c->ggml_ = *o.rope.ggml;
+        c->o_.rope.ggml = &c->ggml_;
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    return {StatusCode::kTooLarge, "out of memory"};
+  }
+  const std::size_t n = o.capacity * o.n_kv_heads * o.head_dim;
+  bool fits;
+  if (o.dtype == DType::kFloat16) {
+    c->k16_.reset(new (std::nothrow) std::uint16_t[n]);
+    c->v16_.reset(new (std::nothrow) std::uint16_t[n]);
+    fits = c->k16_ && c->v16_;
+  } else {
+    c->k32_.reset(new (std::nothrow) float[n]);
+    c->v32_.reset(new (std::nothrow) float[n]);
+    fits = c->k32_ && c->v32_;
+  }
+  c->pos_.reset(new (std::nothrow) double[o.capacity]);
+  if (!fits || !c->pos_) return {StatusCode::kTooLarge, "the cache (2 * capacity * n_kv_heads * head_dim values) does not fit in memory"};
+  *out = std::move(c);
+  return Status::Ok();
+}
+
+std::size_t KvCache::bytes() const noexcept {
+  const std::size_t elem = o_.dtype == DType::kFloat16 ? 2 : 4;
+  return 2 * o_.capacity * o_.n_kv_heads * o_.head_dim * elem + o_.capacity * sizeof(double);
+}
+
+std::size_t KvCache::slot(std::size_t index) const noexcept {
+  const std::size_t s = o_.sink_tokens;
+  if (index < s) return index;
+  return s + (ring_start_ + (index - s)) % (o_.capacity - s);
+}
+
+// x [n][heads][head_dim] turned by RoPE at pos[n]; gain_one: with gain 1 (a shift of keys that
+// already carry the attention factor — llama.cpp's K-shift, and shift_keys).
+Status KvCache::rotate_at(float* x, std::size_t n, std::size_t heads, const double* pos, bool gain_one) const noexcept {
+  if (o_.rope_inv_freq == nullptr) return Status::Ok();
+  RopeApplyOptions ro = o_.rope;
+  GgmlRope g;
+  if (gain_one) {
+    ro.attention_factor = 1.0;
+    if (ro.precision == Precision::kGgml) {
+      try {
+        g = ggml_;
+      } catch (const std::bad_alloc&) {
+        return {StatusCode::kTooLarge, "out of memory"};
+      }
+      // ggml's gain is attn_factor · (1 + 0.1 ln(1/freq_scale)) with YaRN's ramp, else attn_factor.
+      g.attn_factor = g.ext_factor != 0.0f ? 1.0f / (1.0f + 0.1f * std::log(1.0f / g.freq_scale)) : 1.0f;
+      ro.ggml = &g;
+    }
+  }
+  return apply_rope(x, n, heads, o_.head_dim, o_.rope_inv_freq, o_.rope_rot_dim, pos, 0.0, ro);
+}
+
+Status KvCache::append(const float* k, const float* v, std::size_t n, const double* positions) noexcept {
+  if (n == 0) return bad("n_tokens must be > 0");
+  if (k == nullptr || v == nullptr) return bad("k and v must not be null");
+  if (o_.window == 0 && n > o_.capacity - length_)
+    return bad("the cache is full: length + n_tokens must be <= capacity (shift it, or give it a window)");
+  const std::size_t H = o_.n_kv_heads, d = o_.head_dim, row = H * d, cap = o_.capacity;
+  std::vector<double> pos;
+  try {
+    pos.resize(n);
+    scratch_.assign(k, k + n * row);
+  } catch (const std::bad_alloc&) {
+    return {StatusCode::kTooLarge, "n_tokens too large for memory"};
+  }
+  double prev = next_pos_ - 1;
+  for (std::size_t s = 0; s < n; ++s) {
+    const double p = positions ? positions[s] : prev + 1;
+    if (!(p >= 0 && p < kMaxPos && p == std::floor(p))) return bad("positions must be integers in [0, 2^53)");
+    if (p <= prev) return bad("positions must rise: each above the last one appended");
+    pos[s] = prev = p;
+  }
+  if (Status st = rotate_at(scratch_.data(), n, H, pos.data(), false); !st.ok()) return st;
+
+  for (std::size_t s = 0; s < n; ++s) {
+    if (length_ == cap) {  // a window's ring is full: evict its oldest token
+      const std::size_t oldest = o_.sink_tokens + ring_start_;
+      evicted_max_ = pos_[oldest];
+      ring_start_ = (ring_start_ + 1) % (cap - o_.sink_tokens);
+      --length_;
+    }
+    const std::size_t sl = slot(length_);
+    pos_[sl] = pos[s];
+    for (std::size_t h = 0; h < H; ++h) {
+      const float* ks = scratch_.data() + s * row + h * d;
+      const float* vs = v + s * row + h * d;
+      const std::size_t at = (h * cap + sl) * d;
+      if (o_.dtype == DType::kFloat16) {
+        for (std::size_t e = 0; e < d; ++e) {
+          k16_[at + e] = half::from_float(ks[e]);
+          v16_[at + e] = half::from_float(vs[e]);
+        }
+      } else {
+        std::memcpy(k32_.get() + at, ks, d * sizeof(float));
+        std::memcpy(v32_.get() + at, vs, d * sizeof(float));
+      }
+    }
+    ++length_;
+  }
+  next_pos_ = prev + 1;
+  return Status::Ok();
+}
+
+Status KvCache::shift(std::int64_t delta, std::size_t keep) noexcept {
+  if (o_.window != 0) return bad("shift works on a cache without a window (a window's ring evicts by itself)");
+  if (keep > length_) return bad("keep must be <= length");
+  const std::size_t H = o_.n_kv_heads, d = o_.head_dim, cap = o_.capacity;
+  const std::size_t drop = delta < 0 ? static_cast<std::size_t>(-(delta + 1)) + 1 : 0;
+  if (drop > length_ - keep) return bad("-delta must be <= length - keep (the tokens dropped)");
+  if (delta > 0 && static_cast<double>(delta) >= kMaxPos - next_pos_) return bad("delta moves positions past 2^53");
+  const std::size_t first = keep + drop, moved = length_ - first;
+  if (delta == 0) return Status::Ok();
+  std::vector<double> by;
+  try {
+    by.assign(moved, static_cast<double>(delta));
+    scratch_.resize(moved * d);
+  } catch (const std::bad_alloc&) {
+    return {StatusCode::kTooLarge, "out of memory"};
+  }
+  for (std::size_t h = 0; h < H && moved != 0; ++h) {
+    const std::size_t from = (h * cap + first) * d, to = (h * cap + keep) * d;
+    float* x = scratch_.data();
+    if (o_.dtype == DType::kFloat16) {
+      kernels::widen_half(x, k16_.get() + from, moved * d);
+    } else {
+      std::memcpy(x, k32_.get() + from, moved * d * sizeof(float));
+    }
+    if (Status st = rotate_at(x, moved, 1, by.data(), true); !st.ok()) return st;
+    if (o_.dtype == DType::kFloat16) {
+      for (std::size_t e = 0; e < moved * d; ++e) k16_[to + e] = half::from_float(x[e]);
+      std::memmove(v16_.get() + to, v16_.get() + from, moved * d * sizeof(std::uint16_t));
+    } else {
+      std::memcpy(k32_.get() + to, x, moved * d * sizeof(float));
+      std::memmove(v32_.get() + to, v32_.get() + from, moved * d * sizeof(float));
+    }
+  }
+  for (std::size_t t = 0; t < moved; ++t) pos_[keep + t] = pos_[first + t] + static_cast<double>(delta);
+  length_ -= drop;
+  // The next default position moves with the tokens (llama.cpp's n_past -= n_discard), and stays
+  // above every position held.
+  next_pos_ = std::max(next_pos_ + static_cast<double>(delta), length_ == 0 ? 0.0 : pos_[length_ - 1] + 1);
+  return Status::Ok();
+}
+
+void KvCache::read(float* k, float* v, double* positions) const noexcept {
+  const std::size_t H = o_.n_kv_heads, d = o_.head_dim, cap = o_.capacity;
+  for (std::size_t t = 0; t < length_; ++t) {
+    const std::size_t sl = slot(t);
+    if (positions) positions[t] = pos_[sl];
+    for (std::size_t h = 0; h < H; ++h) {
+      const std::size_t at = (h * cap + sl) * d, dst = (t * H + h) * d;
+      if (o_.dtype == DType::kFloat16) {
+        if (k) kernels::widen_half(k + dst, k16_.get() + at, d);
+        if (v) kernels::widen_half(v + dst, v16_.get() + at, d);
+      } else {
+        if (k) std::memcpy(k + dst, k32_.get() + at, d * sizeof(float));
+        if (v) std::memcpy(v + dst, v32_.get() + at, d * sizeof(float));
+      }
+    }
+  }
+}
+
+}  // namespace posenc
