@@ -3,6 +3,7 @@
 // llama.cpp's context shift, the thread count, and bad input.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -45,9 +46,10 @@ TEST_CASE("kv cache: attend equals the float64 twin — GQA, chunk edges, pieces
   const std::vector<float> sink_logits = {0.3f, -0.7f, 1.1f, 0.0f, 2.0f, -2.0f, 0.5f, 0.9f};
   for (const std::size_t D : {std::size_t{17}, std::size_t{64}}) {
     for (const std::size_t T : {std::size_t{1}, std::size_t{63}, std::size_t{513}, std::size_t{1300}}) {
-      for (const std::size_t q_len : {std::size_t{1}, std::size_t{5}, std::size_t{16}}) {
+      // Rows per kv head: 4, 20, 64, 1 and 10 (tiles of 4 and their tails).
+      for (const auto& shape : {std::array<std::size_t, 3>{1, 8, 2}, {5, 8, 2}, {16, 8, 2}, {1, 3, 3}, {5, 6, 3}}) {
+        const std::size_t q_len = shape[0], H = shape[1], Hk = shape[2];
         if (q_len > T) continue;
-        const std::size_t H = 8, Hk = 2;
         posenc::KvCacheOptions co;
         co.n_kv_heads = Hk; co.head_dim = D; co.capacity = T + 3;
         auto c = make(co);
@@ -62,7 +64,7 @@ TEST_CASE("kv cache: attend equals the float64 twin — GQA, chunk edges, pieces
           if (variant == 1) { ko.alibi_slopes = ao.alibi_slopes = slopes.data(); }
           if (variant == 2) { ko.softcap = ao.softcap = 2.0; ko.scale = ao.scale = 0.5; }
           if (variant == 3) { ko.sinks = ao.sinks = sink_logits.data(); ko.causal = ao.causal = false; }
-          CAPTURE(D); CAPTURE(T); CAPTURE(q_len); CAPTURE(variant);
+          CAPTURE(D); CAPTURE(T); CAPTURE(q_len); CAPTURE(H); CAPTURE(variant);
           std::vector<float> out(q.size());
           REQUIRE(c->attend(q.data(), q_len, ko, out.data()).ok());
           CHECK(max_abs_diff(out, posenc::reference::attention(q, k, v, q_len, T, ao)) <= 2e-6);
