@@ -97,7 +97,7 @@ Status KvCache::attend(const float* q, std::size_t q_len, const KvAttendOptions&
   const float cap_s = o.softcap > 0.0 ? static_cast<float>(o.softcap) : 0.0f;
   const bool half = o_.dtype == DType::kFloat16;
   const double W = static_cast<double>(o_.window);
-  const double* pos = pos_.get();
+  const double* pos = pos_;
   const std::size_t sinks = o_.sink_tokens;
   const auto query = [&](std::size_t h, std::size_t r) { return qr + ((r / G) * o.n_heads + h * G + r % G) * d; };
   // A key at kp (slot j) is hidden from the query at qp: in its future, or out of its window.
@@ -122,14 +122,14 @@ Status KvCache::attend(const float* q, std::size_t q_len, const KvAttendOptions&
       const std::size_t at = (h * cap + j0) * d;
       if (const std::size_t next = std::min(kBlock, j_end - std::min(j_end, j0 + kBlock)); next != 0) {
         const std::size_t bytes = next * d * (half ? 2 : 4), ahead = at + kBlock * d;
-        seen |= half ? touch(k16_.get() + ahead, bytes) | touch(v16_.get() + ahead, bytes)
-                     : touch(k32_.get() + ahead, bytes) | touch(v32_.get() + ahead, bytes);
+        seen |= half ? touch(k16_ + ahead, bytes) | touch(v16_ + ahead, bytes)
+                     : touch(k32_ + ahead, bytes) | touch(v32_ + ahead, bytes);
       }
-      const float* keys = k32_.get() + at;
-      const float* vals = v32_.get() + at;
+      const float* keys = k32_ + at;
+      const float* vals = v32_ + at;
       if (half) {
-        kernels::widen_half(kb, k16_.get() + at, n * d);
-        kernels::widen_half(vb, v16_.get() + at, n * d);
+        kernels::widen_half(kb, k16_ + at, n * d);
+        kernels::widen_half(vb, v16_ + at, n * d);
         keys = kb;
         vals = vb;
       }

@@ -45,11 +45,14 @@ Status KvCache::create(const KvCacheOptions& o, std::unique_ptr<KvCache>* out) n
       if (!std::isfinite(o.rope_inv_freq[i])) return bad("inv_freq must be finite");
     if (o.rope.precision == Precision::kGgml && o.rope.ggml == nullptr) return bad("precision ggml needs the ggml parameters");
   }
-  const auto i64 = [](std::size_t n) {
-    return static_cast<std::int64_t>(std::min<std::uint64_t>(n, std::numeric_limits<std::int64_t>::max()));
-  };
-  const std::int64_t elems = engine::checked_product({i64(o.capacity), i64(o.n_kv_heads), i64(o.head_dim), 2});
-  if (elems < 0) return {StatusCode::kTooLarge, "capacity * n_kv_heads * head_dim too large for memory"};
+  // Bytes: positions (8 each), then keys and values (4 or 2 each); counted in 64 bits, so that a
+  // size that wraps a 32-bit size_t (WebAssembly) is refused, not allocated short.
+  const std::uint64_t n = std::uint64_t{o.capacity} * o.n_kv_heads * o.head_dim;
+  const std::uint64_t elem = o.dtype == DType::kFloat16 ? 2 : 4;
+  const bool overflow = n / o.capacity / o.n_kv_heads != o.head_dim || n > (std::uint64_t{1} << 56);
+  const std::uint64_t total = overflow ? 0 : std::uint64_t{o.capacity} * 8 + 2 * n * elem;
+  if (overflow || total > static_cast<std::uint64_t>(std::numeric_limits<std::ptrdiff_t>::max()))
+    return {StatusCode::kTooLarge, "the cache (2 * capacity * n_kv_heads * head_dim values) does not fit in memory"};
   std::unique_ptr<KvCache> c(new (std::nothrow) KvCache());
   if (!c) return {StatusCode::kTooLarge, "out of memory"};
   try {
@@ -65,19 +68,19 @@ Status KvCache::create(const KvCacheOptions& o, std::unique_ptr<KvCache>* out) n
   } catch (const std::bad_alloc&) {
     return {StatusCode::kTooLarge, "out of memory"};
   }
-  const std::size_t n = o.capacity * o.n_kv_heads * o.head_dim;
-  bool fits;
+  c->store_.reset(new (std::nothrow) unsigned char[static_cast<std::size_t>(total)]);
+  if (!c->store_) return {StatusCode::kTooLarge, "the cache (2 * capacity * n_kv_heads * head_dim values) does not fit in memory"};
+  unsigned char* at = c->store_.get();
+  c->pos_ = reinterpret_cast<double*>(at);
+  at += o.capacity * sizeof(double);
+  const std::size_t kv = static_cast<std::size_t>(n * elem);
   if (o.dtype == DType::kFloat16) {
-    c->k16_.reset(new (std::nothrow) std::uint16_t[n]);
-    c->v16_.reset(new (std::nothrow) std::uint16_t[n]);
-    fits = c->k16_ && c->v16_;
+    c->k16_ = reinterpret_cast<std::uint16_t*>(at);
+    c->v16_ = reinterpret_cast<std::uint16_t*>(at + kv);
   } else {
-    c->k32_.reset(new (std::nothrow) float[n]);
-    c->v32_.reset(new (std::nothrow) float[n]);
-    fits = c->k32_ && c->v32_;
+    c->k32_ = reinterpret_cast<float*>(at);
+    c->v32_ = reinterpret_cast<float*>(at + kv);
   }
-  c->pos_.reset(new (std::nothrow) double[o.capacity]);
-  if (!fits || !c->pos_) return {StatusCode::kTooLarge, "the cache (2 * capacity * n_kv_heads * head_dim values) does not fit in memory"};
   *out = std::move(c);
   return Status::Ok();
 }
@@ -156,8 +159,8 @@ Status KvCache::append(const float* k, const float* v, std::size_t n, const doub
           v16_[at + e] = half::from_float(vs[e]);
         }
       } else {
-        std::memcpy(k32_.get() + at, ks, d * sizeof(float));
-        std::memcpy(v32_.get() + at, vs, d * sizeof(float));
+        std::memcpy(k32_ + at, ks, d * sizeof(float));
+        std::memcpy(v32_ + at, vs, d * sizeof(float));
       }
     }
     ++length_;
@@ -186,17 +189,17 @@ Status KvCache::shift(std::int64_t delta, std::size_t keep) noexcept {
     const std::size_t from = (h * cap + first) * d, to = (h * cap + keep) * d;
     float* x = scratch_.data();
     if (o_.dtype == DType::kFloat16) {
-      kernels::widen_half(x, k16_.get() + from, moved * d);
+      kernels::widen_half(x, k16_ + from, moved * d);
     } else {
-      std::memcpy(x, k32_.get() + from, moved * d * sizeof(float));
+      std::memcpy(x, k32_ + from, moved * d * sizeof(float));
     }
     if (Status st = rotate_at(x, moved, 1, by.data(), true); !st.ok()) return st;
     if (o_.dtype == DType::kFloat16) {
       for (std::size_t e = 0; e < moved * d; ++e) k16_[to + e] = half::from_float(x[e]);
-      std::memmove(v16_.get() + to, v16_.get() + from, moved * d * sizeof(std::uint16_t));
+      std::memmove(v16_ + to, v16_ + from, moved * d * sizeof(std::uint16_t));
     } else {
-      std::memcpy(k32_.get() + to, x, moved * d * sizeof(float));
-      std::memmove(v32_.get() + to, v32_.get() + from, moved * d * sizeof(float));
+      std::memcpy(k32_ + to, x, moved * d * sizeof(float));
+      std::memmove(v32_ + to, v32_ + from, moved * d * sizeof(float));
     }
   }
   for (std::size_t t = 0; t < moved; ++t) pos_[keep + t] = pos_[first + t] + static_cast<double>(delta);
@@ -215,11 +218,11 @@ void KvCache::read(float* k, float* v, double* positions) const noexcept {
     for (std::size_t h = 0; h < H; ++h) {
       const std::size_t at = (h * cap + sl) * d, dst = (t * H + h) * d;
       if (o_.dtype == DType::kFloat16) {
-        if (k) kernels::widen_half(k + dst, k16_.get() + at, d);
-        if (v) kernels::widen_half(v + dst, v16_.get() + at, d);
+        if (k) kernels::widen_half(k + dst, k16_ + at, d);
+        if (v) kernels::widen_half(v + dst, v16_ + at, d);
       } else {
-        if (k) std::memcpy(k + dst, k32_.get() + at, d * sizeof(float));
-        if (v) std::memcpy(v + dst, v32_.get() + at, d * sizeof(float));
+        if (k) std::memcpy(k + dst, k32_ + at, d * sizeof(float));
+        if (v) std::memcpy(v + dst, v32_ + at, d * sizeof(float));
       }
     }
   }

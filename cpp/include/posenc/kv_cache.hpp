@@ -94,11 +94,13 @@ class KvCache {
   KvCacheOptions o_;
   std::vector<double> inv_freq_;
   GgmlRope ggml_;
-  // Allocated with new (std::nothrow), so that a cache too large for the heap is a status, not an
-  // abort (WebAssembly builds do not catch exceptions).
-  std::unique_ptr<float[]> k32_, v32_;          // [n_kv_heads][capacity][head_dim] (heads major: each
-  std::unique_ptr<std::uint16_t[]> k16_, v16_;  //   head's keys contiguous for the decode read)
-  std::unique_ptr<double[]> pos_;               // [capacity] the position of the token in each slot
+  // One allocation, made with new (std::nothrow) so that a cache too large for the heap is a
+  // status, not an abort (WebAssembly builds do not catch exceptions), and either all of it or
+  // none: a WebAssembly heap that grew for half a cache would stay grown.
+  std::unique_ptr<unsigned char[]> store_;
+  double* pos_ = nullptr;                         // [capacity] the position of the token in each slot
+  float *k32_ = nullptr, *v32_ = nullptr;         // [n_kv_heads][capacity][head_dim] (heads major: each
+  std::uint16_t *k16_ = nullptr, *v16_ = nullptr; //   head's keys contiguous for the decode read)
   std::size_t length_ = 0;
   std::size_t ring_start_ = 0;              // window: the ring slot of the oldest non-sink token
   double next_pos_ = 0;                     // one after the last position appended
