@@ -1,42 +1,9 @@
-// pe.attention (fused positions) against a float64 twin written here; properties; the ONNX ops'
+// pe.attention (fused positions) against the float64 twin (twins.mjs); properties; the ONNX ops'
 // input checking; streaming memory at long sequence lengths.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { error, maxAbsDiff, pe, randomFloats } from './helpers.mjs';
-
-// q [qLen][H][D], k/v [kvLen][Hkv][D]; queries at the last qLen positions.
-function twin(q, k, v, { nHeads: H, nKvHeads: Hkv = H, headDim: D, causal = false, slopes, mask, scale, window, sinkTokens = 0, sinks }) {
-  const qLen = q.length / (H * D), kvLen = k.length / (Hkv * D);
-  const sc = scale ?? 1 / Math.sqrt(D);
-  const out = new Float64Array(q.length);
-  for (let h = 0; h < H; h++) {
-    const g = Math.floor(h / (H / Hkv));
-    for (let i = 0; i < qLen; i++) {
-      const qpos = kvLen - qLen + i;
-      const s = new Float64Array(kvLen);
-      let m = -Infinity;
-      for (let j = 0; j < kvLen; j++) {
-        let dot = 0;
-        for (let d = 0; d < D; d++) dot += q[(i * H + h) * D + d] * k[(j * Hkv + g) * D + d];
-        let x = dot * sc;
-        if (slopes) x -= slopes[h] * Math.abs(qpos - j);
-        if (mask) x += mask[i * kvLen + j];
-        if (causal && j > qpos) x = -Infinity;
-        // HF sliding_window_overlay: kv_idx > q_idx - window (not causal: |q - kv| < window).
-        if (window && j >= sinkTokens && !(j > qpos - window)) x = -Infinity;
-        if (window && !causal && !(j < qpos + window)) x = -Infinity;
-        s[j] = x;
-        m = Math.max(m, x);
-      }
-      if (sinks) m = Math.max(m, sinks[h]);  // gpt-oss: the sink logit joins the row, then is dropped
-      if (m === -Infinity) continue;
-      let l = sinks ? Math.exp(sinks[h] - m) : 0;
-      for (let j = 0; j < kvLen; j++) l += (s[j] = Math.exp(s[j] - m));
-      for (let j = 0; j < kvLen; j++) for (let d = 0; d < D; d++) out[(i * H + h) * D + d] += (s[j] / l) * v[(j * Hkv + g) * D + d];
-    }
-  }
-  return out;
-}
+import { attentionTwin as twin } from './twins.mjs';
 
 test('attention: equals the float64 twin with GQA, causal, ALiBi and an additive mask', () => {
   for (const [H, Hkv, D, qLen, kvLen] of [[4, 2, 8, 5, 70], [2, 1, 13, 1, 129], [3, 3, 64, 16, 16]]) {
