@@ -1,6 +1,6 @@
 // One-node ONNX models built in code, for running the same op in onnxruntime. A minimal protobuf
 // writer for the few ModelProto fields needed; field numbers are those of onnx/onnx.proto.
-const FLOAT = 1, INT64 = 7, BOOL = 9;          // TensorProto.DataType
+const FLOAT = 1, INT32 = 6, INT64 = 7, BOOL = 9;  // TensorProto.DataType
 const ATTR_FLOAT = 1, ATTR_INT = 2;            // AttributeProto.AttributeType
 
 function varint(n) {
@@ -34,11 +34,12 @@ function valueInfo(name, elemType, dims) {
 }
 
 /**
- * A model with one node. inputs/outputs: [{ name, type: 'float32' | 'int64' | 'bool', dims }] in the
- * node's order ('' names are omitted optional slots); attrs: { name: number } (integers are INT).
+ * A model with one node. inputs/outputs: [{ name, type: 'float32' | 'int32' | 'int64' | 'bool', dims }] in
+ * the node's order ('' names are omitted optional slots); attrs: { name: number } (integers are INT);
+ * domain: the operator's domain ('' for ONNX's own, 'com.microsoft' for onnxruntime's contrib ops).
  */
-export function oneNodeModel({ opType, opset, inputs, outputs, attrs = {}, floatAttrs = [] }) {
-  const elem = { float32: FLOAT, int64: INT64, bool: BOOL };
+export function oneNodeModel({ opType, opset, inputs, outputs, attrs = {}, floatAttrs = [], domain = '' }) {
+  const elem = { float32: FLOAT, int32: INT32, int64: INT64, bool: BOOL };
   const node = [
     ...inputs.flatMap((i) => str(1, i.name)),
     ...outputs.flatMap((o) => str(2, o.name)),
@@ -46,6 +47,7 @@ export function oneNodeModel({ opType, opset, inputs, outputs, attrs = {}, float
     ...str(4, opType),
     ...Object.entries(attrs).flatMap(([k, v]) => bytes(5, floatAttrs.includes(k)
       ? [...str(1, k), ...float(2, v), ...int(20, ATTR_FLOAT)] : attribute(k, v))),
+    ...(domain ? str(7, domain) : []),
   ];
   const graph = [
     ...bytes(1, node),
@@ -58,6 +60,7 @@ export function oneNodeModel({ opType, opset, inputs, outputs, attrs = {}, float
     ...str(2, 'posenc-bench'),
     ...bytes(7, graph),
     ...bytes(8, [...str(1, ''), ...int(2, opset)]),
+    ...(domain ? bytes(8, [...str(1, domain), ...int(2, 1)]) : []),
   ];
   return Uint8Array.from(model);
 }
