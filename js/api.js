@@ -12,6 +12,7 @@ import { ropeNames, ropeParamsApi } from './rope_params.js';
 import { ropeApi } from './rope.js';
 import { alibiT5Api } from './alibi_t5.js';
 import { attentionApi } from './attention.js';
+import { kvCacheApi } from './kv_cache.js';
 import { onnxApi } from './onnx.js';
 import { makeReadModel } from './model_file.js';
 import { wrapLab } from './lab.js';  // the extrapolation lab: pe.lab
@@ -59,6 +60,8 @@ export function wrap(module, hooks = {}) {
     readModel: makeReadModel(module, { status: heap.status, publicRopeParams: rope.publicRopeParams, openPath: hooks.openPath }),
     ...biases.api,
     ...attentionApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, alibiSlopes: biases.alibiSlopes }),
+    ...kvCacheApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, flatRopeParams: rope.flatRopeParams,
+      alibiSlopes: biases.alibiSlopes, precisions: names.precisions }),
     /** ONNX operators with their exact semantics: inputs keyed by slot, attrs by attribute name. */
     onnx: onnxApi(module, heap),
   };

@@ -5,6 +5,34 @@ import {
   checkFloat32Array, checkInt, checkOptions, checkOut, describe, isPlainObject, toFloat64
 } from './checks.js';
 
+// Options that attention and kvCache.attend / kvCache share.
+
+/** options.alibi: true (max bias 8), { maxBias }, or the slopes → Float32Array [nHeads], or null. */
+export function alibiOption(fn, alibi, nHeads, alibiSlopes) {
+  if (alibi === undefined || alibi === false) return null;
+  if (alibi instanceof Float32Array) {
+    if (alibi.length !== nHeads) throw new PosencRangeError(`${fn}: alibi slopes must have nHeads = ${nHeads} entries (got ${alibi.length})`);
+    return alibi;
+  }
+  const { maxBias = 8 } = alibi === true ? {} : checkOptions(fn, alibi, ['maxBias'], 'alibi');
+  return alibiSlopes(nHeads, checkFinite(fn, 'alibi.maxBias', maxBias, { positive: true }));
+}
+
+/** options.sinks: gpt-oss's logit per head, finite → the Float32Array, or null. */
+export function sinksOption(fn, sinks, nHeads) {
+  if (sinks === undefined) return null;
+  checkFloat32Array(fn, 'sinks', sinks);
+  if (sinks.length !== nHeads) throw new PosencRangeError(`${fn}: sinks must have nHeads = ${nHeads} entries (one logit per head; got ${sinks.length})`);
+  for (const x of sinks) if (!Number.isFinite(x)) throw new PosencRangeError(`${fn}: sinks must be finite (got ${x})`);
+  return sinks;
+}
+
+/** options.rope: RopeParams, or { params | invFreq, layout, rotaryOffset, precision, attentionFactor }. */
+export function ropeOption(fn, rope) {
+  const r = isPlainObject(rope) && 'headDim' in rope ? { params: rope } : rope;
+  return checkOptions(fn, r, ['params', 'invFreq', 'layout', 'rotaryOffset', 'precision', 'attentionFactor'], 'rope');
+}
+
 export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) {
   const { scoped, f32, f64, status, pieceRows, gatherRows, scatterRows } = heap;
   const ATTENTION_OPTIONS = ['nHeads', 'nKvHeads', 'headDim', 'causal', 'alibi', 't5', 'rope', 'mask', 'scale', 'softcap',
@@ -39,17 +67,7 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
     const returnWeights = options.returnWeights === undefined ? false : checkBool(fn, 'returnWeights', options.returnWeights);
     checkElements(fn, 'nHeads * qLen * kvLen', returnWeights ? nHeads * qLen * kvLen : 0);
 
-    let slopes = null;
-    if (options.alibi !== undefined && options.alibi !== false) {
-      if (options.alibi instanceof Float32Array) {
-        if (options.alibi.length !== nHeads) throw new PosencRangeError(`${fn}: alibi slopes must have nHeads = ${nHeads} entries (got ${options.alibi.length})`);
-        slopes = options.alibi;
-      } else {
-        const { maxBias = 8 } = options.alibi === true ? {} : checkOptions(fn, options.alibi, ['maxBias'], 'alibi');
-        checkFinite(fn, 'alibi.maxBias', maxBias, { positive: true });
-        slopes = alibiSlopes(nHeads, maxBias);
-      }
-    }
+    const slopes = alibiOption(fn, options.alibi, nHeads, alibiSlopes);
     let t5 = null;
     if (options.t5 !== undefined) {
       const { table, bidirectional = !causal, numBuckets = 32, maxDistance = 128 } = checkOptions(fn, options.t5,
@@ -65,8 +83,7 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
     }
     let rope = null;
     if (options.rope !== undefined) {
-      const r = isPlainObject(options.rope) && 'headDim' in options.rope ? { params: options.rope } : options.rope;
-      checkOptions(fn, r, ['params', 'invFreq', 'layout', 'rotaryOffset', 'precision', 'attentionFactor'], 'rope');
+      const r = ropeOption(fn, options.rope);
       const f = resolveFrequencies(`${fn} (rope)`, r, kvLen - 1);
       if (f.rotaryDim > headDim) throw new PosencRangeError(`${fn}: rope rotaryDim = ${f.rotaryDim} must be <= headDim = ${headDim}`);
       rope = { ...f, precision: checkChoice(fn, 'rope.precision', r.precision ?? 'fast', { fast: 0, accurate: 1 }) };
@@ -74,13 +91,7 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
     const window = options.window === undefined ? 0 : checkInt(fn, 'window', options.window, 1);
     const sinkTokens = options.sinkTokens === undefined ? 0 : checkInt(fn, 'sinkTokens', options.sinkTokens, 0);
     if (sinkTokens > 0 && !window) throw new PosencTypeError(`${fn}: sinkTokens needs a window (StreamingLLM keeps the first keys beside a rolling window)`);
-    let sinks = null;
-    if (options.sinks !== undefined) {
-      checkFloat32Array(fn, 'sinks', options.sinks);
-      if (options.sinks.length !== nHeads) throw new PosencRangeError(`${fn}: sinks must have nHeads = ${nHeads} entries (one logit per head; got ${options.sinks.length})`);
-      for (const x of options.sinks) if (!Number.isFinite(x)) throw new PosencRangeError(`${fn}: sinks must be finite (got ${x})`);
-      sinks = options.sinks;
-    }
+    const sinks = sinksOption(fn, options.sinks, nHeads);
     const chunkSize = options.chunkSize === undefined ? 0 : checkInt(fn, 'chunkSize', options.chunkSize, 1);
     const headsMajor = checkChoice(fn, 'layout', options.layout ?? 'bshd', TENSOR_LAYOUTS);
     let temperature = { floorScale: 0, attnScale: 0 };

@@ -17,7 +17,8 @@ const JS_NAMES = {
   mscale_all_dim: 'params.scaling.mscaleAllDim', low_freq_factor: 'params.scaling.lowFreqFactor',
   high_freq_factor: 'params.scaling.highFreqFactor', short_factor: 'params.scaling.shortFactor',
   long_factor: 'params.scaling.longFactor', freq_factors: 'params.freqFactors', query_offset: 'queryOffset',
-  sink_tokens: 'sinkTokens', chunk_size: 'chunkSize',
+  sink_tokens: 'sinkTokens', chunk_size: 'chunkSize', n_kv_heads: 'nKvHeads', rope_rot_dim: 'rope.rotaryDim',
+  n_tokens: 'the tokens appended',
 };
 
 // The C++ StatusCode names ("bad_shape" → 'kBadShape'), which errors carry as err.code.

@@ -454,6 +454,76 @@ export interface AttentionOptions {
   out?: Float32Array;
 }
 
+export interface KvCacheOptions {
+  nKvHeads: number;
+  headDim: number;
+  /** Tokens held at most. The storage, 2 · capacity · nKvHeads · headDim values, is allocated once (kTooLarge if it does not fit). */
+  capacity: number;
+  /** 'float16': keys (rotated in float32 first) and values stored as float16, half the bytes; attention computes in float32. */
+  dtype?: 'float32' | 'float16';
+  /** RoPE: keys turn at their positions when appended, queries at theirs in attend (frequencies for a context of capacity tokens). */
+  rope?: RopeParams | { params?: RopeParams; invFreq?: NumberArray; layout?: RopeLayout; rotaryOffset?: number; precision?: Precision; attentionFactor?: number };
+  /**
+   * Sliding window (HF's sliding_window): a query at p sees keys at p - window < pos. The cache is
+   * then a ring: an append to a full cache evicts the oldest token after the sinks. Needs
+   * capacity >= sinkTokens + window (+ qLen - 1 for qLen queries at once).
+   */
+  window?: number;
+  /** StreamingLLM: the first sinkTokens tokens appended are never evicted and stay visible. Needs a window. */
+  sinkTokens?: number;
+}
+
+export interface KvAttendOptions {
+  /** Query heads: a multiple of nKvHeads (GQA, MQA). */
+  nHeads: number;
+  /** The queries' positions (integers); default: those of the last qLen tokens appended. */
+  positions?: NumberArray;
+  /** Default true: a key at pos is visible to a query at p iff pos <= p. */
+  causal?: boolean;
+  /** ALiBi: true (max bias 8), { maxBias }, or your slopes (bias -slope · |p - pos|). */
+  alibi?: boolean | { maxBias?: number } | Float32Array;
+  /** Default 1 / sqrt(headDim). */
+  scale?: number;
+  /** > 0: scores become softcap · tanh(score / softcap). */
+  softcap?: number;
+  /** gpt-oss: one learned logit per head added to every softmax row, carrying no value. */
+  sinks?: Float32Array;
+  /** Write the output here (q.length floats) and return it. */
+  out?: Float32Array;
+}
+
+/** A KV cache in the WASM heap (pe.kvCache): free it with delete() (or `using`). */
+export interface KvCache {
+  /** Tokens held (0 once deleted). */
+  readonly length: number;
+  readonly capacity: number;
+  /** Heap bytes of its keys, values and positions (0 once deleted). */
+  readonly bytes: number;
+  readonly nKvHeads: number;
+  readonly headDim: number;
+  readonly dtype: 'float32' | 'float16';
+  /**
+   * Appends k, v [nTokens][nKvHeads][headDim]; keys turn by RoPE at their positions (default: one
+   * after the last appended, 0 first; integers rising across calls). Without a window the cache
+   * must have room; with one, the oldest tokens after the sinks are evicted. O(nTokens).
+   */
+  append(k: Float32Array, v: Float32Array, options?: { positions?: NumberArray }): void;
+  /** q [qLen][nHeads][headDim] over every token held → [qLen][nHeads][headDim]; equals pe.attention over the same keys and values. */
+  attend(q: Float32Array, options: KvAttendOptions): Float32Array;
+  /**
+   * llama.cpp's context shift: delta < 0 drops the -delta tokens after the first `keep` (default 0)
+   * and moves the later ones back, their keys re-rotated by delta with gain 1; delta > 0 moves the
+   * tokens after keep on. shift(-n, { keep: length - n }) drops the last n (rejected drafts).
+   * Refused on a cache with a window.
+   */
+  shift(delta: number, options?: { keep?: number }): void;
+  /** The tokens held, oldest first: k, v [length][nKvHeads][headDim] float32 (keys as rotated; float16 widened exactly), positions. */
+  read(): { k: Float32Array; v: Float32Array; positions: Float64Array };
+  /** Frees its heap memory; a second call does nothing. */
+  delete(): void;
+  [Symbol.dispose](): void;
+}
+
 export interface Posenc {
   /** The SIMD instruction set the kernels were compiled for: "wasm" (SIMD128). */
   readonly simdArch: string;
@@ -525,6 +595,9 @@ export interface Posenc {
   /** q [qLen][nHeads][headDim], k and v [kvLen][nKvHeads][headDim] → [qLen][nHeads][headDim] (layout 'bhsd': heads major). */
   attention(q: Float32Array, k: Float32Array | Uint16Array, v: Float32Array | Uint16Array, options: AttentionOptions & { returnWeights: true }): { output: Float32Array; weights: Float32Array };
   attention(q: Float32Array, k: Float32Array | Uint16Array, v: Float32Array | Uint16Array, options: AttentionOptions): Float32Array;
+
+  /** A KV cache for decoding, in the heap: keys rotated once when appended, attention for a few new queries (docs/decoding.md). */
+  kvCache(options: KvCacheOptions): KvCache;
 
   /** HF T5 bucket of relativePosition = key - query. */
   t5Bucket(relativePosition: number, options?: T5BucketOptions): number;

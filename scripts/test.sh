@@ -48,7 +48,7 @@ for l in "${layers[@]}"; do
     js) need wasm
       run node --test tests/js/
       # The threaded build against the float64 twins and the conformance vectors (2 threads).
-      run env POSENC_TEST_THREADS=2 node --test tests/js/attention.test.mjs tests/js/conformance.test.mjs tests/js/rope.test.mjs ;;
+      run env POSENC_TEST_THREADS=2 node --test tests/js/attention.test.mjs tests/js/conformance.test.mjs tests/js/kv_cache.test.mjs tests/js/rope.test.mjs ;;
     page) need wasm
       run node --test tests/browser/ ;;
     consumers) need wasm

@@ -13,6 +13,17 @@ const T = (dims, data) => ({ data: data ?? new Float32Array(dims.reduce((a, b) =
 const attnInputs = { Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]) };
 const rotInputs = { X: T([1, 1, 2, 8]), cos_cache: T([4, 4]), sin_cache: T([4, 4]), position_ids: { data: [0, 1], dims: [1, 2] } };
 
+// A fresh KV cache holding one token for a call, freed after it whatever happens.
+const withCache = (f) => () => {
+  const c = pe.kvCache({ nKvHeads: 1, headDim: 4, capacity: 4 });
+  try {
+    c.append(Float32Array.of(1, 0, 0, 0), Float32Array.of(0.5, 0.25, 0, 1));
+    return f(c);
+  } finally {
+    c.delete();
+  }
+};
+
 // Every exported function: a good call, and bad calls with the error each must raise.
 // `name` is the message prefix (the function), `arg` what the message must name.
 const MATRIX = [
@@ -99,6 +110,18 @@ const MATRIX = [
     [() => pe.onnx.rotaryEmbedding({ ...rotInputs, position_ids: { data: [0, 7], dims: [1, 2] } }), RangeError, 'position_ids'],
     [() => pe.onnx.rotaryEmbedding(rotInputs, { interleaved: 2 }), RangeError, 'attrs.interleaved'],
     [() => pe.onnx.rotaryEmbedding(rotInputs, { rotary_embedding_dim: 6 }), RangeError, 'cos_cache'],
+  ]],
+  ['kvCache', withCache((c) => c.attend(Float32Array.of(1, 2, 3, 4, 4, 3, 2, 1), { nHeads: 2 })), [
+    [() => pe.kvCache({ nKvHeads: 0, headDim: 4, capacity: 4 }), RangeError, 'nKvHeads'],
+    [() => pe.kvCache({ nKvHeads: 1, headDim: '4', capacity: 4 }), TypeError, 'headDim'],
+    [() => pe.kvCache({ nKvHeads: 1, headDim: 4, capacity: 2 ** 40 }), RangeError, 'capacity'],
+    [() => pe.kvCache({ nKvHeads: 1, headDim: 4, capacity: 4, window: 8 }), RangeError, 'capacity'],
+    [() => pe.kvCache({ nKvHeads: 8, headDim: 128, capacity: 2 ** 20 }), RangeError, 'capacity'],
+    [withCache((c) => c.append(new Float32Array(3), new Float32Array(3))), RangeError, 'k.length'],
+    [withCache((c) => c.append(new Float32Array(4), new Float32Array(4), { positions: [0] })), RangeError, 'positions'],
+    [withCache((c) => c.attend(new Float32Array(4), { nHeads: 1, out: new Float32Array(3) })), RangeError, 'out'],
+    [withCache((c) => c.attend(new Float32Array(4), { nHeads: 1, scale: NaN })), RangeError, 'scale'],
+    [withCache((c) => c.shift(1.5)), RangeError, 'delta'],
   ]],
 ];
 

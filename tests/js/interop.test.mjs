@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ortWeb from 'onnxruntime-web';
 import { attentionCase, attentionHalfCase, ropeCase, sinusoidalCase } from '../ops/cases.mjs';
+import { decodeCase } from '../ops/decode.mjs';
 import { pe } from './helpers.mjs';
 
 ortWeb.env.wasm.numThreads = 1;
@@ -39,6 +40,17 @@ test('causal attention [1, 8, S, 64], float16 K/V: posenc = its float32 call on 
     const diffs = await c.check();
     assert.equal(diffs['posenc float16 K/V vs float32 K/V on the same values'], 0);
     await agree(c);
+  }
+});
+
+test('decoding against a cache (GQA, 1 and 5 new queries): posenc kvCache = pe.attention = onnxruntime Attention-23 and GroupQueryAttention', async () => {
+  for (const [L, n] of [[1, 1], [40, 1], [70, 5]]) {
+    const c = await decodeCase({ pe, ort: ortWeb, L, n, Hq: 8, Hk: 2, D: 16 });
+    const diffs = await c.check();
+    c.dispose();
+    assert.equal(Object.keys(diffs).filter((k) => k.startsWith('onnxruntime')).length, 2);
+    assert.equal(diffs['posenc kvCache float16 vs posenc kvCache float32 (the same values)'], 0);
+    for (const [what, diff] of Object.entries(diffs)) assert.ok(diff <= 1e-5, `L ${L}, n ${n}, ${what}: ${diff}`);
   }
 });
 

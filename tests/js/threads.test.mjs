@@ -29,6 +29,25 @@ test('threads: bad thread counts and mixed options are refused with the rule', a
   await assert.rejects(init({ threads: 2, wasmBinary: new Uint8Array(8) }), error(RangeError, /wasmBinary is the single-threaded posenc.wasm/));
 });
 
+test('threads: kvCache.attend (float32 and float16, 1 and 16 queries, a window) equals 1 thread bit for bit', () => {
+  const T = 3000, H = 8, Hkv = 2, D = 64;
+  const k = randomFloats(T * Hkv * D, 11), v = randomFloats(T * Hkv * D, 12);
+  for (const options of [{}, { dtype: 'float16' }, { window: 1000, sinkTokens: 4, capacity: 1019 }]) {
+    for (const n of [1, 16]) {
+      const q = randomFloats(n * H * D, 13 + n);
+      const outs = [one, two, three].map((p) => {
+        const cache = p.kvCache({ nKvHeads: Hkv, headDim: D, capacity: T, rope: { headDim: D }, ...options });
+        cache.append(k, v);
+        const y = cache.attend(q, { nHeads: H, alibi: true });
+        cache.delete();
+        return y;
+      });
+      same(outs[1], outs[0], `2 threads, ${JSON.stringify(options)}, ${n} queries`);
+      same(outs[2], outs[0], `3 threads, ${JSON.stringify(options)}, ${n} queries`);
+    }
+  }
+});
+
 test('threads: attention (causal, GQA, ALiBi, window, bhsd, float16 K/V, weights) equals 1 thread bit for bit', () => {
   const S = 300, H = 8, Hkv = 2, D = 64;
   const q = randomFloats(S * H * D, 1), k = randomFloats(S * Hkv * D, 2), v = randomFloats(S * Hkv * D, 3);

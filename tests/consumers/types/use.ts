@@ -1,6 +1,6 @@
 // Type check (tsc --noEmit) of every export of the package as a TypeScript user writes it.
 import { init, MAX_ELEMENTS, type Posenc, type RopeParams, type HeapFloat32, type OutputTensor, type ModelInfo, type GgmlRopeParams,
-  type LabModel, type LabEvaluation, type LabDataset, type LabRunResult } from 'posenc';
+  type LabModel, type LabEvaluation, type LabDataset, type LabRunResult, type KvCache } from 'posenc';
 
 const pe: Posenc = await init();
 const limit: number = MAX_ELEMENTS + pe.MAX_ELEMENTS;
@@ -77,3 +77,17 @@ const labFloor: number | null = labData.floor(16);
 labData.delete();
 const labRun: LabRunResult = pe.lab.run({ schemes: ['rope'], steps: 1, size: 'tiny', trainLength: 8 }, (p) => p.step < 10);
 void [labLoss, labGrads, labEval, labRows, labFloor, labRun];
+
+// The KV cache.
+const cache: KvCache = pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 16, dtype: 'float16', rope: { params: { headDim: 8 }, precision: 'ggml' } });
+cache.append(new Float32Array(8), new Float32Array(8), { positions: [0] });
+const decoded: Float32Array = cache.attend(new Float32Array(16), { nHeads: 2, alibi: { maxBias: 8 }, softcap: 30, sinks: new Float32Array(2) });
+cache.shift(-1, { keep: 0 });
+const held: { k: Float32Array; v: Float32Array; positions: Float64Array } = cache.read();
+const cacheBytes: number = cache.bytes + cache.length + cache.capacity;
+cache.delete();
+// @ts-expect-error: dtype is float32 or float16
+pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 16, dtype: 'bfloat16' });
+// @ts-expect-error: attend needs nHeads
+cache.attend(new Float32Array(8), {});
+void [decoded, held, cacheBytes];

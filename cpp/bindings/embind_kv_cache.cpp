@@ -1,0 +1,106 @@
+// Embind adapters for posenc::KvCache (js/kv_cache.js is the API): the cache lives in the heap
+// behind a handle (its address as a number) that the JS object holds and frees with
+// kvCacheDelete. Every call returns the C++ status message, "" for success.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "embind_status.hpp"
+#include "posenc/posenc.hpp"
+
+namespace {
+
+using emscripten::val;
+using Ptr = std::uintptr_t;
+using posenc_js::message;
+
+template <class T>
+T* at(Ptr p) {
+  return reinterpret_cast<T*>(p);
+}
+posenc::KvCache* cache(Ptr h) { return at<posenc::KvCache>(h); }
+
+// o: the JS layer's normalized options (pointers as numbers, 0 = none). ggml: precision 'ggml''s
+// parameters as ggmlRopeParams returns them, or null. Returns [message, handle].
+val kv_cache_create(const val& o, const val& ggml) {
+  posenc::KvCacheOptions c;
+  c.n_kv_heads = o["nKvHeads"].as<std::size_t>();
+  c.head_dim = o["headDim"].as<std::size_t>();
+  c.capacity = o["capacity"].as<std::size_t>();
+  c.dtype = o["half"].as<bool>() ? posenc::DType::kFloat16 : posenc::DType::kFloat32;
+  c.window = o["window"].as<std::size_t>();
+  c.sink_tokens = o["sinkTokens"].as<std::size_t>();
+  c.rope_inv_freq = at<const double>(o["ropeInvFreq"].as<Ptr>());
+  c.rope_rot_dim = o["ropeRotDim"].as<std::size_t>();
+  c.rope.layout = static_cast<posenc::RopeLayout>(o["ropeLayout"].as<int>());
+  c.rope.precision = static_cast<posenc::Precision>(o["ropePrecision"].as<int>());
+  c.rope.attention_factor = o["ropeAttentionFactor"].as<double>();
+  c.rope.rot_offset = o["ropeRotOffset"].as<std::size_t>();
+  posenc::GgmlRope g;
+  if (!ggml.isNull()) {
+    g.n_dims = ggml["nDims"].as<std::size_t>();
+    g.freq_base = ggml["freqBase"].as<float>();
+    g.freq_scale = ggml["freqScale"].as<float>();
+    g.ext_factor = ggml["extFactor"].as<float>();
+    g.attn_factor = ggml["attnFactor"].as<float>();
+    const auto corr = emscripten::convertJSArrayToNumberVector<float>(ggml["corrDims"]);
+    g.corr_low = corr.at(0);
+    g.corr_high = corr.at(1);
+    g.freq_factors = emscripten::convertJSArrayToNumberVector<float>(ggml["freqFactors"]);
+    c.rope.ggml = &g;
+  }
+  std::unique_ptr<posenc::KvCache> made;
+  const posenc::Status s = posenc::KvCache::create(c, &made);
+  val result = val::array();
+  result.call<void>("push", message(s), static_cast<double>(reinterpret_cast<Ptr>(made.release())));
+  return result;
+}
+
+void kv_cache_delete(Ptr h) { delete cache(h); }
+
+std::string kv_cache_append(Ptr h, Ptr k, Ptr v, double n, Ptr positions) {
+  return message(cache(h)->append(at<const float>(k), at<const float>(v), static_cast<std::size_t>(n),
+                                  at<const double>(positions)));
+}
+
+std::string kv_cache_attend(Ptr h, Ptr q, double q_len, const val& o, Ptr out) {
+  posenc::KvAttendOptions a;
+  a.n_heads = o["nHeads"].as<std::size_t>();
+  a.positions = at<const double>(o["positions"].as<Ptr>());
+  a.causal = o["causal"].as<bool>();
+  if (const double scale = o["scale"].as<double>(); !std::isnan(scale)) a.scale = scale;
+  a.softcap = o["softcap"].as<double>();
+  a.alibi_slopes = at<const float>(o["alibiSlopes"].as<Ptr>());
+  a.sinks = at<const float>(o["sinks"].as<Ptr>());
+  return message(cache(h)->attend(at<const float>(q), static_cast<std::size_t>(q_len), a, at<float>(out)));
+}
+
+std::string kv_cache_shift(Ptr h, double delta, double keep) {
+  return message(cache(h)->shift(static_cast<std::int64_t>(delta), static_cast<std::size_t>(keep)));
+}
+
+void kv_cache_read(Ptr h, Ptr k, Ptr v, Ptr positions) {
+  cache(h)->read(at<float>(k), at<float>(v), at<double>(positions));
+}
+
+double kv_cache_length(Ptr h) { return static_cast<double>(cache(h)->length()); }
+double kv_cache_bytes(Ptr h) { return static_cast<double>(cache(h)->bytes()); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(posenc_kv_cache) {
+  using emscripten::function;
+  function("kvCacheCreate", &kv_cache_create);
+  function("kvCacheDelete", &kv_cache_delete);
+  function("kvCacheAppend", &kv_cache_append);
+  function("kvCacheAttend", &kv_cache_attend);
+  function("kvCacheShift", &kv_cache_shift);
+  function("kvCacheRead", &kv_cache_read);
+  function("kvCacheLength", &kv_cache_length);
+  function("kvCacheBytes", &kv_cache_bytes);
+}

@@ -1,0 +1,182 @@
+// pe.kvCache: a KV cache in the WASM heap for decoding (cpp/src/kv_cache.cpp, kv_attend.cpp).
+// Keys turn by RoPE once, when appended; attend() runs a few new queries against all of it without
+// copying the cache; shift() is llama.cpp's context shift; a window evicts as HF's sliding-window
+// cache does, keeping StreamingLLM's sink tokens.
+import {
+  PosencRangeError, PosencTypeError, checkBool, checkChoice, checkFinite, checkFloat32Array, checkInt,
+  checkOptions, checkOut, toFloat64
+} from './checks.js';
+import { alibiOption, ropeOption, sinksOption } from './attention.js';
+
+// Sizes are passed to C++ as 32-bit size_t (wasm32): anything larger could not fit in the heap.
+const MAX_SIZE = 2 ** 31 - 1;
+const DTYPES = { float32: false, float16: true };
+
+export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, alibiSlopes, precisions }) {
+  const { scoped, f32, f64, status } = heap;
+
+  // options.rope → what kvCacheCreate needs: the frequencies for a context of `capacity` tokens
+  // (dynamic NTK and LongRoPE depend on it), and ggml's parameters for precision 'ggml'.
+  function ropeOf(fn, rope, headDim, capacity) {
+    const r = ropeOption(fn, rope);
+    const precision = checkChoice(fn, 'rope.precision', r.precision ?? 'fast', precisions);
+    const f = resolveFrequencies(`${fn} (rope)`, r, capacity - 1);
+    if (f.rotaryOffset + f.rotaryDim > headDim) {
+      throw new PosencRangeError(`${fn}: rope rotaryOffset + rotaryDim = ${f.rotaryOffset + f.rotaryDim} must be <= headDim = ${headDim}`);
+    }
+    let ggml = null;
+    if (precision === precisions.ggml) {
+      if (r.params === undefined || r.attentionFactor !== undefined) {
+        throw new PosencTypeError(`${fn}: rope precision 'ggml' needs rope.params and takes its gain from them (no invFreq, no attentionFactor)`);
+      }
+      const [message, g] = module.ggmlRopeParams(flatRopeParams(fn, r.params), capacity);
+      status(fn, message);
+      ggml = g;
+    }
+    return { ...f, precision, ggml };
+  }
+
+  // positions of n tokens or queries, integers (the C++ side checks the range and the order).
+  function positionsOf(fn, positions, n, what) {
+    if (positions === undefined) return null;
+    const p = toFloat64(fn, 'positions', positions, { integer: true });
+    if (p.length !== n) throw new PosencRangeError(`${fn}: positions.length must equal ${what} = ${n} (got ${p.length})`);
+    return p;
+  }
+
+  /** A KV cache in the WASM heap. Free it with delete() (or `using`). */
+  class KvCache {
+    #h;
+    #o;
+    constructor(h, o) {
+      this.#h = h;
+      this.#o = o;
+    }
+    #handle(fn) {
+      if (!this.#h) throw new PosencTypeError(`kvCache.${fn}: the cache was deleted`);
+      return this.#h;
+    }
+    /** Tokens held (0 once deleted). */
+    get length() { return this.#h ? module.kvCacheLength(this.#h) : 0; }
+    /** Tokens it holds at most. */
+    get capacity() { return this.#o.capacity; }
+    /** Heap bytes of its keys, values and positions (0 once deleted). */
+    get bytes() { return this.#h ? module.kvCacheBytes(this.#h) : 0; }
+    get nKvHeads() { return this.#o.nKvHeads; }
+    get headDim() { return this.#o.headDim; }
+    get dtype() { return this.#o.dtype; }
+
+    /** Appends k, v [nTokens][nKvHeads][headDim]: keys turn by RoPE at their positions. */
+    append(k, v, options = {}) {
+      const fn = 'kvCache.append', h = this.#handle('append');
+      const row = this.#o.nKvHeads * this.#o.headDim;
+      checkFloat32Array(fn, 'k', k);
+      checkFloat32Array(fn, 'v', v);
+      checkOptions(fn, options, ['positions']);
+      if (k.length === 0 || k.length % row !== 0) {
+        throw new PosencRangeError(`${fn}: k.length must be a non-zero multiple of nKvHeads * headDim = ${row} (got ${k.length})`);
+      }
+      if (v.length !== k.length) throw new PosencRangeError(`${fn}: v.length must equal k.length = ${k.length} (got ${v.length})`);
+      const n = k.length / row;
+      const positions = positionsOf(fn, options.positions, n, 'the tokens appended');
+      scoped(fn, (alloc) => {
+        const kp = alloc(k.length * 4), vp = alloc(v.length * 4), pp = positions ? alloc(n * 8) : 0;
+        f32(kp, k.length).set(k);
+        f32(vp, v.length).set(v);
+        if (pp) f64(pp, n).set(positions);
+        status(fn, module.kvCacheAppend(h, kp, vp, n, pp));
+      });
+    }
+
+    /** Attention of q [qLen][nHeads][headDim] over every token held → [qLen][nHeads][headDim]. */
+    attend(q, options) {
+      const fn = 'kvCache.attend', h = this.#handle('attend');
+      const { nKvHeads, headDim } = this.#o;
+      checkFloat32Array(fn, 'q', q);
+      if (options === undefined) throw new PosencTypeError(`${fn}: options { nHeads } are required`);
+      checkOptions(fn, options, ['nHeads', 'positions', 'causal', 'alibi', 'scale', 'softcap', 'sinks', 'out']);
+      const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1, 2 ** 20);
+      if (nHeads % nKvHeads !== 0) throw new PosencRangeError(`${fn}: nHeads = ${nHeads} must be a multiple of nKvHeads = ${nKvHeads}`);
+      if (q.length === 0 || q.length % (nHeads * headDim) !== 0) {
+        throw new PosencRangeError(`${fn}: q.length must be a non-zero multiple of nHeads * headDim = ${nHeads * headDim} (got ${q.length})`);
+      }
+      const qLen = q.length / (nHeads * headDim);
+      const positions = positionsOf(fn, options.positions, qLen, 'qLen');
+      const causal = options.causal === undefined ? true : checkBool(fn, 'causal', options.causal);
+      const scale = options.scale === undefined ? NaN : checkFinite(fn, 'scale', options.scale);
+      const softcap = options.softcap === undefined ? 0 : checkFinite(fn, 'softcap', options.softcap);
+      const slopes = alibiOption(fn, options.alibi, nHeads, alibiSlopes);
+      const sinks = sinksOption(fn, options.sinks, nHeads);
+      const output = options.out === undefined ? new Float32Array(q.length) : checkOut(fn, options.out, { n: q.length, what: 'q.length', input: q });
+      scoped(fn, (alloc) => {
+        const qp = alloc(q.length * 4), yp = alloc(q.length * 4);
+        const pp = positions ? alloc(qLen * 8) : 0, sl = slopes ? alloc(nHeads * 4) : 0, sk = sinks ? alloc(nHeads * 4) : 0;
+        f32(qp, q.length).set(q);
+        if (pp) f64(pp, qLen).set(positions);
+        if (sl) f32(sl, nHeads).set(slopes);
+        if (sk) f32(sk, nHeads).set(sinks);
+        status(fn, module.kvCacheAttend(h, qp, qLen, { nHeads, positions: pp, causal, scale, softcap, alibiSlopes: sl, sinks: sk }, yp));
+        output.set(f32(yp, q.length));
+      });
+      return output;
+    }
+
+    /**
+     * llama.cpp's context shift: delta < 0 drops the -delta tokens after the first `keep` and moves
+     * the later ones back (their keys re-rotated by delta); delta > 0 moves the tokens after keep on.
+     */
+    shift(delta, options = {}) {
+      const fn = 'kvCache.shift', h = this.#handle('shift');
+      checkOptions(fn, options, ['keep']);
+      checkInt(fn, 'delta', delta, -MAX_SIZE, MAX_SIZE);
+      const keep = options.keep === undefined ? 0 : checkInt(fn, 'keep', options.keep, 0, MAX_SIZE);
+      status(fn, module.kvCacheShift(h, delta, keep));
+    }
+
+    /** The tokens held, oldest first: { k, v } [length][nKvHeads][headDim] float32 (keys as rotated), positions. */
+    read() {
+      const fn = 'kvCache.read', h = this.#handle('read');
+      const n = this.length, size = n * this.#o.nKvHeads * this.#o.headDim;
+      return scoped(fn, (alloc) => {
+        const kp = alloc(Math.max(1, size) * 4), vp = alloc(Math.max(1, size) * 4), pp = alloc(Math.max(1, n) * 8);
+        module.kvCacheRead(h, kp, vp, pp);
+        return { k: f32(kp, size).slice(), v: f32(vp, size).slice(), positions: f64(pp, n).slice() };
+      });
+    }
+
+    /** Frees the cache's heap memory. A second call does nothing. */
+    delete() {
+      if (this.#h) module.kvCacheDelete(this.#h);
+      this.#h = 0;
+    }
+    [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() { this.delete(); }
+  }
+
+  function kvCache(options) {
+    const fn = 'kvCache';
+    if (options === undefined) throw new PosencTypeError(`${fn}: options { nKvHeads, headDim, capacity } are required`);
+    checkOptions(fn, options, ['nKvHeads', 'headDim', 'capacity', 'dtype', 'rope', 'window', 'sinkTokens']);
+    const nKvHeads = checkInt(fn, 'nKvHeads', options.nKvHeads, 1, 2 ** 20);
+    const headDim = checkInt(fn, 'headDim', options.headDim, 1, 2 ** 20);
+    const capacity = checkInt(fn, 'capacity', options.capacity, 1, MAX_SIZE);
+    const dtype = options.dtype ?? 'float32';
+    const half = checkChoice(fn, 'dtype', dtype, DTYPES);
+    const window = options.window === undefined ? 0 : checkInt(fn, 'window', options.window, 1, MAX_SIZE);
+    const sinkTokens = options.sinkTokens === undefined ? 0 : checkInt(fn, 'sinkTokens', options.sinkTokens, 0, MAX_SIZE);
+    const rope = options.rope === undefined ? null : ropeOf(fn, options.rope, headDim, capacity);
+    const h = scoped(fn, (alloc) => {
+      const inv = rope ? alloc(rope.invFreq.length * 8) : 0;
+      if (rope) f64(inv, rope.invFreq.length).set(rope.invFreq);
+      const [message, handle] = module.kvCacheCreate({
+        nKvHeads, headDim, capacity, half, window, sinkTokens, ropeInvFreq: inv, ropeRotDim: rope ? rope.rotaryDim : 0,
+        ropeLayout: rope ? rope.layout : 0, ropePrecision: rope ? rope.precision : 0,
+        ropeAttentionFactor: rope ? rope.attentionFactor : 1, ropeRotOffset: rope ? rope.rotaryOffset : 0,
+      }, rope?.ggml ?? null);
+      status(fn, message);
+      return handle;
+    });
+    return new KvCache(h, { nKvHeads, headDim, capacity, dtype });
+  }
+
+  return { kvCache };
+}
