@@ -122,14 +122,15 @@ export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, a
     }
 
     /**
-     * llama.cpp's context shift: delta < 0 drops the -delta tokens after the first `keep` and moves
-     * the later ones back (their keys re-rotated by delta); delta > 0 moves the tokens after keep on.
+     * llama.cpp's context shift, by position: delta < 0 drops the tokens at positions
+     * [keep, keep - delta) and moves the later ones back (their keys re-rotated by delta); delta > 0
+     * moves the tokens at keep or later on.
      */
     shift(delta, options = {}) {
       const fn = 'kvCache.shift', h = this.#handle('shift');
       checkOptions(fn, options, ['keep']);
-      checkInt(fn, 'delta', delta, -MAX_SIZE, MAX_SIZE);
-      const keep = options.keep === undefined ? 0 : checkInt(fn, 'keep', options.keep, 0, MAX_SIZE);
+      checkInt(fn, 'delta', delta, -Number.MAX_SAFE_INTEGER);
+      const keep = options.keep === undefined ? 0 : checkInt(fn, 'keep', options.keep, 0);
       status(fn, module.kvCacheShift(h, delta, keep));
     }
 

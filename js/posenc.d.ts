@@ -511,10 +511,11 @@ export interface KvCache {
   /** q [qLen][nHeads][headDim] over every token held → [qLen][nHeads][headDim]; equals pe.attention over the same keys and values. */
   attend(q: Float32Array, options: KvAttendOptions): Float32Array;
   /**
-   * llama.cpp's context shift: delta < 0 drops the -delta tokens after the first `keep` (default 0)
-   * and moves the later ones back, their keys re-rotated by delta with gain 1; delta > 0 moves the
-   * tokens after keep on. shift(-n, { keep: length - n }) drops the last n (rejected drafts).
-   * Refused on a cache with a window.
+   * llama.cpp's context shift, by position: delta < 0 drops the tokens at positions
+   * [keep, keep - delta) (keep: default 0) and moves every later token back by -delta, its key
+   * re-rotated by delta with gain 1; delta > 0 moves the tokens at keep or later on. With the
+   * default positions 0 … length-1, shift(-n, { keep: length - n }) drops the last n tokens
+   * (rejected drafts). Appends go on after the last position held. Refused on a cache with a window.
    */
   shift(delta: number, options?: { keep?: number }): void;
   /** The tokens held, oldest first: k, v [length][nKvHeads][headDim] float32 (keys as rotated; float16 widened exactly), positions. */

@@ -81,7 +81,7 @@ std::string kv_cache_attend(Ptr h, Ptr q, double q_len, const val& o, Ptr out) {
 }
 
 std::string kv_cache_shift(Ptr h, double delta, double keep) {
-  return message(cache(h)->shift(static_cast<std::int64_t>(delta), static_cast<std::size_t>(keep)));
+  return message(cache(h)->shift(static_cast<std::int64_t>(delta), static_cast<std::int64_t>(keep)));
 }
 
 void kv_cache_read(Ptr h, Ptr k, Ptr v, Ptr positions) {

@@ -169,24 +169,28 @@ Status KvCache::append(const float* k, const float* v, std::size_t n, const doub
   return Status::Ok();
 }
 
-Status KvCache::shift(std::int64_t delta, std::size_t keep) noexcept {
+Status KvCache::shift(std::int64_t delta, std::int64_t keep) noexcept {
   if (o_.window != 0) return bad("shift works on a cache without a window (a window's ring evicts by itself)");
-  if (keep > length_) return bad("keep must be <= length");
-  const std::size_t H = o_.n_kv_heads, d = o_.head_dim, cap = o_.capacity;
-  const std::size_t drop = delta < 0 ? static_cast<std::size_t>(-(delta + 1)) + 1 : 0;
-  if (drop > length_ - keep) return bad("-delta must be <= length - keep (the tokens dropped)");
-  if (delta > 0 && static_cast<double>(delta) >= kMaxPos - next_pos_) return bad("delta moves positions past 2^53");
-  const std::size_t first = keep + drop, moved = length_ - first;
+  const double k0 = static_cast<double>(keep), dd = static_cast<double>(delta);
+  if (!(k0 >= 0 && k0 < kMaxPos)) return bad("keep must be a position in [0, 2^53)");
+  if (!(std::fabs(dd) < kMaxPos)) return bad("delta must be in (-2^53, 2^53)");
+  if (delta > 0 && length_ != 0 && pos_[length_ - 1] + dd >= kMaxPos) return bad("delta moves positions past 2^53");
   if (delta == 0) return Status::Ok();
+  // Without a window, slot t holds the t-th token and positions rise with t.
+  const std::size_t H = o_.n_kv_heads, d = o_.head_dim, cap = o_.capacity;
+  const auto index_of = [&](double p) { return static_cast<std::size_t>(std::lower_bound(pos_, pos_ + length_, p) - pos_); };
+  const std::size_t to_index = index_of(k0);                             // the first token that moves or goes
+  const std::size_t first = delta < 0 ? index_of(k0 - dd) : to_index;    // the first token that moves
+  const std::size_t drop = first - to_index, moved = length_ - first;
   std::vector<double> by;
   try {
-    by.assign(moved, static_cast<double>(delta));
+    by.assign(moved, dd);
     scratch_.resize(moved * d);
   } catch (const std::bad_alloc&) {
     return {StatusCode::kTooLarge, "out of memory"};
   }
   for (std::size_t h = 0; h < H && moved != 0; ++h) {
-    const std::size_t from = (h * cap + first) * d, to = (h * cap + keep) * d;
+    const std::size_t from = (h * cap + first) * d, to = (h * cap + to_index) * d;
     float* x = scratch_.data();
     if (o_.dtype == DType::kFloat16) {
       kernels::widen_half(x, k16_ + from, moved * d);
@@ -202,11 +206,11 @@ Status KvCache::shift(std::int64_t delta, std::size_t keep) noexcept {
       std::memmove(v32_ + to, v32_ + from, moved * d * sizeof(float));
     }
   }
-  for (std::size_t t = 0; t < moved; ++t) pos_[keep + t] = pos_[first + t] + static_cast<double>(delta);
+  for (std::size_t t = 0; t < moved; ++t) pos_[to_index + t] = pos_[first + t] + dd;
   length_ -= drop;
-  // The next default position moves with the tokens (llama.cpp's n_past -= n_discard), and stays
-  // above every position held.
-  next_pos_ = std::max(next_pos_ + static_cast<double>(delta), length_ == 0 ? 0.0 : pos_[length_ - 1] + 1);
+  // Appends go on after the last position held (llama.cpp's n_past -= n_discard); an emptied
+  // cache starts again at the first position dropped, or where it would have gone on.
+  next_pos_ = length_ != 0 ? pos_[length_ - 1] + 1 : std::min(next_pos_, k0);
   return Status::Ok();
 }
 

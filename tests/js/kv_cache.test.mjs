@@ -161,8 +161,9 @@ test('kvCache: bad input is a TypeError/RangeError naming the rule, with err.cod
   assert.throws(() => cache.attend(x, { nHeads: 3 }), error(RangeError, /nHeads = 3 must be a multiple of nKvHeads = 2/));
   assert.throws(() => cache.attend(randomFloats(3 * 8, 2), { nHeads: 2 }), error(RangeError, /qLen > length needs the queries' positions/));
   assert.throws(() => cache.attend(x, { nHeads: 2, sinks: Float32Array.of(1, NaN) }), error(RangeError, /sinks must be finite/));
-  assert.throws(() => cache.shift(-3), error(RangeError, /-delta must be <= length - keep/));
-  assert.throws(() => cache.shift(-1, { keep: 3 }), error(RangeError, /keep must be <= length/));
+  assert.throws(() => cache.shift(-1, { keep: -1 }), error(RangeError, /keep must be >= 0/));
+  assert.throws(() => cache.shift(0.5), error(RangeError, /delta must be an integer/));
+  assert.throws(() => cache.shift(2 ** 53 - 1), error(RangeError, /delta moves positions past 2\^53/));
   assert.equal(cache.length, 2);
   // Too large for the heap: refused with kTooLarge before anything is allocated.
   const inUse = pe.heapStats().inUseBytes;

@@ -278,7 +278,48 @@ TEST_CASE("kv cache: bad input gives a status naming the rule and leaves the cac
   REQUIRE(c->append(x.data(), x.data(), 3, nullptr).ok());
   CHECK(c->append(x.data(), x.data(), 2, nullptr).code == posenc::StatusCode::kBadArgument);  // full
   CHECK(c->length() == 3);
-  CHECK(c->shift(-4, 0).code == posenc::StatusCode::kBadArgument);
+  CHECK(c->shift(-1, -1).code == posenc::StatusCode::kBadArgument);
   ko.n_heads = 3;
   CHECK(c->attend(x.data(), 1, ko, out.data()).code == posenc::StatusCode::kBadArgument);  // not a multiple
+}
+
+TEST_CASE("kv cache: shift works by position — keys appended at p + 100 and moved by -100 equal keys appended at p") {
+  const std::size_t Hk = 2, D = 16, T = 30;
+  std::vector<double> inv(D / 2);
+  for (std::size_t i = 0; i < D / 2; ++i) inv[i] = std::pow(10000.0, -2.0 * double(i) / double(D));
+  posenc::KvCacheOptions co;
+  co.n_kv_heads = Hk; co.head_dim = D; co.capacity = T; co.rope_inv_freq = inv.data(); co.rope_rot_dim = D;
+  co.rope.precision = posenc::Precision::kAccurate;
+  const auto k = random_floats(T * Hk * D, 81), v = random_floats(T * Hk * D, 82);
+  std::vector<double> late(T), early(T);
+  for (std::size_t t = 0; t < T; ++t) late[t] = 100.0 + double(t), early[t] = double(t);
+  auto moved = make(co), fresh = make(co);
+  REQUIRE(moved->append(k.data(), v.data(), T, late.data()).ok());
+  REQUIRE(fresh->append(k.data(), v.data(), T, early.data()).ok());
+  REQUIRE(moved->shift(-100, 0).ok());  // positions [0, 100) hold nothing: nothing dropped, all moved
+  CHECK(moved->length() == T);
+  std::vector<float> a(T * Hk * D), b(T * Hk * D);
+  std::vector<double> pa(T);
+  moved->read(a.data(), nullptr, pa.data());
+  fresh->read(b.data(), nullptr, nullptr);
+  CHECK(max_abs_diff(a, std::vector<double>(b.begin(), b.end())) <= 2e-6);
+  CHECK(pa == early);
+  // Dropping by position: [10, 15) goes, 15 … 29 move to 10 … 24; then positions past the end drop nothing.
+  REQUIRE(moved->shift(-5, 10).ok());
+  CHECK(moved->length() == T - 5);
+  REQUIRE(moved->shift(-5, 1000).ok());
+  CHECK(moved->length() == T - 5);
+  moved->read(nullptr, nullptr, pa.data());
+  CHECK(pa[9] == 9.0);
+  CHECK(pa[10] == 10.0);
+  CHECK(pa[T - 6] == double(T - 6));
+  // Moving on (delta > 0) from position 20: the next append goes after the last position held.
+  REQUIRE(moved->shift(7, 20).ok());
+  REQUIRE(moved->append(k.data(), v.data(), 1, nullptr).ok());
+  moved->read(nullptr, nullptr, pa.data());
+  CHECK(pa[19] == 19.0);
+  CHECK(pa[20] == 27.0);
+  pa.resize(moved->length());
+  moved->read(nullptr, nullptr, pa.data());
+  CHECK(pa.back() == double(T - 6 + 7 + 1));
 }

@@ -67,11 +67,14 @@ class KvCache {
   // window of a query reaches a token already evicted (capacity < sink_tokens + window + q_len - 1).
   Status attend(const float* q, std::size_t q_len, const KvAttendOptions& options, float* out) noexcept;
 
-  // llama.cpp's context shift: drops the tokens at logical indices [keep, keep - delta) (delta < 0)
-  // and moves every later token by delta — keys rotated by delta with gain 1 (the attention factor
-  // already in them is kept), positions decreased by -delta. delta > 0 moves the tokens after
-  // keep forward and drops nothing. A cache with a window is refused (its ring moves by eviction).
-  Status shift(std::int64_t delta, std::size_t keep) noexcept;
+  // llama.cpp's context shift (its seq_rm(keep, keep - delta) and seq_add(keep - delta, ∞, delta)),
+  // by position: delta < 0 drops the tokens at positions [keep, keep - delta) and moves every token
+  // at keep - delta or later back by -delta; delta > 0 moves the tokens at keep or later on by delta.
+  // Moved keys are rotated by delta with gain 1 (the attention factor already in them is kept).
+  // With positions 0 … length-1 (the default), shift(-n, length - n) drops the last n tokens
+  // (rejected drafts). Appends then go on after the last position held. A cache with a window is
+  // refused (its ring moves by eviction). Time O(moved tokens · n_kv_heads · head_dim).
+  Status shift(std::int64_t delta, std::int64_t keep) noexcept;
 
   // The tokens held, oldest first: k and v [length][n_kv_heads][head_dim] float32 (keys as
   // rotated; float16 widened exactly), positions [length]. Any pointer may be null.
