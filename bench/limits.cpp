@@ -3,6 +3,8 @@
 //               that reads and writes its data;
 //   simd_pass:  one f32x4 load, add and store per 16 bytes — the same traffic through SIMD
 //               registers, the floor for an op that must touch every value (x + 0 keeps the loop);
+//   simd_read:  f32x4 loads summed into four accumulators, nothing stored — the floor for an op
+//               that only reads its data (a decoding step reading a KV cache);
 //   madd_loop:  register-only multiply-add on f32x4 (independent chains, no memory traffic) —
 //               the arithmetic ceiling; returns a value so the loop is not optimized away.
 #include <emscripten/bind.h>
@@ -28,6 +30,18 @@ void simd_pass(std::uintptr_t dst, std::uintptr_t src, double bytes) {
     wasm_v128_store(d + i, wasm_f32x4_add(wasm_v128_load(s + i), zero));
 }
 
+float simd_read(std::uintptr_t src, double bytes) {
+  const auto* s = reinterpret_cast<const float*>(src);
+  v128_t a0 = wasm_f32x4_splat(0.0f), a1 = a0, a2 = a0, a3 = a0;
+  for (std::size_t i = 0, n = static_cast<std::size_t>(bytes) / 4; i + 16 <= n; i += 16) {
+    a0 = wasm_f32x4_add(a0, wasm_v128_load(s + i));
+    a1 = wasm_f32x4_add(a1, wasm_v128_load(s + i + 4));
+    a2 = wasm_f32x4_add(a2, wasm_v128_load(s + i + 8));
+    a3 = wasm_f32x4_add(a3, wasm_v128_load(s + i + 12));
+  }
+  return wasm_f32x4_extract_lane(wasm_f32x4_add(wasm_f32x4_add(a0, a1), wasm_f32x4_add(a2, a3)), 0);
+}
+
 // 4 multiply chains and 4 add chains, independent, so neither latency nor a dependent mul → add
 // pair limits the rate, and few enough to stay in registers: 8 f32x4 operations (32 flops) per
 // iteration.
@@ -51,5 +65,6 @@ EMSCRIPTEN_BINDINGS(posenc_bench_limits) {
   emscripten::function("freeBytes", &free_bytes);
   emscripten::function("copyBytes", &copy_bytes);
   emscripten::function("simdPass", &simd_pass);
+  emscripten::function("simdRead", &simd_read);
   emscripten::function("maddLoop", &madd_loop);
 }

@@ -1,5 +1,6 @@
 // npm run bench: posenc (WASM SIMD) against plain JS and onnxruntime (web: WASM, 1 thread; node:
-// native, 1 thread; then all of them with 2 threads, bench/threads.mjs), interleaved in one Node process after warm-up, with the machine's measured
+// native, 1 thread; then all of them with 2 threads, bench/threads.mjs; decoding against a KV cache
+// on 1 and 2 threads, bench/decode.mjs), interleaved in one Node process after warm-up, with the machine's measured
 // limits (a WASM memcpy of the same bytes, a register-only SIMD multiply-add loop) beside them.
 // Reports medians, ratios and throughput, then checks that the outputs agree.
 //   node bench/run.mjs            the full table (a few minutes)
@@ -10,6 +11,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { init } from 'posenc';
 import * as ortWeb from 'onnxruntime-web';
+import { decodeReport } from './decode-report.mjs';
 import { labBench } from './lab.mjs';
 import { measure, median } from './measure.mjs';
 import { pageBench } from './page.mjs';
@@ -157,6 +159,10 @@ for (const { title, timings } of threaded.rows) {
   results[`${title}, 2 threads`] = timings;
 }
 for (const c of threaded.checks) checks.push(c);
+// Decoding against a KV cache (bench/decode.mjs, once per thread count, each its own process).
+const decode = decodeReport({ smoke });
+rows.push(...decode.rows);
+checks.push(...decode.checks);
 const nativeThreads = {}, nativeLabThreads = {};
 if (!smoke && existsSync(nativeBench)) {
   // The lab's training step on 1 and 2 threads (wall time: the threads' work together).
@@ -293,6 +299,7 @@ if (!smoke) {
   targets.push(['(context) explorer redraw vs the plain-JS heatmap, medians', redraw.plain.median / redraw.page.median, null]);
   const bestLab = Object.entries(nativeLab).pop();
   if (bestLab) targets.push([`(context) lab training step, native (${bestLab[0]}) vs posenc WASM`, posencLab.ms / bestLab[1], null]);
+  targets.push(...decode.targets);
   console.log('\nTargets (ratios measured in this run):');
   for (const [what, ratio, goal] of targets) {
     console.log(`  ${goal === null ? '   ' : ratio >= goal ? 'met' : 'NOT'} ${what}: ${ratio.toFixed(2)}×`);
