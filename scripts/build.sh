@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds posenc. `scripts/build.sh` builds everything npm test needs; `wasm` only the npm package
-# (dist/: the single-threaded and the pthreads builds); `native` only the native debug build (ASan + UBSan); `release` the native release build.
+# (dist/: the single-threaded and the pthreads builds); `native` only the native debug build (ASan + UBSan); `release` the native release build;
+# `tsan` the doctest suite with ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -14,6 +15,7 @@ case "${1:-all}" in
   wasm) build wasm-release && build wasm-threads ;;
   native) build native-debug ;;
   release) build native-release ;;
+  tsan) build native-tsan ;;
   all) build native-debug && build wasm-release && build wasm-threads ;;
-  *) echo "usage: scripts/build.sh [all|wasm|native|release]" >&2; exit 2 ;;
+  *) echo "usage: scripts/build.sh [all|wasm|native|release|tsan]" >&2; exit 2 ;;
 esac

@@ -5,6 +5,7 @@
 # One layer alone (npm run test:LAYER, after its build; each builds what it needs, a no-op when up
 # to date):
 #   native     the doctest suite, natively (ASan + UBSan)
+#   tsan       the doctest suite on two threads under ThreadSanitizer (any report fails it)
 #   wasm       the same doctest suite as WASM SIMD128 in Node, single-threaded and pthreads
 #   js         the package API (node:test), then again through the threaded build
 #   page       the explorer in headless Chromium
@@ -14,7 +15,7 @@
 #   fuzz       each libFuzzer target for 5 s
 set -uo pipefail
 cd "$(dirname "$0")/.."
-LAYERS=(native wasm js page consumers llamacpp bench fuzz)
+LAYERS=(native tsan wasm js page consumers llamacpp bench fuzz)
 layers=("$@")
 [ ${#layers[@]} -gt 0 ] || layers=("${LAYERS[@]}")
 for l in "${layers[@]}"; do
@@ -32,7 +33,7 @@ run() {
   [ "$rc" -eq 0 ] || { echo "==> FAILED ($rc): $*"; status=1; }
 }
 built=" "
-need() {  # builds once per run: native | wasm
+need() {  # builds once per run: native | tsan | wasm
   [[ "$built" == *" $1 "* ]] && return 0
   bash scripts/build.sh "$1" || exit 1
   built+="$1 "
@@ -42,6 +43,9 @@ for l in "${layers[@]}"; do
   case "$l" in
     native) need native
       run ctest --preset native-debug --verbose ;;
+    tsan) need tsan
+      # halt_on_error: the first report ends the run with TSan's exit code (66).
+      run env TSAN_OPTIONS=halt_on_error=1 ./build/native-tsan/posenc_tests --no-colors=true --posenc-threads=2 ;;
     wasm) need wasm
       run ctest --preset wasm-release --verbose          # the same doctest suite as WASM SIMD128, in Node
       run ctest --preset wasm-threads --verbose ;;       # and again in the pthreads build, on two threads
