@@ -9,13 +9,19 @@
 // this machine, or a file path), so the numbers compared are those of a known kernel.
 //
 //   capture --model M.gguf --out DIR [--variant x64|default|PATH] [--n-ctx N] [--n-tokens T]
-//           [--positions FILE] [--embd] [--seed S] [--threads N]
+//           [--positions FILE] [--embd] [--seed S] [--threads N] [--shift D --keep K]
 //   capture --variants            (every CPU variant's ggml_backend_score on this machine, JSON)
 //   capture --load M.gguf [--variant ...]   (only load: prints {"loaded": bool, "log": [...]})
 //
 // --positions FILE: int32 little-endian, n_pos_per_token values per token (4 for M-RoPE: t, y, x, z,
 // as llama_batch_ext_set_pos takes them), token after token. --embd: feed seeded random embeddings
 // instead of token ids (llama.cpp takes 4 position streams per token only for embeddings).
+// --shift D --keep K: llama.cpp's context shift after the decode, as its examples do it — the
+// positions [K, K + D) removed (llama_memory_seq_rm), the later ones moved by -D
+// (llama_memory_seq_add) — then one more token decoded at the next position, which first applies
+// the K-shift to the cache. The cache is float32 then (type_k, type_v), so the shifted keys are
+// captured unrounded. Every node records its phase: 0 the first decode, 1 the second (the
+// K-shift's rope nodes, then the new token's).
 //
 // DIR/nodes.json: the run (versions, variant, model facts) and one record per rope node, each
 // array given as {"offset": bytes into nodes.bin, "count": elements, "type": "f32"|"i32"};
@@ -96,6 +102,10 @@ FN(llama_batch_ext_add_embd);
 FN(llama_batch_ext_set_pos);
 FN(llama_batch_ext_set_output_logits);
 FN(llama_process);
+FN(llama_batch_ext_clear);
+FN(llama_get_memory);
+FN(llama_memory_seq_rm);
+FN(llama_memory_seq_add);
 
 static void die(const char *fmt, ...) {
   va_list ap;
@@ -178,6 +188,10 @@ static void load_libraries(void) {
   G(lib_llama, llama_batch_ext_set_pos);
   G(lib_llama, llama_batch_ext_set_output_logits);
   G(lib_llama, llama_process);
+  G(lib_llama, llama_batch_ext_clear);
+  G(lib_llama, llama_get_memory);
+  G(lib_llama, llama_memory_seq_rm);
+  G(lib_llama, llama_memory_seq_add);
 #undef G
 }
 
@@ -368,11 +382,13 @@ typedef struct {
   size_t view_offs;
   int64_t parent_head, parent_offset;  // the parent's rows: head length (nb[1] / element), slice offset
   int in_place;
+  int phase;
 } Node;
 
 static Node nodes[MAX_NODES];
 static int n_nodes;
 static long n_evals;
+static int phase;  // 0: the first decode; 1: the one after a context shift
 
 static int64_t elem_size(const struct ggml_tensor *t) { return t->type == GGML_TYPE_F32 ? 4 : 2; }
 
@@ -383,6 +399,7 @@ static void capture_input(struct ggml_tensor *t) {
   memset(n, 0, sizeof *n);
   struct ggml_tensor *a = t->src[0], *pos = t->src[1], *ff = t->src[2];
   snprintf(n->name, sizeof n->name, "%s", t->name);
+  n->phase = phase;
   memcpy(n->op_params, t->op_params, sizeof n->op_params);
   for (int i = 0; i < 4; ++i) {
     n->ne[i] = a->ne[i];
@@ -531,7 +548,7 @@ static uint32_t rng(void) {  // xorshift64*
 
 static void usage(void) {
   fputs("usage: capture --model M.gguf --out DIR [--variant x64|default|PATH] [--n-ctx N] [--n-tokens T]\n"
-        "               [--positions FILE] [--embd] [--seed S] [--threads N] [--verbose]\n"
+        "               [--positions FILE] [--embd] [--seed S] [--threads N] [--shift D --keep K] [--verbose]\n"
         "       capture --variants\n"
         "       capture --load M.gguf [--variant ...]\n",
         stderr);
@@ -560,7 +577,7 @@ static void json_meta(FILE *f, const struct llama_model *model) {
 
 int main(int argc, char **argv) {
   const char *model_path = NULL, *out_dir = NULL, *variant = "x64", *pos_file = NULL;
-  int n_ctx = 4096, n_tokens = 1024, embd = 0, threads = 2, load_only = 0;
+  int n_ctx = 4096, n_tokens = 1024, embd = 0, threads = 2, load_only = 0, shift = 0, keep = -1;
   unsigned long long seed = 1;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -581,9 +598,12 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--n-tokens")) n_tokens = atoi(argv[++i]);
     else if (!strcmp(a, "--seed")) seed = strtoull(argv[++i], NULL, 10);
     else if (!strcmp(a, "--threads")) threads = atoi(argv[++i]);
+    else if (!strcmp(a, "--shift")) shift = atoi(argv[++i]);
+    else if (!strcmp(a, "--keep")) keep = atoi(argv[++i]);
     else usage();
   }
   if (!model_path || (!out_dir && !load_only) || n_ctx < 1 || n_tokens < 1 || threads < 1) usage();
+  if (shift < 0 || (shift > 0) != (keep >= 0) || (shift > 0 && (keep + shift >= n_tokens || embd || pos_file))) usage();
   rng_state = seed * 0x9E3779B97F4A7C15ULL + 1;
 
   load_libraries();
@@ -636,6 +656,10 @@ int main(int argc, char **argv) {
   cp.n_seq_max = 1;
   cp.n_threads = threads;
   cp.n_threads_batch = threads;
+  if (shift > 0) {
+    cp.type_k = GGML_TYPE_F32;
+    cp.type_v = GGML_TYPE_F32;
+  }
   cp.cb_eval = on_eval;
   cp.cb_eval_user_data = NULL;
   cp.no_perf = true;
@@ -686,6 +710,23 @@ int main(int argc, char **argv) {
     die("llama_process(DECODE) returned %d", rc);
   }
   if (pending >= 0) die("rope node %s: output never computed", nodes[pending].name);
+  if (shift > 0) {
+    llama_memory_t mem = p_llama_get_memory(ctx);
+    if (!p_llama_memory_seq_rm(mem, 0, keep, keep + shift)) die("llama_memory_seq_rm(0, %d, %d) refused", keep, keep + shift);
+    p_llama_memory_seq_add(mem, 0, keep + shift, -1, -shift);
+    phase = 1;
+    p_llama_batch_ext_clear(batch);
+    const int32_t next = n_tokens - shift;
+    const int32_t idx = p_llama_batch_ext_add_token(batch, 0, (llama_token)(rng() % (uint32_t)n_vocab));
+    if (idx < 0 || !p_llama_batch_ext_set_pos(batch, idx, &next)) die("the token after the shift: llama_batch_ext_add/set_pos failed");
+    p_llama_batch_ext_set_output_logits(batch, idx, true);
+    const int rc2 = p_llama_process(ctx, LLAMA_PROCESS_TYPE_DECODE, batch);
+    if (rc2 != 0) {
+      fputs(log_text ? log_text : "", stderr);
+      die("llama_process(DECODE) after the shift returned %d", rc2);
+    }
+    if (pending >= 0) die("rope node %s: output never computed", nodes[pending].name);
+  }
   if (fclose(blob) != 0) die("close nodes.bin");
 
   int offset_value = 0;
@@ -749,6 +790,7 @@ int main(int argc, char **argv) {
   fprintf(f, ",\n\"nCtx\": %u, \"nCtxSeq\": %u, \"nTokens\": %d, \"embd\": %s, \"nPosPerToken\": %d, \"threads\": %d, \"seed\": %llu, \"evaluations\": %ld,\n",
           p_llama_n_ctx(ctx), p_llama_n_ctx_seq(ctx), n_tokens, embd ? "true" : "false", n_pos_per_token, threads, seed, n_evals);
   fprintf(f, "\"ropeOffsetParam\": {\"index\": %d, \"probe\": %d},\n", offset_index, offset_value);
+  if (shift > 0) fprintf(f, "\"shift\": {\"delta\": %d, \"keep\": %d},\n", shift, keep);
   fprintf(f, "\"swaLayers\": ");
   json_swa_layers(f, p_llama_model_n_layer(model));
   fprintf(f, ",\n");
@@ -762,7 +804,7 @@ int main(int argc, char **argv) {
     fprintf(f, "%s{\"name\": ", i ? ",\n" : "");
     json_str(f, n->name);
     const char *dash = strrchr(n->name, '-');
-    fprintf(f, ", \"layer\": %d", dash ? atoi(dash + 1) : -1);
+    fprintf(f, ", \"layer\": %d, \"phase\": %d", dash ? atoi(dash + 1) : -1, n->phase);
     fprintf(f, ", \"opParams\": [");
     for (int k = 0; k < GGML_MAX_OP_PARAMS / 4; ++k) fprintf(f, "%s%d", k ? ", " : "", n->op_params[k]);
     fprintf(f, "], \"nDims\": %d, \"mode\": %d, \"nCtxOrig\": %d", n->op_params[1], n->op_params[2], n->op_params[4]);

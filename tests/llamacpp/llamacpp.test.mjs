@@ -12,6 +12,11 @@
 //     'halfSplit', M-RoPE sections) against params.layout / params.mrope;
 //   - the rotation: pe.applyRope(llama.cpp's own input, { params, positions, layout: llama.cpp's
 //     layout, precision: 'ggml' }) against llama.cpp's output, per CPU variant;
+//   - the context shift: after a decode, llama.cpp's llama_memory_seq_rm + seq_add and one more
+//     decode, whose K-shift rotates the cached keys; posenc's kvCache, given llama.cpp's own
+//     unrotated keys, appended and shift()ed the same way, against those shifted keys. llama.cpp's
+//     K-shift multiplies by its rope gain again (YaRN: attn_factor · (1 + 0.1 ln(1/freq_scale))),
+//     posenc's keeps the gain at 1: compared with that factor applied, which the table prints;
 //   - two corrupt files (a tensor offset pointing at another tensor, an offset of 7), which
 //     libllama refuses and readModel must refuse too.
 // and prints one table. The chroot's outputs are cached under ROOT/work/posenc-llamacpp/<hash of
@@ -31,7 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { init } from 'posenc';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const CAPTURE_VERSION = 1;   // bump when the capture runs (their arguments) change
+const CAPTURE_VERSION = 2;   // bump when the capture runs (their arguments) change
 const X64_BOUND = 2e-6;      // |posenc − llama.cpp| against libggml-cpu-x64.so (no FMA)
 const FMA_BOUND = 1e-3;      // against the FMA variant: measured and printed, loosely bounded
 const THREADS = Math.max(1, Math.min(4, os.availableParallelism?.() ?? os.cpus().length));
@@ -134,6 +139,7 @@ function setup() {
       const args = ['--n-ctx', String(r.nCtx), '--n-tokens', String(r.nTokens), '--threads', String(THREADS)];
       if (r.positions) args.push('--positions', `${s.inside}/models/${r.positions}`);
       if (r.embd) args.push('--embd');
+      if (r.shift) args.push('--shift', String(r.shift.delta), '--keep', String(r.shift.keep));
       const label = `${c.name}${r.label ? '-' + r.label : ''}`;
       for (const kind of ['x64', 'default']) {
         const tries = kind === 'x64' ? ['x64'] : ['default', ...ranked.filter((v) => v !== 'x64' && v !== ranked[0])];
@@ -337,6 +343,51 @@ function rotationDiff(pe, params, node, nTokens) {
   return { worst, where: `token ${t} ${where} head ${h} dim ${d}`, passWorst, route };
 }
 
+// The context shift of a run: per layer, llama.cpp's own unrotated keys (the first decode's Kcur
+// rope input) go into a posenc kvCache at positions 0 … T-1, which then shifts as llama.cpp did;
+// its keys against the K-shift node's output (the cache's cells, the rotated dims of each head),
+// after multiplying posenc's by the gain llama.cpp's shift applies again (1 without YaRN).
+function shiftDiff(pe, model, c, meta) {
+  const { delta, keep } = meta.shift;
+  let worst = 0, where = '', gain = 1, layers = 0;
+  try {
+    for (const ks of meta.nodes.filter((n) => n.phase === 1 && /^cache_k_l\d+/.test(n.name))) {
+      const layer = Number(/^cache_k_l(\d+)/.exec(ks.name)[1]);
+      const k0 = meta.nodes.find((n) => n.phase === 0 && n.name === `Kcur-${layer}`);
+      if (!k0) throw new Error(`no Kcur-${layer} before the shift`);
+      const [D, Hk, T] = k0.ne, W = ks.ne[0];
+      const params = { ...paramsFor(model, c, layer, meta.nCtx), layout: layoutOf(k0.mode) };
+      gain = ks.attnFactor * (ks.extFactor !== 0 ? 1 + 0.1 * Math.log(1 / ks.freqScale) : 1);
+      const cache = pe.kvCache({ nKvHeads: Hk, headDim: D, capacity: T, rope: { params, precision: 'ggml' } });
+      try {
+        cache.append(k0.inputData, new Float32Array(k0.inputData.length));
+        cache.shift(-delta, { keep });
+        const { k, positions } = cache.read();
+        if (positions.length !== T - delta) throw new Error(`${positions.length} tokens held, not ${T - delta}`);
+        for (let t = 0; t < positions.length; t++) {
+          const cell = t < keep ? t : t + delta;  // llama.cpp's cells keep their slots
+          for (let h = 0; h < Hk; h++) {
+            for (let i = 0; i < W; i++) {
+              const diff = Math.abs(f32(gain * k[(t * Hk + h) * D + i]) - ks.outputData[(cell * Hk + h) * W + i]);
+              if (diff > worst || Number.isNaN(diff)) {
+                worst = Number.isNaN(diff) ? Infinity : diff;
+                where = `layer ${layer} pos ${positions[t]} head ${h} dim ${i}`;
+              }
+            }
+          }
+        }
+      } finally {
+        cache.delete();
+      }
+      layers++;
+    }
+    if (layers === 0) throw new Error('no K-shift rope node was captured');
+  } catch (e) {
+    return { error: describeError(e) };
+  }
+  return { worst, where, gain };
+}
+
 // ---- the tests ----------------------------------------------------------------------------------
 
 const rows = [];       // the summary table
@@ -442,6 +493,7 @@ for (const c of cases) {
         continue;
       }
       for (const n of r.meta.nodes) {
+        if (n.phase === 1) continue;  // after a context shift: its own test below
         const params = paramsFor(model, c, n.layer, r.meta.nCtx);
         for (const d of paramDiffs(pe, params, n, r.meta.nCtx)) row.params.push(`${n.name}: ${d}`);
         for (const d of layoutDiffs(params, n)) row.layout.push(`${n.name}: ${d}`);
@@ -473,6 +525,16 @@ for (const c of cases) {
       const bad = dedupe(byRow.filter((r) => r.kind === 'x64').flatMap((r) => r.layout));
       if (bad.length) assert.fail(bad.join('\n'));
     });
+    for (const r of loaded.filter((q) => q.run.shift && q.meta)) {
+      const bound = r.kind === 'x64' ? X64_BOUND : FMA_BOUND;
+      const k = shiftDiff(pe, model, c, r.meta);
+      rows.push({ case: `${c.name}/${r.run.label} K-shift`, arch: c.arch, kind: r.kind, variant: path.basename(r.meta.variant).replace(/^libggml-cpu-|\.so$/g, ''),
+        params: '-', layout: '-', worst: k.error ? `— ${k.error.slice(0, 90)}` : `${k.worst.toExponential(2)} at ${k.where}; llama.cpp's gain ${k.gain.toFixed(4)}` });
+      await t.test(`context shift (seq_rm [${r.run.shift.keep}, ${r.run.shift.keep + r.run.shift.delta}) + seq_add -${r.run.shift.delta}) vs ${r.kind === 'x64' ? 'no-FMA' : 'FMA'}: |Δ| ≤ ${bound.toExponential(0)}`, () => {
+        if (k.error) assert.fail(k.error);
+        assert.ok(k.worst <= bound, `worst |posenc · gain − llama.cpp| = ${k.worst} at ${k.where}`);
+      });
+    }
     for (const r of byRow) {
       const bound = r.kind === 'x64' ? X64_BOUND : FMA_BOUND;
       await t.test(`rotation vs ${r.kind === 'x64' ? 'no-FMA' : 'FMA'} ${r.variant}${r.case.includes('/') ? ' ' + r.case.split('/')[1] : ''}: |Δ| ≤ ${bound.toExponential(0)}`, () => {

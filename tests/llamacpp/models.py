@@ -12,8 +12,8 @@ and as few layers as the case allows. The metadata keys are those llama.cpp's ow
 checkpoint would not have (non-default YaRN betas), it says so in `notes`, to see whether
 llama.cpp reads the key at all.
 
-OUT_DIR/manifest.json lists the cases: file, architecture, the runs (n_ctx, tokens, positions,
-embeddings input), which layers are sliding-window (llama.cpp's fixed pattern for the
+OUT_DIR/manifest.json lists the cases: file, architecture, the runs (n_ctx, tokens, a context
+shift, positions, embeddings input), which layers are sliding-window (llama.cpp's fixed pattern for the
 architecture) and, for the two bad files, what was corrupted.
 """
 import json
@@ -605,18 +605,20 @@ def main():
     os.makedirs(out, exist_ok=True)
     run = lambda n_ctx, n_tokens, **kw: dict(nCtx=n_ctx, nTokens=n_tokens, **kw)  # noqa: E731
     N = 4096
+    # llama.cpp's context shift after 512 tokens: positions [4, 104) dropped, the rest moved by -100.
+    shift = run(N, 512, label="shift", shift=dict(delta=100, keep=4))
     cases = [
         # name, builder, variant, runs, sliding layers
-        ("llama", make_llama, "plain", [run(N, N)], []),
+        ("llama", make_llama, "plain", [run(N, N), shift], []),
         ("llama-linear", make_llama, "linear", [run(N, N)], []),
         ("llama-scale-linear", make_llama, "scale_linear", [run(N, N)], []),
         ("llama-none-factor", make_llama, "none_factor", [run(N, N)], []),
-        ("llama3.1-rope-freqs", make_llama, "llama3", [run(N, N)], []),
-        ("llama-yarn", make_llama, "yarn", [run(N, N)], []),
-        ("qwen2", make_qwen2, "plain", [run(N, N)], []),
+        ("llama3.1-rope-freqs", make_llama, "llama3", [run(N, N), dict(shift)], []),
+        ("llama-yarn", make_llama, "yarn", [run(N, N), dict(shift)], []),
+        ("qwen2", make_qwen2, "plain", [run(N, N), dict(shift)], []),
         ("qwen2-yarn", make_qwen2, "yarn", [run(N, N)], []),
         ("phi3-longrope", make_phi3, "", [run(N, N, label="short"), run(8192, 5120, label="long")], []),
-        ("phi2-partial", make_phi2, "", [run(2048, 2048)], []),
+        ("phi2-partial", make_phi2, "", [run(2048, 2048), run(2048, 512, label="shift", shift=dict(delta=100, keep=4))], []),
         ("stablelm-partial", make_stablelm, "", [run(N, N)], []),
         ("gpt-oss-yarn", make_gpt_oss, "", [run(N, N)], [0]),           # set_swa_pattern(2): even layers
         ("gemma3", make_gemma3, "", [run(N, 2048)], [0, 1, 2, 3, 4]),       # set_swa_pattern(6)
