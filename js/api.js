@@ -2,7 +2,7 @@
 // checked first, with the user's names, before anything is allocated in the WASM heap; C++ checks
 // the rules again and its status message (snake_case names) is re-worded with the JS names.
 // Results are fresh typed arrays owned by JS; the objects that hold WASM memory — HeapFloat32
-// (allocFloat32) and the lab's models and datasets — are freed by delete().
+// (allocFloat32), kvCache and the lab's models and datasets — are freed by delete().
 import presets from './presets.js';
 import { MAX_ELEMENTS } from './checks.js';
 import { heapTools } from './heap.js';
