@@ -114,6 +114,19 @@ test('each new view reacts to its own control', async () => {
   const shiftNote = await ex.page.textContent(`${view('context-shift')} .note`);
   const [, worst, stale] = shiftNote.match(/shifted and recomputed keys: (\S+) \(rounding.*off by up to (\S+) in a score/) ?? [];
   assert.ok(Number(worst) < 1e-3 && Number(stale) > 0.01, shiftNote);
+  assert.match(shiftNote, /held the 64 keys turned at positions 100 … 163; cache\.shift\(−100\) moved them to 0 … 63/);
+  // With precision accurate the cache's shift matches the recomputed keys to float32 rounding even at Δ = 65536, and
+  // so does the next query's output through the cache; the stale keys and output are far off.
+  await ex.page.selectOption('#control-precision', 'accurate');
+  await ex.page.fill('#control-shiftDelta', '65536');
+  await ex.page.press('#control-shiftDelta', 'Enter');
+  const shift = await ex.page.waitForFunction(() => {
+    const d = window.posencExplorer.views.find((v) => v.def.id === 'context-shift').data;
+    const done = d?.precision === 'accurate' && d.delta === 65536;
+    return done && { worst: d.worst, stale: d.stale, out: d.outShifted, outStale: d.outStale };
+  }, null, { timeout: 15000 }).then((h) => h.jsonValue());
+  assert.ok(shift.worst <= 1e-5 && shift.out <= 1e-5, JSON.stringify(shift));
+  assert.ok(shift.stale > 0.1 && shift.outStale > 0.1, JSON.stringify(shift));
   // The learned lookup past max_len fails plainly: the table at initialisation is max_len × d_model (the
   // trained one, drawn by default, is the lab's 64 × 64: tests/browser/trained.test.mjs).
   await reacts('learned', () => ex.page.selectOption('#control-learnedSource', 'init'));
