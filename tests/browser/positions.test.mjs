@@ -65,21 +65,35 @@ test('rope-2d: half the pairs follow rows, half columns; the score map moves wit
 test('attention-window: a sliding window, a chunk, sink tokens and a sink logit change the map as the masks say', async () => {
   await open();
   await drawn('attention-window');
+  // Decoded token by token through pe.kvCache, the cache holds min(p + 1, W + sink tokens) tokens (all with the causal
+  // mask) and gives pe.attention's outputs.
+  const decoded = async (most) => {
+    const { held, diff } = await dataOf('attention-window',
+      (d) => ({ held: Array.from(d.series[2].y), diff: d.cacheDiff }));
+    assert.deepEqual(held, held.map((_, p) => Math.min(p + 1, most)));
+    assert.ok(diff <= 1e-5, `the cache's outputs differ from pe.attention's by ${diff}`);
+  };
   const weight = (p, j) => dataOf('attention-window', new Function('d', `return d.values[${j} * d.n + ${p}]`));
   assert.equal(await weight(20, 12), 0, 'key 12 is outside the window of 8 for query 20');
   assert.ok(await weight(20, 13) > 0, 'key 13 is inside the window of 8 for query 20');
+  await decoded(8);
+  assert.match(await note('attention-window'), /the cache holds at most W = 8 tokens \(2 KiB of keys and values/);
   await reacts('attention-window', () => ex.page.fill('#control-winSize', '4'));
   assert.equal(await weight(20, 16), 0);
   assert.ok(await weight(20, 17) > 0);
   assert.match(await note('attention-window'), /Window W = 4: the query at p sees keys p − 3 … p/);
   await reacts('attention-window', () => ex.page.selectOption('#control-winMask', 'causal'));
   assert.ok(await weight(20, 12) > 0, 'causal only: every earlier key is visible');
+  await decoded(Infinity);
   await reacts('attention-window', () => ex.page.selectOption('#control-winMask', 'chunk'));
   assert.equal(await weight(16, 15), 0, 'query 16 starts a new chunk of 16');
   assert.ok(await weight(31, 16) > 0);
+  assert.deepEqual(await dataOf('attention-window', (d) => [d.series.length, d.cacheDiff]), [2, null]);
+  assert.match(await note('attention-window'), /A KV cache has no chunk mode/);
   await ex.page.selectOption('#control-winMask', 'window');
   await reacts('attention-window', () => ex.page.fill('#control-winSinkTokens', '2'));
   assert.ok(await weight(30, 1) > 0 && await weight(30, 2) === 0, 'keys 0 and 1 stay visible as sink tokens');
+  await decoded(4 + 2);
   // Sink tokens need a window (the package says so): with chunks they are set aside, not an error.
   await reacts('attention-window', () => ex.page.selectOption('#control-winMask', 'chunk'));
   assert.equal(await ex.page.$eval(view('attention-window'), (s) => s.classList.contains('failed')), false);
@@ -89,6 +103,7 @@ test('attention-window: a sliding window, a chunk, sink tokens and a sink logit 
   const minSum = await dataOf('attention-window', (d) => d.minSum);
   assert.ok(minSum < 0.99, `rows should lose weight to the sink logit (min Σ ${minSum})`);
   assert.match(await note('attention-window'), /Sink logit 2: rows sum to as little as/);
+  await decoded(4 + 2);
   assert.deepEqual(ex.problems, []);
 });
 

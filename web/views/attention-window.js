@@ -1,6 +1,7 @@
 // Sliding windows, chunks and sinks on a causal attention map: HF's sliding_window (Mistral, Gemma
 // local layers, gpt-oss), Llama 4's chunked RoPE layers, StreamingLLM's kept sink tokens and
-// gpt-oss's learned sink logit (chapter "long-context").
+// gpt-oss's learned sink logit (chapter "long-context"); the same sequence decoded token by token
+// through a KV cache with the window (pe.kvCache) gives the same outputs from a few tokens held.
 import { SEQUENTIAL, SERIES } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight, squareHeight } from '../plot/panels.js';
@@ -12,6 +13,41 @@ const D = 32, PANEL = 330, MIN_WIDTH = 360;
 const MASKS = { causal: 'causal only', window: 'sliding window', chunk: 'chunked (Llama 4)' };
 // The map is square; the line plot beside (or under) it takes the same height.
 const each = (k, pw) => squareHeight(pw, { max: PANEL });
+
+// Decodes the sequence as a server would: append token p to a KV cache, attend with query p. The
+// cache holds W + sinkTokens tokens at most with a window (a ring), all n without. Returns the
+// tokens held after each step and the largest difference from pe.attention's output rows.
+function decode(pe, { q, k, v, n, theta, window, sinkTokens, sinks, output }) {
+  const capacity = window ? window + sinkTokens : n;
+  const cache = pe.kvCache({ nKvHeads: 1, headDim: D, capacity, rope: { headDim: D, theta },
+    ...(window ? { window, sinkTokens } : {}) });
+  const held = new Float64Array(n);
+  let worst = 0;
+  try {
+    for (let p = 0; p < n; p++) {
+      const row = (x) => x.subarray(p * D, (p + 1) * D);
+      cache.append(row(k), row(v));
+      const y = cache.attend(row(q), sinks ? { nHeads: 1, sinks } : { nHeads: 1 });
+      held[p] = cache.length;
+      for (let e = 0; e < D; e++) worst = Math.max(worst, Math.abs(y[e] - output[p * D + e]));
+    }
+  } finally {
+    cache.delete();
+  }
+  return { held, worst, capacity };
+}
+
+// What decoding through the KV cache held and how close its outputs came (the note's last sentence).
+function cacheSentence(data) {
+  const kib = `${+((2 * data.cacheTokens * D * 4) / 1024).toFixed(2)} KiB of keys and values at D = ${D}, float32`;
+  let held = `all ${data.n} tokens (${kib})`;
+  if (data.mask === 'window' && data.sinkTokens) {
+    held = `at most ${data.cacheTokens} tokens (W = ${data.size} and ${data.sinkTokens} sink tokens; ${kib})`;
+  } else if (data.mask === 'window') held = `at most W = ${data.cacheTokens} tokens (${kib})`;
+  const which = data.mask === 'window' ? ' with this window' : '';
+  return `Decoded token by token through a KV cache (pe.kvCache${which}), the cache holds ${held} `
+    + `and gives the same outputs as the full attention (largest difference ${data.cacheDiff.toExponential(1)}).`;
+}
 
 export default {
   id: 'attention-window',
@@ -36,7 +72,10 @@ export default {
     const sinkTokens = st.winMask === 'window' ? st.winSinkTokens : 0;
     if (sinkTokens > 0) options.sinkTokens = sinkTokens;
     if (st.winSinkLogit) options.sinks = Float32Array.of(st.winSinkValue);
-    const { weights } = pe.attention(q, k, v, options);
+    const { output, weights } = pe.attention(q, k, v, options);
+    // The KV cache has no chunk mode: the chunk mask is not decoded.
+    const cache = st.winMask === 'chunk' ? null
+      : decode(pe, { q, k, v, n, theta: st.theta, window: options.window, sinkTokens, sinks: options.sinks, output });
     // Heatmap columns are keys, rows queries; an exact 0 is a masked key (drawn grey).
     const values = new Float32Array(n * n), shown = new Float32Array(n * n);
     const xs = Float64Array.from({ length: n }, (_, i) => i);
@@ -56,9 +95,15 @@ export default {
       { label: 'Σ weight on keys', x: xs, y: sums, color: SERIES[0], width: 2.2 },
       { label: 'keys seen (right axis)', x: xs, y: seen, color: SERIES[1], axis: 2, step: true },
     ];
+    // Dashed over "keys seen": the cache holds exactly the keys a query sees.
+    if (cache) {
+      series.push({ label: 'tokens the KV cache holds (right axis)', x: xs, y: cache.held, color: SERIES[2], axis: 2,
+        step: true, dash: [6, 4], width: 2 });
+    }
     return { n, values, shown, hi: hi || 1, series, xs, mask: st.winMask, size: st.winMask === 'chunk' ? st.winChunk : st.winSize,
       sinkTokens, sinkAside: sinkTokens ? 0 : st.winSinkTokens, sinkLogit: st.winSinkLogit ? st.winSinkValue : null,
-      minSum: Math.min(...sums) };
+      minSum: Math.min(...sums), y2Max: Math.max(...seen, ...(cache?.held ?? [])),
+      cacheTokens: cache?.capacity ?? null, cacheDiff: cache?.worst ?? null };
   },
   plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, each,
     cursor: cursor && (cursor.panel === 1 ? { ...cursor, i: cursor.i ?? cursor.x } : cursor), panels: [
@@ -66,7 +111,8 @@ export default {
         values: data.shown, nx: data.n, ny: data.n, lo: 0, hi: data.hi, lut: SEQUENTIAL, square: true, yDown: true, xLabel: 'key position j',
         yLabel: 'query position p', legendLabel: 'weight (grey: 0, masked)' } },
       { title: 'per query', kind: 'lines', spec: { series: data.series, xLabel: 'query position p', yLabel: 'Σ weight',
-        y2Label: 'keys seen', yDomain: [0, 1.05], y2Domain: [0, Math.max(...data.series[1].y) + 1] } },
+        y2Label: data.series[2] ? 'keys seen, tokens held' : 'keys seen', yDomain: [0, 1.05],
+        y2Domain: [0, data.y2Max + 1] } },
     ] } }),
   move(data, c, key) {
     const grids = [{ nx: data.n, ny: data.n, down: true }, { nx: data.n, ny: 1 }];
@@ -88,6 +134,7 @@ export default {
         ? `The chunk of ${data.size} is at least the ${data.n} positions drawn, so all of them share one chunk here.`
         : `Chunks of ${data.size}: a query sees only the keys of its own chunk, `
           + 'so the first query of each chunk sees itself alone.');
+      parts.push('A KV cache has no chunk mode, so this mask is not decoded through one.');
     } else parts.push('Causal only: every query sees every key up to itself.');
     if (data.sinkAside) {
       parts.push(`The ${data.sinkAside} sink tokens are set aside: they sit beside a sliding window (StreamingLLM), `
@@ -98,12 +145,14 @@ export default {
       parts.push(`Sink logit ${data.sinkLogit}: rows sum to as little as ${fmt(data.minSum, 3)}; `
         + 'the rest went to the sink, which carries no value.');
     }
+    if (data.cacheTokens !== null) parts.push(cacheSentence(data));
     return parts.join(' ');
   },
   readout(data, c) {
     if (c.panel === 1) {
       const p = c.i ?? c.x;
-      return `query ${p}: Σ weight ${fmt(data.series[0].y[p], 5)}, ${data.series[1].y[p]} keys seen`;
+      const held = data.series[2] ? `, ${data.series[2].y[p]} tokens in the KV cache` : '';
+      return `query ${p}: Σ weight ${fmt(data.series[0].y[p], 5)}, ${data.series[1].y[p]} keys seen${held}`;
     }
     const w = data.values[c.x * data.n + c.y];
     const why = w !== 0 ? '' : c.x > c.y ? ' (the future: causal mask)' : ' (masked)';
