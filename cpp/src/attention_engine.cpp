@@ -37,10 +37,12 @@ void add_bias(const Problem& p, std::size_t b, std::size_t h, std::size_t i, std
   }
   if (p.alibi) {
     // -slope·|qpos − key|, in float (distances are exact integers below 2^24): a loop the
-    // compiler vectorizes.
+    // compiler vectorizes — with a 32-bit signed index, whose conversion to float SSE2 and SIMD128
+    // have as one instruction (a size_t's had none natively, and the loop stayed scalar).
     const float slope = p.alibi[h];
     const auto first = static_cast<float>(p.qpos0 + static_cast<std::int64_t>(i) - static_cast<std::int64_t>(j0));
-    for (std::size_t j = 0; j < n; ++j) s[j] -= slope * std::fabs(first - static_cast<float>(j));
+    const auto count = static_cast<std::int32_t>(n);  // a block of keys, or one row of scores: < 2^31
+    for (std::int32_t j = 0; j < count; ++j) s[j] -= slope * std::fabs(first - static_cast<float>(j));
   }
   if (p.t5_table) {
     for (std::size_t j = 0; j < n; ++j) {
