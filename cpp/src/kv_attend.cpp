@@ -1,16 +1,17 @@
 // KvCache::attend (posenc/kv_cache.hpp): attention of a few queries over the whole cache,
 // flash-decoding style.
 //
-// For kv head h, the G = n_heads / n_kv_heads query heads that share it and the q_len queries
-// make R rows (row r: query r / G of head h·G + r % G). The cache's slots are cut into chunks of
-// kChunk keys; one task is one (kv head, chunk): it touches that chunk's keys and values (touch,
-// below), then reads them once, kBlock keys at a time (widened from float16 into the worker's scratch when the cache is
-// float16; a block of keys and one of values, 8 KiB each at head_dim 128, stay in L1), and for
-// each tile of kRows rows computes the scores with every key read once for all the rows
-// (scores_rows; the queries carry the scale), then softcap, ALiBi and the causal/window mask from
-// the slots' positions, and one online-softmax step with the values loaded once for the rows
-// (softmax_tile), keeping a partial (m, l, acc[head_dim]) per row. A last tile of fewer rows
-// (G = 1 and one query: multi-head attention) goes one row at a time (dot_keys, softmax_block).
+// For kv head h, the G = n_heads / n_kv_heads query heads that share it and the q_len queries make
+// R rows (row r: query r / G of head h·G + r % G). The cache's slots are cut into at most
+// kMaxChunks chunks, each a multiple of kTouch keys; one task is one (kv head, chunk): kTouch keys
+// at a time it touches their keys and values (touch, below), then reads them once, kBlock keys at a
+// time (widened from float16 into the worker's scratch when the cache is float16; a block of keys
+// and one of values, 8 KiB each at head_dim 128, stay in L1), and for each tile of kRows rows
+// computes the scores with every key read once for all the rows (scores_rows; the queries carry the
+// scale), then softcap, ALiBi and the causal/window mask from the slots' positions, and one
+// online-softmax step with the values loaded once for the rows (softmax_tile), keeping a partial
+// (m, l, acc[head_dim]) per row. A last tile of fewer rows (G = 1 and one query: multi-head
+// attention) goes one row at a time (dot_keys, softmax_block).
 // Then, per row, the chunks' partials combine in chunk order (and the sink logit, if any):
 //   M = max_c m_c,  L = Σ_c l_c e^(m_c − M) (+ e^(sink − M)),  y = Σ_c acc_c e^(m_c − M) / L.
 // The chunks depend on the length only, so the result is the same on any thread count.
@@ -32,18 +33,21 @@ using engine::bad;
 
 namespace {
 
-constexpr std::size_t kChunk = 512;  // keys per task
+// Chunks per kv head: the tasks of one head, each with its partials for every row, so that the
+// partials stay small (16 × rows × (head_dim + 2) floats per kv head) however long the cache.
+constexpr std::size_t kMaxChunks = 16;
+constexpr std::size_t kTouch = 512;  // keys touched at once (256 KiB of keys and values, float32, head_dim 128)
 // Keys per online-softmax step: a block of keys and one of values (8 KiB each at head_dim 128)
 // stay in L1 while every tile of rows goes over them.
 constexpr std::size_t kBlock = 16;
 constexpr std::size_t kRows = kernels::kAttentionRows;  // query rows per score tile
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-// WebAssembly has no prefetch instruction: a task first reads one word of each 64-byte line of its
-// chunk's keys and values (256 KiB each at head_dim 128, float32), loads with nothing to wait for, so
-// they all go to memory at once and the chunk then computes from L2 (the result only feeds
-// `touched`). Measured with the caches evicted before each call, 32 / 8 heads, one query: 4096 keys
-// 9.6-10.2 -> 6.0-7.5 ms, 32768 keys 62-82 -> 53-61 ms (touching one block ahead instead: the first).
+// WebAssembly has no prefetch instruction: before computing kTouch keys, a task reads one word of
+// each 64-byte line of their keys and values, loads with nothing to wait for, so they all go to
+// memory at once and the keys are then computed from L2 (the result only feeds `touched`).
+// Measured with the caches evicted before each call, 32 / 8 heads, one query: 4096 keys 6.0-7.5 ms
+// and 32768 keys 53-61 ms, against 9.6-10.2 and 62-82 ms touching only the next 16-key block.
 std::uint32_t touch(const void* p, std::size_t bytes) noexcept {
   const auto* w = static_cast<const std::uint32_t*>(p);
   std::uint32_t x = 0;
@@ -68,7 +72,9 @@ Status KvCache::attend(const float* q, std::size_t q_len, const KvAttendOptions&
   }
   if (!o.positions && q_len > length_) return bad("q_len > length needs the queries' positions");
   const std::size_t G = o.n_heads / Hk, R = G * q_len;
-  const std::size_t n_chunks = (length_ + kChunk - 1) / kChunk, n_tasks = Hk * n_chunks;
+  // The chunks depend on the length only (never on the thread count): the same bits on any count.
+  const std::size_t touches = (length_ + kTouch - 1) / kTouch, n_chunks = std::min(kMaxChunks, touches);
+  const std::size_t chunk = (touches + n_chunks - 1) / n_chunks * kTouch, n_tasks = Hk * n_chunks;
   const std::size_t workers = std::max<std::size_t>(1, pool::pool_workers());
   const std::size_t part = R * (d + 2);  // one task's partials: m[R], l[R], acc[R][d]
   // Each worker's scratch rounded to 64 bytes, so that no cache line is written by two workers.
@@ -110,7 +116,7 @@ Status KvCache::attend(const float* q, std::size_t q_len, const KvAttendOptions&
 
   pool::parallel_for(n_tasks, workers, [&](std::size_t task, std::size_t worker) {
     const std::size_t h = task / n_chunks, c = task % n_chunks;
-    const std::size_t j_begin = c * kChunk, j_end = std::min(length_, j_begin + kChunk);
+    const std::size_t j_begin = std::min(length_, c * chunk), j_end = std::min(length_, j_begin + chunk);
     float* kb = work + worker * per_worker;  // float16 keys and values widened, [kBlock][d] each
     float* vb = kb + kBlock * d;
     float* s = vb + kBlock * d;              // scores [kRows][kBlock]
@@ -120,13 +126,13 @@ Status KvCache::attend(const float* q, std::size_t q_len, const KvAttendOptions&
     std::fill(m, m + R, kNegInf);
     std::fill(l, l + R * (d + 1), 0.0f);
     std::uint32_t seen = 0;
-    {
-      const std::size_t at = (h * cap + j_begin) * d, bytes = (j_end - j_begin) * d * (half ? 2 : 4);
-      seen |= half ? touch(k16_ + at, bytes) | touch(v16_ + at, bytes) : touch(k32_ + at, bytes) | touch(v32_ + at, bytes);
-    }
     for (std::size_t j0 = j_begin; j0 < j_end; j0 += kBlock) {
       const std::size_t n = std::min(kBlock, j_end - j0);
       const std::size_t at = (h * cap + j0) * d;
+      if ((j0 - j_begin) % kTouch == 0) {
+        const std::size_t bytes = (std::min(j_end, j0 + kTouch) - j0) * d * (half ? 2 : 4);
+        seen |= half ? touch(k16_ + at, bytes) | touch(v16_ + at, bytes) : touch(k32_ + at, bytes) | touch(v32_ + at, bytes);
+      }
       const float* keys = k32_ + at;
       const float* vals = v32_ + at;
       if (half) {

@@ -74,6 +74,22 @@ TEST_CASE("kv cache: attend equals the float64 twin — GQA, chunk edges, pieces
   }
 }
 
+TEST_CASE("kv cache: a long cache (chunks of several touches, empty last chunks) equals the float64 twin") {
+  const std::size_t T = 9000, H = 4, Hk = 2, D = 8, q_len = 2;
+  posenc::KvCacheOptions co;
+  co.n_kv_heads = Hk; co.head_dim = D; co.capacity = T;
+  auto c = make(co);
+  const auto k = random_floats(T * Hk * D, 91), v = random_floats(T * Hk * D, 92), q = random_floats(q_len * H * D, 93);
+  append_all(*c, k, v, T, Hk * D, 4096);
+  posenc::KvAttendOptions ko;
+  ko.n_heads = H;
+  posenc::AttentionOptions ao;
+  ao.n_heads = H; ao.n_kv_heads = Hk; ao.head_dim = D; ao.causal = true;
+  std::vector<float> out(q.size());
+  REQUIRE(c->attend(q.data(), q_len, ko, out.data()).ok());
+  CHECK(max_abs_diff(out, posenc::reference::attention(q, k, v, q_len, T, ao)) <= 2e-6);
+}
+
 TEST_CASE("kv cache: RoPE — keys stored as apply_rope turns them; attend equals the twin on float64-rotated q and k") {
   const std::size_t T = 700, H = 4, Hk = 1, D = 48, rot = 32, off = 8, q_len = 3;
   std::vector<double> inv(rot / 2);
@@ -138,7 +154,7 @@ TEST_CASE("kv cache: float16 storage attends exactly as float32 over the same (r
 #if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)  // a build with threads
 TEST_CASE("kv cache: the result is bit for bit the same on 1, 2 and 3 threads") {
   const int before = posenc::num_threads();
-  const std::size_t T = 3000, H = 8, Hk = 8, D = 32;
+  const std::size_t T = 9000, H = 8, Hk = 8, D = 32;  // 16 chunks of 1024 keys, the last ones empty
   const auto k = random_floats(T * Hk * D, 51), v = random_floats(T * Hk * D, 52), q = random_floats(4 * H * D, 53);
   std::vector<float> one(q.size());
   for (const int threads : {1, 2, 3}) {
