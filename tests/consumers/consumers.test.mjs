@@ -57,11 +57,11 @@ after(async () => work && rm(work, { recursive: true, force: true }));
 
 test('npm pack ships only the package: JS entries, types, the .wasm, data, README and its docs, LICENSE', () => {
   assert.deepEqual(packedFiles, ['LICENSE', 'README.md', 'dist/alibi_t5.js', 'dist/api.js', 'dist/attention.js', 'dist/browser.js',
-    'dist/checks.js', 'dist/heap.js', 'dist/lab.js', 'dist/learned.js', 'dist/model_file.js', 'dist/node.js', 'dist/onnx.js',
+    'dist/checks.js', 'dist/heap.js', 'dist/kv_cache.js', 'dist/lab.js', 'dist/learned.js', 'dist/model_file.js', 'dist/node.js', 'dist/onnx.js',
     'dist/posenc-threads-node.cjs', 'dist/posenc-threads-node.worker.cjs', 'dist/posenc-threads.mjs', 'dist/posenc-threads.wasm',
     'dist/posenc-threads.worker.js', 'dist/posenc.d.ts', 'dist/posenc.mjs', 'dist/posenc.wasm', 'dist/presets.js', 'dist/presets.json', 'dist/rope.js',
     'dist/rope_params.js', 'dist/sinusoidal.js', 'dist/threads.js', 'docs/api.md', 'docs/attention.md', 'docs/benchmarks.md',
-    'docs/contributing.md', 'docs/cpp.md', 'docs/explorer.md', 'docs/explorer.png', 'docs/lab.md', 'docs/model-files.md',
+    'docs/contributing.md', 'docs/cpp.md', 'docs/decoding.md', 'docs/explorer.md', 'docs/explorer.png', 'docs/lab.md', 'docs/model-files.md',
     'docs/threads.md', 'package.json']);
 });
 
