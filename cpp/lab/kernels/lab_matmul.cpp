@@ -9,12 +9,13 @@
              scalar tail of columns.
    gemm_nt:  c[i][j] (+)= Σ_p a[i][p] b[j][p]     (A·Bᵀ, both row-major, p along SIMD lanes)
              one row of a against 4 rows of b at a time, 4 accumulators, then reduce_add; scalar
-             tail of p.
+             tail of p (dot4 and dot, kernels/dot.hpp, which attention's dot_keys shares).
    Float32 with fused multiply-add where the target has it; the summation order is fixed, so a
    result is the same on every run on one target. */
 
 #include "lab/kernels/lab_table.hpp"
 #include "kernels/target.hpp"
+#include "kernels/dot.hpp"
 
 namespace posenc::kernels::POSENC_KERNEL_NS {
 namespace {
@@ -72,15 +73,6 @@ void gemm_tile(float* c, std::size_t ldc, const float* a, std::size_t a_rs, std:
   }
 }
 
-float dot(const float* x, const float* y, std::size_t k) {
-  batch acc(0.0f);
-  std::size_t p = 0;
-  for (; p + N <= k; p += N) acc = xsimd::fma(batch::load_unaligned(x + p), batch::load_unaligned(y + p), acc);
-  float s = xsimd::reduce_add(acc);
-  for (; p < k; ++p) s += x[p] * y[p];
-  return s;
-}
-
 }  // namespace
 
 void lab_gemm(float* c, std::size_t ldc, const float* a, std::size_t a_rs, std::size_t a_cs,
@@ -110,36 +102,16 @@ void lab_gemm(float* c, std::size_t ldc, const float* a, std::size_t a_rs, std::
 
 void lab_gemm_nt(float* c, std::size_t ldc, const float* a, std::size_t lda, const float* b,
                  std::size_t ldb, std::size_t m, std::size_t n, std::size_t k, bool accumulate) noexcept {
-  const std::size_t k_vec = k - k % N;
   for (std::size_t i = 0; i < m; ++i) {
     const float* ai = a + i * lda;
     float* ci = c + i * ldc;
     std::size_t j = 0;
     for (; j + 4 <= n; j += 4) {
-      const float* b0 = b + j * ldb;
-      const float* b1 = b0 + ldb;
-      const float* b2 = b1 + ldb;
-      const float* b3 = b2 + ldb;
-      batch s0(0.0f), s1(0.0f), s2(0.0f), s3(0.0f);
-      for (std::size_t p = 0; p < k_vec; p += N) {
-        const batch av = batch::load_unaligned(ai + p);
-        s0 = xsimd::fma(av, batch::load_unaligned(b0 + p), s0);
-        s1 = xsimd::fma(av, batch::load_unaligned(b1 + p), s1);
-        s2 = xsimd::fma(av, batch::load_unaligned(b2 + p), s2);
-        s3 = xsimd::fma(av, batch::load_unaligned(b3 + p), s3);
-      }
-      float r0 = xsimd::reduce_add(s0), r1 = xsimd::reduce_add(s1), r2 = xsimd::reduce_add(s2),
-            r3 = xsimd::reduce_add(s3);
-      for (std::size_t p = k_vec; p < k; ++p) {
-        r0 += ai[p] * b0[p];
-        r1 += ai[p] * b1[p];
-        r2 += ai[p] * b2[p];
-        r3 += ai[p] * b3[p];
-      }
+      const Dot4 r = dot4(ai, b + j * ldb, ldb, k);
       if (accumulate) {
-        ci[j] += r0; ci[j + 1] += r1; ci[j + 2] += r2; ci[j + 3] += r3;
+        ci[j] += r.r0; ci[j + 1] += r.r1; ci[j + 2] += r.r2; ci[j + 3] += r.r3;
       } else {
-        ci[j] = r0; ci[j + 1] = r1; ci[j + 2] = r2; ci[j + 3] = r3;
+        ci[j] = r.r0; ci[j + 1] = r.r1; ci[j + 2] = r.r2; ci[j + 3] = r.r3;
       }
     }
     for (; j < n; ++j) {

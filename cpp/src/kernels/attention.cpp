@@ -2,7 +2,7 @@
    (streaming) softmax update of one output row; and their tiled forms for kRows query rows at
    once, which the streaming path uses.
 
-   dot_keys:     s[j] = scale * Σ_d q[d] k_j[d]        k_j = k + j * k_stride, j < n
+   dot_keys:     s[j] = scale * Σ_d q[d] k_j[d]        k_j = k + j * k_stride, j < n  (kernels/dot.hpp)
                  four keys at a time, each with its own SIMD accumulator over d, then reduce_add
    softmax_block: given a block of logits s[0 … n) and the row state (m, l, acc[dv]):
                  m' = max(m, max s);  p_j = exp(s_j - m');  l' = l e^(m - m') + Σ p_j
@@ -24,6 +24,7 @@
 
 #include "kernels/table.hpp"
 #include "kernels/target.hpp"
+#include "kernels/dot.hpp"
 
 namespace posenc::kernels::POSENC_KERNEL_NS {
 namespace {
@@ -31,46 +32,17 @@ namespace {
 using batch = xsimd::batch<float, Arch>;
 constexpr std::size_t N = batch::size;
 
-float dot(const float* a, const float* b, std::size_t d) {
-  batch acc(0.0f);
-  std::size_t i = 0;
-  for (; i + N <= d; i += N) acc = xsimd::fma(batch::load_unaligned(a + i), batch::load_unaligned(b + i), acc);
-  float s = xsimd::reduce_add(acc);
-  for (; i < d; ++i) s += a[i] * b[i];
-  return s;
-}
-
 }  // namespace
 
 void dot_keys(float* s, const float* q, const float* k, std::size_t k_stride, std::size_t n,
               std::size_t d, float scale) noexcept {
   std::size_t j = 0;
-  const std::size_t d_vec = d - d % N;
   for (; j + 4 <= n; j += 4) {
-    const float* k0 = k + j * k_stride;
-    const float* k1 = k0 + k_stride;
-    const float* k2 = k1 + k_stride;
-    const float* k3 = k2 + k_stride;
-    batch a0(0.0f), a1(0.0f), a2(0.0f), a3(0.0f);
-    for (std::size_t i = 0; i < d_vec; i += N) {
-      const batch qv = batch::load_unaligned(q + i);
-      a0 = xsimd::fma(qv, batch::load_unaligned(k0 + i), a0);
-      a1 = xsimd::fma(qv, batch::load_unaligned(k1 + i), a1);
-      a2 = xsimd::fma(qv, batch::load_unaligned(k2 + i), a2);
-      a3 = xsimd::fma(qv, batch::load_unaligned(k3 + i), a3);
-    }
-    float r0 = xsimd::reduce_add(a0), r1 = xsimd::reduce_add(a1), r2 = xsimd::reduce_add(a2),
-          r3 = xsimd::reduce_add(a3);
-    for (std::size_t i = d_vec; i < d; ++i) {
-      r0 += q[i] * k0[i];
-      r1 += q[i] * k1[i];
-      r2 += q[i] * k2[i];
-      r3 += q[i] * k3[i];
-    }
-    s[j] = r0 * scale;
-    s[j + 1] = r1 * scale;
-    s[j + 2] = r2 * scale;
-    s[j + 3] = r3 * scale;
+    const Dot4 r = dot4(q, k + j * k_stride, k_stride, d);
+    s[j] = r.r0 * scale;
+    s[j + 1] = r.r1 * scale;
+    s[j + 2] = r.r2 * scale;
+    s[j + 3] = r.r3 * scale;
   }
   for (; j < n; ++j) s[j] = dot(q, k + j * k_stride, d) * scale;
 }
