@@ -122,6 +122,18 @@ export function wrapLab(module) {
     #length(fn, length) {
       return length === undefined ? this.#config.trainLength : checkInt(fn, 'length', length, 2, 65536);
     }
+    // The checks and heap copies of a batch of rows that trainStep and lossAndGradients share:
+    // run(tokens, batch, length, positions) gets heap addresses (positions 0 when not given).
+    #rows(fn, tokens, len, given, run) {
+      const length = this.#length(fn, len);
+      const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
+      const positions = checkPositions(fn, given, tokens, length, this.#config.maxPositions);
+      checkWorkspace(fn, this.#config, batch, length);
+      return scoped(fn, (alloc) => {
+        const pos = positions ? copyTokens(alloc, positions) : 0;
+        return run(copyTokens(alloc, tokens), batch, length, pos);
+      });
+    }
     /** { vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme, seed } */
     get config() { return { ...this.#config }; }
     /** AdamW steps taken. */
@@ -141,13 +153,8 @@ export function wrapLab(module) {
       const ptr = this.#live(fn);
       const { lr = 1e-3, length: len, positions: given } = checkOptions(fn, options, ['lr', 'length', 'positions']);
       if (typeof lr !== 'number' || !Number.isFinite(lr) || lr < 0) throw new PosencRangeError(`${fn}: lr must be finite and >= 0 (got ${describe(lr)})`);
-      const length = this.#length(fn, len);
-      const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
-      const positions = checkPositions(fn, given, tokens, length, this.#config.maxPositions);
-      checkWorkspace(fn, this.#config, batch, length);
-      return scoped(fn, (alloc) => {
-        const pos = positions ? copyTokens(alloc, positions) : 0;
-        const [message, loss] = module.labTrainStep(ptr, copyTokens(alloc, tokens), batch, length, lr, pos);
+      return this.#rows(fn, tokens, len, given, (tok, batch, length, pos) => {
+        const [message, loss] = module.labTrainStep(ptr, tok, batch, length, lr, pos);
         status(fn, message);
         return loss;
       });
@@ -157,13 +164,8 @@ export function wrapLab(module) {
       const fn = 'lossAndGradients';
       const ptr = this.#live(fn);
       const { length: len, positions: given } = checkOptions(fn, options, ['length', 'positions']);
-      const length = this.#length(fn, len);
-      const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
-      const positions = checkPositions(fn, given, tokens, length, this.#config.maxPositions);
-      checkWorkspace(fn, this.#config, batch, length);
-      return scoped(fn, (alloc) => {
-        const pos = positions ? copyTokens(alloc, positions) : 0;
-        const [message, loss] = module.labLossAndGradients(ptr, copyTokens(alloc, tokens), batch, length, pos);
+      return this.#rows(fn, tokens, len, given, (tok, batch, length, pos) => {
+        const [message, loss] = module.labLossAndGradients(ptr, tok, batch, length, pos);
         status(fn, message);
         const gradients = {};
         for (const t of module.labModelTensors(ptr)) {
