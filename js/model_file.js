@@ -92,27 +92,11 @@ function ropeResult(params) {
   return Object.defineProperty(params, 'params', { value: params, enumerable: false });
 }
 
-// The C++ reader's result → the public shape (posenc.d.ts, ModelInfo).
+// The C++ reader writes the public shape (posenc.d.ts, ModelInfo; embind.cpp's model_info); here
+// its RoPE params take their public form and the count of bytes read is added.
 function toPublic(m, bytesRead, publicRopeParams) {
-  const out = { format: m.format, architecture: m.architecture };
-  if (m.nHeads) out.nHeads = m.nHeads;
-  if (m.nKvHeads) out.nKvHeads = m.nKvHeads;
-  if (m.contextLength) out.contextLength = m.contextLength;
-  if (m.rope) out.rope = ropeResult(publicRopeParams(m.rope));
-  if (m.slidingWindow || m.ropeSliding) {
-    out.sliding = {};
-    if (m.slidingWindow) out.sliding.window = m.slidingWindow;
-    if (m.ropeSliding) out.sliding.params = publicRopeParams(m.ropeSliding);
-  }
-  if (m.alibi) out.alibi = m.alibi;
-  if (m.t5) {
-    out.t5 = { nHeads: m.t5.nHeads, numBuckets: m.t5.numBuckets, maxDistance: m.t5.maxDistance, bidirectional: m.t5.bidirectional };
-    if (m.t5.table) Object.assign(out.t5, { name: m.t5.name, table: m.t5.table });
-  }
-  if (m.positionTable) out.positionTable = m.positionTable;
-  if (m.irope) out.irope = m.irope;
-  out.tensors = m.tensors;
-  out.warnings = m.warnings;
-  out.bytesRead = bytesRead;
-  return out;
+  if (m.rope) m.rope = ropeResult(publicRopeParams(m.rope));
+  if (m.sliding?.params) m.sliding.params = publicRopeParams(m.sliding.params);
+  m.bytesRead = bytesRead;
+  return m;
 }

@@ -316,16 +316,22 @@ val floats(const std::vector<float>& v) {
   return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
 }
 
+// The public shape of readModel's result (posenc.d.ts, ModelInfo): a field only when the file says
+// it; RoPE params flat, as flat_params() writes them (js/model_file.js gives them their public form).
 val model_info(const posenc::ModelInfo& m) {
   val o = val::object();
   o.set("format", std::string(posenc::model_format_name(m.format)));
   o.set("architecture", m.architecture);
-  o.set("nHeads", m.n_heads);
-  o.set("nKvHeads", m.n_kv_heads);
-  o.set("contextLength", m.context_length);
-  o.set("slidingWindow", m.sliding_window);
+  if (m.n_heads) o.set("nHeads", m.n_heads);
+  if (m.n_kv_heads) o.set("nKvHeads", m.n_kv_heads);
+  if (m.context_length) o.set("contextLength", m.context_length);
   if (m.rope) o.set("rope", flat_params(*m.rope));
-  if (m.rope_sliding) o.set("ropeSliding", flat_params(*m.rope_sliding));
+  if (m.sliding_window || m.rope_sliding) {
+    val sliding = val::object();
+    if (m.sliding_window) sliding.set("window", m.sliding_window);
+    if (m.rope_sliding) sliding.set("params", flat_params(*m.rope_sliding));
+    o.set("sliding", sliding);
+  }
   if (m.alibi) {
     val a = val::object();
     a.set("nHeads", m.alibi->n_heads);
@@ -338,8 +344,10 @@ val model_info(const posenc::ModelInfo& m) {
     t.set("numBuckets", m.t5->num_buckets);
     t.set("maxDistance", m.t5->max_distance);
     t.set("bidirectional", m.t5->bidirectional);
-    t.set("name", m.t5->name);
-    t.set("table", m.t5->table.empty() ? val::null() : floats(m.t5->table));
+    if (!m.t5->table.empty()) {
+      t.set("name", m.t5->name);
+      t.set("table", floats(m.t5->table));
+    }
     o.set("t5", t);
   }
   if (m.position_table) {
