@@ -8,7 +8,7 @@ import {
 // Options that attention and kvCache.attend / kvCache share.
 
 /** options.alibi: true (max bias 8), { maxBias }, or the slopes → Float32Array [nHeads], or null. */
-export function alibiOption(fn, alibi, nHeads, alibiSlopes) {
+function alibiOption(fn, alibi, nHeads, alibiSlopes) {
   if (alibi === undefined || alibi === false) return null;
   if (alibi instanceof Float32Array) {
     if (alibi.length !== nHeads) throw new PosencRangeError(`${fn}: alibi slopes must have nHeads = ${nHeads} entries (got ${alibi.length})`);
@@ -16,6 +16,38 @@ export function alibiOption(fn, alibi, nHeads, alibiSlopes) {
   }
   const { maxBias = 8 } = alibi === true ? {} : checkOptions(fn, alibi, ['maxBias'], 'alibi');
   return alibiSlopes(nHeads, checkFinite(fn, 'alibi.maxBias', maxBias, { positive: true }));
+}
+
+/** options.t5: { table [numBuckets][nHeads], bidirectional = !causal, numBuckets, maxDistance }, or null. */
+function t5Option(fn, t5, nHeads, causal) {
+  if (t5 === undefined) return null;
+  const { table, bidirectional = !causal, numBuckets = 32, maxDistance = 128 } = checkOptions(fn, t5,
+    ['table', 'bidirectional', 'numBuckets', 'maxDistance'], 't5');
+  checkFloat32Array(fn, 't5.table', table);
+  checkBool(fn, 't5.bidirectional', bidirectional);
+  checkInt(fn, 't5.numBuckets', numBuckets, 1, 2 ** 30);
+  checkInt(fn, 't5.maxDistance', maxDistance, 1, 2 ** 30);
+  if (table.length !== numBuckets * nHeads) {
+    throw new PosencRangeError(`${fn}: t5.table.length must equal numBuckets * nHeads = ${numBuckets * nHeads} (got ${table.length})`);
+  }
+  return { table, bidirectional, numBuckets, maxDistance };
+}
+
+/**
+ * options.alibi and options.t5, the positional bias terms (C++ PositionBias) → { tables, fields }:
+ * tables, the Float32Arrays (or null) to put in the heap; fields(addresses), given their heap
+ * addresses in that order (0 for null), the options embind's position_bias reads.
+ */
+export function positionBiasOption(fn, options, nHeads, causal, alibiSlopes) {
+  const slopes = alibiOption(fn, options.alibi, nHeads, alibiSlopes);
+  const t5 = t5Option(fn, options.t5, nHeads, causal);
+  return {
+    tables: [slopes, t5 ? t5.table : null],
+    fields: ([alibiSlopes, t5Table]) => ({
+      alibiSlopes, t5Table, t5Bidirectional: t5 ? t5.bidirectional : true,
+      t5NumBuckets: t5 ? t5.numBuckets : 32, t5MaxDistance: t5 ? t5.maxDistance : 128,
+    }),
+  };
 }
 
 /** options.sinks: gpt-oss's logit per head, finite → the Float32Array, or null. */
@@ -67,20 +99,7 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
     const returnWeights = options.returnWeights === undefined ? false : checkBool(fn, 'returnWeights', options.returnWeights);
     checkElements(fn, 'nHeads * qLen * kvLen', returnWeights ? nHeads * qLen * kvLen : 0);
 
-    const slopes = alibiOption(fn, options.alibi, nHeads, alibiSlopes);
-    let t5 = null;
-    if (options.t5 !== undefined) {
-      const { table, bidirectional = !causal, numBuckets = 32, maxDistance = 128 } = checkOptions(fn, options.t5,
-        ['table', 'bidirectional', 'numBuckets', 'maxDistance'], 't5');
-      checkFloat32Array(fn, 't5.table', table);
-      checkBool(fn, 't5.bidirectional', bidirectional);
-      checkInt(fn, 't5.numBuckets', numBuckets, 1, 2 ** 30);
-      checkInt(fn, 't5.maxDistance', maxDistance, 1, 2 ** 30);
-      if (table.length !== numBuckets * nHeads) {
-        throw new PosencRangeError(`${fn}: t5.table.length must equal numBuckets * nHeads = ${numBuckets * nHeads} (got ${table.length})`);
-      }
-      t5 = { table, bidirectional, numBuckets, maxDistance };
-    }
+    const bias = positionBiasOption(fn, options, nHeads, causal, alibiSlopes);
     let rope = null;
     if (options.rope !== undefined) {
       const r = ropeOption(fn, options.rope);
@@ -124,8 +143,8 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
       const put = (arr, bytes = 4) => ({ p: alloc(Math.max(1, arr.length) * bytes), arr });
       // float16 K and V keep their 2 bytes per value in the heap (half the copy, as a float16 KV cache).
       const kb = put(k, kvHalf ? 2 : 4), vb = put(v, kvHalf ? 2 : 4);
-      const whole = [kb, vb, slopes && put(slopes), t5 && put(t5.table), sinks && put(sinks)];
-      const [, , sl, tb, sk] = whole;
+      const whole = [kb, vb, sinks && put(sinks), ...bias.tables.map((t) => t && put(t))];
+      const [, , sk, ...tables] = whole;
       const inv = rope ? alloc(rope.invFreq.length * 8) : 0;
       const qp = alloc(rows * nHeads * headDim * 4), yp = alloc(rows * nHeads * headDim * 4);
       const mp = mask ? alloc(maskRows.slabs * rows * kvLen * 4) : 0;
@@ -138,9 +157,7 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
       if (rope) f64(inv, rope.invFreq.length).set(rope.invFreq);
       const call = {
         nHeads, nKvHeads, headDim, causal, scale, softcap,
-        alibiSlopes: sl ? sl.p : 0,
-        t5Table: tb ? tb.p : 0, t5Bidirectional: t5 ? t5.bidirectional : true,
-        t5NumBuckets: t5 ? t5.numBuckets : 32, t5MaxDistance: t5 ? t5.maxDistance : 128,
+        ...bias.fields(tables.map((b) => (b ? b.p : 0))),
         ropeInvFreq: inv, ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0, ropeRotOffset: rope ? rope.rotaryOffset : 0,
         ropePrecision: rope ? rope.precision : 0, ropeAttentionFactor: rope ? rope.attentionFactor : 1,
         bias: mp, biasPerHead: maskPerHead, window, sinkTokens, sinks: sk ? sk.p : 0,

@@ -6,7 +6,7 @@ import {
   PosencRangeError, PosencTypeError, checkBool, checkChoice, checkFinite, checkFloat32Array, checkInt,
   checkOptions, checkOut, toFloat64
 } from './checks.js';
-import { alibiOption, ropeOption, sinksOption } from './attention.js';
+import { positionBiasOption, ropeOption, sinksOption } from './attention.js';
 
 // Sizes are passed to C++ as 32-bit size_t (wasm32): anything larger could not fit in the heap.
 const MAX_SIZE = 2 ** 31 - 1;
@@ -94,7 +94,7 @@ export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, a
       const { nKvHeads, headDim } = this.#o;
       checkFloat32Array(fn, 'q', q);
       if (options === undefined) throw new PosencTypeError(`${fn}: options { nHeads } are required`);
-      checkOptions(fn, options, ['nHeads', 'positions', 'causal', 'alibi', 'scale', 'softcap', 'sinks', 'out']);
+      checkOptions(fn, options, ['nHeads', 'positions', 'causal', 'alibi', 't5', 'scale', 'softcap', 'sinks', 'out']);
       const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1, 2 ** 20);
       if (nHeads % nKvHeads !== 0) throw new PosencRangeError(`${fn}: nHeads = ${nHeads} must be a multiple of nKvHeads = ${nKvHeads}`);
       if (q.length === 0 || q.length % (nHeads * headDim) !== 0) {
@@ -105,17 +105,21 @@ export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, a
       const causal = options.causal === undefined ? true : checkBool(fn, 'causal', options.causal);
       const scale = options.scale === undefined ? NaN : checkFinite(fn, 'scale', options.scale);
       const softcap = options.softcap === undefined ? 0 : checkFinite(fn, 'softcap', options.softcap);
-      const slopes = alibiOption(fn, options.alibi, nHeads, alibiSlopes);
+      const bias = positionBiasOption(fn, options, nHeads, causal, alibiSlopes);
       const sinks = sinksOption(fn, options.sinks, nHeads);
       const output = options.out === undefined ? new Float32Array(q.length) : checkOut(fn, options.out, { n: q.length, what: 'q.length', input: q });
       scoped(fn, (alloc) => {
         const qp = alloc(q.length * 4), yp = alloc(q.length * 4);
-        const pp = positions ? alloc(qLen * 8) : 0, sl = slopes ? alloc(nHeads * 4) : 0, sk = sinks ? alloc(nHeads * 4) : 0;
+        const pp = positions ? alloc(qLen * 8) : 0;
+        const [sk, ...tables] = [sinks, ...bias.tables].map((t) => {
+          if (!t) return 0;
+          const p = alloc(t.length * 4);
+          f32(p, t.length).set(t);
+          return p;
+        });
         f32(qp, q.length).set(q);
         if (pp) f64(pp, qLen).set(positions);
-        if (sl) f32(sl, nHeads).set(slopes);
-        if (sk) f32(sk, nHeads).set(sinks);
-        status(fn, module.kvCacheAttend(h, qp, qLen, { nHeads, positions: pp, causal, scale, softcap, alibiSlopes: sl, sinks: sk }, yp));
+        status(fn, module.kvCacheAttend(h, qp, qLen, { nHeads, positions: pp, causal, scale, softcap, sinks: sk, ...bias.fields(tables) }, yp));
         output.set(f32(yp, q.length));
       });
       return output;

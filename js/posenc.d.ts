@@ -410,17 +410,21 @@ export interface OnnxRotaryEmbeddingAttrs {
   rotary_embedding_dim?: number;
 }
 
-export interface AttentionOptions {
+/** The positional bias terms that attention and kvCache.attend both take (C++ PositionBias). */
+export interface PositionBiasOptions {
+  /** ALiBi: true (max bias 8), { maxBias }, or your slopes (bias -slope_h · |query pos - key pos|). */
+  alibi?: boolean | { maxBias?: number } | Float32Array;
+  /** T5 relative bias from table [numBuckets][nHeads] (bucket of key pos - query pos); bidirectional defaults to !causal. */
+  t5?: { table: Float32Array; bidirectional?: boolean; numBuckets?: number; maxDistance?: number };
+}
+
+export interface AttentionOptions extends PositionBiasOptions {
   nHeads: number;
   /** Default nHeads; must divide it (GQA / MQA). */
   nKvHeads?: number;
   headDim: number;
   /** Key j visible to query i iff j <= i + kvLen - qLen. Default false. */
   causal?: boolean;
-  /** ALiBi: true (max bias 8), { maxBias }, or your slopes. */
-  alibi?: boolean | { maxBias?: number } | Float32Array;
-  /** T5 relative bias from table [numBuckets][nHeads]; bidirectional defaults to !causal. */
-  t5?: { table: Float32Array; bidirectional?: boolean; numBuckets?: number; maxDistance?: number };
   /** RoPE on q and k inside the call: RopeParams, or { params | invFreq, layout, precision, attentionFactor }. */
   rope?: RopeParams | { params?: RopeParams; invFreq?: NumberArray; layout?: RopeLayout; rotaryOffset?: number; precision?: 'fast' | 'accurate'; attentionFactor?: number };
   /** Additive bias [qLen][kvLen] or [nHeads][qLen][kvLen]; -Infinity masks. */
@@ -473,15 +477,13 @@ export interface KvCacheOptions {
   sinkTokens?: number;
 }
 
-export interface KvAttendOptions {
+export interface KvAttendOptions extends PositionBiasOptions {
   /** Query heads: a multiple of nKvHeads (GQA, MQA). */
   nHeads: number;
   /** The queries' positions (integers); default: those of the last qLen tokens appended. */
   positions?: NumberArray;
   /** Default true: a key at pos is visible to a query at p iff pos <= p. */
   causal?: boolean;
-  /** ALiBi: true (max bias 8), { maxBias }, or your slopes (bias -slope · |p - pos|). */
-  alibi?: boolean | { maxBias?: number } | Float32Array;
   /** Default 1 / sqrt(headDim). */
   scale?: number;
   /** > 0: scores become softcap · tanh(score / softcap). */

@@ -16,18 +16,16 @@
 #include <string>
 #include <vector>
 
+#include "embind_options.hpp"
 #include "embind_status.hpp"
 #include "posenc/posenc.hpp"
 
 namespace {
 
 using emscripten::val;
-using Ptr = std::uintptr_t;
+using posenc_js::at;
+using posenc_js::Ptr;
 
-template <class T>
-T* at(Ptr p) {
-  return reinterpret_cast<T*>(p);
-}
 
 using posenc_js::message;
 
@@ -581,9 +579,7 @@ std::string attention(Ptr q, Ptr k, Ptr v, double q_len, double kv_len, const va
   const double scale = o["scale"].as<double>();
   if (!std::isnan(scale)) a.scale = scale;
   a.softcap = o["softcap"].as<double>();
-  a.alibi_slopes = at<const float>(o["alibiSlopes"].as<Ptr>());
-  a.t5_table = at<const float>(o["t5Table"].as<Ptr>());
-  a.t5 = t5_params(o["t5Bidirectional"].as<bool>(), o["t5NumBuckets"].as<int>(), o["t5MaxDistance"].as<int>());
+  static_cast<posenc::PositionBias&>(a) = posenc_js::position_bias(o);
   a.rope_inv_freq = at<const double>(o["ropeInvFreq"].as<Ptr>());
   a.rope_rot_dim = o["ropeRotDim"].as<std::size_t>();
   a.rope = apply_options(o["ropeLayout"].as<int>(), o["ropePrecision"].as<int>(), o["ropeAttentionFactor"].as<double>(),

@@ -10,19 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "embind_options.hpp"
 #include "embind_status.hpp"
 #include "posenc/posenc.hpp"
 
 namespace {
 
 using emscripten::val;
-using Ptr = std::uintptr_t;
+using posenc_js::at;
+using posenc_js::Ptr;
 using posenc_js::message;
 
-template <class T>
-T* at(Ptr p) {
-  return reinterpret_cast<T*>(p);
-}
 posenc::KvCache* cache(Ptr h) { return at<posenc::KvCache>(h); }
 
 // o: the JS layer's normalized options (pointers as numbers, 0 = none). ggml: precision 'ggml''s
@@ -75,7 +73,7 @@ std::string kv_cache_attend(Ptr h, Ptr q, double q_len, const val& o, Ptr out) {
   a.causal = o["causal"].as<bool>();
   if (const double scale = o["scale"].as<double>(); !std::isnan(scale)) a.scale = scale;
   a.softcap = o["softcap"].as<double>();
-  a.alibi_slopes = at<const float>(o["alibiSlopes"].as<Ptr>());
+  static_cast<posenc::PositionBias&>(a) = posenc_js::position_bias(o);
   a.sinks = at<const float>(o["sinks"].as<Ptr>());
   return message(cache(h)->attend(at<const float>(q), static_cast<std::size_t>(q_len), a, at<float>(out)));
 }

@@ -10,19 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "embind_options.hpp"
 #include "embind_status.hpp"
 #include "posenc/lab.hpp"
 
 namespace {
 
 using emscripten::val;
-using Ptr = std::uintptr_t;
+using posenc_js::at;
+using posenc_js::Ptr;
 namespace lab = posenc::lab;
 
-template <class T>
-T* at(Ptr p) {
-  return reinterpret_cast<T*>(p);
-}
 
 using posenc_js::message;
 

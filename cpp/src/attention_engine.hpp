@@ -26,8 +26,9 @@ inline Strides strides(bool token_major, std::size_t heads, std::size_t seq, std
 }
 
 // Everything one attention computation needs, with element strides so that 3D (token-major)
-// and 4D (head-major) tensors are read in place.
-struct Problem {
+// and 4D (head-major) tensors are read in place. The positional bias terms (alibi_slopes,
+// t5_table, t5) are the caller's PositionBias, copied as a whole.
+struct Problem : PositionBias {
   std::size_t batch = 1, q_heads = 1, kv_heads = 1, q_len = 1, kv_len = 1, head_dim = 1, v_dim = 1;
   const float* q = nullptr;
   const float* k = nullptr;
@@ -46,9 +47,6 @@ struct Problem {
   std::vector<std::int64_t> causal_offset;  // per batch: key j visible iff j <= i + offset
   const std::int64_t* nonpad = nullptr;     // per batch: keys j >= nonpad[b] are masked
   std::int64_t qpos0 = 0;                   // query i sits at position qpos0 + i (ALiBi, T5)
-  const float* alibi = nullptr;             // [q_heads]
-  const float* t5_table = nullptr;          // [num_buckets][q_heads]
-  T5BucketParams t5;
   const float* bias = nullptr;              // + bias[h * bias_sh + i * kv_len + j]
   std::size_t bias_sh = 0;
   float* qk = nullptr;                      // [B][Hq][Sq][T] in mode qk_mode

@@ -8,7 +8,7 @@
 // time (widened from float16 into the worker's scratch when the cache is float16; a block of keys
 // and one of values, 8 KiB each at head_dim 128, stay in L1), and for each tile of kRows rows
 // computes the scores with every key read once for all the rows (scores_rows; the queries carry the
-// scale), then softcap, ALiBi and the causal/window mask from the slots' positions, and one
+// scale), then softcap, ALiBi, T5 and the causal/window mask from the slots' positions, and one
 // online-softmax step with the values loaded once for the rows (softmax_tile), keeping a partial
 // (m, l, acc[head_dim]) per row. A last tile of fewer rows (G = 1 and one query: multi-head
 // attention) goes one row at a time (dot_keys, softmax_block).
@@ -66,10 +66,10 @@ Status KvCache::attend(const float* q, std::size_t q_len, const KvAttendOptions&
   if (length_ == 0) return bad("the cache is empty: append keys and values first");
   if (o.scale && !std::isfinite(*o.scale)) return bad("scale must be finite");
   if (!std::isfinite(o.softcap)) return bad("softcap must be finite");
-  for (std::size_t h = 0; h < o.n_heads; ++h) {
-    if (o.sinks && !std::isfinite(o.sinks[h])) return bad("sinks must be finite");
-    if (o.alibi_slopes && !std::isfinite(o.alibi_slopes[h])) return bad("alibi slopes must be finite");
-  }
+  if (o.sinks)
+    for (std::size_t h = 0; h < o.n_heads; ++h)
+      if (!std::isfinite(o.sinks[h])) return bad("sinks must be finite");
+  if (Status s = position_bias_check(o, o.n_heads); !s.ok()) return s;
   if (!o.positions && q_len > length_) return bad("q_len > length needs the queries' positions");
   const std::size_t G = o.n_heads / Hk, R = G * q_len;
   // The chunks depend on the length only (never on the thread count): the same bits on any count.
@@ -163,9 +163,16 @@ Status KvCache::attend(const float* q, std::size_t q_len, const KvAttendOptions&
           float* sr = s + u * kBlock;
           if (cap_s > 0.0f)
             for (std::size_t j = 0; j < n; ++j) sr[j] = cap_s * std::tanh(sr[j] / cap_s);
+          const std::size_t qh = h * G + (t + u) % G;
           if (o.alibi_slopes) {
-            const float slope = o.alibi_slopes[h * G + (t + u) % G];
+            const float slope = o.alibi_slopes[qh];
             for (std::size_t j = 0; j < n; ++j) sr[j] -= slope * static_cast<float>(std::fabs(qp - pos[j0 + j]));
+          }
+          if (o.t5_table) {
+            for (std::size_t j = 0; j < n; ++j) {
+              const auto rel = static_cast<std::int64_t>(pos[j0 + j]) - static_cast<std::int64_t>(qp);
+              sr[j] += o.t5_table[static_cast<std::size_t>(t5_bucket(rel, o.t5)) * o.n_heads + qh];
+            }
           }
           if ((o.causal && pmax > qp) || (W != 0 && (pmin <= qp - W || (!o.causal && pmax >= qp + W))))
             for (std::size_t j = 0; j < n; ++j)

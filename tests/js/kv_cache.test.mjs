@@ -10,11 +10,14 @@ import { halfValue, toHalfBits } from '../ops/cases.mjs';
 
 const rows = (x, width, from, to) => x.subarray(from * width, to * width);
 
-test('kvCache: token-by-token decoding equals pe.attention and the float64 twin (GQA, ALiBi, softcap, scale, sinks)', () => {
+test('kvCache: token-by-token decoding equals pe.attention and the float64 twin (GQA, ALiBi, T5, softcap, scale, sinks)', () => {
   const H = 8, Hk = 2, D = 24, T = 70;
   const k = randomFloats(T * Hk * D, 1), v = randomFloats(T * Hk * D, 2), q = randomFloats(T * H * D, 3);
   const sinks = randomFloats(H, 4);
-  const variants = [{}, { alibi: true }, { softcap: 1.5, scale: 0.3 }, { sinks }, { alibi: { maxBias: 4 }, causal: true }];
+  // T5 as a decoder has it (buckets of key - query one-sided; 16 buckets reach max distance 32 within T).
+  const t5 = { table: randomFloats(16 * H, 11), numBuckets: 16, maxDistance: 32 };
+  const variants = [{}, { alibi: true }, { softcap: 1.5, scale: 0.3 }, { sinks }, { alibi: { maxBias: 4 }, causal: true }, { t5 },
+    { t5: { ...t5, bidirectional: true }, alibi: true }];
   for (const extra of variants) {
     const cache = pe.kvCache({ nKvHeads: Hk, headDim: D, capacity: T });
     for (let t = 0; t < T; t++) {
@@ -25,7 +28,8 @@ test('kvCache: token-by-token decoding equals pe.attention and the float64 twin 
       const opts = { nHeads: H, nKvHeads: Hk, headDim: D, causal: true, ...extra };
       assert.ok(maxAbsDiff(got, pe.attention(qt, kk, vv, opts)) <= 2e-6, `${JSON.stringify(Object.keys(extra))} t ${t}`);
       const slopes = extra.alibi ? pe.alibiSlopes(H, extra.alibi.maxBias ? { maxBias: extra.alibi.maxBias } : {}) : undefined;
-      assert.ok(maxAbsDiff(got, attentionTwin(qt, kk, vv, { ...opts, slopes })) <= 2e-6);
+      const buckets = extra.t5 && { table: extra.t5.table, bucket: (rel) => pe.t5Bucket(rel, { bidirectional: !!extra.t5.bidirectional, numBuckets: 16, maxDistance: 32 }) };
+      assert.ok(maxAbsDiff(got, attentionTwin(qt, kk, vv, { ...opts, slopes, t5: buckets })) <= 2e-6);
     }
     assert.equal(cache.length, T);
     cache.delete();
@@ -161,6 +165,9 @@ test('kvCache: bad input is a TypeError/RangeError naming the rule, with err.cod
   assert.throws(() => cache.attend(x, { nHeads: 3 }), error(RangeError, /nHeads = 3 must be a multiple of nKvHeads = 2/));
   assert.throws(() => cache.attend(randomFloats(3 * 8, 2), { nHeads: 2 }), error(RangeError, /qLen > length needs the queries' positions/));
   assert.throws(() => cache.attend(x, { nHeads: 2, sinks: Float32Array.of(1, NaN) }), error(RangeError, /sinks must be finite/));
+  assert.throws(() => cache.attend(x, { nHeads: 2, alibi: Float32Array.of(1, NaN) }), error(RangeError, /alibi slopes must be finite/));
+  assert.throws(() => cache.attend(x, { nHeads: 2, t5: { table: new Float32Array(4) } }), error(RangeError, /t5\.table\.length must equal numBuckets \* nHeads = 64/));
+  assert.throws(() => cache.attend(x, { nHeads: 2, t5: { table: new Float32Array(2), numBuckets: 1 } }), error(RangeError, /num_?[bB]uckets/));
   assert.throws(() => cache.shift(-1, { keep: -1 }), error(RangeError, /keep must be >= 0/));
   assert.throws(() => cache.shift(0.5), error(RangeError, /delta must be an integer/));
   assert.throws(() => cache.shift(2 ** 53 - 1), error(RangeError, /delta moves positions past 2\^53/));

@@ -3,10 +3,11 @@
 /**
  * Attention in float64: q [qLen][H][D], k/v [kvLen][Hkv][D] → [qLen][H][D]. Query i sits at
  * qPositions[i] (default: the last qLen positions, kvLen - qLen + i), key j at kPositions[j]
- * (default j); the first sinkTokens keys stay visible beside a window (StreamingLLM).
+ * (default j); the first sinkTokens keys stay visible beside a window (StreamingLLM). t5: { table
+ * [numBuckets][H], bucket(kpos - qpos) } (the bucket function is checked on its own against HF's).
  */
 export function attentionTwin(q, k, v, { nHeads: H, nKvHeads: Hkv = H, headDim: D, causal = false, slopes, mask, scale,
-  softcap = 0, window, sinkTokens = 0, sinks, qPositions, kPositions }) {
+  softcap = 0, window, sinkTokens = 0, sinks, qPositions, kPositions, t5 }) {
   const qLen = q.length / (H * D), kvLen = k.length / (Hkv * D);
   const sc = scale ?? 1 / Math.sqrt(D);
   const out = new Float64Array(q.length);
@@ -23,6 +24,7 @@ export function attentionTwin(q, k, v, { nHeads: H, nKvHeads: Hkv = H, headDim: 
         let x = dot * sc;
         if (softcap > 0) x = softcap * Math.tanh(x / softcap);
         if (slopes) x -= slopes[h] * Math.abs(qpos - kpos);
+        if (t5) x += t5.table[t5.bucket(kpos - qpos) * H + h];
         if (mask) x += mask[i * kvLen + j];
         if (causal && kpos > qpos) x = -Infinity;
         // HF sliding_window_overlay: kv_idx > q_idx - window (not causal: |q - kv| < window).

@@ -150,6 +150,10 @@ TEST_CASE("attention: a fully masked row gives zeros; bad input gives a status")
   o = {};
   o.n_heads = 1;
   CHECK(std::string(posenc::attention(q.data(), k.data(), v.data(), 1, 1, o, out.data()).message).find("head_dim") != std::string::npos);
+  o.head_dim = D;
+  const float bad_slope = NAN;
+  o.alibi_slopes = &bad_slope;  // the rule KvCache::attend keeps too (position_bias_check)
+  CHECK(std::string(posenc::attention(q.data(), k.data(), v.data(), 1, 1, o, out.data()).message) == "alibi slopes must be finite");
 }
 
 TEST_CASE("onnx_attention: shape and attribute errors name the slot or attribute") {

@@ -41,7 +41,8 @@ std::vector<float> to_float(const std::vector<double>& x) { return {x.begin(), x
 
 }  // namespace
 
-TEST_CASE("kv cache: attend equals the float64 twin — GQA, chunk edges, pieces, causal, ALiBi, softcap, sinks") {
+TEST_CASE("kv cache: attend equals the float64 twin — GQA, chunk edges, pieces, causal, ALiBi, T5, softcap, sinks") {
+  const std::vector<float> t5_table = random_floats(32 * 8, 24);  // [32 buckets][8 heads] at most
   const std::vector<float> slopes = {0.5f, 0.25f, 0.125f, 0.0625f, 0.03f, 0.02f, 0.01f, 0.005f};
   const std::vector<float> sink_logits = {0.3f, -0.7f, 1.1f, 0.0f, 2.0f, -2.0f, 0.5f, 0.9f};
   for (const std::size_t D : {std::size_t{17}, std::size_t{64}}) {
@@ -56,7 +57,7 @@ TEST_CASE("kv cache: attend equals the float64 twin — GQA, chunk edges, pieces
         const auto k = random_floats(T * Hk * D, 21), v = random_floats(T * Hk * D, 22), q = random_floats(q_len * H * D, 23);
         append_all(*c, k, v, T, Hk * D, T % 7 + 1);
         CHECK(c->length() == T);
-        for (int variant = 0; variant < 4; ++variant) {
+        for (int variant = 0; variant < 5; ++variant) {
           posenc::KvAttendOptions ko;
           ko.n_heads = H;
           posenc::AttentionOptions ao;
@@ -64,6 +65,10 @@ TEST_CASE("kv cache: attend equals the float64 twin — GQA, chunk edges, pieces
           if (variant == 1) { ko.alibi_slopes = ao.alibi_slopes = slopes.data(); }
           if (variant == 2) { ko.softcap = ao.softcap = 2.0; ko.scale = ao.scale = 0.5; }
           if (variant == 3) { ko.sinks = ao.sinks = sink_logits.data(); ko.causal = ao.causal = false; }
+          if (variant == 4) {  // a decoder's buckets: keys up to 1300 back reach past max_distance 128
+            ko.t5_table = ao.t5_table = t5_table.data();
+            ko.t5 = ao.t5 = posenc::T5BucketParams{false, 32, 128};
+          }
           CAPTURE(D); CAPTURE(T); CAPTURE(q_len); CAPTURE(H); CAPTURE(variant);
           std::vector<float> out(q.size());
           REQUIRE(c->attend(q.data(), q_len, ko, out.data()).ok());
@@ -297,6 +302,14 @@ TEST_CASE("kv cache: bad input gives a status naming the rule and leaves the cac
   CHECK(c->shift(-1, -1).code == posenc::StatusCode::kBadArgument);
   ko.n_heads = 3;
   CHECK(c->attend(x.data(), 1, ko, out.data()).code == posenc::StatusCode::kBadArgument);  // not a multiple
+  ko.n_heads = 2;
+  const float bad_slopes[2] = {0.5f, std::numeric_limits<float>::infinity()};
+  ko.alibi_slopes = bad_slopes;
+  CHECK(std::string(c->attend(x.data(), 1, ko, out.data()).message) == "alibi slopes must be finite");
+  ko.alibi_slopes = nullptr;
+  ko.t5_table = x.data();
+  ko.t5 = posenc::T5BucketParams{false, 1, 128};
+  CHECK(std::string(c->attend(x.data(), 1, ko, out.data()).message).find("num_buckets") != std::string::npos);
 }
 
 TEST_CASE("kv cache: shift works by position — keys appended at p + 100 and moved by -100 equal keys appended at p") {

@@ -16,16 +16,26 @@ namespace posenc {
 
 // ---- attention with fused positional terms ----------------------------------------------------------
 
-struct AttentionOptions {
+// The positional bias terms added to every score. The attention engine holds them as given
+// (engine::Problem derives from this too), so a new bias term is its field here, its check in
+// attention.cpp and its term in attention_engine.cpp.
+struct PositionBias {
+  const float* alibi_slopes = nullptr;   // [n_heads]: bias -slope_h * |qpos_i - j|
+  const float* t5_table = nullptr;       // [num_buckets][n_heads]: bias table[bucket(j - qpos_i)][h]
+  T5BucketParams t5;
+};
+
+// kBadArgument unless every ALiBi slope is finite and the T5 bucket parameters are valid (with a
+// table): the rules of both callers, attention() and KvCache::attend.
+Status position_bias_check(const PositionBias& bias, std::size_t n_heads) noexcept;
+
+struct AttentionOptions : PositionBias {  // alibi_slopes, t5_table, t5
   std::size_t n_heads = 0;       // query heads
   std::size_t n_kv_heads = 0;    // 0: n_heads. Must divide n_heads (GQA/MQA).
   std::size_t head_dim = 0;
   bool causal = false;           // key j visible to query i iff j <= qpos_i
   std::optional<double> scale;   // default 1/sqrt(head_dim)
   double softcap = 0.0;
-  const float* alibi_slopes = nullptr;   // [n_heads]: bias -slope_h * |qpos_i - j|
-  const float* t5_table = nullptr;       // [num_buckets][n_heads]: bias table[bucket(j - qpos_i)][h]
-  T5BucketParams t5;
   const double* rope_inv_freq = nullptr; // [rope_rot_dim/2]: RoPE applied to q and k inside the call
   std::size_t rope_rot_dim = 0;
   RopeApplyOptions rope;

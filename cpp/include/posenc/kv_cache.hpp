@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "posenc/attention.hpp"
 #include "posenc/onnx.hpp"
 #include "posenc/rope.hpp"
 #include "posenc/status.hpp"
@@ -36,14 +37,16 @@ struct KvCacheOptions {
   std::size_t sink_tokens = 0;
 };
 
-struct KvAttendOptions {
+// The positional bias terms (PositionBias, attention.hpp) as attention() adds them, at the
+// queries' and the keys' positions: alibi_slopes [n_heads], and t5_table [num_buckets][n_heads]
+// with t5 (bucket of key pos - query pos; t5.bidirectional false for a decoder).
+struct KvAttendOptions : PositionBias {
   std::size_t n_heads = 0;                // query heads: a multiple of n_kv_heads (GQA, MQA)
   const double* positions = nullptr;      // [q_len] the queries' positions; null: those of the
                                           //   last q_len tokens appended
   bool causal = true;                     // a key at pos is visible to a query at qpos iff pos <= qpos
   std::optional<double> scale;            // default 1/sqrt(head_dim)
   double softcap = 0.0;                   // > 0: scores become softcap * tanh(score / softcap)
-  const float* alibi_slopes = nullptr;    // [n_heads]: bias -slope_h * |qpos - pos|
   const float* sinks = nullptr;           // [n_heads]: gpt-oss's learned sink logit (no value)
 };
 
