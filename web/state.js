@@ -2,9 +2,13 @@
 // restores the page exactly and Back undoes the last committed change. The theme is not a setting
 // of the lesson: it lives in local storage (settings-bar.js), never in a shared link.
 
+import { PAGE_SCHEMES } from './schemes.js';
+
 export const SCALINGS = ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope'];
-export const SCHEMES = ['sinusoidal', 'rope', 'alibi', 't5'];
-export const ATTENTION_SCHEMES = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5'];
+// The scheme menus, from the page's schemes (schemes.js): those "score vs distance" draws, and the
+// order chapter's "positions".
+export const SCHEMES = PAGE_SCHEMES.filter((s) => s.distance).map((s) => s.id);
+export const ATTENTION_SCHEMES = PAGE_SCHEMES.filter((s) => s.order).map((s) => s.id);
 
 /** Every setting: default, rule, and how to read it back from the hash. */
 export const FIELDS = {

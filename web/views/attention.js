@@ -2,6 +2,7 @@
 // rows and columns permuted; each scheme breaks that (chapter "order").
 import { DIVERGING, SEQUENTIAL } from '../colormap.js';
 import { panelsHeight } from '../plot/panels.js';
+import { pageScheme, PAGE_SCHEMES } from '../schemes.js';
 import { ATTENTION_SCHEMES } from '../state.js';
 import { movePanels } from '../cursor.js';
 import { csvLines, fmt } from '../numbers.js';
@@ -11,27 +12,16 @@ const WORDS = ['dog', 'bites', 'man'];
 const SENTENCES = [[0, 1, 2], [2, 1, 0]];
 const PERM = [2, 1, 0];  // where each word of sentence 1 sits in sentence 2
 const PANEL = 190, MIN_WIDTH = 170;
-const LABELS = { none: 'no positions (NoPE)', sinusoidal: 'sinusoidal, added', learned: 'learned table, added',
-  rope: 'RoPE on q and k', alibi: 'ALiBi bias', t5: 'T5 bias' };
+const label = (scheme) => pageScheme(scheme).label;
+const CHOICES = Object.fromEntries(PAGE_SCHEMES.filter((s) => s.menu).map((s) => [s.id, s.menu]));
 
-const CHOICES = { none: 'none (NoPE)' };
-
+// The scheme's positions (schemes.js, order): a table added to the tokens, or pe.attention options.
 function weightsFor(pe, st, scheme, tokens, d) {
+  const { order } = pageScheme(scheme);
   const tokenEmbeddings = seededVectors(pe, 3, d, 7, 0.5);
-  let positionTable = new Float32Array(3 * d);
-  if (scheme === 'sinusoidal') positionTable = pe.sinusoidal(3, d, { base: st.base });
-  if (scheme === 'learned') positionTable = seededVectors(pe, 3, d, 11, 0.5);
+  const positionTable = order.table ? order.table(pe, st, d) : new Float32Array(3 * d);
   const x = pe.embed(tokens, { tokenEmbeddings, dModel: d, positionTable, scale: 1 });
-  const options = { nHeads: 1, headDim: d, returnWeights: true, causal: st.attnCausal };
-  if (scheme === 'rope') {
-    if (d % 2) throw new Error(`RoPE turns pairs of dimensions: it needs an even d (here d = ${d}). Choose an even d_model.`);
-    options.rope = { headDim: d, theta: st.theta };
-  }
-  if (scheme === 'alibi') options.alibi = pe.alibiSlopes(st.heads, { maxBias: st.maxBias }).subarray(0, 1);
-  if (scheme === 't5') {
-    options.t5 = { table: seededVectors(pe, st.t5Buckets, 1, 5), numBuckets: st.t5Buckets, maxDistance: st.t5MaxDist,
-      bidirectional: true };
-  }
+  const options = { nHeads: 1, headDim: d, returnWeights: true, causal: st.attnCausal, ...order.options?.(pe, st, d) };
   return pe.attention(x, x, x, options).weights;
 }
 
@@ -85,18 +75,14 @@ export default {
           + 'numbers in another order)';
       return `No positions: the re-ordered map ${same}. Attention alone sees a bag of words.`;
     }
-    const stand = { alibi: ' (ALiBi here uses its steepest head\'s slope.)',
-      rope: ` (Small here: across three positions only the fastest of the ${Math.floor(data.d / 2)} pairs turn far; `
-        + 'the others barely rotate over 2 positions.)',
-      learned: ' (A seeded random table stands in for trained rows.)',
-      t5: ' (A seeded random table stands in for trained biases.)' }[data.scheme] ?? '';
-    return `With ${LABELS[data.scheme]}: the maps differ by up to ${fmt(data.worst, 3)}, `
+    const stand = pageScheme(data.scheme).order.stand?.(data.d) ?? '';
+    return `With ${label(data.scheme)}: the maps differ by up to ${fmt(data.worst, 3)}, `
       + `so word order now changes what each word attends to.${stand}`;
   },
   readout: (data, c) => {
     const p = data.panels[c.panel];
     return `${p.title}: weight of “${p.labels[c.y]}” on “${p.labels[c.x]}” = ${fmt(p.values[c.y * 3 + c.x], 6)} `
-      + `(d = ${data.d}, ${LABELS[data.scheme]})`;
+      + `(d = ${data.d}, ${label(data.scheme)})`;
   },
   csv: (data) => csvLines(['panel', 'query', 'key', 'value'], data.panels.flatMap((p) => p.labels.flatMap((q, r) => p.labels
     .map((k, c) => [p.title.replace(/[,“”]/g, ''), q, k, p.values[r * 3 + c]])))),

@@ -4,6 +4,7 @@
 // scheme on the page highlighted (chapter "comparison"). A diagram: no numbers to compute.
 import { SERIES } from '../colormap.js';
 import { FONT, SMALL } from '../plot/core.js';
+import { PAGE_SCHEMES } from '../schemes.js';
 import { ATTENTION_SCHEMES } from '../state.js';
 
 const STAGES = [
@@ -15,20 +16,14 @@ const STAGES = [
   { title: 'mask, softmax', formula: 'keys j ≤ i only,\nweights sum to 1', what: 'a decoder hides the keys after each query; with no other position signal (NoPE) that mask alone tells order' },
   { title: 'mix values', formula: 'Σ weight · v', what: 'each output is a weighted sum of the values; the next layer starts again at project' },
 ];
-const GROUPS = [
-  { name: 'absolute: a vector added to the embedding, once', color: SERIES[0] },
-  { name: 'relative: q and k rotated, in every layer', color: SERIES[1] },
-  { name: 'relative: a bias on the scores, in every layer', color: SERIES[2] },
-  { name: 'none: only the causal mask', color: SERIES[7] },
-];
-// id: the page's scheme (the positions setting) where the page has it.
-const TAGS = [
-  { label: 'sinusoidal', id: 'sinusoidal', stage: 1, group: 0 }, { label: 'learned', id: 'learned', stage: 1, group: 0 },
-  { label: 'RoPE', id: 'rope', stage: 3, group: 1 }, { label: 'xPos', stage: 3, group: 1 },
-  { label: 'ALiBi', id: 'alibi', stage: 4, group: 2 }, { label: 'T5', id: 't5', stage: 4, group: 2 },
-  { label: 'KERPLE', stage: 4, group: 2 }, { label: 'FIRE', stage: 4, group: 2 },
-  { label: 'NoPE', id: 'none', stage: 5, group: 3 },
-];
+const GROUPS = {
+  absolute: { name: 'absolute: a vector added to the embedding, once', color: SERIES[0] },
+  rotary: { name: 'relative: q and k rotated, in every layer', color: SERIES[1] },
+  bias: { name: 'relative: a bias on the scores, in every layer', color: SERIES[2] },
+  none: { name: 'none: only the causal mask', color: SERIES[7] },
+};
+// The schemes' tags (schemes.js, where); a tag's id is the page's scheme, the positions setting.
+const TAGS = PAGE_SCHEMES.filter((s) => s.where).map((s) => ({ ...s.where, id: s.id }));
 const WIDE = 760;
 
 function roundRect(ctx, x, y, w, h, r) {
@@ -97,7 +92,7 @@ function drawLegend(ctx, width, y, colors) {
   ctx.textAlign = 'left';
   ctx.textBaseline = 'middle';
   let x = 8;
-  for (const g of GROUPS) {
+  for (const g of Object.values(GROUPS)) {
     const w = ctx.measureText(g.name).width + 26;
     if (x + w > width - 8 && x > 8) { x = 8; y += 20; }
     ctx.fillStyle = g.color;
