@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { error, maxAbsDiff, pe, randomFloats } from './helpers.mjs';
-import { attentionTwin as twin } from './twins.mjs';
+import { attentionTwin as twin, positionBiasCases } from './twins.mjs';
 
 test('attention: equals the float64 twin with GQA, causal, ALiBi and an additive mask', () => {
   for (const [H, Hkv, D, qLen, kvLen] of [[4, 2, 8, 5, 70], [2, 1, 13, 1, 129], [3, 3, 64, 16, 16]]) {
@@ -14,6 +14,19 @@ test('attention: equals the float64 twin with GQA, causal, ALiBi and an additive
       assert.ok(maxAbsDiff(pe.attention(q, k, v, base), twin(q, k, v, base)) < 2e-6);
       const slopes = pe.alibiSlopes(H);
       assert.ok(maxAbsDiff(pe.attention(q, k, v, { ...base, alibi: true, mask }), twin(q, k, v, { ...base, slopes, mask })) < 2e-6);
+    }
+  }
+});
+
+test('attention: every positional bias term (twins.mjs) equals the float64 twin, causal or not, GQA, weights too', () => {
+  const [H, Hkv, D, qLen, kvLen] = [4, 2, 8, 9, 70];
+  const q = randomFloats(qLen * H * D, 1), k = randomFloats(kvLen * Hkv * D, 2), v = randomFloats(kvLen * Hkv * D, 3);
+  for (const { name, options, twin: terms } of positionBiasCases(pe, H, randomFloats)) {
+    for (const causal of [false, true]) {
+      const base = { nHeads: H, nKvHeads: Hkv, headDim: D, causal };
+      const want = twin(q, k, v, { ...base, ...terms });
+      assert.ok(maxAbsDiff(pe.attention(q, k, v, { ...base, ...options }), want) < 2e-6, `${name} causal ${causal}`);
+      assert.ok(maxAbsDiff(pe.attention(q, k, v, { ...base, ...options, returnWeights: true }).output, want) < 2e-6, name);
     }
   }
 });

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { error, maxAbsDiff, pe, randomFloats } from './helpers.mjs';
-import { attentionTwin } from './twins.mjs';
+import { attentionTwin, positionBiasCases } from './twins.mjs';
 import { halfValue, toHalfBits } from '../ops/cases.mjs';
 
 const rows = (x, width, from, to) => x.subarray(from * width, to * width);
@@ -14,11 +14,10 @@ test('kvCache: token-by-token decoding equals pe.attention and the float64 twin 
   const H = 8, Hk = 2, D = 24, T = 70;
   const k = randomFloats(T * Hk * D, 1), v = randomFloats(T * Hk * D, 2), q = randomFloats(T * H * D, 3);
   const sinks = randomFloats(H, 4);
-  // T5 as a decoder has it (buckets of key - query one-sided; 16 buckets reach max distance 32 within T).
-  const t5 = { table: randomFloats(16 * H, 11), numBuckets: 16, maxDistance: 32 };
-  const variants = [{}, { alibi: true }, { softcap: 1.5, scale: 0.3 }, { sinks }, { alibi: { maxBias: 4 }, causal: true }, { t5 },
-    { t5: { ...t5, bidirectional: true }, alibi: true }];
-  for (const extra of variants) {
+  // Every positional bias term (twins.mjs; T5's 16 buckets reach max distance 32 within T).
+  const variants = [{ options: {} }, { options: { softcap: 1.5, scale: 0.3 } }, { options: { sinks } },
+    ...positionBiasCases(pe, H, randomFloats)];
+  for (const { options: extra, twin = {} } of variants) {
     const cache = pe.kvCache({ nKvHeads: Hk, headDim: D, capacity: T });
     for (let t = 0; t < T; t++) {
       cache.append(rows(k, Hk * D, t, t + 1), rows(v, Hk * D, t, t + 1));
@@ -27,9 +26,7 @@ test('kvCache: token-by-token decoding equals pe.attention and the float64 twin 
       const got = cache.attend(qt, { nHeads: H, ...extra });
       const opts = { nHeads: H, nKvHeads: Hk, headDim: D, causal: true, ...extra };
       assert.ok(maxAbsDiff(got, pe.attention(qt, kk, vv, opts)) <= 2e-6, `${JSON.stringify(Object.keys(extra))} t ${t}`);
-      const slopes = extra.alibi ? pe.alibiSlopes(H, extra.alibi.maxBias ? { maxBias: extra.alibi.maxBias } : {}) : undefined;
-      const buckets = extra.t5 && { table: extra.t5.table, bucket: (rel) => pe.t5Bucket(rel, { bidirectional: !!extra.t5.bidirectional, numBuckets: 16, maxDistance: 32 }) };
-      assert.ok(maxAbsDiff(got, attentionTwin(qt, kk, vv, { ...opts, slopes, t5: buckets })) <= 2e-6);
+      assert.ok(maxAbsDiff(got, attentionTwin(qt, kk, vv, { ...opts, ...twin })) <= 2e-6);
     }
     assert.equal(cache.length, T);
     cache.delete();

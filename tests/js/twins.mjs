@@ -42,3 +42,23 @@ export function attentionTwin(q, k, v, { nHeads: H, nKvHeads: Hkv = H, headDim: 
   }
   return out;
 }
+
+/**
+ * One example of each positional bias term (C++ PositionBias) for H heads: `options` as
+ * pe.attention and kvCache.attend take it, `twin` as attentionTwin takes it. The attention and KV
+ * cache suites check every case, so a new bias term adds its case here beside its twin term.
+ * T5's buckets come from pe.t5Bucket, itself checked against HF's buckets (encodings.test.mjs).
+ */
+export function positionBiasCases(pe, H, randomFloats) {
+  const table = randomFloats(16 * H, 11);
+  const t5 = (bidirectional) => ({
+    options: { t5: { table, numBuckets: 16, maxDistance: 32, bidirectional } },
+    twin: { t5: { table, bucket: (rel) => pe.t5Bucket(rel, { bidirectional, numBuckets: 16, maxDistance: 32 }) } },
+  });
+  return [
+    { name: 'alibi', options: { alibi: true }, twin: { slopes: pe.alibiSlopes(H) } },
+    { name: 'alibi maxBias 4', options: { alibi: { maxBias: 4 } }, twin: { slopes: pe.alibiSlopes(H, { maxBias: 4 }) } },
+    { name: 't5 decoder', ...t5(false) },
+    { name: 't5 encoder, with alibi', options: { ...t5(true).options, alibi: true }, twin: { ...t5(true).twin, slopes: pe.alibiSlopes(H) } },
+  ];
+}

@@ -117,4 +117,29 @@ inline std::vector<double> attention(const std::vector<float>& q, const std::vec
   return out;
 }
 
+// One example of each positional bias term (PositionBias) for up to 8 heads. The attention and KV
+// cache suites check every case against the twin above, so a new bias term adds its case here,
+// beside its term in the twin.
+struct PositionBiasCase {
+  const char* name;
+  PositionBias bias;
+};
+inline std::vector<PositionBiasCase> position_bias_cases() {
+  static const std::vector<float> slopes = {0.5f, 0.25f, 0.125f, 0.0625f, 0.03f, 0.02f, 0.01f, 0.005f};
+  static const std::vector<float> table = [] {  // [32 buckets][up to 8 heads]
+    std::vector<float> t(32 * 8);
+    for (std::size_t i = 0; i < t.size(); ++i) t[i] = 0.1f * float(i % 17) - 0.8f;
+    return t;
+  }();
+  PositionBias alibi;
+  alibi.alibi_slopes = slopes.data();
+  PositionBias t5_decoder;  // keys past max_distance 128 share the last bucket
+  t5_decoder.t5_table = table.data();
+  t5_decoder.t5 = {false, 32, 128};
+  PositionBias both = t5_decoder;
+  both.t5.bidirectional = true;
+  both.alibi_slopes = slopes.data();
+  return {{"alibi", alibi}, {"t5 decoder", t5_decoder}, {"t5 encoder and alibi", both}};
+}
+
 }  // namespace posenc::reference

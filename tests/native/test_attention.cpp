@@ -34,21 +34,32 @@ TEST_CASE("attention: matches the float64 twin over head sizes 1…17 and key-bl
   }
 }
 
-TEST_CASE("attention: fused ALiBi, T5, additive bias, softcap and scale equal the twin; weights rows sum to 1") {
-  const std::size_t H = 3, D = 8, q_len = 7, kv_len = 70;
-  std::vector<float> slopes(H), table(32 * H);
-  posenc::alibi_slopes(slopes.data(), H);
-  for (std::size_t t = 0; t < table.size(); ++t) table[t] = 0.1f * float(t % 17) - 0.8f;
+TEST_CASE("attention: every positional bias term, additive bias, softcap and scale equal the twin; weights rows sum to 1") {
+  const std::size_t H = 3, D = 8, q_len = 7, kv_len = 170;
   const auto bias = random_floats(H * q_len * kv_len, 9);
   const auto q = random_floats(q_len * H * D, 4, 2.0f), k = random_floats(kv_len * H * D, 5, 2.0f),
              v = random_floats(kv_len * H * D, 6);
-  for (int variant = 0; variant < 4; ++variant) {
-    posenc::AttentionOptions o;
-    o.n_heads = H; o.head_dim = D; o.causal = variant != 2;
-    if (variant == 0) o.alibi_slopes = slopes.data();
-    if (variant == 1) { o.t5_table = table.data(); o.t5 = {false, 32, 128}; }
-    if (variant == 2) { o.bias = bias.data(); o.bias_per_head = true; o.softcap = 1.5; }
-    if (variant == 3) { o.scale = 0.05; o.alibi_slopes = slopes.data(); o.t5_table = table.data(); }
+  // Each positional bias term (reference.hpp), causal and not; an additive bias with softcap; a
+  // scale with the last terms.
+  const auto cases = posenc::reference::position_bias_cases();
+  std::vector<posenc::AttentionOptions> variants;
+  for (const auto& c : cases)
+    for (const bool causal : {true, false}) {
+      posenc::AttentionOptions o;
+      static_cast<posenc::PositionBias&>(o) = c.bias;
+      o.causal = causal;
+      variants.push_back(o);
+    }
+  posenc::AttentionOptions additive;
+  additive.bias = bias.data(); additive.bias_per_head = true; additive.softcap = 1.5;
+  posenc::AttentionOptions scaled;
+  static_cast<posenc::PositionBias&>(scaled) = cases.back().bias;
+  scaled.causal = true; scaled.scale = 0.05;
+  variants.push_back(additive);
+  variants.push_back(scaled);
+  for (std::size_t variant = 0; variant < variants.size(); ++variant) {
+    posenc::AttentionOptions o = variants[variant];
+    o.n_heads = H; o.head_dim = D;
     std::vector<float> out(q.size()), w(H * q_len * kv_len);
     std::vector<double> w_twin;
     REQUIRE(posenc::attention(q.data(), k.data(), v.data(), q_len, kv_len, o, out.data(), w.data()).ok());

@@ -41,9 +41,8 @@ std::vector<float> to_float(const std::vector<double>& x) { return {x.begin(), x
 
 }  // namespace
 
-TEST_CASE("kv cache: attend equals the float64 twin — GQA, chunk edges, pieces, causal, ALiBi, T5, softcap, sinks") {
-  const std::vector<float> t5_table = random_floats(32 * 8, 24);  // [32 buckets][8 heads] at most
-  const std::vector<float> slopes = {0.5f, 0.25f, 0.125f, 0.0625f, 0.03f, 0.02f, 0.01f, 0.005f};
+TEST_CASE("kv cache: attend equals the float64 twin — GQA, chunk edges, pieces, causal, every bias term, softcap, sinks") {
+  const auto cases = posenc::reference::position_bias_cases();  // ALiBi, T5 (to 1300 keys: past max_distance)
   const std::vector<float> sink_logits = {0.3f, -0.7f, 1.1f, 0.0f, 2.0f, -2.0f, 0.5f, 0.9f};
   for (const std::size_t D : {std::size_t{17}, std::size_t{64}}) {
     for (const std::size_t T : {std::size_t{1}, std::size_t{63}, std::size_t{513}, std::size_t{1300}}) {
@@ -57,17 +56,16 @@ TEST_CASE("kv cache: attend equals the float64 twin — GQA, chunk edges, pieces
         const auto k = random_floats(T * Hk * D, 21), v = random_floats(T * Hk * D, 22), q = random_floats(q_len * H * D, 23);
         append_all(*c, k, v, T, Hk * D, T % 7 + 1);
         CHECK(c->length() == T);
-        for (int variant = 0; variant < 5; ++variant) {
+        for (std::size_t variant = 0; variant < 3 + cases.size(); ++variant) {
           posenc::KvAttendOptions ko;
           ko.n_heads = H;
           posenc::AttentionOptions ao;
           ao.n_heads = H; ao.n_kv_heads = Hk; ao.head_dim = D; ao.causal = true;
-          if (variant == 1) { ko.alibi_slopes = ao.alibi_slopes = slopes.data(); }
-          if (variant == 2) { ko.softcap = ao.softcap = 2.0; ko.scale = ao.scale = 0.5; }
-          if (variant == 3) { ko.sinks = ao.sinks = sink_logits.data(); ko.causal = ao.causal = false; }
-          if (variant == 4) {  // a decoder's buckets: keys up to 1300 back reach past max_distance 128
-            ko.t5_table = ao.t5_table = t5_table.data();
-            ko.t5 = ao.t5 = posenc::T5BucketParams{false, 32, 128};
+          if (variant == 1) { ko.softcap = ao.softcap = 2.0; ko.scale = ao.scale = 0.5; }
+          if (variant == 2) { ko.sinks = ao.sinks = sink_logits.data(); ko.causal = ao.causal = false; }
+          if (variant >= 3) {
+            static_cast<posenc::PositionBias&>(ko) = cases[variant - 3].bias;
+            static_cast<posenc::PositionBias&>(ao) = cases[variant - 3].bias;
           }
           CAPTURE(D); CAPTURE(T); CAPTURE(q_len); CAPTURE(H); CAPTURE(variant);
           std::vector<float> out(q.size());
