@@ -12,6 +12,7 @@
 
 #include "attention_engine.hpp"
 #include "kernels/kernels.hpp"
+#include "position_bias.hpp"
 
 namespace posenc {
 
@@ -21,14 +22,6 @@ using engine::Problem;
 using engine::strides;
 
 // ---- attention with fused positional terms ------------------------------------------------------
-
-Status position_bias_check(const PositionBias& b, std::size_t n_heads) noexcept {
-  if (b.alibi_slopes)
-    for (std::size_t h = 0; h < n_heads; ++h)
-      if (!std::isfinite(b.alibi_slopes[h])) return bad("alibi slopes must be finite");
-  if (b.t5_table) return t5_check(b.t5);
-  return Status::Ok();
-}
 
 Status attention(const float* q, const void* k_data, const void* v_data, std::size_t q_len,
                  std::size_t kv_len, const AttentionOptions& o, float* out, float* weights) noexcept {
@@ -45,7 +38,7 @@ Status attention(const float* q, const void* k_data, const void* v_data, std::si
   if (q == nullptr || k_data == nullptr || v_data == nullptr || out == nullptr) return bad("q, k, v and out must not be null");
   if (o.scale && !std::isfinite(*o.scale)) return bad("scale must be finite");
   if (!std::isfinite(o.softcap)) return bad("softcap must be finite");
-  if (Status s = position_bias_check(o, o.n_heads); !s.ok()) return s;
+  if (Status s = position_bias::check(o, o.n_heads); !s.ok()) return s;
   if (o.window && *o.window == 0) return bad("window must be > 0 (it counts the query's own key)");
   if (o.sink_tokens != 0 && !o.window) return bad("sink_tokens needs a window");
   if (o.chunk_size && *o.chunk_size == 0) return bad("chunk_size must be > 0");

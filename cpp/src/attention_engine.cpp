@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "kernels/kernels.hpp"
+#include "position_bias.hpp"
 #include "thread_pool.hpp"
 
 namespace posenc::engine {
@@ -21,7 +22,7 @@ constexpr std::size_t kKeyBlock = kernels::kKeyBlock;  // keys per online-softma
 
 
 bool has_bias_terms(const Problem& p) {
-  return p.mask_f || p.mask_b || p.alibi_slopes || p.t5_table || p.bias;
+  return p.mask_f || p.mask_b || position_bias::any(p) || p.bias;
 }
 
 // Adds the bias of row (b, h, i) for keys [j0, j0 + n) to s; keys past kmax are never passed.
@@ -35,21 +36,7 @@ void add_bias(const Problem& p, std::size_t b, std::size_t h, std::size_t i, std
     for (std::size_t j = 0; j < n; ++j)
       if (!m[j]) s[j] = kNegInf;
   }
-  if (p.alibi_slopes) {
-    // -slope·|qpos − key|, in float (distances are exact integers below 2^24): a loop the
-    // compiler vectorizes — with a 32-bit signed index, whose conversion to float SSE2 and SIMD128
-    // have as one instruction (a size_t's had none natively, and the loop stayed scalar).
-    const float slope = p.alibi_slopes[h];
-    const auto first = static_cast<float>(p.qpos0 + static_cast<std::int64_t>(i) - static_cast<std::int64_t>(j0));
-    const auto count = static_cast<std::int32_t>(n);  // a block of keys, or one row of scores: < 2^31
-    for (std::int32_t j = 0; j < count; ++j) s[j] -= slope * std::fabs(first - static_cast<float>(j));
-  }
-  if (p.t5_table) {
-    for (std::size_t j = 0; j < n; ++j) {
-      const auto rel = static_cast<std::int64_t>(j0 + j) - (p.qpos0 + static_cast<std::int64_t>(i));
-      s[j] += p.t5_table[static_cast<std::size_t>(t5_bucket(rel, p.t5)) * p.q_heads + h];
-    }
-  }
+  position_bias::add_run(p, p.q_heads, h, p.qpos0 + static_cast<std::int64_t>(i), static_cast<std::int64_t>(j0), n, s);
   if (p.bias) {
     const float* bb = p.bias + h * p.bias_sh + i * p.kv_len + j0;
     for (std::size_t j = 0; j < n; ++j) s[j] += bb[j];

@@ -24,6 +24,7 @@
 
 #include "attention_engine.hpp"
 #include "kernels/kernels.hpp"
+#include "position_bias.hpp"
 #include "posenc/kv_cache.hpp"
 #include "thread_pool.hpp"
 
@@ -69,7 +70,7 @@ Status KvCache::attend(const float* q, std::size_t q_len, const KvAttendOptions&
   if (o.sinks)
     for (std::size_t h = 0; h < o.n_heads; ++h)
       if (!std::isfinite(o.sinks[h])) return bad("sinks must be finite");
-  if (Status s = position_bias_check(o, o.n_heads); !s.ok()) return s;
+  if (Status s = position_bias::check(o, o.n_heads); !s.ok()) return s;
   if (!o.positions && q_len > length_) return bad("q_len > length needs the queries' positions");
   const std::size_t G = o.n_heads / Hk, R = G * q_len;
   // The chunks depend on the length only (never on the thread count): the same bits on any count.
@@ -163,17 +164,7 @@ Status KvCache::attend(const float* q, std::size_t q_len, const KvAttendOptions&
           float* sr = s + u * kBlock;
           if (cap_s > 0.0f)
             for (std::size_t j = 0; j < n; ++j) sr[j] = cap_s * std::tanh(sr[j] / cap_s);
-          const std::size_t qh = h * G + (t + u) % G;
-          if (o.alibi_slopes) {
-            const float slope = o.alibi_slopes[qh];
-            for (std::size_t j = 0; j < n; ++j) sr[j] -= slope * static_cast<float>(std::fabs(qp - pos[j0 + j]));
-          }
-          if (o.t5_table) {
-            for (std::size_t j = 0; j < n; ++j) {
-              const auto rel = static_cast<std::int64_t>(pos[j0 + j]) - static_cast<std::int64_t>(qp);
-              sr[j] += o.t5_table[static_cast<std::size_t>(t5_bucket(rel, o.t5)) * o.n_heads + qh];
-            }
-          }
+          position_bias::add_at(o, o.n_heads, h * G + (t + u) % G, qp, pos + j0, n, sr);
           if ((o.causal && pmax > qp) || (W != 0 && (pmin <= qp - W || (!o.causal && pmax >= qp + W))))
             for (std::size_t j = 0; j < n; ++j)
               if (hidden(pos[j0 + j], qp, j0 + j)) sr[j] = kNegInf;

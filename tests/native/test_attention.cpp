@@ -163,7 +163,7 @@ TEST_CASE("attention: a fully masked row gives zeros; bad input gives a status")
   CHECK(std::string(posenc::attention(q.data(), k.data(), v.data(), 1, 1, o, out.data()).message).find("head_dim") != std::string::npos);
   o.head_dim = D;
   const float bad_slope = NAN;
-  o.alibi_slopes = &bad_slope;  // the rule KvCache::attend keeps too (position_bias_check)
+  o.alibi_slopes = &bad_slope;  // the rule KvCache::attend keeps too (position_bias::check)
   CHECK(std::string(posenc::attention(q.data(), k.data(), v.data(), 1, 1, o, out.data()).message) == "alibi slopes must be finite");
 }
 

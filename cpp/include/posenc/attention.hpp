@@ -16,18 +16,14 @@ namespace posenc {
 
 // ---- attention with fused positional terms ----------------------------------------------------------
 
-// The positional bias terms added to every score. The attention engine holds them as given
-// (engine::Problem derives from this too), so a new bias term is its field here, its check in
-// attention.cpp and its term in attention_engine.cpp.
+// The positional bias terms added to every score, by attention() and KvCache::attend alike; the
+// attention engine holds them as given (engine::Problem derives from this too). A new bias term is
+// its field here, and its rule and term in cpp/src/position_bias.hpp.
 struct PositionBias {
   const float* alibi_slopes = nullptr;   // [n_heads]: bias -slope_h * |qpos_i - j|
   const float* t5_table = nullptr;       // [num_buckets][n_heads]: bias table[bucket(j - qpos_i)][h]
   T5BucketParams t5;
 };
-
-// kBadArgument unless every ALiBi slope is finite and the T5 bucket parameters are valid (with a
-// table): the rules of both callers, attention() and KvCache::attend.
-Status position_bias_check(const PositionBias& bias, std::size_t n_heads) noexcept;
 
 struct AttentionOptions : PositionBias {  // alibi_slopes, t5_table, t5
   std::size_t n_heads = 0;       // query heads
