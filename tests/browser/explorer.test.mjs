@@ -9,11 +9,14 @@ import { gguf, npy, safetensors } from '../js/model_writer.mjs';
 import { distinctColors, explorerSession } from './launch.mjs';
 
 const artifacts = new URL('../../test-results/', import.meta.url);
-const CHAPTERS = ['order', 'embedding', 'sinusoidal', 'learned', 'rope', 'bias', 'long-context', 'comparison', 'lab'];
-const VIEWS = ['attention', 'embedding', 'add-vs-concat', 'one-hot', 'pe-heatmap', 'dim-traces', 'similarity', 'shift', 'learned',
-  'rope-rotation', 'rope-relative', 'cross-terms', 'mrope', 'rope-2d', 'alibi', 'learned-bias', 't5-buckets', 't5-trained',
-  'spectrum', 'clocks', 'compare', 'precision', 'rope-cache', 'attention-window', 'irope', 'context-shift', 'where-position',
-  'score-vs-distance', 'comparison-table', 'lab-training', 'lab-extrapolation', 'lab-extension'];
+// The chapters and views, in page order, as docs/explorer.md's "Chapters and views" table documents
+// them: the page (web/index.html declares them) must show exactly those.
+const [CHAPTERS, VIEWS] = await (async () => {
+  const md = await readFile(new URL('../../docs/explorer.md', import.meta.url), 'utf8');
+  const table = md.split('## Chapters and views')[1].split('\n## ')[0];
+  const rows = [...table.matchAll(/^\| `([a-z-]+)` \| ([^|]+) \|/gm)];
+  return [rows.map((r) => r[1]), rows.flatMap((r) => [...r[2].matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]))];
+})();
 const ex = explorerSession();
 const { view, state, renders, pixels, open, drawn, reacts } = ex;
 
