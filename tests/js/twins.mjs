@@ -45,9 +45,10 @@ export function attentionTwin(q, k, v, { nHeads: H, nKvHeads: Hkv = H, headDim: 
 
 /**
  * One example of each positional bias term (C++ PositionBias) for H heads: `options` as
- * pe.attention and kvCache.attend take it, `twin` as attentionTwin takes it. The attention and KV
- * cache suites check every case, so a new bias term adds its case here beside its twin term.
- * T5's buckets come from pe.t5Bucket, itself checked against HF's buckets (encodings.test.mjs).
+ * pe.attention and kvCache.attend take it, `twin` as attentionTwin takes it, and `refused`: options
+ * both must refuse, [options, error class, message]. The attention and KV cache suites check every
+ * case, so a new bias term adds its case here beside its twin term. T5's buckets come from
+ * pe.t5Bucket, itself checked against HF's buckets (encodings.test.mjs).
  */
 export function positionBiasCases(pe, H, randomFloats) {
   const table = randomFloats(16 * H, 11);
@@ -55,10 +56,19 @@ export function positionBiasCases(pe, H, randomFloats) {
     options: { t5: { table, numBuckets: 16, maxDistance: 32, bidirectional } },
     twin: { t5: { table, bucket: (rel) => pe.t5Bucket(rel, { bidirectional, numBuckets: 16, maxDistance: 32 }) } },
   });
+  const nan = Float32Array.from({ length: H }, (_, h) => (h === H - 1 ? NaN : 0.5));
   return [
-    { name: 'alibi', options: { alibi: true }, twin: { slopes: pe.alibiSlopes(H) } },
+    { name: 'alibi', options: { alibi: true }, twin: { slopes: pe.alibiSlopes(H) }, refused: [
+      [{ alibi: new Float32Array(H + 1) }, RangeError, new RegExp(`alibi slopes must have nHeads = ${H} entries`)],
+      [{ alibi: nan }, RangeError, /alibi slopes must be finite/],
+      [{ alibi: { maxBias: 0 } }, RangeError, /alibi\.maxBias must be finite and > 0 \(got 0\)/],
+      [{ alibi: 'yes' }, TypeError, /alibi must be an object \(got "yes"\)/]] },
     { name: 'alibi maxBias 4', options: { alibi: { maxBias: 4 } }, twin: { slopes: pe.alibiSlopes(H, { maxBias: 4 }) } },
-    { name: 't5 decoder', ...t5(false) },
+    { name: 't5 decoder', ...t5(false), refused: [
+      [{ t5: { table: new Float32Array(3) } }, RangeError, new RegExp(`t5\\.table\\.length must equal numBuckets \\* nHeads = ${32 * H}`)],
+      [{ t5: { table: new Float32Array(2 * H), numBuckets: 2, bidirectional: true } }, RangeError, /numBuckets must be >= 4 when bidirectional/],
+      [{ t5: { table: new Float32Array(32 * H), bidirectional: 1 } }, TypeError, /t5\.bidirectional must be a boolean/],
+      [{ t5: { table: [0] } }, TypeError, /t5\.table must be a Float32Array/]] },
     { name: 't5 encoder, with alibi', options: { ...t5(true).options, alibi: true }, twin: { ...t5(true).twin, slopes: pe.alibiSlopes(H) } },
   ];
 }
