@@ -25,8 +25,6 @@ namespace {
 using emscripten::val;
 using posenc_js::at;
 using posenc_js::Ptr;
-
-
 using posenc_js::message;
 
 Ptr heap_alloc(double bytes) {

@@ -20,8 +20,6 @@ using emscripten::val;
 using posenc_js::at;
 using posenc_js::Ptr;
 namespace lab = posenc::lab;
-
-
 using posenc_js::message;
 
 val pair(const posenc::Status& s, double v) {

@@ -24,8 +24,8 @@
 
 #include "attention_engine.hpp"
 #include "kernels/kernels.hpp"
-#include "position_bias.hpp"
 #include "posenc/kv_cache.hpp"
+#include "position_bias.hpp"
 #include "thread_pool.hpp"
 
 namespace posenc {
