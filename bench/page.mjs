@@ -28,7 +28,13 @@ export async function pageBench({ smoke }) {
     await drag(200, 10);  // warm-up: the first redraws also compile code
     await page.evaluate(() => performance.clearMeasures('frame'));
     await drag(300, steps);
+    // A view slower than the scheduler's HEAVY (30 ms; a busy machine can make it so) waits for the
+    // drag to pause (SETTLE, 180 ms; web/scheduler.js): wait for that pause, so that the redraw it
+    // then gets is measured too. A fast view has drawn every step, and the pause draws nothing more.
+    await page.waitForTimeout(400);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const frames = await page.evaluate(() => performance.getEntriesByName('frame').map((e) => e.duration));
+    if (!frames.length) throw new Error('explorer drag: the page measured no redraw (performance "frame") during or after the drag');
     const plain = await page.evaluate(({ n }) => {
       const seqLen = 2048, dModel = 128;
       const shown = document.querySelector('section[data-view="pe-heatmap"] canvas');
