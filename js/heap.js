@@ -1,7 +1,39 @@
 // The WASM heap as the JS API uses it: scoped scratch buffers freed whatever happens, views taken
 // after every allocation (growth detaches older ones), C++ status messages as RangeErrors, and the
-// one handle that holds heap memory, HeapFloat32 (allocFloat32), freed by delete().
+// objects that own heap memory until delete(): HeapObject, and HeapFloat32 (allocFloat32).
 import { PosencRangeError, PosencTypeError, checkElements, checkInt, codeName, jsMessage } from './checks.js';
+
+// A HeapObject's heap address: obj[HELD] (0 once deleted), or obj[LIVE](fn), which throws once
+// deleted. Symbols, so that the public objects show no members for them.
+export const HELD = Symbol('posenc.held');
+export const LIVE = Symbol('posenc.live');
+
+/**
+ * What every JS object that owns a heap object shares (HeapFloat32, pe.kvCache, the lab's models
+ * and datasets): [LIVE](fn) → its address, or a TypeError naming the call once deleted; delete()
+ * frees it with free(address), and a second call does nothing; `using` calls delete().
+ */
+export class HeapObject {
+  #ptr;
+  #free;
+  #what;
+  constructor(ptr, free, what) {
+    this.#ptr = ptr;
+    this.#free = free;
+    this.#what = what;
+  }
+  get [HELD]() { return this.#ptr; }
+  [LIVE](fn) {
+    if (!this.#ptr) throw new PosencTypeError(`${fn}: the ${this.#what} was deleted`);
+    return this.#ptr;
+  }
+  /** Frees its heap memory. A second call does nothing. */
+  delete() {
+    if (this.#ptr) this.#free(this.#ptr);
+    this.#ptr = 0;
+  }
+  [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() { this.delete(); }
+}
 
 // rename: C++ snake_case names → the JS names of the caller's API (default: the main API's).
 export function heapTools(module, rename = jsMessage) {
@@ -53,28 +85,22 @@ export function heapTools(module, rename = jsMessage) {
   }
 
   /** Float32Array of `length` floats inside the WASM heap, for in-place calls. Free with delete(). */
-  class HeapFloat32 {
-    #ptr;
+  function allocated(length) {
+    checkInt('allocFloat32', 'length', length, 1);
+    checkElements('allocFloat32', 'length', length);
+    const ptr = module.heapAlloc(length * 4);
+    if (!ptr) throw new PosencRangeError(`allocFloat32: ${length * 4} bytes do not fit in WASM memory (at most 2 GiB)`, 'kTooLarge');
+    return ptr;
+  }
+  class HeapFloat32 extends HeapObject {
     constructor(length) {
-      checkInt('allocFloat32', 'length', length, 1);
-      checkElements('allocFloat32', 'length', length);
-      this.#ptr = module.heapAlloc(length * 4);
-      if (!this.#ptr) throw new PosencRangeError(`allocFloat32: ${length * 4} bytes do not fit in WASM memory (at most 2 GiB)`, 'kTooLarge');
+      super(allocated(length), (p) => module.heapFree(p), 'buffer');
       this.length = length;
     }
     /** The heap address (bytes), 0 once deleted. */
-    get ptr() { return this.#ptr ?? 0; }
+    get ptr() { return this[HELD]; }
     /** A view of the data. Borrowed: take a new one after any posenc call, which may grow memory. */
-    get array() {
-      if (!this.#ptr) throw new PosencTypeError('HeapFloat32: used after delete()');
-      return f32(this.#ptr, this.length);
-    }
-    /** Frees the memory. A second call does nothing. */
-    delete() {
-      if (this.#ptr) module.heapFree(this.#ptr);
-      this.#ptr = 0;
-    }
-    [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() { this.delete(); }
+    get array() { return f32(this[LIVE]('HeapFloat32.array'), this.length); }
   }
 
   return { scoped, f32, f64, i32, u16, copyOut, status, pieceRows, gatherRows, scatterRows, HeapFloat32 };

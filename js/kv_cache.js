@@ -7,6 +7,7 @@ import {
   checkOptions, checkOut, toFloat64
 } from './checks.js';
 import { positionBiasOption, ropeOption, sinksOption } from './attention.js';
+import { HELD, HeapObject, LIVE } from './heap.js';
 
 // Sizes are passed to C++ as 32-bit size_t (wasm32): anything larger could not fit in the heap.
 const MAX_SIZE = 2 ** 31 - 1;
@@ -45,23 +46,19 @@ export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, a
   }
 
   /** A KV cache in the WASM heap. Free it with delete() (or `using`). */
-  class KvCache {
-    #h;
+  class KvCache extends HeapObject {
     #o;
     constructor(h, o) {
-      this.#h = h;
+      super(h, (p) => module.kvCacheDelete(p), 'cache');
       this.#o = o;
     }
-    #handle(fn) {
-      if (!this.#h) throw new PosencTypeError(`kvCache.${fn}: the cache was deleted`);
-      return this.#h;
-    }
+    #handle(fn) { return this[LIVE](`kvCache.${fn}`); }
     /** Tokens held (0 once deleted). */
-    get length() { return this.#h ? module.kvCacheLength(this.#h) : 0; }
+    get length() { return this[HELD] ? module.kvCacheLength(this[HELD]) : 0; }
     /** Tokens it holds at most. */
     get capacity() { return this.#o.capacity; }
     /** Heap bytes of its keys, values and positions (0 once deleted). */
-    get bytes() { return this.#h ? module.kvCacheBytes(this.#h) : 0; }
+    get bytes() { return this[HELD] ? module.kvCacheBytes(this[HELD]) : 0; }
     get nKvHeads() { return this.#o.nKvHeads; }
     get headDim() { return this.#o.headDim; }
     get dtype() { return this.#o.dtype; }
@@ -148,13 +145,6 @@ export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, a
         return { k: f32(kp, size).slice(), v: f32(vp, size).slice(), positions: f64(pp, n).slice() };
       });
     }
-
-    /** Frees the cache's heap memory. A second call does nothing. */
-    delete() {
-      if (this.#h) module.kvCacheDelete(this.#h);
-      this.#h = 0;
-    }
-    [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() { this.delete(); }
   }
 
   function kvCache(options) {

@@ -7,7 +7,7 @@ import {
   PosencRangeError, PosencTypeError, checkChoice as checkChoiceOf, checkInt as checkIntIn,
   checkOptions, describe, renamer
 } from './checks.js';
-import { heapTools } from './heap.js';
+import { HeapObject, LIVE, heapTools } from './heap.js';
 
 const SIZES = { small: { dModel: 64, nLayers: 2, nHeads: 4 }, tiny: { dModel: 32, nLayers: 2, nHeads: 2 } };
 
@@ -108,17 +108,13 @@ export function wrapLab(module) {
     return positions;
   }
 
-  class LabModel {
-    #ptr;
+  class LabModel extends HeapObject {
     #config;
     constructor(ptr, config) {
-      this.#ptr = ptr;
+      super(ptr, (p) => module.labModelDelete(p), 'model');
       this.#config = config;
     }
-    #live(fn) {
-      if (!this.#ptr) throw new Error(`${fn}: the model was deleted`);
-      return this.#ptr;
-    }
+    #live(fn) { return this[LIVE](fn); }
     #length(fn, length) {
       return length === undefined ? this.#config.trainLength : checkInt(fn, 'length', length, 2, 65536);
     }
@@ -260,28 +256,18 @@ export function wrapLab(module) {
       });
       for (const { dst, src } of plan) module.HEAPU8.set(src, dst);  // all checked first: all or nothing
     }
-
-    delete() {
-      if (this.#ptr) module.labModelDelete(this.#ptr);
-      this.#ptr = 0;
-    }
-    [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() { this.delete(); }
   }
 
-  class LabDataset {
-    #ptr;
+  class LabDataset extends HeapObject {
     constructor(ptr, task) {
-      this.#ptr = ptr;
+      super(ptr, (p) => module.labDatasetDelete(p), 'dataset');
       this.task = task;
       this.vocabSize = module.labDatasetVocabSize(ptr);
       const h = module.labDatasetEntropyRate(ptr);
       /** markov: the exact entropy rate in nats/token; null for copy and text. */
       this.entropyRate = Number.isNaN(h) ? null : h;
     }
-    #live(fn) {
-      if (!this.#ptr) throw new Error(`${fn}: the dataset was deleted`);
-      return this.#ptr;
-    }
+    #live(fn) { return this[LIVE](fn); }
     /** The least expected mean loss over a row of `length` (null if unknown). */
     floor(length) {
       checkInt('floor', 'length', length, 2, 65536);
@@ -298,11 +284,6 @@ export function wrapLab(module) {
       if (batch * length > 2 ** 24) throw new PosencRangeError(`${fn}: batch * length must be <= 2^24 (got ${batch * length})`);
       return int32Out(fn, batch * length, (out) => module.labDatasetSample(ptr, out, batch, length, hi, lo));
     }
-    delete() {
-      if (this.#ptr) module.labDatasetDelete(this.#ptr);
-      this.#ptr = 0;
-    }
-    [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() { this.delete(); }
     static ptrOf(d) { return d.#live('run'); }
   }
 

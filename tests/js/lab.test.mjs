@@ -342,7 +342,12 @@ test('lab: bad arguments are TypeError or RangeError naming the argument; nothin
     assert.throws(() => m.evaluate(new Int32Array(32768), { length: 32768 }), error(RangeError, /evaluate: batch 1 × length 32768 needs/));
     m.delete();
     m.delete();  // a no-op
-    assert.throws(() => m.trainStep(new Int32Array(8)), error(Error, /trainStep: the model was deleted/));
+    assert.throws(() => m.trainStep(new Int32Array(8)), error(TypeError, /trainStep: the model was deleted/));
+  });
+  withData({ task: 'markov', vocabSize: 4 }, (d) => {
+    d.delete();
+    d.delete();  // a no-op
+    assert.throws(() => d.sample(2, 8), error(TypeError, /sample: the dataset was deleted/));
   });
   for (let i = 0; i < 20; i++) {
     withModel({ scheme: 't5' }, (m) => m.trainStep(new Int32Array(16).fill(1)));

@@ -103,7 +103,7 @@ test('applyRopeInPlace: rotates a heap buffer like applyRope; delete() frees it 
   buffer.delete();
   buffer.delete();  // a no-op
   assert.equal(buffer.ptr, 0);
-  assert.throws(() => buffer.array, error(TypeError, /after delete/));
+  assert.throws(() => buffer.array, error(TypeError, /HeapFloat32.array: the buffer was deleted/));
   assert.throws(() => pe.applyRopeInPlace(buffer, options), error(TypeError, /deleted/));
   assert.throws(() => pe.applyRopeInPlace(x, options), error(TypeError, /allocFloat32/));
 });
