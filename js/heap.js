@@ -84,7 +84,7 @@ export function heapTools(module, rename = jsMessage) {
     if (message) throw new PosencRangeError(`${fn}: ${detail || rename(message)}`, codeName(module.lastStatusCode()));
   }
 
-  /** Float32Array of `length` floats inside the WASM heap, for in-place calls. Free with delete(). */
+  // HeapFloat32's memory, checked and allocated before the object exists.
   function allocated(length) {
     checkInt('allocFloat32', 'length', length, 1);
     checkElements('allocFloat32', 'length', length);
@@ -92,6 +92,7 @@ export function heapTools(module, rename = jsMessage) {
     if (!ptr) throw new PosencRangeError(`allocFloat32: ${length * 4} bytes do not fit in WASM memory (at most 2 GiB)`, 'kTooLarge');
     return ptr;
   }
+  /** Float32Array of `length` floats inside the WASM heap, for in-place calls. Free with delete(). */
   class HeapFloat32 extends HeapObject {
     constructor(length) {
       super(allocated(length), (p) => module.heapFree(p), 'buffer');
