@@ -57,9 +57,9 @@ after(async () => work && rm(work, { recursive: true, force: true }));
 
 test('npm pack ships only the package: JS entries, types, the .wasm, data, README and its docs, LICENSE', async () => {
   // What it should ship, from the tree: every file of js/ (CMake copies them all to dist/), the
-  // Emscripten builds, the presets, the docs pages (not their other files), README, LICENSE.
+  // Emscripten builds, the presets, the docs pages with the schemes' (not their other files), README, LICENSE.
   const js = (await readdir(join(root, 'js'))).map((f) => `dist/${f}`);
-  const docs = (await readdir(join(root, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const docs = (await readdir(join(root, 'docs'), { recursive: true })).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
   const builds = ['posenc.mjs', 'posenc.wasm', 'posenc-threads.mjs', 'posenc-threads.wasm', 'posenc-threads.worker.js',
     'posenc-threads-node.cjs', 'posenc-threads-node.worker.cjs', 'presets.js', 'presets.json'].map((f) => `dist/${f}`);
   const want = [...js, ...builds, ...docs, 'docs/explorer.png', 'README.md', 'LICENSE', 'package.json'].sort();
