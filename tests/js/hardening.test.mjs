@@ -1,14 +1,14 @@
-// Hardening through the package: a bad-input matrix over every exported function (TypeError or
-// RangeError naming the argument, raised before anything stays allocated, and a good call right
-// after still gives the right answer), and a leak test (10,000 calls each leave the heap flat).
+// Hardening through the package: the bad-input rule (bad_input.mjs: TypeError or RangeError naming
+// the argument, raised before anything stays allocated, a good call right after still right, 10,000
+// calls leave the heap flat) for the functions of no positional scheme — each scheme's suite holds
+// its own functions' rows —, errors' kinds, and the memory limit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_ELEMENTS } from 'posenc';
+import { badInputTest } from './bad_input.mjs';
 import { pe, randomFloats } from './helpers.mjs';
 
 const x16 = randomFloats(2 * 1 * 8, 1);
-const rope = { seqLen: 2, nHeads: 1, headDim: 8, params: { headDim: 8 } };
-const table = pe.learnedTable(8, 4, { seed: 1 });
 const T = (dims, data) => ({ data: data ?? new Float32Array(dims.reduce((a, b) => a * b, 1)).fill(0.25), dims });
 const attnInputs = { Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]) };
 const rotInputs = { X: T([1, 1, 2, 8]), cos_cache: T([4, 4]), sin_cache: T([4, 4]), position_ids: { data: [0, 1], dims: [1, 2] } };
@@ -24,75 +24,11 @@ const withCache = (f) => () => {
   }
 };
 
-// Every exported function: a good call, and bad calls with the error each must raise.
+// Each function of no scheme: a good call, and bad calls with the error each must raise.
 // `name` is the message prefix (the function), `arg` what the message must name.
 const MATRIX = [
-  ['sinusoidal', () => pe.sinusoidal(3, 4), [
-    [() => pe.sinusoidal(), TypeError, 'seqLen'], [() => pe.sinusoidal('3', 4), TypeError, 'seqLen'],
-    [() => pe.sinusoidal(NaN, 4), RangeError, 'seqLen'], [() => pe.sinusoidal(Infinity, 4), RangeError, 'seqLen'],
-    [() => pe.sinusoidal(-1, 4), RangeError, 'seqLen'], [() => pe.sinusoidal(0, 4), RangeError, 'seqLen'],
-    [() => pe.sinusoidal(3, 0), RangeError, 'dModel'], [() => pe.sinusoidal(3, 2.5), RangeError, 'dModel'],
-    [() => pe.sinusoidal(3, 4, { base: -1 }), RangeError, 'base'], [() => pe.sinusoidal(3, 4, { layout: 'x' }), RangeError, 'layout'],
-    [() => pe.sinusoidal(2 ** 16, 2 ** 13), RangeError, 'seqLen * dModel'], [() => pe.sinusoidal(3, 4, { positions: [1] }), RangeError, 'positions'],
-  ]],
-  ['sinusoidalShift', () => pe.sinusoidalShift(1, 4), [
-    [() => pe.sinusoidalShift(NaN, 4), RangeError, 'k'], [() => pe.sinusoidalShift(1, 3), RangeError, 'dModel'],
-    [() => pe.sinusoidalShift(1, '4'), TypeError, 'dModel'], [() => pe.sinusoidalShift(1, 2 ** 15), RangeError, 'dModel * dModel'],
-  ]],
-  ['learnedTable', () => pe.learnedTable(4, 2, { seed: 3 }).weights, [
-    [() => pe.learnedTable(0, 2), RangeError, 'maxLen'], [() => pe.learnedTable(4, -2), RangeError, 'dModel'],
-    [() => pe.learnedTable(4, 2, { seed: -1 }), RangeError, 'seed'], [() => pe.learnedTable(4, 2, { std: NaN }), RangeError, 'std'],
-    [() => pe.learnedTable(4, 2, { weights: [1, 2] }), TypeError, 'weights'], [() => pe.learnedTable(4, 2, { weights: new Float32Array(7) }), RangeError, 'weights.length'],
-  ]],
-  ['learnedTable.lookup', () => table.lookup([0, 7]), [
-    [() => table.lookup([8]), RangeError, 'positions[0]'], [() => table.lookup([-1]), RangeError, 'positions[0]'],
-    [() => table.lookup([0.5]), RangeError, 'positions[0]'], [() => table.lookup('0'), TypeError, 'positions'],
-    [() => table.lookup([]), RangeError, 'positions'],
-  ]],
-  ['embed', () => pe.embed([1, 0], { tokenEmbeddings: table.weights, dModel: 4, positionTable: table.weights }), [
-    [() => pe.embed([8], { tokenEmbeddings: table.weights, dModel: 4, positionTable: table.weights }), RangeError, 'tokenIds[0]'],
-    [() => pe.embed([1], { tokenEmbeddings: table.weights, dModel: 3, positionTable: table.weights }), RangeError, 'tokenEmbeddings.length'],
-    [() => pe.embed([1], { tokenEmbeddings: [1], dModel: 4, positionTable: table.weights }), TypeError, 'tokenEmbeddings'],
-    [() => pe.embed([1], { tokenEmbeddings: table.weights, dModel: 4, positionTable: table.weights, scale: Infinity }), RangeError, 'scale'],
-    [() => pe.embed([1]), TypeError, 'options'],
-  ]],
-  ['ropeFrequencies', () => pe.ropeFrequencies({ headDim: 8 }), [
-    [() => pe.ropeFrequencies({ headDim: 0 }), RangeError, 'params.headDim'], [() => pe.ropeFrequencies({ headDim: 8, rotaryDim: 3 }), RangeError, 'params.rotaryDim'],
-    [() => pe.ropeFrequencies({ headDim: 8, theta: NaN }), RangeError, 'params.theta'], [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'yarn' } }), RangeError, 'originalMaxPositionEmbeddings'],
-    [() => pe.ropeFrequencies({ headDim: 8 }, { seqLen: -1 }), RangeError, 'seqLen'],
-  ]],
-  ['ropeParamsFromConfig', () => pe.ropeParamsFromConfig({ head_dim: 8 }), [
-    [() => pe.ropeParamsFromConfig('{'), RangeError, 'JSON'], [() => pe.ropeParamsFromConfig(null), TypeError, 'config'],
-    [() => pe.ropeParamsFromConfig({ head_dim: 8 }, { layerType: 3 }), TypeError, 'layerType'],
-  ]],
-  ['applyRope', () => pe.applyRope(x16, rope), [
-    [() => pe.applyRope(x16), TypeError, 'options'], [() => pe.applyRope(x16, { ...rope, seqLen: 3 }), RangeError, 'x.length'],
-    [() => pe.applyRope(x16, { ...rope, nHeads: 0 }), RangeError, 'nHeads'], [() => pe.applyRope(x16, { ...rope, offset: NaN }), RangeError, 'offset'],
-    [() => pe.applyRope(Array.from(x16), rope), TypeError, 'x'],
-  ]],
-  ['applyRopeInPlace', () => { const b = pe.allocFloat32(16); b.array.set(x16); pe.applyRopeInPlace(b, rope); const r = b.array.slice(); b.delete(); return r; }, [
-    [() => pe.applyRopeInPlace(x16, rope), TypeError, 'buffer'],
-  ]],
   ['allocFloat32', () => { const b = pe.allocFloat32(4); b.delete(); return 4; }, [
     [() => pe.allocFloat32(0), RangeError, 'length'], [() => pe.allocFloat32(MAX_ELEMENTS + 1), RangeError, 'length'], [() => pe.allocFloat32('4'), TypeError, 'length'],
-  ]],
-  ['ropeCache', () => pe.ropeCache({ params: { headDim: 8 }, seqLen: 3 }).cos, [
-    [() => pe.ropeCache(), TypeError, 'options'], [() => pe.ropeCache({ params: { headDim: 8 }, seqLen: 0 }), RangeError, 'seqLen'],
-    [() => pe.ropeCache({ params: { headDim: 8 }, seqLen: 3, precision: 'exact' }), RangeError, 'precision'],
-  ]],
-  ['alibiSlopes', () => pe.alibiSlopes(6), [
-    [() => pe.alibiSlopes(0), RangeError, 'nHeads'], [() => pe.alibiSlopes(4, { maxBias: 0 }), RangeError, 'maxBias'],
-  ]],
-  ['alibiBias', () => pe.alibiBias(2, 2, 3), [
-    [() => pe.alibiBias(2, 0, 3), RangeError, 'qLen'], [() => pe.alibiBias(2, 2, 3, { causal: 'yes' }), TypeError, 'causal'],
-    [() => pe.alibiBias(2 ** 10, 2 ** 10, 2 ** 10), RangeError, 'nHeads * qLen * kLen'],
-  ]],
-  ['t5Bucket', () => pe.t5Bucket([-3, 0, 3]), [
-    [() => pe.t5Bucket(0.5), RangeError, 'relativePosition[0]'], [() => pe.t5Bucket(1, { numBuckets: 3 }), RangeError, 'numBuckets'],
-    [() => pe.t5Bucket(1, { maxDistance: 2 }), RangeError, 'maxDistance'],
-  ]],
-  ['t5Bias', () => pe.t5Bias(new Float32Array(64), 2, 2, 3), [
-    [() => pe.t5Bias(new Float32Array(63), 2, 2, 3), RangeError, 'table.length'], [() => pe.t5Bias([0], 2, 2, 3), TypeError, 'table'],
   ]],
   ['attention', () => pe.attention(x16, x16, x16, { nHeads: 1, headDim: 8, causal: true }), [
     [() => pe.attention(x16, x16, x16, { nHeads: 3, headDim: 8 }), RangeError, 'q.length'],
@@ -125,23 +61,7 @@ const MATRIX = [
   ]],
 ];
 
-test('bad input matrix: every function throws TypeError/RangeError naming the argument, leaks nothing, and a good call still works', () => {
-  for (const [name, good, bads] of MATRIX) {
-    const expected = good();
-    const before = pe.heapStats().inUseBytes;
-    for (const [i, [call, type, arg]] of bads.entries()) {
-      assert.throws(call, (e) => {
-        assert.ok(e instanceof type, `${name}: expected ${type.name}, got ${e?.constructor?.name}: ${e?.message}`);
-        assert.ok(e.message.startsWith(`${name.split('.')[0]}`), `${name}: message ${JSON.stringify(e.message)} does not start with the function`);
-        assert.ok(e.message.includes(arg), `${name}: message ${JSON.stringify(e.message)} does not name ${arg}`);
-        assert.ok(['kBadArgument', 'kBadShape', 'kTooLarge'].includes(e.code), `${name}: err.code ${e.code} (${e.message})`);
-        return true;
-      }, `${name}: bad call ${i} (${arg}) did not throw`);
-      assert.deepEqual(good(), expected, `${name}: a good call after a bad one`);
-    }
-    assert.equal(pe.heapStats().inUseBytes, before, `${name}: heap bytes in use changed across bad calls`);
-  }
-});
+for (const [name, good, bads] of MATRIX) badInputTest(name, good, bads);
 
 test("errors keep the C++ status's kind: err.code kBadShape, kTooLarge, kBadArgument", async () => {
   const code = (f) => {
@@ -170,17 +90,6 @@ test("errors keep the C++ status's kind: err.code kBadShape, kTooLarge, kBadArgu
     assert.ok(e instanceof RangeError);
     assert.equal(e.name, 'RangeError');
   }
-});
-
-test('leak test: 10,000 calls of each function leave the heap in use flat', () => {
-  const heapBefore = pe.heapStats().heapBytes;
-  for (const [name, good] of MATRIX) {
-    good();  // warm: first calls may allocate lasting state
-    const before = pe.heapStats().inUseBytes;
-    for (let i = 0; i < 10000; i++) good();
-    assert.equal(pe.heapStats().inUseBytes, before, `${name}: heap bytes in use grew over 10,000 calls`);
-  }
-  assert.ok(pe.heapStats().heapBytes <= Math.max(heapBefore, 16 * 2 ** 20), 'the heap grew during the leak test');
 });
 
 test('memory limit: a result over MAX_ELEMENTS is a RangeError, not an abort, and the module keeps working', () => {

@@ -1,6 +1,7 @@
 // readModel over GGUF, safetensors, .npy and config.json from bytes, Blobs and paths (written
 // here from the format specs); llama.cpp's GGUF semantics against the HF route of the same model;
-// precision 'ggml' against a float32 twin of ggml's RoPE; queryOffset; clear errors; no leaks.
+// precision 'ggml' against a float32 twin of ggml's RoPE; clear errors; no leaks. What names a scheme
+// in a file is tested in the scheme's suite (alibi.test.mjs, t5.test.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
@@ -72,7 +73,7 @@ test('readModel: a multi-GB GGUF is read from a path and a Blob by its header an
   }
 });
 
-test('readModel: GGUF metadata of DeepSeek-V3, Phi-3.5, gpt-oss, GPT-2 and BLOOM', async () => {
+test('readModel: GGUF metadata of DeepSeek-V3, Phi-3.5, gpt-oss and GPT-2', async () => {
   const ds = await pe.readModel(gguf([
     ['general.architecture', 'deepseek2'], ['deepseek2.context_length', { u32: 163840 }],
     ['deepseek2.attention.head_count', { u32: 128 }], ['deepseek2.attention.key_length', { u32: 192 }],
@@ -114,8 +115,6 @@ test('readModel: GGUF metadata of DeepSeek-V3, Phi-3.5, gpt-oss, GPT-2 and BLOOM
   assert.deepEqual(g2.positionTable.weights, table);
   assert.equal(g2.rope, undefined);
 
-  const bloom = await pe.readModel(gguf([['general.architecture', 'bloom'], ['bloom.attention.head_count', { u32: 16 }]]).bytes);
-  assert.deepEqual(bloom.alibi, { nHeads: 16, maxBias: 8 });
 });
 
 test("readModel's rope is RoPE params as is: layout, DeepSeek's rope slice and M-RoPE sections reach applyRope and attention", async () => {
@@ -245,10 +244,6 @@ test('readModel: safetensors wpe.weight, .npy tables and config.json text or obj
 
   const gpt2 = await pe.readModel(preset('gpt2'));
   assert.deepEqual(gpt2.positionTable, { name: '', maxLen: 1024, dModel: 768, weights: null });
-  const t5 = await pe.readModel(JSON.stringify(preset('t5-base')));
-  assert.deepEqual(t5.t5, { nHeads: 12, numBuckets: 32, maxDistance: 128, bidirectional: true });
-  const mpt = await pe.readModel(preset('mpt-7b'));
-  assert.deepEqual(mpt.alibi, { nHeads: 32, maxBias: 8 });
   const gemma = await pe.readModel(preset('gemma-3-4b'));
   assert.equal(gemma.rope.params.theta, 1000000);
   assert.equal(gemma.sliding.params.theta, 10000);
@@ -321,16 +316,5 @@ test("precision 'ggml': llama.cpp's parameters and angle, for YaRN, llama3 and L
     error(TypeError, /precision 'ggml' needs options.params/));
   assert.throws(() => pe.ggmlRopeParams({ headDim: 64, scaling: { type: 'proportional' } }),
     error(RangeError, /precision ggml has no form of proportional/));
-});
-
-test('alibiBias and t5Bias: queryOffset 0 (HF compute_bias, onnxruntime) and the default', () => {
-  const a = pe.alibiBias(1, 2, 5, { causal: false, queryOffset: 0 });
-  for (let i = 0; i < 2; i++) for (let j = 0; j < 5; j++) assert.equal(a[i * 5 + j], -(2 ** -8) * Math.abs(i - j));
-  assert.deepEqual(pe.alibiBias(1, 2, 5, { causal: false, queryOffset: 3 }), pe.alibiBias(1, 2, 5, { causal: false }));
-  assert.throws(() => pe.alibiBias(1, 6, 5), error(RangeError, /qLen = 6 must be <= kLen = 5 .*pass queryOffset/));
-  assert.throws(() => pe.alibiBias(1, 2, 5, { queryOffset: -1 }), error(RangeError, /queryOffset/));
-  const table = Float32Array.from({ length: 32 }, (_, i) => i);
-  const t = pe.t5Bias(table, 1, 2, 5, { queryOffset: 0 });
-  for (let i = 0; i < 2; i++) for (let j = 0; j < 5; j++) assert.equal(t[i * 5 + j], pe.t5Bucket(j - i));
 });
 

@@ -2,6 +2,7 @@
 // twin written here, properties, the in-heap variant, caches, configs and presets, bad input.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { badInputTest } from './bad_input.mjs';
 import { error, maxAbsDiff, pe, randomFloats } from './helpers.mjs';
 
 // Float64 twin: rotate x [seqLen][nHeads][headDim] by angle(t, k).
@@ -368,3 +369,31 @@ test('applyRope xpos: queries ×ζ_k^((p − c)/γ), keys ×ζ_k^(−(p − c)/�
   assert.throws(() => pe.applyRope(x, { seqLen, nHeads, headDim, params: { headDim }, xpos: { role: 'key', scaleBase: 0 } }),
     error(RangeError, /xpos.scaleBase must be finite and > 0/));
 });
+
+const x16 = randomFloats(2 * 1 * 8, 1);
+const rope = { seqLen: 2, nHeads: 1, headDim: 8, params: { headDim: 8 } };
+badInputTest('ropeFrequencies', () => pe.ropeFrequencies({ headDim: 8 }), [
+  [() => pe.ropeFrequencies({ headDim: 0 }), RangeError, 'params.headDim'], [() => pe.ropeFrequencies({ headDim: 8, rotaryDim: 3 }), RangeError, 'params.rotaryDim'],
+  [() => pe.ropeFrequencies({ headDim: 8, theta: NaN }), RangeError, 'params.theta'], [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'yarn' } }), RangeError, 'originalMaxPositionEmbeddings'],
+  [() => pe.ropeFrequencies({ headDim: 8 }, { seqLen: -1 }), RangeError, 'seqLen'],
+]);
+
+badInputTest('ropeParamsFromConfig', () => pe.ropeParamsFromConfig({ head_dim: 8 }), [
+  [() => pe.ropeParamsFromConfig('{'), RangeError, 'JSON'], [() => pe.ropeParamsFromConfig(null), TypeError, 'config'],
+  [() => pe.ropeParamsFromConfig({ head_dim: 8 }, { layerType: 3 }), TypeError, 'layerType'],
+]);
+
+badInputTest('applyRope', () => pe.applyRope(x16, rope), [
+  [() => pe.applyRope(x16), TypeError, 'options'], [() => pe.applyRope(x16, { ...rope, seqLen: 3 }), RangeError, 'x.length'],
+  [() => pe.applyRope(x16, { ...rope, nHeads: 0 }), RangeError, 'nHeads'], [() => pe.applyRope(x16, { ...rope, offset: NaN }), RangeError, 'offset'],
+  [() => pe.applyRope(Array.from(x16), rope), TypeError, 'x'],
+]);
+
+badInputTest('applyRopeInPlace', () => { const b = pe.allocFloat32(16); b.array.set(x16); pe.applyRopeInPlace(b, rope); const r = b.array.slice(); b.delete(); return r; }, [
+  [() => pe.applyRopeInPlace(x16, rope), TypeError, 'buffer'],
+]);
+
+badInputTest('ropeCache', () => pe.ropeCache({ params: { headDim: 8 }, seqLen: 3 }).cos, [
+  [() => pe.ropeCache(), TypeError, 'options'], [() => pe.ropeCache({ params: { headDim: 8 }, seqLen: 0 }), RangeError, 'seqLen'],
+  [() => pe.ropeCache({ params: { headDim: 8 }, seqLen: 3, precision: 'exact' }), RangeError, 'precision'],
+]);

@@ -2,9 +2,9 @@
 // twin written here in JS, and bad input turned into TypeError/RangeError naming the argument.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { init, MAX_ELEMENTS } from 'posenc';
-
-const pe = await init();
+import { MAX_ELEMENTS } from 'posenc';
+import { badInputTest } from './bad_input.mjs';
+import { error, maxAbsDiff, pe } from './helpers.mjs';
 
 function twin(seqLen, dModel, base = 10000) {
   const out = new Float64Array(seqLen * dModel);
@@ -15,12 +15,6 @@ function twin(seqLen, dModel, base = 10000) {
     }
   }
   return out;
-}
-
-function maxAbsDiff(a, b) {
-  let worst = 0;
-  for (let k = 0; k < a.length; k++) worst = Math.max(worst, Math.abs(a[k] - b[k]));
-  return worst;
 }
 
 test('init() loads the SIMD128 build', () => {
@@ -77,3 +71,58 @@ test('sinusoidal: bad input is a TypeError or RangeError naming the argument', (
   // A good call still gives the right answer afterwards.
   assert.ok(maxAbsDiff(pe.sinusoidal(10, 6), twin(10, 6)) <= 4e-7);
 });
+
+test('sinusoidal concat: tensor2tensor [sin | cos] with ln(base)/(d/2 - 1) steps, zero-padded odd dModel', () => {
+  for (const dModel of [1, 2, 3, 8, 9, 31, 64]) {
+    const seqLen = 20, half = Math.floor(dModel / 2);
+    const want = new Float64Array(seqLen * dModel);
+    const step = Math.log(10000) / Math.max(half - 1, 1);
+    for (let p = 0; p < seqLen; p++) {
+      for (let i = 0; i < half; i++) {
+        want[p * dModel + i] = Math.sin(p * Math.exp(-i * step));
+        want[p * dModel + half + i] = Math.cos(p * Math.exp(-i * step));
+      }
+    }
+    assert.ok(maxAbsDiff(pe.sinusoidal(seqLen, dModel, { layout: 'concat' }), want) <= 4e-7, `dModel ${dModel}`);
+  }
+});
+
+test('sinusoidal positions: rows for arbitrary positions equal the table rows', () => {
+  const table = pe.sinusoidal(300, 12);
+  const rows = pe.sinusoidal(3, 12, { positions: [5, 299, 0] });
+  assert.deepEqual(rows.subarray(0, 12), table.subarray(60, 72));
+  assert.deepEqual(rows.subarray(12, 24), table.subarray(299 * 12, 300 * 12));
+  assert.deepEqual(rows.subarray(24), table.subarray(0, 12));
+  assert.throws(() => pe.sinusoidal(2, 12, { positions: [1] }), error(RangeError, /positions\.length must equal seqLen = 2/));
+  assert.throws(() => pe.sinusoidal(1, 12, { positions: [NaN] }), error(RangeError, /positions\[0\] must be finite/));
+});
+
+test('sinusoidalShift: PE(p + k) = M_k · PE(p) for many p and k (the relative property)', () => {
+  const dModel = 16;
+  for (const layout of ['interleaved', 'concat']) {
+    const table = pe.sinusoidal(200, dModel, { layout });
+    for (const k of [1, 5, 42, -7]) {
+      const m = pe.sinusoidalShift(k, dModel, { layout });
+      for (const p of [10, 57, 150]) {
+        const got = new Float64Array(dModel);
+        for (let r = 0; r < dModel; r++) for (let c = 0; c < dModel; c++) got[r] += m[r * dModel + c] * table[p * dModel + c];
+        assert.ok(maxAbsDiff(got, table.subarray((p + k) * dModel, (p + k + 1) * dModel)) < 2e-6, `${layout} k=${k} p=${p}`);
+      }
+    }
+  }
+  assert.throws(() => pe.sinusoidalShift(1, 7), error(RangeError, /dModel must be even \(got 7\)/));
+});
+
+badInputTest('sinusoidal', () => pe.sinusoidal(3, 4), [
+  [() => pe.sinusoidal(), TypeError, 'seqLen'], [() => pe.sinusoidal('3', 4), TypeError, 'seqLen'],
+  [() => pe.sinusoidal(NaN, 4), RangeError, 'seqLen'], [() => pe.sinusoidal(Infinity, 4), RangeError, 'seqLen'],
+  [() => pe.sinusoidal(-1, 4), RangeError, 'seqLen'], [() => pe.sinusoidal(0, 4), RangeError, 'seqLen'],
+  [() => pe.sinusoidal(3, 0), RangeError, 'dModel'], [() => pe.sinusoidal(3, 2.5), RangeError, 'dModel'],
+  [() => pe.sinusoidal(3, 4, { base: -1 }), RangeError, 'base'], [() => pe.sinusoidal(3, 4, { layout: 'x' }), RangeError, 'layout'],
+  [() => pe.sinusoidal(2 ** 16, 2 ** 13), RangeError, 'seqLen * dModel'], [() => pe.sinusoidal(3, 4, { positions: [1] }), RangeError, 'positions'],
+]);
+
+badInputTest('sinusoidalShift', () => pe.sinusoidalShift(1, 4), [
+  [() => pe.sinusoidalShift(NaN, 4), RangeError, 'k'], [() => pe.sinusoidalShift(1, 3), RangeError, 'dModel'],
+  [() => pe.sinusoidalShift(1, '4'), TypeError, 'dModel'], [() => pe.sinusoidalShift(1, 2 ** 15), RangeError, 'dModel * dModel'],
+]);

@@ -48,7 +48,7 @@ export function attentionTwin(q, k, v, { nHeads: H, nKvHeads: Hkv = H, headDim: 
  * pe.attention and kvCache.attend take it, `twin` as attentionTwin takes it, and `refused`: options
  * both must refuse, [options, error class, message]. The attention and KV cache suites check every
  * case, so a new bias term adds its case here beside its twin term. T5's buckets come from
- * pe.t5Bucket, itself checked against HF's buckets (encodings.test.mjs).
+ * pe.t5Bucket, itself checked against HF's buckets (t5.test.mjs).
  */
 export function positionBiasCases(pe, H, randomFloats) {
   const table = randomFloats(16 * H, 11);
