@@ -4,7 +4,11 @@
 // file read alike. Each reading starts from the defaults: nothing of the previous model remains.
 // GGUF metadata pasted as JSON has no readModel: pe.ropeParamsFromConfig reads its RoPE keys, and
 // ggufModel gives the result readModel's shape.
+import { PAGE_SCHEMES } from './schemes.js';
 import { FIELDS, SCALINGS, defaults } from './state.js';
+
+// The schemes whose model files set the page through their entry (web/schemes.js `model`).
+const MODEL_SCHEMES = PAGE_SCHEMES.filter((s) => s.model);
 
 /**
  * Sets field `key` to `v` within the field's rule (a whole number rounded, a number clamped); skips
@@ -117,7 +121,7 @@ function readRope(r, p, model) {
  * published, shown, limit }]), longFactors, ropeFile, learned, irope }; throws an Error saying what the page
  * cannot use. layerType: the layers to show of a model with two kinds ('sliding_attention': Gemma
  * 3's local layers; else the full-attention ones). config: the config object it was read from
- * (a preset or a pasted one; none for a file): the width of ALiBi and T5 models, and how it gives
+ * (a preset or a pasted one; none for a file): the width of bias models (ALiBi, T5), and how it gives
  * its NoPE layers. learned: the position table ({ name, weights, maxLen, dModel }) when the file
  * holds its weights; ropeFile: what the settings cannot hold (freq_factors, LongRoPE's context);
  * irope: { info: readModel's Llama 4 layers or null, given, interval }.
@@ -138,24 +142,10 @@ export function settingsFromModel(model, { layerType, config } = {}) {
     r.scheme = 'rope';
   }
   const width = configWidth(config);
-  if (model.alibi) {
-    const { nHeads, maxBias } = model.alibi;
-    if (!nHeads) throw new Error('An ALiBi model needs the number of heads (n_head or n_heads): ALiBi has one slope per head.');
-    setField(state, 'heads', nHeads, clamped);
-    setField(state, 'maxBias', maxBias, clamped);
-    setField(state, 'dModel', width, clamped);
-    r.scheme = 'alibi';
-    read.push(`ALiBi ${nHeads} heads, max bias ${maxBias}`);
-  }
-  if (model.t5) {
-    const t = model.t5;
-    if (t.nHeads) setField(state, 'heads', t.nHeads, clamped);
-    setField(state, 't5Buckets', t.numBuckets, clamped);
-    setField(state, 't5MaxDist', t.maxDistance, clamped);
-    state.t5Bidir = t.bidirectional;
-    setField(state, 'dModel', width, clamped);
-    r.scheme = 't5';
-    read.push(`T5 ${t.numBuckets} buckets, max distance ${t.maxDistance}`);
+  for (const { id, model: m } of MODEL_SCHEMES) {
+    if (!model[m.field]) continue;
+    read.push(m.settings(model[m.field], { set: (k, v) => setField(state, k, v, clamped), state, width }));
+    r.scheme = id;
   }
   if (model.positionTable) {
     const t = model.positionTable;
@@ -172,7 +162,7 @@ export function settingsFromModel(model, { layerType, config } = {}) {
   }
   if (!r.scheme) {
     throw new Error(`${format} read, but it holds no position scheme this page can show `
-      + '(no RoPE, ALiBi or T5 settings, no position table).');
+      + `(no RoPE, ${MODEL_SCHEMES.map((m) => m.name ?? m.id).join(' or ')} settings, no position table).`);
   }
   if ((r.scheme === 'rope' || r.scheme === 'learned') && model.nHeads) read.push(`${model.nHeads} heads`);
   if (model.contextLength && !rope) setField(state, 'seqLen', model.contextLength, clamped);
@@ -209,7 +199,7 @@ export async function readConfig(pe, config, { dialect = 'hf' } = {}) {
 // The config's name for what a setting holds, for the words about a clamped value.
 const PUBLISHED_AS = { lTarget: 'max_position_embeddings', lTrain: 'original_max_position_embeddings', theta: 'rope_theta',
   winSize: 'sliding_window', winChunk: 'attention_chunk_size', iropeFloor: 'floor_scale', iropeAttn: 'attn_scale',
-  t5Buckets: 'relative_attention_num_buckets', t5MaxDist: 'relative_attention_max_distance' };
+  ...Object.assign({}, ...MODEL_SCHEMES.map((m) => m.model.published)) };
 
 /** The published values a setting's limit changed, in words ('' when none). */
 export function describeClamped(clamped) {

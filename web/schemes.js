@@ -1,6 +1,6 @@
 // The positional schemes as the page shows them, one entry each: what the shared views of the
 // explorer draw for a scheme. A scheme's place on the page is its entry here (and its own views,
-// web/views/<id>.js; model-settings.js reads its model files into the settings). An entry has:
+// web/views/<id>.js). An entry has:
 //   id, name   the lab's scheme name (pe.lab.schemes) or the page's; its name in the comparison table
 //   label      its name in the order chapter (menu: its text in the "positions" menu, if not the id)
 //   order      the order chapter's three-word attention (views/attention.js): table(pe, st, d), a
@@ -9,6 +9,11 @@
 //   distance   its panel of "score vs distance" (ctx, xs) → { title, yLabel, series } or { title, message }
 //   compare    its row of the comparison table: how, relative, params(st), claim, usedBy
 //   where      its tag in the where-position diagram: { label, stage, group }
+//   model      how a model file of the scheme sets the page (model-settings.js): field, readModel's
+//              key for it; settings(info, { set, state, width }) sets the settings from it (set(key,
+//              value) within the field's limits; width: the config's d_model, if any) and returns
+//              what was read, in words, or throws what the page cannot use; published: the
+//              config's names of the settings it sets, for the words about a value the limits changed
 // The settings' scheme menus are read from here (state.js): "positions" lists the entries with
 // order, "schemes shown" those with distance, in this order.
 import { SEQUENTIAL, SERIES } from './colormap.js';
@@ -107,6 +112,16 @@ export const PAGE_SCHEMES = [
     compare: { how: 'adds −slope·distance to scores', relative: 'yes: a function of the distance',
       params: () => ({ formula: '0 (slopes fixed)', value: 0 }), claim: 'good: train short, test long' },
     where: { label: 'ALiBi', stage: 4, group: 'bias' },
+    model: {
+      field: 'alibi',
+      settings({ nHeads, maxBias }, { set, width }) {
+        if (!nHeads) throw new Error('An ALiBi model needs the number of heads (n_head or n_heads): ALiBi has one slope per head.');
+        set('heads', nHeads);
+        set('maxBias', maxBias);
+        set('dModel', width);
+        return `ALiBi ${nHeads} heads, max bias ${maxBias}`;
+      },
+    },
   },
   {
     id: 't5', name: 'T5 bias', label: 'T5 bias',
@@ -126,6 +141,18 @@ export const PAGE_SCHEMES = [
       params: (st) => ({ formula: `buckets × heads = ${st.t5Buckets} × ${st.heads}`, value: st.t5Buckets * st.heads }),
       claim: 'moderate: distances past max distance share the last bucket' },
     where: { label: 'T5', stage: 4, group: 'bias' },
+    model: {
+      field: 't5',
+      published: { t5Buckets: 'relative_attention_num_buckets', t5MaxDist: 'relative_attention_max_distance' },
+      settings(t, { set, state, width }) {
+        if (t.nHeads) set('heads', t.nHeads);
+        set('t5Buckets', t.numBuckets);
+        set('t5MaxDist', t.maxDistance);
+        state.t5Bidir = t.bidirectional;
+        set('dModel', width);
+        return `T5 ${t.numBuckets} buckets, max distance ${t.maxDistance}`;
+      },
+    },
   },
   {
     id: 'xpos', name: 'xPos',
