@@ -1,6 +1,9 @@
 // Writers of small GGUF, safetensors and .npy files for the model-file tests (the readers are
-// tested against files built here from the format specifications, byte by byte).
+// tested against files built here from the format specifications, byte by byte), and the two calls
+// that read them back (model_file.cpp's suite and each scheme's).
 #pragma once
+
+#include <doctest/doctest.h>
 
 #include <cstdint>
 #include <cstring>
@@ -11,7 +14,28 @@
 #include <variant>
 #include <vector>
 
+#include "posenc/model_file.hpp"
+
 namespace test_files {
+
+// read_model over the bytes; the read must succeed (its detail is printed if not).
+inline posenc::ModelInfo read(const std::vector<std::uint8_t>& bytes, const posenc::ReadOptions& options = {}) {
+  posenc::ModelInfo info;
+  std::string detail;
+  const auto s = posenc::read_model(posenc::memory_source(bytes.data(), bytes.size()), &info, &detail, options);
+  INFO(detail);
+  REQUIRE(s.ok());
+  return info;
+}
+
+// model_info_from_config over config.json text; the read must succeed.
+inline posenc::ModelInfo read_config(const std::string& json) {
+  posenc::ModelInfo info;
+  std::string detail;
+  INFO(json);
+  REQUIRE(posenc::model_info_from_config(json, &info, &detail).ok());
+  return info;
+}
 
 class Bytes {
  public:

@@ -1,3 +1,5 @@
+// ALiBi and T5 (docs/schemes/alibi.md, t5.md): slopes, biases and buckets against independent
+// float64 twins and published values, and what names each scheme in a model file.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -5,9 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "helpers.hpp"
+#include "model_writer.hpp"
 #include "posenc/posenc.hpp"
 
+using posenc::ModelInfo;
 using posenc::StatusCode;
+using posenc::test::preset_config;
+using test_files::Gguf;
+using test_files::read;
+using test_files::read_config;
 
 namespace {
 
@@ -117,4 +126,54 @@ TEST_CASE("t5_bias: table[bucket(j - qpos)][h] for every head, query and key") {
         CHECK(bias[(h * q_len + i) * k_len + j] == table[b * n_heads + h]);
       }
   CHECK(posenc::t5_bias(bias.data(), table.data(), 0, q_len, k_len, p).code == StatusCode::kBadArgument);
+}
+
+TEST_CASE("model files: ALiBi from a BLOOM GGUF and from BLOOM and MPT configs") {
+  Gguf b;
+  b.set("general.architecture", std::string("bloom")).set("bloom.attention.head_count", 16u).set("bloom.embedding_length", 1024u);
+  ModelInfo m = read(b.write());
+  REQUIRE(m.alibi);
+  CHECK(m.alibi->n_heads == 16);
+  CHECK(m.alibi->max_bias == 8.0);
+  CHECK_FALSE(m.rope);
+
+  m = read_config(preset_config("mpt-7b"));
+  REQUIRE(m.alibi);
+  CHECK(m.alibi->n_heads == 32);
+  m = read_config(R"({"model_type": "bloom", "n_head": 16, "hidden_size": 1024})");
+  CHECK(m.alibi->n_heads == 16);
+  // MPT without attn_config (or without its alibi key): HF's MptAttentionConfig defaults to ALiBi.
+  m = read_config(R"({"model_type": "mpt", "n_heads": 32, "d_model": 4096})");
+  REQUIRE(m.alibi);
+  CHECK(m.alibi->n_heads == 32);
+  CHECK(m.alibi->max_bias == 8.0);
+  m = read_config(R"({"model_type": "mpt", "n_heads": 8, "d_model": 512, "attn_config": {"alibi_bias_max": 4}})");
+  CHECK(m.alibi->max_bias == 4.0);
+}
+
+TEST_CASE("model files: T5's bias table from GGUF and safetensors, its settings from config.json") {
+  std::vector<float> bias(32 * 4);
+  for (std::size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i);
+  Gguf t;
+  t.set("general.architecture", std::string("t5")).set("t5.attention.head_count", 4u)
+      .set("t5.attention.relative_buckets_count", 32u).f32_tensor("enc.blk.0.attn_rel_b.weight", {4, 32}, bias);
+  ModelInfo m = read(t.write());
+  REQUIRE(m.t5);
+  CHECK(m.t5->num_buckets == 32);
+  CHECK(m.t5->n_heads == 4);
+  CHECK(m.t5->bidirectional);
+  CHECK(m.t5->table == bias);
+
+  test_files::Safetensors st;
+  st.f32("encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight", {32, 2}, std::vector<float>(64, 0.5f));
+  m = read(st.write());
+  REQUIRE(m.t5);
+  CHECK(m.t5->num_buckets == 32);
+  CHECK(m.t5->n_heads == 2);
+  CHECK(m.t5->table.size() == 64);
+
+  m = read_config(preset_config("t5-base"));
+  REQUIRE(m.t5);
+  CHECK(m.t5->n_heads == 12);
+  CHECK(m.t5->max_distance == 128);
 }
