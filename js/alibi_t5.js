@@ -1,8 +1,47 @@
-// ALiBi slopes and biases, T5 buckets and biases (cpp/src/alibi.cpp, t5.cpp).
+// ALiBi slopes and biases, T5 buckets and biases (cpp/src/alibi.cpp, t5.cpp), and the two as
+// positional bias terms of pe.attention and kvCache.attend (their `alibi` and `t5` options).
 import {
   PosencRangeError, checkBool, checkElements, checkFinite, checkFloat32Array, checkInt, checkOptions,
   toFloat64
 } from './checks.js';
+
+// The bias terms (C++ PositionBias), for js/attention.js positionBiasOption: option, its name in
+// the options; parse(fn, value, nHeads, causal) → { table: the Float32Array to put in the heap, or
+// null; fields(address): what embind's position_bias reads for it } (value undefined: the term is off).
+function biasTerms(alibiSlopes) {
+  /** alibi: true (max bias 8), { maxBias }, or the slopes → Float32Array [nHeads], or null. */
+  function alibiTable(fn, alibi, nHeads) {
+    if (alibi === undefined || alibi === false) return null;
+    if (alibi instanceof Float32Array) {
+      if (alibi.length !== nHeads) throw new PosencRangeError(`${fn}: alibi slopes must have nHeads = ${nHeads} entries (got ${alibi.length})`);
+      return alibi;
+    }
+    const { maxBias = 8 } = alibi === true ? {} : checkOptions(fn, alibi, ['maxBias'], 'alibi');
+    return alibiSlopes(nHeads, checkFinite(fn, 'alibi.maxBias', maxBias, { positive: true }));
+  }
+  /** t5: { table [numBuckets][nHeads], bidirectional = !causal, numBuckets, maxDistance }, or null. */
+  function t5Settings(fn, t5, nHeads, causal) {
+    if (t5 === undefined) return null;
+    const { table, bidirectional = !causal, numBuckets = 32, maxDistance = 128 } = checkOptions(fn, t5,
+      ['table', 'bidirectional', 'numBuckets', 'maxDistance'], 't5');
+    checkFloat32Array(fn, 't5.table', table);
+    checkBool(fn, 't5.bidirectional', bidirectional);
+    checkInt(fn, 't5.numBuckets', numBuckets, 1, 2 ** 30);
+    checkInt(fn, 't5.maxDistance', maxDistance, 1, 2 ** 30);
+    if (table.length !== numBuckets * nHeads) {
+      throw new PosencRangeError(`${fn}: t5.table.length must equal numBuckets * nHeads = ${numBuckets * nHeads} (got ${table.length})`);
+    }
+    return { table, bidirectional, numBuckets, maxDistance };
+  }
+  return [
+    { option: 'alibi', parse: (fn, alibi, nHeads) => ({ table: alibiTable(fn, alibi, nHeads), fields: (alibiSlopes) => ({ alibiSlopes }) }) },
+    { option: 't5', parse(fn, value, nHeads, causal) {
+      const t5 = t5Settings(fn, value, nHeads, causal);
+      return { table: t5 ? t5.table : null, fields: (t5Table) => ({ t5Table, t5Bidirectional: t5 ? t5.bidirectional : true,
+        t5NumBuckets: t5 ? t5.numBuckets : 32, t5MaxDistance: t5 ? t5.maxDistance : 128 }) };
+    } },
+  ];
+}
 
 export function alibiT5Api(module, heap) {
   const { scoped, f32, f64, i32, copyOut, status } = heap;
@@ -26,7 +65,7 @@ export function alibiT5Api(module, heap) {
   }
 
   return {
-    alibiSlopes,
+    terms: biasTerms(alibiSlopes),
     api: {
       alibiSlopes(nHeads, options) {
         const fn = 'alibiSlopes';

@@ -59,9 +59,9 @@ export function wrap(module, hooks = {}) {
     ...ropeApi(module, heap, rope, names),
     readModel: makeReadModel(module, { status: heap.status, publicRopeParams: rope.publicRopeParams, openPath: hooks.openPath }),
     ...biases.api,
-    ...attentionApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, alibiSlopes: biases.alibiSlopes }),
+    ...attentionApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, biasTerms: biases.terms }),
     ...kvCacheApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, flatRopeParams: rope.flatRopeParams,
-      alibiSlopes: biases.alibiSlopes, precisions: names.precisions }),
+      biasTerms: biases.terms, precisions: names.precisions }),
     /** ONNX operators with their exact semantics: inputs keyed by slot, attrs by attribute name. */
     onnx: onnxApi(module, heap),
   };

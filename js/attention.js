@@ -7,46 +7,17 @@ import {
 
 // Options that attention and kvCache.attend / kvCache share.
 
-/** options.alibi: true (max bias 8), { maxBias }, or the slopes → Float32Array [nHeads], or null. */
-function alibiOption(fn, alibi, nHeads, alibiSlopes) {
-  if (alibi === undefined || alibi === false) return null;
-  if (alibi instanceof Float32Array) {
-    if (alibi.length !== nHeads) throw new PosencRangeError(`${fn}: alibi slopes must have nHeads = ${nHeads} entries (got ${alibi.length})`);
-    return alibi;
-  }
-  const { maxBias = 8 } = alibi === true ? {} : checkOptions(fn, alibi, ['maxBias'], 'alibi');
-  return alibiSlopes(nHeads, checkFinite(fn, 'alibi.maxBias', maxBias, { positive: true }));
-}
-
-/** options.t5: { table [numBuckets][nHeads], bidirectional = !causal, numBuckets, maxDistance }, or null. */
-function t5Option(fn, t5, nHeads, causal) {
-  if (t5 === undefined) return null;
-  const { table, bidirectional = !causal, numBuckets = 32, maxDistance = 128 } = checkOptions(fn, t5,
-    ['table', 'bidirectional', 'numBuckets', 'maxDistance'], 't5');
-  checkFloat32Array(fn, 't5.table', table);
-  checkBool(fn, 't5.bidirectional', bidirectional);
-  checkInt(fn, 't5.numBuckets', numBuckets, 1, 2 ** 30);
-  checkInt(fn, 't5.maxDistance', maxDistance, 1, 2 ** 30);
-  if (table.length !== numBuckets * nHeads) {
-    throw new PosencRangeError(`${fn}: t5.table.length must equal numBuckets * nHeads = ${numBuckets * nHeads} (got ${table.length})`);
-  }
-  return { table, bidirectional, numBuckets, maxDistance };
-}
-
 /**
- * options.alibi and options.t5, the positional bias terms (C++ PositionBias) → { tables, fields }:
- * tables, the Float32Arrays (or null) to put in the heap; fields(addresses), given their heap
- * addresses in that order (0 for null), the options embind's position_bias reads.
+ * The positional bias terms (C++ PositionBias) in the options: each term of `terms` (a scheme's
+ * module declares its own: { option, parse }, as js/alibi_t5.js does) parses its option →
+ * { tables, fields }: tables, the Float32Arrays (or null) to put in the heap; fields(addresses),
+ * given their heap addresses in that order (0 for null), the options embind's position_bias reads.
  */
-export function positionBiasOption(fn, options, nHeads, causal, alibiSlopes) {
-  const slopes = alibiOption(fn, options.alibi, nHeads, alibiSlopes);
-  const t5 = t5Option(fn, options.t5, nHeads, causal);
+export function positionBiasOption(fn, options, nHeads, causal, terms) {
+  const parsed = terms.map((t) => t.parse(fn, options[t.option], nHeads, causal));
   return {
-    tables: [slopes, t5 ? t5.table : null],
-    fields: ([alibiSlopes, t5Table]) => ({
-      alibiSlopes, t5Table, t5Bidirectional: t5 ? t5.bidirectional : true,
-      t5NumBuckets: t5 ? t5.numBuckets : 32, t5MaxDistance: t5 ? t5.maxDistance : 128,
-    }),
+    tables: parsed.map((p) => p.table),
+    fields: (addresses) => Object.assign({}, ...parsed.map((p, i) => p.fields(addresses[i]))),
   };
 }
 
@@ -65,10 +36,10 @@ export function ropeOption(fn, rope) {
   return checkOptions(fn, r, ['params', 'invFreq', 'layout', 'rotaryOffset', 'precision', 'attentionFactor'], 'rope');
 }
 
-export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) {
+export function attentionApi(module, heap, { resolveFrequencies, biasTerms }) {
   const { scoped, f32, f64, status, pieceRows, gatherRows, scatterRows } = heap;
-  const ATTENTION_OPTIONS = ['nHeads', 'nKvHeads', 'headDim', 'causal', 'alibi', 't5', 'rope', 'mask', 'scale', 'softcap',
-    'returnWeights', 'window', 'sinkTokens', 'sinks', 'chunkSize', 'temperature', 'layout', 'kvDtype', 'out'];
+  const ATTENTION_OPTIONS = ['nHeads', 'nKvHeads', 'headDim', 'causal', ...biasTerms.map((t) => t.option), 'rope', 'mask',
+    'scale', 'softcap', 'returnWeights', 'window', 'sinkTokens', 'sinks', 'chunkSize', 'temperature', 'layout', 'kvDtype', 'out'];
   const TENSOR_LAYOUTS = { bshd: false, bhsd: true };
 
   function attention(q, k, v, options) {
@@ -99,7 +70,7 @@ export function attentionApi(module, heap, { resolveFrequencies, alibiSlopes }) 
     const returnWeights = options.returnWeights === undefined ? false : checkBool(fn, 'returnWeights', options.returnWeights);
     checkElements(fn, 'nHeads * qLen * kvLen', returnWeights ? nHeads * qLen * kvLen : 0);
 
-    const bias = positionBiasOption(fn, options, nHeads, causal, alibiSlopes);
+    const bias = positionBiasOption(fn, options, nHeads, causal, biasTerms);
     let rope = null;
     if (options.rope !== undefined) {
       const r = ropeOption(fn, options.rope);

@@ -13,7 +13,7 @@ import { HELD, HeapObject, LIVE } from './heap.js';
 const MAX_SIZE = 2 ** 31 - 1;
 const DTYPES = { float32: false, float16: true };
 
-export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, alibiSlopes, precisions }) {
+export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, biasTerms, precisions }) {
   const { scoped, f32, f64, status } = heap;
 
   // options.rope → what kvCacheCreate needs: the frequencies for a context of `capacity` tokens
@@ -91,7 +91,7 @@ export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, a
       const { nKvHeads, headDim } = this.#o;
       checkFloat32Array(fn, 'q', q);
       if (options === undefined) throw new PosencTypeError(`${fn}: options { nHeads } are required`);
-      checkOptions(fn, options, ['nHeads', 'positions', 'causal', 'alibi', 't5', 'scale', 'softcap', 'sinks', 'out']);
+      checkOptions(fn, options, ['nHeads', 'positions', 'causal', ...biasTerms.map((t) => t.option), 'scale', 'softcap', 'sinks', 'out']);
       const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1, 2 ** 20);
       if (nHeads % nKvHeads !== 0) throw new PosencRangeError(`${fn}: nHeads = ${nHeads} must be a multiple of nKvHeads = ${nKvHeads}`);
       if (q.length === 0 || q.length % (nHeads * headDim) !== 0) {
@@ -102,7 +102,7 @@ export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, a
       const causal = options.causal === undefined ? true : checkBool(fn, 'causal', options.causal);
       const scale = options.scale === undefined ? NaN : checkFinite(fn, 'scale', options.scale);
       const softcap = options.softcap === undefined ? 0 : checkFinite(fn, 'softcap', options.softcap);
-      const bias = positionBiasOption(fn, options, nHeads, causal, alibiSlopes);
+      const bias = positionBiasOption(fn, options, nHeads, causal, biasTerms);
       const sinks = sinksOption(fn, options.sinks, nHeads);
       const output = options.out === undefined ? new Float32Array(q.length) : checkOut(fn, options.out, { n: q.length, what: 'q.length', input: q });
       scoped(fn, (alloc) => {
