@@ -298,6 +298,8 @@ export interface ModelInfo {
   nKvHeads?: number;
   /** max_position_embeddings / {arch}.context_length. */
   contextLength?: number;
+  /** The model's width: hidden_size, n_embd, d_model or dim / {arch}.embedding_length. */
+  dModel?: number;
   /** RoPE of the (full-attention) layers, ready for ropeFrequencies / applyRope / attention. */
   rope?: RopeParams & { /** The same object (the earlier `{ params }` shape); not enumerable. */ readonly params: RopeParams };
   /** Sliding-window layers: keys before each query, and their RoPE where it differs (Gemma 3). */

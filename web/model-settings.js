@@ -61,16 +61,6 @@ export function ropeSettings(params, maxPositions) {
   return { next, longFactors };
 }
 
-/**
- * The width of an ALiBi or T5 config (readModel reports one only with a position table): the keys
- * cpp/src/model_config.cpp reads for it.
- */
-function configWidth(config) {
-  const c = config?.text_config ?? config;
-  const v = c && ['hidden_size', 'n_embd', 'd_model', 'dim'].map((k) => c[k]).find((x) => typeof x === 'number');
-  return v || undefined;
-}
-
 /** For the irope view: what a config says about its NoPE layers (not known for a file). */
 function noRopeKeys(config) {
   if (!config) return {};
@@ -121,10 +111,10 @@ function readRope(r, p, model) {
  * published, shown, limit }]), longFactors, ropeFile, learned, irope }; throws an Error saying what the page
  * cannot use. layerType: the layers to show of a model with two kinds ('sliding_attention': Gemma
  * 3's local layers; else the full-attention ones). config: the config object it was read from
- * (a preset or a pasted one; none for a file): the width of bias models (ALiBi, T5), and how it gives
- * its NoPE layers. learned: the position table ({ name, weights, maxLen, dModel }) when the file
- * holds its weights; ropeFile: what the settings cannot hold (freq_factors, LongRoPE's context);
- * irope: { info: readModel's Llama 4 layers or null, given, interval }.
+ * (a preset or a pasted one; none for a file): how it gives its NoPE layers. learned: the position
+ * table ({ name, weights, maxLen, dModel }) when the file holds its weights; ropeFile: what the
+ * settings cannot hold (freq_factors, LongRoPE's context); irope: { info: readModel's Llama 4
+ * layers or null, given, interval }.
  */
 export function settingsFromModel(model, { layerType, config } = {}) {
   const state = defaults();
@@ -141,7 +131,7 @@ export function settingsFromModel(model, { layerType, config } = {}) {
     readRope(r, rope, model);
     r.scheme = 'rope';
   }
-  const width = configWidth(config);
+  const width = model.dModel;  // the width of a bias model (a learned table has its own)
   for (const { id, model: m } of MODEL_SCHEMES) {
     if (!model[m.field]) continue;
     read.push(m.settings(model[m.field], { set: (k, v) => setField(state, k, v, clamped), state, width }));

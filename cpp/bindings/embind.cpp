@@ -321,6 +321,7 @@ val model_info(const posenc::ModelInfo& m) {
   if (m.n_heads) o.set("nHeads", m.n_heads);
   if (m.n_kv_heads) o.set("nKvHeads", m.n_kv_heads);
   if (m.context_length) o.set("contextLength", m.context_length);
+  if (m.d_model) o.set("dModel", m.d_model);
   if (m.rope) o.set("rope", flat_params(*m.rope));
   if (m.sliding_window || m.rope_sliding) {
     val sliding = val::object();

@@ -325,6 +325,7 @@ Status read_gguf(const ByteSource& src, ModelInfo* out, std::string* detail,
     count_key("attention.head_count", &info.n_heads);
     count_key("attention.head_count_kv", &info.n_kv_heads);
     count_key("context_length", &info.context_length);
+    count_key("embedding_length", &info.d_model);
     count_key("attention.sliding_window", &info.sliding_window);
 
     file::Failure failure;

@@ -83,8 +83,7 @@ Status model_info_from_config(std::string_view json_text, ModelInfo* out, std::s
     first_whole(cfg, {"max_position_embeddings", "n_positions", "max_seq_len", "n_ctx", "seq_length"}, &info.context_length);
     std::size_t window = 0;
     if (whole(cfg, "sliding_window", &window)) info.sliding_window = window;
-    std::size_t d_model = 0;
-    first_whole(cfg, {"hidden_size", "n_embd", "d_model", "dim"}, &d_model);
+    first_whole(cfg, {"hidden_size", "n_embd", "d_model", "dim"}, &info.d_model);
 
     const json* attn_config = member(cfg, "attn_config");
     // MPT: attn_config.alibi, which HF's MptAttentionConfig defaults to true when absent.
@@ -114,7 +113,7 @@ Status model_info_from_config(std::string_view json_text, ModelInfo* out, std::s
       PositionTable table;
       if (!first_whole(cfg, {"n_positions", "max_position_embeddings", "n_ctx"}, &table.max_len))
         return refuse(detail, "a learned-position config needs n_positions or max_position_embeddings");
-      table.d_model = d_model;
+      table.d_model = info.d_model;
       if (type == "opt") info.warnings.push_back("OPT's table has 2 extra rows: position p is row p + 2");
       if (one_of(type, {"roberta", "xlm-roberta", "camembert"}))
         info.warnings.push_back("RoBERTa's table starts after the padding index: position p is row p + pad_token_id + 1");

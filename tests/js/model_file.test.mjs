@@ -42,6 +42,7 @@ test('readModel: a Llama-3.1 GGUF (bytes) gives the HF llama3 frequencies throug
   assert.equal(m.architecture, 'llama');
   assert.equal(m.nHeads, 32);
   assert.equal(m.contextLength, 131072);
+  assert.equal(m.dModel, 4096);  // llama.embedding_length
   assert.equal(m.rope.params.scaling.type, 'none');
   assert.equal(m.rope.params.freqFactors.length, 64);
   const got = pe.ropeFrequencies(m.rope.params, { dtype: 'float64' });
@@ -244,6 +245,7 @@ test('readModel: safetensors wpe.weight, .npy tables and config.json text or obj
 
   const gpt2 = await pe.readModel(preset('gpt2'));
   assert.deepEqual(gpt2.positionTable, { name: '', maxLen: 1024, dModel: 768, weights: null });
+  assert.equal(gpt2.dModel, 768);  // n_embd
   const gemma = await pe.readModel(preset('gemma-3-4b'));
   assert.equal(gemma.rope.params.theta, 1000000);
   assert.equal(gemma.sliding.params.theta, 10000);

@@ -135,6 +135,7 @@ TEST_CASE("model files: ALiBi from a BLOOM GGUF and from BLOOM and MPT configs")
   REQUIRE(m.alibi);
   CHECK(m.alibi->n_heads == 16);
   CHECK(m.alibi->max_bias == 8.0);
+  CHECK(m.d_model == 1024);  // bloom.embedding_length: the width the page sets for it
   CHECK_FALSE(m.rope);
 
   m = read_config(preset_config("mpt-7b"));
@@ -142,6 +143,7 @@ TEST_CASE("model files: ALiBi from a BLOOM GGUF and from BLOOM and MPT configs")
   CHECK(m.alibi->n_heads == 32);
   m = read_config(R"({"model_type": "bloom", "n_head": 16, "hidden_size": 1024})");
   CHECK(m.alibi->n_heads == 16);
+  CHECK(m.d_model == 1024);
   // MPT without attn_config (or without its alibi key): HF's MptAttentionConfig defaults to ALiBi.
   m = read_config(R"({"model_type": "mpt", "n_heads": 32, "d_model": 4096})");
   REQUIRE(m.alibi);

@@ -421,6 +421,7 @@ TEST_CASE("config.json: learned and RoPE configs each go to their scheme, or are
   REQUIRE(m.position_table);
   CHECK(m.position_table->max_len == 1024);
   CHECK(m.position_table->d_model == 768);
+  CHECK(m.d_model == 768);
   CHECK(m.position_table->weights.empty());
   m = info(preset_config("bert-base"));
   CHECK(m.position_table->max_len == 512);

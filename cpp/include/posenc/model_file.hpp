@@ -78,6 +78,7 @@ struct ModelInfo {
   std::size_t n_heads = 0;   // query heads, 0 if unknown
   std::size_t n_kv_heads = 0;
   std::size_t context_length = 0;  // max_position_embeddings / {arch}.context_length, 0 if unknown
+  std::size_t d_model = 0;         // hidden_size, n_embd, d_model or dim / {arch}.embedding_length, 0 if unknown
   std::optional<RopeParams> rope;          // for the (full-attention) RoPE layers
   std::optional<RopeParams> rope_sliding;  // sliding-window layers, where they differ (Gemma 3)
   std::size_t sliding_window = 0;          // keys before each query in sliding layers, 0 = none
