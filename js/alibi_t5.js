@@ -44,7 +44,7 @@ function biasTerms(alibiSlopes) {
 }
 
 export function alibiT5Api(module, heap) {
-  const { scoped, f32, f64, i32, copyOut, status } = heap;
+  const { scoped, i32, copyOut, status } = heap;
   function alibiSlopes(nHeads, maxBias) {
     return scoped('alibiSlopes', (alloc) => {
       const out = alloc(nHeads * 4);
@@ -104,10 +104,9 @@ export function alibiT5Api(module, heap) {
         const rel = single ? toFloat64(fn, 'relativePosition', [relativePosition], { integer: true })
           : toFloat64(fn, 'relativePosition', relativePosition, { integer: true });
         checkElements(fn, 'relativePosition.length', rel.length);
-        return scoped(fn, (alloc) => {
+        return scoped(fn, (alloc, put) => {
           const out = alloc(Math.max(1, rel.length) * 4);
-          const r = alloc(Math.max(1, rel.length) * 8);
-          f64(r, rel.length).set(rel);
+          const r = put(rel, Float64Array);
           status(fn, module.t5Buckets(out, r, rel.length, bidirectional, numBuckets, maxDistance));
           const buckets = i32(out, rel.length).slice();
           return single ? buckets[0] : buckets;
@@ -131,10 +130,9 @@ export function alibiT5Api(module, heap) {
         }
         const n = nHeads * qLen * kLen;
         checkElements(fn, 'nHeads * qLen * kLen', n);
-        return scoped(fn, (alloc) => {
+        return scoped(fn, (alloc, put) => {
           const out = alloc(n * 4);
-          const t = alloc(table.length * 4);
-          f32(t, table.length).set(table);
+          const t = put(table);
           status(fn, module.t5Bias(out, t, nHeads, qLen, kLen, bidirectional, numBuckets, maxDistance, qOffset));
           return copyOut(out, n);
         });

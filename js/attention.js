@@ -110,28 +110,20 @@ export function attentionApi(module, heap, { resolveFrequencies, biasTerms }) {
     const qRows = { slabs: headsMajor ? nHeads : 1, len: qLen, width: headsMajor ? headDim : nHeads * headDim };
     const maskRows = { slabs: maskPerHead ? nHeads : 1, len: qLen, width: kvLen };
     const weightRows = { slabs: nHeads, len: qLen, width: kvLen };
-    scoped(fn, (alloc) => {
-      const put = (arr, bytes = 4) => ({ p: alloc(Math.max(1, arr.length) * bytes), arr });
+    scoped(fn, (alloc, put) => {
       // float16 K and V keep their 2 bytes per value in the heap (half the copy, as a float16 KV cache).
-      const kb = put(k, kvHalf ? 2 : 4), vb = put(v, kvHalf ? 2 : 4);
-      const whole = [kb, vb, sinks && put(sinks), ...bias.tables.map((t) => t && put(t))];
-      const [, , sk, ...tables] = whole;
-      const inv = rope ? alloc(rope.invFreq.length * 8) : 0;
+      const kp = put(k, kvHalf ? Uint16Array : Float32Array), vp = put(v, kvHalf ? Uint16Array : Float32Array);
+      const sk = put(sinks), tables = bias.tables.map((t) => put(t));
+      const inv = put(rope?.invFreq, Float64Array);
       const qp = alloc(rows * nHeads * headDim * 4), yp = alloc(rows * nHeads * headDim * 4);
       const mp = mask ? alloc(maskRows.slabs * rows * kvLen * 4) : 0;
       const wp = returnWeights ? alloc(nHeads * rows * kvLen * 4) : 0;
-      for (const b of whole) {
-        if (!b) continue;
-        if (b.arr instanceof Uint16Array) module.HEAPU16.set(b.arr, b.p >> 1);
-        else f32(b.p, b.arr.length).set(b.arr);
-      }
-      if (rope) f64(inv, rope.invFreq.length).set(rope.invFreq);
       const call = {
         nHeads, nKvHeads, headDim, causal, scale, softcap,
-        ...bias.fields(tables.map((b) => (b ? b.p : 0))),
+        ...bias.fields(tables),
         ropeInvFreq: inv, ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0, ropeRotOffset: rope ? rope.rotaryOffset : 0,
         ropePrecision: rope ? rope.precision : 0, ropeAttentionFactor: rope ? rope.attentionFactor : 1,
-        bias: mp, biasPerHead: maskPerHead, window, sinkTokens, sinks: sk ? sk.p : 0,
+        bias: mp, biasPerHead: maskPerHead, window, sinkTokens, sinks: sk,
         chunkSize, floorScale: temperature.floorScale, attnScale: temperature.attnScale, headsMajor, kvHalf, qPos: 0,
       };
       for (let i0 = 0; i0 < qLen; i0 += rows) {
@@ -139,7 +131,7 @@ export function attentionApi(module, heap, { resolveFrequencies, biasTerms }) {
         gatherRows(f32, qp, q, qRows, i0, n);
         if (mask) gatherRows(f32, mp, mask, maskRows, i0, n);
         call.qPos = kvLen - qLen + i0;  // query i0 of the whole q
-        status(fn, module.attention(qp, kb.p, vb.p, n, kvLen, call, yp, wp));
+        status(fn, module.attention(qp, kp, vp, n, kvLen, call, yp, wp));
         scatterRows(output, f32, yp, qRows, i0, n);
         if (returnWeights) scatterRows(weights, f32, wp, weightRows, i0, n);
       }
@@ -157,9 +149,8 @@ export function attentionApi(module, heap, { resolveFrequencies, biasTerms }) {
       const single = typeof positions === 'number';
       const pos = toFloat64(fn, 'positions', single ? [positions] : positions);
       checkElements(fn, 'positions.length', pos.length);
-      return scoped(fn, (alloc) => {
-        const n = Math.max(1, pos.length), p = alloc(n * 8), out = alloc(n * 8);
-        f64(p, pos.length).set(pos);
+      return scoped(fn, (alloc, put) => {
+        const p = put(pos, Float64Array), out = alloc(Math.max(1, pos.length) * 8);
         module.iropeScales(out, p, pos.length, floorScale, attnScale);
         const scales = f64(out, pos.length).slice();
         return single ? scales[0] : scales;

@@ -37,8 +37,11 @@ export class HeapObject {
 
 // rename: C++ snake_case names → the JS names of the caller's API (default: the main API's).
 export function heapTools(module, rename = jsMessage) {
-  // Runs body(alloc) with scratch heap buffers and frees them all afterwards, whatever happens.
-  // Heap views are taken after every allocation: growing memory detaches older views.
+  // Runs body(alloc, put) with scratch heap buffers and frees them all afterwards, whatever happens.
+  // alloc(bytes) → an address; put(values, type = Float32Array) → the address of a copy of values
+  // (a typed array or plain numbers) as `type` (Float32Array, Float64Array, Int32Array, Uint16Array),
+  // or 0 for null / undefined. Heap views are taken after every allocation: growing memory detaches
+  // older views.
   function scoped(fn, body) {
     const ptrs = [];
     const alloc = (bytes) => {
@@ -47,8 +50,14 @@ export function heapTools(module, rename = jsMessage) {
       ptrs.push(ptr);
       return ptr;
     };
+    const put = (values, type = Float32Array) => {
+      if (values === null || values === undefined) return 0;
+      const ptr = alloc(Math.max(1, values.length) * type.BYTES_PER_ELEMENT);
+      new type(module.HEAPU8.buffer, ptr, values.length).set(values);
+      return ptr;
+    };
     try {
-      return body(alloc);
+      return body(alloc, put);
     } finally {
       for (const ptr of ptrs) module.heapFree(ptr);
     }

@@ -76,11 +76,8 @@ export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, b
       if (v.length !== k.length) throw new PosencRangeError(`${fn}: v.length must equal k.length = ${k.length} (got ${v.length})`);
       const n = k.length / row;
       const positions = positionsOf(fn, options.positions, n, 'the tokens appended');
-      scoped(fn, (alloc) => {
-        const kp = alloc(k.length * 4), vp = alloc(v.length * 4), pp = positions ? alloc(n * 8) : 0;
-        f32(kp, k.length).set(k);
-        f32(vp, v.length).set(v);
-        if (pp) f64(pp, n).set(positions);
+      scoped(fn, (alloc, put) => {
+        const kp = put(k), vp = put(v), pp = put(positions, Float64Array);
         status(fn, module.kvCacheAppend(h, kp, vp, n, pp));
       });
     }
@@ -105,17 +102,9 @@ export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, b
       const bias = positionBiasOption(fn, options, nHeads, causal, biasTerms);
       const sinks = sinksOption(fn, options.sinks, nHeads);
       const output = options.out === undefined ? new Float32Array(q.length) : checkOut(fn, options.out, { n: q.length, what: 'q.length', input: q });
-      scoped(fn, (alloc) => {
-        const qp = alloc(q.length * 4), yp = alloc(q.length * 4);
-        const pp = positions ? alloc(qLen * 8) : 0;
-        const [sk, ...tables] = [sinks, ...bias.tables].map((t) => {
-          if (!t) return 0;
-          const p = alloc(t.length * 4);
-          f32(p, t.length).set(t);
-          return p;
-        });
-        f32(qp, q.length).set(q);
-        if (pp) f64(pp, qLen).set(positions);
+      scoped(fn, (alloc, put) => {
+        const qp = put(q), yp = alloc(q.length * 4), pp = put(positions, Float64Array);
+        const [sk, ...tables] = [sinks, ...bias.tables].map((t) => put(t));
         status(fn, module.kvCacheAttend(h, qp, qLen, { nHeads, positions: pp, causal, scale, softcap, sinks: sk, ...bias.fields(tables) }, yp));
         output.set(f32(yp, q.length));
       });
@@ -159,9 +148,8 @@ export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, b
     const window = options.window === undefined ? 0 : checkInt(fn, 'window', options.window, 1, MAX_SIZE);
     const sinkTokens = options.sinkTokens === undefined ? 0 : checkInt(fn, 'sinkTokens', options.sinkTokens, 0, MAX_SIZE);
     const rope = options.rope === undefined ? null : ropeOf(fn, options.rope, headDim, capacity);
-    const h = scoped(fn, (alloc) => {
-      const inv = rope ? alloc(rope.invFreq.length * 8) : 0;
-      if (rope) f64(inv, rope.invFreq.length).set(rope.invFreq);
+    const h = scoped(fn, (alloc, put) => {
+      const inv = put(rope?.invFreq, Float64Array);
       const [message, handle] = module.kvCacheCreate({
         nKvHeads, headDim, capacity, half, window, sinkTokens, ropeInvFreq: inv, ropeRotDim: rope ? rope.rotaryDim : 0,
         ropeLayout: rope ? rope.layout : 0, ropePrecision: rope ? rope.precision : 0,

@@ -81,11 +81,6 @@ export function wrapLab(module) {
     }
     return tokens.length / length;
   }
-  function copyTokens(alloc, tokens) {
-    const p = alloc(tokens.length * 4);
-    module.HEAP32.set(tokens, p >> 2);
-    return p;
-  }
   // positions (optional): one per token, strictly increasing along each row of `length`, in
   // [0, maxPositions). Returns them, or null when not given.
   function checkPositions(fn, positions, tokens, length, maxPositions) {
@@ -125,10 +120,7 @@ export function wrapLab(module) {
       const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
       const positions = checkPositions(fn, given, tokens, length, this.#config.maxPositions);
       checkWorkspace(fn, this.#config, batch, length);
-      return scoped(fn, (alloc) => {
-        const pos = positions ? copyTokens(alloc, positions) : 0;
-        return run(copyTokens(alloc, tokens), batch, length, pos);
-      });
+      return scoped(fn, (alloc, put) => run(put(tokens, Int32Array), batch, length, put(positions, Int32Array)));
     }
     /** { vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme, seed } */
     get config() { return { ...this.#config }; }
@@ -187,8 +179,8 @@ export function wrapLab(module) {
         return { loss: null, noEmbedding: true, positionLoss: null };
       }
       checkWorkspace(fn, this.#config, 1, length);  // evaluate runs one row at a time
-      return scoped(fn, (alloc) => {
-        const tok = copyTokens(alloc, tokens);
+      return scoped(fn, (alloc, put) => {
+        const tok = put(tokens, Int32Array);
         const pos = alloc((length - 1) * 8);
         const [message, loss] = module.labEvaluate(ptr, tok, batch, length, ropeScaling, pos);
         status(fn, message);
@@ -304,10 +296,8 @@ export function wrapLab(module) {
       else throw new PosencTypeError(`${fn}: text must be a string or a Uint8Array for task 'text' (got ${describe(text)})`);
       if (bytes.length < 2) throw new PosencRangeError(`${fn}: text must have at least 2 bytes (got ${bytes.length})`);
     }
-    return scoped(fn, (alloc) => {
-      const p = alloc(bytes.length);
-      module.HEAPU8.set(bytes, p);
-      const [message, ptr] = module.labDatasetCreate(task, vocabSize, seed, peak, p, bytes.length);
+    return scoped(fn, (alloc, put) => {
+      const [message, ptr] = module.labDatasetCreate(task, vocabSize, seed, peak, put(bytes, Uint8Array), bytes.length);
       status(fn, message);
       return new LabDataset(ptr, task);
     });

@@ -5,7 +5,7 @@ import {
 } from './checks.js';
 
 export function learnedApi(module, heap) {
-  const { scoped, f32, i32, copyOut, status } = heap;
+  const { scoped, f32, copyOut, status } = heap;
 
   return {
     learnedTable(maxLen, dModel, options) {
@@ -41,12 +41,9 @@ export function learnedApi(module, heap) {
             throw new PosencRangeError(`${lfn}: positions[${i}] = ${p} (row ${p + offset} with offset ${offset}) is outside the table of maxLen = ${maxLen}: a model trained on ${maxLen} positions has no embedding for it`);
           }
         });
-        return scoped(lfn, (alloc) => {
-          const t = alloc(table.length * 4);
-          const p = alloc(pos.length * 4);
+        return scoped(lfn, (alloc, put) => {
+          const t = put(table), p = put(pos, Int32Array);
           const out = alloc(pos.length * dModel * 4);
-          f32(t, table.length).set(table);
-          i32(p, pos.length).set(pos);
           status(lfn, module.learnedLookup(out, t, maxLen, dModel, p, pos.length, offset));
           return copyOut(out, pos.length * dModel);
         });
@@ -85,17 +82,16 @@ export function learnedApi(module, heap) {
       const n = tokens.length;
       checkElements(fn, 'tokenIds.length * dModel', n * dModel);
       // Only the rows used cross into the heap: row i of each gathered table belongs to token i.
-      return scoped(fn, (alloc) => {
+      return scoped(fn, (alloc, put) => {
         const e = alloc(n * dModel * 4);
         const q = alloc(n * dModel * 4);
-        const idx = alloc(n * 4);
+        const idx = put(tokens.map((_, i) => i), Int32Array);
         const out = alloc(n * dModel * 4);
         const eView = f32(e, n * dModel), qView = f32(q, n * dModel);
         for (let i = 0; i < n; i++) {
           eView.set(tokenEmbeddings.subarray(tokens[i] * dModel, (tokens[i] + 1) * dModel), i * dModel);
           qView.set(positionTable.subarray(pos[i] * dModel, (pos[i] + 1) * dModel), i * dModel);
         }
-        i32(idx, n).set(tokens.map((_, i) => i));
         status(fn, module.embed(out, idx, n, e, n, dModel, q, n, idx, scale));
         return copyOut(out, n * dModel);
       });

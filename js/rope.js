@@ -48,12 +48,8 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       xpos: xposOf(fn, options.xpos) };
   }
 
-  function runRope(fn, alloc, xPtr, c) {
-    const invPtr = alloc(c.invFreq.length * 8);
-    const posPtr = c.positions ? alloc(c.positions.length * 8) : 0;
-    f64(invPtr, c.invFreq.length).set(c.invFreq);
-    if (posPtr) f64(posPtr, c.positions.length).set(c.positions);
-    rotate(fn, xPtr, c.seqLen, invPtr, posPtr, c.offset, c);
+  function runRope(fn, put, xPtr, c) {
+    rotate(fn, xPtr, c.seqLen, put(c.invFreq, Float64Array), put(c.positions, Float64Array), c.offset, c);
   }
 
   // One applyRope call on n tokens at xPtr (positions at posPtr, or offset + 0 … n-1).
@@ -81,11 +77,8 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     checkElements(fn, 'x.length', x.length);
     if (into !== undefined) checkOut(fn, into, { n: x.length, what: 'x.length', input: x });
     const flat = flatRopeParams(fn, options.params);
-    return scoped(fn, (alloc) => {
-      const xp = alloc(x.length * 4), inv = alloc(c.invFreq.length * 8), pp = alloc(pos.length * 8);
-      f32(xp, x.length).set(x);
-      f64(inv, c.invFreq.length).set(c.invFreq);
-      f64(pp, pos.length).set(pos);
+    return scoped(fn, (alloc, put) => {
+      const xp = put(x), inv = put(c.invFreq, Float64Array), pp = put(pos, Float64Array);
       if (c.precision === PRECISIONS.ggml) {  // llama.cpp's ggml_rope_multi (MROPE / IMROPE)
         status(fn, module.applyRopeRowsGgml(xp, c.seqLen, c.nHeads, c.headDim, flat, c.maxPosition + 1, pp,
           flat.mropeInterleaved, flat.mropeRestUnrotated, flat.mropeSection, c.layout, c.rotaryOffset));
@@ -123,12 +116,9 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       const row = one.nHeads * c.headDim;
       const chunk = Math.max(1, Math.floor(65536 / row));
       const out = into ?? new Float32Array(x.length);
-      scoped(fn, (alloc) => {
+      scoped(fn, (alloc, put) => {
         const xPtr = alloc(Math.min(chunk, c.seqLen) * row * 4);
-        const invPtr = alloc(c.invFreq.length * 8);
-        const posPtr = c.positions ? alloc(c.positions.length * 8) : 0;
-        f64(invPtr, c.invFreq.length).set(c.invFreq);
-        if (posPtr) f64(posPtr, c.positions.length).set(c.positions);
+        const invPtr = put(c.invFreq, Float64Array), posPtr = put(c.positions, Float64Array);
         for (let h = 0; h < slabs; h++) {
           const base = h * c.seqLen * row;
           for (let t0 = 0; t0 < c.seqLen; t0 += chunk) {
@@ -149,7 +139,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       }
       if (!buffer.ptr) throw new PosencTypeError(`${fn}: buffer was deleted`);
       const c = ropeCall(fn, buffer.length, options);
-      scoped(fn, (alloc) => runRope(fn, alloc, buffer.ptr, c));
+      scoped(fn, (alloc, put) => runRope(fn, put, buffer.ptr, c));
     },
 
     allocFloat32(length) {
@@ -187,10 +177,8 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       }
       const layout = checkChoice(fn, 'layout', options.layout ?? 'halfSplit', ROPE_LAYOUTS);
       const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', { fast: 0, accurate: 1 });
-      return scoped(fn, (alloc) => {
-        const xp = alloc(x.length * 4), inv = alloc(headDim / 2 * 8), pp = alloc(pos.length * 8);
-        f32(xp, x.length).set(x);
-        f64(pp, pos.length).set(pos);
+      return scoped(fn, (alloc, put) => {
+        const xp = put(x), inv = alloc(headDim / 2 * 8), pp = put(pos, Float64Array);
         status(fn, module.applyRopeRows(xp, seqLen, nHeads, headDim, inv, headDim, pp, 2, [], theta, layout, precision, 1, 0));
         return copyOut(xp, x.length);
       });
@@ -242,13 +230,9 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', { fast: 0, accurate: 1 });
       const f = resolveFrequencies(fn, options, seqLen - 1);
       if (f.rotaryDim > headDim) throw new PosencRangeError(`${fn}: rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
-      scoped(fn, (alloc) => {
-        const kPtr = heap ? k.ptr : alloc(k.length * 4);
-        const inv = alloc(f.invFreq.length * 8);
-        const d = deltas ? alloc(seqLen * 8) : 0;
-        if (!heap) f32(kPtr, k.length).set(k);
-        f64(inv, f.invFreq.length).set(f.invFreq);
-        if (d) f64(d, seqLen).set(deltas);
+      scoped(fn, (alloc, put) => {
+        const kPtr = heap ? k.ptr : put(k);
+        const inv = put(f.invFreq, Float64Array), d = put(deltas, Float64Array);
         status(fn, module.shiftKeys(kPtr, seqLen, nHeads, headDim, inv, f.rotaryDim, d, deltaAll, f.layout, precision,
           f.rotaryOffset));
         if (!heap) k.set(f32(kPtr, k.length));
@@ -271,13 +255,10 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       const f = resolveFrequencies(fn, options, pos.maxPosition);
       const half = f.rotaryDim >> 1;
       checkElements(fn, 'seqLen * rotaryDim / 2', seqLen * half);
-      return scoped(fn, (alloc) => {
+      return scoped(fn, (alloc, put) => {
         const cos = alloc(seqLen * half * 4);
         const sin = alloc(seqLen * half * 4);
-        const inv = alloc(half * 8);
-        const p = pos.positions ? alloc(seqLen * 8) : 0;
-        f64(inv, half).set(f.invFreq);
-        if (p) f64(p, seqLen).set(pos.positions);
+        const inv = put(f.invFreq, Float64Array), p = put(pos.positions, Float64Array);
         if (precision === PRECISIONS.ggml) {
           status(fn, module.ropeCacheGgml(cos, sin, seqLen, flatRopeParams(fn, options.params), pos.maxPosition + 1, p, pos.offset));
         } else {

@@ -4,7 +4,7 @@ import { PosencRangeError, checkChoice, checkElements, checkFinite, checkInt, ch
 const SINUSOIDAL_LAYOUTS = { interleaved: 0, concat: 1 };
 
 export function sinusoidalApi(module, heap) {
-  const { scoped, f64, copyOut, status } = heap;
+  const { scoped, copyOut, status } = heap;
 
   return {
     sinusoidal(seqLen, dModel, options) {
@@ -17,10 +17,9 @@ export function sinusoidalApi(module, heap) {
       const pos = positions === undefined ? null : toFloat64(fn, 'positions', positions);
       if (pos && pos.length !== seqLen) throw new PosencRangeError(`${fn}: positions.length must equal seqLen = ${seqLen} (got ${pos.length})`);
       checkElements(fn, 'seqLen * dModel', seqLen * dModel);
-      return scoped(fn, (alloc) => {
+      return scoped(fn, (alloc, put) => {
         const out = alloc(seqLen * dModel * 4);
-        const p = pos ? alloc(seqLen * 8) : 0;
-        if (p) f64(p, seqLen).set(pos);
+        const p = put(pos, Float64Array);
         status(fn, module.sinusoidal(out, seqLen, dModel, base, layoutCode, p));
         return copyOut(out, seqLen * dModel);
       });
