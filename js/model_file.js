@@ -92,7 +92,7 @@ function ropeResult(params) {
   return Object.defineProperty(params, 'params', { value: params, enumerable: false });
 }
 
-// The C++ reader writes the public shape (posenc.d.ts, ModelInfo; embind.cpp's model_info); here
+// The C++ reader writes the public shape (posenc.d.ts, ModelInfo; embind_model_file.cpp's model_info); here
 // its RoPE params take their public form and the count of bytes read is added.
 function toPublic(m, bytesRead, publicRopeParams) {
   if (m.rope) m.rope = ropeResult(publicRopeParams(m.rope));

@@ -12,7 +12,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     'params', 'precision', 'attentionFactor', 'xpos'];
   const XPOS_ROLES = { query: false, key: true };
 
-  // options.xpos → { scaleBase, key, center } for embind.cpp, or null (plain RoPE).
+  // options.xpos → { scaleBase, key, center } for embind_rope.cpp, or null (plain RoPE).
   function xposOf(fn, xpos) {
     if (xpos === undefined) return null;
     const { scaleBase = 512, role, center = 0 } = checkOptions(fn, xpos, ['scaleBase', 'role', 'center'], 'xpos');

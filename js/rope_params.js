@@ -1,4 +1,4 @@
-// RoPE parameters: the public params object ↔ the flat object embind.cpp reads, the frequencies
+// RoPE parameters: the public params object ↔ the flat object embind_rope.cpp reads, the frequencies
 // (HF's semantics, cpp/src/rope_frequencies.cpp), config import and ggml's parameters.
 import {
   PosencRangeError, PosencTypeError, camel, checkBool, checkChoice, checkFinite, checkInt, checkNumber,
@@ -30,7 +30,7 @@ export function ropeParamsApi(module, heap, names) {
     'betaSlow', 'mscale', 'mscaleAllDim', 'attentionFactor', 'truncate', 'lowFreqFactor', 'highFreqFactor',
     'shortFactor', 'longFactor', 'contextLength'];
 
-  // The public params object → the flat object embind.cpp reads (NaN = unset).
+  // The public params object → the flat object embind_rope.cpp reads (NaN = unset).
   function flatRopeParams(fn, params) {
     if (!isPlainObject(params)) {
       throw new PosencTypeError(`${fn}: params must be an object like { headDim: 128, theta: 10000 } (got ${describe(params)})`);

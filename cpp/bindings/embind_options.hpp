@@ -1,5 +1,6 @@
 // What the Embind adapters share: heap addresses passed as numbers (Ptr, at), and the option
-// groups more than one adapter reads from the JS layer's normalized options.
+// groups more than one adapter reads from the JS layer's normalized options (RoPE's params, read by
+// the RoPE, model-file and attention adapters; the positional bias terms).
 #pragma once
 
 #include <emscripten/val.h>
@@ -7,6 +8,7 @@
 #include <cstdint>
 
 #include "posenc/attention.hpp"
+#include "posenc/rope.hpp"
 
 namespace posenc_js {
 
@@ -16,6 +18,14 @@ template <class T>
 T* at(Ptr p) {
   return reinterpret_cast<T*>(p);
 }
+
+// RoPE params as the JS layer normalizes them (every field present; NaN = unset for optionals;
+// the scaling by its name) → posenc::RopeParams; flat_params writes that shape back. In embind_rope.cpp.
+posenc::RopeParams rope_params(const emscripten::val& p);
+emscripten::val flat_params(const posenc::RopeParams& p);
+// How a rotation is applied: layout, precision, gain, the rotated slice's offset, ggml's parameters.
+posenc::RopeApplyOptions apply_options(int layout, int precision, double attention_factor, double rot_offset,
+                                       const posenc::GgmlRope* ggml = nullptr);
 
 // The positional bias terms (posenc::PositionBias) of attention() and kvCacheAttend, as
 // js/attention.js positionBiasOption writes them: alibiSlopes, t5Table (addresses, 0 = none),
