@@ -1,5 +1,7 @@
-// ALiBi's and T5's adapters (js/alibi_t5.js): slopes, biases and buckets.
+// ALiBi's and T5's adapters (js/alibi_t5.js): slopes, biases and buckets; and their parts of
+// readModel's result and of the attention options (SchemePart, embind_options.hpp).
 #include <emscripten/bind.h>
+#include <emscripten/val.h>
 
 #include <cmath>
 #include <cstdint>
@@ -12,6 +14,7 @@
 
 namespace {
 
+using emscripten::val;
 using posenc_js::at;
 using posenc_js::Ptr;
 using posenc_js::message;
@@ -53,6 +56,38 @@ std::string t5_bias(Ptr bias, Ptr table, double n_heads, double q_len, double k_
                                  static_cast<std::size_t>(k_len),
                                  t5_params(bidirectional, num_buckets, max_distance), query_offset(q_offset)));
 }
+
+// readModel's `alibi` and `t5`; attention's alibiSlopes, t5Table (addresses, 0 = none),
+// t5Bidirectional, t5NumBuckets and t5MaxDistance (js/alibi_t5.js's terms write them).
+const posenc_js::AddSchemePart kAlibi({
+    [](const posenc::ModelInfo& m, val& out) {
+      if (!m.alibi) return;
+      val a = val::object();
+      a.set("nHeads", m.alibi->n_heads);
+      a.set("maxBias", m.alibi->max_bias);
+      out.set("alibi", a);
+    },
+    [](const val& o, posenc::PositionBias& b) { b.alibi_slopes = at<const float>(o["alibiSlopes"].as<Ptr>()); },
+});
+const posenc_js::AddSchemePart kT5({
+    [](const posenc::ModelInfo& m, val& out) {
+      if (!m.t5) return;
+      val t = val::object();
+      t.set("nHeads", m.t5->n_heads);
+      t.set("numBuckets", m.t5->num_buckets);
+      t.set("maxDistance", m.t5->max_distance);
+      t.set("bidirectional", m.t5->bidirectional);
+      if (!m.t5->table.empty()) {
+        t.set("name", m.t5->name);
+        t.set("table", posenc_js::float_array(m.t5->table));
+      }
+      out.set("t5", t);
+    },
+    [](const val& o, posenc::PositionBias& b) {
+      b.t5_table = at<const float>(o["t5Table"].as<Ptr>());
+      b.t5 = {o["t5Bidirectional"].as<bool>(), o["t5NumBuckets"].as<int>(), o["t5MaxDistance"].as<int>()};
+    },
+});
 
 }  // namespace
 

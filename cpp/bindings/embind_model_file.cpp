@@ -53,10 +53,6 @@ bool read_chunks(void* user, std::uint64_t offset, std::size_t n, std::uint8_t* 
   return true;
 }
 
-val floats(const std::vector<float>& v) {
-  return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
-}
-
 // The public shape of readModel's result (posenc.d.ts, ModelInfo): a field only when the file says
 // it; RoPE params flat, as flat_params() writes them (js/model_file.js gives them their public form).
 val model_info(const posenc::ModelInfo& m) {
@@ -74,30 +70,14 @@ val model_info(const posenc::ModelInfo& m) {
     if (m.rope_sliding) sliding.set("params", flat_params(*m.rope_sliding));
     o.set("sliding", sliding);
   }
-  if (m.alibi) {
-    val a = val::object();
-    a.set("nHeads", m.alibi->n_heads);
-    a.set("maxBias", m.alibi->max_bias);
-    o.set("alibi", a);
-  }
-  if (m.t5) {
-    val t = val::object();
-    t.set("nHeads", m.t5->n_heads);
-    t.set("numBuckets", m.t5->num_buckets);
-    t.set("maxDistance", m.t5->max_distance);
-    t.set("bidirectional", m.t5->bidirectional);
-    if (!m.t5->table.empty()) {
-      t.set("name", m.t5->name);
-      t.set("table", floats(m.t5->table));
-    }
-    o.set("t5", t);
-  }
+  for (const posenc_js::SchemePart& part : posenc_js::scheme_parts())
+    if (part.model_info) part.model_info(m, o);
   if (m.position_table) {
     val t = val::object();
     t.set("name", m.position_table->name);
     t.set("maxLen", m.position_table->max_len);
     t.set("dModel", m.position_table->d_model);
-    t.set("weights", m.position_table->weights.empty() ? val::null() : floats(m.position_table->weights));
+    t.set("weights", m.position_table->weights.empty() ? val::null() : posenc_js::float_array(m.position_table->weights));
     o.set("positionTable", t);
   }
   if (m.irope) {

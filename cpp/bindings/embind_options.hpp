@@ -6,8 +6,10 @@
 #include <emscripten/val.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "posenc/attention.hpp"
+#include "posenc/model_file.hpp"
 #include "posenc/rope.hpp"
 
 namespace posenc_js {
@@ -27,14 +29,33 @@ emscripten::val flat_params(const posenc::RopeParams& p);
 posenc::RopeApplyOptions apply_options(int layout, int precision, double attention_factor, double rot_offset,
                                        const posenc::GgmlRope* ggml = nullptr);
 
-// The positional bias terms (posenc::PositionBias) of attention() and kvCacheAttend, as
-// js/attention.js positionBiasOption writes them: alibiSlopes, t5Table (addresses, 0 = none),
-// t5Bidirectional, t5NumBuckets, t5MaxDistance.
+// A float32 vector as a fresh Float32Array that JS owns.
+inline emscripten::val float_array(const std::vector<float>& v) {
+  return emscripten::val(emscripten::typed_memory_view(v.size(), v.data())).call<emscripten::val>("slice");
+}
+
+// What a scheme's binding file adds beside its functions, the way EMSCRIPTEN_BINDINGS adds those:
+// by a static SchemePart object in that file (as embind_alibi_t5.cpp does), so a scheme's binding
+// is its own file. model_info: its field of readModel's public shape (posenc.d.ts ModelInfo), set
+// on `out` when the file describes it; bias: its positional bias term (posenc::PositionBias), read
+// from the options attention() and kvCacheAttend take, as its JS term's fields() wrote them.
+struct SchemePart {
+  void (*model_info)(const posenc::ModelInfo& m, emscripten::val& out);
+  void (*bias)(const emscripten::val& options, posenc::PositionBias& b);
+};
+inline std::vector<SchemePart>& scheme_parts() {
+  static std::vector<SchemePart> parts;
+  return parts;
+}
+struct AddSchemePart {
+  explicit AddSchemePart(SchemePart part) { scheme_parts().push_back(part); }
+};
+
+// The positional bias terms of attention() and kvCacheAttend: each scheme part's.
 inline posenc::PositionBias position_bias(const emscripten::val& o) {
   posenc::PositionBias b;
-  b.alibi_slopes = at<const float>(o["alibiSlopes"].as<Ptr>());
-  b.t5_table = at<const float>(o["t5Table"].as<Ptr>());
-  b.t5 = {o["t5Bidirectional"].as<bool>(), o["t5NumBuckets"].as<int>(), o["t5MaxDistance"].as<int>()};
+  for (const SchemePart& part : scheme_parts())
+    if (part.bias) part.bias(o, b);
   return b;
 }
 
