@@ -1,10 +1,11 @@
 // ALiBi through the package (docs/schemes/alibi.md): the slopes against BLOOM's / MPT's / ggml's
 // published values, the bias against its definition, where the queries sit, readModel's detection
-// in GGUF and config.json, and bad input. Its term in attention is checked with the other bias
-// terms (twins.mjs positionBiasCases) by the attention and KV cache suites.
+// in GGUF and config.json, its term in pe.attention and kvCache.attend against the float64 twin
+// (bias_terms.mjs), and bad input.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { badInputTest } from './bad_input.mjs';
+import { positionBiasTests } from './bias_terms.mjs';
 import { error, pe } from './helpers.mjs';
 import { gguf } from './model_writer.mjs';
 
@@ -50,3 +51,18 @@ badInputTest('alibiBias', () => pe.alibiBias(2, 2, 3), [
   [() => pe.alibiBias(2, 0, 3), RangeError, 'qLen'], [() => pe.alibiBias(2, 2, 3, { causal: 'yes' }), TypeError, 'causal'],
   [() => pe.alibiBias(2 ** 10, 2 ** 10, 2 ** 10), RangeError, 'nHeads * qLen * kLen'],
 ]);
+
+// ALiBi's term of the float64 attention twin: −m_h·|query position − key position|.
+const alibiTerm = (slopes) => (h, qpos, kpos) => -slopes[h] * Math.abs(qpos - kpos);
+
+positionBiasTests((H) => {
+  const nan = Float32Array.from({ length: H }, (_, h) => (h === H - 1 ? NaN : 0.5));
+  return [
+    { name: 'alibi', options: { alibi: true }, twin: { terms: [alibiTerm(pe.alibiSlopes(H))] }, refused: [
+      [{ alibi: new Float32Array(H + 1) }, RangeError, new RegExp(`alibi slopes must have nHeads = ${H} entries`)],
+      [{ alibi: nan }, RangeError, /alibi slopes must be finite/],
+      [{ alibi: { maxBias: 0 } }, RangeError, /alibi\.maxBias must be finite and > 0 \(got 0\)/],
+      [{ alibi: 'yes' }, TypeError, /alibi must be an object \(got "yes"\)/]] },
+    { name: 'alibi maxBias 4', options: { alibi: { maxBias: 4 } }, twin: { terms: [alibiTerm(pe.alibiSlopes(H, { maxBias: 4 }))] } },
+  ];
+});

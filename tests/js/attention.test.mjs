@@ -1,37 +1,19 @@
 // pe.attention (fused positions) against the float64 twin (twins.mjs); properties; the ONNX ops'
-// input checking; streaming memory at long sequence lengths.
+// input checking; streaming memory at long sequence lengths. Each positional bias term is checked
+// by its scheme's suite (bias_terms.mjs: alibi.test.mjs, t5.test.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { error, maxAbsDiff, pe, randomFloats } from './helpers.mjs';
-import { attentionTwin as twin, positionBiasCases } from './twins.mjs';
+import { attentionTwin as twin } from './twins.mjs';
 
-test('attention: equals the float64 twin with GQA, causal, ALiBi and an additive mask', () => {
+test('attention: equals the float64 twin with GQA, causal and an additive mask', () => {
   for (const [H, Hkv, D, qLen, kvLen] of [[4, 2, 8, 5, 70], [2, 1, 13, 1, 129], [3, 3, 64, 16, 16]]) {
     const q = randomFloats(qLen * H * D, 1), k = randomFloats(kvLen * Hkv * D, 2), v = randomFloats(kvLen * Hkv * D, 3);
     const mask = randomFloats(qLen * kvLen, 4);
     for (const causal of [false, true]) {
       const base = { nHeads: H, nKvHeads: Hkv, headDim: D, causal };
       assert.ok(maxAbsDiff(pe.attention(q, k, v, base), twin(q, k, v, base)) < 2e-6);
-      const slopes = pe.alibiSlopes(H);
-      assert.ok(maxAbsDiff(pe.attention(q, k, v, { ...base, alibi: true, mask }), twin(q, k, v, { ...base, slopes, mask })) < 2e-6);
-    }
-  }
-});
-
-test('attention: every positional bias term (twins.mjs) equals the float64 twin, causal or not, GQA, weights too; its bad options are refused', () => {
-  const [H, Hkv, D, qLen, kvLen] = [4, 2, 8, 9, 70];
-  const q = randomFloats(qLen * H * D, 1), k = randomFloats(kvLen * Hkv * D, 2), v = randomFloats(kvLen * Hkv * D, 3);
-  for (const { name, options, twin: terms } of positionBiasCases(pe, H, randomFloats)) {
-    for (const causal of [false, true]) {
-      const base = { nHeads: H, nKvHeads: Hkv, headDim: D, causal };
-      const want = twin(q, k, v, { ...base, ...terms });
-      assert.ok(maxAbsDiff(pe.attention(q, k, v, { ...base, ...options }), want) < 2e-6, `${name} causal ${causal}`);
-      assert.ok(maxAbsDiff(pe.attention(q, k, v, { ...base, ...options, returnWeights: true }).output, want) < 2e-6, name);
-    }
-  }
-  for (const { refused = [] } of positionBiasCases(pe, H, randomFloats)) {
-    for (const [options, type, pattern] of refused) {
-      assert.throws(() => pe.attention(q, k, v, { nHeads: H, nKvHeads: Hkv, headDim: D, ...options }), error(type, pattern));
+      assert.ok(maxAbsDiff(pe.attention(q, k, v, { ...base, mask }), twin(q, k, v, { ...base, mask })) < 2e-6);
     }
   }
 });
@@ -245,11 +227,12 @@ test('attention streams a long q through the heap in whole 64-row blocks: one on
   const tiled = pe.attention(q, k, v, opts);  // the tiled (no weights) path: 192-row pieces too
   assert.deepEqual(tiled, pe.onnx.attention({ Q: { data: q, dims: [1, H, S, D] }, K: { data: k, dims: [1, Hkv, S, D] },
     V: { data: v, dims: [1, Hkv, S, D] }, attn_mask: { data: mask, dims: [1, H, S, S] } }, { is_causal: 1 }).Y.data);
-  // Token-major with one shared mask [S][S] (896-row pieces) and ALiBi, against the float64 twin.
+  // Token-major with one shared mask [S][S] (896-row pieces), against the float64 twin (each bias
+  // term streams so with a shared mask in its scheme's suite, bias_terms.mjs).
   const shared = mask.subarray(0, S * S);
   const base = { nHeads: H, nKvHeads: Hkv, headDim: D, causal: true };
-  const got = pe.attention(q, k, v, { ...base, alibi: true, mask: shared });
-  assert.ok(maxAbsDiff(got, twin(q, k, v, { ...base, slopes: pe.alibiSlopes(H), mask: shared })) < 2e-6);
+  const got = pe.attention(q, k, v, { ...base, mask: shared });
+  assert.ok(maxAbsDiff(got, twin(q, k, v, { ...base, mask: shared })) < 2e-6);
   // out: written and returned, no other array; q itself (in place); no partial overlap.
   const out = new Float32Array(q.length);
   assert.equal(pe.attention(q, k, v, { ...opts, out }), out);
