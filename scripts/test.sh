@@ -51,8 +51,10 @@ for l in "${layers[@]}"; do
       run ctest --preset wasm-threads --verbose ;;       # and again in the pthreads build, on two threads
     js) need wasm
       run node --test tests/js/
-      # The threaded build against the float64 twins and the conformance vectors (2 threads).
-      run env POSENC_TEST_THREADS=2 node --test tests/js/attention.test.mjs tests/js/conformance.test.mjs tests/js/kv_cache.test.mjs tests/js/rope.test.mjs ;;
+      # The threaded build against the float64 twins and the conformance vectors (2 threads); the
+      # bias terms' attention checks are in their schemes' suites (bias_terms.mjs).
+      run env POSENC_TEST_THREADS=2 node --test tests/js/attention.test.mjs tests/js/conformance.test.mjs \
+        tests/js/kv_cache.test.mjs tests/js/rope.test.mjs tests/js/alibi.test.mjs tests/js/t5.test.mjs ;;
     page) need wasm
       run node --test tests/browser/ ;;
     consumers) need wasm

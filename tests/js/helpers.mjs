@@ -1,6 +1,6 @@
 // Shared by the node:test suites: one loaded module, seeded random data, comparisons.
 // POSENC_TEST_THREADS=n loads the threaded build with n threads (npm test reruns the attention,
-// RoPE and conformance suites that way).
+// KV cache, RoPE, ALiBi, T5 and conformance suites that way).
 import { init } from 'posenc';
 import { data } from '../ops/data.mjs';
 
