@@ -65,33 +65,6 @@ inline std::vector<double> rope(const std::vector<float>& x, std::size_t seq_len
 
 namespace posenc::reference {
 
-// The positional bias terms (PositionBias), each added by its scheme's test file with a static
-// AddBiasTwin (as test_alibi_t5.cpp adds ALiBi's and T5's), as EMSCRIPTEN_BINDINGS and doctest add
-// theirs: term, the float64 score it adds for head h of n_heads, query at qpos, key at kpos (0 when
-// its field is unset), which the attention twin above sums; cases, examples for up to 8 heads,
-// which the attention and KV cache suites check against posenc::attention and KvCache::attend.
-struct PositionBiasCase {
-  const char* name;
-  PositionBias bias;
-};
-struct BiasTwin {
-  double (*term)(const PositionBias& b, std::size_t h, std::size_t n_heads, double qpos, double kpos);
-  std::vector<PositionBiasCase> (*cases)();
-};
-inline std::vector<BiasTwin>& bias_twins() {
-  static std::vector<BiasTwin> twins;
-  return twins;
-}
-struct AddBiasTwin {
-  explicit AddBiasTwin(BiasTwin t) { bias_twins().push_back(t); }
-};
-inline std::vector<PositionBiasCase> position_bias_cases() {
-  std::vector<PositionBiasCase> all;
-  for (const BiasTwin& t : bias_twins())
-    for (const PositionBiasCase& c : t.cases()) all.push_back(c);
-  return all;
-}
-
 // Float64 twin of posenc::attention (tokens-major q/k/v, queries at the last q_len positions or at q_pos + i).
 inline std::vector<double> attention(const std::vector<float>& q, const std::vector<float>& k,
                                    const std::vector<float>& v, std::size_t q_len, std::size_t kv_len,
@@ -114,7 +87,8 @@ inline std::vector<double> attention(const std::vector<float>& q, const std::vec
         if (o.temperature) dot *= std::log(std::floor((qpos + 1) / o.temperature->floor_scale) + 1) * o.temperature->attn_scale + 1;
         double x = dot * scale;
         if (o.softcap > 0) x = o.softcap * std::tanh(x / o.softcap);
-        for (const BiasTwin& t : bias_twins()) x += t.term(o, h, H, qpos, double(j));
+        if (o.alibi_slopes) x -= o.alibi_slopes[h] * std::fabs(qpos - double(j));
+        if (o.t5_table) x += o.t5_table[posenc::t5_bucket(std::int64_t(j) - std::int64_t(qpos), o.t5) * H + h];
         if (o.bias) x += o.bias[(o.bias_per_head ? h * q_len * kv_len : 0) + i * kv_len + j];
         if (o.causal && double(j) > qpos) x = -INFINITY;
         // HF sliding_window_overlay: kv_idx > q_idx - window (bidirectional: |q - kv| < window).
@@ -141,6 +115,31 @@ inline std::vector<double> attention(const std::vector<float>& q, const std::vec
     }
   }
   return out;
+}
+
+// One example of each positional bias term (PositionBias) for up to 8 heads. The attention and KV
+// cache suites check every case against the twin above, so a new bias term adds its case here,
+// beside its term in the twin.
+struct PositionBiasCase {
+  const char* name;
+  PositionBias bias;
+};
+inline std::vector<PositionBiasCase> position_bias_cases() {
+  static const std::vector<float> slopes = {0.5f, 0.25f, 0.125f, 0.0625f, 0.03f, 0.02f, 0.01f, 0.005f};
+  static const std::vector<float> table = [] {  // [32 buckets][up to 8 heads]
+    std::vector<float> t(32 * 8);
+    for (std::size_t i = 0; i < t.size(); ++i) t[i] = 0.1f * float(i % 17) - 0.8f;
+    return t;
+  }();
+  PositionBias alibi;
+  alibi.alibi_slopes = slopes.data();
+  PositionBias t5_decoder;  // keys past max_distance 128 share the last bucket
+  t5_decoder.t5_table = table.data();
+  t5_decoder.t5 = {false, 32, 128};
+  PositionBias both = t5_decoder;
+  both.t5.bidirectional = true;
+  both.alibi_slopes = slopes.data();
+  return {{"alibi", alibi}, {"t5 decoder", t5_decoder}, {"t5 encoder and alibi", both}};
 }
 
 }  // namespace posenc::reference

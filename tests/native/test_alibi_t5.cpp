@@ -9,7 +9,6 @@
 
 #include "helpers.hpp"
 #include "model_writer.hpp"
-#include "reference.hpp"
 #include "posenc/posenc.hpp"
 
 using posenc::ModelInfo;
@@ -49,41 +48,6 @@ int t5_bucket_f64(std::int64_t d, bool bidirectional, int num_buckets, int max_d
                                               std::log(double(max_distance) / max_exact) * (num_buckets - max_exact));
   return bucket + int(std::min<std::int64_t>(large, num_buckets - 1));
 }
-
-
-// ALiBi's and T5's terms of the attention twin (reference.hpp), with their cases for up to 8
-// heads. T5's buckets come from posenc::t5_bucket, itself checked against HF's above.
-const std::vector<float> kSlopes = {0.5f, 0.25f, 0.125f, 0.0625f, 0.03f, 0.02f, 0.01f, 0.005f};
-const std::vector<float> kT5Table = [] {  // [32 buckets][up to 8 heads]
-  std::vector<float> t(32 * 8);
-  for (std::size_t i = 0; i < t.size(); ++i) t[i] = 0.1f * float(i % 17) - 0.8f;
-  return t;
-}();
-const posenc::reference::AddBiasTwin kAlibiTwin({
-    [](const posenc::PositionBias& b, std::size_t h, std::size_t, double qpos, double kpos) {
-      return b.alibi_slopes ? -double(b.alibi_slopes[h]) * std::fabs(qpos - kpos) : 0.0;
-    },
-    [] {
-      posenc::PositionBias alibi;
-      alibi.alibi_slopes = kSlopes.data();
-      return std::vector<posenc::reference::PositionBiasCase>{{"alibi", alibi}};
-    },
-});
-const posenc::reference::AddBiasTwin kT5Twin({
-    [](const posenc::PositionBias& b, std::size_t h, std::size_t n_heads, double qpos, double kpos) {
-      if (!b.t5_table) return 0.0;
-      return double(b.t5_table[posenc::t5_bucket(std::int64_t(kpos) - std::int64_t(qpos), b.t5) * n_heads + h]);
-    },
-    [] {
-      posenc::PositionBias decoder;  // keys past max_distance 128 share the last bucket
-      decoder.t5_table = kT5Table.data();
-      decoder.t5 = {false, 32, 128};
-      posenc::PositionBias both = decoder;
-      both.t5.bidirectional = true;
-      both.alibi_slopes = kSlopes.data();
-      return std::vector<posenc::reference::PositionBiasCase>{{"t5 decoder", decoder}, {"t5 encoder and alibi", both}};
-    },
-});
 
 }  // namespace
 
