@@ -5,10 +5,8 @@
 // against pe.attention and the twin; and the options the term must refuse, refused by both.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { error, maxAbsDiff, pe, randomFloats } from './helpers.mjs';
+import { error, maxAbsDiff, pe, randomFloats, rows } from './helpers.mjs';
 import { attentionTwin } from './twins.mjs';
-
-const rows = (x, width, from, to) => x.subarray(from * width, to * width);
 
 /**
  * Appends T tokens to a fresh cache one at a time and checks attend (every 9th token and the last)

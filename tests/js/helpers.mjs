@@ -17,6 +17,9 @@ export function maxAbsDiff(a, b) {
   return worst;
 }
 
+/** Rows [from, to) of x, `width` values a row (a token's keys, values or queries). */
+export const rows = (x, width, from, to) => x.subarray(from * width, to * width);
+
 /** assert.throws matcher: the error class and a message pattern. */
 export function error(type, pattern) {
   return (e) => {
