@@ -11,7 +11,7 @@
 //   where      its tag in the where-position diagram: { label, stage, group }
 //   model      how a model file of the scheme sets the page (model-settings.js): field, readModel's
 //              key for it; settings(info, { set, state, width }) sets the settings from it (set(key,
-//              value) within the field's limits; width: the config's d_model, if any) and returns
+//              value) within the field's limits; width: readModel's dModel, if any) and returns
 //              what was read, in words, or throws what the page cannot use; published: the
 //              config's names of the settings it sets, for the words about a value the limits changed
 // The settings' scheme menus are read from here (state.js): "positions" lists the entries with
