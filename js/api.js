@@ -10,7 +10,8 @@ import { sinusoidalApi } from './sinusoidal.js';
 import { learnedApi } from './learned.js';
 import { ropeNames, ropeParamsApi } from './rope_params.js';
 import { ropeApi } from './rope.js';
-import { alibiT5Api } from './alibi_t5.js';
+import { alibiApi } from './alibi.js';
+import { t5Api } from './t5.js';
 import { attentionApi } from './attention.js';
 import { kvCacheApi } from './kv_cache.js';
 import { onnxApi } from './onnx.js';
@@ -30,7 +31,9 @@ export function wrap(module, hooks = {}) {
   const heap = heapTools(module);
   const names = ropeNames(module);
   const rope = ropeParamsApi(module, heap, names);
-  const biases = alibiT5Api(module, heap);
+  const alibi = alibiApi(module, heap);
+  const t5 = t5Api(module, heap);
+  const biasTerms = [alibi.term, t5.term];  // the positional bias terms both attention calls take
   return {
     /** The SIMD instruction set the kernels were compiled for: "wasm" in this build. */
     simdArch: module.simdArch(),
@@ -58,10 +61,11 @@ export function wrap(module, hooks = {}) {
     ...rope.api,
     ...ropeApi(module, heap, rope, names),
     readModel: makeReadModel(module, { status: heap.status, publicRopeParams: rope.publicRopeParams, openPath: hooks.openPath }),
-    ...biases.api,
-    ...attentionApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, biasTerms: biases.terms }),
+    ...alibi.api,
+    ...t5.api,
+    ...attentionApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, biasTerms }),
     ...kvCacheApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, flatRopeParams: rope.flatRopeParams,
-      biasTerms: biases.terms, precisions: names.precisions }),
+      biasTerms, precisions: names.precisions }),
     /** ONNX operators with their exact semantics: inputs keyed by slot, attrs by attribute name. */
     onnx: onnxApi(module, heap),
   };

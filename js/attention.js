@@ -9,7 +9,7 @@ import {
 
 /**
  * The positional bias terms (C++ PositionBias) in the options: each term of `terms` (a scheme's
- * module declares its own: { option, parse }, as js/alibi_t5.js does) parses its option →
+ * module declares its own: { option, parse }, as js/alibi.js does) parses its option →
  * { tables, fields }: tables, the Float32Arrays (or null) to put in the heap; fields(addresses),
  * given their heap addresses in that order (0 for null), the options embind's position_bias reads.
  */

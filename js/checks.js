@@ -145,3 +145,17 @@ export function checkElements(fn, what, n) {
     throw new PosencRangeError(`${fn}: ${what} = ${n} elements exceeds the limit of ${MAX_ELEMENTS} (1 GiB of float32)`, 'kTooLarge');
   }
 }
+
+/**
+ * options.queryOffset of alibiBias and t5Bias: the key position of query 0, or NaN for the default
+ * (kLen - qLen: the queries sit at the last key positions, which needs qLen <= kLen).
+ */
+export function checkQueryOffset(fn, queryOffset, qLen, kLen) {
+  if (queryOffset === undefined) {
+    if (qLen > kLen) {
+      throw new PosencRangeError(`${fn}: qLen = ${qLen} must be <= kLen = ${kLen} when the queries sit at the last key positions (the default); pass queryOffset`);
+    }
+    return NaN;
+  }
+  return checkInt(fn, 'queryOffset', queryOffset, 0, 2 ** 52);
+}

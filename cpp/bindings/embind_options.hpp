@@ -5,7 +5,9 @@
 
 #include <emscripten/val.h>
 
+#include <cmath>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "posenc/attention.hpp"
@@ -19,6 +21,12 @@ using Ptr = std::uintptr_t;
 template <class T>
 T* at(Ptr p) {
   return reinterpret_cast<T*>(p);
+}
+
+// options.queryOffset of the bias functions (alibiBias, t5Bias): NaN = the default (queries at the
+// last q_len key positions).
+inline std::optional<std::size_t> query_offset(double v) {
+  return std::isnan(v) ? std::nullopt : std::optional<std::size_t>(static_cast<std::size_t>(v));
 }
 
 // RoPE params as the JS layer normalizes them (every field present; NaN = unset for optionals;
@@ -35,7 +43,7 @@ inline emscripten::val float_array(const std::vector<float>& v) {
 }
 
 // What a scheme's binding file adds beside its functions, the way EMSCRIPTEN_BINDINGS adds those:
-// by a static SchemePart object in that file (as embind_alibi_t5.cpp does), so a scheme's binding
+// by a static SchemePart object in that file (as embind_alibi.cpp does), so a scheme's binding
 // is its own file. model_info: its field of readModel's public shape (posenc.d.ts ModelInfo), set
 // on `out` when the file describes it; bias: its positional bias term (posenc::PositionBias), read
 // from the options attention() and kvCacheAttend take, as its JS term's fields() wrote them.

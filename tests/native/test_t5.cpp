@@ -1,5 +1,5 @@
-// ALiBi and T5 (docs/schemes/alibi.md, t5.md): slopes, biases and buckets against independent
-// float64 twins and published values, and what names each scheme in a model file.
+// T5's relative buckets (docs/schemes/t5.md): buckets and biases against an independent float64
+// twin of HF's bucket function and published values, and what names T5 in a model file.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -20,18 +20,6 @@ using test_files::read_config;
 
 namespace {
 
-// BLOOM's build_alibi_tensor slope series, written independently (float64): the power-of-two
-// series 2^(-8/c · k), then the odd terms of the 2c series for the remaining heads.
-std::vector<double> bloom_slopes(std::size_t n) {
-  const std::size_t c = std::size_t{1} << static_cast<int>(std::floor(std::log2(double(n))));
-  const double base = std::pow(2.0, -std::pow(2.0, -(std::log2(double(c)) - 3)));
-  std::vector<double> s;
-  for (std::size_t k = 1; k <= c; ++k) s.push_back(std::pow(base, double(k)));
-  const double extra = std::pow(2.0, -std::pow(2.0, -(std::log2(double(2 * c)) - 3)));
-  for (std::size_t k = 0; k < std::min(c, n - c); ++k) s.push_back(std::pow(extra, double(2 * k + 1)));
-  return s;
-}
-
 // HF T5Attention._relative_position_bucket with float64 logs (differs from float32 only at edges).
 int t5_bucket_f64(std::int64_t d, bool bidirectional, int num_buckets, int max_distance) {
   int bucket = 0;
@@ -50,44 +38,6 @@ int t5_bucket_f64(std::int64_t d, bool bidirectional, int num_buckets, int max_d
 }
 
 }  // namespace
-
-TEST_CASE("alibi_slopes: BLOOM / MPT / ggml series for every head count 1 … 64") {
-  // The issue's example (n = 12): 2^-1 … 2^-8, then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5.
-  std::vector<float> s(12);
-  REQUIRE(posenc::alibi_slopes(s.data(), 12).ok());
-  const double e[12] = {1, 2, 3, 4, 5, 6, 7, 8, 0.5, 1.5, 2.5, 3.5};
-  for (int h = 0; h < 12; ++h) CHECK(s[h] == static_cast<float>(std::exp2(-e[h])));
-  for (std::size_t n = 1; n <= 64; ++n) {
-    std::vector<float> got(n);
-    REQUIRE(posenc::alibi_slopes(got.data(), n).ok());
-    const auto want = bloom_slopes(n);
-    REQUIRE(want.size() == n);
-    for (std::size_t h = 0; h < n; ++h) {
-      CAPTURE(n);
-      CAPTURE(h);
-      CHECK(got[h] == static_cast<float>(want[h]));
-    }
-  }
-  CHECK(posenc::alibi_slopes(s.data(), 0).code == StatusCode::kBadArgument);
-  CHECK(std::string(posenc::alibi_slopes(s.data(), 4, -1).message).find("max_bias") != std::string::npos);
-}
-
-TEST_CASE("alibi_bias: -slope·distance, causal masks the future, queries sit at the last positions") {
-  const std::size_t n_heads = 3, q_len = 2, k_len = 5;
-  std::vector<float> b(n_heads * q_len * k_len), slopes(n_heads);
-  posenc::alibi_slopes(slopes.data(), n_heads);
-  for (const bool causal : {true, false}) {
-    REQUIRE(posenc::alibi_bias(b.data(), n_heads, q_len, k_len, causal).ok());
-    for (std::size_t h = 0; h < n_heads; ++h)
-      for (std::size_t i = 0; i < q_len; ++i)
-        for (std::size_t j = 0; j < k_len; ++j) {
-          const double qpos = double(k_len - q_len + i), d = qpos - double(j);
-          const float v = b[(h * q_len + i) * k_len + j];
-          if (causal && d < 0) CHECK(std::isinf(v));
-          else CHECK(v == doctest::Approx(-slopes[h] * std::fabs(d)));
-        }
-  }
-}
 
 TEST_CASE("t5_bucket: HF's buckets (float32 edges) for distances up to ±400") {
   const posenc::T5BucketParams bi{true, 32, 128}, uni{false, 32, 128};
@@ -126,31 +76,6 @@ TEST_CASE("t5_bias: table[bucket(j - qpos)][h] for every head, query and key") {
         CHECK(bias[(h * q_len + i) * k_len + j] == table[b * n_heads + h]);
       }
   CHECK(posenc::t5_bias(bias.data(), table.data(), 0, q_len, k_len, p).code == StatusCode::kBadArgument);
-}
-
-TEST_CASE("model files: ALiBi from a BLOOM GGUF and from BLOOM and MPT configs") {
-  Gguf b;
-  b.set("general.architecture", std::string("bloom")).set("bloom.attention.head_count", 16u).set("bloom.embedding_length", 1024u);
-  ModelInfo m = read(b.write());
-  REQUIRE(m.alibi);
-  CHECK(m.alibi->n_heads == 16);
-  CHECK(m.alibi->max_bias == 8.0);
-  CHECK(m.d_model == 1024);  // bloom.embedding_length: the width the page sets for it
-  CHECK_FALSE(m.rope);
-
-  m = read_config(preset_config("mpt-7b"));
-  REQUIRE(m.alibi);
-  CHECK(m.alibi->n_heads == 32);
-  m = read_config(R"({"model_type": "bloom", "n_head": 16, "hidden_size": 1024})");
-  CHECK(m.alibi->n_heads == 16);
-  CHECK(m.d_model == 1024);
-  // MPT without attn_config (or without its alibi key): HF's MptAttentionConfig defaults to ALiBi.
-  m = read_config(R"({"model_type": "mpt", "n_heads": 32, "d_model": 4096})");
-  REQUIRE(m.alibi);
-  CHECK(m.alibi->n_heads == 32);
-  CHECK(m.alibi->max_bias == 8.0);
-  m = read_config(R"({"model_type": "mpt", "n_heads": 8, "d_model": 512, "attn_config": {"alibi_bias_max": 4}})");
-  CHECK(m.alibi->max_bias == 4.0);
 }
 
 TEST_CASE("model files: T5's bias table from GGUF and safetensors, its settings from config.json") {
