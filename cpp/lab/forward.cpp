@@ -1,7 +1,8 @@
 // The lab model's forward and backward passes, written out by hand (no autograd). Rows r of the
 // batch are b · seq_len + t. Matrix products, softmax, LayerNorm, GELU and the RoPE rotation run in
 // the SIMD kernels (kernels/lab_*.cpp); the scheme-specific terms come from posenc's own code:
-// sinusoidal(), rope_frequencies() + rope_cache(), alibi_slopes(), t5_bucket().
+// sinusoidal(), rope_frequencies() + rope_cache(), alibi_slopes(), t5_bucket(); the lab's own
+// schemes' from their files: xpos.cpp, kerple.cpp, fire.cpp, cope.cpp.
 //
 // Threads (parallel.hpp): the matrix products split by rows of their output, the row-wise kernels
 // by rows, attention by (batch row, head) — in the backward pass by head when the scheme sums a
@@ -18,20 +19,6 @@
 
 namespace posenc::lab::detail {
 namespace {
-
-// The bias of distance t ≥ 0 and its derivatives by r1 and r2.
-struct KerpleTerm {
-  double bias, by_r1, by_r2;
-};
-KerpleTerm kerple_term(Scheme scheme, const KerpleHead& k, double t) {
-  if (scheme == Scheme::kKerplePower) {
-    if (t == 0.0) return {0.0, 0.0, 0.0};
-    const double p = std::pow(t, k.r2);
-    return {-k.r1 * p, -p, -k.r1 * p * std::log(t)};
-  }
-  const double l = std::log1p(k.r2 * t);
-  return {-k.r1 * l, -l, -k.r1 * t / (1.0 + k.r2 * t)};
-}
 
 // Row t of each group's rope tables from the position tables at pos[t] (a copy: the kernels take
 // one row per token).
@@ -152,20 +139,7 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const Rop
       o.attention_factor = attention_factor;
       if (Status s = rope_cache(ws.cos.data(), ws.sin.data(), span, inv_freq.data(), hd, nullptr, 0.0, o); !s.ok())
         return s;
-      if (c.scheme == Scheme::kXpos) {
-        ws.cos_k = ws.cos;
-        ws.sin_k = ws.sin;
-        for (std::size_t t = 0; t < span; ++t)
-          for (std::size_t k = 0; k < half; ++k) {
-            const double zeta = (2.0 * static_cast<double>(k) / static_cast<double>(hd) + 0.4) / 1.4;
-            const double e = static_cast<double>(t) / kXposScaleBase;
-            const auto up = static_cast<float>(std::pow(zeta, e)), down = static_cast<float>(std::pow(zeta, -e));
-            ws.cos[t * half + k] *= up;
-            ws.sin[t * half + k] *= up;
-            ws.cos_k[t * half + k] *= down;
-            ws.sin_k[t * half + k] *= down;
-          }
-      }
+      if (c.scheme == Scheme::kXpos) xpos_tables(ws, span, hd);
       if (!ws.shared)
         for (auto* table : {&ws.cos, &ws.sin, &ws.cos_k, &ws.sin_k})
           if (!table->empty()) gather(*table, ws.pos, half);
@@ -176,13 +150,7 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const Rop
       return Status::Ok();
     case Scheme::kKerpleLog:
     case Scheme::kKerplePower:  // the bias of each head and distance from the current parameters
-      ws.kbias.assign(c.n_heads * span, 0.0f);
-      ws.kgrad.assign(c.n_heads * span, 0.0);
-      for (std::size_t h = 0; h < c.n_heads; ++h) {
-        const KerpleHead k = kerple_head(m, h);
-        for (std::size_t t = 0; t < span; ++t)
-          ws.kbias[h * span + t] = static_cast<float>(kerple_term(c.scheme, k, static_cast<double>(t)).bias);
-      }
+      kerple_bias(m);
       return Status::Ok();
     case Scheme::kT5: {
       ws.bucket.resize(span);
@@ -447,20 +415,7 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
                          lc.mu1.data(), lc.r1.data(), m.param(bl.ln1_w), rows, d);
   }
 
-  // KERPLE's parameters, shared by the layers: Σ over heads' distances of ∂L/∂bias · ∂bias/∂r, through
-  // the positivity maps.
-  if (kerple)
-    for (std::size_t h = 0; h < H; ++h) {
-      const KerpleHead k = kerple_head(m, h);
-      double g1 = 0.0, g2 = 0.0;
-      for (std::size_t t = 0; t < ws.span; ++t) {
-        const KerpleTerm e = kerple_term(c.scheme, k, static_cast<double>(t));
-        g1 += ws.kgrad[h * ws.span + t] * e.by_r1;
-        g2 += ws.kgrad[h * ws.span + t] * e.by_r2;
-      }
-      m.grad(m.kerple_r1)[h] = static_cast<float>(g1 * k.dr1);
-      m.grad(m.kerple_r2)[h] = static_cast<float>(g2 * k.dr2);
-    }
+  if (kerple) kerple_backward(m);  // KERPLE's parameters, shared by the layers (kerple.cpp)
 
   // Embeddings: x₀ = tok_emb[token]·s (+ pos_emb[pos]).
   const float emb_scale = c.scheme == Scheme::kSinusoidal ? std::sqrt(static_cast<float>(d)) : 1.0f;

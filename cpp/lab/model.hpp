@@ -1,5 +1,6 @@
 // The lab model's internals, shared by model.cpp (parameters, checks, the public calls),
-// forward.cpp (forward and backward passes) and optimizer.cpp (AdamW).
+// forward.cpp (forward and backward passes), optimizer.cpp (AdamW) and the lab's own schemes'
+// files (xpos.cpp, kerple.cpp, fire.cpp, cope.cpp).
 #pragma once
 
 #include <cmath>
@@ -19,7 +20,6 @@ constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 // T5: causal buckets of relative position j - i (decoder self-attention), shared by all layers.
 constexpr int kT5Buckets = 32;
 constexpr int kT5MaxDistance = 128;
-constexpr double kXposScaleBase = 512.0;  // xPos's γ (Sun et al. 2022; torchscale's default)
 
 inline bool is_kerple(Scheme s) { return s == Scheme::kKerpleLog || s == Scheme::kKerplePower; }
 constexpr std::size_t kFireWidth = 32;  // FIRE's hidden units (Li et al. 2023: 1 → 32 → n_heads)
@@ -147,6 +147,15 @@ inline KerpleHead kerple_head(const Model::Impl& m, std::size_t h) {
   if (m.config.scheme == Scheme::kKerplePower) return {softplus(a), 2.0 * sigmoid(b), sigmoid(a), 2.0 * sigmoid(b) * (1.0 - sigmoid(b))};
   return {softplus(a), softplus(b), sigmoid(a), sigmoid(b)};
 }
+
+// KERPLE (kerple.cpp): the bias table ws.kbias [n_heads][span] from the current parameters (and
+// ws.kgrad zeroed); after the backward pass summed ws.kgrad, the gradients of kerple_r1, kerple_r2.
+void kerple_bias(Model::Impl& m);
+void kerple_backward(Model::Impl& m);
+
+// xPos (xpos.cpp): RoPE's tables ws.cos, ws.sin [span][head_dim / 2] scaled into the queries' and
+// copied into the keys' (ws.cos_k, ws.sin_k).
+void xpos_tables(Workspace& ws, std::size_t span, std::size_t head_dim);
 
 // FIRE (fire.cpp): layer l's bias into ws.fbias from the current parameters; layer l's gradients
 // from ws.fgrad; its function f sampled at x = k / (n_points − 1) into out[n_points][n_heads];

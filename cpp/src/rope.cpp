@@ -138,7 +138,7 @@ Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t he
       return {StatusCode::kTooLarge, "rot_dim too large for memory"};
     }
     for (std::size_t k = 0; k < half; ++k)
-      log_zeta[k] = std::log((2.0 * static_cast<double>(k) / static_cast<double>(rot_dim) + 0.4) / 1.4);
+      log_zeta[k] = std::log(xpos_zeta(k, rot_dim));
   }
   const double xpos_sign = o.xpos != nullptr && o.xpos->key ? -1.0 : 1.0;
   pool::parallel_for(n_tasks, n_workers, [&](std::size_t task, std::size_t worker) {
@@ -183,6 +183,10 @@ Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t he
 }
 
 }  // namespace
+
+double xpos_zeta(std::size_t k, std::size_t rot_dim) noexcept {
+  return (2.0 * static_cast<double>(k) / static_cast<double>(rot_dim) + 0.4) / 1.4;
+}
 
 Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
                   const double* inv_freq, std::size_t rot_dim, const double* pos,

@@ -148,6 +148,9 @@ struct Xpos {
   bool key = false;           // false: the queries' scale, true: the keys'
   double center = 0.0;
 };
+// ζ_k of pair k of rot_dim rotated dims, (2k / rot_dim + 0.4) / 1.4, as Xpos says (apply_rope's and
+// the lab's xpos scheme's).
+double xpos_zeta(std::size_t k, std::size_t rot_dim) noexcept;
 
 struct RopeApplyOptions {
   RopeLayout layout = RopeLayout::kHalfSplit;
