@@ -359,6 +359,7 @@ TEST_CASE("apply_rope with xpos: ζ_k^(±(p − c)/γ) on every pair against flo
           for (std::size_t h = 0; h < n_heads; ++h)
             for (std::size_t k = 0; k < half; ++k) {
               const double zeta = (2.0 * double(k) / double(head_dim) + 0.4) / 1.4;
+              CHECK(posenc::xpos_zeta(k, head_dim) == zeta);  // the ζ_k the lab's xpos scheme takes
               const double scale = std::pow(zeta, (key ? -1.0 : 1.0) * (pos[t] - center) / 512.0);
               const std::size_t base = (t * n_heads + h) * head_dim;
               want[base + (layout == RopeLayout::kInterleaved ? 2 * k : k)] *= scale;
