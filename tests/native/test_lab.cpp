@@ -279,17 +279,28 @@ GradCheck check_gradients(const ModelConfig& config, std::size_t B, std::size_t 
   return out;
 }
 
-// The small model of the gradient and parameter tests: vocab 7, d_model 8, 2 layers, 2 heads, T 6, seed 3.
-ModelConfig grad_model(std::size_t scheme) {
+// A model of this shape (the fields the cases here set; the rest ModelConfig's defaults).
+ModelConfig lab_shape(Scheme scheme, std::size_t vocab_size, std::size_t d_model, std::size_t n_layers,
+                      std::size_t n_heads, std::size_t train_len, std::uint64_t seed = 0) {
   ModelConfig c;
-  c.vocab_size = 7;
-  c.d_model = 8;
-  c.n_layers = 2;
-  c.n_heads = 2;
-  c.train_len = 6;
-  c.scheme = static_cast<Scheme>(scheme);
-  c.seed = 3;
+  c.vocab_size = vocab_size;
+  c.d_model = d_model;
+  c.n_layers = n_layers;
+  c.n_heads = n_heads;
+  c.train_len = train_len;
+  c.scheme = scheme;
+  c.seed = seed;
   return c;
+}
+
+// The small model of the gradient and parameter tests: vocab 7, d_model 8, 2 layers, 2 heads, T 6, seed 3.
+ModelConfig grad_model(std::size_t scheme) { return lab_shape(static_cast<Scheme>(scheme), 7, 8, 2, 2, 6, 3); }
+
+// A gradient check's figures, printed, and held to the bounds every case here uses.
+void check_close(const std::string& what, const GradCheck& g) {
+  MESSAGE(what, ": loss error ", g.loss_error, ", worst |g - fd| / max|fd| ", g.worst_ratio, " in ", g.worst_tensor);
+  CHECK(g.loss_error < 1e-5);
+  CHECK(g.worst_ratio < 1e-4);  // measured <= 1.1e-5 on every target
 }
 
 }  // namespace
@@ -298,15 +309,10 @@ TEST_CASE("lab: every gradient of every scheme matches central differences of a 
   for (std::size_t s = 0; s < kNumSchemes; ++s) {
     const ModelConfig c = grad_model(s);
     const GradCheck g = check_gradients(c, 2, 6, 16);
-    INFO(std::string(scheme_name(c.scheme)), ": loss error ", g.loss_error, ", worst gradient error / scale ",
-         g.worst_ratio, " (", g.worst_tensor, ")");
-    MESSAGE(std::string(scheme_name(c.scheme)), ": loss error ", g.loss_error, ", worst |g - fd| / max|fd| ", g.worst_ratio,
-            " in ", g.worst_tensor);
+    check_close(scheme_name(c.scheme), g);
     const bool kerple = c.scheme == Scheme::kKerpleLog || c.scheme == Scheme::kKerplePower;
     CHECK(g.tensors == c.n_layers * (c.scheme == Scheme::kFire ? 15 : c.scheme == Scheme::kCope ? 11 : 10) + 3 +
                            (c.scheme == Scheme::kLearned || c.scheme == Scheme::kT5 ? 1 : 0) + (kerple ? 2 : 0));
-    CHECK(g.loss_error < 1e-5);
-    CHECK(g.worst_ratio < 1e-4);  // measured <= 1.1e-5 on every target
   }
 }
 
@@ -336,10 +342,7 @@ TEST_CASE("lab: footprint counts what a model and a call allocate") {
 TEST_CASE("lab: CoPE's gradients where positions pass its last table row (clamped) match the twin") {
   ModelConfig c = grad_model(static_cast<std::size_t>(Scheme::kCope));
   c.train_len = 2;  // P = 2: rows past their third key count beyond the table
-  const GradCheck g = check_gradients(c, 2, 6, 16);
-  MESSAGE("cope clamped: loss error ", g.loss_error, ", worst |g - fd| / max|fd| ", g.worst_ratio, " in ", g.worst_tensor);
-  CHECK(g.loss_error < 1e-5);
-  CHECK(g.worst_ratio < 1e-4);
+  check_close("cope clamped", check_gradients(c, 2, 6, 16));
 }
 
 TEST_CASE("lab: at randomized positions every gradient of every scheme matches the float64 twin") {
@@ -350,22 +353,14 @@ TEST_CASE("lab: at randomized positions every gradient of every scheme matches t
   for (std::size_t s = 0; s < kNumSchemes; ++s) {
     ModelConfig c = grad_model(s);
     c.max_positions = 40;
-    const GradCheck g = check_gradients(c, 2, 6, c.scheme == Scheme::kLearned ? 320 : 16, pos);
-    MESSAGE(std::string(scheme_name(c.scheme)), " at random positions: loss error ", g.loss_error,
-            ", worst |g - fd| / max|fd| ", g.worst_ratio, " in ", g.worst_tensor);
-    CHECK(g.loss_error < 1e-5);
-    CHECK(g.worst_ratio < 1e-4);
+    check_close(std::string(scheme_name(c.scheme)) + " at random positions",
+                check_gradients(c, 2, 6, c.scheme == Scheme::kLearned ? 320 : 16, pos));
   }
 }
 
 TEST_CASE("lab: positions 0 … T − 1 given are the default, bit for bit; bad positions are refused") {
   for (Scheme scheme : {Scheme::kLearned, Scheme::kRope, Scheme::kXpos, Scheme::kT5, Scheme::kKerpleLog, Scheme::kFire}) {
-    ModelConfig c;
-    c.vocab_size = 7;
-    c.d_model = 8;
-    c.n_heads = 2;
-    c.train_len = 6;
-    c.scheme = scheme;
+    const ModelConfig c = lab_shape(scheme, 7, 8, 2, 2, 6);
     std::unique_ptr<Model> a, b;
     REQUIRE(Model::create(c, &a).ok());
     REQUIRE(Model::create(c, &b).ok());
@@ -494,52 +489,20 @@ TEST_CASE("lab: position_parameters gives what each scheme learned, in the card'
 TEST_CASE("lab: gradients match at widths that use every SIMD lane (d_model 32, head_dim 16, seq_len 20)") {
   for (Scheme scheme : {Scheme::kRope, Scheme::kT5, Scheme::kXpos, Scheme::kKerpleLog, Scheme::kKerplePower, Scheme::kFire,
                         Scheme::kCope}) {
-    ModelConfig c;
-    c.vocab_size = 19;
-    c.d_model = 32;
-    c.n_layers = 1;
-    c.n_heads = 2;
-    c.train_len = 20;
-    c.scheme = scheme;
-    const GradCheck g = check_gradients(c, 1, 20, 6);
-    MESSAGE(std::string(scheme_name(scheme)), " wide: loss error ", g.loss_error, ", worst |g - fd| / max|fd| ", g.worst_ratio,
-            " in ", g.worst_tensor);
-    CHECK(g.loss_error < 1e-5);
-    CHECK(g.worst_ratio < 1e-4);  // measured <= 1.1e-5 on every target
+    check_close(std::string(scheme_name(scheme)) + " wide", check_gradients(lab_shape(scheme, 19, 32, 1, 2, 20), 1, 20, 6));
   }
 }
 
 TEST_CASE("lab: gradients match at widths that leave SIMD tails (d_model 12, head_dim 6, seq_len 7)") {
   // 12 = 2 + 1 vectors of 4 lanes, or 1 of 8 + 4; 6 and 48 leave scalar tails on every target.
   for (Scheme scheme : {Scheme::kRope, Scheme::kSinusoidal, Scheme::kXpos}) {
-    ModelConfig c;
-    c.vocab_size = 5;
-    c.d_model = 12;
-    c.n_layers = 1;
-    c.n_heads = 2;
-    c.train_len = 7;
-    c.scheme = scheme;
-    const GradCheck g = check_gradients(c, 1, 7, 6);
-    MESSAGE(std::string(scheme_name(scheme)), " tails: loss error ", g.loss_error, ", worst |g - fd| / max|fd| ",
-            g.worst_ratio, " in ", g.worst_tensor);
-    CHECK(g.loss_error < 1e-5);
-    CHECK(g.worst_ratio < 1e-4);
+    check_close(std::string(scheme_name(scheme)) + " tails", check_gradients(lab_shape(scheme, 5, 12, 1, 2, 7), 1, 7, 6));
   }
 }
 
 namespace {
 
-ModelConfig tiny(Scheme scheme, std::uint64_t seed = 1) {
-  ModelConfig c;
-  c.vocab_size = 8;
-  c.d_model = 16;
-  c.n_layers = 1;
-  c.n_heads = 2;
-  c.train_len = 8;
-  c.scheme = scheme;
-  c.seed = seed;
-  return c;
-}
+ModelConfig tiny(Scheme scheme, std::uint64_t seed = 1) { return lab_shape(scheme, 8, 16, 1, 2, 8, seed); }
 
 // A 5-symbol markov dataset and a short run of the tiny model on it (steps, batch, eval_batch 2).
 std::unique_ptr<Dataset> markov5() {
@@ -865,14 +828,7 @@ TEST_CASE("lab: a short run trains rope and alibi to within 0.1 nats of the mark
   oracle /= static_cast<double>(n_eval * (T - 1));
   CHECK(std::fabs(oracle - d->loss_floor(T)) < 0.03);
   for (Scheme scheme : {Scheme::kRope, Scheme::kAlibi}) {
-    ModelConfig c;
-    c.vocab_size = 4;
-    c.d_model = 16;
-    c.n_layers = 1;
-    c.n_heads = 4;
-    c.train_len = T;
-    c.scheme = scheme;
-    c.seed = 4;
+    const ModelConfig c = lab_shape(scheme, 4, 16, 1, 4, T, 4);
     std::unique_ptr<Model> m;
     REQUIRE(Model::create(c, &m).ok());
     float first = 0.0f, loss = 0.0f;
