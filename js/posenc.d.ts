@@ -616,7 +616,7 @@ export declare function init(options?: InitOptions): Promise<Posenc>;
 
 // ---- The extrapolation lab (pe.lab; js/lab.js) ---------------------------------------
 
-export type LabScheme = 'none' | 'sinusoidal' | 'learned' | 'rope' | 'alibi' | 't5' | 'xpos' | 'kerple_log' | 'kerple_power' | 'fire' | 'cope';
+export type LabScheme = 'none' | 'sinusoidal' | 'learned' | 'rope' | 'alibi' | 't5' | 'xpos' | 'kerple_log' | 'kerple_power' | 'fire' | 'cope' | 'p_rope';
 export type LabTask = 'markov' | 'copy' | 'flipflop' | 'text';
 export type LabRopeScaling = 'none' | 'linear' | 'ntk' | 'dynamic' | 'yarn';
 

@@ -198,6 +198,14 @@ export const PAGE_SCHEMES = [
       claim: 'claimed to count and copy where RoPE fails, and to extrapolate (Golovneva et al. 2024)',
       usedBy: 'Golovneva et al. 2024, "Contextual Position Encoding: Learning to Count What\'s Important"' },
   },
+  {
+    id: 'p_rope', name: 'p-RoPE',
+    compare: { how: 'rotates q and k as RoPE in its highest 75 % of frequencies; the lowest pairs stay unrotated',
+      relative: 'yes: q·k depends only on m − n',
+      params: () => ({ formula: '0 (θᵢ fixed, p = 0.75)', value: 0 }),
+      claim: 'claimed: the lowest frequencies carry meaning, not position; dropping them helps (Barbero et al. 2024)',
+      usedBy: 'Gemma\'s code (apply_rope\'s rope_proportion); HF\'s "proportional" RoPE' },
+  },
 ];
 
 /** The entry of a scheme id. */

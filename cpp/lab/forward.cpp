@@ -79,7 +79,8 @@ std::uint64_t activation_floats(const ModelConfig& c, std::uint64_t batch, std::
   const std::uint64_t half = c.d_model / c.n_heads / 2;
   switch (c.scheme) {
     case Scheme::kSinusoidal: return n + span * std::uint64_t{c.d_model};
-    case Scheme::kRope: return n + 2 * (span + batch * seq_len) * half;
+    case Scheme::kRope:
+    case Scheme::kPRope: return n + 2 * (span + batch * seq_len) * half;
     case Scheme::kXpos: return n + 4 * (span + batch * seq_len) * half;
     case Scheme::kT5: return n + span;
     case Scheme::kKerpleLog:
@@ -112,14 +113,20 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const Rop
       ws.pos_table.resize(span * d);
       return sinusoidal(ws.pos_table.data(), span, d, SinusoidalParams{});
     case Scheme::kRope:
-    case Scheme::kXpos: {
+    case Scheme::kXpos:
+    case Scheme::kPRope: {
       // The rotation's tables at the scaling; xPos then scales them: ζ_k^(pos/γ) on the queries',
-      // ζ_k^(−pos/γ) on the keys'.
+      // ζ_k^(−pos/γ) on the keys'. p-RoPE's are rope's from posenc's proportional frequencies: the
+      // first ⌊p·head_dim/2⌋ of rope's, then 0 (those pairs' tables are cos 1, sin 0).
       const std::size_t half = hd / 2;
       RopeParams p;
       p.head_dim = hd;
       p.theta = 10000.0;
       p.scaling = rope.scaling;
+      if (c.scheme == Scheme::kPRope) {  // no inference-time scaling reaches it (set_rope_scaling)
+        p.scaling = RopeScaling::kProportional;
+        p.partial_rotary_factor = kPRopeFraction;
+      }
       const double factor = rope.factor > 0.0 ? rope.factor
                                               : std::max(1.0, static_cast<double>(seq_len) / static_cast<double>(c.train_len));
       if (rope.scaling == RopeScaling::kDynamic) {
@@ -200,7 +207,7 @@ void forward(Model::Impl& m, const std::int32_t* tokens) {
       K.gemm(lc.k.data() + r0 * d, d, a, d, 1, m.param(bl.wk), d, r1 - r0, d, d, false);
       K.gemm(lc.v.data() + r0 * d, d, a, d, 1, m.param(bl.wv), d, r1 - r0, d, d, false);
     });
-    if (c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos) {
+    if (rotates(c.scheme)) {
       const float* kc = c.scheme == Scheme::kXpos ? ws.cos_k.data() : ws.cos.data();
       const float* ks = c.scheme == Scheme::kXpos ? ws.sin_k.data() : ws.sin.data();
       parallel_tasks(B, pool::pool_workers(), [&](std::size_t b, std::size_t) {
@@ -387,7 +394,7 @@ void backward(Model::Impl& m, const std::int32_t* tokens) {
         attend_backward(task / H, task % H, w);
     });
     if (d_fire) fire_backward(m, l);
-    if (c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos) {  // back through the rotation: Rᵀ (xPos: (ζR)ᵀ = ζRᵀ)
+    if (rotates(c.scheme)) {  // back through the rotation: Rᵀ (xPos: (ζR)ᵀ = ζRᵀ)
       const float* kc = c.scheme == Scheme::kXpos ? ws.cos_k.data() : ws.cos.data();
       const float* ks = c.scheme == Scheme::kXpos ? ws.sin_k.data() : ws.sin.data();
       parallel_tasks(B, pool::pool_workers(), [&](std::size_t b, std::size_t) {

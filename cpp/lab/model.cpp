@@ -15,7 +15,8 @@ namespace posenc::lab {
 namespace {
 
 constexpr const char* kSchemeNames[kNumSchemes] = {"none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos",
-                                                   "kerple_log", "kerple_power", "fire", "cope"};
+                                                   "kerple_log", "kerple_power", "fire", "cope",
+                                                   "p_rope"};
 // "scheme must be one of none, sinusoidal, …", from the names above.
 const char* scheme_list() {
   static const std::string list = [] {
@@ -42,8 +43,8 @@ Status check_config(const ModelConfig& c) {
     return bad("max_positions must be 0 or in [train_len, 65536]");
   if (static_cast<int>(c.scheme) < 0 || static_cast<int>(c.scheme) >= static_cast<int>(kNumSchemes))
     return bad(scheme_list());
-  if ((c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos) && (c.d_model / c.n_heads) % 2 != 0)
-    return bad("head_dim (d_model / n_heads) must be even for rope and xpos");
+  if (detail::rotates(c.scheme) && (c.d_model / c.n_heads) % 2 != 0)
+    return bad("head_dim (d_model / n_heads) must be even for rope, xpos and p_rope");
   return Status::Ok();
 }
 

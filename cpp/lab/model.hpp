@@ -22,6 +22,11 @@ constexpr int kT5Buckets = 32;
 constexpr int kT5MaxDistance = 128;
 
 inline bool is_kerple(Scheme s) { return s == Scheme::kKerpleLog || s == Scheme::kKerplePower; }
+// The schemes that rotate q and k by RoPE's tables (ws.cos, ws.sin; xPos's keys by ws.cos_k, ws.sin_k).
+inline bool rotates(Scheme s) { return s == Scheme::kRope || s == Scheme::kXpos || s == Scheme::kPRope; }
+// p-RoPE's p, the fraction of rope's frequencies kept (Barbero et al. 2024, "Round and Round We Go!
+// What makes Rotary Positional Encodings useful?": 0.75-RoPE, their best Gemma 2B perplexity).
+constexpr double kPRopeFraction = 0.75;
 constexpr std::size_t kFireWidth = 32;  // FIRE's hidden units (Li et al. 2023: 1 → 32 → n_heads)
 
 struct Tensor {

@@ -87,12 +87,15 @@ struct Twin {
       layer_norm(a, x, R, d, w(pre + "ln1.weight"), w(pre + "ln1.bias"));
       std::vector<double> q = matmul(a, w(pre + "wq"), R, d, d), k = matmul(a, w(pre + "wk"), R, d, d),
                           v = matmul(a, w(pre + "wv"), R, d, d);
-      if (c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos)  // half-split: pairs (i, i + hd/2), angle t θ^(-2i/hd)
+      // p-RoPE (Barbero et al. 2024; Gemma's apply_rope with rope_proportion 0.75): the pairs from
+      // ⌊0.75·hd/2⌋ on have no angle.
+      const std::size_t p_kept = static_cast<std::size_t>(std::floor(0.75 * static_cast<double>(hd) / 2.0));
+      if (c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos || c.scheme == Scheme::kPRope)  // half-split: pairs (i, i + hd/2), angle t θ^(-2i/hd)
         for (std::vector<double>* m : {&q, &k})
           for (std::size_t r = 0; r < R; ++r)
             for (std::size_t h = 0; h < H; ++h)
               for (std::size_t i = 0; i < hd / 2; ++i) {
-                const double ang = P(r) * std::pow(10000.0, -2.0 * i / hd);
+                const double ang = c.scheme == Scheme::kPRope && i >= p_kept ? 0.0 : P(r) * std::pow(10000.0, -2.0 * i / hd);
                 // xPos (Sun et al. 2022): ζ_i = (2i/hd + 0.4)/1.4, queries × ζ_i^(t/512), keys × ζ_i^(−t/512).
                 const double zeta = (2.0 * static_cast<double>(i) / static_cast<double>(hd) + 0.4) / 1.4;
                 const double e = P(r) / 512.0 * (m == &q ? 1.0 : -1.0);
@@ -488,7 +491,7 @@ TEST_CASE("lab: position_parameters gives what each scheme learned, in the card'
 
 TEST_CASE("lab: gradients match at widths that use every SIMD lane (d_model 32, head_dim 16, seq_len 20)") {
   for (Scheme scheme : {Scheme::kRope, Scheme::kT5, Scheme::kXpos, Scheme::kKerpleLog, Scheme::kKerplePower, Scheme::kFire,
-                        Scheme::kCope}) {
+                        Scheme::kCope, Scheme::kPRope}) {
     check_close(std::string(scheme_name(scheme)) + " wide", check_gradients(lab_shape(scheme, 19, 32, 1, 2, 20), 1, 20, 6));
   }
 }
@@ -694,13 +697,13 @@ TEST_CASE("lab: bad arguments give a clear Status, never a crash") {
   CHECK(std::string(Model::create(c, &m).message) == "d_model must be a multiple of n_heads");
   c.d_model = 18;
   c.n_heads = 2;  // head_dim 9
-  CHECK(std::string(Model::create(c, &m).message) == "head_dim (d_model / n_heads) must be even for rope and xpos");
+  CHECK(std::string(Model::create(c, &m).message) == "head_dim (d_model / n_heads) must be even for rope, xpos and p_rope");
   c = tiny(Scheme::kNone);
   c.vocab_size = 1;
   CHECK(Model::create(c, &m).code == StatusCode::kBadArgument);
   Scheme s;
   CHECK(std::string(parse_scheme("kerple", &s).message) ==
-        "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log, kerple_power, fire, cope");
+        "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log, kerple_power, fire, cope, p_rope");
   REQUIRE(parse_scheme("alibi", &s).ok());
   CHECK(s == Scheme::kAlibi);
 

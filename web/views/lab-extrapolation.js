@@ -20,7 +20,7 @@ const FLOOR_COLOR = '#999999';
 // the series' scheme (RoPE's scalings with RoPE); a scheme in none of them gets a group "other".
 const GROUPS = [
   ['none / absolute', ['none', 'sinusoidal', 'learned']],
-  ['rotary', ['rope', 'xpos']],
+  ['rotary', ['rope', 'xpos', 'p_rope']],
   ['bias', ['alibi']],
   ['learned bias', ['t5', 'kerple_log', 'kerple_power', 'fire']],
   ['contextual', ['cope']],

@@ -39,14 +39,16 @@ enum class Scheme : int {
   kCope,        // CoPE (Golovneva et al. 2024): scores += q_i·e[p_ij], p_ij = Σ_{t=j..i} σ(score_it) clamped
                 //   to train_len, e [train_len + 1][d_model] per layer (head h: its columns), interpolated
                 //   between rows (cope.cpp); positions ids are not used
+  kPRope,       // p-RoPE (Barbero et al. 2024): rope with its lowest frequencies removed; the first
+                //   ⌊0.75·head_dim/2⌋ pairs rotate as rope's, the others not (posenc's kProportional)
 };
-constexpr std::size_t kNumSchemes = 11;
+constexpr std::size_t kNumSchemes = 12;
 
 // "none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos", "kerple_log", "kerple_power", "fire",
-// "cope".
+// "cope", "p_rope".
 const char* scheme_name(Scheme scheme) noexcept;
 // Status kBadArgument "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log,
-// kerple_power, fire, cope".
+// kerple_power, fire, cope, p_rope".
 Status parse_scheme(const char* name, Scheme* out) noexcept;
 
 struct ModelConfig {
