@@ -123,7 +123,7 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const Rop
       p.head_dim = hd;
       p.theta = 10000.0;
       p.scaling = rope.scaling;
-      if (c.scheme == Scheme::kPRope) {  // no inference-time scaling reaches it (set_rope_scaling)
+      if (c.scheme == Scheme::kPRope) {  // no inference-time scaling reaches it (check_rope_choice)
         p.scaling = RopeScaling::kProportional;
         p.partial_rotary_factor = kPRopeFraction;
       }
