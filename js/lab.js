@@ -316,9 +316,7 @@ export function wrapLab(module) {
     checkChoice(fn, 'scheme', scheme, LAB_SCHEMES);
     checkInt(fn, 'seed', seed, 0, Number.MAX_SAFE_INTEGER);
     if (dModel % nHeads !== 0) throw new PosencRangeError(`${fn}: dModel must be a multiple of nHeads (got ${dModel} and ${nHeads})`);
-    if ((scheme === 'rope' || scheme === 'xpos') && (dModel / nHeads) % 2 !== 0) {
-      throw new PosencRangeError(`${fn}: headDim = dModel / nHeads must be even for ${scheme} (got ${dModel / nHeads})`);
-    }
+    // C++'s footprint checks the rest of the config first (an even headDim for the rotating schemes).
     checkParams(fn, { vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme });
     const [message, ptr] = module.labModelCreate(vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme, seed);
     status(fn, message);

@@ -322,7 +322,9 @@ test('lab: bad arguments are TypeError or RangeError naming the argument; nothin
   const before = pe.heapStats().inUseBytes;
   const bad = [
     [() => pe.lab.createModel({ ...small, dModel: 18, nHeads: 4 }), RangeError, /dModel must be a multiple of nHeads/],
-    [() => pe.lab.createModel({ ...small, dModel: 18, nHeads: 2, scheme: 'rope' }), RangeError, /headDim = dModel \/ nHeads must be even/],
+    [() => pe.lab.createModel({ ...small, dModel: 18, nHeads: 2, scheme: 'rope' }), RangeError,
+      /createModel: headDim \(dModel \/ nHeads\) must be even for rope, xpos and p_rope/],
+    [() => pe.lab.createModel({ ...small, dModel: 18, nHeads: 2, scheme: 'p_rope' }), RangeError, /headDim \(dModel \/ nHeads\) must be even/],
     [() => pe.lab.createModel({ ...small, scheme: 'kerple' }), RangeError, /scheme must be one of 'none'/],
     [() => pe.lab.createModel({ ...small, vocabSize: 1 }), RangeError, /vocabSize/],
     [() => pe.lab.createModel({ ...small, depth: 2 }), TypeError, /unknown option "depth"/],
