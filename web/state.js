@@ -94,13 +94,13 @@ export const FIELDS = {
   iropeSpan: { value: 16, type: 'int', min: 2, max: 1024, label: 'positions up to × floor_scale' },
   // Chapter "comparison".
   schemes: { value: 'sinusoidal,rope,alibi,t5', type: 'list', label: 'schemes' },
-  // Chapter "lab": what Start trains — the small model for 1000 steps by default, about four minutes
-  // on two busy cores (tiny models or fewer steps barely learn markov: their ratios would say nothing) —
+  // Chapter "lab": what Start trains — by default RoPE against ALiBi, the small model, 600 steps: two
+  // workers side by side, the first comparison in under a minute on two cores (docs/explorer.md) —
   // and the length the loss-by-position plot shows, in multiples of T_train.
   labTask: { value: 'markov', type: 'enum', values: ['markov', 'copy', 'flipflop', 'text'], label: 'task' },
-  labSchemes: { value: 'none,sinusoidal,learned,rope,alibi,t5', type: 'list', label: 'schemes' },
+  labSchemes: { value: 'rope,alibi', type: 'list', label: 'schemes' },
   labSize: { value: 'small', type: 'enum', values: ['tiny', 'small'], label: 'model size' },
-  labSteps: { value: 1000, type: 'int', min: 1, max: 20000, label: 'steps' },
+  labSteps: { value: 600, type: 'int', min: 1, max: 20000, label: 'steps' },
   // Runs per scheme (seeds 1 … N), and training at random positions in [0, 8 T_train) (Ruoss et al. 2023).
   labSeeds: { value: 1, type: 'int', min: 1, max: 5, label: 'seeds' },
   labRandom: { value: false, type: 'bool', label: 'randomized positions (L_max = 8 × T_train)' },
