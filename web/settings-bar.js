@@ -1,8 +1,8 @@
 // The sticky settings bar (its markup is in index.html): the theme, the sizes every chapter uses
 // (d_model — head_dim while a RoPE model is on the page, since that is the number it holds —,
 // seq_len, heads), the model on the page — a preset, a pasted config.json or GGUF metadata, or an
-// opened file — with what was read from it, and a one-line summary. Open by default on a desktop
-// (folding it there is remembered), folded on a phone. The theme and the fold are not settings of
+// opened file — with what was read from it, and a one-line summary. Folded by default, so the lesson
+// has the screen (a desktop that opens it keeps it open). The theme and the fold are not settings of
 // the lesson: they live in local storage, never in a shared link.
 import { buildControl } from './controls.js';
 import { setupModelFile } from './model-file.js';
@@ -11,7 +11,7 @@ import { toHash } from './state.js';
 
 const $ = (id) => document.getElementById(id);
 const THEME_KEY = 'posenc-explorer-theme';
-const FOLD_KEY = 'posenc-explorer-settings';  // 'folded' or 'open', chosen on a desktop
+const FOLD_KEY = 'posenc-explorer-settings';  // 'open' or 'folded', chosen on a desktop
 const DESKTOP = '(min-width: 861px)';
 
 /**
@@ -34,8 +34,8 @@ export function applyTheme() {
   document.documentElement.dataset.theme = dark ? 'dark' : 'light';
 }
 
-// Folding (a desktop remembers it), the bar's height (chapter links and focused plots scroll to
-// just below it: --settings-height is their scroll margin), the theme.
+// Folding (a desktop remembers an opened bar), the bar's height (chapter links and focused plots
+// scroll to just below it: --settings-height is their scroll margin), the theme.
 function setupBar(redrawAll) {
   const toggle = $('settings-toggle');
   const setOpen = (open) => {
@@ -43,7 +43,7 @@ function setupBar(redrawAll) {
     $('settings').classList.toggle('open', open);
   };
   const desktop = () => window.matchMedia(DESKTOP).matches;
-  setOpen(desktop() && localStorage.getItem(FOLD_KEY) !== 'folded');
+  setOpen(desktop() && localStorage.getItem(FOLD_KEY) === 'open');
   toggle.addEventListener('click', () => {
     const open = toggle.getAttribute('aria-expanded') !== 'true';
     setOpen(open);

@@ -17,6 +17,11 @@ export async function openExplorer(mounts) {
   const origin = `http://127.0.0.1:${server.address().port}`;
   const browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  // The settings bar folds by default; these tests work with it open, as a desktop reader who opened
+  // it once has it (lesson.test.mjs checks the default in a fresh context).
+  await page.addInitScript(() => {
+    if (!localStorage.getItem('posenc-explorer-settings')) localStorage.setItem('posenc-explorer-settings', 'open');
+  });
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
