@@ -36,3 +36,18 @@ export function movePanels(c, grids, key) {
   }
   return at;
 }
+
+/**
+ * Moves a cursor { panel, i } over panels of lines with counts[panel] points each: within the
+ * panel, and on to the next (or the previous) one past its last (or first) point.
+ */
+export function moveLinePanels(c, counts, key) {
+  let { panel, i } = c;
+  const step = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 4, PageDown: -4 }[key] ?? 0;
+  if (key === 'Home') i = 0;
+  else if (key === 'End') i = counts[panel] - 1;
+  else i += step;
+  if (i >= counts[panel] && panel + 1 < counts.length) { panel += 1; i = 0; }
+  if (i < 0 && panel > 0) { panel -= 1; i = counts[panel] - 1; }
+  return { panel, i: Math.max(0, Math.min(counts[panel] - 1, i)) };
+}

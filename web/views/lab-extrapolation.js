@@ -4,6 +4,7 @@
 // grouped by family, that hide and show series; the numbers as a table; JSON export. (The
 // comparison table's extrapolation column, loss at 4 T_train ÷ loss at T_train, comes from the
 // same result: lab.measured(), web/lab.js.)
+import { moveLinePanels } from '../cursor.js';
 import { scrollTable } from '../html.js';
 import { barelyLearned, rows, scalingsIn, schemesIn, seedsText, shortCommand } from '../lab.js';
 import { fmt } from '../numbers.js';
@@ -236,17 +237,7 @@ export default {
       },
     };
   },
-  move(d, c, key) {
-    const n = [d.lengths.length, d.pos.series[0]?.x.length ?? 1];
-    let { panel, i } = c;
-    const step = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 4, PageDown: -4 }[key] ?? 0;
-    if (key === 'Home') i = 0;
-    else if (key === 'End') i = n[panel] - 1;
-    else i += step;
-    if (i >= n[panel] && panel === 0) { panel = 1; i = 0; }
-    if (i < 0 && panel === 1) { panel = 0; i = n[0] - 1; }
-    return { panel, i: Math.max(0, Math.min(n[panel] - 1, i)) };
-  },
+  move: (d, c, key) => moveLinePanels(c, [d.lengths.length, d.pos.series[0]?.x.length ?? 1], key),
   cursor0: () => ({ panel: 0, i: 1 }),
   readout(d, c) {
     const of = d.n > 1 ? `, mean (min–max) of ${d.n} seeds` : '';
