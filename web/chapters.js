@@ -1,17 +1,22 @@
 // The lesson's chapters, as index.html declares them: each <section data-chapter> holds its prose
 // and, inside .views, one <section data-view="id"> per view with the view's title and
-// explanation; the view's code is web/views/<id>.js. So adding a view is its module and its
-// section in index.html; adding a chapter is a section (and its line in the contents) there.
-// This file adds the settings some chapters share (CHAPTER_CONTROLS) and builds every view.
+// explanation; the view's code is web/views/<id>.js. What goes beyond the lesson sits in the
+// chapter's fold (<details class="deeper">, web/folds.js), in a .views of its own. So adding a view
+// is its module and its section in index.html; adding a chapter is a section (and its line in the
+// contents) there. This file adds the settings some chapters share (CHAPTER_CONTROLS) and builds
+// every view.
 import { buildControl } from './controls.js';
 import { SCALINGS } from './state.js';
 import { createView } from './view.js';
 
 const yarn = (st) => st.scaling === 'yarn', llama3 = (st) => st.scaling === 'llama3';
-const scaled = (st) => !['none', 'longrope'].includes(st.scaling);
 const theta = ['theta', { label: 'θ (rope_theta)', slider: { min: 2, max: 1e7, log: true } }];
 
-/** The settings bar at the top of a chapter, by chapter name: [setting, control options] (controls.js). */
+/**
+ * The settings bar at the top of a chapter, by chapter name: [setting, control options]
+ * (controls.js). Those with `fold: true` act only on the views in the chapter's fold, and their bar
+ * is the fold's first line.
+ */
 export const CHAPTER_CONTROLS = {
   sinusoidal: [
     ['base', { label: 'base', slider: { min: 2, max: 1e7, log: true } }],
@@ -23,21 +28,36 @@ export const CHAPTER_CONTROLS = {
     ['partial', { label: 'partial rotary', slider: { min: 0.05, max: 1 } }],
   ],
   'long-context': [
-    ['scaling', { kind: 'select', label: 'scaling (A)', values: SCALINGS }],
-    ['factor', { label: 'factor', slider: { min: 1, max: 64, log: true }, when: scaled }],
+    ['factor', { label: 'factor s', slider: { min: 1, max: 64, log: true } }],
     ['lTrain', { label: 'L_train', slider: { min: 16, max: 1048576, log: true } }],
-    ['lTarget', { label: 'L_target', slider: { min: 16, max: 4194304, log: true } }],
     [theta[0], { ...theta[1], suffix: '-long' }],
-    ['betaFast', { label: 'YaRN β_fast', when: yarn }],
-    ['betaSlow', { label: 'YaRN β_slow', when: yarn }],
-    ['truncate', { kind: 'checkbox', label: 'YaRN truncate', when: yarn }],
-    ['lowFreq', { label: 'llama3 low_freq_factor', when: llama3 }],
-    ['highFreq', { label: 'llama3 high_freq_factor', when: llama3 }],
-    ['precision', { kind: 'select', label: 'precision' }],
+    ['scaling', { kind: 'select', label: 'scaling (A)', values: SCALINGS, fold: true }],
+    ['lTarget', { label: 'L_target', slider: { min: 16, max: 4194304, log: true }, fold: true }],
+    ['betaFast', { label: 'YaRN β_fast', when: yarn, fold: true }],
+    ['betaSlow', { label: 'YaRN β_slow', when: yarn, fold: true }],
+    ['truncate', { kind: 'checkbox', label: 'YaRN truncate', when: yarn, fold: true }],
+    ['lowFreq', { label: 'llama3 low_freq_factor', when: llama3, fold: true }],
+    ['highFreq', { label: 'llama3 high_freq_factor', when: llama3, fold: true }],
+    ['precision', { kind: 'select', label: 'precision', fold: true }],
   ],
 };
 
-const viewSections = (root) => [...root.querySelectorAll('section[data-chapter] .views > section[data-view]')];
+const viewSections = (root) => [...root.querySelectorAll('section[data-chapter] .views section[data-view]')];
+
+// A chapter's bar of settings (entries: CHAPTER_CONTROLS's) before `box`, a .views; none without entries.
+function controlBar(name, entries, box, onChange, controls) {
+  if (!entries.length) return;
+  const bar = document.createElement('div');
+  bar.className = 'chapter-controls';
+  bar.setAttribute('role', 'group');
+  bar.setAttribute('aria-label', `${name} settings`);
+  for (const [key, o] of entries) {
+    const c = buildControl(key, o, onChange);
+    bar.append(c.element);
+    controls.push(c);
+  }
+  box.before(bar);
+}
 
 /**
  * Loads the module of every view index.html places (web/views/<id>.js), in parallel; resolves to
@@ -61,20 +81,15 @@ export function buildChapters(defs, host, root = document) {
   const views = [], controls = [];
   for (const chapter of root.querySelectorAll('section[data-chapter]')) {
     const name = chapter.dataset.chapter;
-    const box = chapter.querySelector('.views');
-    if (CHAPTER_CONTROLS[name]) {
-      const bar = document.createElement('div');
-      bar.className = 'chapter-controls';
-      bar.setAttribute('aria-label', `${name} settings`);
-      for (const [key, o] of CHAPTER_CONTROLS[name]) {
-        const c = buildControl(key, o, host.onChange);
-        bar.append(c.element);
-        controls.push(c);
+    const entries = CHAPTER_CONTROLS[name] ?? [];
+    const core = chapter.querySelector(':scope > .views');
+    const fold = chapter.querySelector(':scope > details.deeper > .views');
+    controlBar(name, entries.filter(([, o]) => !o.fold), core, host.onChange, controls);
+    if (fold) controlBar(`${name} (go deeper)`, entries.filter(([, o]) => o.fold), fold, host.onChange, controls);
+    for (const box of [core, fold].filter(Boolean)) {
+      for (const section of box.querySelectorAll('section[data-view]')) {  // .pair puts two side by side
+        views.push(createView(defs.get(section.dataset.view), section, host));
       }
-      box.before(bar);
-    }
-    for (const section of box.querySelectorAll(':scope > section[data-view]')) {
-      views.push(createView(defs.get(section.dataset.view), section, host));
     }
   }
   return { views, controls };

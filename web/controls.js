@@ -20,7 +20,8 @@ function valueToSlider(s, v) {
  * One control for setting `key`. o: { label, kind: 'number' | 'select' | 'checkbox' | 'text' |
  * 'checks' | 'play', slider: { min, max, log } or st → { min, max, log }, values (checks and
  * selects), labels ({ value: text } shown in a select), validate(v) → '' or a refusal,
- * when(st) → false dims it (it does nothing now), labelFor(st) → the label as the settings name
+ * when(st) → false dims it (it does nothing now), shown(st) → false hides it (it means nothing
+ * for what is drawn), labelFor(st) → the label as the settings name
  * the number now (d_model or head_dim), play: { step, max, interval } }.
  * Returns { element, sync(st, external) }.
  */
@@ -198,6 +199,7 @@ function fieldControl(key, o, label0, wrap, onChange) {
         wrap.classList.remove('invalid');
       }
       if (o.when) wrap.classList.toggle('dim', !o.when(st));
+      if (o.shown) wrap.hidden = !o.shown(st);
       const named = o.labelFor?.(st) ?? label;
       if (named !== label) {
         label = named;

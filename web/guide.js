@@ -3,6 +3,7 @@
 // undoes it — scrolls to the view it is about, and shows a caption over that view's plot saying
 // what to look at. Steps and captions are computed from the settings on the page, so they follow a
 // preset: the clocks step puts the position past this model's L_train, whatever that is.
+import { ntkBase } from './rope-params.js';
 import { FIELDS } from './state.js';
 
 const n = (v) => v.toLocaleString('en-US');
@@ -44,26 +45,19 @@ export const GUIDES = {
       caption: (st) => `The two maps on the left are the same numbers: concatenating and then multiplying by W is adding a `
         + `projected position. The bars: concatenating a 128-wide position makes every token ${n(st.dModel + 128)} numbers `
         + `instead of ${n(st.dModel)}, and every layer's weights grow with the square of that.` },
-    { label: 'One-hot positions', view: 'one-hot', patch: () => ({ seqLen: 1000, hotPos: 10 }),
-      caption: () => 'One-hot positions for 1,000 positions need 1,000 dimensions. The left map is the identity: position '
-        + '10 is as unlike 11 as 60 (the spike in the right plot), while the sinusoidal similarity falls off smoothly. '
-        + 'And a position past the table has no dimension at all: the note gives the package\'s refusal of row 64 '
-        + 'from the table of the 64 positions drawn.' },
   ],
   sinusoidal: [
-    { label: 'The table', view: 'pe-heatmap', patch: () => ({ seqLen: 100 }),
-      caption: () => 'Each column is one position. The bottom rows (fast pairs) change every few positions; the top rows '
-        + 'barely move across all 100: every column is a different pattern.' },
-    { label: 'Fast and slow dimensions', view: 'dim-traces', patch: () => ({ dims: '0,20,40,60' }),
+    { label: 'Fast and slow clocks', view: 'dim-traces', patch: () => ({ dims: '0,20,40,60' }),
       caption: (st) => `dim 0 repeats every ${wavelength(st, 0).toFixed(1)} positions (2π), dim 60 every `
         + `${n(Math.round(wavelength(st, 60)))}: each pair higher up turns more slowly (base ${n(st.base)}, d_model `
         + `${st.dModel}).` },
-    { label: 'Only the distance counts', view: 'similarity', patch: () => ({ seqLen: 200 }),
-      caption: () => 'Every diagonal is one colour: PE(i)·PE(j) depends on i − j only (the note: the largest change along '
-        + 'a diagonal is float32 rounding). The brightest cells hug the diagonal: nearby positions are most alike.' },
     { label: 'A shift is a rotation', view: 'shift', patch: () => ({ shiftPos: 5, shiftK: 10 }),
       caption: () => 'M_k turned every pair by k·ω_i: the ring lands on the filled dot, and over the whole vector the '
         + 'largest error is float32 rounding — the same matrix for every pos.' },
+    { label: 'Stripes or bands', view: 'pe-heatmap', patch: () => ({ seqLen: 100 }),
+      caption: () => 'Each column is one position. Left, the rows alternate sin and cos and stripe; right, the same '
+        + 'clocks with all sines first and all cosines after, so neighbouring rows blend into bands. The bottom rows '
+        + '(fast pairs) change every few positions, the top ones barely move across all 100.' },
   ],
   learned: [
     { label: 'What training made', view: 'learned', patch: () => ({ learnedSource: 'trained', learnedPos: 10 }),
@@ -93,9 +87,6 @@ export const GUIDES = {
     { label: 'Same words, every offset', view: 'rope-relative', patch: () => ({ relLen: 48 }),
       caption: () => 'RoPE\'s map (first): every diagonal one colour — the score sees the offset only. Sinusoidal added '
         + 'at the input (last): the diagonals change.' },
-    { label: 'Three position ids', view: 'mrope', patch: () => ({ mropeInterleaved: true }),
-      caption: () => 'Qwen3-VL interleaves the sections t, h, w, t, h, w, …: the width section now has fast pairs too, '
-        + 'so its map changes across the columns.' },
   ],
   bias: [
     { label: '8 heads', view: 'alibi', patch: () => ({ heads: 8, maxBias: 8 }),
@@ -109,21 +100,24 @@ export const GUIDES = {
         + 'buckets grow wider with distance.' },
   ],
   'long-context': [
+    { label: 'NTK at s = 4', view: 'ntk', patch: () => ({ factor: 4 }),
+      caption: (st, pe) => {
+        if (st.dModel % 2) return 'RoPE needs an even head_dim: choose one in the settings.';
+        const { d, base } = ntkBase(pe, st, {});
+        return `NTK's base is now ${n(Math.round(base))} = ${n(st.theta)}·4^(${d}/${d - 2}). Left: the NTK line starts `
+          + 'at 1 for the fastest pair and reaches 4 at the slowest, while PI slows every pair 4 times. Right: at '
+          + '4 × T_train, compare the lines with the plain model\'s.';
+      } },
+    { label: 'Eight times, like LLaMA-2 at 32K', view: 'ntk', patch: () => ({ factor: 8 }),
+      caption: () => 'LLaMA-2 was trained on 4,096 positions: 32K is 8 times that. Right, at 8 × T_train (the shipped '
+        + 'run): NTK, dynamic NTK and YaRN do better than the plain model and PI, applied without fine-tuning, worse; '
+        + 'none gets back to the loss at T_train (the errata give the numbers).' },
     { label: 'No scaling, past L_train', view: 'clocks', patch: (st) => ({ scaling: 'none', pos: pastTrain(st) }),
       caption: (st) => `Position ${n(pastTrain(st))} is past L_train = ${n(st.lTrain)}: the slow pairs never turned that `
         + 'far in training, and their rims are red.' },
     { label: 'YaRN ×4, same position', view: 'clocks', patch: (st) => ({ scaling: 'yarn', factor: 4, pos: pastTrain(st) }),
       caption: (st) => `The same position, ${n(pastTrain(st))}: YaRN stretched the slow pairs 4×, so their angles stay `
         + `inside what training reached (up to about L_train × 4 = ${n(4 * st.lTrain)}) and the rims are grey.` },
-    { label: 'Which pairs it stretches', view: 'spectrum', patch: () => ({ scaling: 'yarn', factor: 4 }),
-      caption: () => 'Fast pairs (left) keep their wavelength; slow pairs (right) are stretched 4×; YaRN ramps in between '
-        + '(the stretch curve, right axis).' },
-    { label: 'YaRN against linear', view: 'compare', patch: () => ({ scaling: 'yarn', compare: 'linear' }),
-      caption: () => 'White along the bottom: YaRN leaves the fast pairs alone, while linear slows every pair, so they '
-        + 'differ there most.' },
-    { label: 'Slide the context', view: 'context-shift', patch: () => ({ shiftDelta: 4096 }),
-      caption: () => 'Shifted cached keys (dashed) lie on the recomputed ones; the stale cache, left at its old positions, '
-        + 'gives the next query other scores.' },
   ],
   comparison: [
     { label: 'Where RoPE acts', view: 'where-position', patch: () => ({ attnScheme: 'rope' }),
@@ -132,11 +126,16 @@ export const GUIDES = {
     { label: 'Where ALiBi acts', view: 'where-position', patch: () => ({ attnScheme: 'alibi' }),
       caption: () => 'ALiBi adds a number to each score, by distance, just before the softmax: no vector carries the '
         + 'position at all.' },
-    { label: 'Two schemes, one curve', view: 'score-vs-distance', patch: () => ({ schemes: 'sinusoidal,rope' }),
-      caption: (st) => (st.base === st.theta
-        ? 'With base = θ the two panels are the same function Σ cos(Δ·θ_i): a sinusoidal dot product and a RoPE score of '
-          + 'equal vectors agree.'
-        : `base ${n(st.base)} and θ ${n(st.theta)} differ here, so the curves differ; with base = θ they are one function.`) },
+  ],
+  misconceptions: [
+    { label: 'One-hot positions', view: 'one-hot', patch: () => ({ seqLen: 1000, hotPos: 10 }),
+      caption: () => 'One-hot positions for 1,000 positions need 1,000 dimensions. The left map is the identity: position '
+        + '10 is as unlike 11 as 60 (the spike in the right plot), while the sinusoidal similarity falls off smoothly. '
+        + 'And a position past the table has no dimension at all: the note gives the package\'s refusal of row 64 '
+        + 'from the table of the 64 positions drawn.' },
+    { label: 'Four terms, not one', view: 'cross-terms', patch: () => ({ crossLen: 16 }),
+      caption: () => 'content · content is the score words would have without positions; the other three maps are what '
+        + 'adding positions puts into every score. Only RoPE (last) has a single term.' },
   ],
   lab: [
     { label: 'Loss along 8 × T_train', view: 'lab-extrapolation', patch: () => ({ labAt: '8' }),
@@ -151,7 +150,8 @@ const same = (a, b) => a === b || (typeof a === 'number' && typeof b === 'number
 
 /**
  * Builds each chapter's steps (before its views) and the caption boxes. host: { pe, state(),
- * apply(patch) (one committed change), view(id) → its <section> }. Returns { sync(st) }: the step
+ * apply(patch) (one committed change), opening(element) (folds.js), view(id) → its
+ * <section> }. Returns { sync(st) }: the step
  * last pressed that the settings still match is marked and its caption shown (Back unmarks it).
  */
 export function buildGuides(root, host) {
@@ -177,7 +177,8 @@ export function buildGuides(root, host) {
   function go(g, k) {
     const step = g.steps[k];
     g.pressed = [...g.pressed.filter((x) => x !== k), k];
-    host.apply(step.patch(host.state()));
+    // A step about a view in a closed fold opens it, in the same history entry.
+    host.apply({ ...host.opening(host.view(step.view)), ...step.patch(host.state()) });
     sync(host.state());
     const note = host.view(step.view)?.querySelector('.guide-note');
     (note ?? host.view(step.view))?.scrollIntoView({ block: 'start' });

@@ -128,7 +128,7 @@ function measuredFrom(r) {
     details[b.scheme] = `${before}but this model barely learned the task, so the ratio says little`;
   }
   const n = r.config.seeds ?? 1;
-  const source = `loss at ${4 * T} ÷ loss at ${T} tokens, by the lab (chapter 9) — ${describeSource(r)}. `
+  const source = `loss at ${4 * T} ÷ loss at ${T} tokens, by the lab (chapter 11) — ${describeSource(r)}. `
     + `${n > 1 ? `The mean of ${n} seeds' ratios` : 'One seed'}, tiny models.`;
   return { ratios, source, details };
 }
@@ -247,8 +247,9 @@ function newRun(id, options, text, concurrency, on) {
 }
 
 /**
- * The lab's state. onChange(fn) calls fn(what) after a change: 'progress' (a run moved on) or
- * 'result' (the result shown changed, and with it the measured ratios).
+ * The lab's state. onChange(fn) calls fn(what) after a change: 'progress' (a run moved on),
+ * 'result' (the result shown changed, and with it the measured ratios) or 'shipped' (a task's
+ * shipped result that shippedResult asked for has loaded).
  */
 export function createLab() {
   const listeners = new Set();
@@ -267,12 +268,15 @@ export function createLab() {
   let schemes = [];        // pe.lab.schemes, in the C++ lab's order (setSchemes)
   let wantedTask = 'markov';  // the last task followTask was given
   const loaded = new Map();   // task → its shipped result, as it loads (a promise of it or of null)
+  const resultsByTask = new Map();  // task → its shipped result, once loaded (shippedResult)
   const fetchShipped = (task) => {
     if (!loaded.has(task)) {
       loaded.set(task, fetch(shippedUrl(task)).then(async (response) => {
         if (!response.ok) throw new Error(`HTTP ${response.status}`);
         shippedError = '';
-        return normalise(await response.json(), 'shipped');
+        const result = normalise(await response.json(), 'shipped');
+        resultsByTask.set(task, result);
+        return result;
       }).catch((e) => {
         shippedError = `The shipped lab result (data/${SHIPPED_FILES[task]}) did not load: ${e.message}.`;
         loaded.delete(task);  // a later choice of the task tries again
@@ -308,6 +312,16 @@ export function createLab() {
       emit('result');
     },
     shipped: () => shipped,
+    /**
+     * A task's shipped result when it has loaded, else null (and it starts loading: 'result' is
+     * emitted once it is in). For views that read a task's measurement whatever the lab shows.
+     */
+    shippedResult(task) {
+      const known = resultsByTask.get(task);
+      if (known) return known;
+      if (hasShipped(task)) fetchShipped(task).then((r) => { if (r) emit('shipped'); });
+      return null;
+    },
     shippedFailure: () => shippedError,
     shown: () => shown,
     run: () => run,

@@ -1,12 +1,14 @@
 // The explorer's entry: loads the package (and the lab's shipped result, and the view modules, at
 // the same time), reads the presets, then puts the page's parts together — the settings and the
 // URL (settings.js), the settings bar (settings-bar.js), the chapters and their views
-// (chapters.js, view.js, views/), the guided steps (guide.js), the prose that follows the settings
-// (prose.js), the notices for what the page could not do as asked (notices.js), the redraws
-// (scheduler.js) — and keeps them in step. This file holds no maths: views compute with the
+// (chapters.js, view.js, views/), the "go deeper" folds (folds.js), the guided steps (guide.js),
+// the prose that follows the settings (prose.js), the errata (errata.js), the notices for what the
+// page could not do as asked (notices.js), the redraws (scheduler.js) — and keeps them in step. This file holds no maths: views compute with the
 // posenc package.
 import { init } from '../dist/browser.js';
 import { buildChapters, loadViews } from './chapters.js';
+import { buildErrata } from './errata.js';
+import { setupFolds } from './folds.js';
 import { buildGuides } from './guide.js';
 import { createLab } from './lab.js';
 import { createNotices, droppedText, refusedText } from './notices.js';
@@ -76,6 +78,16 @@ async function main() {
   const onChange = (key, value, commit) => settings.update({ [key]: value }, commit);
   const page = { views: [], controls: [] };
   let guides = null;  // built once the chapters are
+  const commit = (patch) => settings.update(patch, true);
+  let folds;
+  try {
+    folds = setupFolds(document, { state: () => settings.state, apply: commit });
+  } catch (e) {
+    return fail(`The explorer could not start: ${e.message}.`, 'The explorer did not start.');
+  }
+  const viewTitle = (id) => document.querySelector(`section[data-view="${id}"] h3`)?.textContent ?? id;
+  const updateErrata = buildErrata($('errata').querySelector('ol'), viewTitle);
+  lab.onChange((what) => { if (what === 'shipped') updateErrata({ pe, st: settings.state, lab }); });
 
   // external: the settings changed under the controls (Back, a new model), not by the one in use.
   function syncAll(external = false) {
@@ -83,7 +95,9 @@ async function main() {
     for (const c of page.controls) c.sync(st, external);
     for (const v of page.views) v.sync(st, external);
     bar.sync(st, extras);
+    folds.sync(st);
     updateProse(document, { pe, st, extras });
+    updateErrata({ pe, st, lab });
     guides?.sync(st);
     lab.followTask(st.labTask);  // a shipped result on show follows the lab's task
     // A file or pasted config the URL names but this page has not read: say what that drops.
@@ -99,7 +113,8 @@ async function main() {
       learned: reading?.learned ?? null, irope: reading ? { model: label, ...reading.irope } : null,
       clamped: reading?.clamped ?? [], modelLabel: reading ? label : null, opened: model || null });
     if (model) extras.openedModel = { clamped: extras.clamped, label };
-    settings.replace({ ...(reading?.state ?? defaults()), preset, model });
+    // The folds the reader opened stay open: they are where one reads, not what a model sets.
+    settings.replace({ ...(reading?.state ?? defaults()), preset, model, deeper: settings.state.deeper });
     syncAll(true);
     scheduler.redrawAll();
   }
@@ -116,7 +131,7 @@ async function main() {
   }
 
   const bar = createSettingsBar({ pe, presets, onChange, onModel: applyModel, redrawAll: scheduler.redrawAll });
-  setupPageLinks($('chapters'));
+  setupPageLinks($('chapters'), folds.reveal);
   // A table loaded in the learned view: the page takes its size and shows it (a committed change).
   const fit = (key, v) => Math.min(FIELDS[key].max, Math.max(FIELDS[key].min, v));
   const host = {
@@ -134,7 +149,7 @@ async function main() {
   page.views = chapters.views;
   page.controls = [...bar.controls, ...chapters.controls];
   scheduler.track(page.views);
-  guides = buildGuides(document, { pe, state: () => settings.state, apply: (patch) => settings.update(patch, true),
+  guides = buildGuides(document, { pe, state: () => settings.state, apply: commit, opening: folds.opening,
     view: (id) => document.querySelector(`section[data-view="${id}"]`) });
 
   settings.onEdit((commit) => {

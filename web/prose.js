@@ -4,6 +4,8 @@
 // clocks "past L_train" at a position a model's L_train has not reached). Numbers come from the
 // settings or the package.
 
+import { ntkBase } from './rope-params.js';
+
 const n = (v) => v.toLocaleString('en-US');
 
 /** The live sentences, by name: (ctx: { pe, st, extras }) → text ('' hides the span). */
@@ -23,10 +25,16 @@ export const LIVE = {
     return `${at}, past L_train = ${n(st.lTrain)} and past L_target = ${n(st.lTarget)} too: even a scaling made for `
       + 'L_target leaves some rims red here.';
   },
-  // The long-context chapter's opening: which scaling the plots start with.
+  // The long-context chapter's opening: NTK's base for its settings (the package's frequencies).
+  'ntk-base': ({ pe, st, extras }) => {
+    if (st.dModel % 2) return `for an even d (d_model ${st.dModel} is odd)`;
+    const { d, base } = ntkBase(pe, st, extras);
+    return `${n(Math.round(base))} for θ ${n(st.theta)}, d ${d} and s ${+st.factor.toPrecision(4)}`;
+  },
+  // The long-context fold's opening: which scaling its plots start with.
   'long-context-start': ({ st, extras }) => {
     if (!st.preset && !st.model && st.scaling === 'yarn' && st.factor === 4) {
-      return 'This chapter starts with YaRN at 4× so the plots show a difference.';
+      return 'This fold starts with YaRN at 4× so the plots show a difference.';
     }
     const whose = extras.modelLabel ? ` (${extras.modelLabel})` : '';
     if (st.scaling === 'none') {

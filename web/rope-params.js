@@ -49,3 +49,12 @@ export function ropeRule(st) {
   return `RoPE turns dimensions in pairs, so head_dim (d_model here) must be even; ${st.dModel} is odd. `
     + 'Choose an even d_model in the settings.';
 }
+
+/**
+ * NTK's base for the settings, read back from the package's frequencies (pair 1 turns base'^(−2/d)
+ * per position), beside the formula θ·s^(d/(d−2)); d is the rotary width. { d, base, formula }.
+ */
+export function ntkBase(pe, st, extras, invFreq = pe.ropeFrequencies(ropeParams(st, extras, 'ntk'), { dtype: 'float64' }).invFreq) {
+  const d = 2 * invFreq.length;
+  return { d, base: d > 2 ? invFreq[1] ** (-d / 2) : NaN, formula: st.theta * st.factor ** (d / (d - 2)) };
+}

@@ -7,7 +7,8 @@
 //              position table added to the tokens, or options(pe, st, d), pe.attention options;
 //              stand(d): what stands in for a trained model there
 //   distance   its panel of "score vs distance" (ctx, xs) → { title, yLabel, series } or { title, message }
-//   compare    its row of the comparison table: how, relative, params(st), claim, usedBy
+//   compare    its row of the comparison table: how, relative, params(st), claim, usedBy; lesson: a row of
+//              the lesson's own table (the others are beyond the lesson, in the table's fold)
 //   where      its tag in the where-position diagram: { label, stage, group }
 //   model      how a model file of the scheme sets the page (model-settings.js): field, readModel's
 //              key for it; settings(info, { set, state, width }) sets the settings from it (set(key,
@@ -52,7 +53,7 @@ export const PAGE_SCHEMES = [
       return { title: 'Sinusoidal: PE(0)·PE(Δ)', yLabel: `score / ${norm}`,
         series: [{ label: `base ${st.base}`, x: xs, y, color: SERIES[0] }] };
     },
-    compare: { how: 'fixed vector added to the input',
+    compare: { lesson: true, how: 'fixed vector added to the input',
       relative: 'partly: PE(i)·PE(j) depends on i − j, but the content × position terms do not',
       params: () => ({ formula: 'computed, nothing learned', value: 0 }),
       claim: 'defined at any position, but quality falls past the training length',
@@ -63,7 +64,7 @@ export const PAGE_SCHEMES = [
     id: 'learned', name: 'Learned', label: 'learned table, added',
     order: { table: (pe, st, d) => seededVectors(pe, 3, d, 11, 0.5),
       stand: () => ' (A seeded random table stands in for trained rows.)' },
-    compare: { how: 'trained vector added to the input', relative: 'no: absolute rows',
+    compare: { lesson: true, how: 'trained vector added to the input', relative: 'no: absolute rows',
       params: (st) => ({ formula: `max_len × d_model = ${st.maxLen} × ${st.dModel}`, value: st.maxLen * st.dModel }),
       claim: 'none: no row exists past max_len' },
     where: { label: 'learned', stage: 1, group: 'absolute' },
@@ -90,7 +91,7 @@ export const PAGE_SCHEMES = [
       }
       return { title: 'RoPE: q·k / d, q = k = all ones', yLabel: 'score / d', series };
     },
-    compare: { how: 'rotates q and k by pos·θᵢ', relative: 'yes: q·k depends only on m − n',
+    compare: { lesson: true, how: 'rotates q and k by pos·θᵢ', relative: 'yes: q·k depends only on m − n',
       params: () => ({ formula: '0 (θᵢ fixed)', value: 0 }), claim: 'degrades past L_train unless scaled (NTK, YaRN, llama3)' },
     where: { label: 'RoPE', stage: 3, group: 'rotary' },
   },
@@ -109,7 +110,7 @@ export const PAGE_SCHEMES = [
         color: lutColor(SEQUENTIAL, 0.35 + (st.heads > 1 ? (0.57 * rank) / (st.heads - 1) : 0)) }));
       return { title: `ALiBi: bias, one colour per head (${st.heads})`, yLabel: 'bias', series };
     },
-    compare: { how: 'adds −slope·distance to scores', relative: 'yes: a function of the distance',
+    compare: { lesson: true, how: 'adds −slope·distance to scores', relative: 'yes: a function of the distance',
       params: () => ({ formula: '0 (slopes fixed)', value: 0 }), claim: 'good: train short, test long' },
     where: { label: 'ALiBi', stage: 4, group: 'bias' },
     model: {
@@ -137,7 +138,7 @@ export const PAGE_SCHEMES = [
         { label: `${st.t5Buckets} buckets, max distance ${st.t5MaxDist}`, x: xs, y: Float64Array.from(buckets), color: SERIES[5],
           step: true }] };
     },
-    compare: { how: 'adds a learned bias per bucket', relative: 'yes: a function of the bucketed distance',
+    compare: { lesson: true, how: 'adds a learned bias per bucket', relative: 'yes: a function of the bucketed distance',
       params: (st) => ({ formula: `buckets × heads = ${st.t5Buckets} × ${st.heads}`, value: st.t5Buckets * st.heads }),
       claim: 'moderate: distances past max distance share the last bucket' },
     where: { label: 'T5', stage: 4, group: 'bias' },

@@ -151,7 +151,8 @@ export function createSettingsBar({ pe, presets, onChange, onModel, redrawAll })
     sync(st, extras) {
       const select = $('preset');
       select.value = st.preset;
-      const unnamed = toHash(st) ? 'your settings' : 'lesson defaults';
+      // The folds open are where one reads, not settings of the lesson.
+      const unnamed = toHash({ ...st, deeper: '' }) ? 'your settings' : 'lesson defaults';
       // A file or pasted config named in the URL but not read in this page (a reload, a shared link).
       const model = st.model && (extras.opened === st.model ? st.model : `${st.model} (not open)`);
       const name = st.preset ? select.selectedOptions[0]?.textContent : model || (extras.modelName ?? unnamed);

@@ -9,6 +9,9 @@ export const SCALINGS = ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', '
 // order chapter's "positions".
 export const SCHEMES = PAGE_SCHEMES.filter((s) => s.distance).map((s) => s.id);
 export const ATTENTION_SCHEMES = PAGE_SCHEMES.filter((s) => s.order).map((s) => s.id);
+// The chapters with a "go deeper" fold (index.html's <details class="deeper" data-fold>: what goes
+// beyond the lesson, closed by default). chapters.js checks that the page declares exactly these.
+export const FOLDS = ['embedding', 'sinusoidal', 'rope', 'long-context', 'bias', 'comparison', 'production', 'lab'];
 
 /** Every setting: default, rule, and how to read it back from the hash. */
 export const FIELDS = {
@@ -20,6 +23,8 @@ export const FIELDS = {
   // The model the settings came from when it is not a preset: a file's name or "pasted config". A
   // link cannot carry the file, so a page opened from it says what was dropped (web/main.js).
   model: { value: '', type: 'str' },
+  // The "go deeper" folds open, by chapter (FOLDS): a shared link opens them.
+  deeper: { value: '', type: 'list', values: FOLDS, label: 'folds open' },
   // Chapter "order".
   attnScheme: { value: 'none', type: 'enum', values: ATTENTION_SCHEMES, label: 'positions' },
   attnCausal: { value: false, type: 'bool', label: 'causal mask (a decoder)' },
@@ -120,6 +125,7 @@ export function describeRule(key) {
   if (f.type === 'int') return `a whole number from ${f.min} to ${f.max}`;
   if (f.type === 'num') return `a number from ${f.min} to ${f.max}`;
   if (f.type === 'enum') return `one of ${f.values.join(', ')}`;
+  if (f.type === 'list' && f.values) return `a comma-separated list of ${f.values.join(', ')}`;
   if (f.type === 'bool') return '1 or 0';
   return 'a valid value';
 }
@@ -139,6 +145,7 @@ export function parseField(key, text) {
     }
     case 'bool': return text === '1' || text === 'true' ? true : text === '0' || text === 'false' ? false : undefined;
     case 'enum': return f.values.includes(text) ? text : undefined;
+    case 'list': return !f.values || listOf(text).every((v) => f.values.includes(v)) ? String(text) : undefined;
     default: return String(text);
   }
 }
@@ -179,9 +186,8 @@ export function readHash(hash, baseOf = () => defaults()) {
   return { state, refused };
 }
 
-export function fromHash(hash) {
-  return readHash(hash).state;
-}
+/** A list-valued field's items ('' is the empty list). */
+export const listOf = (text) => String(text).split(',').filter(Boolean);
 
 /** The list-valued fields as arrays. */
 export function dimsOf(state) {

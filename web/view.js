@@ -70,25 +70,31 @@ function markScrolling(box) {
   }
 }
 
-// What follows the title and the explanation in a view's section.
+// Rewrites `box` (fill), keeping open the <details data-keep="name"> the reader opened in it.
+function keepOpen(box, fill) {
+  const open = new Set([...box.querySelectorAll('details[data-keep][open]')].map((d) => d.dataset.keep));
+  fill();
+  for (const d of box.querySelectorAll('details[data-keep]')) if (open.has(d.dataset.keep)) d.open = true;
+}
+
+// What follows the title and the explanation in a view's section. A plot's exports sit on its
+// read-out's line (a wide screen has room for both); a table view's under the table.
 function viewBody(def) {
-  const plot = def.table ? '<div class="view-table"></div>' : `<figure>
-      <canvas tabindex="0" role="img"></canvas>
-      <figcaption><output class="readout" aria-live="polite">${readoutHint()}</output></figcaption>
-    </figure>`;
   const png = '<button type="button" data-export="png1">PNG 1×</button>'
     + '<button type="button" data-export="png2">PNG 2×</button>';
   const table = '<details class="table"><summary>Show data table</summary><div class="table-body"></div></details>';
+  const actions = `<div class="actions">${def.table ? '' : png}<button type="button" data-export="csv">CSV</button>`
+    + `${def.table ? '' : table}</div>`;
+  const plot = def.table ? '<div class="view-table"></div>' : `<figure>
+      <canvas tabindex="0" role="img"></canvas>
+      <figcaption><output class="readout" aria-live="polite">${readoutHint()}</output>${actions}</figcaption>
+    </figure>`;
   return `
     <div class="view-controls"></div>
     ${plot}
     <p class="note" hidden></p>
     <div class="view-html"></div>
-    <div class="actions">
-      ${def.table ? '' : png}
-      <button type="button" data-export="csv">CSV</button>
-      ${def.table ? '' : table}
-    </div>`;
+    ${def.table ? actions : ''}`;
 }
 
 /**
@@ -98,6 +104,7 @@ function viewBody(def) {
 export function createView(def, section, host) {
   const heading = section.querySelector('h3');
   heading.id = `${def.id}-title`;
+  section.id ||= `view-${def.id}`;  // what the contents and the errata link to
   section.setAttribute('aria-labelledby', heading.id);
   section.insertAdjacentHTML('beforeend', viewBody(def));
   section.querySelector('canvas')?.setAttribute('aria-label', `${heading.textContent}. ${CANVAS_HELP}`);
@@ -152,7 +159,8 @@ export function createView(def, section, host) {
     // Focused before its first drawing (keyboard users tab ahead): the cursor appears once there is data.
     if (v.data && !v.cursor && v.canvas && document.activeElement === v.canvas) v.cursor = def.cursor0(v.data);
     if (def.table) {
-      v.section.querySelector('.view-table').innerHTML = v.error ? `<p class="message bad">${v.error}</p>` : def.render(v.data);
+      const box = v.section.querySelector('.view-table');
+      keepOpen(box, () => { box.innerHTML = v.error ? `<p class="message bad">${v.error}</p>` : def.render(v.data); });
     }
     else draw();
     const note = v.error ?? (v.data && def.note ? def.note(v.data) : '');
@@ -160,7 +168,7 @@ export function createView(def, section, host) {
     v.note.hidden = !note;
     v.note.classList.toggle('bad', Boolean(v.error));
     if (def.html) {
-      v.html.innerHTML = def.html(v.data, ctx);
+      keepOpen(v.html, () => { v.html.innerHTML = def.html(v.data, ctx); });
       markScrolling(v.html);
     }
     def.rendered?.(v.data, section);

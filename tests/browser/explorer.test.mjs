@@ -10,13 +10,18 @@ import { distinctColors, explorerSession } from './launch.mjs';
 
 const artifacts = new URL('../../test-results/', import.meta.url);
 // The chapters and views, in page order, as docs/explorer.md's "Chapters and views" table documents
-// them: the page (web/index.html declares them) must show exactly those.
-const [CHAPTERS, VIEWS] = await (async () => {
+// them (views after "go deeper:" in the chapter's fold): the page (web/index.html declares them) must
+// show exactly those, each where the table puts it.
+const [CHAPTERS, VIEWS, FOLDED] = await (async () => {
   const md = await readFile(new URL('../../docs/explorer.md', import.meta.url), 'utf8');
   const table = md.split('## Chapters and views')[1].split('\n## ')[0];
   const rows = [...table.matchAll(/^\| `([a-z-]+)` \| ([^|]+) \|/gm)];
-  return [rows.map((r) => r[1]), rows.flatMap((r) => [...r[2].matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]))];
+  const names = (text) => [...text.matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]);
+  return [rows.map((r) => r[1]), rows.flatMap((r) => names(r[2])),
+    rows.flatMap((r) => names(r[2].split('go deeper:')[1] ?? ''))];
 })();
+// Views with no canvas: a table of the package's numbers.
+const TABLE_VIEWS = ['worked-example', 'comparison-table'];
 const ex = explorerSession();
 const { view, state, renders, pixels, open, drawn, reacts } = ex;
 
@@ -51,8 +56,15 @@ test('the server isolates the page (COOP/COEP), so the explorer runs on the thre
 
 test('chapters come in the lesson\'s order, with a table of contents and a skip link', async () => {
   assert.deepEqual(await ex.page.$$eval('section[data-chapter]', (s) => s.map((x) => x.dataset.chapter)), CHAPTERS);
-  assert.deepEqual(await ex.page.$$eval('.toc a', (a) => a.map((x) => x.getAttribute('href'))), CHAPTERS.map((c) => `#chapter-${c}`));
+  assert.deepEqual(await ex.page.$$eval('.toc > ol > li:not(.extra) > a', (a) => a.map((x) => x.getAttribute('href'))),
+    CHAPTERS.map((c) => `#chapter-${c}`));
   assert.deepEqual(await ex.page.$$eval('section[data-view]', (s) => s.map((x) => x.dataset.view)), VIEWS);
+  // Beyond the lesson means in the chapter's fold, and only that.
+  assert.deepEqual(await ex.page.$$eval('details.deeper section[data-view]', (s) => s.map((x) => x.dataset.view)), FOLDED);
+  // Every link of the contents leads somewhere: a chapter, a view of the path, the takeaways or the errata.
+  for (const href of await ex.page.$$eval('.toc a', (a) => a.map((x) => x.getAttribute('href')))) {
+    assert.ok(await ex.page.$(`main ${href}`), `the contents link ${href} leads nowhere`);
+  }
   assert.equal(await ex.page.$eval('section[data-view="attention"]', (s) => s.closest('[data-chapter]').dataset.chapter), 'order');
   await ex.page.keyboard.press('Tab');
   assert.equal(await ex.page.evaluate(() => document.activeElement.getAttribute('href')), '#chapter-order');
@@ -77,7 +89,7 @@ test('chapters come in the lesson\'s order, with a table of contents and a skip 
 test('every view draws non-blank at its defaults, with a title and an explanation', async () => {
   await ex.page.screenshot({ path: new URL('explorer.png', artifacts).pathname });
   for (const id of VIEWS) {
-    if (id === 'comparison-table') continue;
+    if (TABLE_VIEWS.includes(id)) continue;
     const canvas = await drawn(id);
     assert.ok(await distinctColors(ex.page, canvas) > 8, `${id} is blank`);
     assert.equal(await ex.page.$eval(view(id), (s) => s.classList.contains('failed')), false, `${id} refused its defaults`);
@@ -104,8 +116,16 @@ test('each new view reacts to its own control', async () => {
   assert.match(await ex.page.textContent(`${view('embedding')} .note`), /Unscaled, the position dominates/);
   await reacts('shift', () => ex.page.fill('#control-shiftK', '7'));
   assert.match(await ex.page.textContent(`${view('shift')} .note`), /Largest error over the whole vector: \d/);
-  assert.match(await ex.page.textContent(`${view('shift')} .view-html`), /sin 5 = -0\.959 and cos 5 = 0\.284/);
-  assert.match(await ex.page.textContent(`${view('shift')} .view-html`), /0\.959 -0\.279/);
+  // The worked example, one row per dimension: position 5's first pair is (sin 5, cos 5); the erratum
+  // says what some copies print instead.
+  await drawn('worked-example');
+  const worked = await ex.page.$$eval(`${view('worked-example')} tbody tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll('td')]
+    .map((td) => td.textContent)));
+  assert.equal(worked.length, 8);
+  assert.deepEqual([worked[0][2], worked[1][2]], ['-0.959', '0.284']);
+  assert.deepEqual(worked.map((r) => r[0]), ['0.000', '1.000', '0.000', '1.000', '0.000', '1.000', '0.000', '1.000']);
+  assert.match(await ex.page.textContent('#erratum-row5 .lesson-says'), /0\.959 -0\.279/);
+  assert.match(await ex.page.textContent('#erratum-row5 .correction'), /sin 5 = -0\.959 and cos 5 = 0\.284/);
   await reacts('rope-rotation', () => ex.page.fill('#control-rotShift', '40'));
   assert.match(await ex.page.textContent(`${view('rope-rotation')} .note`), /at s = 40/);
   await reacts('rope-relative', () => ex.page.fill('#control-relLen', '20'));
@@ -120,6 +140,7 @@ test('each new view reacts to its own control', async () => {
   assert.match(shiftNote, /held the 64 keys turned at positions 100 … 163; cache\.shift\(−100\) moved them to 0 … 63/);
   // With precision accurate the cache's shift matches the recomputed keys to float32 rounding even at Δ = 65536, and
   // so does the next query's output through the cache; the stale keys and output are far off.
+  await ex.page.click('details[data-fold="long-context"] > summary');  // the precision control is in that fold
   await ex.page.selectOption('#control-precision', 'accurate');
   await ex.page.fill('#control-shiftDelta', '65536');
   await ex.page.press('#control-shiftDelta', 'Enter');
@@ -357,7 +378,7 @@ test('a value the page must refuse is refused visibly with the rule; odd d_model
   await ex.page.focus(canvas);
   await ex.page.keyboard.press('End');
   await ex.page.keyboard.press('ArrowUp');
-  assert.match(await ex.page.textContent(`${view('pe-heatmap')} .readout`), /^pos 99, dim 1 = cos/);
+  assert.match(await ex.page.textContent(`${view('pe-heatmap')} .readout`), /^interleaved: pos 99, dim 1 = cos/);
   await drawn('embedding');
   assert.equal(await ex.page.$eval(view('embedding'), (s) => s.classList.contains('failed')), false);
   await drawn('rope-rotation');
@@ -373,13 +394,17 @@ test('keyboard: PageUp/PageDown and Home/End move plot cursors in big steps', as
   await ex.page.focus(canvas);
   const readout = () => ex.page.textContent(`${view('pe-heatmap')} .readout`);
   await ex.page.keyboard.press('Home');
-  assert.match(await readout(), /^pos 0, dim 0/);
+  assert.match(await readout(), /^interleaved: pos 0, dim 0/);
   await ex.page.keyboard.press('PageUp');
-  assert.match(await readout(), /^pos 100, dim 0/);
+  assert.match(await readout(), /^interleaved: pos 100, dim 0/);
   await ex.page.keyboard.press('End');
-  assert.match(await readout(), /^pos 999, dim 0/);
+  assert.match(await readout(), /^interleaved: pos 999, dim 0/);
   await ex.page.keyboard.press('PageDown');
-  assert.match(await readout(), /^pos 899, dim 0/);
+  assert.match(await readout(), /^interleaved: pos 899, dim 0/);
+  // Past the last position of the first map the cursor goes on into the second, the concat layout.
+  await ex.page.keyboard.press('End');
+  await ex.page.keyboard.press('ArrowRight');
+  assert.match(await readout(), /^concat: pos 0, dim 0 \(sin half\)/);
   assert.deepEqual(ex.problems, []);
 });
 
@@ -443,10 +468,13 @@ test('export gives a PNG at 1x and 2x and a CSV with the parameters in the capti
   }
   const [csv] = await Promise.all([ex.page.waitForEvent('download'), ex.page.click(`${section} button[data-export="csv"]`)]);
   const lines = (await readFile(await csv.path(), 'utf8')).split('\n');
-  assert.equal(lines[0], '# posenc · sinusoidal seq_len=100 d_model=128 base=10000 layout=interleaved');
-  assert.equal(lines[1], 'pos,dim,pe');
-  assert.equal(lines.length - 3, 100 * 128);
+  assert.equal(lines[0], '# posenc · sinusoidal seq_len=100 d_model=128 base=10000 layouts=interleaved,concat');
+  // The two layouts one after the other, each with its header.
+  assert.equal(lines[1], 'pos,dim,pe_interleaved');
+  assert.equal(lines[2 + 100 * 128], 'pos,dim,pe_concat');
+  assert.equal(lines.length - 4, 2 * 100 * 128);
   assert.match(lines[2 + 128], /^1,0,0\.84147/);  // pos 1, dim 0 = sin(1)
+  assert.match(lines[3 + 100 * 128 + 128 + 64], /^1,64,0\.54030/);  // concat: pos 1, dim 64 = cos(1)
   await ex.page.click(`${section} details.table summary`);
   assert.match(await ex.page.textContent(`${section} table tbody tr:nth-child(129)`), /^10(0\.84147)/);
   // ALiBi with 12 heads draws its rows by slope; the CSV still names the head of each row (the

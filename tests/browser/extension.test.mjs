@@ -12,7 +12,7 @@ let ex;
 
 before(async () => {
   ex = await openExplorer();
-  await ex.page.goto(`${ex.origin}/`);
+  await ex.page.goto(`${ex.origin}/#deeper=lab`);  // the extension study is in the lab chapter's fold
   await ex.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
 });
 after(async () => ex && ex.close());

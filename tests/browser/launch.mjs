@@ -63,8 +63,13 @@ export function explorerSession() {
       await ex.page.goto(`${ex.origin}/?visit=${ex.visits}${hash}`);
       await ex.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
     },
-    // Scrolls a view into sight and waits until it has been drawn more than `after` times.
+    // Scrolls a view into sight (opening its "go deeper" fold, as a reader would, if it is in a
+    // closed one) and waits until it has been drawn more than `after` times.
     async drawn(id, after = 0) {
+      await ex.page.$eval(ex.view(id), (s) => {
+        const fold = s.closest('details.deeper');
+        if (fold && !fold.open) fold.querySelector('summary').click();
+      });
       await ex.page.$eval(ex.view(id), (s) => s.scrollIntoView());
       await ex.page.waitForFunction(({ sel, n }) => Number(document.querySelector(sel).dataset.renders ?? 0) > n,
         { sel: ex.view(id), n: after }, { timeout: 15000 });

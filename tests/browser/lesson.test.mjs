@@ -32,10 +32,8 @@ test('add vs concatenate: [x ; p]·W equals x·W_x + p·W_p, and the width of th
   const gap = Number((await note('add-vs-concat')).match(/The two maps agree to ([0-9.e+-]+)/)[1]);
   assert.ok(gap < 1e-9, `the two sides differ by ${gap}`);
   assert.match(await note('add-vs-concat'), /\(128 \+ 128 = 256 numbers\)/);
-  // The price of adding: the four terms add up to the score of x + p.
-  const cells = await ex.page.$$eval(`${view('add-vs-concat')} .view-html td`, (tds) => tds.map((t) => Number(t.textContent)));
-  assert.equal(cells.length, 6);
-  assert.ok(Math.abs(cells[0] + cells[1] + cells[2] + cells[3] - cells[5]) < 2e-4, `terms ${cells}`);
+  // What adding costs links to the four terms, drawn in the misconceptions chapter.
+  assert.equal(await ex.page.$eval(`${view('add-vs-concat')} .view-html a`, (a) => a.getAttribute('href')), '#view-cross-terms');
   await reacts('add-vs-concat', async () => {
     await ex.page.fill('#control-concatWidth', '512');
     await ex.page.press('#control-concatWidth', 'Enter');
@@ -92,7 +90,7 @@ test('the production cos/sin cache has the size the model\'s config gives, Scout
 });
 
 test('Scout\'s max_position_embeddings is shown as published, with the cap said on screen', async () => {
-  await open();
+  await open('#deeper=long-context');  // the fold whose plots L_target limits says so
   await choose('llama-4-scout');
   assert.equal((await state()).lTarget, 4194304);
   assert.match(await ex.page.textContent('#model-message'),
@@ -104,30 +102,42 @@ test('Scout\'s max_position_embeddings is shown as published, with the cap said 
   assert.deepEqual(ex.problems, []);
 });
 
-test('every chapter ends with its key takeaways, the lesson with a summary; the lesson\'s errors are flagged', async () => {
+test('the lesson ends with its key takeaways, one per chapter, and its errata, each computed and linked', async () => {
   await open();
-  const chapters = await ex.page.$$eval('section[data-chapter]', (all) => all.map((c) => [c.dataset.chapter,
-    c.querySelectorAll(':scope > aside.takeaways li').length]));
-  for (const [id, n] of chapters) assert.ok(n >= 2, `chapter ${id} has ${n} takeaways`);
-  assert.ok(await ex.page.$$eval('#lesson-summary li', (l) => l.length) >= 4);
+  const lesson = await ex.page.$$eval('section[data-chapter]', (all) => all.map((c) => c.id).filter((id) => id !== 'chapter-lab'));
+  const linked = await ex.page.$$eval('#lesson-summary li > a', (a) => a.map((x) => x.getAttribute('href').slice(1)));
+  assert.deepEqual(linked, lesson, 'one takeaway per lesson chapter, in order');
+  const errata = await ex.page.$$eval('#errata li[data-erratum]', (li) => li.map((x) => x.dataset.erratum));
+  assert.ok(errata.length >= 8, `errata: ${errata}`);
+  for (const id of errata) {
+    // Each entry is labelled, links to a view that exists, and is linked to from the page.
+    assert.match(await ex.page.textContent(`#erratum-${id} .erratum-label`), /^(wrong|contradicts itself|claims more|refines)$/);
+    const to = await ex.page.getAttribute(`#erratum-${id} a.erratum-view`, 'href');
+    assert.ok(await ex.page.$(`${to}[data-view]`), `erratum ${id} links to ${to}, no view`);
+    assert.ok(await ex.page.$(`a.erratum-link[href="#erratum-${id}"]`), `nothing links to erratum ${id}`);
+  }
   // RoPE is not additive: pairs of words at one offset give different score − q·k.
-  await drawn('cross-terms');
-  const additive = await ex.page.textContent(`${view('cross-terms')} [data-erratum="rope-additive"]`);
+  const additive = await ex.page.textContent('#erratum-rope-additive .correction');
   const diffs = [...additive.matchAll(/(-?[0-9.]+) \(words \d+ and \d+\)/g)].map((m) => Number(m[1]));
   assert.equal(diffs.length, 3);
   assert.ok(Math.max(...diffs) - Math.min(...diffs) > 0.01, `score − q·k at one offset: ${diffs}`);
   // Random q and k at each position: RoPE's diagonals change as much as no positions at all.
-  await drawn('rope-relative');
-  const random = await ex.page.textContent(`${view('rope-relative')} [data-erratum="rope-random-check"]`);
+  const random = await ex.page.textContent('#erratum-rope-random-check .correction');
   const [, rope, none] = random.match(/change by up to ([0-9.]+), and the same vectors with no positions at all by ([0-9.]+)/);
   assert.ok(Number(rope) > 0.1 && Number(none) > 0.1, `random check: RoPE ${rope}, none ${none}`);
-  // ALiBi: the distance back and |i − j| agree on the keys a causal query sees, and only there.
-  await drawn('alibi');
-  const rows = await ex.page.$$eval(`${view('alibi')} [data-erratum="alibi-distance"] ~ .scroll-x tbody tr`,
+  // ALiBi: the distance back and |i − j| agree on the keys a causal query sees, and only there; a refinement.
+  assert.equal(await ex.page.textContent('#erratum-alibi-distance .erratum-label'), 'refines');
+  const rows = await ex.page.$$eval('#erratum-alibi-distance tbody tr',
     (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
   assert.deepEqual(rows[0].slice(0, 5), rows[1].slice(0, 5));
-  assert.ok(rows[0].slice(5).every((v) => v === '−∞' || v === '-Infinity' || /∞/.test(v)), `causal row ${rows[0]}`);
+  assert.ok(rows[0].slice(5).every((v) => /∞/.test(v)), `causal row ${rows[0]}`);
   assert.ok(rows[1].slice(5).every((v) => Number(v) < 0), `symmetric row ${rows[1]}`);
+  // i = 0 turns 1 rad per position: sin(0 … 6) from the package, not an alternation.
+  assert.match(await ex.page.textContent('#erratum-pair0 .correction'),
+    /0\.000, 0\.841, 0\.909, 0\.141, -0\.757, -0\.959, -0\.279/);
+  // A link to an erratum opens it (its correction shows), and its "see it" link opens the fold of its view.
+  await ex.page.click(`${view('alibi')} a.erratum-link`);
+  assert.equal(await ex.page.$eval('#erratum-alibi-distance > details', (d) => d.open), true);
   assert.deepEqual(ex.problems, []);
 });
 
@@ -135,29 +145,32 @@ test('a guided step sets the state, says what to notice for the preset on the pa
   await open();
   await choose('llama-3.1-8b');
   // Llama-3.1-8B: original_max_position_embeddings 8192, so the clocks step goes past 8,192.
-  const step = '[aria-label^="What to notice: 7."] button[data-step="0"]';
+  const step = '[aria-label^="What to notice: 6."] button[data-step="2"]';
   await ex.page.click(step);
   await ex.page.waitForFunction(() => window.posencExplorer.state.scaling === 'none');
   const st = await state();
   assert.ok(st.pos > st.lTrain, `position ${st.pos} past L_train ${st.lTrain}`);
   assert.equal(await ex.page.getAttribute(step, 'aria-pressed'), 'true');
   const caption = await ex.page.textContent(`${view('clocks')} .guide-note`);
-  assert.match(caption, /^Step 1 of 5: No scaling, past L_train\. Position 16,384 is past L_train = 8,192/);
+  assert.match(caption, /^Step 3 of 4: No scaling, past L_train\. Position 16,384 is past L_train = 8,192/);
+  // The clocks are beyond the lesson: the step opened their fold, in the same history entry.
+  assert.equal(await ex.page.$eval('details[data-fold="long-context"]', (d) => d.open), true);
   assert.match(await ex.page.textContent('[data-live="clocks-position"]'), /^It shows position 16,384, past L_train = 8,192/);
   // Focus moved to the caption's Next button: the next Tab or Enter goes on from there.
   assert.equal(await ex.page.evaluate(() => document.activeElement?.closest('.guide-note') !== null
     && document.activeElement.matches('button[data-next]')), true);
   await ex.page.keyboard.press('Enter');
   await ex.page.waitForFunction(() => window.posencExplorer.state.scaling === 'yarn');
-  assert.match(await ex.page.textContent(`${view('clocks')} .guide-note`), /^Step 2 of 5: YaRN ×4, same position/);
+  assert.match(await ex.page.textContent(`${view('clocks')} .guide-note`), /^Step 4 of 4: YaRN ×4, same position/);
   await ex.page.goBack();
   await ex.page.waitForFunction(() => window.posencExplorer.state.scaling === 'none');
   await ex.page.goBack();
   await ex.page.waitForFunction(() => window.posencExplorer.state.scaling === 'llama3');
   assert.equal(await ex.page.$(`${view('clocks')} .guide-note`), null);
   assert.equal(await ex.page.getAttribute(step, 'aria-pressed'), 'false');
+  assert.equal(await ex.page.$eval('details[data-fold="long-context"]', (d) => d.open), false);
   // The lesson defaults: L_train 4,096, so the same step's prose says 4,096.
-  await open();
+  await open('#deeper=long-context');
   assert.match(await ex.page.textContent('[data-live="clocks-position"]'), /^It shows position 8,000, past L_train = 4,096/);
   assert.deepEqual(ex.problems, []);
 });
@@ -229,7 +242,7 @@ test('on a touch screen a tap and a finger dragging sideways move the read-out, 
     await page.waitForFunction((s) => Number(document.querySelector(s).dataset.renders ?? 0) > 0, sel);
     assert.match(await page.textContent(`${sel} .readout`), /^Tap the plot, or drag a finger across it/);
     const box = await page.locator(`${sel} canvas`).boundingBox();
-    const y = box.y + box.height * 0.4;
+    const y = box.y + box.height * 0.2;  // in the first map (a phone stacks the two)
     await page.touchscreen.tap(box.x + box.width * 0.3, y);
     const tapped = await page.textContent(`${sel} .readout`);
     assert.doesNotMatch(tapped, /^Tap the plot/);
@@ -243,10 +256,11 @@ test('on a touch screen a tap and a finger dragging sideways move the read-out, 
     assert.notEqual(during, tapped, 'dragging moved the read-out');
     assert.ok(/pos (\d+)/.test(during) && Number(during.match(/pos (\d+)/)[1]) > Number(tapped.match(/pos (\d+)/)[1]),
       `the read-out moved right: ${tapped} → ${during}`);
-    // The worked example's table is wider than the phone: it says it scrolls.
-    await page.$eval(view('shift'), (s) => s.scrollIntoView());
-    await page.waitForFunction((s) => Number(document.querySelector(s).dataset.renders ?? 0) > 0, view('shift'));
-    assert.equal(await page.isVisible(`${view('shift')} .scroll-hint`), true);
+    // The worked example, one row per dimension, fits the phone.
+    await page.$eval(view('worked-example'), (s) => s.scrollIntoView());
+    await page.waitForFunction((s) => Number(document.querySelector(s).dataset.renders ?? 0) > 0, view('worked-example'));
+    assert.ok(await page.$eval(`${view('worked-example')} table`, (t) => t.getBoundingClientRect().right <= window.innerWidth),
+      'the worked example is wider than the phone');
     await context.close();
   } finally {
     await browser.close();

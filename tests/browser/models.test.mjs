@@ -149,17 +149,19 @@ function recordFirstDrawings() {
 
 test('a preset in the URL draws right from its first frame: LongRoPE factors and NoPE layers are read before it', async () => {
   await ex.page.addInitScript(recordFirstDrawings);
-  // A viewport tall enough that the long-context chapter is on screen when the page first draws,
-  // measured once every view up to it has drawn (a drawn view can be taller: its HTML after the plot).
+  // A viewport tall enough that the views up to context-shift are on screen when the page first
+  // draws, measured once every view up to it has drawn (a drawn view can be taller: its HTML after the plot).
+  // Those views are beyond the lesson: the links open their folds.
+  const folds = '&deeper=long-context%2Cproduction';
   await ex.page.setViewportSize({ width: 1200, height: 900 });
-  await open();
+  await open(`#${folds.slice(1)}`);
   const upTo = await ex.page.$$eval('section[data-view]', (all) => all.map((s) => s.dataset.view));
   for (const id of upTo.slice(0, upTo.indexOf('context-shift') + 1)) await ex.drawn(id);
-  const top = await ex.page.$eval('#chapter-long-context', (s) => s.getBoundingClientRect().bottom + window.scrollY);
+  const top = await ex.page.$eval(ex.view('context-shift'), (s) => s.getBoundingClientRect().bottom + window.scrollY);
   await ex.page.setViewportSize({ width: 1200, height: Math.ceil(top) + 100 });
   try {
     await open('#dModel=96&heads=32&preset=phi-3.5-mini&attnScheme=rope&scaling=longrope&factor=32&lTarget=131072'
-      + '&schemes=sinusoidal%2Crope');
+      + `&schemes=sinusoidal%2Crope${folds}`);
     await ex.page.waitForFunction(() => window.firstDrawings.spectrum && window.firstDrawings['context-shift'], null, { timeout: 30000 });
     const frame = await ex.page.evaluate(() => window.firstFrame);
     assert.match(frame.summary, /^head_dim 96 · seq_len 100 · heads 32 · Phi-3\.5-mini-instruct \(LongRoPE\) · rope$/);
@@ -172,7 +174,7 @@ test('a preset in the URL draws right from its first frame: LongRoPE factors and
     }
     assert.match(first.spectrum.note, /^Attention factor a = 1\.1902/);
     await open('#heads=40&preset=llama-4-scout&attnScheme=rope&theta=500000&layout=interleaved&scaling=llama3&factor=16&lTrain=8192'
-      + '&lTarget=4194304&highFreq=1&winMask=chunk&winChunk=8192&schemes=sinusoidal%2Crope');
+      + `&lTarget=4194304&highFreq=1&winMask=chunk&winChunk=8192&schemes=sinusoidal%2Crope${folds}`);
     await ex.page.waitForFunction(() => window.firstDrawings.irope, null, { timeout: 30000 });
     assert.match((await ex.page.evaluate(() => window.firstDrawings.irope)).irope,
       /^Llama-4-Scout-17B-16E \(iRoPE\) has 48 layers, counted from 0\. NoPE layers .*: 3, 7, 11, … 47/);

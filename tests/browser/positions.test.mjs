@@ -19,7 +19,7 @@ after(async () => ex.close && ex.close());
 test('the new views sit in their chapters and draw non-blank at their defaults', async () => {
   await open();
   const chapters = await ex.page.$$eval('section[data-view]', (s) => Object.fromEntries(s.map((x) => [x.dataset.view, x.closest('[data-chapter]').dataset.chapter])));
-  assert.deepEqual(['mrope', 'rope-2d', 'attention-window', 'irope'].map((id) => chapters[id]), ['rope', 'rope', 'long-context', 'long-context']);
+  assert.deepEqual(['mrope', 'rope-2d', 'attention-window', 'irope'].map((id) => chapters[id]), ['rope', 'rope', 'production', 'production']);
   for (const id of ['mrope', 'rope-2d', 'attention-window', 'irope']) {
     const canvas = await drawn(id);
     assert.ok(await distinctColors(ex.page, canvas) > 8, `${id} is blank`);
@@ -186,7 +186,8 @@ test('irope: the view says which layers of the model on the page are NoPE, as re
 });
 
 test('the Qwen2.5-VL, Llama-4-Scout and gpt-oss presets load into every view', async () => {
-  await open();
+  // Every fold open: the presets must load into the views beyond the lesson too.
+  await open(`#deeper=${await ex.page.evaluate(() => [...document.querySelectorAll('details.deeper')].map((d) => d.dataset.fold).join(','))}`);
   const ids = await ex.page.$$eval('section[data-view]', (s) => s.map((x) => x.dataset.view));
   const expect = {
     'qwen2.5-vl-7b': (st) => [st.mropeSection, st.mropeInterleaved, st.dModel, st.theta].join() === '16,24,24,false,128,1000000',

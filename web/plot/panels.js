@@ -7,6 +7,9 @@ import { drawHeatmap, lutColor } from './heatmap.js';
 import { drawLines } from './lines.js';
 
 const TITLE = 20, GAP = 14;  // title band above each panel, space between panels
+// On a phone the panels of a view stack; each is then drawn at this share of the height it asks
+// for, so a view of three maps is not three screens tall.
+const PHONE = 480, STACKED = 0.7;
 
 /** Columns for `n` panels at this width: all in a row when each gets at least `minWidth` px. */
 function panelColumns(n, width, minWidth = 300) {
@@ -21,11 +24,12 @@ function panelColumns(n, width, minWidth = 300) {
 export function panelRows(n, width, each, minWidth) {
   const cols = panelColumns(n, width, minWidth), pw = width / cols;
   const want = typeof each === 'function' ? each : () => each;
+  const squeeze = cols === 1 && n > 1 && width < PHONE ? STACKED : 1;
   const rows = [];
   for (let r = 0; r * cols < n; r++) {
     let h = 0;
     for (let k = r * cols; k < Math.min(n, (r + 1) * cols); k++) h = Math.max(h, want(k, pw));
-    rows.push(Math.ceil(h) + TITLE);
+    rows.push(Math.ceil(h * squeeze) + TITLE);
   }
   return { cols, pw, rows };
 }

@@ -1,12 +1,12 @@
 // Why positions are added to the word vectors rather than concatenated (chapter "embedding"): the
 // first thing a layer does is multiply by a matrix, and [x ; p]·W = x·W_x + p·W_p, so
 // concatenating and projecting is adding a projected position; concatenating costs width in every
-// layer; adding splits a score into four terms (the cross-terms view draws them).
+// layer. What adding costs, four terms in every score, is the cross-terms view's (chapter
+// "misconceptions").
 import { DIVERGING, SERIES } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
 import { movePanels } from '../cursor.js';
-import { scrollTable } from '../html.js';
 import { fmt } from '../numbers.js';
 import { seededVectors } from '../vectors.js';
 
@@ -15,7 +15,6 @@ const SENTENCE = [0, 1, 2, 3, 0, 4];  // "the cat sat on the mat", as the embedd
 const OUT = 32, PANEL = 230, BARS = 96, MIN_WIDTH = 270;
 // The two maps, then two panels of two bars: on a phone, where they stack, the bars need less height.
 const each = (k) => (k < 2 ? PANEL : BARS);
-const PAIR = [1, 5];  // the score of "cat" (position 1) with "mat" (position 5)
 
 // rows [n][d] × w [d][m] (rows r0 … r0 + d of a taller w) → [n][m], summed in float64.
 function project(rows, n, d, w, m, r0 = 0) {
@@ -29,7 +28,6 @@ function project(rows, n, d, w, m, r0 = 0) {
   }
   return out;
 }
-const dot = (a, i, b, j, m) => { let s = 0; for (let c = 0; c < m; c++) s += a[i * m + c] * b[j * m + c]; return s; };
 
 export default {
   id: 'add-vs-concat',
@@ -56,15 +54,7 @@ export default {
     }
     // [token][output] is the heatmaps' x-major order already: token along x, output dimension up.
     const maps = [concatenated, added].map((v) => Float32Array.from(v));
-    // The price of adding: q·k of the summed vectors (pe.embed: x + p, d wide) splits into four terms.
-    const sum = pe.embed(SENTENCE, { tokenEmbeddings, dModel: d, positionTable: pe.sinusoidal(n, d, { base: st.base, layout: st.sinLayout }), scale });
-    const pd = Float32Array.from(sum, (v, k) => v - x[k]);  // the position part of the sum, as pe.embed added it
-    const wq = seededVectors(pe, d, m, 62, 1 / Math.sqrt(d)), wk = seededVectors(pe, d, m, 63, 1 / Math.sqrt(d));
-    const [xq, xk, pq, pk, sq, sk] = [[x, wq], [x, wk], [pd, wq], [pd, wk], [sum, wq], [sum, wk]].map(([r, ww]) => project(r, n, d, ww, m));
-    const [i, j] = PAIR, root = Math.sqrt(m);
-    const terms = [dot(xq, i, xk, j, m), dot(xq, i, pk, j, m), dot(pq, i, xk, j, m), dot(pq, i, pk, j, m)].map((v) => v / root);
-    const score = dot(sq, i, sk, j, m) / root;
-    return { d, dp, m, n, maps, gap, hi: hi || 1, terms, score, labels: SENTENCE.map((t) => WORDS[t]),
+    return { d, dp, m, n, maps, gap, hi: hi || 1, labels: SENTENCE.map((t) => WORDS[t]),
       widths: [d, d + dp], weights: [12 * d * d, 12 * (d + dp) ** 2] };
   },
   plot(data, cursor) {
@@ -90,22 +80,7 @@ export default {
     + `(${data.d + data.dp} × ${data.m}) is adding x·W_x and p·W_p, the two blocks of W's rows. Colour: −${fmt(data.hi, 2)} `
     + `(blue) to +${fmt(data.hi, 2)} (red), both maps. Weights per layer: 4·width² for W_Q, W_K, W_V, W_O and 8·width² `
     + 'for the MLP (4 × wider inside): a stream wider by the position pays that in every layer.',
-  html(data) {
-    if (!data) return '';
-    const [cc, cp, pc, pp] = data.terms;
-    const cells = [cc, cp, pc, pp, cc + cp + pc + pp, data.score].map((v) => `<td class="num">${fmt(v, 4)}</td>`).join('');
-    const table = `<table><thead><tr><th scope="col">content·content</th><th scope="col">content·position</th>`
-      + `<th scope="col">position·content</th><th scope="col">position·position</th><th scope="col">sum of the four</th>`
-      + `<th scope="col">score of x + p</th></tr></thead><tbody><tr>${cells}</tr></tbody></table>`;
-    return `<p><strong>The price of adding.</strong> The score of “cat” (position 1) with “mat” (position 5), `
-      + `(x + p)·W_Q·W_Kᵀ·(x + p)/√${data.m} with seeded W_Q, W_K (d_model ${data.d}, ${data.m} output dims), splits into `
-      + `four terms, computed from the package's sum (pe.embed):</p>${scrollTable(table)}`
-      + '<p>Only position·position is about where the words sit alone; the two mixed terms pair one word\'s content with '
-      + 'the other\'s position, and the model must learn to use or ignore them. The '
-      + '<a href="#cross-terms-title">cross-terms view</a> (chapter 5) draws all four for every pair of words, beside '
-      + 'RoPE\'s single term. Adding still wins in practice: it keeps d_model, and in that many dimensions a word vector '
-      + 'and a position vector are nearly orthogonal, so the sum keeps both apart (the cos column above).</p>';
-  },
+  html: () => '<p>What adding costs: <a href="#view-cross-terms">three more terms in every score</a> (chapter 9).</p>',
   readout(data, c) {
     if (c.panel >= 2) {
       const k = c.i ?? c.y ?? 0, what = ['add', 'concatenate'][k];

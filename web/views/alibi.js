@@ -1,8 +1,6 @@
-// ALiBi: one slope per head and the bias it adds at each distance, and, flagged as an erratum, the
-// distance back i − j of causal models against the |i − j| some copies of the lesson write
-// (chapter "bias").
+// ALiBi: one slope per head and the bias it adds at each distance (chapter "bias"; the lesson's
+// |i − j| against the distance back of causal models is in the errata, web/errata.js).
 import { SEQUENTIAL } from '../colormap.js';
-import { scrollTable } from '../html.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { headsBySlope } from '../heads.js';
 import { fmt } from '../numbers.js';
@@ -25,11 +23,7 @@ export default {
       }
     });
     const xs = Float64Array.from({ length: n }, (_, i) => i);
-    // One query (position 4 of 8) of the steepest head, causal (the distance back) and bidirectional (|i − j|).
-    const h = order[0], row = (causal) => Array.from(pe.alibiBias(st.heads, 8, 8, { causal, maxBias: st.maxBias })
-      .subarray(h * 64 + 4 * 8, h * 64 + 5 * 8));
-    const erratum = { head: h, slope: slopes[h], causal: row(true), symmetric: row(false) };
-    return { xs, nx: n, ny: st.heads, values, shown, slopes, order, capped: st.seqLen > n, erratum };
+    return { xs, nx: n, ny: st.heads, values, shown, slopes, order, capped: st.seqLen > n };
   },
   plot: (d, cursor) => ({ kind: 'heatmap', spec: { values: d.shown, nx: d.nx, ny: d.ny, lo: 0, hi: 1, lut: SEQUENTIAL,
     xLabel: 'distance back from the query (positions)', yLabel: 'slope rank (0 = steepest)', legendLabel: 'e^bias', cursor } }),
@@ -39,21 +33,6 @@ export default {
       ? ' The heads are not in slope order here, so the rows are sorted by slope; the read-out names each row\'s head.' : '';
     const more = d.order.length > 12 ? ', and so on' : '';
     return `Slopes, steepest first: ${slopes}${more}.${sorted}${d.capped ? ' Distances up to 511 shown.' : ''}`;
-  },
-  html(d) {
-    if (!d) return '';
-    const e = d.erratum;
-    const cells = (r) => r.map((v) => `<td class="num">${fmt(v, 3)}</td>`).join('');
-    const table = `<table><thead><tr><th scope="col">key j</th>${e.causal.map((_, j) => `<th scope="col">${j}</th>`).join('')}`
-      + `</tr></thead><tbody><tr><th scope="row">causal: −m·(i − j)</th>${cells(e.causal)}</tr>`
-      + `<tr><th scope="row">|i − j|: −m·|i − j|</th>${cells(e.symmetric)}</tr></tbody></table>`;
-    return `<p class="erratum" data-erratum="alibi-distance">Some copies of the lesson write ALiBi's bias as −m·|i − j|. `
-      + 'Causal models (BLOOM, MPT) use the distance back, −m·(i − j) for the keys j ≤ i a query sees, the keys after '
-      + 'it being masked; −m·|i − j| is the symmetric form of bidirectional (encoder) ALiBi, which also charges the keys '
-      + `after the query. The package gives both (alibiBias with causal true or false); query i = 4 of 8, head ${e.head} `
-      + `(slope m = ${fmt(e.slope, 4)}):</p>${scrollTable(table)}<p>They agree on every key a causal model sees; they differ `
-      + 'only where the causal mask puts −∞. (BLOOM\'s code adds m·j, the key\'s position, instead: that differs from '
-      + '−m·(i − j) by m·i, the same for every key of a row, which the softmax ignores.)</p>';
   },
   readout(d, c) {
     const head = d.order[c.y], slope = d.slopes[head], at = c.x * d.ny + c.y;

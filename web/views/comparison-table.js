@@ -1,6 +1,7 @@
 // The lesson's comparison table, live: parameter counts for the current settings, where each
 // scheme is used (from the presets), and the extrapolation column: the lesson's claim, beside what
-// the lab measured (lab.measured(), web/lab.js) (chapter "comparison").
+// the lab measured (lab.measured(), web/lab.js) (chapter "comparison"). The lesson's rows come
+// first; the research schemes' rows are in a fold under them.
 import { csvLines } from '../numbers.js';
 import { PAGE_SCHEMES } from '../schemes.js';
 
@@ -15,6 +16,13 @@ function measuredText(m, detail) {
 
 const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;');
 const COLUMNS = ['scheme', 'how position enters', 'relative?', 'parameters', 'used by', 'extrapolation'];
+const USED_SHOWN = 3;  // models named in "used by"; the rest are counted
+
+// "used by": the presets of the scheme, the first few by name.
+function usedText(names) {
+  if (names.length <= USED_SHOWN + 1) return names.join(', ');
+  return `${names.slice(0, USED_SHOWN).join(', ')} and ${names.length - USED_SHOWN} more presets`;
+}
 
 function tableRow(r) {
   const cell = (label, html) => `<td data-label="${label}">${html}</td>`;
@@ -35,17 +43,23 @@ export default {
   compute({ pe, st, lab }) {
     const measured = lab.measured();
     const rows = ROWS.map((r) => {
-      const used = pe.presets.presets.filter((p) => p.scheme === r.scheme).map((p) => p.name);
+      const used = usedText(pe.presets.presets.filter((p) => p.scheme === r.scheme).map((p) => p.name));
       const m = measured.ratios[r.scheme];
       const value = (typeof m === 'number' && Number.isFinite(m)) || m === 'noEmbedding' ? m : null;
-      return { ...r, ...r.params(st), used: used.length ? used.join(', ') : r.usedBy, measured: value,
+      return { ...r, ...r.params(st), used: used || r.usedBy, measured: value,
         detail: measured.details[r.scheme] ?? '', current: st.attnScheme === r.scheme };
     });
     return { rows, source: Object.keys(measured.ratios).length ? measured.source : '' };
   },
-  render: (d) => `<table class="comparison"><thead><tr>${COLUMNS.map((c) => `<th scope="col">${c}</th>`).join('')}</tr></thead>`
-    + `<tbody>${d.rows.map(tableRow).join('')}</tbody></table>`
-    + `${d.source ? `<p class="note" data-measured-source>Measured: ${esc(d.source)}</p>` : ''}`,
+  render(d) {
+    const table = (rows) => `<table class="comparison"><thead><tr>${COLUMNS.map((c) => `<th scope="col">${c}</th>`).join('')}`
+      + `</tr></thead><tbody>${rows.map(tableRow).join('')}</tbody></table>`;
+    const research = d.rows.filter((r) => !r.lesson);
+    return table(d.rows.filter((r) => r.lesson))
+      + (research.length ? `<details class="research" data-keep="research"><summary>${research.length} research schemes `
+        + `the lab also trains (beyond the lesson): ${research.map((r) => r.name).join(', ')}</summary>${table(research)}</details>` : '')
+      + `${d.source ? `<p class="note" data-measured-source>Measured: ${esc(d.source)}</p>` : ''}`;
+  },
   csv: (d) => csvLines(['scheme', 'parameters', 'formula', 'used_by', 'extrapolation_claim', 'extrapolation_measured'],
     d.rows.map((r) => [r.scheme, r.value, r.formula, r.used.replace(/,/g, ';'), r.claim.replace(/,/g, ';'), r.measured ?? ''])),
   caption: (st) => `comparison d_model=${st.dModel} max_len=${st.maxLen} heads=${st.heads} buckets=${st.t5Buckets}`,

@@ -1,6 +1,6 @@
-// The lesson's "sinusoidal vs RoPE" table made visible: the four terms of (x_i + p_i)·W_Q·W_Kᵀ·(x_j + p_j)
-// against RoPE's single term, and, flagged as an erratum, why RoPE's score is not q·k + f(m − n)
-// (chapter "rope"). Rows are query words, word 0 at the top, as in every query × key map of the page.
+// "Adding PE doesn't change attention", answered (chapter "misconceptions"): the four terms of
+// (x_i + p_i)·W_Q·W_Kᵀ·(x_j + p_j) against RoPE's single term — the lesson's "sinusoidal vs RoPE"
+// table made visible. Rows are query words, word 0 at the top, as in every query × key map of the page.
 import { DIVERGING } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight, squareHeight } from '../plot/panels.js';
@@ -69,13 +69,8 @@ export default {
     const four = terms.slice(0, 4);
     for (let c = 0; c < n * n; c++) gap = Math.max(gap, Math.abs(full[c] - four.reduce((s, t) => s + t.values[c], 0)));
     for (const t of terms) for (const v of t.values) hi = Math.max(hi, Math.abs(v));
-    // RoPE's score minus the same words' unrotated q·k, for pairs of words at one offset: if the
-    // score were q·k + f(n − m), these would all be f(offset).
-    const offset = Math.min(3, n - 1);
-    const additive = Array.from({ length: Math.max(0, Math.min(3, n - offset)) }, (_, i) => ({ i, j: i + offset,
-      diff: terms[4].values[i * n + i + offset] - terms[0].values[i * n + i + offset] }));
     for (const t of terms) t.values = byKey(t.values, n);
-    return { n, d, terms, gap, hi: hi || 1, capped: st.dModel > DW, offset, additive };
+    return { n, d, terms, gap, hi: hi || 1, capped: st.dModel > DW };
   },
   plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, each, cursor, panels: data.terms.map((t) => ({
     title: t.title, kind: 'heatmap', spec: { values: t.values, nx: data.n, ny: data.n, lo: -data.hi, hi: data.hi, lut: DIVERGING,
@@ -86,19 +81,6 @@ export default {
     + `${data.capped ? ` (not d_model: at most ${DW} here, to keep this instant)` : ''}.`,
   readout: (data, c) => `${data.terms[c.panel].title}, query word ${c.y} with key word ${c.x}: `
     + `${fmt(data.terms[c.panel].values[c.x * data.n + c.y], 5)}`,
-  html(data) {
-    if (!data) return '';
-    const pairs = data.additive.map((a) => `${fmt(a.diff, 3)} (words ${a.i} and ${a.j})`);
-    const verdict = pairs.length > 1 ? `: no single f(${data.offset}) could give ${pairs.length === 2 ? 'both' : 'all three'}`
-      : ' (show more words to compare pairs at one offset)';
-    return `<p class="erratum" data-erratum="rope-additive">Some copies of the lesson write RoPE's score as q·k + f(m − n): `
-      + 'the content\'s score plus a term for the offset. RoPE is not additive. It turns each pair of q against k by '
-      + '(n − m)·θ<sub>i</sub>, so the offset enters inside each pair\'s cosine, together with the content: '
-      + 'score = Σ<sub>i</sub> |q<sub>i</sub>| |k<sub>i</sub>| cos(φ<sub>i</sub> + (n − m)·θ<sub>i</sub>), φ<sub>i</sub> the '
-      + `pair's angle from q to k before rotation. Here, for words ${data.offset} apart, RoPE's score minus the same words' `
-      + `q·k (the content·content map) is ${pairs.join(', ')}${verdict}. What holds is that the score depends on the `
-      + 'positions only through n − m.</p>';
-  },
   csv: (data) => data.terms.map((t) => heatmapCsv({ nx: data.n, ny: data.n, values: t.values }, 'key_j', 'query_i', t.key)).join(''),
   caption: (st) => `cross terms d=${Math.min(DW, st.dModel)} base=${st.base} theta=${st.theta}`,
   cursor0: () => ({ panel: 0, x: 0, y: 0 }),

@@ -298,8 +298,10 @@ export default {
     const of = d.n > 1 ? `, mean and min–max of ${d.n} seeds` : '';
     const head = `<th scope="col">loss (nats${of})</th>${cols.map((L) => `<th scope="col">L = ${L}</th>`).join('')}`
       + `<th scope="col">loss(${4 * T}) ÷ loss(${T})</th>`;
-    return `${sourceLine(d)}
-      ${scrollTable(`<table class="lab-table"><thead><tr>${head}</tr></thead><tbody>${lines.join('')}</tbody></table>`)}`;
+    return `${sourceLine(d)}<details class="numbers" data-keep="numbers"><summary>The numbers: loss at every length, `
+      + `${d.n > 1 ? 'mean and min–max of the seeds' : 'one seed'}</summary>`
+      + `${scrollTable(`<table class="lab-table"><thead><tr>${head}</tr></thead><tbody>${lines.join('')}</tbody></table>`)}`
+      + '</details>';
   },
   csv(d) {
     const out = ['scheme,rope_scaling,length,no_embedding,loss,floor,bucket_start,bucket_width,bucket_loss,seed'];

@@ -134,7 +134,7 @@ export default {
   id: 'learned',
   controls: [
     ['learnedSource', { kind: 'select', label: 'table', labels: SOURCES }],
-    ['maxLen', { label: 'max_len', slider: { min: 1, max: 16384, log: true } }],
+    ['maxLen', { label: 'max_len', slider: { min: 1, max: 16384, log: true }, shown: (st) => st.learnedSource === 'init' }],
     ['learnedPos', { label: 'look up position', slider: (st) => ({ min: 0, max: Math.max(2, Math.ceil(st.maxLen * 1.25)) }) }],
   ],
   setup(section, host) {

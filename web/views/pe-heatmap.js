@@ -1,30 +1,45 @@
-// The sinusoidal table PE[pos][dim] as a heatmap (chapter "sinusoidal").
+// The sinusoidal table PE[pos][dim] as two heatmaps (chapter "sinusoidal"): the formula's
+// interleaved layout (sin and cos alternate row by row: stripes) beside the concat layout most
+// introductions draw (all sines, then all cosines: bands).
 import { DIVERGING } from '../colormap.js';
+import { movePanels } from '../cursor.js';
 import { heatmapCsv } from '../plot/heatmap.js';
+import { panelsHeight } from '../plot/panels.js';
 import { TWO_PI, fmt } from '../numbers.js';
 import { columnsFor, samplePositions, samplingNote, sinusoidalRows } from '../sampling.js';
 
+const PANEL = 250, MIN_WIDTH = 420;
+const LAYOUTS = [
+  { layout: 'interleaved', title: 'the formula\'s layout: sin, cos, sin, cos, … (stripes)' },
+  { layout: 'concat', title: 'introductions\' layout: all sines, then all cosines (bands)' },
+];
+
 export default {
   id: 'pe-heatmap',
+  height: (width) => panelsHeight(2, width, PANEL, MIN_WIDTH),
   compute(ctx) {
-    const xs = samplePositions(ctx.st.seqLen - 1, columnsFor(ctx.st.dModel));
-    return { xs, nx: xs.length, ny: ctx.st.dModel, values: sinusoidalRows(ctx, xs), total: ctx.st.seqLen };
+    const { st } = ctx;
+    const xs = samplePositions(st.seqLen - 1, columnsFor(st.dModel));
+    const panels = LAYOUTS.map((l) => ({ ...l, values: sinusoidalRows({ ...ctx, st: { ...st, sinLayout: l.layout } }, xs) }));
+    return { xs, nx: xs.length, ny: st.dModel, panels, total: st.seqLen };
   },
-  plot: (d, cursor) => ({ kind: 'heatmap', spec: { values: d.values, nx: d.nx, ny: d.ny, xDomain: [d.xs[0], d.xs[d.nx - 1]],
-    lo: -1, hi: 1, lut: DIVERGING, xLabel: 'position pos', yLabel: 'dimension (0 = fastest)', legendLabel: 'PE value',
-    cursor } }),
+  plot: (d, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, each: PANEL, cursor, panels: d.panels.map((p, k) => ({
+    title: p.title, kind: 'heatmap', spec: { values: p.values, nx: d.nx, ny: d.ny, xDomain: [d.xs[0], d.xs[d.nx - 1]],
+      lo: -1, hi: 1, lut: DIVERGING, xLabel: 'position pos', yLabel: k ? 'dimension (sines, then cosines)' : 'dimension (0 = fastest)',
+      legendLabel: 'PE value' } })) } }),
+  move: (d, c, key) => movePanels(c, d.panels.map(() => ({ nx: d.nx, ny: d.ny })), key),
   note: (d) => samplingNote(d.xs, d.total),
   readout(d, c, st) {
-    const i = Math.floor(c.y / 2);
-    const v = d.values[c.x * d.ny + c.y];
-    if (st.sinLayout === 'interleaved') {
+    const v = d.panels[c.panel].values[c.x * d.ny + c.y];
+    if (d.panels[c.panel].layout === 'interleaved') {
+      const i = Math.floor(c.y / 2);
       const wavelength = TWO_PI * st.base ** ((2 * i) / st.dModel);
-      return `pos ${d.xs[c.x]}, dim ${c.y} = ${c.y % 2 ? 'cos' : 'sin'}(pos / ${st.base}^(${2 * i}/${st.dModel})), `
+      return `interleaved: pos ${d.xs[c.x]}, dim ${c.y} = ${c.y % 2 ? 'cos' : 'sin'}(pos / ${st.base}^(${2 * i}/${st.dModel})), `
         + `wavelength ${fmt(wavelength, 4)} positions: ${fmt(v)}`;
     }
-    return `pos ${d.xs[c.x]}, dim ${c.y} (${c.y < Math.ceil(d.ny / 2) ? 'sin' : 'cos'} half, concat layout): ${fmt(v)}`;
+    return `concat: pos ${d.xs[c.x]}, dim ${c.y} (${c.y < Math.ceil(d.ny / 2) ? 'sin' : 'cos'} half): ${fmt(v)}`;
   },
-  csv: (d) => heatmapCsv(d, 'pos', 'dim', 'pe'),
-  caption: (st) => `sinusoidal seq_len=${st.seqLen} d_model=${st.dModel} base=${st.base} layout=${st.sinLayout}`,
-  cursor0: (d) => ({ x: Math.min(1, d.nx - 1), y: 0 }),
+  csv: (d) => d.panels.map((p) => heatmapCsv({ ...d, values: p.values }, 'pos', 'dim', `pe_${p.layout}`)).join(''),
+  caption: (st) => `sinusoidal seq_len=${st.seqLen} d_model=${st.dModel} base=${st.base} layouts=interleaved,concat`,
+  cursor0: (d) => ({ panel: 0, x: Math.min(1, d.nx - 1), y: 0 }),
 };

@@ -1,6 +1,6 @@
 // The score matrix of the same content at every position: RoPE (constant diagonals), no positions
-// (constant everywhere), sinusoidal added at the input (not constant along diagonals); and, flagged
-// as an erratum, why a check with random q and k at each position tests nothing (chapter "rope").
+// (constant everywhere), sinusoidal added at the input (not constant along diagonals) (chapter
+// "rope"; why random q and k at each position test nothing is in the errata, web/errata.js).
 // Rows are queries, query 0 at the top, as in every query × key map of the page.
 import { DIVERGING } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
@@ -12,24 +12,6 @@ import { diagonalSpread, seededVectors, tile } from '../vectors.js';
 
 const PANEL = 280, MIN_WIDTH = 320;
 const each = (k, pw) => squareHeight(pw, { max: PANEL });
-
-// Largest change along a diagonal when q and k are different random vectors at every position:
-// RoPE's scores and the same vectors' scores with no positions — both far from constant.
-function randomCheck(pe, st, extras, n, d, scale) {
-  const q = seededVectors(pe, n, d, 33), k = seededVectors(pe, n, d, 34);
-  const opts = { seqLen: n, nHeads: 1, headDim: d, params: ropeParams(st, extras), layout: st.layout };
-  const Q = pe.applyRope(q, opts), K = pe.applyRope(k, opts);
-  const rope = new Float32Array(n * n), none = new Float32Array(n * n);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < n; j++) {
-      let r = 0, c = 0;
-      for (let t = 0; t < d; t++) { r += Q[i * d + t] * K[j * d + t]; c += q[i * d + t] * k[j * d + t]; }
-      rope[j * n + i] = r * scale;
-      none[j * n + i] = c * scale;
-    }
-  }
-  return { rope: diagonalSpread(rope, n), none: diagonalSpread(none, n) };
-}
 
 export default {
   id: 'rope-relative',
@@ -65,7 +47,7 @@ export default {
       { key: 'sinusoidal', title: 'sinusoidal added to the input' },
     ].map((p) => ({ ...p, values: panels[p.key], spread: diagonalSpread(panels[p.key], n),
       hi: Math.max(...panels[p.key].map(Math.abs)) || 1 }));
-    return { n, d, list, capped: st.seqLen < st.relLen, random: n > 1 ? randomCheck(pe, st, extras, n, d, scale) : null };
+    return { n, d, list, capped: st.seqLen < st.relLen };
   },
   plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, each, cursor, panels: data.list.map((p) => ({
     title: `${p.title}: diagonal change ${fmt(p.spread, 2)}`, kind: 'heatmap',
@@ -77,17 +59,6 @@ export default {
     + `${data.capped ? ` Positions 0 … ${data.n - 1} (seq_len).` : ''}`,
   readout: (data, c) => `${data.list[c.panel].title}: i = ${c.y}, j = ${c.x} (i − j = ${c.y - c.x}): `
     + `${fmt(data.list[c.panel].values[c.x * data.n + c.y], 5)}`,
-  // Shown whether or not the plot can be drawn (data null then).
-  html(data) {
-    if (!data?.random) return '';
-    return `<p class="erratum" data-erratum="rope-random-check">Some copies of the lesson check RoPE's relative property by `
-      + 'drawing random q and k at every position, rotating them and looking at the score matrix. That check tests '
-      + 'nothing: with other content at every position no diagonal is constant, whatever the positions do. Here, with '
-      + `random q and k at each of the ${data.n} positions, RoPE's diagonals change by up to ${fmt(data.random.rope, 3)}, and `
-      + `the same vectors with no positions at all by ${fmt(data.random.none, 3)}: the check cannot tell the two apart. `
-      + 'The maps above keep one q and one k at every position (RoPE\'s diagonals then change by '
-      + `${fmt(data.list[0].spread, 3)}, float32 rounding); the rotation view moves both positions together.</p>`;
-  },
   csv: (data) => data.list.map((p) => heatmapCsv({ nx: data.n, ny: data.n, values: p.values }, 'j', 'i', p.key)).join(''),
   caption: (st) => `rope relative head_dim=${st.dModel} theta=${st.theta} base=${st.base}`,
   cursor0: () => ({ panel: 0, x: 1, y: 0 }),

@@ -2,6 +2,7 @@
 // when both positions move by the same amount (chapter "rope").
 import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
+import { panelsHeight } from '../plot/panels.js';
 import { moveIndex } from '../cursor.js';
 import { fmt } from '../numbers.js';
 import { ropeParams, ropeRule } from '../rope-params.js';
@@ -25,7 +26,7 @@ export default {
     ['rotShift', { label: 'shift both by s', slider: { min: 0, max: 1000 } }],
     ['rotShift', { kind: 'play', label: 'play', suffix: '-play', play: { step: 1, max: 1000, interval: 120 } }],
   ],
-  height: (width) => (width >= 2 * MIN_WIDTH ? 330 : 660),
+  height: (width) => panelsHeight(2, width, 290, MIN_WIDTH),
   compute({ pe, st, extras }) {
     const rule = ropeRule(st);
     if (rule) throw new Error(rule);

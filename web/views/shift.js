@@ -1,33 +1,16 @@
-// The relative property: M_k · PE(pos) = PE(pos + k), and the lesson's worked example (chapter "sinusoidal").
+// The rotation property: M_k · PE(pos) = PE(pos + k) (chapter "sinusoidal").
 import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
+import { panelsHeight } from '../plot/panels.js';
 import { moveIndex } from '../cursor.js';
-import { scrollTable } from '../html.js';
 import { TWO_PI, fmt } from '../numbers.js';
 
 const MIN_WIDTH = 420;
-// The lesson prints position 5 of its d_model 8 example as "0.959 -0.279 …".
-const LESSON_ROW5 = [0.959, -0.279];
-
 // The last M_k, kept while k, d_model, base and layout stay (it is d_model² numbers).
 let lastShift = { key: '', m: null };
 
 function pairDims(i, d, layout) {
   return layout === 'interleaved' ? [2 * i, 2 * i + 1] : [i, i + d / 2];
-}
-
-function workedExample(pe) {
-  const rows = pe.sinusoidal(3, 8, { positions: [0, 1, 5] });
-  const head = Array.from({ length: 8 },
-    (_, k) => `<th scope="col">${k % 2 ? 'cos' : 'sin'}(pos/10000<sup>${2 * (k >> 1)}/8</sup>)</th>`);
-  const cells = (r) => Array.from(rows.subarray(r * 8, r * 8 + 8), (v) => `<td class="num">${v.toFixed(3)}</td>`).join('');
-  const body = [0, 1, 5].map((p, r) => `<tr><th scope="row">${p}</th>${cells(r)}</tr>`).join('');
-  const other = Math.atan2(LESSON_ROW5[0], LESSON_ROW5[1]);
-  return `<p><strong>A worked example</strong> (d_model 8, base 10000, positions 0, 1, 5), computed by the package:</p>
-    ${scrollTable(`<table><thead><tr><th scope="col">pos</th>${head.join('')}</tr></thead><tbody>${body}</tbody></table>`)}
-    <p class="erratum">Some copies of this table print position 5 as <code>0.959 -0.279 …</code>: that is wrong.
-    sin 5 = ${rows[16].toFixed(3)} and cos 5 = ${rows[17].toFixed(3)} (the first two numbers of row 5 above): the printed pair
-    is the sine and cosine of another angle, about ${other.toFixed(2)} rad, not of 5.</p>`;
 }
 
 export default {
@@ -37,12 +20,12 @@ export default {
     ['shiftK', { label: 'shift k', slider: { min: -50, max: 50 } }],
     ['shiftPair', { label: 'pair i', slider: { min: 0, max: 63 } }],
   ],
-  height: (width) => (width >= 2 * MIN_WIDTH ? 320 : 640),
+  height: (width) => panelsHeight(2, width, 280, MIN_WIDTH),
   compute({ pe, st }) {
     const d = st.dModel;
     if (d % 2) {
       throw new Error(`M_k rotates (sin, cos) pairs, so d_model must be even; ${d} is odd. `
-        + '(The worked example below uses d_model 8.)');
+        + '(The worked example above uses d_model 8.)');
     }
     const opts = { base: st.base, layout: st.sinLayout };
     const key = `${st.shiftK} ${d} ${st.base} ${st.sinLayout}`;
@@ -86,7 +69,6 @@ export default {
   move: (data, c, key) => ({ panel: 1, ...moveIndex(c, data.d, key) }),
   note: (data) => `Largest error over the whole vector: ${fmt(data.worst, 3)} (float32 rounding): `
     + 'the shift matrix does not depend on pos.',
-  html: (data, { pe }) => workedExample(pe),  // shown whether or not the plot can be drawn
   readout: (data, c) => `dim ${c.i}: PE(${data.pos + data.k}) = ${fmt(data.target[c.i])}, `
     + `M_k·PE(${data.pos}) = ${fmt(data.mapped[c.i])}`,
   csv: (data) => linesCsv('dim', data.xs,
