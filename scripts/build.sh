@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds posenc. `scripts/build.sh` builds everything npm test needs; `wasm` only the npm package
-# (dist/: the single-threaded and the pthreads builds); `native` only the native debug build (ASan + UBSan); `release` the native release build;
-# `tsan` the doctest suite with ThreadSanitizer.
+# (dist/: the single-threaded and the pthreads builds); `page` the explorer's production build
+# (build/page/, from web/ and dist/: scripts/build-page.mjs); `native` only the native debug build
+# (ASan + UBSan); `release` the native release build; `tsan` the doctest suite with ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -13,9 +14,10 @@ build() {
 
 case "${1:-all}" in
   wasm) build wasm-release && build wasm-threads ;;
+  page) node scripts/build-page.mjs ;;
   native) build native-debug ;;
   release) build native-release ;;
   tsan) build native-tsan ;;
   all) build native-debug && build wasm-release && build wasm-threads ;;
-  *) echo "usage: scripts/build.sh [all|wasm|native|release|tsan]" >&2; exit 2 ;;
+  *) echo "usage: scripts/build.sh [all|wasm|page|native|release|tsan]" >&2; exit 2 ;;
 esac

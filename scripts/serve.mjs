@@ -1,20 +1,27 @@
-// Static server for the explorer: web/ at /, the built package at /dist/, data/ (the lab's shipped
-// result) at /data/. Serves .wasm as application/wasm and sends a strict Content-Security-Policy,
-// and COOP/COEP, which make the page crossOriginIsolated (SharedArrayBuffer: posenc's threads).
-// Loopback only.
-//   node scripts/serve.mjs            (PORT overrides 8080)
+// Static server for the explorer: the production build (build/page/, scripts/build-page.mjs) at /,
+// each file sent precompressed (.br or .gz, as the browser accepts) and its hashed assets cached for
+// good; or, for development, the page as written: web/ at /, the built package at /dist/, data/ (the
+// lab's shipped results) at /data/. Serves .wasm as application/wasm and sends a strict
+// Content-Security-Policy, and COOP/COEP, which make the page crossOriginIsolated
+// (SharedArrayBuffer: posenc's threads). Loopback only.
+//   node scripts/serve.mjs            the production build (PORT overrides 8080)
+//   node scripts/serve.mjs --dev      web/ as written
 import { createServer } from 'node:http';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-/** The explorer: the built package at /dist/, data/ at /data/, the page at /. */
+/** The explorer as written: the built package at /dist/, data/ at /data/, the page at /. */
 export const EXPLORER = [
   ['/dist/', join(root, 'dist')],
   ['/data/', join(root, 'data')],
   ['/', join(root, 'web')],
 ];
+/** The explorer as users deploy it: the production build at /. */
+export const PAGE = [['/', join(root, 'build', 'page')]];
+const IMMUTABLE = /\/assets\/[^/]+-[A-Za-z0-9_-]{8}\.[a-z0-9]+$/;  // Vite's hashed names: never change
+const ENCODINGS = [['br', '.br'], ['gzip', '.gz']];
 const types = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -44,19 +51,31 @@ function resolve(mounts, urlPath) {
   return null;
 }
 
+// The file to send for `file`: its precompressed form when there is one the browser accepts.
+async function encoded(file, accept = '') {
+  for (const [name, ext] of ENCODINGS) {
+    if (!new RegExp(`\\b${name}\\b`).test(accept)) continue;
+    if (await stat(file + ext).then((s) => s.isFile(), () => false)) return { path: file + ext, encoding: name };
+  }
+  return { path: file, encoding: null };
+}
+
 /** Serves `mounts` ([url prefix, folder] pairs, first match wins) on host:port (0: any free port). */
 export function startServer({ port = 8080, host = '127.0.0.1', mounts = EXPLORER } = {}) {
   const server = createServer(async (req, res) => {
     const file = req.method === 'GET' || req.method === 'HEAD' ? resolve(mounts, req.url) : null;
     try {
       if (!file) throw Object.assign(new Error('not found'), { code: 'ENOENT' });
-      const body = await readFile(file);
+      const { path, encoding } = await encoded(file, req.headers['accept-encoding']);
+      const body = await readFile(path);
       res.writeHead(200, {
         'Content-Type': types[extname(file)] ?? 'application/octet-stream',
+        ...(encoding ? { 'Content-Encoding': encoding } : {}),
+        Vary: 'Accept-Encoding',
         'Content-Security-Policy': CSP,
         ...ISOLATION,
         'X-Content-Type-Options': 'nosniff',
-        'Cache-Control': 'no-cache',
+        'Cache-Control': IMMUTABLE.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache',
       });
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch (e) {
@@ -73,7 +92,12 @@ export function startServer({ port = 8080, host = '127.0.0.1', mounts = EXPLORER
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const port = Number(process.env.PORT ?? 8080);
-  const server = await startServer({ port });
+  const dev = process.argv.includes('--dev');
+  if (!dev && !(await stat(join(PAGE[0][1], 'index.html')).catch(() => null))) {
+    console.error('posenc explorer: build/page/ is missing: node scripts/build-page.mjs builds it (npm start does)');
+    process.exit(1);
+  }
+  const server = await startServer({ port, mounts: dev ? EXPLORER : PAGE });
   const { port: actual } = server.address();
-  console.log(`posenc explorer: http://127.0.0.1:${actual}/  (Ctrl+C to stop)`);
+  console.log(`posenc explorer${dev ? ' (web/ as written)' : ''}: http://127.0.0.1:${actual}/  (Ctrl+C to stop)`);
 }
