@@ -32,7 +32,7 @@ const rope = (pe, st, x, n) => pe.applyRope(x, { seqLen: n, nHeads: 1, headDim: 
 
 // The shipped markov run's losses of a scheme at `times` × T_train, one per seed, and at T_train.
 function labLosses(lab, scheme, times, scaling = 'none') {
-  const r = lab.shippedResult('markov');
+  const r = lab.peekShipped('markov');
   if (!r) return null;
   const T = r.config.trainLength;
   const at = rows(r, scheme, T).map((e) => e.loss), far = rows(r, scheme, times * T, scaling).map((e) => e.loss);
@@ -107,7 +107,7 @@ export const ERRATA = [
     short: 'in the lab it holds, and the loss climbs from the first token past T_train.',
     lesson: '“Standard RoPE breaks at 2× training length.”',
     correct({ lab }) {
-      const two = labLosses(lab, 'rope', 2), r = lab.shippedResult('markov');
+      const two = labLosses(lab, 'rope', 2), r = lab.peekShipped('markov');
       if (!two) return LAB_LOADING;
       // The loss on the last quarter of a text twice T_train long, RoPE's and NoPE's, per seed.
       const lastQuarter = (scheme) => rows(r, scheme, 2 * two.T).map((e) => {
@@ -155,7 +155,7 @@ export const ERRATA = [
       return 'Right for every key a causal model sees: BLOOM and MPT use the distance back, −m·(i − j), on the keys '
         + 'j ≤ i, and there the two agree; −m·|i − j| also charges keys after the query, the symmetric form of '
         + `encoders. Query i = 4 of 8, the steepest head (slope m = ${fmt(slopes[h], 4)}), from the package's `
-        + `alibiBias:${scrollTable(table)}`;
+        + `alibiBias:${scrollTable(table, 'ALiBi: the distance back against |i − j|')}`;
     },
   },
   {
@@ -175,18 +175,24 @@ export const ERRATA = [
 /**
  * Fills `list` (#errata's <ol>) with the entries — each a line that says what holds, opening on what
  * was computed or measured — and returns update(ctx) ({ pe, st, lab }), which recomputes the
- * corrections when what they read changed.
+ * corrections when what they read changed. The lab's shipped run is fetched when the list comes
+ * near the screen (lab.shippedResult; its 'shipped' event calls for an update).
  */
-export function buildErrata(list, viewTitle) {
+export function buildErrata(list, viewTitle, lab) {
   list.innerHTML = ERRATA.map((e) => `<li id="erratum-${e.id}" data-erratum="${e.id}"><details>`
     + `<summary><span class="erratum-label">${e.label}</span> <span class="lesson-says">${e.lesson}</span> `
     + `<span class="short">What holds: ${e.short}</span></summary>`
     + `<div class="correction"></div><p><a class="erratum-view" href="#view-${e.view}">See it: ${viewTitle(e.view)}</a></p>`
     + '</details></li>').join('');
+  new IntersectionObserver((entries, observer) => {
+    if (!entries.some((e) => e.isIntersecting)) return;
+    observer.disconnect();
+    lab.shippedResult('markov');
+  }, { rootMargin: '400px' }).observe(list);
   let last = '';
   return function update(ctx) {
     const { st, lab } = ctx;
-    const key = [st.theta, st.layout, st.heads, st.maxBias, Boolean(lab.shippedResult('markov'))].join();
+    const key = [st.theta, st.layout, st.heads, st.maxBias, Boolean(lab.peekShipped('markov'))].join();
     if (key === last) return;
     last = key;
     for (const e of ERRATA) list.querySelector(`#erratum-${e.id} .correction`).innerHTML = e.correct(ctx);

@@ -2,7 +2,7 @@
 // "The lab chapter"): each scheme's `position` parameters (docs/lab.md, cpp/lab/model.cpp
 // Model::position_parameters) from the lab result on show, or from the shipped one when the result on
 // show has no model of that scheme, with words saying which result is drawn.
-import { describeSource } from './lab.js';
+import { LabLoading, describeSource } from './lab.js';
 
 // The lab's T5 buckets (cpp/lab/model.hpp kT5Buckets, kT5MaxDistance; causal: forward.cpp takes
 // t5_bucket(−(i − j)) unidirectional).
@@ -14,6 +14,7 @@ export const LAB_T5 = { bidirectional: false, numBuckets: 32, maxDistance: 128 }
  * fallback (true: the result on show has no such model, the shipped one is drawn) }, or null.
  */
 export function trainedPosition(lab, scheme) {
+  lab.need();
   for (const result of [lab.shown(), lab.shipped()]) {
     const s = result?.results.find((x) => x.scheme === scheme && x.position && Object.keys(x.position).length);
     if (s) return { result, seed: s.seed, position: s.position, config: result.config, fallback: result !== lab.shown() };
@@ -24,6 +25,7 @@ export function trainedPosition(lab, scheme) {
 /** Like trainedPosition, but an Error saying what is missing when there is nothing to draw. */
 export function requireTrained(lab, scheme) {
   const t = trainedPosition(lab, scheme);
+  if (!t && lab.waiting()) throw new LabLoading();
   if (!t) {
     throw new Error(`${lab.shippedFailure() || `No lab result has a trained ${scheme} model.`} `
       + `Train ${scheme} in the lab chapter to see it.`);

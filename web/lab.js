@@ -1,6 +1,6 @@
 // The lab chapter's state, one object (createLab) that main.js makes and hands to the views
 // (host.lab, ctx.lab): the result on show (the shipped one from data/lab-result.json, a real
-// native run, until the user trains their own), the runs in Web Workers — one worker per scheme and
+// native run, fetched when a view first needs it, until the user trains their own), the runs in Web Workers — one worker per scheme and
 // seed, at most navigator.hardwareConcurrency at a time, each loading the package itself
 // (web/lab-worker.js) — and the extrapolation ratios the comparison table shows. Cancel
 // terminates the workers, which frees their WASM memory at once. The views (web/views/lab-*.js,
@@ -14,8 +14,17 @@ export const hasShipped = (task) => Object.hasOwn(SHIPPED_FILES, task);
 const PROGRESS_REDRAW = 250;  // ms between redraws of the live loss curve
 // pe.lab.run's training length and first seed, which the page keeps; randomized positions use
 // L_max = 8 T_train, as the lab's shipped runs do.
-const TRAIN_LENGTH = 64, SEED = 1;
+export const TRAIN_LENGTH = 64;
+const SEED = 1;
 export const RANDOM_MAX = 8 * TRAIN_LENGTH;
+
+/** What a view that needs the lab's result throws while it loads: view.js says so, without a failure. */
+export class LabLoading extends Error {
+  constructor(message = 'Loading the lab\'s shipped run…') {
+    super(message);
+    this.waiting = true;
+  }
+}
 
 /** "npm run lab -- " with nothing after it is just "npm run lab". */
 export const shortCommand = (c) => (c ?? '').replace(/ --$/, '');
@@ -267,6 +276,7 @@ export function createLab() {
 
   let schemes = [];        // pe.lab.schemes, in the C++ lab's order (setSchemes)
   let wantedTask = 'markov';  // the last task followTask was given
+  let wanted = false;         // a view asked for the result on show (need): the shipped run is fetched then
   const loaded = new Map();   // task → its shipped result, as it loads (a promise of it or of null)
   const resultsByTask = new Map();  // task → its shipped result, once loaded (shippedResult)
   const fetchShipped = (task) => {
@@ -292,18 +302,32 @@ export function createLab() {
     schemes: () => schemes,
     /** Each scheme's colour in the lab's plots: its place in pe.lab.schemes picks a SERIES colour. */
     color: (scheme) => SERIES[Math.max(0, schemes.indexOf(scheme)) % SERIES.length],
-    /** Loads markov's shipped result (the page waits for it so the table is measured from the start). */
-    async loadShipped() {
-      const r = await fetchShipped('markov');
-      if (r) { shipped = r; show(r); }
+    /**
+     * For the views that draw the result on show: the first call fetches the shipped run (the task
+     * chosen's, else markov's) and shows it, so the page loads the lab's data only once a view needs
+     * it. True once a result is on show; waiting() says whether one is on its way.
+     */
+    need() {
+      if (!wanted) {
+        wanted = true;
+        fetchShipped(hasShipped(wantedTask) ? wantedTask : 'markov').then((r) => {
+          if (!r || shown) return;
+          shipped = r;
+          show(r);
+          emit('progress');
+          emit('result');
+        });
+      }
+      return Boolean(shown);
     },
+    waiting: () => wanted && !shown && !shippedError,
     /**
      * The task chosen for Start: while a shipped result is on show (not the user's own run), the
      * plots show that task's shipped run (loaded once), so choosing copy shows copy's measurement.
      */
     async followTask(task) {
       wantedTask = task;
-      if (!hasShipped(task) || shipped?.task === task || (shown && shown.source !== 'shipped') || run?.state === 'running') return;
+      if (!wanted || !hasShipped(task) || shipped?.task === task || (shown && shown.source !== 'shipped') || run?.state === 'running') return;
       const r = await fetchShipped(task);
       if (!r || wantedTask !== task || (shown && shown.source !== 'shipped') || run?.state === 'running') return;
       shipped = r;
@@ -322,6 +346,8 @@ export function createLab() {
       if (hasShipped(task)) fetchShipped(task).then((r) => { if (r) emit('shipped'); });
       return null;
     },
+    /** A task's shipped result if it has loaded, else null; fetches nothing. */
+    peekShipped: (task) => resultsByTask.get(task) ?? null,
     shippedFailure: () => shippedError,
     shown: () => shown,
     run: () => run,

@@ -1,6 +1,6 @@
-// The explorer's entry: loads the package (and the lab's shipped result, and the view modules, at
-// the same time), reads the presets, then puts the page's parts together — the settings and the
-// URL (settings.js), the settings bar (settings-bar.js), the chapters and their views
+// The explorer's entry: loads the package (and the view modules, at the same time), reads the
+// presets, then puts the page's parts together — the settings and the URL (settings.js), the
+// settings bar (settings-bar.js), the chapters and their views
 // (chapters.js, view.js, views/), the "go deeper" folds (folds.js), the guided steps (guide.js),
 // the prose that follows the settings (prose.js), the errata (errata.js), the notices for what the
 // page could not do as asked (notices.js), the redraws (scheduler.js) — and keeps them in step. This file holds no maths: views compute with the
@@ -31,17 +31,18 @@ function fail(message, status) {
   return null;
 }
 
-/** The package, the lab's shipped result, the view modules and the presets, or null (the banner says why). */
+/**
+ * The package, the view modules and the presets, or null (the banner says why). The lab's shipped
+ * result is fetched later, when a view first needs it (lab.need).
+ */
 async function load(lab) {
   const views = loadViews();
   views.catch(() => {});  // a failure is reported below, once the package is in
-  const shipped = lab.loadShipped();  // fetched while the module loads
   let pe;
   try {
     // Threads when the page is cross-origin isolated (scripts/serve.mjs sends COOP/COEP), else one.
     pe = await init({ threads: Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)) });
     lab.setSchemes(pe.lab.schemes);
-    await shipped;
   } catch (e) {
     return fail(`The posenc WebAssembly module failed to load: ${e.message}. The explorer needs a browser with WebAssembly SIMD.`,
       'WebAssembly module not loaded.');
@@ -86,7 +87,7 @@ async function main() {
     return fail(`The explorer could not start: ${e.message}.`, 'The explorer did not start.');
   }
   const viewTitle = (id) => document.querySelector(`section[data-view="${id}"] h3`)?.textContent ?? id;
-  const updateErrata = buildErrata($('errata').querySelector('ol'), viewTitle);
+  const updateErrata = buildErrata($('errata').querySelector('ol'), viewTitle, lab);
   lab.onChange((what) => { if (what === 'shipped') updateErrata({ pe, st: settings.state, lab }); });
 
   // external: the settings changed under the controls (Back, a new model), not by the one in use.

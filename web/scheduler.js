@@ -7,7 +7,7 @@ const HEAVY = 30;          // ms: a view this slow is redrawn only once a drag p
 const SETTLE = 180;        // ms without a drag step that count as a pause
 
 /**
- * context(): what a view's compute gets besides memo ({ pe, st, extras, lab }); status: the
+ * context(): what a view's compute gets besides memo and redraw(id) ({ pe, st, extras, lab }); status: the
  * element for the status line. Returns { track(views), schedule, redrawAll, refresh(id),
  * dragging(active), start() }; track hands it the page's views (view.js) once they are built.
  */
@@ -23,7 +23,7 @@ export function createScheduler({ pe, context, status }) {
     const t0 = performance.now();
     performance.mark('frame-start');
     memoTable = new Map();
-    const ctx = { ...context(), memo };
+    const ctx = { ...context(), memo, redraw: refresh };
     let more = false, drawn = 0;
     for (const v of views) {
       if (!v.dirty || !v.visible) continue;
@@ -48,13 +48,21 @@ export function createScheduler({ pe, context, status }) {
     if (!frame) frame = requestAnimationFrame(drawFrame);
   }
 
+  // A view whose data changed outside the settings (the lab's runs, a file it fetched): redrawn when visible.
+  function refresh(id) {
+    const v = views.find((x) => x.def.id === id);
+    if (!v) return;
+    v.dirty = true;
+    if (started) schedule();
+  }
+
   const visibility = new IntersectionObserver((entries) => {
     for (const e of entries) {
       const v = views.find((x) => x.section === e.target);
       v.visible = e.isIntersecting;
       if (v.visible && v.dirty) schedule();
     }
-  }, { rootMargin: '50px' });
+  }, { rootMargin: '300px' });  // drawn a little before they scroll in, so a drawing moves nothing on screen
 
   return {
     track(built) {
@@ -65,13 +73,7 @@ export function createScheduler({ pe, context, status }) {
       for (const v of views) v.dirty = true;
       schedule();
     },
-    /** A view whose data changed outside the settings (the lab's runs): redraw it when visible. */
-    refresh(id) {
-      const v = views.find((x) => x.def.id === id);
-      if (!v) return;
-      v.dirty = true;
-      if (started) schedule();
-    },
+    refresh,
     /** A drag step (true) or a committed change (false): slow views wait for the drag to pause. */
     dragging(active) {
       dragging = active;

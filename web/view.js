@@ -10,7 +10,8 @@
 //   table?: true (no canvas, render(data) → HTML), setup?(section, host) (extra controls),
 //   rendered?(data, section) (after each drawing: updates DOM that setup made; data null on error) }.
 // plot gets a 4th argument { exporting: true } when it draws the PNG export.
-// ctx: { pe, st, extras, lab, memo } (web/scheduler.js); host: web/chapters.js.
+// ctx: { pe, st, extras, lab, memo, redraw(id) } (web/scheduler.js); host: web/chapters.js. A compute that
+// throws an error with `waiting` set (the lab's LabLoading) is waiting for data: said, not a failure.
 import { buildControl } from './controls.js';
 import { moveGrid, moveIndex } from './cursor.js';
 import { drawMessage, themeColors } from './plot/core.js';
@@ -147,14 +148,17 @@ export function createView(def, section, host) {
 
   v.render = (ctx) => {
     const t0 = performance.now();
+    let waiting = false;  // data on its way (the lab's run): said, not a failure
     try {
       v.data = def.compute(ctx);
       v.error = null;
     } catch (e) {
-      v.error = `This view cannot be drawn with these settings. ${e.message}`;
+      waiting = Boolean(e.waiting);
+      v.error = waiting ? e.message : `This view cannot be drawn with these settings. ${e.message}`;
       v.data = null;
     }
-    section.classList.toggle('failed', Boolean(v.error));
+    section.classList.toggle('failed', Boolean(v.error) && !waiting);
+    section.toggleAttribute('data-waiting', waiting);  // for the tests: a drawing that waits for data
     if (v.data && v.cursor) v.cursor = (def.move ?? defaultMove)(v.data, v.cursor, '');
     // Focused before its first drawing (keyboard users tab ahead): the cursor appears once there is data.
     if (v.data && !v.cursor && v.canvas && document.activeElement === v.canvas) v.cursor = def.cursor0(v.data);
@@ -166,7 +170,7 @@ export function createView(def, section, host) {
     const note = v.error ?? (v.data && def.note ? def.note(v.data) : '');
     v.note.textContent = note;
     v.note.hidden = !note;
-    v.note.classList.toggle('bad', Boolean(v.error));
+    v.note.classList.toggle('bad', Boolean(v.error) && !waiting);
     if (def.html) {
       keepOpen(v.html, () => { v.html.innerHTML = def.html(v.data, ctx); });
       markScrolling(v.html);

@@ -18,7 +18,10 @@ const view = (id) => `section[data-view="${id}"]`;
 const renders = (id) => ex.page.$eval(view(id), (s) => Number(s.dataset.renders ?? 0));
 async function drawn(id, after = 0) {
   await ex.page.$eval(view(id), (s) => s.scrollIntoView());
-  await ex.page.waitForFunction(({ sel, n }) => Number(document.querySelector(sel).dataset.renders ?? 0) > n, { sel: view(id), n: after }, { timeout: 15000 });
+  await ex.page.waitForFunction(({ sel, n }) => {
+    const s = document.querySelector(sel);
+    return Number(s.dataset.renders ?? 0) > n && !s.hasAttribute('data-waiting');
+  }, { sel: view(id), n: after }, { timeout: 15000 });
 }
 const extrapolationCell = (scheme) => ex.page.textContent(`${view('comparison-table')} tr[data-scheme="${scheme}"] [data-extrapolation]`);
 // Ticks exactly the given schemes in the training view.

@@ -71,8 +71,11 @@ export function explorerSession() {
         if (fold && !fold.open) fold.querySelector('summary').click();
       });
       await ex.page.$eval(ex.view(id), (s) => s.scrollIntoView());
-      await ex.page.waitForFunction(({ sel, n }) => Number(document.querySelector(sel).dataset.renders ?? 0) > n,
-        { sel: ex.view(id), n: after }, { timeout: 15000 });
+      // Drawn with its data: a view waiting for the lab's result (data-waiting) is drawn again once it is in.
+      await ex.page.waitForFunction(({ sel, n }) => {
+        const s = document.querySelector(sel);
+        return Number(s.dataset.renders ?? 0) > n && !s.hasAttribute('data-waiting');
+      }, { sel: ex.view(id), n: after }, { timeout: 15000 });
       return `${ex.view(id)} canvas`;
     },
     // Waits until a view has no redraw pending (a view drawn earlier may be due for another).

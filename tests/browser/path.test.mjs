@@ -40,7 +40,8 @@ test('with the folds closed the lesson is at most 15 screens at 1280×800 and 25
         .map((x) => x.dataset.view));
       for (const id of path) {
         await page.$eval(view(id), (s) => s.scrollIntoView());
-        await page.waitForFunction((sel) => Number(document.querySelector(sel).dataset.renders ?? 0) > 0, view(id));
+        await page.waitForFunction((sel) => Number(document.querySelector(sel).dataset.renders ?? 0) > 0
+          && !document.querySelector(sel).hasAttribute('data-waiting'), view(id));
       }
       const { height, open } = await page.evaluate(() => ({ height: document.documentElement.scrollHeight,
         open: document.querySelectorAll('details.deeper[open]').length }));

@@ -8,7 +8,8 @@ import { PAGE_SCHEMES } from '../schemes.js';
 // The table's rows: the page's schemes that have one (schemes.js, compare), in that order.
 const ROWS = PAGE_SCHEMES.filter((s) => s.compare).map((s) => ({ scheme: s.id, name: s.name, ...s.compare }));
 
-function measuredText(m, detail) {
+function measuredText(m, detail, waiting) {
+  if (waiting) return 'the usual claim; the lab\'s measurement is loading';
   if (m === 'noEmbedding') return 'the usual claim; measured: no embedding past T_train, so no number';
   if (typeof m !== 'number' || !Number.isFinite(m)) return 'the usual claim (not yet measured)';
   return `the usual claim; measured: ${m.toPrecision(3)}${detail ? ` (${detail})` : ''}`;
@@ -31,7 +32,7 @@ function tableRow(r) {
     + cell('parameters', `<span class="num">${r.value.toLocaleString('en-US')}</span><br><small>${esc(r.formula)}</small>`)
     + cell('used by', esc(r.used))
     + `<td data-label="extrapolation" data-extrapolation>${esc(r.claim)}<br>`
-    + `<small>${esc(measuredText(r.measured, r.detail))}</small></td>`
+    + `<small>${esc(measuredText(r.measured, r.detail, r.waiting))}</small></td>`
     + '</tr>';
 }
 
@@ -41,13 +42,14 @@ export default {
   // A new lab result brings new ratios.
   setup: (section, host) => host.lab.onChange((what) => { if (what === 'result') host.refresh('comparison-table'); }),
   compute({ pe, st, lab }) {
+    const waiting = !lab.need() && lab.waiting();
     const measured = lab.measured();
     const rows = ROWS.map((r) => {
       const used = usedText(pe.presets.presets.filter((p) => p.scheme === r.scheme).map((p) => p.name));
       const m = measured.ratios[r.scheme];
       const value = (typeof m === 'number' && Number.isFinite(m)) || m === 'noEmbedding' ? m : null;
       return { ...r, ...r.params(st), used: used || r.usedBy, measured: value,
-        detail: measured.details[r.scheme] ?? '', current: st.attnScheme === r.scheme };
+        detail: measured.details[r.scheme] ?? '', current: st.attnScheme === r.scheme, waiting };
     });
     return { rows, source: Object.keys(measured.ratios).length ? measured.source : '' };
   },

@@ -3,6 +3,7 @@
 // L = 4 T_train and at 2 L against the fine-tuning steps at L, one line per scaling (the mean over the
 // seeds, thin lines at the lowest and highest seed), the floor at each length.
 import { SERIES } from '../colormap.js';
+import { LabLoading } from '../lab.js';
 import { fmt } from '../numbers.js';
 import { panelsHeight } from '../plot/panels.js';
 
@@ -34,19 +35,26 @@ function panelsOf(r) {
 
 const best = (p, i) => p.lines.reduce((a, b) => (b.mean[i] < a.mean[i] ? b : a));
 
+// The shipped result, fetched the first time the view is drawn (it sits in a fold: most readers never
+// open it), then kept in extras; `loaded` asks for the view to be drawn again.
+let fetching = null;
+function fetchExtension(extras, loaded) {
+  fetching ??= fetch(EXTENSION_URL)
+    .then((response) => { if (!response.ok) throw new Error(`HTTP ${response.status}`); return response.json(); })
+    .then((r) => { extras.labExtension = r; })
+    .catch((e) => { extras.labExtension = { error: `data/lab-extension.json did not load: ${e.message}` }; })
+    .finally(loaded);
+}
+
 export default {
   id: 'lab-extension',
-  setup(section, host) {
-    fetch(EXTENSION_URL)
-      .then((response) => { if (!response.ok) throw new Error(`HTTP ${response.status}`); return response.json(); })
-      .then((r) => { host.extras.labExtension = r; })
-      .catch((e) => { host.extras.labExtension = { error: `data/lab-extension.json did not load: ${e.message}` }; })
-      .finally(() => host.refresh('lab-extension'));
-  },
   height: (width) => panelsHeight(4, width, PANEL, MIN_WIDTH),
-  compute({ extras }) {
+  compute({ extras, redraw }) {
     const r = extras.labExtension;
-    if (!r) throw new Error('Loading the shipped extension result …');
+    if (!r) {
+      fetchExtension(extras, () => redraw('lab-extension'));
+      throw new LabLoading('Loading the shipped extension result…');
+    }
     if (r.error) throw new Error(r.error);
     return { r, N: r.extend.checkpoints, panels: panelsOf(r), floor: r.floor ?? {} };
   },

@@ -6,7 +6,7 @@
 // same result: lab.measured(), web/lab.js.)
 import { moveLinePanels } from '../cursor.js';
 import { scrollTable } from '../html.js';
-import { barelyLearned, rows, scalingsIn, schemesIn, seedsText, shortCommand } from '../lab.js';
+import { LabLoading, barelyLearned, rows, scalingsIn, schemesIn, seedsText, shortCommand } from '../lab.js';
 import { fmt } from '../numbers.js';
 import { panelsHeight } from '../plot/panels.js';
 
@@ -200,7 +200,9 @@ export default {
   rendered: (d, section) => section.legend.update(d),
   height: (width) => panelsHeight(2, width, PANEL, MIN_WIDTH),
   compute({ st, lab }) {
+    lab.need();
     const r = lab.shown();
+    if (!r && lab.waiting()) throw new LabLoading();
     if (!r) throw new Error(`${lab.shippedFailure()} Train in the view above to see a result.`);
     const T = r.config.trainLength, n = r.config.seeds ?? 1;
     const L = MULTIPLES.get(st.labAt) * T;
@@ -275,6 +277,7 @@ export default {
     return parts.join(' ');
   },
   html(d) {
+    if (!d) return '';  // the lab's result is not in yet
     const T = d.T, cols = d.lengths;
     const cell = (v) => `<td class="num">${Number.isFinite(v) ? v.toFixed(4) : '–'}</td>`;
     // With several seeds: the mean, and under it the least and greatest.
@@ -300,7 +303,8 @@ export default {
       + `<th scope="col">loss(${4 * T}) ÷ loss(${T})</th>`;
     return `${sourceLine(d)}<details class="numbers" data-keep="numbers"><summary>The numbers: loss at every length, `
       + `${d.n > 1 ? 'mean and min–max of the seeds' : 'one seed'}</summary>`
-      + `${scrollTable(`<table class="lab-table"><thead><tr>${head}</tr></thead><tbody>${lines.join('')}</tbody></table>`)}`
+      + `${scrollTable(`<table class="lab-table"><thead><tr>${head}</tr></thead><tbody>${lines.join('')}</tbody></table>`,
+        'the lab\'s loss at every length')}`
       + '</details>';
   },
   csv(d) {

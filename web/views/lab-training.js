@@ -3,7 +3,7 @@
 // ETA per scheme and seed, and the training loss against step — live while workers train, else the
 // loss curves of the result on show (the shipped native run until you train your own). The work is
 // in web/lab.js and web/lab-worker.js; this view only draws.
-import { RANDOM_MAX, commandFor, eta, jobName } from '../lab.js';
+import { LabLoading, RANDOM_MAX, commandFor, eta, jobName } from '../lab.js';
 import { fmt } from '../numbers.js';
 import { linesCsv } from '../plot/lines.js';
 
@@ -190,6 +190,7 @@ export default {
   // A change from elsewhere (Back, a link) repaints the advice and the status too.
   rendered: (d, section) => section.paint(),
   compute({ st, lab }) {
+    lab.need();
     const run = lab.run(), shown = lab.shown();
     let series, source, floor = null;
     if (run && run.state !== 'done') {
@@ -204,7 +205,7 @@ export default {
       source = `${shown.source === 'shipped' ? 'the shipped native run' : 'your run'} of ${shown.date}: ${shown.command}${only}`;
       floor = shown.floors[shown.config.trainLength] ?? null;
     } else {
-      throw new Error(`${lab.shippedFailure()} Press Start to train your own.`);
+      throw lab.waiting() ? new LabLoading() : new Error(`${lab.shippedFailure()} Press Start to train your own.`);
     }
     const n = Math.max(1, ...series.map((s) => s.losses.length));
     const xs = Float64Array.from({ length: n }, (_, i) => i + 1);

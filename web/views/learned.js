@@ -4,6 +4,7 @@
 import { DIVERGING, SERIES } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
+import { LabLoading, TRAIN_LENGTH } from '../lab.js';
 import { drawnFrom, resultTag, trainedPosition } from '../lab-position.js';
 import { hasReadModel } from '../model-file.js';
 import { moveGrid } from '../cursor.js';
@@ -55,6 +56,7 @@ function tableFor(pe, st, extras, lab) {
   const trained = st.learnedSource === 'trained';
   const t = trained ? trainedPosition(lab, 'learned') : null;
   if (t) return trainedTable(pe, st, t);
+  if (trained && lab.waiting()) throw new LabLoading();
   const r = settingsTable(pe, st, st.learnedSource === 'file', extras.learned, extras.opened);
   if (trained) {
     r.source += ` (no lab result has a trained learned model: ${lab.shippedFailure() || 'train one in the lab chapter'})`;

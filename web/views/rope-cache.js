@@ -14,8 +14,7 @@ const SAMPLE_MS = 1, SAMPLES = 3;  // each sample repeats a call for 1 ms at lea
 const mib = (b) => (b >= 2 ** 30 ? `${fmt(b / 2 ** 30, 2)} GiB` : b >= 2 ** 20 ? `${fmt(b / 2 ** 20, 1)} MiB` : `${fmt(b / 1024, 1)} KiB`);
 const n = (v) => v.toLocaleString('en-US');
 
-// Time per call of fn, in ms: the median of SAMPLES samples, each as many calls as fill SAMPLE_MS
-// (a few tens of ms in all: it runs on the page's thread when the pairs or the precision change).
+// Time per call of fn, in ms: the median of SAMPLES samples, each as many calls as fill SAMPLE_MS.
 function timeIt(fn) {
   const samples = [];
   fn();  // a first call compiles and allocates: not timed
@@ -37,42 +36,64 @@ function batchPositions(count, rows) {
   return out;
 }
 
-// The last measurement, kept while the pairs, the precision and the rows measured stay the same
-// (the timings do not depend on θ or the scaling; the table does, and is rebuilt with them).
-let last = { key: '', result: null };
+// The measurement, a step at a time: the table is built in slices of rows and each batch size is
+// timed in a step of its own, and a drawing runs steps for at most STEP_MS, then asks to be drawn
+// again (ctx.redraw), so the page never waits on it. Kept while the pairs, the precision and the
+// rows measured stay the same (the timings do not depend on θ or the scaling; the table does, and
+// is rebuilt with them).
+const STEP_MS = 25;
+let job = { key: '', steps: null, result: null };
 
-function measure(pe, invFreq, precision, rows) {
+function* measurement(pe, invFreq, precision, rows) {
   const half = invFreq.length;
-  const t0 = performance.now();
-  const table = pe.ropeCache({ invFreq, seqLen: rows, precision });
-  const build = performance.now() - t0;
-  const recompute = [], gather = [];
-  let identical = true;
+  const table = { cos: new Float32Array(rows * half), sin: new Float32Array(rows * half) };
+  const slice = Math.max(1, Math.floor(2 ** 16 / half));  // rows a step builds
+  const r = { build: 0, recompute: [], gather: [], identical: true, done: false };
+  for (let r0 = 0; r0 < rows; r0 += slice) {
+    const t0 = performance.now();
+    const part = pe.ropeCache({ invFreq, seqLen: Math.min(slice, rows - r0), offset: r0, precision });
+    table.cos.set(part.cos, r0 * half);
+    table.sin.set(part.sin, r0 * half);
+    r.build += performance.now() - t0;
+    yield r;
+  }
   for (const b of BATCHES) {
     const positions = batchPositions(b, rows);
-    recompute.push(timeIt(() => pe.ropeCache({ invFreq, positions, precision })));
+    r.recompute.push(timeIt(() => pe.ropeCache({ invFreq, positions, precision })));
+    yield r;
     // A gather, as index_select does it: each position's row copied out of the table.
     const take = () => {
       const cos = new Float32Array(b * half), sin = new Float32Array(b * half);
-      const tc = table.cos, ts = table.sin;
       for (let i = 0, o = 0; i < b; i++) {
         const p = positions[i] * half;
-        for (let k = 0; k < half; k++, o++) { cos[o] = tc[p + k]; sin[o] = ts[p + k]; }
+        for (let k = 0; k < half; k++, o++) { cos[o] = table.cos[p + k]; sin[o] = table.sin[p + k]; }
       }
       return { cos, sin };
     };
-    gather.push(timeIt(take));
+    r.gather.push(timeIt(take));
     if (b === 4096) {  // the rows a batch gathers are the rows it would recompute, bit for bit
       const a = pe.ropeCache({ invFreq, positions, precision }), g = take();
-      for (let k = 0; k < a.cos.length; k++) if (a.cos[k] !== g.cos[k] || a.sin[k] !== g.sin[k]) { identical = false; break; }
+      for (let k = 0; k < a.cos.length; k++) if (a.cos[k] !== g.cos[k] || a.sin[k] !== g.sin[k]) { r.identical = false; break; }
     }
+    yield r;
   }
-  return { build, recompute, gather, identical };
+  r.done = true;
+  return r;
+}
+
+// Runs the measurement for these inputs for about STEP_MS; the result so far (done: all of it).
+function measureSome(pe, invFreq, precision, rows, redraw) {
+  const key = `${invFreq.length} ${precision} ${rows}`;
+  if (job.key !== key) job = { key, steps: measurement(pe, invFreq, precision, rows), result: null };
+  const t0 = performance.now();
+  while (!job.result?.done && performance.now() - t0 < STEP_MS) job.result = job.steps.next().value;
+  if (!job.result.done) setTimeout(() => redraw('rope-cache'));
+  return job.result;
 }
 
 export default {
   id: 'rope-cache',
-  compute({ pe, st, extras }) {
+  compute({ pe, st, extras, redraw }) {
     const rule = ropeRule(st);
     if (rule) throw new Error(rule);
     const params = ropeParams(st, extras, st.scaling, true);
@@ -83,10 +104,10 @@ export default {
     const maxPositions = clamped ? clamped.published : st.lTarget;
     const bytes = maxPositions * half * 2 * 4;
     const rows = Math.max(1, Math.min(maxPositions, Math.floor(TABLE_BYTES / (half * 2 * 4))));
-    const key = `${half} ${st.precision} ${rows}`;
-    if (last.key !== key) last = { key, result: measure(pe, invFreq, st.precision, rows) };
-    const r = last.result;
-    const xs = Float64Array.from(BATCHES);
+    const m = measureSome(pe, invFreq, st.precision, rows, redraw);
+    // The batch sizes timed both ways so far (all of them once the measurement is done).
+    const k = m.gather.length, xs = Float64Array.from(BATCHES.slice(0, k));
+    const r = { ...m, recompute: m.recompute.slice(0, k), gather: m.gather.slice(0, k) };
     const series = [
       { label: 'recompute the rows (pe.ropeCache)', x: xs, y: Float64Array.from(r.recompute), color: SERIES[1], points: true, width: 2.2 },
       { label: 'gather the rows from the table', x: xs, y: Float64Array.from(r.gather), color: SERIES[0], points: true, width: 2.2, dash: [6, 3] },
@@ -99,6 +120,9 @@ export default {
     xLabel: 'positions in the batch (log)', yLabel: 'time per batch (ms, log)', cursor,
     note: `table: ${n(d.maxPositions)} positions × ${d.half} pairs × 2 (cos, sin) × 4 bytes = ${mib(d.bytes)}` } }),
   note(d) {
+    if (!d.done) {
+      return `Measuring in this browser, a step at a time: ${d.gather.length} of ${BATCHES.length} batch sizes timed…`;
+    }
     const at = BATCHES.indexOf(4096);
     const ratio = d.recompute[at] / d.gather[at];
     const built = d.rows < d.maxPositions ? `its first ${n(d.rows)} positions (16 MiB: the page builds no more, and `
