@@ -9,7 +9,9 @@ import { buildControl } from './controls.js';
 import { SCALINGS } from './state.js';
 import { createView } from './view.js';
 
-const yarn = (st) => st.scaling === 'yarn', llama3 = (st) => st.scaling === 'llama3';
+// Settings of one scaling: the others leave them disabled (controls.js `when`).
+const yarn = { when: (st) => st.scaling === 'yarn', whenText: 'with scaling (A) yarn' };
+const llama3 = { when: (st) => st.scaling === 'llama3', whenText: 'with scaling (A) llama3' };
 const theta = ['theta', { label: 'θ (rope_theta)', slider: { min: 2, max: 1e7, log: true } }];
 
 /**
@@ -33,11 +35,11 @@ export const CHAPTER_CONTROLS = {
     [theta[0], { ...theta[1], suffix: '-long' }],
     ['scaling', { kind: 'select', label: 'scaling (A)', values: SCALINGS, fold: true }],
     ['lTarget', { label: 'L_target', slider: { min: 16, max: 4194304, log: true }, fold: true }],
-    ['betaFast', { label: 'YaRN β_fast', when: yarn, fold: true }],
-    ['betaSlow', { label: 'YaRN β_slow', when: yarn, fold: true }],
-    ['truncate', { kind: 'checkbox', label: 'YaRN truncate', when: yarn, fold: true }],
-    ['lowFreq', { label: 'llama3 low_freq_factor', when: llama3, fold: true }],
-    ['highFreq', { label: 'llama3 high_freq_factor', when: llama3, fold: true }],
+    ['betaFast', { label: 'YaRN β_fast', ...yarn, fold: true }],
+    ['betaSlow', { label: 'YaRN β_slow', ...yarn, fold: true }],
+    ['truncate', { kind: 'checkbox', label: 'YaRN truncate', ...yarn, fold: true }],
+    ['lowFreq', { label: 'llama3 low_freq_factor', ...llama3, fold: true }],
+    ['highFreq', { label: 'llama3 high_freq_factor', ...llama3, fold: true }],
     ['precision', { kind: 'select', label: 'precision', fold: true }],
   ],
 };

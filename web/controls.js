@@ -19,9 +19,9 @@ function valueToSlider(s, v) {
 /**
  * One control for setting `key`. o: { label, kind: 'number' | 'select' | 'checkbox' | 'text' |
  * 'checks' | 'play', slider: { min, max, log } or st → { min, max, log }, values (checks and
- * selects), labels ({ value: text } shown in a select), validate(v) → '' or a refusal,
- * when(st) → false dims it (it does nothing now), shown(st) → false hides it (it means nothing
- * for what is drawn), labelFor(st) → the label as the settings name
+ * selects), labels ({ value: text } shown in a select), validate(v, st) → '' or a refusal,
+ * when(st) → false greys it out and disables it (it would do nothing now; whenText says when
+ * it does), shown(st) → false hides it (it means nothing for what is drawn), labelFor(st) → the label as the settings name
  * the number now (d_model or head_dim), play: { step, max, interval } }.
  * Returns { element, sync(st, external) }.
  */
@@ -127,16 +127,20 @@ function fieldControl(key, o, label0, wrap, onChange) {
   rule.className = 'rule';
   rule.setAttribute('role', 'status');
   const input = inputFor(key, o);
+  rule.id = `${input.id}-rule`;
+  input.setAttribute('aria-describedby', rule.id);
+  let current = null;  // the settings last shown, for a rule that depends on them (validate)
   const l = document.createElement('label');
   l.htmlFor = input.id;
   l.textContent = label;
   const read = () => (o.kind === 'checkbox' ? (input.checked ? '1' : '0') : input.value);
   const check = () => {
     const v = parseField(key, read());
-    const bad = v === undefined ? `${label} must be ${describeRule(key)}` : (o.validate?.(v) ?? '');
+    const bad = v === undefined ? `${label} must be ${describeRule(key)}` : (o.validate?.(v, current) ?? '');
     input.setCustomValidity(bad);
     rule.textContent = bad;
     wrap.classList.toggle('invalid', Boolean(bad));
+    if (bad) input.setAttribute('aria-invalid', 'true'); else input.removeAttribute('aria-invalid');
     return bad ? undefined : v;
   };
   const committed = o.kind === 'select' || o.kind === 'checkbox';
@@ -189,16 +193,24 @@ function fieldControl(key, o, label0, wrap, onChange) {
   return {
     element: wrap,
     sync(st, external = false) {
+      current = st;
       // The box being typed in keeps what the user typed (and its refusal, if any).
       if (external || !typing || document.activeElement !== input) {
         if (external) typing = false;
         if (o.kind === 'checkbox') input.checked = st[key];
         else if (input.value !== String(st[key])) input.value = String(st[key]);  // the caret stays put
         input.setCustomValidity('');
+        input.removeAttribute('aria-invalid');
         rule.textContent = '';
         wrap.classList.remove('invalid');
       }
-      if (o.when) wrap.classList.toggle('dim', !o.when(st));
+      if (o.when) {
+        const on = o.when(st);
+        wrap.classList.toggle('dim', !on);
+        input.disabled = !on;
+        if (range) range.disabled = !on;
+        wrap.title = on ? '' : `Used only ${o.whenText ?? 'in another setting'}`;
+      }
       if (o.shown) wrap.hidden = !o.shown(st);
       const named = o.labelFor?.(st) ?? label;
       if (named !== label) {

@@ -132,7 +132,7 @@ async function main() {
   }
 
   const bar = createSettingsBar({ pe, presets, onChange, onModel: applyModel, redrawAll: scheduler.redrawAll });
-  setupPageLinks($('chapters'), folds.reveal);
+  const goTo = setupPageLinks($('chapters'), folds.reveal);
   // A table loaded in the learned view: the page takes its size and shows it (a committed change).
   const fit = (key, v) => Math.min(FIELDS[key].max, Math.max(FIELDS[key].min, v));
   const host = {
@@ -170,6 +170,11 @@ async function main() {
 
   restorePreset();
   syncAll();
+  // A link to a place in the page, from elsewhere: there, once the first views are drawn.
+  if (settings.anchor) {
+    const arrive = () => (document.body.dataset.ready === 'true' ? goTo(settings.anchor) : requestAnimationFrame(arrive));
+    requestAnimationFrame(arrive);
+  }
   window.posencExplorer = {
     pe, get state() { return settings.state; }, views: page.views,
     setMeasuredExtrapolation: (m, by) => { lab.setMeasured(m, by); scheduler.redrawAll(); },

@@ -22,6 +22,10 @@ function setField(state, key, v, clamped = null) {
   if (typeof v !== 'number' || (f.type !== 'int' && f.type !== 'num')) { state[key] = v; return; }
   if (!Number.isFinite(v)) return;
   const shown = Math.min(f.max, Math.max(f.min, f.type === 'int' ? Math.round(v) : v));
+  if (f.even && shown % 2) {
+    throw new Error(`its ${f.label ?? key} is ${shown}: the page draws even widths only, as sin and cos and RoPE pair `
+      + 'dimensions');
+  }
   state[key] = shown;
   if (clamped && shown !== v && (f.type !== 'int' || Math.round(v) !== shown)) {
     const old = clamped.findIndex((c) => c.key === key);
@@ -128,6 +132,12 @@ export function settingsFromModel(model, { layerType, config } = {}) {
   if (model.nHeads) setField(state, 'heads', model.nHeads, clamped);
   const rope = layerType === 'sliding_attention' ? model.sliding?.params ?? model.rope : model.rope;
   if (rope) {
+    const width = rope.rotaryOffset ? rope.rotaryDim : rope.headDim;
+    if (width % 2) {
+      throw new Error(`head_dim is ${width}${model.dModel && !rope.rotaryOffset ? ` (hidden_size ${model.dModel} ÷ `
+        + `num_attention_heads ${model.nHeads}, rounded down as Hugging Face does)` : ''}: RoPE turns dimensions in pairs, `
+        + 'so it must be even.');
+    }
     readRope(r, rope, model);
     r.scheme = 'rope';
   }
@@ -176,14 +186,15 @@ function ggufModel(pe, metadata) {
  * with what could not be read.
  */
 export async function readConfig(pe, config, { dialect = 'hf' } = {}) {
-  if (dialect === 'gguf') return settingsFromModel(ggufModel(pe, config));
   let model;
   try {
-    model = await pe.readModel(config);
+    model = dialect === 'gguf' ? ggufModel(pe, config) : await pe.readModel(config);
   } catch (e) {
-    throw new Error(`Not a config this page can read: ${e.message.replace(/^readModel: /, '')}`);
+    // The package's messages start with the function that refused: the reader called none.
+    const why = e.message.replace(/^(readModel|ropeParamsFromConfig): /, '');
+    throw new Error(`Not ${dialect === 'gguf' ? 'GGUF metadata' : 'a config'} this page can read: ${why}`);
   }
-  return settingsFromModel(model, { config });
+  return settingsFromModel(model, { config: dialect === 'gguf' ? undefined : config });
 }
 
 // The config's name for what a setting holds, for the words about a clamped value.
@@ -195,7 +206,9 @@ const PUBLISHED_AS = { lTarget: 'max_position_embeddings', lTrain: 'original_max
 export function describeClamped(clamped) {
   if (!clamped?.length) return '';
   const n = (v) => v.toLocaleString('en-US');
-  const each = clamped.map((c) => `${c.label}${PUBLISHED_AS[c.key] ? ` (${PUBLISHED_AS[c.key]})` : ''} is ${n(c.published)} `
+  // The config's name beside the page's, unless the label has it already ("θ (rope_theta)").
+  const name = (c) => (PUBLISHED_AS[c.key] && !c.label.includes(PUBLISHED_AS[c.key]) ? `${c.label} (${PUBLISHED_AS[c.key]})` : c.label);
+  const each = clamped.map((c) => `${name(c)} is ${n(c.published)} `
     + `in the model, but ${c.label} here ${c.published > c.shown ? 'stops' : 'starts'} at ${n(c.limit)}, so the page shows `
     + `${n(c.shown)}`);
   return `Not shown as published: ${each.join('; ')}.`;

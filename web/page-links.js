@@ -7,16 +7,14 @@ const PIN = 4000;  // ms the link target stays in place
 
 /**
  * Wires the page's links; `content`: the element whose growth may move the target; reveal(el):
- * opens what hides it (folds.js).
+ * opens what hides it (folds.js). Returns goTo(id): what following a link to #id does (a link from
+ * elsewhere, /#chapter-bias, arrives through it).
  */
 export function setupPageLinks(content, reveal = () => {}) {
   let pinned = null;  // { target, until }: the link target kept in place while views above it draw
-  document.addEventListener('click', (e) => {
-    const a = e.target.closest('a[href^="#"]');
-    if (!a || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-    const target = document.getElementById(a.getAttribute('href').slice(1));
-    if (!target) return;
-    e.preventDefault();
+  function goTo(id) {
+    const target = document.getElementById(id);
+    if (!target) return false;
     reveal(target);
     // A target that is a fold of its own (an erratum: its line, then what was measured) opens.
     if (target.firstElementChild?.matches('details')) target.firstElementChild.open = true;
@@ -24,6 +22,12 @@ export function setupPageLinks(content, reveal = () => {}) {
     if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
     target.focus({ preventScroll: true });
     pinned = { target, until: performance.now() + PIN };
+    return true;
+  }
+  document.addEventListener('click', (e) => {
+    const a = e.target.closest('a[href^="#"]');
+    if (!a || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    if (goTo(a.getAttribute('href').slice(1))) e.preventDefault();
   });
   new ResizeObserver(() => {
     if (pinned && performance.now() < pinned.until) pinned.target.scrollIntoView({ block: 'start' });
@@ -31,4 +35,5 @@ export function setupPageLinks(content, reveal = () => {}) {
   for (const type of ['wheel', 'touchstart', 'keydown', 'mousedown']) {
     window.addEventListener(type, () => { pinned = null; }, { passive: true });
   }
+  return goTo;
 }

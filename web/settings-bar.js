@@ -93,17 +93,21 @@ function setupModelChooser({ pe, presets, onModel }) {
   select.addEventListener('change', () => choosePreset(select.value));
   $('layer-type').addEventListener('change', () => choosePreset(select.value, $('layer-type').value));
 
+  // A refused config marks its box and says why; the settings stay as they were.
+  const box = $('config-text');
+  box.setAttribute('aria-describedby', 'model-message');
+  const refuse = (text) => { message(text, true); box.setAttribute('aria-invalid', 'true'); };
   $('config-apply').addEventListener('click', async () => {
-    const text = $('config-text').value, dialect = $('config-dialect').value;
+    const text = box.value, dialect = $('config-dialect').value;
     let config;
     try {
       config = JSON.parse(text);
     } catch (e) {
-      message(`Not JSON: ${e.message}. Paste the whole config.json (or GGUF metadata as a JSON object).`, true);
+      refuse(`Not JSON: ${e.message}. Paste the whole config.json (or GGUF metadata as a JSON object).`);
       return;
     }
     if (config === null || typeof config !== 'object' || Array.isArray(config)) {
-      message('A config is a JSON object, { "key": value, … }: paste the whole config.json.', true);
+      refuse('A config is a JSON object, { "key": value, … }: paste the whole config.json.');
       return;
     }
     const choice = ++choices;
@@ -113,8 +117,9 @@ function setupModelChooser({ pe, presets, onModel }) {
       showPreset(null);
       onModel(r, { name: 'pasted config', label: 'The pasted config', model: 'pasted config' });
       message(describeReading(`Pasted config (${r.scheme})`, r));
+      box.removeAttribute('aria-invalid');
     } catch (e) {
-      if (choice === choices) message(e.message, true);
+      if (choice === choices) refuse(e.message);
     }
   });
   setupModelFile(pe, {

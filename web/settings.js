@@ -23,8 +23,14 @@ const URL_WRITE_EVERY = 250;  // ms between URL writes while a change is in prog
 export function createSettings({ baseOf = () => defaults() } = {}) {
   const edits = [], histories = [];
   const hashOf = (state) => toHash(state, baseOf(state.preset));
-  // The URL's settings; a hash with refused values is rewritten to the settings actually used.
+  // The URL's settings; a hash with refused values is rewritten to the settings actually used. A
+  // fragment naming an element of the page (a link to a chapter from elsewhere: #chapter-bias) is a
+  // place to go, not settings: the defaults, and `anchor` says where.
   function fromUrl() {
+    const id = /^#[A-Za-z][\w-]*$/.test(location.hash) ? location.hash.slice(1) : '';
+    // A view's id (view-<name>) is given when the view is built, after the settings are read.
+    const place = id && (document.getElementById(id) ?? document.querySelector(`section[data-view="${id.replace(/^view-/, '')}"]`));
+    if (place) return { state: baseOf(''), refused: [], anchor: id };
     const { state, refused } = readHash(location.hash, baseOf);
     if (refused.length) history.replaceState(history.state, '', hashOf(state) || `${location.pathname}${location.search}`);
     return { state, refused };
@@ -64,6 +70,8 @@ export function createSettings({ baseOf = () => defaults() } = {}) {
     get state() { return st; },
     extras,
     refused: first.refused,
+    /** The element the page's first URL pointed at (a link from elsewhere), or undefined. */
+    anchor: first.anchor,
     /** Settings the page found it cannot use after all (a preset it does not have): back to their defaults, URL corrected. */
     refuse(patch) {
       st = { ...st, ...patch };

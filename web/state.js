@@ -16,7 +16,8 @@ export const FOLDS = ['embedding', 'sinusoidal', 'rope', 'long-context', 'bias',
 /** Every setting: default, rule, and how to read it back from the hash. */
 export const FIELDS = {
   // Global (the settings bar).
-  dModel: { value: 128, type: 'int', min: 1, max: 4096, label: 'd_model' },
+  // Even: sinusoidal's sin and cos, and RoPE, pair the dimensions (most views draw pairs).
+  dModel: { value: 128, type: 'int', min: 2, max: 4096, even: true, label: 'd_model' },
   seqLen: { value: 100, type: 'int', min: 1, max: 131072, label: 'seq_len' },
   heads: { value: 8, type: 'int', min: 1, max: 128, label: 'heads' },
   preset: { value: '', type: 'str' },
@@ -122,7 +123,7 @@ export function defaults() {
 /** The rule of a field in words, for refusals: "a whole number in [1, 4096]". */
 export function describeRule(key) {
   const f = FIELDS[key];
-  if (f.type === 'int') return `a whole number from ${f.min} to ${f.max}`;
+  if (f.type === 'int') return `${f.even ? 'an even' : 'a'} whole number from ${f.min} to ${f.max}`;
   if (f.type === 'num') return `a number from ${f.min} to ${f.max}`;
   if (f.type === 'enum') return `one of ${f.values.join(', ')}`;
   if (f.type === 'list' && f.values) return `a comma-separated list of ${f.values.join(', ')}`;
@@ -141,6 +142,7 @@ export function parseField(key, text) {
       const v = Number(text);
       if (!Number.isFinite(v) || v < f.min || v > f.max) return undefined;
       if (f.type === 'int' && !Number.isInteger(v)) return undefined;
+      if (f.even && v % 2) return undefined;
       return v;
     }
     case 'bool': return text === '1' || text === 'true' ? true : text === '0' || text === 'false' ? false : undefined;
@@ -189,9 +191,12 @@ export function readHash(hash, baseOf = () => defaults()) {
 /** A list-valued field's items ('' is the empty list). */
 export const listOf = (text) => String(text).split(',').filter(Boolean);
 
+/** At most this many dimensions are drawn against position (dim-traces): more would be a blur. */
+export const MAX_DIMS = 8;
+
 /** The list-valued fields as arrays. */
 export function dimsOf(state) {
-  return state.dims.split(',').map(Number).filter((d) => Number.isInteger(d) && d >= 0 && d < state.dModel).slice(0, 8);
+  return state.dims.split(',').map(Number).filter((d) => Number.isInteger(d) && d >= 0 && d < state.dModel).slice(0, MAX_DIMS);
 }
 export function schemesOf(state) {
   return state.schemes.split(',').filter((s) => SCHEMES.includes(s));

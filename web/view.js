@@ -83,7 +83,8 @@ function keepOpen(box, fill) {
 function viewBody(def) {
   const png = '<button type="button" data-export="png1">PNG 1×</button>'
     + '<button type="button" data-export="png2">PNG 2×</button>';
-  const table = '<details class="table"><summary>Show data table</summary><div class="table-body"></div></details>';
+  // The data table scrolls: focusable, so a keyboard can scroll it, and named for its view.
+  const table = '<details class="table"><summary>Show data table</summary><div class="table-body" tabindex="0" role="region"></div></details>';
   const actions = `<div class="actions">${def.table ? '' : png}<button type="button" data-export="csv">CSV</button>`
     + `${def.table ? '' : table}</div>`;
   const plot = def.table ? '<div class="view-table"></div>' : `<figure>
@@ -109,6 +110,7 @@ export function createView(def, section, host) {
   section.setAttribute('aria-labelledby', heading.id);
   section.insertAdjacentHTML('beforeend', viewBody(def));
   section.querySelector('canvas')?.setAttribute('aria-label', `${heading.textContent}. ${CANVAS_HELP}`);
+  section.querySelector('.table-body')?.setAttribute('aria-label', `${heading.textContent}: data table`);
   const controlsBox = section.querySelector('.view-controls');
   const controls = (def.controls ?? []).map(([key, o]) => {
     // values may come from the package (host.pe, host.lab): a function of the host.

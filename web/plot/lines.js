@@ -32,7 +32,8 @@ function range(series, log, key) {
 
 /**
  * spec: { series: [{ label, x, y, color, dash, axis: 1 | 2, step, width }], xLabel, yLabel, y2Label,
- * xLog, yLog, y2Log, xDomain, yDomain, y2Domain, hlines: [{ y, label, color, side: 'left' | 'right' }],
+ * xLog, yLog, y2Log, xDomain, yDomain, y2Domain, hlines: [{ y, label, color, side: 'left' | 'right', below (its
+ * label under the line: a floor, which the series stay above) }],
  * vlines: [{ x, label, color }], note (a line under the legend), cursor: { i } (an index into
  * series 0's x) | null, xTicks (tick values instead of the automatic ones), texts: [{ x, y, label,
  * color }] (text at a data point; y null: near the top, under the vlines' labels), legend: false
@@ -61,6 +62,12 @@ export function drawLines(ctx, width, height, spec, colors) {
     if (!spec.yDomain && Number.isFinite(h.y) && (!spec.yLog || h.y > 0)) yd = [Math.min(yd[0], h.y), Math.max(yd[1], h.y)];
   }
   if (!spec.yDomain) yd = padded(yd, spec.yLog);
+  // A label under its line (a floor's) needs a label's height of room below the lowest line.
+  if (!spec.yDomain && !spec.yLog && (spec.hlines ?? []).some((h) => h.below)) {
+    const lowest = Math.min(...spec.hlines.filter((h) => h.below).map((h) => h.y));
+    const perPixel = (yd[1] - yd[0]) / Math.max(40, height - top - 46);
+    yd = [Math.min(yd[0], lowest - 18 * perPixel), yd[1]];
+  }
   const guessTicks = spec.yLog ? logTicks(yd[0], yd[1])
     : niceTicks(yd[0], yd[1], Math.max(2, Math.floor((height - top - 46) / 40)));
   const plot = frame(ctx, width, height, { yLabels: tickLabels(guessTicks), right: hasY2 ? 62 : 14, top });
@@ -84,7 +91,7 @@ export function drawLines(ctx, width, height, spec, colors) {
     const right = s.axis === 2;
     drawSeries(ctx, plot, s, xScale, right ? y2Scale : yScale, right ? spec.y2Log : spec.yLog, spec.xLog);
   }
-  refLabels();  // over the series: a curve never crosses a label, and each label has its backing
+  const labelBoxes = refLabels();  // over the series: a curve never crosses a label, and each label has its backing
   drawTexts(ctx, plot, spec.texts ?? [], xScale, yScale, colors);
   if (spec.cursor && spec.series.length) {
     const s0 = spec.series[0];
@@ -116,6 +123,9 @@ export function drawLines(ctx, width, height, spec, colors) {
   const xs = spec.series[0]?.x ?? [];
   return {
     plot,
+    // Where the reference lines' labels sit, and a data point's place: what a label may not cover.
+    labels: labelBoxes,
+    toPixel: (x, y, axis = 1) => [xScale.to(x), (axis === 2 ? y2Scale : yScale).to(y)],
     hit(cx, cy) {
       if (cx < plot.x || cx > plot.x + plot.w || cy < plot.y || cy > plot.y + plot.h || xs.length === 0) return null;
       const target = xScale.from(cx);
@@ -127,6 +137,7 @@ export function drawLines(ctx, width, height, spec, colors) {
 }
 
 // A label on a backing of the background colour, so that the lines it crosses do not hide it.
+// Returns the backing's box { text, left, top, w, h }.
 function backedText(ctx, text, x, y, colors) {
   const w = ctx.measureText(text).width;
   const left = ctx.textAlign === 'right' ? x - w : ctx.textAlign === 'center' ? x - w / 2 : x;
@@ -138,11 +149,13 @@ function backedText(ctx, text, x, y, colors) {
   ctx.globalAlpha = 1;
   ctx.fillStyle = fill;
   ctx.fillText(text, x, y);
+  return { text, left: left - 2, top, w: w + 4, h: 15 };
 }
 
 // Reference lines; each label sits at the right end of its line (or the side it asks for) unless
 // another label is there, then at the other end, then stacked below the one in the way. Draws the
-// lines and returns the function that draws the labels (with backings) once the series are on.
+// lines and returns the function that draws the labels (with backings) once the series are on,
+// which returns their boxes.
 function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
   ctx.font = FONT;
   const taken = { right: [], left: [] }, labels = [];
@@ -152,7 +165,8 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
     ctx.setLineDash([6, 4]);
     ctx.beginPath(); ctx.moveTo(plot.x, h.py); ctx.lineTo(plot.x + plot.w, h.py); ctx.stroke();
     ctx.setLineDash([]);
-    let side = h.side ?? 'right', y = Math.max(plot.y + 14, h.py - 2);
+    let side = h.side ?? 'right';
+    let y = h.below ? Math.min(h.py + 14, plot.y + plot.h - 1) : Math.max(plot.y + 14, h.py - 2);
     const w = ctx.measureText(h.label).width + 8;
     // A label clashes with one on its side at that height, or with one on the other side that it
     // would run into (two long labels do not fit side by side on a narrow plot).
@@ -166,7 +180,7 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
       ctx.fillStyle = h.color ?? colors.muted;
       ctx.textAlign = side;
       ctx.textBaseline = 'bottom';
-      backedText(ctx, h.label, side === 'right' ? plot.x + plot.w - 4 : plot.x + 4, y, colors);
+      return backedText(ctx, h.label, side === 'right' ? plot.x + plot.w - 4 : plot.x + 4, y, colors);
     });
   }
   for (const v of spec.vlines ?? []) {
@@ -181,12 +195,12 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
       ctx.fillStyle = v.color ?? colors.muted;
       ctx.textAlign = right ? 'left' : 'right';
       ctx.textBaseline = 'top';
-      backedText(ctx, v.label, right ? x + 3 : x - 3, plot.y + 3, colors);
+      return backedText(ctx, v.label, right ? x + 3 : x - 3, plot.y + 3, colors);
     });
   }
   return () => {
     ctx.font = FONT;
-    for (const draw of labels) draw();
+    return labels.map((draw) => draw());
   };
 }
 

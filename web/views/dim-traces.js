@@ -1,14 +1,19 @@
 // Chosen dimensions of the sinusoidal table against position (chapter "sinusoidal").
 import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
-import { dimsOf } from '../state.js';
+import { MAX_DIMS, dimsOf } from '../state.js';
 import { fmt } from '../numbers.js';
 import { columnsFor, samplePositions, samplingNote, sinusoidalRows } from '../sampling.js';
 
 const wavelength = (w) => (!Number.isFinite(w) ? '—'
   : w < 100 ? w.toFixed(1) : w < 1e7 ? String(Math.round(w)) : w.toExponential(2));
-const dimsRule = (v) => (v.split(',').every((x) => /^\s*\d+\s*$/.test(x)) ? ''
-  : 'dimensions: whole numbers separated by commas, e.g. 0,1,20,40');
+function dimsRule(v, st) {
+  const list = v.split(',');
+  if (!list.every((x) => /^\s*\d+\s*$/.test(x))) return 'dimensions: whole numbers separated by commas, e.g. 0,1,20,40';
+  if (list.length > MAX_DIMS) return `dimensions: at most ${MAX_DIMS} (got ${list.length})`;
+  const past = list.map(Number).filter((d) => st && d >= st.dModel);
+  return past.length ? `dimensions: each below d_model ${st.dModel} (got ${past.join(', ')})` : '';
+}
 
 export default {
   id: 'dim-traces',
@@ -21,6 +26,8 @@ export default {
     if (!dims.length) {
       throw new Error(`No dimension below d_model = ${st.dModel} chosen: type dimensions from 0 to ${st.dModel - 1}.`);
     }
+    // Dimensions chosen for a wider d_model than the one now set are said, not dropped in silence.
+    const dropped = st.dims.split(',').filter((x) => x !== '' && !dims.includes(Number(x)));
     const series = dims.map((dim, k) => ({ label: `dim ${dim}`, x: xs, color: SERIES[k % SERIES.length],
       y: Float64Array.from(xs, (_, i) => table[i * st.dModel + dim]) }));
     // The wavelength of dimension dim, 2π / ω, with ω read off the package's own row at position 1:
@@ -29,11 +36,12 @@ export default {
     const sines = Math.ceil(st.dModel / 2);
     const sineOf = (dim) => (st.sinLayout === 'concat' ? (dim < sines ? dim : dim - sines) : dim - (dim % 2));
     const wavelengths = dims.map((dim) => 2 * Math.PI / Math.asin(row1[sineOf(dim)]));
-    return { xs, series, total: st.seqLen, dims, wavelengths };
+    return { xs, series, total: st.seqLen, dims, wavelengths, dropped, dModel: st.dModel };
   },
   plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLabel: 'position pos', yLabel: 'PE[pos][dim]',
     yDomain: [-1.05, 1.05], cursor } }),
   note: (d) => [`Wavelengths: ${d.dims.map((dim, k) => `dim ${dim} ${wavelength(d.wavelengths[k])}`).join(', ')} positions.`,
+    d.dropped.length ? `Not drawn: dim ${d.dropped.join(', ')} (d_model is ${d.dModel}).` : '',
     samplingNote(d.xs, d.total)].filter(Boolean).join(' '),
   readout: (d, c) => `pos ${d.xs[c.i]}: ${d.series.map((s) => `${s.label} = ${fmt(s.y[c.i])}`).join(', ')}`,
   csv: (d) => linesCsv('pos', d.xs, d.series),

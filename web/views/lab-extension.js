@@ -71,7 +71,9 @@ export default {
             ...(p.seeds > 1 ? [l.lo, l.hi].map((y) => ({ label: '', x: d.N, y, color: COLOR[l.scaling], width: 0.6 })) : []),
           ]),
           xTicks: d.N, xDomain: [0, d.N[d.N.length - 1]], xLabel: 'fine-tuning steps at L', yLabel: 'mean loss (nats/token)',
-          hlines: Number.isFinite(d.floor[p.length]) ? [{ y: d.floor[p.length], label: `floor ${d.floor[p.length].toFixed(3)}` }] : [],
+          // The floor's label under its line: the last checkpoint's points come down close above it.
+          hlines: Number.isFinite(d.floor[p.length])
+            ? [{ y: d.floor[p.length], label: `floor ${d.floor[p.length].toFixed(3)}`, below: true }] : [],
         },
       })),
     },

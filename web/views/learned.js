@@ -113,6 +113,10 @@ function setupFile(section, host) {
         throw new Error(`it gives the table's shape (${t.maxLen} × ${t.dModel}) but not its weights: `
           + 'load the .safetensors or .npy file');
       }
+      if (t.dModel % 2) {
+        throw new Error(`its rows are ${t.dModel} wide: the page draws even widths only, as sin and cos and RoPE pair `
+          + 'dimensions');
+      }
       const name = t.name || file.name;
       const warnings = model.warnings?.length ? ` ${model.warnings.join('; ')}` : '';
       msg.textContent = `Loaded “${name}”, ${t.maxLen} × ${t.dModel}.${warnings}`;
@@ -137,7 +141,9 @@ export default {
   controls: [
     ['learnedSource', { kind: 'select', label: 'table', labels: SOURCES }],
     ['maxLen', { label: 'max_len', slider: { min: 1, max: 16384, log: true }, shown: (st) => st.learnedSource === 'init' }],
-    ['learnedPos', { label: 'look up position', slider: (st) => ({ min: 0, max: Math.max(2, Math.ceil(st.maxLen * 1.25)) }) }],
+    // The lookup slider reaches a quarter past the table drawn: the lab's (T_train rows) or max_len's.
+    ['learnedPos', { label: 'look up position', slider: (st) => ({ min: 0,
+      max: Math.max(2, Math.ceil((st.learnedSource === 'trained' ? TRAIN_LENGTH : st.maxLen) * 1.25)) }) }],
   ],
   setup(section, host) {
     setupFile(section, host);

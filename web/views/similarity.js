@@ -8,7 +8,9 @@ import { diagonalSpread } from '../vectors.js';
 
 export default {
   id: 'similarity',
-  height: (width) => Math.min(520, Math.max(300, width * 0.55)),
+  // A square map: the canvas is as wide (style.css caps it) as the map, its labels and colour bar
+  // need at the height it has, so no half of it stays empty.
+  height: (width) => Math.min(540, Math.max(260, width - 72)),
   compute(ctx) {
     const { st } = ctx;
     // Evenly spaced samples (one integer stride), so (i, j) and (i+1, j+1) are always the same distance apart.

@@ -1,0 +1,168 @@
+// Issue 36's silent and wrong behaviours, each fixed and checked here in headless Debian Chromium:
+// a link to a chapter from elsewhere, controls that do nothing, the learned view's controls,
+// refused values (the rule named, aria-invalid, the last good state kept) in the settings, a view
+// and a pasted config, the similarity map's width, the extension plot's floor label, and the
+// ways a keyboard reaches every chapter.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { explorerSession } from './launch.mjs';
+
+const ex = explorerSession();
+const { view, state, open, drawn } = ex;
+const rule = (id) => ex.page.textContent(`#${id} ~ .rule`);
+const invalid = (id) => ex.page.getAttribute(`#${id}`, 'aria-invalid');
+
+before(() => ex.start());
+after(() => ex.close?.());
+
+test('a link to a chapter from elsewhere (/#chapter-bias) opens there with the defaults, nothing refused', async () => {
+  await open('#chapter-bias');
+  await ex.page.waitForFunction(() => document.activeElement?.id === 'chapter-bias');
+  const top = await ex.page.$eval('#chapter-bias', (s) => s.getBoundingClientRect().top);
+  assert.ok(top >= 0 && top < 200, `the chapter's top is at ${top}`);
+  assert.equal(await ex.page.$('[data-notice="url"]'), null);
+  const st = await state();
+  assert.deepEqual([st.dModel, st.seqLen, st.deeper], [128, 100, '']);
+  // A link into a fold: the fold opens.
+  await open('#view-learned-bias');
+  await ex.page.waitForFunction(() => document.querySelector('details[data-fold="bias"]').open);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('controls that would do nothing are disabled and say when they apply', async () => {
+  await open('#deeper=long-context,production');
+  const disabled = (id) => ex.page.$eval(`#${id}`, (i) => i.disabled);
+  assert.equal((await state()).scaling, 'yarn');
+  assert.equal(await disabled('control-lowFreq'), true);
+  assert.equal(await ex.page.$eval('#control-lowFreq', (i) => i.closest('.control').title), 'Used only with scaling (A) llama3');
+  assert.equal(await disabled('control-betaFast'), false);
+  await ex.page.selectOption('#control-scaling', 'llama3');
+  await ex.page.waitForFunction(() => !document.querySelector('#control-lowFreq').disabled);
+  assert.equal(await disabled('control-betaFast'), true);
+  // The attention-window view: the chunk with a sliding window, the sink logit's value without the sink.
+  assert.equal(await disabled('control-winChunk'), true);
+  assert.equal(await disabled('control-winSinkValue'), true);
+  await ex.page.check('#control-winSinkLogit');
+  await ex.page.waitForFunction(() => !document.querySelector('#control-winSinkValue').disabled);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('the learned view shows max_len only for the table it sizes, and its lookup reaches past the table drawn', async () => {
+  await open();
+  await drawn('learned');
+  assert.equal(await ex.page.isVisible('#control-maxLen'), false, 'max_len shown beside the lab\'s 64 × 64 table');
+  assert.equal(await ex.page.getAttribute(`${view('learned')} input[type="range"][data-for="learnedPos"]`, 'max'), '1000');
+  // The lookup's slider ends a quarter past the table: 80 for the lab's 64 rows.
+  await ex.page.$eval(`${view('learned')} input[type="range"][data-for="learnedPos"]`, (r) => {
+    r.value = '1000';
+    r.dispatchEvent(new Event('input', { bubbles: true }));
+    r.dispatchEvent(new Event('change', { bubbles: true }));
+  });
+  await ex.page.waitForFunction(() => window.posencExplorer.state.learnedPos === 80);
+  await ex.page.selectOption('#control-learnedSource', 'init');
+  await ex.page.waitForFunction(() => !document.querySelector('#control-maxLen').closest('.control').hidden);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('a refused value names the field and the rule, is marked aria-invalid, and the last good state stays', async () => {
+  await open();
+  // An odd d_model: sin and cos, and RoPE, pair dimensions.
+  await ex.page.fill('#control-dModel', '7');
+  await ex.page.press('#control-dModel', 'Enter');
+  assert.equal(await rule('control-dModel'), 'd_model must be an even whole number from 2 to 4096');
+  assert.equal(await invalid('control-dModel'), 'true');
+  assert.equal((await state()).dModel, 128);
+  await ex.page.fill('#control-dModel', '64');
+  await ex.page.press('#control-dModel', 'Enter');
+  await ex.page.waitForFunction(() => window.posencExplorer.state.dModel === 64);
+  assert.equal(await invalid('control-dModel'), null);
+  // A link with one is refused too, with the same rule.
+  await open('#dModel=7');
+  assert.match(await ex.page.textContent('[data-notice="url"]'), /dModel=7 \(d_model must be an even whole number from 2 to 4096\)/);
+  // More dimensions than the plot draws, or one past d_model.
+  await open();
+  await drawn('dim-traces');
+  await ex.page.fill('#control-dims', '0,1,2,3,4,5,6,7,8');
+  assert.equal(await rule('control-dims'), 'dimensions: at most 8 (got 9)');
+  assert.equal(await invalid('control-dims'), 'true');
+  await ex.page.fill('#control-dims', '0,130');
+  assert.equal(await rule('control-dims'), 'dimensions: each below d_model 128 (got 130)');
+  assert.equal((await state()).dims, '0,1,20,40');
+  assert.deepEqual(ex.problems, []);
+});
+
+test('a pasted config the page cannot show is refused with the field and the rule, in the page\'s words', async () => {
+  await open();
+  const paste = async (config, dialect = 'hf') => {
+    if (!await ex.page.isVisible('#config-text')) await ex.page.click('#paste summary');
+    await ex.page.selectOption('#config-dialect', dialect);
+    await ex.page.fill('#config-text', JSON.stringify(config));
+    await ex.page.click('#config-apply');
+    await ex.page.waitForFunction(() => document.querySelector('#model-message').textContent !== '');
+    return ex.page.textContent('#model-message');
+  };
+  const llama = { model_type: 'llama', hidden_size: 4096, num_attention_heads: 32, max_position_embeddings: 8192, rope_theta: 10000 };
+  // hidden_size 100 with 3 heads: head_dim 33 as HF reads it, odd: RoPE cannot pair it.
+  assert.match(await paste({ ...llama, hidden_size: 100, num_attention_heads: 3 }),
+    /head_dim is 33 \(hidden_size 100 ÷ num_attention_heads 3, rounded down as Hugging Face does\): .* must be even/);
+  assert.equal(await ex.page.getAttribute('#config-text', 'aria-invalid'), 'true');
+  assert.equal((await state()).preset, '');
+  assert.equal((await state()).dModel, 128, 'the last good settings stay');
+  // GGUF metadata without a head size: the message names the keys, not a function of the package.
+  const gguf = await paste({ 'general.architecture': 'llama' }, 'gguf');
+  assert.match(gguf, /^Not GGUF metadata this page can read: GGUF metadata needs llama\.attention\.key_length/);
+  assert.doesNotMatch(gguf, /ropeParamsFromConfig/);
+  // A published θ above θ's limit is named once: "θ (rope_theta) is …", not "θ (rope_theta) (rope_theta)".
+  const clamped = await paste({ ...llama, rope_theta: 5e9 });
+  assert.match(clamped, /θ \(rope_theta\) is 5,000,000,000 in the model/);
+  assert.doesNotMatch(clamped, /\(rope_theta\) \(rope_theta\)/);
+  assert.equal(await ex.page.getAttribute('#config-text', 'aria-invalid'), null);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('the similarity map fills its plot; the extension plot\'s floor label covers no point', async () => {
+  await open();
+  await drawn('similarity');
+  const { map, canvas } = await ex.page.evaluate(() => {
+    const v = window.posencExplorer.views.find((x) => x.def.id === 'similarity');
+    return { map: v.layout.plot.w, canvas: v.canvas.clientWidth };
+  });
+  assert.ok(map / canvas > 0.7, `the map is ${map} of ${canvas} px wide`);
+  await drawn('lab-extension');
+  // Every panel: no data point (mean of the seeds, every checkpoint) inside a reference label's box.
+  const covered = await ex.page.evaluate(() => {
+    const v = window.posencExplorer.views.find((x) => x.def.id === 'lab-extension');
+    const spec = v.def.plot(v.data, null, v.canvas.clientWidth).spec;
+    const out = [];
+    spec.panels.forEach((p, k) => {
+      const { layout } = v.layout.panels[k];
+      for (const s of p.spec.series.filter((x) => x.points)) {
+        s.x.forEach((x, i) => {
+          const [px, py] = layout.toPixel(x, s.y[i]);
+          for (const b of layout.labels) {
+            if (px >= b.left - 3 && px <= b.left + b.w + 3 && py >= b.top - 3 && py <= b.top + b.h + 3) out.push(`${p.title}: ${s.label} at ${x} under "${b.text}"`);
+          }
+        });
+      }
+    });
+    return out;
+  });
+  assert.deepEqual(covered, []);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('the keyboard reaches every chapter: two skip links, and the contents from the settings bar', async () => {
+  await open();
+  await ex.page.keyboard.press('Tab');
+  assert.equal(await ex.page.evaluate(() => document.activeElement.getAttribute('href')), '#chapter-order');
+  await ex.page.keyboard.press('Tab');
+  assert.equal(await ex.page.evaluate(() => document.activeElement.getAttribute('href')), '#chapter-lab');
+  await ex.page.keyboard.press('Enter');
+  await ex.page.waitForFunction(() => document.activeElement?.id === 'chapter-lab');
+  // From the end of the page, the bar's Contents link leads back to every chapter.
+  await ex.page.focus('.to-contents');
+  await ex.page.keyboard.press('Enter');
+  await ex.page.waitForFunction(() => document.activeElement?.id === 'contents');
+  assert.ok(await ex.page.$eval('#contents', (n) => n.getBoundingClientRect().top) < 300);
+  assert.deepEqual(ex.problems, []);
+});
