@@ -63,9 +63,9 @@ export function wrap(module, hooks = {}) {
     readModel: makeReadModel(module, { status: heap.status, publicRopeParams: rope.publicRopeParams, openPath: hooks.openPath }),
     ...alibi.api,
     ...t5.api,
-    ...attentionApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, biasTerms }),
-    ...kvCacheApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, flatRopeParams: rope.flatRopeParams,
-      biasTerms, precisions: names.precisions }),
+    ...attentionApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, placeRotation: rope.placeRotation, biasTerms }),
+    ...kvCacheApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, placeRotation: rope.placeRotation,
+      flatRopeParams: rope.flatRopeParams, biasTerms, precisions: names.precisions }),
     /** ONNX operators with their exact semantics: inputs keyed by slot, attrs by attribute name. */
     onnx: onnxApi(module, heap),
   };

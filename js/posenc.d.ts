@@ -159,6 +159,11 @@ export interface ApplyRopeOptions extends RopeInputs {
   /** Defaults to params.headDim. */
   headDim?: number;
   /**
+   * Sequences in x, one after another (default 1): x [batch][seqLen][nHeads][headDim]. Each starts
+   * at offset, or takes positions: one row for all, or [batch][seqLen] (HF's position_ids).
+   */
+  batch?: number;
+  /**
    * 'halfSplit' (pairs i, i + rotaryDim/2: NeoX, HF Llama) or 'interleaved' (2i, 2i+1: GPT-J,
    * RoFormer); default params.layout, else 'halfSplit'.
    */
@@ -181,12 +186,30 @@ export interface XposOptions {
   center?: number;
 }
 
+/** applyRope's options for tensors: seqLen, nHeads, headDim and batch come from the dims. */
+export type TensorRopeOptions = Omit<ApplyRopeOptions, 'seqLen' | 'nHeads'> & { seqLen?: number; nHeads?: number };
+
+export interface Rope2dOptions {
+  nHeads?: number;
+  headDim?: number;
+  /** Images in x, one after another (default 1), each with the same patch positions. */
+  batch?: number;
+  theta?: number;
+  grid?: [number, number];
+  positions?: NumberArray;
+  seqLen?: number;
+  layout?: RopeLayout;
+  precision?: 'fast' | 'accurate';
+}
+
 export interface ShiftKeysOptions {
   seqLen: number;
   /** The key heads (nKvHeads). */
   nHeads: number;
   /** Defaults to params.headDim. */
   headDim?: number;
+  /** Sequences in k (default 1); a delta per token is one row for all or one per token of every row. */
+  batch?: number;
   /** Positions to move by: one for all tokens, or one per token (may be negative). */
   delta: number | NumberArray;
   /** Exactly one of invFreq and params. */
@@ -347,27 +370,56 @@ export interface Preset {
   config: Record<string, unknown>;
 }
 
-/** An ONNX-style tensor; an onnxruntime-web Tensor works as is. */
+/**
+ * Float16Array where the compilation declares it (lib esnext.float16, or the DOM of a browser that
+ * ships it), else never: float16 data may be a Float16Array where the runtime has one, and results
+ * then come back as Float16Arrays; a Uint16Array of IEEE half bits is taken where it was before.
+ */
+export type Float16ArrayIfAvailable = typeof globalThis extends { Float16Array: { prototype: infer F } } ? F : never;
+
+/**
+ * A tensor { data, dims } (and type): onnxruntime-web's Tensor, transformers.js's Tensor or a plain
+ * object. Its data is checked when called: float32 → Float32Array; float16 → Float16Array or
+ * Uint16Array of bits (onnx.* ops); bool → Uint8Array or boolean[]; int64 → BigInt64Array or number[].
+ */
 export interface TensorLike {
-  /** float32: Float32Array; bool: Uint8Array or boolean[]; int64: BigInt64Array or number[]. */
-  data: Float32Array | Uint8Array | BigInt64Array | ArrayLike<number> | ArrayLike<boolean>;
-  dims: ArrayLike<number> | readonly number[];
+  readonly data: ArrayLike<unknown>;
+  readonly dims: ArrayLike<number> | readonly number[];
+  readonly type?: string;
 }
 
+/** A TensorFlow.js tensor, as posenc reads it (shape, dtype, dataSync()). */
+export interface TfTensorLike {
+  readonly shape: number[];
+  readonly dtype: string;
+  dataSync(): ArrayLike<number>;
+}
+
+/**
+ * A tensor in, the same kind out: an instance of a tensor class (onnxruntime-web's or transformers.js's
+ * Tensor: it has a type) → that class (new T(type, data, dims)); a plain object or a TF.js tensor →
+ * a plain OutputTensor.
+ */
+export type ShapedInput = TensorLike | TfTensorLike;
+export type TensorResult<T> = T extends { readonly type: string } ? T : OutputTensor;
+
+/** A plain result tensor: tf.tensor(y.data, y.dims) makes a TF.js tensor of it. */
 export interface OutputTensor {
-  data: Float32Array;
+  /** Float32Array; float16 results: a Float16Array if the input's was one, else Uint16Array bits. */
+  data: Float32Array | Uint16Array | Float16ArrayIfAvailable;
   dims: number[];
+  type: 'float32' | 'float16';
 }
 
-export interface OnnxAttentionInputs {
-  Q: TensorLike;
-  K: TensorLike;
-  V: TensorLike;
-  attn_mask?: TensorLike | null;
-  past_key?: TensorLike | null;
-  past_value?: TensorLike | null;
+export interface OnnxAttentionInputs<T extends ShapedInput = ShapedInput> {
+  Q: T;
+  K: ShapedInput;
+  V: ShapedInput;
+  attn_mask?: ShapedInput | null;
+  past_key?: ShapedInput | null;
+  past_value?: ShapedInput | null;
   /** opset 24 only. */
-  nonpad_kv_seqlen?: TensorLike | null;
+  nonpad_kv_seqlen?: ShapedInput | null;
 }
 
 export interface OnnxAttentionAttrs {
@@ -388,22 +440,22 @@ export interface OnnxAttentionOptions {
   outputs?: Array<AttentionOutputSlot | ''>;
   /** 23 or 24 (default). */
   opset?: number;
-  /** Write Y here (Float32Array, Uint16Array for float16; Y's size; may be Q's data when V's head size equals Q's). */
-  out?: Float32Array | Uint16Array;
+  /** Write Y here (Float32Array; for float16 a Uint16Array or Float16Array; Y's size; may be Q's data when V's head size equals Q's). */
+  out?: Float32Array | Uint16Array | Float16ArrayIfAvailable;
 }
 
 export interface OnnxRotaryEmbeddingOptions {
   /** Output slots wanted, as a node lists them: RotaryEmbedding has one, Y. */
   outputs?: Array<'Y' | ''>;
-  /** Write Y here (X's size: a Float32Array, or a Uint16Array for float16 X; may be X's data). */
-  out?: Float32Array | Uint16Array;
+  /** Write Y here (X's size: a Float32Array, or a Uint16Array or Float16Array for float16 X; may be X's data). */
+  out?: Float32Array | Uint16Array | Float16ArrayIfAvailable;
 }
 
-export interface OnnxRotaryEmbeddingInputs {
-  X: TensorLike;
-  cos_cache: TensorLike;
-  sin_cache: TensorLike;
-  position_ids?: TensorLike | null;
+export interface OnnxRotaryEmbeddingInputs<T extends ShapedInput = ShapedInput> {
+  X: T;
+  cos_cache: ShapedInput;
+  sin_cache: ShapedInput;
+  position_ids?: ShapedInput | null;
 }
 
 export interface OnnxRotaryEmbeddingAttrs {
@@ -425,16 +477,26 @@ export interface AttentionOptions extends PositionBiasOptions {
   /** Default nHeads; must divide it (GQA / MQA). */
   nKvHeads?: number;
   headDim: number;
+  /**
+   * Sequences in q, k and v, one after another (default 1): q [batch][qLen][nHeads][headDim] ('bshd')
+   * or [batch][nHeads][qLen][headDim] ('bhsd'). Flat arrays of a batch need it: without it, batch-2
+   * data is one sequence of twice the tokens. Tensors give it in their dims.
+   */
+  batch?: number;
   /** Key j visible to query i iff j <= i + kvLen - qLen. Default false. */
   causal?: boolean;
   /** RoPE on q and k inside the call: RopeParams, or { params | invFreq, layout, precision, attentionFactor }. */
   rope?: RopeParams | { params?: RopeParams; invFreq?: NumberArray; layout?: RopeLayout; rotaryOffset?: number; precision?: 'fast' | 'accurate'; attentionFactor?: number };
-  /** Additive bias [qLen][kvLen] or [nHeads][qLen][kvLen]; -Infinity masks. */
-  mask?: Float32Array;
+  /**
+   * Additive bias, -Infinity masks: flat [qLen][kvLen], [nHeads][qLen][kvLen] or
+   * [batch][nHeads][qLen][kvLen]; a tensor's dims broadcast to [batch, nHeads, qLen, kvLen] as ONNX's
+   * attn_mask (e.g. a padding mask [batch, 1, qLen, kvLen]).
+   */
+  mask?: Float32Array | TensorLike | TfTensorLike;
   /** Default 1 / sqrt(headDim). */
   scale?: number;
   softcap?: number;
-  /** Also return the attention weights [nHeads][qLen][kvLen]. */
+  /** Also return the attention weights [batch][nHeads][qLen][kvLen]. */
   returnWeights?: boolean;
   /**
    * Sliding window (HF's sliding_window): key j is visible to the query at position p iff
@@ -450,15 +512,26 @@ export interface AttentionOptions extends PositionBiasOptions {
   /** Llama 4 NoPE layers: q times log(floor((p + 1) / floorScale) + 1) · attnScale + 1 (defaults 8192, 0.1). */
   temperature?: { floorScale?: number; attnScale?: number };
   /**
-   * 'bshd' (default): q [qLen][nHeads][headDim], k/v [kvLen][nKvHeads][headDim]; 'bhsd': heads major,
-   * q [nHeads][qLen][headDim], k/v [nKvHeads][kvLen][headDim] (ONNX's 4-D layout, one batch), output likewise.
+   * 'bshd' (default): q [batch][qLen][nHeads][headDim], k/v [batch][kvLen][nKvHeads][headDim];
+   * 'bhsd': heads major, q [batch][nHeads][qLen][headDim], k/v [batch][nKvHeads][kvLen][headDim]
+   * (ONNX's 4-D layout), output likewise.
    */
   layout?: 'bshd' | 'bhsd';
-  /** 'float16': k and v are Uint16Arrays of float16 bits (a float16 KV cache, as llama.cpp keeps it); computed in float32. */
+  /**
+   * 'float16': k and v are float16 (a float16 KV cache, as llama.cpp keeps it): Uint16Arrays of bits;
+   * a Float16Array or a 'float16' tensor says so itself. Computed in float32.
+   */
   kvDtype?: 'float32' | 'float16';
-  /** Write the output here (q.length floats; may be q itself, may not partly overlap it) and return it. */
-  out?: Float32Array;
+  /** Write the output here (q.length values; may be q itself, may not partly overlap it) and return it. */
+  out?: Float32Array | Float16ArrayIfAvailable;
 }
+
+/** attention's options for tensors: nHeads, nKvHeads, headDim and batch come from the dims (4-D); 3-D q needs nHeads. */
+export type TensorAttentionOptions = Omit<AttentionOptions, 'nHeads' | 'headDim'> & { nHeads?: number; headDim?: number };
+/** float32 data in (float16 as a Float16Array: computed in float32, rounded back), flat or a tensor. */
+export type FloatInput = Float32Array | Float16ArrayIfAvailable | TensorLike | TfTensorLike;
+/** k and v: float32, float16 (kvDtype), or tensors. */
+export type KvInput = Float32Array | Uint16Array | Float16ArrayIfAvailable | TensorLike | TfTensorLike;
 
 export interface KvCacheOptions {
   nKvHeads: number;
@@ -480,7 +553,7 @@ export interface KvCacheOptions {
 }
 
 export interface KvAttendOptions extends PositionBiasOptions {
-  /** Query heads: a multiple of nKvHeads (GQA, MQA). */
+  /** Query heads: a multiple of nKvHeads (GQA, MQA). Optional for a tensor q (its dims give it). */
   nHeads: number;
   /** The queries' positions (integers); default: those of the last qLen tokens appended. */
   positions?: NumberArray;
@@ -511,9 +584,14 @@ export interface KvCache {
    * after the last appended, 0 first; integers rising across calls). Without a window the cache
    * must have room; with one, the oldest tokens after the sinks are evicted. O(nTokens).
    */
-  append(k: Float32Array, v: Float32Array, options?: { positions?: NumberArray }): void;
-  /** q [qLen][nHeads][headDim] over every token held → [qLen][nHeads][headDim]; equals pe.attention over the same keys and values. */
+  append(k: FloatInput, v: FloatInput, options?: { positions?: NumberArray }): void;
+  /**
+   * q [qLen][nHeads][headDim] over every token held → [qLen][nHeads][headDim]; equals pe.attention
+   * over the same keys and values. Tensors: [1, qLen, nHeads, headDim] (a cache holds one sequence).
+   */
   attend(q: Float32Array, options: KvAttendOptions): Float32Array;
+  attend(q: Float16ArrayIfAvailable, options: KvAttendOptions): Float16ArrayIfAvailable;
+  attend<T extends ShapedInput>(q: T, options?: Partial<KvAttendOptions>): TensorResult<T>;
   /**
    * llama.cpp's context shift, by position: delta < 0 drops the tokens at positions
    * [keep, keep - delta) (keep: default 0) and moves every later token back by -delta, its key
@@ -565,6 +643,10 @@ export interface Posenc {
    * be x itself) filled. Dims >= rotaryDim pass through.
    */
   applyRope(x: Float32Array, options: ApplyRopeOptions & { out?: Float32Array; tensorLayout?: 'bshd' | 'bhsd' }): Float32Array;
+  /** float16 x: rotated in float32, rounded back. */
+  applyRope(x: Float16ArrayIfAvailable, options: ApplyRopeOptions & { out?: Float16ArrayIfAvailable; tensorLayout?: 'bshd' | 'bhsd' }): Float16ArrayIfAvailable;
+  /** A tensor [batch, seqLen, nHeads, headDim] (tensorLayout 'bhsd': [batch, nHeads, seqLen, headDim]) or 3-D [batch, seqLen, nHeads · headDim] with nHeads. */
+  applyRope<T extends ShapedInput>(x: T, options: TensorRopeOptions & { out?: Float32Array | Float16ArrayIfAvailable; tensorLayout?: 'bshd' | 'bhsd' }): TensorResult<T>;
   /** Rotates a heap buffer in place (no copies in or out). */
   applyRopeInPlace(buffer: HeapFloat32, options: ApplyRopeOptions): void;
   allocFloat32(length: number): HeapFloat32;
@@ -574,6 +656,8 @@ export interface Posenc {
    * k is kept. The frequencies are the params' at seqLen (or invFreq).
    */
   shiftKeys(k: Float32Array | HeapFloat32, options: ShiftKeysOptions): void;
+  /** A tensor's data is shifted in place (not a TF.js tensor: those are immutable). */
+  shiftKeys(k: TensorLike, options: Omit<ShiftKeysOptions, 'seqLen' | 'nHeads'> & { seqLen?: number; nHeads?: number }): void;
   /** Llama 4's attention temperature log(floor((p + 1) / floorScale) + 1) · attnScale + 1 at each position. */
   iropeScale(positions: number, options?: { floorScale?: number; attnScale?: number }): number;
   iropeScale(positions: NumberArray, options?: { floorScale?: number; attnScale?: number }): Float64Array;
@@ -583,8 +667,10 @@ export interface Posenc {
    * 2-D axial RoPE of vision transformers (Pixtral): x [patches][nHeads][headDim]; the first
    * headDim/4 pairs turn by the patch row (frequencies θ^(-4i/headDim)), the rest by the column.
    */
-  applyRope2d(x: Float32Array, options: { nHeads: number; headDim: number; theta?: number; grid?: [number, number];
-    positions?: NumberArray; seqLen?: number; layout?: RopeLayout; precision?: 'fast' | 'accurate' }): Float32Array;
+  applyRope2d(x: Float32Array, options: Rope2dOptions & { nHeads: number; headDim: number }): Float32Array;
+  applyRope2d(x: Float16ArrayIfAvailable, options: Rope2dOptions & { nHeads: number; headDim: number }): Float16ArrayIfAvailable;
+  /** A tensor [batch, patches, nHeads, headDim]: the same patch positions in every batch row. */
+  applyRope2d<T extends ShapedInput>(x: T, options: Rope2dOptions): TensorResult<T>;
   ropeCache(options: RopeCacheOptions): RopeCache;
 
   /** BLOOM / MPT / ggml slopes, Float32Array(nHeads). */
@@ -593,13 +679,21 @@ export interface Posenc {
   alibiBias(nHeads: number, qLen: number, kLen: number, options?: AlibiBiasOptions): Float32Array;
   /** ONNX operators with the semantics of Attention-23/24 and RotaryEmbedding-23. */
   readonly onnx: {
-    attention(inputs: OnnxAttentionInputs, attrs?: OnnxAttentionAttrs, options?: OnnxAttentionOptions): Partial<Record<AttentionOutputSlot, OutputTensor>> & { Y: OutputTensor };
-    /** options.out: write Y into this Float32Array (X's size; may be X's own data) instead of a new one. */
-    rotaryEmbedding(inputs: OnnxRotaryEmbeddingInputs, attrs?: OnnxRotaryEmbeddingAttrs, options?: OnnxRotaryEmbeddingOptions): { Y: OutputTensor };
+    /** Outputs of Q's kind: an onnxruntime-web (or transformers.js) Tensor for one, else plain OutputTensors. */
+    attention<T extends ShapedInput>(inputs: OnnxAttentionInputs<T>, attrs?: OnnxAttentionAttrs, options?: OnnxAttentionOptions): Partial<Record<AttentionOutputSlot, TensorResult<T>>> & { Y: TensorResult<T> };
+    /** Y of X's kind. options.out: write Y into this array (X's size; may be X's own data) instead of a new one. */
+    rotaryEmbedding<T extends ShapedInput>(inputs: OnnxRotaryEmbeddingInputs<T>, attrs?: OnnxRotaryEmbeddingAttrs, options?: OnnxRotaryEmbeddingOptions): { Y: TensorResult<T> };
   };
-  /** q [qLen][nHeads][headDim], k and v [kvLen][nKvHeads][headDim] → [qLen][nHeads][headDim] (layout 'bhsd': heads major). */
-  attention(q: Float32Array, k: Float32Array | Uint16Array, v: Float32Array | Uint16Array, options: AttentionOptions & { returnWeights: true }): { output: Float32Array; weights: Float32Array };
-  attention(q: Float32Array, k: Float32Array | Uint16Array, v: Float32Array | Uint16Array, options: AttentionOptions): Float32Array;
+  /**
+   * q [batch][qLen][nHeads][headDim], k and v [batch][kvLen][nKvHeads][headDim] → q's shape (layout
+   * 'bhsd': heads major); batch defaults to 1. A float16 q (Float16Array) gives a Float16Array.
+   */
+  attention(q: Float32Array, k: KvInput, v: KvInput, options: AttentionOptions & { returnWeights: true }): { output: Float32Array; weights: Float32Array };
+  attention(q: Float32Array, k: KvInput, v: KvInput, options: AttentionOptions): Float32Array;
+  attention(q: Float16ArrayIfAvailable, k: KvInput, v: KvInput, options: AttentionOptions): Float16ArrayIfAvailable;
+  /** Tensors (4-D as the layout says, or 3-D [batch, qLen, nHeads · headDim] with nHeads): the result of q's kind. */
+  attention<T extends ShapedInput>(q: T, k: KvInput, v: KvInput, options: TensorAttentionOptions & { returnWeights: true }): { output: TensorResult<T>; weights: TensorResult<T> };
+  attention<T extends ShapedInput>(q: T, k: KvInput, v: KvInput, options?: TensorAttentionOptions): TensorResult<T>;
 
   /** A KV cache for decoding, in the heap: keys rotated once when appended, attention for a few new queries (docs/decoding.md). */
   kvCache(options: KvCacheOptions): KvCache;

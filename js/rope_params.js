@@ -8,6 +8,21 @@ import {
 // M-RoPE: what the pairs no section claims turn by (HF: the temporal id; llama.cpp: none).
 const MROPE_REST = { temporal: false, unrotated: true };
 const DIALECTS = { hf: 0, gguf: 1 };
+const PARAMS_KEYS = ['headDim', 'rotaryDim', 'rotaryOffset', 'partialRotaryFactor', 'theta', 'layout', 'scaling', 'freqFactors', 'mrope'];
+const SCALING_KEYS = ['type', 'factor', 'originalMaxPositionEmbeddings', 'maxPositionEmbeddings', 'betaFast',
+  'betaSlow', 'mscale', 'mscaleAllDim', 'attentionFactor', 'truncate', 'lowFreqFactor', 'highFreqFactor',
+  'shortFactor', 'longFactor', 'contextLength'];
+
+/** The keys of a RoPE params object, its scaling and its mrope: checked before any of their values. */
+export function checkRopeParamsKeys(fn, params, name = 'params') {
+  if (!isPlainObject(params)) {
+    throw new PosencTypeError(`${fn}: ${name} must be an object like { headDim: 128, theta: 10000 } (got ${describe(params)})`);
+  }
+  checkOptions(fn, params, PARAMS_KEYS, name);
+  checkOptions(fn, params.scaling, SCALING_KEYS, `${name}.scaling`);
+  checkOptions(fn, params.mrope, ['section', 'interleaved', 'rest'], `${name}.mrope`);
+  return params;
+}
 
 /**
  * The names the RoPE options take, from the C++ enums (module.names(), embind.cpp), in the JS
@@ -26,21 +41,12 @@ export function ropeParamsApi(module, heap, names) {
   const LAYOUT_NAMES = Object.keys(ROPE_LAYOUTS);
   // ---- RoPE parameters -------------------------------------------------------------------------
 
-  const SCALING_KEYS = ['type', 'factor', 'originalMaxPositionEmbeddings', 'maxPositionEmbeddings', 'betaFast',
-    'betaSlow', 'mscale', 'mscaleAllDim', 'attentionFactor', 'truncate', 'lowFreqFactor', 'highFreqFactor',
-    'shortFactor', 'longFactor', 'contextLength'];
-
   // The public params object → the flat object embind_rope.cpp reads (NaN = unset).
   function flatRopeParams(fn, params) {
-    if (!isPlainObject(params)) {
-      throw new PosencTypeError(`${fn}: params must be an object like { headDim: 128, theta: 10000 } (got ${describe(params)})`);
-    }
-    checkOptions(fn, params, ['headDim', 'rotaryDim', 'rotaryOffset', 'partialRotaryFactor', 'theta', 'layout', 'scaling',
-      'freqFactors', 'mrope'], 'params');
+    checkRopeParamsKeys(fn, params);
     const { headDim, rotaryDim, rotaryOffset = 0, partialRotaryFactor = 1, theta = 10000, scaling = { type: 'none' }, freqFactors,
       mrope } = params;
     if (mrope !== undefined) {
-      checkOptions(fn, mrope, ['section', 'interleaved', 'rest'], 'params.mrope');
       if (!Array.isArray(mrope.section) || mrope.section.length !== 3) {
         throw new PosencRangeError(`${fn}: params.mrope.section must be 3 pair counts [t, h, w] (got ${describe(mrope.section)})`);
       }
@@ -58,7 +64,6 @@ export function ropeParamsApi(module, heap, names) {
     const layout = checkChoice(fn, 'params.layout', params.layout ?? 'halfSplit', ROPE_LAYOUTS);
     checkNumber(fn, 'params.partialRotaryFactor', partialRotaryFactor);
     checkNumber(fn, 'params.theta', theta);
-    checkOptions(fn, scaling, SCALING_KEYS, 'params.scaling');
     const s = scaling ?? {};
     if (!ROPE_SCALING_TYPES.includes(s.type)) {
       throw new PosencRangeError(`${fn}: params.scaling.type must be one of: ${ROPE_SCALING_TYPES.join(', ')} (got ${describe(s.type)})`);
@@ -163,20 +168,33 @@ export function ropeParamsApi(module, heap, names) {
     return { ...f, attentionFactor, layout, rotaryOffset };
   }
 
-  // Positions of seqLen tokens: options.positions, or offset + 0 … seqLen-1.
-  function resolvePositions(fn, options, seqLen) {
+  // Positions of seqLen tokens: options.positions, or offset + 0 … seqLen-1. With batch rows,
+  // positions are one row for every batch row, or one per batch row ([batch][seqLen], as HF's
+  // position_ids): perRow says which.
+  function resolvePositions(fn, options, seqLen, batch = 1) {
     if (options.positions !== undefined) {
       if (options.offset !== undefined) throw new PosencTypeError(`${fn}: pass options.positions or options.offset, not both`);
       const positions = toFloat64(fn, 'positions', options.positions);
-      if (positions.length !== seqLen) {
-        throw new PosencRangeError(`${fn}: positions.length must equal seqLen = ${seqLen} (got ${positions.length})`);
+      const perRow = batch > 1 && positions.length === batch * seqLen;
+      if (positions.length !== seqLen && !perRow) {
+        const rows = batch > 1 ? ` or batch * seqLen = ${batch * seqLen}` : '';
+        throw new PosencRangeError(`${fn}: positions.length must equal seqLen = ${seqLen}${rows} (got ${positions.length})`);
       }
       let max = -Infinity;
       for (const p of positions) max = Math.max(max, p);
-      return { positions, offset: 0, maxPosition: max };
+      return { positions, perRow, offset: 0, maxPosition: max };
     }
     const offset = options.offset === undefined ? 0 : checkFinite(fn, 'offset', options.offset);
-    return { positions: null, offset, maxPosition: offset + seqLen - 1 };
+    return { positions: null, perRow: false, offset, maxPosition: offset + seqLen - 1 };
+  }
+
+  /**
+   * The frequencies f placed in heads of headDim: they must fit (C++ checks rotaryOffset + rotaryDim).
+   * what: the option's prefix in messages ('rope ').
+   */
+  function placeRotation(fn, f, headDim, offsetGiven, what = '') {
+    if (f.rotaryDim > headDim) throw new PosencRangeError(`${fn}: ${what}rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
+    return f;
   }
 
   return {
@@ -184,6 +202,7 @@ export function ropeParamsApi(module, heap, names) {
     publicRopeParams,
     resolveFrequencies,
     resolvePositions,
+    placeRotation,
     api: {
       ropeFrequencies(params, options) {
         const fn = 'ropeFrequencies';
