@@ -34,9 +34,6 @@ export function kvCacheApi(module, heap, { resolveFrequencies, placeRotation, fl
     const r = ropeOption(fn, rope);
     const precision = checkChoice(fn, 'rope.precision', r.precision ?? 'fast', precisions);
     const f = placeRotation(fn, resolveFrequencies(`${fn} (rope)`, r, capacity - 1), headDim, r.rotaryOffset !== undefined, 'rope ');
-    if (f.rotaryOffset + f.rotaryDim > headDim) {
-      throw new PosencRangeError(`${fn}: rope rotaryOffset + rotaryDim = ${f.rotaryOffset + f.rotaryDim} must be <= headDim = ${headDim}`);
-    }
     let ggml = null;
     if (precision === precisions.ggml) {
       if (r.params === undefined || r.attentionFactor !== undefined) {

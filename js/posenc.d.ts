@@ -156,7 +156,10 @@ export interface RopeInputs {
 export interface ApplyRopeOptions extends RopeInputs {
   seqLen: number;
   nHeads: number;
-  /** Defaults to params.headDim. */
+  /**
+   * Defaults to params.headDim — or to the params' rotaryDim when x is that wide: the rotated slice
+   * alone (DeepSeek's q_pe / k_pe, whose params say rotaryOffset 128 of headDim 192), turned from dim 0.
+   */
   headDim?: number;
   /**
    * Sequences in x, one after another (default 1): x [batch][seqLen][nHeads][headDim]. Each starts
@@ -206,7 +209,7 @@ export interface ShiftKeysOptions {
   seqLen: number;
   /** The key heads (nKvHeads). */
   nHeads: number;
-  /** Defaults to params.headDim. */
+  /** Defaults to params.headDim (or its rotaryDim for keys that are the rotated slice alone). */
   headDim?: number;
   /** Sequences in k (default 1); a delta per token is one row for all or one per token of every row. */
   batch?: number;

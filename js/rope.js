@@ -37,8 +37,8 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     const f = resolveFrequencies(fn, options, pos.maxPosition);
     const headDim = e.headDim ?? flatHeadDim(fn, 'x', t.data.length, e, options, f);
     const paramsDim = options.params?.headDim;
-    if (paramsDim !== undefined && paramsDim !== headDim) {
-      throw new PosencRangeError(`${fn}: headDim = ${headDim} differs from params.headDim = ${paramsDim}`);
+    if (paramsDim !== undefined && paramsDim !== headDim && headDim !== f.rotaryDim) {
+      throw new PosencRangeError(`${fn}: headDim = ${headDim} differs from params.headDim = ${paramsDim} (and from its rotaryDim = ${f.rotaryDim}, the width of the rotated slice alone)`);
     }
     const placed = placeRotation(fn, f, headDim, options.rotaryOffset !== undefined);
     if (precision === PRECISIONS.ggml && options.params === undefined) {
@@ -51,13 +51,17 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       flat: options.params && flatRopeParams(fn, options.params), xpos: xposOf(fn, options.xpos) };
   }
 
-  // A flat x's headDim: options.headDim, else params.headDim. name: x's ('x', 'k').
+  // A flat x's headDim: options.headDim, else params.headDim — or the params' rotaryDim when x holds
+  // the rotated slice alone (its length says which). name: x's ('x', 'k').
   function flatHeadDim(fn, name, length, e, options, f) {
     const rows = e.batch * e.len * e.heads;
     const what = `${e.batch > 1 ? 'batch * ' : ''}seqLen * nHeads * headDim`;
+    if (options.headDim === undefined && options.params?.headDim !== undefined && f.rotaryDim < options.params.headDim &&
+      length === rows * f.rotaryDim) return f.rotaryDim;
     const headDim = checkInt(fn, 'headDim', options.headDim ?? options.params?.headDim, 1);
     if (rows * headDim !== length) {
-      throw new PosencRangeError(`${fn}: ${name}.length must equal ${what} = ${rows * headDim} (got ${length})`);
+      const slice = options.headDim === undefined && f.rotaryDim < headDim ? `, or ${rows * f.rotaryDim} for the rotated slice alone (rotaryDim = ${f.rotaryDim} wide)` : '';
+      throw new PosencRangeError(`${fn}: ${name}.length must equal ${what} = ${rows * headDim}${slice} (got ${length})`);
     }
     return headDim;
   }

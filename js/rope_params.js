@@ -189,12 +189,17 @@ export function ropeParamsApi(module, heap, names) {
   }
 
   /**
-   * The frequencies f placed in heads of headDim: they must fit (C++ checks rotaryOffset + rotaryDim).
-   * what: the option's prefix in messages ('rope ').
+   * The frequencies f placed in heads of headDim: f's rotaryOffset, unless it would run past the
+   * head's end and the head is exactly rotaryDim wide — x is then the rotated slice alone (DeepSeek's
+   * q_pe / k_pe, which HF and llama.cpp rope) and turns from dim 0. offsetGiven: the call set
+   * rotaryOffset itself (it is then kept as given). what: the option's prefix in messages ('rope ').
    */
   function placeRotation(fn, f, headDim, offsetGiven, what = '') {
     if (f.rotaryDim > headDim) throw new PosencRangeError(`${fn}: ${what}rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
-    return f;
+    if (f.rotaryOffset + f.rotaryDim <= headDim) return f;
+    if (!offsetGiven && headDim === f.rotaryDim) return { ...f, rotaryOffset: 0 };
+    const hint = offsetGiven ? '' : `; pass whole heads of ${f.rotaryOffset + f.rotaryDim} dims, or the rotated slice alone, ${f.rotaryDim} wide`;
+    throw new PosencRangeError(`${fn}: ${what}rotaryOffset + rotaryDim must be <= headDim = ${headDim} (got ${f.rotaryOffset} + ${f.rotaryDim})${hint}`);
   }
 
   return {
