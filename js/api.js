@@ -20,6 +20,7 @@ import { wrapLab } from './lab.js';  // the extrapolation lab: pe.lab
 import { renewingHeapViews, startThreads } from './threads.js';
 
 export { MAX_ELEMENTS };
+export { PosencRangeError, PosencTypeError, isPosencError } from './checks.js';
 
 /**
  * The public API over an Emscripten module; hooks.openPath (Node) opens a file path for readModel,

@@ -2,15 +2,17 @@
 // windows, sinks, Llama 4's chunks and temperature.
 import {
   PosencRangeError, PosencTypeError, checkBool, checkChoice, checkElements, checkFinite,
-  checkFloat32Array, checkInt, checkOptions, checkOut, describe, isPlainObject, toFloat64
+  checkFloat32Array, checkInt, checkOptions, checkOut, describe, isPlainObject, numberOrBigint, toFloat64
 } from './checks.js';
+import { checkRopeParamsKeys } from './rope_params.js';
 import { extents, float32Data, fromFloat32, halfBits, isFloat16Array, isTensorLike, isTfTensor, tensorArg } from './tensor.js';
 
 // Options that attention and kvCache.attend / kvCache share.
 
 /**
  * The positional bias terms (C++ PositionBias) in the options: each term of `terms` (a scheme's
- * module declares its own: { option, parse }, as js/alibi.js does) parses its option →
+ * module declares its own: { option, keys, parse }, as js/alibi.js does; keys(fn, value) checks its
+ * option's keys, which the calls do before anything else) parses its option →
  * { tables, fields }: tables, the Float32Arrays (or null) to put in the heap; fields(addresses),
  * given their heap addresses in that order (0 for null), the options embind's position_bias reads.
  */
@@ -34,7 +36,9 @@ export function sinksOption(fn, sinks, nHeads) {
 /** options.rope: RopeParams, or { params | invFreq, layout, rotaryOffset, precision, attentionFactor }. */
 export function ropeOption(fn, rope) {
   const r = isPlainObject(rope) && 'headDim' in rope ? { params: rope } : rope;
-  return checkOptions(fn, r, ['params', 'invFreq', 'layout', 'rotaryOffset', 'precision', 'attentionFactor'], 'rope');
+  checkOptions(fn, r, ['params', 'invFreq', 'layout', 'rotaryOffset', 'precision', 'attentionFactor'], 'rope');
+  if (r.params !== undefined) checkRopeParamsKeys(fn, r.params, r === rope ? 'rope.params' : 'rope');
+  return r;
 }
 
 // k or v as the kernels take it: float32, or float16 bits (kvDtype 'float16', a Float16Array or a
@@ -91,6 +95,7 @@ export function attentionApi(module, heap, { resolveFrequencies, placeRotation, 
     if (options === undefined && !(isTensorLike(q) || isTfTensor(q))) throw new PosencTypeError(`${fn}: options { nHeads, headDim } are required`);
     options = checkOptions(fn, options, ATTENTION_OPTIONS);
     const ropeOpts = options.rope === undefined ? undefined : ropeOption(fn, options.rope);
+    for (const t of biasTerms) if (options[t.option] !== undefined) t.keys?.(fn, options[t.option]);
     const temperatureOpts = options.temperature === undefined ? undefined
       : checkOptions(fn, options.temperature, ['floorScale', 'attnScale'], 'temperature');
     const Q = tensorArg(fn, 'q', q);
@@ -216,8 +221,8 @@ export function attentionApi(module, heap, { resolveFrequencies, placeRotation, 
       const { floorScale = 8192, attnScale = 0.1 } = checkOptions(fn, options, ['floorScale', 'attnScale']);
       checkFinite(fn, 'floorScale', floorScale, { positive: true });
       checkFinite(fn, 'attnScale', attnScale);
-      const single = typeof positions === 'number';
-      const pos = toFloat64(fn, 'positions', single ? [positions] : positions);
+      const single = typeof positions === 'number' || typeof positions === 'bigint';
+      const pos = toFloat64(fn, 'positions', single ? [numberOrBigint(fn, 'positions', positions)] : positions);
       checkElements(fn, 'positions.length', pos.length);
       return scoped(fn, (alloc, put) => {
         const p = put(pos, Float64Array), out = alloc(Math.max(1, pos.length) * 8);

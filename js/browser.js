@@ -7,14 +7,14 @@ import createPosencModule from './posenc.mjs';
 import { wrap } from './api.js';
 import { requestedThreads } from './threads.js';
 
-export { MAX_ELEMENTS } from './api.js';
+export { MAX_ELEMENTS, PosencRangeError, PosencTypeError, isPosencError } from './api.js';
 
 // ?no-inline: Vite would otherwise inline the small worker script as a data: URL, which a page
 // cannot start a same-origin worker from.
 const WORKER = new URL('./posenc-threads.worker.js?no-inline', import.meta.url).href;
 
 export async function init(options = {}) {
-  const threads = requestedThreads(options);
+  const threads = requestedThreads(options, ['threads', 'wasmBinary', 'wasmUrl']);
   if (threads > 1 && globalThis.crossOriginIsolated === true) {
     if (await workerScriptIntact()) return initThreaded(threads);
     console.warn(`posenc: ${WORKER} is missing or was rewritten by the server (Vite's dev server does this); using 1 thread`);

@@ -4,7 +4,7 @@
 // cache does, keeping StreamingLLM's sink tokens.
 import {
   PosencRangeError, PosencTypeError, checkBool, checkChoice, checkFinite, checkInt,
-  checkOptions, checkOut, toFloat64
+  checkOptions, checkOut, numberOrBigint, toFloat64
 } from './checks.js';
 import { positionBiasOption, ropeOption, sinksOption } from './attention.js';
 import { HELD, HeapObject, LIVE } from './heap.js';
@@ -93,6 +93,7 @@ export function kvCacheApi(module, heap, { resolveFrequencies, placeRotation, fl
       const { nKvHeads, headDim } = this.#o;
       if (options === undefined && !(isTensorLike(q) || isTfTensor(q))) throw new PosencTypeError(`${fn}: options { nHeads } are required`);
       options = checkOptions(fn, options, ['nHeads', 'positions', 'causal', ...biasTerms.map((t) => t.option), 'scale', 'softcap', 'sinks', 'out']);
+      for (const t of biasTerms) if (options[t.option] !== undefined) t.keys?.(fn, options[t.option]);
       if (options.nHeads !== undefined && checkInt(fn, 'nHeads', options.nHeads, 1, 2 ** 20) % nKvHeads !== 0) {
         throw new PosencRangeError(`${fn}: nHeads = ${options.nHeads} must be a multiple of nKvHeads = ${nKvHeads}`);
       }
@@ -127,9 +128,9 @@ export function kvCacheApi(module, heap, { resolveFrequencies, placeRotation, fl
     shift(delta, options = {}) {
       const fn = 'kvCache.shift', h = this.#handle('shift');
       checkOptions(fn, options, ['keep']);
-      checkInt(fn, 'delta', delta, -Number.MAX_SAFE_INTEGER);
-      const keep = options.keep === undefined ? 0 : checkInt(fn, 'keep', options.keep, 0);
-      status(fn, module.kvCacheShift(h, delta, keep));
+      checkInt(fn, 'delta', numberOrBigint(fn, 'delta', delta), -Number.MAX_SAFE_INTEGER);
+      const keep = options.keep === undefined ? 0 : checkInt(fn, 'keep', numberOrBigint(fn, 'keep', options.keep), 0);
+      status(fn, module.kvCacheShift(h, Number(delta), keep));
     }
 
     /** The tokens held, oldest first: { k, v } [length][nKvHeads][headDim] float32 (keys as rotated), positions. */
@@ -148,6 +149,7 @@ export function kvCacheApi(module, heap, { resolveFrequencies, placeRotation, fl
     const fn = 'kvCache';
     if (options === undefined) throw new PosencTypeError(`${fn}: options { nKvHeads, headDim, capacity } are required`);
     checkOptions(fn, options, ['nKvHeads', 'headDim', 'capacity', 'dtype', 'rope', 'window', 'sinkTokens']);
+    if (options.rope !== undefined) ropeOption(fn, options.rope);  // its keys, before any value
     const nKvHeads = checkInt(fn, 'nKvHeads', options.nKvHeads, 1, 2 ** 20);
     const headDim = checkInt(fn, 'headDim', options.headDim, 1, 2 ** 20);
     const capacity = checkInt(fn, 'capacity', options.capacity, 1, MAX_SIZE);

@@ -8,10 +8,10 @@ import createPosencModule from './posenc.mjs';
 import { wrap } from './api.js';
 import { requestedThreads } from './threads.js';
 
-export { MAX_ELEMENTS } from './api.js';
+export { MAX_ELEMENTS, PosencRangeError, PosencTypeError, isPosencError } from './api.js';
 
 export async function init(options = {}) {
-  const threads = requestedThreads(options);
+  const threads = requestedThreads(options, ['threads', 'wasmBinary']);
   if (threads === 1) {
     const wasmBinary = options.wasmBinary ?? (await readFile(new URL('./posenc.wasm', import.meta.url)));
     return wrap(await createPosencModule({ wasmBinary }), { openPath });

@@ -130,14 +130,14 @@ export function onnxApi(module, heap) {
     for (const key of Object.keys(inputs)) {
       if (!ATTENTION_INPUTS.includes(key)) throw new PosencTypeError(`${fn}: unknown input slot ${JSON.stringify(key)} (slots: ${ATTENTION_INPUTS.join(', ')})`);
     }
+    readAttrs(fn, attrs, ATTENTION_ATTRS);
+    const { outputs, opset = 24, out } = checkOptions(fn, options, ['outputs', 'opset', 'out']);
     for (const slot of ['Q', 'K', 'V']) {
       if (inputs[slot] === undefined || inputs[slot] === null) throw new PosencTypeError(`${fn}: inputs.${slot} is required`);
     }
     const tensors = ATTENTION_INPUTS.map((slot) => readTensor(fn, slot, inputs[slot],
       slot === 'attn_mask' ? ['float32', 'float16', 'bool'] : slot === 'nonpad_kv_seqlen' ? ['int64'] : ['float32', 'float16']));
-    readAttrs(fn, attrs, ATTENTION_ATTRS);
     const a = attrs ?? {};
-    const { outputs, opset = 24, out } = checkOptions(fn, options, ['outputs', 'opset', 'out']);
     const normalized = {
       is_causal: intAttr(fn, a, 'is_causal', 0, 0, 1),
       q_num_heads: intAttr(fn, a, 'q_num_heads', 0, 1, 2 ** 30),
@@ -223,17 +223,17 @@ export function onnxApi(module, heap) {
     for (const key of Object.keys(inputs)) {
       if (!ROTARY_INPUTS.includes(key)) throw new PosencTypeError(`${fn}: unknown input slot ${JSON.stringify(key)} (slots: ${ROTARY_INPUTS.join(', ')})`);
     }
+    readAttrs(fn, attrs, ROTARY_ATTRS);
+    const { outputs, out } = checkOptions(fn, options, ['outputs', 'out']);
     for (const slot of ['X', 'cos_cache', 'sin_cache']) {
       if (inputs[slot] === undefined || inputs[slot] === null) throw new PosencTypeError(`${fn}: inputs.${slot} is required`);
     }
     const tensors = ROTARY_INPUTS.map((slot) => readTensor(fn, slot, inputs[slot], slot === 'position_ids' ? ['int64'] : ['float32', 'float16']));
-    readAttrs(fn, attrs, ROTARY_ATTRS);
     const a = attrs ?? {};
     const interleaved = intAttr(fn, a, 'interleaved', 0, 0, 1);
     const numHeads = intAttr(fn, a, 'num_heads', 0, 1, 2 ** 30);
     const rotaryDim = intAttr(fn, a, 'rotary_embedding_dim', 0, 0, 2 ** 30);
     // { outputs } as for attention (RotaryEmbedding's one output, Y), { out } to write Y into.
-    const { outputs, out } = checkOptions(fn, options, ['outputs', 'out']);
     wantedOutputs(fn, outputs, ROTARY_OUTPUTS, ROTARY_OUTPUTS);
     const [x, cos, sin, ids] = tensors;
     const wrap = wrapperOf(inputs.X);  // Y is of X's kind (js/tensor.js)

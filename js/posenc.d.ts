@@ -14,6 +14,18 @@ export type StatusCodeName = 'kBadArgument' | 'kBadShape' | 'kTooLarge' | 'kUnav
 export interface PosencError extends Error {
   readonly code: StatusCodeName;
 }
+/** A value that breaks its rule (or bytes a file could not supply: 'kUnavailable', the system's error as cause). */
+export declare class PosencRangeError extends RangeError implements PosencError {
+  readonly code: StatusCodeName;
+  constructor(message: string, code?: StatusCodeName, options?: { cause?: unknown });
+}
+/** An argument of the wrong type, or an unknown option key (named before anything else is checked). */
+export declare class PosencTypeError extends TypeError implements PosencError {
+  readonly code: StatusCodeName;
+  constructor(message: string, code?: StatusCodeName, options?: { cause?: unknown });
+}
+/** Whether e is an error posenc threw: a PosencRangeError or PosencTypeError. */
+export declare function isPosencError(e: unknown): e is PosencRangeError | PosencTypeError;
 
 export interface InitOptions {
   /** The module's bytes, if you already have them (skips reading or fetching posenc.wasm). */
@@ -142,8 +154,8 @@ export interface RopeInputs {
   rotaryDim?: number;
   /** One position per token (may be negative: rotating by -p undoes +p). */
   positions?: NumberArray;
-  /** Positions offset + 0 … seqLen-1 when positions are not given; default 0. */
-  offset?: number;
+  /** Positions offset + 0 … seqLen-1 when positions are not given; default 0. A bigint is taken as BigInt64Array positions are. */
+  offset?: number | bigint;
   /** Exactly one of invFreq and params. */
   invFreq?: NumberArray;
   params?: RopeParams;
@@ -214,7 +226,7 @@ export interface ShiftKeysOptions {
   /** Sequences in k (default 1); a delta per token is one row for all or one per token of every row. */
   batch?: number;
   /** Positions to move by: one for all tokens, or one per token (may be negative). */
-  delta: number | NumberArray;
+  delta: number | bigint | NumberArray;
   /** Exactly one of invFreq and params. */
   invFreq?: NumberArray;
   params?: RopeParams;
@@ -258,7 +270,7 @@ export interface LearnedTableOptions {
   /** Your trained weights, [maxLen][dModel]; copied. */
   weights?: Float32Array;
   /** Added to every position (RoBERTa: padding_idx + 1 = 2); default 0. */
-  offset?: number;
+  offset?: number | bigint;
 }
 
 export interface LearnedTable {
@@ -288,7 +300,7 @@ export interface AlibiBiasOptions {
   causal?: boolean;
   maxBias?: number;
   /** Key position of query 0; default kLen - qLen (decoding with a cache); 0 as HF compute_bias / onnxruntime. */
-  queryOffset?: number;
+  queryOffset?: number | bigint;
 }
 
 export interface T5BucketOptions {
@@ -300,7 +312,7 @@ export interface T5BucketOptions {
 
 export interface T5BiasOptions extends T5BucketOptions {
   /** Key position of query 0; default kLen - qLen (decoding with a cache); 0 as HF compute_bias / onnxruntime. */
-  queryOffset?: number;
+  queryOffset?: number | bigint;
 }
 
 /** ggml_rope_ext's parameters as llama.cpp would pass them for these RopeParams. */
@@ -602,7 +614,7 @@ export interface KvCache {
    * default positions 0 … length-1, shift(-n, { keep: length - n }) drops the last n tokens
    * (rejected drafts). Appends go on after the last position held. Refused on a cache with a window.
    */
-  shift(delta: number, options?: { keep?: number }): void;
+  shift(delta: number | bigint, options?: { keep?: number | bigint }): void;
   /** The tokens held, oldest first: k, v [length][nKvHeads][headDim] float32 (keys as rotated; float16 widened exactly), positions. */
   read(): { k: Float32Array; v: Float32Array; positions: Float64Array };
   /** Frees its heap memory; a second call does nothing. */
@@ -627,7 +639,7 @@ export interface Posenc {
   /** PE[p][2i] = sin(p / base^(2i/dModel)), PE[p][2i+1] = cos(same); row-major [seqLen][dModel]. */
   sinusoidal(seqLen: number, dModel: number, options?: SinusoidalTableOptions): Float32Array;
   /** M_k [dModel][dModel] with PE(p + k) = M_k · PE(p) for every p (dModel even). */
-  sinusoidalShift(k: number, dModel: number, options?: SinusoidalOptions): Float32Array;
+  sinusoidalShift(k: number | bigint, dModel: number, options?: SinusoidalOptions): Float32Array;
   learnedTable(maxLen: number, dModel: number, options?: LearnedTableOptions): LearnedTable;
   /** E[token] · scale + PE[position], [n][dModel]. */
   embed(tokenIds: NumberArray, options: EmbedOptions): Float32Array;
@@ -662,7 +674,7 @@ export interface Posenc {
   /** A tensor's data is shifted in place (not a TF.js tensor: those are immutable). */
   shiftKeys(k: TensorLike, options: Omit<ShiftKeysOptions, 'seqLen' | 'nHeads'> & { seqLen?: number; nHeads?: number }): void;
   /** Llama 4's attention temperature log(floor((p + 1) / floorScale) + 1) · attnScale + 1 at each position. */
-  iropeScale(positions: number, options?: { floorScale?: number; attnScale?: number }): number;
+  iropeScale(positions: number | bigint, options?: { floorScale?: number; attnScale?: number }): number;
   iropeScale(positions: NumberArray, options?: { floorScale?: number; attnScale?: number }): Float64Array;
   /** Qwen2-VL position ids [3][seqLen] (temporal, height, width rows) for text runs and image grids t × h × w. */
   mropePositions(segments: ({ text: number } | { image: [number, number, number] })[]): Float64Array;
@@ -702,7 +714,7 @@ export interface Posenc {
   kvCache(options: KvCacheOptions): KvCache;
 
   /** HF T5 bucket of relativePosition = key - query. */
-  t5Bucket(relativePosition: number, options?: T5BucketOptions): number;
+  t5Bucket(relativePosition: number | bigint, options?: T5BucketOptions): number;
   t5Bucket(relativePosition: NumberArray, options?: T5BucketOptions): Int32Array;
   /** [nHeads][qLen][kLen] from table [numBuckets][nHeads]. */
   t5Bias(table: Float32Array, nHeads: number, qLen: number, kLen: number, options?: T5BiasOptions): Float32Array;

@@ -2,8 +2,9 @@
 // of cached keys (cpp/src/rope.cpp).
 import {
   PosencRangeError, PosencTypeError, checkChoice, checkElements, checkFinite, checkFloat32Array,
-  checkInt, checkOptions, checkOut, describe, isPlainObject, toFloat64
+  checkInt, checkOptions, checkOut, describe, isPlainObject, numberOrBigint, toFloat64
 } from './checks.js';
+import { checkRopeParamsKeys } from './rope_params.js';
 import { extents, float32Data, fromFloat32, isTfTensor, tensorArg } from './tensor.js';
 
 export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, resolvePositions, placeRotation }, names) {
@@ -28,6 +29,8 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
   function ropeCall(fn, t, options, headsMajor = false) {
     if (options === undefined) throw new PosencTypeError(`${fn}: options { seqLen, nHeads, headDim, invFreq | params } are required`);
     checkOptions(fn, options, ROPE_OPTIONS);
+    if (options.params !== undefined) checkRopeParamsKeys(fn, options.params);
+    checkOptions(fn, options.xpos, XPOS_KEYS, 'xpos');
     const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', PRECISIONS);
     const given = { batch: options.batch, len: options.seqLen, heads: options.nHeads, headDim: options.headDim };
     const e = t.dims ? extents(fn, 'x', t, given, { headsMajor, names: NAMES }) : {
@@ -147,6 +150,8 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     applyRope(x, options) {
       const fn = 'applyRope';
       checkOptions(fn, options, [...ROPE_OPTIONS, 'out', 'tensorLayout']);
+      if (options?.params !== undefined) checkRopeParamsKeys(fn, options.params);
+      checkOptions(fn, options?.xpos, XPOS_KEYS, 'xpos');
       const { out: into, tensorLayout = 'bshd', ...rest } = options ?? {};
       const X = tensorArg(fn, 'x', x);
       const { data, half } = float32Data(fn, 'x', X);  // float16 x: rotated in float32, rounded back
@@ -263,6 +268,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       if (options === undefined) throw new PosencTypeError(`${fn}: options { seqLen, nHeads, headDim, delta, invFreq | params } are required`);
       checkOptions(fn, options, ['seqLen', 'nHeads', 'headDim', 'batch', 'delta', 'invFreq', 'params', 'layout', 'precision', 'rotaryDim',
         'rotaryOffset']);
+      if (options.params !== undefined) checkRopeParamsKeys(fn, options.params);
       const inHeap = k instanceof HeapFloat32;
       if (inHeap && !k.ptr) throw new PosencTypeError(`${fn}: k was deleted`);
       if (isTfTensor(k)) throw new PosencTypeError(`${fn}: k is shifted in place, and a TensorFlow.js tensor is immutable: pass a Float32Array, a tensor { data, dims } or a HeapFloat32`);
@@ -277,7 +283,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       const headDim = e.headDim ?? flatHeadDim(fn, 'k', K.data.length, e, options, frequencies);
       const nHeads = e.heads, seqLen = e.batch * e.len;
       let deltas = null, deltaAll = 0;
-      if (typeof options.delta === 'number') deltaAll = checkFinite(fn, 'delta', options.delta);
+      if (typeof options.delta === 'number' || typeof options.delta === 'bigint') deltaAll = checkFinite(fn, 'delta', numberOrBigint(fn, 'delta', options.delta));
       else if (options.delta === undefined) throw new PosencTypeError(`${fn}: options.delta (a number, or one per token) is required`);
       else {
         deltas = toFloat64(fn, 'delta', options.delta);
@@ -302,6 +308,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       const fn = 'ropeCache';
       if (options === undefined) throw new PosencTypeError(`${fn}: options { seqLen | positions, invFreq | params } are required`);
       checkOptions(fn, options, ['seqLen', 'positions', 'offset', 'invFreq', 'params', 'precision', 'attentionFactor', 'rotaryDim']);
+      if (options.params !== undefined) checkRopeParamsKeys(fn, options.params);
       // seqLen defaults to the number of positions; resolvePositions checks and converts them once.
       const seqLen = options.positions !== undefined && options.seqLen === undefined
         ? options.positions?.length : checkInt(fn, 'seqLen', options.seqLen, 1);

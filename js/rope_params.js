@@ -2,7 +2,7 @@
 // (HF's semantics, cpp/src/rope_frequencies.cpp), config import and ggml's parameters.
 import {
   PosencRangeError, PosencTypeError, camel, checkBool, checkChoice, checkFinite, checkInt, checkNumber,
-  checkOptions, describe, isPlainObject, toFloat64
+  checkOptions, describe, isPlainObject, numberOrBigint, toFloat64
 } from './checks.js';
 
 // M-RoPE: what the pairs no section claims turn by (HF: the temporal id; llama.cpp: none).
@@ -184,7 +184,7 @@ export function ropeParamsApi(module, heap, names) {
       for (const p of positions) max = Math.max(max, p);
       return { positions, perRow, offset: 0, maxPosition: max };
     }
-    const offset = options.offset === undefined ? 0 : checkFinite(fn, 'offset', options.offset);
+    const offset = options.offset === undefined ? 0 : checkFinite(fn, 'offset', numberOrBigint(fn, 'offset', options.offset));
     return { positions: null, perRow: false, offset, maxPosition: offset + seqLen - 1 };
   }
 
@@ -212,6 +212,7 @@ export function ropeParamsApi(module, heap, names) {
       ropeFrequencies(params, options) {
         const fn = 'ropeFrequencies';
         const { seqLen = 0, dtype = 'float32' } = checkOptions(fn, options, ['seqLen', 'dtype']);
+        checkRopeParamsKeys(fn, params);
         checkInt(fn, 'seqLen', seqLen, 0);
         checkChoice(fn, 'dtype', dtype, { float32: 0, float64: 1 });
         const f = frequencies64(fn, params, seqLen);
@@ -222,6 +223,7 @@ export function ropeParamsApi(module, heap, names) {
       ggmlRopeParams(params, options) {
         const fn = 'ggmlRopeParams';
         const { seqLen = 0 } = checkOptions(fn, options, ['seqLen']);
+        checkRopeParamsKeys(fn, params);
         checkInt(fn, 'seqLen', seqLen, 0);
         const [message, g] = module.ggmlRopeParams(flatRopeParams(fn, params), seqLen);
         status(fn, message);
