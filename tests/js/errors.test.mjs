@@ -1,12 +1,14 @@
 // Errors as a caller meets them: the exported classes and isPosencError; file-system failures
 // wrapped with err.code 'kUnavailable' (the system's error as err.cause); an unknown option key
-// named before any other check; bigints where positions are taken.
+// named before any other check; bigints where positions are taken; a cut file called truncated,
+// with its byte counts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PosencRangeError, PosencTypeError, isPosencError } from 'posenc';
+import { gguf, safetensors } from './model_writer.mjs';
 import { pe, randomFloats } from './helpers.mjs';
 
 test('the error classes are exported: instanceof and isPosencError tell posenc errors from others', () => {
@@ -117,4 +119,31 @@ test('a bigint is taken wherever a position or an offset is (as BigInt64Array po
     cache.delete();
   }
   assert.throws(() => pe.applyRope(x, { ...o, offset: 2n ** 60n }), (e) => e instanceof PosencRangeError && /offset must be within ±\(2\^53 - 1\) \(got 1152921504606846976n\)/.test(e.message));
+});
+
+test('a cut file is called truncated, with the byte counts: safetensors in its header and in its data, GGUF', async () => {
+  const st = safetensors({ 'wpe.weight': { shape: [4, 2], data: randomFloats(8, 3) } });
+  const headerLength = Number(new DataView(st.buffer).getBigUint64(0, true));
+  const cases = [
+    [st.slice(0, 20), new RegExp(`safetensors: the file is truncated: its header length \\(byte 0\\) says ${headerLength} bytes of JSON from byte 8, but the file ends 12 bytes later, at byte 20`)],
+    [st.slice(0, st.length - 4), new RegExp(`safetensors: the file is truncated: tensor wpe.weight's data_offsets \\[0, 32\\] need ${st.length} bytes, the file has ${st.length - 4}`)],
+  ];
+  const g = gguf([['general.architecture', 'llama'], ['llama.context_length', { u32: 4096 }]]).bytes;
+  // Cut inside the second key's length (the first key, general.architecture, ends at byte 56).
+  cases.push([g.slice(0, 60), /gguf: at byte 56: the file is truncated: expected a string length \(8 bytes\), but it ends 4 bytes later, at byte 60/]);
+  for (const [bytes, pattern] of cases) {
+    await assert.rejects(pe.readModel(bytes), (e) => {
+      assert.ok(e instanceof PosencRangeError, e?.message);
+      assert.match(e.message, pattern);
+      return true;
+    });
+  }
+  // A file on disk shorter than its header says reads the same way (positional reads, the size at open).
+  const dir = await mkdtemp(join(tmpdir(), 'posenc-errors-'));
+  try {
+    await writeFile(join(dir, 'cut.safetensors'), st.slice(0, 20));
+    await assert.rejects(pe.readModel(join(dir, 'cut.safetensors')), /the file is truncated/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
