@@ -35,8 +35,8 @@ export interface InitOptions {
   /**
    * Threads for the kernels, 1–64 (default 1). Above 1, the pthreads build is loaded with a pool of
    * threads - 1 workers: in Node always, in browsers when the page is crossOriginIsolated (served with
-   * COOP/COEP), otherwise the single-threaded build, silently; `pe.threads` says which. Not combinable
-   * with wasmBinary / wasmUrl (those are the single-threaded module's).
+   * COOP/COEP), otherwise the single-threaded build, with a console warning (once) giving the reason;
+   * `pe.threads` says which. Not combinable with wasmBinary / wasmUrl (the single-threaded module's).
    */
   threads?: number;
 }

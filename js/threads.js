@@ -1,7 +1,7 @@
 // Threads: which build init() loads, and the heap views of the threaded one.
 // init({ threads: n }) with n > 1 loads the pthreads build where shared memory exists (Node: always;
 // browsers: when the page is crossOriginIsolated), with a pool of n - 1 workers made at load;
-// otherwise the single-threaded build, silently. pe.threads reports the count in use.
+// otherwise the single-threaded build, with a warning (js/browser.js). pe.threads reports the count in use.
 import { PosencRangeError, checkInt, checkOptions, codeName } from './checks.js';
 
 const MAX_THREADS = 64;

@@ -103,7 +103,7 @@ test('Vite: the dev server serves posenc with optimizeDeps.exclude (threads fall
       await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
       assert.equal(await page.textContent('#out'), want, query);
     }
-    assert.match(warnings.join('\n'), /posenc-threads.worker.js\?no-inline is missing or was rewritten by the server .*using 1 thread/);
+    assert.match(warnings.join('\n'), /runs on 1 thread: .*posenc-threads.worker.js\?no-inline is missing or was rewritten by the server/);
   } finally {
     await browser.close();
     await server.close();
