@@ -1,5 +1,6 @@
-// The built package (dist/, what npm pack ships) in Chromium, where Node 20 cannot go:
-// init({ threads }) on a page that is not isolated: one thread and one warning giving the reason.
+// The built package (dist/, what npm pack ships) in Chromium, where Node 20 cannot go: Float16Array
+// in and out; init({ threads }) on a page that is not isolated: one thread and one warning giving
+// the reason.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -52,6 +53,43 @@ async function open(which) {
   await page.goto(`http://127.0.0.1:${servers[which].address().port}/`);
   return { page, messages };
 }
+
+test('Chromium: Float16Array in and out — attention, applyRope and the ONNX ops, bits still accepted', async () => {
+  const { page, messages } = await open('isolated');
+  const r = await page.evaluate(async () => {
+    const { init } = await import('/dist/browser.js');
+    const pe = await init();
+    const n = 40 * 4 * 16, f32 = Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.7));
+    const f16 = Float16Array.from(f32), bits = new Uint16Array(f16.buffer);
+    const o = { nHeads: 4, headDim: 16, causal: true };
+    const sameBits = (a, b) => a.length === b.length && new Uint16Array(a.buffer, a.byteOffset, a.length).every((x, i) => x === new Uint16Array(b.buffer, b.byteOffset, b.length)[i]);
+    const same = (a, b) => a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
+    const wide = Float32Array.from(f16);
+    const out = {};
+    // K/V as Float16Array: kvDtype float16 by itself, exactly the Uint16Array-bits call.
+    out.kv = same(pe.attention(wide, f16, f16, o), pe.attention(wide, bits, bits, { ...o, kvDtype: 'float16' }));
+    // q as Float16Array: computed in float32, the output rounded to a Float16Array.
+    const y = pe.attention(f16, f16, f16, o);
+    out.attention = y instanceof Float16Array && same(y, Float16Array.from(pe.attention(wide, wide, wide, o)));
+    const rope = pe.applyRope(f16, { seqLen: 40, nHeads: 4, params: { headDim: 16 } });
+    out.rope = rope instanceof Float16Array && same(rope, Float16Array.from(pe.applyRope(wide, { seqLen: 40, nHeads: 4, params: { headDim: 16 } })));
+    // The ONNX ops: Float16Array data gives Float16Array results with the bits of the Uint16Array call.
+    const t = (data) => ({ data, dims: [1, 4, 40, 16] });
+    const Y16 = pe.onnx.attention({ Q: t(f16), K: t(f16), V: t(f16) }, { is_causal: 1 }).Y;
+    const Ybits = pe.onnx.attention({ Q: t(bits), K: t(bits), V: t(bits) }, { is_causal: 1 }).Y;
+    out.onnx = Y16.data instanceof Float16Array && Ybits.data instanceof Uint16Array && Y16.type === 'float16' && sameBits(Y16.data, Ybits.data);
+    const { cos, sin } = pe.ropeCache({ params: { headDim: 16 }, seqLen: 40 });
+    const c16 = { data: Float16Array.from(cos), dims: [40, 8] }, s16 = { data: Float16Array.from(sin), dims: [40, 8] };
+    const cb = { data: new Uint16Array(c16.data.buffer), dims: [40, 8] }, sb = { data: new Uint16Array(s16.data.buffer), dims: [40, 8] };
+    const ids = { data: Array.from({ length: 40 }, (_, i) => i), dims: [1, 40] };
+    const R16 = pe.onnx.rotaryEmbedding({ X: t(f16), cos_cache: c16, sin_cache: s16, position_ids: ids }).Y;
+    out.rotary = R16.data instanceof Float16Array && sameBits(R16.data, pe.onnx.rotaryEmbedding({ X: t(bits), cos_cache: cb, sin_cache: sb, position_ids: ids }).Y.data);
+    return out;
+  });
+  assert.deepEqual(r, { kv: true, attention: true, rope: true, onnx: true, rotary: true });
+  assert.deepEqual(messages, []);
+  await page.close();
+});
 
 test('Chromium: init({ threads: 2 }) on a page that is not crossOriginIsolated runs 1 thread and warns once, with the reason', async () => {
   const { page, messages } = await open('plain');
