@@ -7,6 +7,7 @@
 import createPosencModule from './posenc.mjs';
 import { wrap } from './api.js';
 import { requestedThreads } from './threads.js';
+import { connect, workerOptions } from './worker.js';
 
 export { MAX_ELEMENTS, PosencRangeError, PosencTypeError, isPosencError } from './api.js';
 
@@ -34,6 +35,22 @@ export async function init(options = {}) {
   const wasmUrl = String(options.wasmUrl ?? new URL('./posenc.wasm', import.meta.url));
   const settings = options.wasmBinary ? { wasmBinary: options.wasmBinary } : { locateFile: () => wasmUrl };
   return wrap(await createPosencModule(settings));
+}
+
+/**
+ * The worker form (js/worker.js): init(options) in a module Web Worker, the same functions async.
+ * new Worker(new URL(…, import.meta.url), { type: 'module' }) is the form Vite and webpack 5 bundle.
+ */
+export function initWorker(options = {}) {
+  const [initOptions, how] = workerOptions(options, ['threads', 'wasmBinary', 'wasmUrl']);
+  const worker = new Worker(new URL('./worker_browser.js', import.meta.url), { type: 'module' });
+  worker.postMessage({ init: { ...initOptions, wasmUrl: initOptions.wasmUrl && String(initOptions.wasmUrl) } });
+  return connect({
+    postMessage: (msg, transfer) => worker.postMessage(msg, transfer),
+    onMessage: (f) => worker.addEventListener('message', (e) => f(e.data)),
+    onError: (f) => worker.addEventListener('error', (e) => f(new Error(`posenc worker: ${e.message ?? 'failed to start'}`))),
+    terminate: () => worker.terminate(),
+  }, how);
 }
 
 async function initThreaded(threads) {

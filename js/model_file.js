@@ -101,7 +101,7 @@ export function makeReadModel(module, { status, publicRopeParams, openPath }) {
 // readModel's rope is the params object itself, ready for ropeFrequencies / applyRope / attention.
 // Its `.params` (the earlier shape, { params }) stays as a non-enumerable alias of the same object, so old
 // callers work and the object's own keys are params keys only.
-function ropeResult(params) {
+export function ropeResult(params) {
   return Object.defineProperty(params, 'params', { value: params, enumerable: false });
 }
 

@@ -723,6 +723,68 @@ export interface Posenc {
 /** Loads and instantiates the WebAssembly module. Call once and keep the result. */
 export declare function init(options?: InitOptions): Promise<Posenc>;
 
+export interface WorkerInitOptions extends InitOptions {
+  /**
+   * Transfer the inputs' buffers to the worker instead of copying them (default false): no copy,
+   * but the arrays you passed are detached (empty) afterwards. Results are always transferred.
+   */
+  transfer?: boolean;
+}
+
+type Async<F extends (...args: any) => any> = (...args: Parameters<F>) => Promise<Awaited<ReturnType<F>>>;
+
+/**
+ * The worker form (initWorker): init's functions whose results are data, asynchronous, run by a
+ * posenc module in a module Web Worker (browsers) or a worker thread (Node), results bit for bit the
+ * direct calls' and of the same kind. Not here: allocFloat32 / applyRopeInPlace, kvCache,
+ * learnedTable and the lab (objects held in the worker's heap), and options.out (results are
+ * transferred to you, not copied into your array).
+ */
+export interface PosencWorker {
+  readonly simdArch: string;
+  readonly threads: number;
+  readonly MAX_ELEMENTS: number;
+  readonly names: Posenc['names'];
+  sinusoidal: Async<Posenc['sinusoidal']>;
+  sinusoidalShift: Async<Posenc['sinusoidalShift']>;
+  embed: Async<Posenc['embed']>;
+  ropeFrequencies(params: RopeParams, options?: { seqLen?: number; dtype?: 'float32' }): Promise<RopeFrequencies>;
+  ropeFrequencies(params: RopeParams, options: { seqLen?: number; dtype: 'float64' }): Promise<Omit<RopeFrequencies, 'invFreq'> & { invFreq: Float64Array }>;
+  ggmlRopeParams: Async<Posenc['ggmlRopeParams']>;
+  ropeParamsFromConfig: Async<Posenc['ropeParamsFromConfig']>;
+  readModel: Async<Posenc['readModel']>;
+  applyRope(x: Float32Array, options: ApplyRopeOptions & { tensorLayout?: 'bshd' | 'bhsd' }): Promise<Float32Array>;
+  applyRope(x: Float16ArrayIfAvailable, options: ApplyRopeOptions & { tensorLayout?: 'bshd' | 'bhsd' }): Promise<Float16ArrayIfAvailable>;
+  applyRope<T extends ShapedInput>(x: T, options: TensorRopeOptions & { tensorLayout?: 'bshd' | 'bhsd' }): Promise<TensorResult<T>>;
+  /** Shifts k in place, as the direct call: the worker shifts a copy, copied back into k. */
+  shiftKeys(k: Float32Array | TensorLike, options: Omit<ShiftKeysOptions, 'seqLen' | 'nHeads'> & { seqLen?: number; nHeads?: number }): Promise<void>;
+  iropeScale(positions: number | bigint, options?: { floorScale?: number; attnScale?: number }): Promise<number>;
+  iropeScale(positions: NumberArray, options?: { floorScale?: number; attnScale?: number }): Promise<Float64Array>;
+  mropePositions: Async<Posenc['mropePositions']>;
+  applyRope2d(x: Float32Array, options: Rope2dOptions & { nHeads: number; headDim: number }): Promise<Float32Array>;
+  applyRope2d<T extends ShapedInput>(x: T, options: Rope2dOptions): Promise<TensorResult<T>>;
+  ropeCache: Async<Posenc['ropeCache']>;
+  alibiSlopes: Async<Posenc['alibiSlopes']>;
+  alibiBias: Async<Posenc['alibiBias']>;
+  attention(q: Float32Array, k: KvInput, v: KvInput, options: Omit<AttentionOptions, 'out'> & { returnWeights: true }): Promise<{ output: Float32Array; weights: Float32Array }>;
+  attention(q: Float32Array, k: KvInput, v: KvInput, options: Omit<AttentionOptions, 'out'>): Promise<Float32Array>;
+  attention(q: Float16ArrayIfAvailable, k: KvInput, v: KvInput, options: Omit<AttentionOptions, 'out'>): Promise<Float16ArrayIfAvailable>;
+  attention<T extends ShapedInput>(q: T, k: KvInput, v: KvInput, options: Omit<TensorAttentionOptions, 'out'> & { returnWeights: true }): Promise<{ output: TensorResult<T>; weights: TensorResult<T> }>;
+  attention<T extends ShapedInput>(q: T, k: KvInput, v: KvInput, options?: Omit<TensorAttentionOptions, 'out'>): Promise<TensorResult<T>>;
+  t5Bucket(relativePosition: number | bigint, options?: T5BucketOptions): Promise<number>;
+  t5Bucket(relativePosition: NumberArray, options?: T5BucketOptions): Promise<Int32Array>;
+  t5Bias: Async<Posenc['t5Bias']>;
+  readonly onnx: {
+    attention<T extends ShapedInput>(inputs: OnnxAttentionInputs<T>, attrs?: OnnxAttentionAttrs, options?: Omit<OnnxAttentionOptions, 'out'>): Promise<Partial<Record<AttentionOutputSlot, TensorResult<T>>> & { Y: TensorResult<T> }>;
+    rotaryEmbedding<T extends ShapedInput>(inputs: OnnxRotaryEmbeddingInputs<T>, attrs?: OnnxRotaryEmbeddingAttrs, options?: Omit<OnnxRotaryEmbeddingOptions, 'out'>): Promise<{ Y: TensorResult<T> }>;
+  };
+  /** Ends the worker; calls still pending reject. */
+  terminate(): void;
+}
+
+/** Loads posenc in a Web Worker (browsers) or a worker thread (Node): the worker form of init(). */
+export declare function initWorker(options?: WorkerInitOptions): Promise<PosencWorker>;
+
 // ---- The extrapolation lab (pe.lab; js/lab.js) ---------------------------------------
 
 export type LabScheme = 'none' | 'sinusoidal' | 'learned' | 'rope' | 'alibi' | 't5' | 'xpos' | 'kerple_log' | 'kerple_power' | 'fire' | 'cope' | 'p_rope';

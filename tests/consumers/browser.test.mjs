@@ -1,6 +1,7 @@
 // The built package (dist/, what npm pack ships) in Chromium, where Node 20 cannot go: Float16Array
-// in and out; init({ threads }) on a page that is not isolated: one thread and one warning giving
-// the reason.
+// in and out; the worker form in a module Web Worker, bit for bit the direct calls, threaded on a
+// crossOriginIsolated page, and how long the main thread is blocked with and without it (printed);
+// init({ threads }) on a page that is not isolated: one thread and one warning giving the reason.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -87,6 +88,50 @@ test('Chromium: Float16Array in and out — attention, applyRope and the ONNX op
     return out;
   });
   assert.deepEqual(r, { kv: true, attention: true, rope: true, onnx: true, rotary: true });
+  assert.deepEqual(messages, []);
+  await page.close();
+});
+
+test('Chromium: initWorker in a module Web Worker — the direct results bit for bit, threaded when isolated; main-thread blocking (printed)', async () => {
+  const { page, messages } = await open('isolated');
+  const r = await page.evaluate(async () => {
+    const { init, initWorker, PosencRangeError } = await import('/dist/browser.js');
+    const pe = await init();
+    const S = 2048, H = 8, D = 64, o = { nHeads: H, headDim: D, causal: true };
+    const x = Float32Array.from({ length: S * H * D }, (_, i) => Math.sin(i * 0.37));
+    const same = (a, b) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
+    let t = performance.now();
+    const want = pe.attention(x, x, x, o);
+    const direct = performance.now() - t;
+    // The longest gap between timer ticks on the page's main thread while the worker computes.
+    async function stall(w) {
+      const args = [x.slice(), x.slice(), x.slice()];  // fresh (transfer detaches them), made before the clock starts
+      let worst = 0, last = performance.now(), on = true;
+      const tick = () => { const now = performance.now(); worst = Math.max(worst, now - last); last = now; if (on) setTimeout(tick, 0); };
+      tick();
+      const y = await w.attention(...args, o);
+      on = false;
+      return { worst, same: same(y, want) };
+    }
+    const out = { direct };
+    const pw = await initWorker();
+    out.single = await stall(pw);
+    const f16 = Float16Array.from(x.subarray(0, 64 * H * D));
+    const r16 = await pw.applyRope(f16, { seqLen: 64, nHeads: H, params: { headDim: D } });
+    out.float16 = r16 instanceof Float16Array && same(r16, pe.applyRope(f16, { seqLen: 64, nHeads: H, params: { headDim: D } }));
+    out.error = await pw.sinusoidal(0, 8).then(() => 'no error', (e) => `${e instanceof PosencRangeError} ${e.code} ${e.message}`);
+    pw.terminate();
+    const threaded = await initWorker({ threads: 2, transfer: true });
+    out.threads = threaded.threads;
+    out.threaded = await stall(threaded);
+    threaded.terminate();
+    return out;
+  });
+  console.log(`Chromium: causal attention [2048, 8, 64] blocks the page ${r.direct.toFixed(0)} ms called directly; through initWorker ` +
+    `the page's longest stall is ${r.single.worst.toFixed(1)} ms (inputs copied), ${r.threaded.worst.toFixed(1)} ms (2 threads, inputs transferred)`);
+  assert.deepEqual([r.single.same, r.threaded.same, r.float16, r.threads], [true, true, true, 2]);
+  assert.equal(r.error, 'true kBadArgument sinusoidal: seqLen must be >= 1 (got 0)');
+  assert.ok(r.single.worst < r.direct, 'the worker form blocks the page less than the call itself');
   assert.deepEqual(messages, []);
   await page.close();
 });

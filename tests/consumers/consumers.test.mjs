@@ -31,11 +31,11 @@ async function project(name, files = {}) {
 }
 
 // Serves `out` (with COOP/COEP, as scripts/serve.mjs) and checks what the page computes, with one
-// thread and with ?threads=2.
+// thread, with ?threads=2 and through the worker form (?worker).
 async function checkPages(out) {
   const served = await openExplorer([['/', out]]);
   try {
-    for (const [query, want] of [['', expected], ['?threads=2', expectedThreaded]]) {
+    for (const [query, want] of [['', expected], ['?threads=2', expectedThreaded], ['?worker', `${expected} worker same`]]) {
       await served.page.goto(`${served.origin}/${query}`);
       await served.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
       assert.equal(await served.page.textContent('#out'), want, query);
@@ -98,7 +98,7 @@ test('Vite: the dev server serves posenc with optimizeDeps.exclude (threads fall
     const address = server.httpServer.address();
     const warnings = [];
     page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
-    for (const [query, want] of [['', expected], ['?threads=2', `${expected} threads 1 same`]]) {
+    for (const [query, want] of [['', expected], ['?threads=2', `${expected} threads 1 same`], ['?worker', `${expected} worker same`]]) {
       await page.goto(`http://127.0.0.1:${address.port}/${query}`);
       await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
       assert.equal(await page.textContent('#out'), want, query);

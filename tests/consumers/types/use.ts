@@ -1,5 +1,5 @@
 // Type check (tsc --noEmit) of every export of the package as a TypeScript user writes it.
-import { init, MAX_ELEMENTS, type Posenc, type RopeParams, type HeapFloat32, type OutputTensor, type ModelInfo, type GgmlRopeParams,
+import { init, initWorker, MAX_ELEMENTS, type Posenc, type PosencWorker, type RopeParams, type HeapFloat32, type OutputTensor, type ModelInfo, type GgmlRopeParams,
   type LabModel, type LabEvaluation, type LabDataset, type LabRunResult, type KvCache } from 'posenc';
 
 const pe: Posenc = await init();
@@ -91,3 +91,15 @@ pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 16, dtype: 'bfloat16' });
 // @ts-expect-error: attend needs nHeads
 cache.attend(new Float32Array(8), {});
 void [decoded, held, cacheBytes];
+
+// The worker form.
+const pw: PosencWorker = await initWorker({ threads: 2, transfer: true });
+const wy: Float32Array = await pw.attention(new Float32Array(8), new Float32Array(8), new Float32Array(8), { nHeads: 1, headDim: 8, causal: true });
+const wr: Float32Array = await pw.applyRope(new Float32Array(8), { seqLen: 1, nHeads: 1, params: { headDim: 8 } });
+const wm: ModelInfo = await pw.readModel(new Uint8Array(8));
+await pw.shiftKeys(new Float32Array(8), { seqLen: 1, nHeads: 1, delta: 1, params: { headDim: 8 } });
+const wo: OutputTensor = (await pw.onnx.attention({ Q: { data: new Float32Array(8), dims: [1, 1, 1, 8] }, K: { data: new Float32Array(8), dims: [1, 1, 1, 8] }, V: { data: new Float32Array(8), dims: [1, 1, 1, 8] } })).Y;
+pw.terminate();
+// @ts-expect-error: the worker form takes no out (results are transferred)
+pw.attention(new Float32Array(8), new Float32Array(8), new Float32Array(8), { nHeads: 1, headDim: 8, out: new Float32Array(8) });
+void [wy, wr, wm, wo];
