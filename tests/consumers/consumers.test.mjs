@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +64,30 @@ test('npm pack ships only the package: JS entries, types, the .wasm, data, READM
     'posenc-threads-node.cjs', 'posenc-threads-node.worker.cjs', 'presets.js', 'presets.json'].map((f) => `dist/${f}`);
   const want = [...js, ...builds, ...docs, 'docs/explorer.png', 'README.md', 'LICENSE', 'package.json'].sort();
   assert.deepEqual(packedFiles, want);
+});
+
+// npm pack runs scripts/prepack.sh, which builds dist/ (above, it found it up to date). In a copy of
+// the sources without dist/, on a machine without Emscripten (a PATH without emcc, a user who cannot
+// install it), packing must fail and say what is missing, not ship a package without dist/.
+test('npm pack without dist/ and without the toolchain fails, naming what is missing', async (t) => {
+  if (process.getuid?.() !== 0) return t.skip('SKIPPED: needs root to run npm pack as another user (nobody)');
+  const copy = join(work, 'no-toolchain'), bin = join(work, 'bin-without-emcc');
+  const { stdout: files } = await run('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: root });
+  for (const f of files.trim().split('\n')) await cp(join(root, f), join(copy, f));
+  await symlink(join(root, 'node_modules'), join(copy, 'node_modules'));
+  await mkdir(bin);
+  for (const dir of ['/usr/local/bin', '/usr/bin']) {
+    for (const f of await readdir(dir)) if (!['emcc', 'em++'].includes(f)) await symlink(join(dir, f), join(bin, f)).catch(() => {});
+  }
+  await run('chown', ['-R', 'nobody', copy]);
+  await chmod(work, 0o755);  // mkdtemp's 0700 would keep nobody out
+  const packed = run('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', 'env', `PATH=${bin}`, `HOME=${copy}`, 'npm', 'pack'], { cwd: copy });
+  await assert.rejects(packed, (e) => {
+    assert.match(e.stderr, /bootstrap: missing: emscripten/);
+    assert.match(e.stderr, /prepack: dist\/ \(the npm package\) could not be built, so nothing was packed/);
+    return true;
+  });
+  assert.deepEqual((await readdir(copy)).filter((f) => f.endsWith('.tgz')), []);
 });
 
 test('the tarball installs into an empty project and imports in Node', async () => {
