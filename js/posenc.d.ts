@@ -31,7 +31,7 @@ export interface InitOptions {
   /** The module's bytes, if you already have them (skips reading or fetching posenc.wasm). */
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Browser only: where to fetch posenc.wasm from (default: next to the package's browser.js). */
-  wasmUrl?: string | URL;
+  wasmUrl?: string | URLIfAvailable;
   /**
    * Threads for the kernels, 1–64 (default 1). Above 1, the pthreads build is loaded with a pool of
    * threads - 1 workers: in Node always, in browsers when the page is crossOriginIsolated (served with
@@ -363,8 +363,19 @@ export interface ReadModelOptions {
   maxTableFloats?: number;
 }
 
-/** File, Blob, ArrayBuffer, Uint8Array, config.json text or object, or (Node) a path. */
-export type ModelSource = Blob | ArrayBuffer | ArrayBufferView | string | URL | object;
+/**
+ * Blob (File) and URL where the compilation declares them (the DOM lib, or @types/node), else never:
+ * these declarations compile with lib es2022 alone.
+ */
+export type BlobIfAvailable = typeof globalThis extends { Blob: { prototype: infer B } } ? B : never;
+export type URLIfAvailable = typeof globalThis extends { URL: { prototype: infer U } } ? U : never;
+/** A parsed config.json: a plain object (not a class instance, a Map or an array). */
+export type ConfigJson = { readonly [key: string]: unknown };
+/**
+ * What readModel reads: a File / Blob, the file's bytes (an ArrayBuffer or a view of one),
+ * config.json as text or parsed, or in Node a file path or file: URL.
+ */
+export type ModelSource = BlobIfAvailable | ArrayBuffer | ArrayBufferView | string | URLIfAvailable | ConfigJson;
 
 export interface ConfigOptions {
   /** For per-layer RoPE (Gemma 3): 'full_attention' or 'sliding_attention'. */
@@ -647,7 +658,7 @@ export interface Posenc {
   ropeFrequencies(params: RopeParams, options?: { seqLen?: number; dtype?: 'float32' }): RopeFrequencies;
   /** The same in float64, as computed (for exact reference angles). */
   ropeFrequencies(params: RopeParams, options: { seqLen?: number; dtype: 'float64' }): Omit<RopeFrequencies, 'invFreq'> & { invFreq: Float64Array };
-  ropeParamsFromConfig(config: object | string, options?: ConfigOptions): RopeParams;
+  ropeParamsFromConfig(config: ConfigJson | string, options?: ConfigOptions): RopeParams;
   /** Reads a .gguf / .safetensors / .npy / config.json without loading the weights. */
   readModel(source: ModelSource, options?: ReadModelOptions): Promise<ModelInfo>;
   /** The ggml_rope_ext parameters llama.cpp uses for params (what precision 'ggml' computes with). */

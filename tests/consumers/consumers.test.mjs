@@ -153,6 +153,10 @@ test('a plain page without a bundler imports the installed package by path', asy
   await checkPages(dir);
 });
 
-test('TypeScript: tsc --noEmit accepts a file using every export (and rejects two misuses)', async () => {
-  await run(join(root, 'node_modules/.bin/tsc'), ['-p', join(root, 'tests/consumers/types/tsconfig.json')], { cwd: root });
+// use.ts under lib es2022 alone (no DOM, no @types/node, skipLibCheck false), with Node16 and with
+// bundler resolution; interop.ts beside onnxruntime-web's and TF.js's own types, with the DOM.
+test('TypeScript: tsc --noEmit accepts a file using every export (and rejects its misuses), without the DOM, node16 and bundler', async () => {
+  for (const config of ['tsconfig.json', 'tsconfig.bundler.json', 'tsconfig.interop.json']) {
+    await run(join(root, 'node_modules/.bin/tsc'), ['-p', join(root, 'tests/consumers/types', config)], { cwd: root });
+  }
 });
