@@ -4,7 +4,7 @@ import {
   MAX_ELEMENTS, PosencRangeError, PosencTypeError, checkElements, checkFinite, checkInt,
   checkOptions, checkOut, describe, isPlainObject
 } from './checks.js';
-import { halfBits, halfLike, isFloat16Array, isTfTensor, wrapperOf } from './tensor.js';
+import { halfBits, halfLike, isTfTensor, wrapperOf } from './tensor.js';
 
 // ---- tensors (ONNX ops) ----------------------------------------------------------------------------
 

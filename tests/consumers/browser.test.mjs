@@ -55,7 +55,7 @@ async function open(which) {
   return { page, messages };
 }
 
-test('Chromium: Float16Array in and out — attention, applyRope and the ONNX ops, bits still accepted', async () => {
+test('Chromium: Float16Array in and out — attention, applyRope, applyRope2d, kvCache and the ONNX ops, bits still accepted', async () => {
   const { page, messages } = await open('isolated');
   const r = await page.evaluate(async () => {
     const { init } = await import('/dist/browser.js');
@@ -72,6 +72,15 @@ test('Chromium: Float16Array in and out — attention, applyRope and the ONNX op
     // q as Float16Array: computed in float32, the output rounded to a Float16Array.
     const y = pe.attention(f16, f16, f16, o);
     out.attention = y instanceof Float16Array && same(y, Float16Array.from(pe.attention(wide, wide, wide, o)));
+    const r2 = pe.applyRope2d(f16.subarray(0, 4 * 4 * 16), { nHeads: 4, headDim: 16, grid: [2, 2] });
+    out.rope2d = r2 instanceof Float16Array && same(r2, Float16Array.from(pe.applyRope2d(wide.subarray(0, 256), { nHeads: 4, headDim: 16, grid: [2, 2] })));
+    const cache = pe.kvCache({ nKvHeads: 4, headDim: 16, capacity: 40, rope: { params: { headDim: 16 } } });
+    cache.append(f16, f16);
+    const a16 = cache.attend(f16.subarray(-64), { nHeads: 4 });
+    out.cache = a16 instanceof Float16Array && same(a16, Float16Array.from(cache.attend(wide.subarray(-64), { nHeads: 4 }))) &&
+      same(cache.read().k, (() => { const c = pe.kvCache({ nKvHeads: 4, headDim: 16, capacity: 40, rope: { params: { headDim: 16 } } });
+        c.append(wide, wide); const k = c.read().k; c.delete(); return k; })());
+    cache.delete();
     const rope = pe.applyRope(f16, { seqLen: 40, nHeads: 4, params: { headDim: 16 } });
     out.rope = rope instanceof Float16Array && same(rope, Float16Array.from(pe.applyRope(wide, { seqLen: 40, nHeads: 4, params: { headDim: 16 } })));
     // The ONNX ops: Float16Array data gives Float16Array results with the bits of the Uint16Array call.
@@ -87,7 +96,7 @@ test('Chromium: Float16Array in and out — attention, applyRope and the ONNX op
     out.rotary = R16.data instanceof Float16Array && sameBits(R16.data, pe.onnx.rotaryEmbedding({ X: t(bits), cos_cache: cb, sin_cache: sb, position_ids: ids }).Y.data);
     return out;
   });
-  assert.deepEqual(r, { kv: true, attention: true, rope: true, onnx: true, rotary: true });
+  assert.deepEqual(r, { kv: true, attention: true, rope2d: true, cache: true, rope: true, onnx: true, rotary: true });
   assert.deepEqual(messages, []);
   await page.close();
 });

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import * as ort from 'onnxruntime-web';
 import { oneNodeModel } from '../ops/onnx-model.mjs';
+import { badInputTest } from './bad_input.mjs';
 import { error, maxAbsDiff, pe, randomFloats } from './helpers.mjs';
 
 ort.env.wasm.numThreads = 1;
@@ -200,3 +201,19 @@ test('kvCache and shiftKeys take tensors of one sequence; a batch of 2 is refuse
   assert.deepEqual(kt.data, kf);
   assert.throws(() => pe.shiftKeys(tf.tensor(k, [1, S, Hkv, D]), { delta: 1, params: { headDim: D } }), error(TypeError, /TensorFlow.js tensor is immutable/));
 });
+
+// The bad-input rule (and 10,000 good calls leaving the heap flat) for the tensor and batch forms.
+{
+  const t = (dims, seed = 1) => new ort.Tensor('float32', randomFloats(dims.reduce((a, b) => a * b), seed), dims);
+  const q = t([2, 2, 5, 8], 1), kv = t([2, 1, 5, 8], 2), mask = t([2, 1, 5, 5], 3);
+  badInputTest('attention', () => Array.from(pe.attention(q, kv, kv, { causal: true, layout: 'bhsd', mask }).data), [
+    [() => pe.attention(q, t([1, 1, 5, 8]), kv, { layout: 'bhsd' }), RangeError, 'batch'],
+    [() => pe.attention(q, kv, kv, { layout: 'bhsd', mask: t([3, 1, 5, 5]) }), RangeError, 'mask.dims'],
+    [() => pe.attention(q.data, kv.data, kv.data, { nHeads: 2, nKvHeads: 1, headDim: 8, batch: 3 }), RangeError, 'q.length'],
+  ]);
+  const x = t([2, 5, 2, 8], 4);
+  badInputTest('applyRope', () => Array.from(pe.applyRope(x, { params: { headDim: 8 }, positions: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] }).data), [
+    [() => pe.applyRope(x, { params: { headDim: 8 }, positions: [0, 1, 2] }), RangeError, 'positions.length'],
+    [() => pe.applyRope(x, { params: { headDim: 8 }, seqLen: 4 }), RangeError, 'seqLen'],
+  ]);
+}
