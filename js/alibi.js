@@ -1,6 +1,6 @@
 // ALiBi (docs/schemes/alibi.md; cpp/src/alibi.cpp): slopes and biases, and ALiBi as a positional
 // bias term of pe.attention and kvCache.attend (their `alibi` option).
-import { PosencRangeError, checkBool, checkElements, checkFinite, checkInt, checkOptions, checkQueryOffset } from './checks.js';
+import { PosencRangeError, checkBool, checkElements, checkFinite, checkInt, checkOptions, checkQueryOffset, isPlainObject } from './checks.js';
 
 export function alibiApi(module, heap) {
   const { scoped, copyOut, status } = heap;
@@ -26,22 +26,22 @@ export function alibiApi(module, heap) {
   return {
     // Its term (C++ PositionBias::alibi_slopes), for js/attention.js positionBiasOption: the slopes
     // go to the heap; embind_alibi.cpp reads their address from `alibiSlopes` (0: off).
-    term: { option: 'alibi', parse: (fn, alibi, nHeads) => ({ table: alibiTable(fn, alibi, nHeads), fields: (alibiSlopes) => ({ alibiSlopes }) }) },
+    term: { option: 'alibi', keys: (fn, alibi) => isPlainObject(alibi) && checkOptions(fn, alibi, ['maxBias'], 'alibi'), parse: (fn, alibi, nHeads) => ({ table: alibiTable(fn, alibi, nHeads), fields: (alibiSlopes) => ({ alibiSlopes }) }) },
     api: {
       alibiSlopes(nHeads, options) {
         const fn = 'alibiSlopes';
-        checkInt(fn, 'nHeads', nHeads, 1, 1 << 20);
         const { maxBias = 8 } = checkOptions(fn, options, ['maxBias']);
+        checkInt(fn, 'nHeads', nHeads, 1, 1 << 20);
         checkFinite(fn, 'maxBias', maxBias, { positive: true });
         return alibiSlopes(nHeads, maxBias);
       },
 
       alibiBias(nHeads, qLen, kLen, options) {
         const fn = 'alibiBias';
+        const { causal = true, maxBias = 8, queryOffset } = checkOptions(fn, options, ['causal', 'maxBias', 'queryOffset']);
         checkInt(fn, 'nHeads', nHeads, 1);
         checkInt(fn, 'qLen', qLen, 1);
         checkInt(fn, 'kLen', kLen, 1);
-        const { causal = true, maxBias = 8, queryOffset } = checkOptions(fn, options, ['causal', 'maxBias', 'queryOffset']);
         checkBool(fn, 'causal', causal);
         checkFinite(fn, 'maxBias', maxBias, { positive: true });
         const qOffset = checkQueryOffset(fn, queryOffset, qLen, kLen);

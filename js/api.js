@@ -20,6 +20,7 @@ import { wrapLab } from './lab.js';  // the extrapolation lab: pe.lab
 import { renewingHeapViews, startThreads } from './threads.js';
 
 export { MAX_ELEMENTS };
+export { PosencRangeError, PosencTypeError, isPosencError } from './checks.js';
 
 /**
  * The public API over an Emscripten module; hooks.openPath (Node) opens a file path for readModel,
@@ -63,9 +64,9 @@ export function wrap(module, hooks = {}) {
     readModel: makeReadModel(module, { status: heap.status, publicRopeParams: rope.publicRopeParams, openPath: hooks.openPath }),
     ...alibi.api,
     ...t5.api,
-    ...attentionApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, biasTerms }),
-    ...kvCacheApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, flatRopeParams: rope.flatRopeParams,
-      biasTerms, precisions: names.precisions }),
+    ...attentionApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, placeRotation: rope.placeRotation, biasTerms }),
+    ...kvCacheApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, placeRotation: rope.placeRotation,
+      flatRopeParams: rope.flatRopeParams, biasTerms, precisions: names.precisions }),
     /** ONNX operators with their exact semantics: inputs keyed by slot, attrs by attribute name. */
     onnx: onnxApi(module, heap),
   };

@@ -2,14 +2,17 @@
 // windows, sinks, Llama 4's chunks and temperature.
 import {
   PosencRangeError, PosencTypeError, checkBool, checkChoice, checkElements, checkFinite,
-  checkFloat32Array, checkInt, checkOptions, checkOut, describe, isPlainObject, toFloat64
+  checkFloat32Array, checkInt, checkOptions, checkOut, describe, isPlainObject, numberOrBigint, toFloat64
 } from './checks.js';
+import { checkRopeParamsKeys } from './rope_params.js';
+import { extents, float32Data, fromFloat32, halfBits, isFloat16Array, isTensorLike, isTfTensor, tensorArg } from './tensor.js';
 
 // Options that attention and kvCache.attend / kvCache share.
 
 /**
  * The positional bias terms (C++ PositionBias) in the options: each term of `terms` (a scheme's
- * module declares its own: { option, parse }, as js/alibi.js does) parses its option →
+ * module declares its own: { option, keys, parse }, as js/alibi.js does; keys(fn, value) checks its
+ * option's keys, which the calls do before anything else) parses its option →
  * { tables, fields }: tables, the Float32Arrays (or null) to put in the heap; fields(addresses),
  * given their heap addresses in that order (0 for null), the options embind's position_bias reads.
  */
@@ -33,110 +36,182 @@ export function sinksOption(fn, sinks, nHeads) {
 /** options.rope: RopeParams, or { params | invFreq, layout, rotaryOffset, precision, attentionFactor }. */
 export function ropeOption(fn, rope) {
   const r = isPlainObject(rope) && 'headDim' in rope ? { params: rope } : rope;
-  return checkOptions(fn, r, ['params', 'invFreq', 'layout', 'rotaryOffset', 'precision', 'attentionFactor'], 'rope');
+  checkOptions(fn, r, ['params', 'invFreq', 'layout', 'rotaryOffset', 'precision', 'attentionFactor'], 'rope');
+  if (r.params !== undefined) checkRopeParamsKeys(fn, r.params, r === rope ? 'rope.params' : 'rope');
+  return r;
 }
 
-export function attentionApi(module, heap, { resolveFrequencies, biasTerms }) {
-  const { scoped, f32, f64, status, pieceRows, gatherRows, scatterRows } = heap;
-  const ATTENTION_OPTIONS = ['nHeads', 'nKvHeads', 'headDim', 'causal', ...biasTerms.map((t) => t.option), 'rope', 'mask',
+// k or v as the kernels take it: float32, or float16 bits (kvDtype 'float16', a Float16Array or a
+// float16 tensor) → { data, half }.
+function kvData(fn, name, t, kvDtype) {
+  const bits = halfBits(t.data);
+  const half = bits !== null && (isFloat16Array(t.data) || t.type === 'float16' || kvDtype === true);
+  if (kvDtype === true && !half) {
+    throw new PosencTypeError(`${fn}: ${name} must be a Uint16Array of float16 bits or a Float16Array with kvDtype 'float16' (got ${describe(t.data)})`);
+  }
+  if (kvDtype === false && half) throw new PosencTypeError(`${fn}: ${name} is float16 but kvDtype is 'float32'`);
+  if (half) return { data: bits, half };
+  if (t.type !== undefined && t.type !== 'float32') throw new PosencTypeError(`${fn}: ${name} must be a float32 or float16 tensor (got type ${describe(t.type)})`);
+  return { data: checkFloat32Array(fn, t.dims ? `${name}.data` : name, t.data), half };
+}
+
+// options.mask → { data, slab, perHead, perBatch } or null: a flat mask is [qLen][kvLen],
+// [nHeads][qLen][kvLen] or [batch][nHeads][qLen][kvLen]; a tensor's dims broadcast to
+// [batch, nHeads, qLen, kvLen] from the right, as ONNX's attn_mask does (each leading dim 1 or full).
+function maskOption(fn, mask, { batch, nHeads, qLen, kvLen }) {
+  if (mask === undefined) return null;
+  const t = tensorArg(fn, 'mask', mask);
+  const data = checkFloat32Array(fn, t.dims ? 'mask.data' : 'mask', t.data);
+  const full = [batch, nHeads, qLen, kvLen];
+  let dims;
+  if (t.dims) {
+    const d = t.dims;
+    const ok = d.length >= 2 && d.length <= 4 && d.every((n, i) => n === full[4 - d.length + i] || (i < d.length - 2 && n === 1));
+    if (!ok) throw new PosencRangeError(`${fn}: mask.dims must broadcast to [batch, nHeads, qLen, kvLen] = [${full}] (got [${d}])`);
+    dims = [1, 1, 1, 1].map((one, i) => d[i - (4 - d.length)] ?? one);
+    if (data.length !== dims.reduce((a, b) => a * b)) throw new PosencRangeError(`${fn}: mask.data has ${data.length} elements but dims [${d}] need ${dims.reduce((a, b) => a * b)}`);
+  } else {
+    const forms = [[1, 1], [1, nHeads], [batch, nHeads]].filter(([b, h], i) => i === 0 || b * h > 1);
+    const hit = forms.find(([b, h]) => b * h * qLen * kvLen === data.length);
+    if (!hit) {
+      const names = ['qLen * kvLen', 'nHeads * qLen * kvLen', 'batch * nHeads * qLen * kvLen'];
+      throw new PosencRangeError(`${fn}: mask.length must be ${forms.map(([b, h], i) => `${names[i]} = ${b * h * qLen * kvLen}`).join(' or ')} (got ${data.length})`);
+    }
+    dims = [...hit, qLen, kvLen];
+  }
+  const perHead = dims[1] > 1, perBatch = dims[0] > 1;
+  return { data, perHead, perBatch, slab: (perHead ? nHeads : 1) * qLen * kvLen };
+}
+
+export function attentionApi(module, heap, { resolveFrequencies, placeRotation, biasTerms }) {
+  const { scoped, f32, u16, f64, status, pieceRows, gatherRows, scatterRows } = heap;
+  const ATTENTION_OPTIONS = ['nHeads', 'nKvHeads', 'headDim', 'batch', 'causal', ...biasTerms.map((t) => t.option), 'rope', 'mask',
     'scale', 'softcap', 'returnWeights', 'window', 'sinkTokens', 'sinks', 'chunkSize', 'temperature', 'layout', 'kvDtype', 'out'];
   const TENSOR_LAYOUTS = { bshd: false, bhsd: true };
 
-  function attention(q, k, v, options) {
-    const fn = 'attention';
-    checkFloat32Array(fn, 'q', q);
-    const kvHalf = checkChoice(fn, 'kvDtype', options?.kvDtype ?? 'float32', { float32: false, float16: true });
-    for (const [name, t] of [['k', k], ['v', v]]) {
-      if (kvHalf && !(t instanceof Uint16Array)) throw new PosencTypeError(`${fn}: ${name} must be a Uint16Array of float16 bits with kvDtype 'float16' (got ${describe(t)})`);
-      if (!kvHalf) checkFloat32Array(fn, name, t);
+  // Everything attention() checks, in the order the rule asks: option keys, then the tensors and
+  // their extents, then the values. → the plan runAttention follows.
+  function attentionPlan(fn, q, k, v, options) {
+    if (options === undefined && !(isTensorLike(q) || isTfTensor(q))) throw new PosencTypeError(`${fn}: options { nHeads, headDim } are required`);
+    options = checkOptions(fn, options, ATTENTION_OPTIONS);
+    const ropeOpts = options.rope === undefined ? undefined : ropeOption(fn, options.rope);
+    for (const t of biasTerms) if (options[t.option] !== undefined) t.keys?.(fn, options[t.option]);
+    const temperatureOpts = options.temperature === undefined ? undefined
+      : checkOptions(fn, options.temperature, ['floorScale', 'attnScale'], 'temperature');
+    const Q = tensorArg(fn, 'q', q);
+    const { data: qData, half } = float32Data(fn, 'q', Q);
+    const kvDtype = options.kvDtype === undefined ? undefined : checkChoice(fn, 'kvDtype', options.kvDtype, { float32: false, float16: true });
+    const K = tensorArg(fn, 'k', k), V = tensorArg(fn, 'v', v);
+    const kd = kvData(fn, 'k', K, kvDtype), vd = kvData(fn, 'v', V, kvDtype ?? kd.half);
+    const headsMajor = checkChoice(fn, 'layout', options.layout ?? 'bshd', TENSOR_LAYOUTS);
+    const qe = extents(fn, 'q', { data: qData, dims: Q.dims }, { batch: options.batch, heads: options.nHeads, headDim: options.headDim },
+      { headsMajor, names: { len: 'qLen', heads: 'nHeads' } });
+    if (options.nKvHeads !== undefined && qe.heads % checkInt(fn, 'nKvHeads', options.nKvHeads, 1, 2 ** 20) !== 0) {
+      throw new PosencRangeError(`${fn}: nHeads = ${qe.heads} must be a multiple of nKvHeads = ${options.nKvHeads}`);
     }
-    if (options === undefined) throw new PosencTypeError(`${fn}: options { nHeads, headDim } are required`);
-    checkOptions(fn, options, ATTENTION_OPTIONS);
-    const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1, 2 ** 20);
-    const nKvHeads = checkInt(fn, 'nKvHeads', options.nKvHeads ?? nHeads, 1, 2 ** 20);
-    const headDim = checkInt(fn, 'headDim', options.headDim, 1, 2 ** 20);
+    // nKvHeads: the options', K's dims' (4-D), else nHeads.
+    const kvGiven = { batch: qe.batch, heads: options.nKvHeads ?? (K.dims?.length === 4 ? undefined : qe.heads), headDim: qe.headDim };
+    const ke = extents(fn, 'k', { data: kd.data, dims: K.dims }, kvGiven, { headsMajor, names: { len: 'kvLen', heads: 'nKvHeads' } });
+    if (!V.dims && !K.dims) {
+      if (vd.data.length !== kd.data.length) throw new PosencRangeError(`${fn}: v.length must equal k.length = ${kd.data.length} (got ${vd.data.length})`);
+    } else {
+      extents(fn, 'v', { data: vd.data, dims: V.dims }, { ...ke, heads: ke.heads }, { headsMajor, names: { len: 'kvLen', heads: 'nKvHeads' } });
+    }
+    const { batch, heads: nHeads, headDim, len: qLen } = qe, { heads: nKvHeads, len: kvLen } = ke;
     if (nHeads % nKvHeads !== 0) throw new PosencRangeError(`${fn}: nHeads = ${nHeads} must be a multiple of nKvHeads = ${nKvHeads}`);
-    if (q.length === 0 || q.length % (nHeads * headDim) !== 0) {
-      throw new PosencRangeError(`${fn}: q.length must be a non-zero multiple of nHeads * headDim = ${nHeads * headDim} (got ${q.length})`);
-    }
-    if (k.length === 0 || k.length % (nKvHeads * headDim) !== 0) {
-      throw new PosencRangeError(`${fn}: k.length must be a non-zero multiple of nKvHeads * headDim = ${nKvHeads * headDim} (got ${k.length})`);
-    }
-    if (v.length !== k.length) throw new PosencRangeError(`${fn}: v.length must equal k.length = ${k.length} (got ${v.length})`);
-    const qLen = q.length / (nHeads * headDim), kvLen = k.length / (nKvHeads * headDim);
     const causal = options.causal === undefined ? false : checkBool(fn, 'causal', options.causal);
-    const scale = options.scale === undefined ? NaN : checkFinite(fn, 'scale', options.scale);
-    const softcap = options.softcap === undefined ? 0 : checkFinite(fn, 'softcap', options.softcap);
     const returnWeights = options.returnWeights === undefined ? false : checkBool(fn, 'returnWeights', options.returnWeights);
-    checkElements(fn, 'nHeads * qLen * kvLen', returnWeights ? nHeads * qLen * kvLen : 0);
-
+    checkElements(fn, 'batch * nHeads * qLen * kvLen', returnWeights ? batch * nHeads * qLen * kvLen : 0);
     const bias = positionBiasOption(fn, options, nHeads, causal, biasTerms);
     let rope = null;
-    if (options.rope !== undefined) {
-      const r = ropeOption(fn, options.rope);
-      const f = resolveFrequencies(`${fn} (rope)`, r, kvLen - 1);
-      if (f.rotaryDim > headDim) throw new PosencRangeError(`${fn}: rope rotaryDim = ${f.rotaryDim} must be <= headDim = ${headDim}`);
-      rope = { ...f, precision: checkChoice(fn, 'rope.precision', r.precision ?? 'fast', { fast: 0, accurate: 1 }) };
+    if (ropeOpts !== undefined) {
+      const f = placeRotation(fn, resolveFrequencies(`${fn} (rope)`, ropeOpts, kvLen - 1), headDim, ropeOpts.rotaryOffset !== undefined, 'rope ');
+      rope = { ...f, precision: checkChoice(fn, 'rope.precision', ropeOpts.precision ?? 'fast', { fast: 0, accurate: 1 }) };
     }
     const window = options.window === undefined ? 0 : checkInt(fn, 'window', options.window, 1);
     const sinkTokens = options.sinkTokens === undefined ? 0 : checkInt(fn, 'sinkTokens', options.sinkTokens, 0);
     if (sinkTokens > 0 && !window) throw new PosencTypeError(`${fn}: sinkTokens needs a window (StreamingLLM keeps the first keys beside a rolling window)`);
-    const sinks = sinksOption(fn, options.sinks, nHeads);
-    const chunkSize = options.chunkSize === undefined ? 0 : checkInt(fn, 'chunkSize', options.chunkSize, 1);
-    const headsMajor = checkChoice(fn, 'layout', options.layout ?? 'bshd', TENSOR_LAYOUTS);
     let temperature = { floorScale: 0, attnScale: 0 };
-    if (options.temperature !== undefined) {
-      const { floorScale = 8192, attnScale = 0.1 } = checkOptions(fn, options.temperature, ['floorScale', 'attnScale'], 'temperature');
+    if (temperatureOpts !== undefined) {
+      const { floorScale = 8192, attnScale = 0.1 } = temperatureOpts;
       temperature = { floorScale: checkFinite(fn, 'temperature.floorScale', floorScale, { positive: true }),
         attnScale: checkFinite(fn, 'temperature.attnScale', attnScale) };
     }
-    let mask = null, maskPerHead = false;
-    if (options.mask !== undefined) {
-      checkFloat32Array(fn, 'mask', options.mask);
-      maskPerHead = options.mask.length === nHeads * qLen * kvLen && nHeads > 1;
-      if (!maskPerHead && options.mask.length !== qLen * kvLen) {
-        throw new PosencRangeError(`${fn}: mask.length must be qLen * kvLen = ${qLen * kvLen} or nHeads * qLen * kvLen = ${nHeads * qLen * kvLen} (got ${options.mask.length})`);
-      }
-      mask = options.mask;
-    }
-    const output = options.out === undefined ? new Float32Array(q.length) : checkOut(fn, options.out, { n: q.length, what: 'q.length', input: q });
-    const weights = returnWeights ? new Float32Array(nHeads * qLen * kvLen) : null;
+    const n = qData.length;
+    const outType = half ? globalThis.Float16Array : Float32Array;
+    const out = options.out === undefined ? undefined : checkOut(fn, options.out, { n, what: 'q.length', input: Q.data, Type: outType });
+    return {
+      Q, qData, half, k: kd.data, v: vd.data, kvHalf: kd.half, batch, nHeads, nKvHeads, headDim, qLen, kvLen, headsMajor, returnWeights, out,
+      mask: maskOption(fn, options.mask, { batch, nHeads, qLen, kvLen }),
+      sinks: sinksOption(fn, options.sinks, nHeads),
+      call: {
+        nHeads, nKvHeads, headDim, causal, headsMajor, kvHalf: kd.half, window, sinkTokens, qPos: 0,
+        scale: options.scale === undefined ? NaN : checkFinite(fn, 'scale', options.scale),
+        softcap: options.softcap === undefined ? 0 : checkFinite(fn, 'softcap', options.softcap),
+        chunkSize: options.chunkSize === undefined ? 0 : checkInt(fn, 'chunkSize', options.chunkSize, 1),
+        floorScale: temperature.floorScale, attnScale: temperature.attnScale,
+        ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0, ropeRotOffset: rope ? rope.rotaryOffset : 0,
+        ropePrecision: rope ? rope.precision : 0, ropeAttentionFactor: rope ? rope.attentionFactor : 1,
+      },
+      rope, bias,
+    };
+  }
 
-    // k, v and the small tables go into the heap whole; q streams through it (heap.js pieceRows):
-    // each piece's rows of q, the mask and the weights are copied in and its output copied out, so
-    // the heap holds K, V and ~4 MiB of q, not q and the output too.
-    const rows = pieceRows(qLen, Math.max(nHeads * headDim, mask ? (maskPerHead ? nHeads : 1) * kvLen : 0,
-      returnWeights ? nHeads * kvLen : 0));
-    const qRows = { slabs: headsMajor ? nHeads : 1, len: qLen, width: headsMajor ? headDim : nHeads * headDim };
-    const maskRows = { slabs: maskPerHead ? nHeads : 1, len: qLen, width: kvLen };
+  // Runs the plan, one batch row after another: k, v and the small tables go into the heap whole
+  // (a batch row's), q streams through it (heap.js pieceRows): each piece's rows of q, the mask and
+  // the weights are copied in and its output copied out, so the heap holds K, V and ~4 MiB of q,
+  // not q and the output too.
+  function runAttention(fn, p, output, weights) {
+    const { nHeads, nKvHeads, headDim, qLen, kvLen, mask } = p;
+    const qN = qLen * nHeads * headDim, kvN = kvLen * nKvHeads * headDim, wN = nHeads * qLen * kvLen;
+    const rows = pieceRows(qLen, Math.max(nHeads * headDim, mask ? (mask.perHead ? nHeads : 1) * kvLen : 0, p.returnWeights ? nHeads * kvLen : 0));
+    const qRows = { slabs: p.headsMajor ? nHeads : 1, len: qLen, width: p.headsMajor ? headDim : nHeads * headDim };
+    const maskRows = { slabs: mask?.perHead ? nHeads : 1, len: qLen, width: kvLen };
     const weightRows = { slabs: nHeads, len: qLen, width: kvLen };
+    const kvView = p.kvHalf ? u16 : f32;
     scoped(fn, (alloc, put) => {
       // float16 K and V keep their 2 bytes per value in the heap (half the copy, as a float16 KV cache).
-      const kp = put(k, kvHalf ? Uint16Array : Float32Array), vp = put(v, kvHalf ? Uint16Array : Float32Array);
-      const sk = put(sinks), tables = bias.tables.map((t) => put(t));
-      const inv = put(rope?.invFreq, Float64Array);
+      const kp = alloc(kvN * (p.kvHalf ? 2 : 4)), vp = alloc(kvN * (p.kvHalf ? 2 : 4));
+      const sk = put(p.sinks), tables = p.bias.tables.map((t) => put(t));
+      const inv = put(p.rope?.invFreq, Float64Array);
       const qp = alloc(rows * nHeads * headDim * 4), yp = alloc(rows * nHeads * headDim * 4);
       const mp = mask ? alloc(maskRows.slabs * rows * kvLen * 4) : 0;
-      const wp = returnWeights ? alloc(nHeads * rows * kvLen * 4) : 0;
-      const call = {
-        nHeads, nKvHeads, headDim, causal, scale, softcap,
-        ...bias.fields(tables),
-        ropeInvFreq: inv, ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0, ropeRotOffset: rope ? rope.rotaryOffset : 0,
-        ropePrecision: rope ? rope.precision : 0, ropeAttentionFactor: rope ? rope.attentionFactor : 1,
-        bias: mp, biasPerHead: maskPerHead, window, sinkTokens, sinks: sk,
-        chunkSize, floorScale: temperature.floorScale, attnScale: temperature.attnScale, headsMajor, kvHalf, qPos: 0,
-      };
-      for (let i0 = 0; i0 < qLen; i0 += rows) {
-        const n = Math.min(rows, qLen - i0);
-        gatherRows(f32, qp, q, qRows, i0, n);
-        if (mask) gatherRows(f32, mp, mask, maskRows, i0, n);
-        call.qPos = kvLen - qLen + i0;  // query i0 of the whole q
-        status(fn, module.attention(qp, kp, vp, n, kvLen, call, yp, wp));
-        scatterRows(output, f32, yp, qRows, i0, n);
-        if (returnWeights) scatterRows(weights, f32, wp, weightRows, i0, n);
+      const wp = p.returnWeights ? alloc(nHeads * rows * kvLen * 4) : 0;
+      const call = { ...p.call, ...p.bias.fields(tables), ropeInvFreq: inv, bias: mp, biasPerHead: mask?.perHead ?? false, sinks: sk };
+      for (let b = 0; b < p.batch; b++) {
+        kvView(kp, kvN).set(p.k.subarray(b * kvN, (b + 1) * kvN));
+        kvView(vp, kvN).set(p.v.subarray(b * kvN, (b + 1) * kvN));
+        const q = p.qData.subarray(b * qN, (b + 1) * qN), y = output.subarray(b * qN, (b + 1) * qN);
+        const m = mask && (mask.perBatch ? mask.data.subarray(b * mask.slab, (b + 1) * mask.slab) : mask.data);
+        const w = weights?.subarray(b * wN, (b + 1) * wN);
+        for (let i0 = 0; i0 < qLen; i0 += rows) {
+          const n = Math.min(rows, qLen - i0);
+          gatherRows(f32, qp, q, qRows, i0, n);
+          if (m) gatherRows(f32, mp, m, maskRows, i0, n);
+          call.qPos = kvLen - qLen + i0;  // query i0 of the whole q
+          status(fn, module.attention(qp, kp, vp, n, kvLen, call, yp, wp));
+          scatterRows(y, f32, yp, qRows, i0, n);
+          if (w) scatterRows(w, f32, wp, weightRows, i0, n);
+        }
       }
     });
-    return returnWeights ? { output, weights } : output;
+  }
+
+  function attention(q, k, v, options) {
+    const fn = 'attention';
+    const p = attentionPlan(fn, q, k, v, options);
+    const n = p.qData.length;
+    // float16 q: computed in float32 (q widened exactly), the output rounded to float16.
+    const output = p.out && !p.half ? p.out : new Float32Array(n);
+    const weights = p.returnWeights ? new Float32Array(p.batch * p.nHeads * p.qLen * p.kvLen) : null;
+    runAttention(fn, p, output, weights);
+    let y = output;
+    if (p.half) y = p.out ? (p.out.set(output), p.out) : fromFloat32(output, true);
+    const { Q } = p;
+    if (Q.dims) y = Q.wrap(y, Q.dims.slice(), p.half ? 'float16' : 'float32');
+    if (!p.returnWeights) return y;
+    const w = Q.dims ? Q.wrap(weights, [p.batch, p.nHeads, p.qLen, p.kvLen], 'float32') : weights;
+    return { output: y, weights: w };
   }
 
   return {
@@ -146,8 +221,8 @@ export function attentionApi(module, heap, { resolveFrequencies, biasTerms }) {
       const { floorScale = 8192, attnScale = 0.1 } = checkOptions(fn, options, ['floorScale', 'attnScale']);
       checkFinite(fn, 'floorScale', floorScale, { positive: true });
       checkFinite(fn, 'attnScale', attnScale);
-      const single = typeof positions === 'number';
-      const pos = toFloat64(fn, 'positions', single ? [positions] : positions);
+      const single = typeof positions === 'number' || typeof positions === 'bigint';
+      const pos = toFloat64(fn, 'positions', single ? [numberOrBigint(fn, 'positions', positions)] : positions);
       checkElements(fn, 'positions.length', pos.length);
       return scoped(fn, (alloc, put) => {
         const p = put(pos, Float64Array), out = alloc(Math.max(1, pos.length) * 8);

@@ -25,20 +25,24 @@ const JS_NAMES = {
 export const codeName = (snake) => `k${snake.replace(/(^|_)([a-z])/g, (_, __, c) => c.toUpperCase())}`;
 
 // Every error the API throws is a RangeError or TypeError with err.code, the C++ StatusCode name:
-// the core's own status, or 'kBadArgument' ('kTooLarge' for sizes) for the checks this layer makes
-// before anything reaches the heap.
+// the core's own status, or 'kBadArgument' ('kTooLarge' for sizes, 'kUnavailable' for bytes a file
+// could not supply, the system's error as err.cause) for the checks this layer makes before
+// anything reaches the heap. The package exports both classes and isPosencError.
 export class PosencRangeError extends RangeError {
-  constructor(message, code = 'kBadArgument') {
-    super(message);
+  constructor(message, code = 'kBadArgument', options = undefined) {
+    super(message, options);
     this.code = code;
   }
 }
 export class PosencTypeError extends TypeError {
-  constructor(message, code = 'kBadArgument') {
-    super(message);
+  constructor(message, code = 'kBadArgument', options = undefined) {
+    super(message, options);
     this.code = code;
   }
 }
+
+/** Whether e is an error posenc threw (a PosencRangeError or PosencTypeError, with err.code). */
+export const isPosencError = (e) => e instanceof PosencRangeError || e instanceof PosencTypeError;
 
 /** message → message with its snake_case names replaced by table's (C++ names → JS names). */
 export const renamer = (table) => (message) => message.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*\b/g, (w) => table[w] ?? w);
@@ -53,6 +57,14 @@ export function describe(v) {
   if (typeof v === 'function') return 'a function';
   if (v === null || typeof v !== 'object') return String(v);
   return Array.isArray(v) ? 'an array' : `an object (${v.constructor?.name ?? 'Object'})`;
+}
+
+/** A position-like scalar (an offset, a delta, a queryOffset): a number, or a bigint within ±(2^53 − 1), as BigInt64Array positions are. */
+export function numberOrBigint(fn, name, v) {
+  if (typeof v !== 'bigint') return v;
+  const max = BigInt(Number.MAX_SAFE_INTEGER);
+  if (v > max || v < -max) throw new PosencRangeError(`${fn}: ${name} must be within ±(2^53 - 1) (got ${v}n)`);
+  return Number(v);
 }
 
 export function checkNumber(fn, name, v) {
@@ -157,5 +169,5 @@ export function checkQueryOffset(fn, queryOffset, qLen, kLen) {
     }
     return NaN;
   }
-  return checkInt(fn, 'queryOffset', queryOffset, 0, 2 ** 52);
+  return checkInt(fn, 'queryOffset', numberOrBigint(fn, 'queryOffset', queryOffset), 0, 2 ** 52);
 }

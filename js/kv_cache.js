@@ -3,17 +3,29 @@
 // copying the cache; shift() is llama.cpp's context shift; a window evicts as HF's sliding-window
 // cache does, keeping StreamingLLM's sink tokens.
 import {
-  PosencRangeError, PosencTypeError, checkBool, checkChoice, checkFinite, checkFloat32Array, checkInt,
-  checkOptions, checkOut, toFloat64
+  PosencRangeError, PosencTypeError, checkBool, checkChoice, checkFinite, checkInt,
+  checkOptions, checkOut, numberOrBigint, toFloat64
 } from './checks.js';
 import { positionBiasOption, ropeOption, sinksOption } from './attention.js';
 import { HELD, HeapObject, LIVE } from './heap.js';
+import { extents, float32Data, fromFloat32, isTensorLike, isTfTensor, tensorArg } from './tensor.js';
 
 // Sizes are passed to C++ as 32-bit size_t (wasm32): anything larger could not fit in the heap.
 const MAX_SIZE = 2 ** 31 - 1;
 const DTYPES = { float32: false, float16: true };
 
-export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, biasTerms, precisions }) {
+// tensorArg's t as one sequence's [len][heads][headDim] float32 data → [extents, data, half]:
+// a cache holds one sequence, so a tensor's batch must be 1.
+function oneSequence(fn, name, t, given, headsName) {
+  const { data, half } = float32Data(fn, name, t);
+  const e = extents(fn, name, { data, dims: t.dims }, given, { names: { len: name === 'q' ? 'qLen' : 'nTokens', heads: headsName } });
+  if (e.batch !== 1) {
+    throw new PosencRangeError(`${fn}: ${name}.dims[0] = ${e.batch}: a cache holds one sequence (batch 1); use one cache per batch row`);
+  }
+  return [e, data, half];
+}
+
+export function kvCacheApi(module, heap, { resolveFrequencies, placeRotation, flatRopeParams, biasTerms, precisions }) {
   const { scoped, f32, f64, status } = heap;
 
   // options.rope → what kvCacheCreate needs: the frequencies for a context of `capacity` tokens
@@ -21,10 +33,7 @@ export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, b
   function ropeOf(fn, rope, headDim, capacity) {
     const r = ropeOption(fn, rope);
     const precision = checkChoice(fn, 'rope.precision', r.precision ?? 'fast', precisions);
-    const f = resolveFrequencies(`${fn} (rope)`, r, capacity - 1);
-    if (f.rotaryOffset + f.rotaryDim > headDim) {
-      throw new PosencRangeError(`${fn}: rope rotaryOffset + rotaryDim = ${f.rotaryOffset + f.rotaryDim} must be <= headDim = ${headDim}`);
-    }
+    const f = placeRotation(fn, resolveFrequencies(`${fn} (rope)`, r, capacity - 1), headDim, r.rotaryOffset !== undefined, 'rope ');
     let ggml = null;
     if (precision === precisions.ggml) {
       if (r.params === undefined || r.attentionFactor !== undefined) {
@@ -63,52 +72,52 @@ export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, b
     get headDim() { return this.#o.headDim; }
     get dtype() { return this.#o.dtype; }
 
-    /** Appends k, v [nTokens][nKvHeads][headDim]: keys turn by RoPE at their positions. */
+    /** Appends k, v [nTokens][nKvHeads][headDim] (tensors: [1, nTokens, nKvHeads, headDim]): keys turn by RoPE at their positions. */
     append(k, v, options = {}) {
       const fn = 'kvCache.append', h = this.#handle('append');
-      const row = this.#o.nKvHeads * this.#o.headDim;
-      checkFloat32Array(fn, 'k', k);
-      checkFloat32Array(fn, 'v', v);
       checkOptions(fn, options, ['positions']);
-      if (k.length === 0 || k.length % row !== 0) {
-        throw new PosencRangeError(`${fn}: k.length must be a non-zero multiple of nKvHeads * headDim = ${row} (got ${k.length})`);
-      }
-      if (v.length !== k.length) throw new PosencRangeError(`${fn}: v.length must equal k.length = ${k.length} (got ${v.length})`);
-      const n = k.length / row;
+      const given = { heads: this.#o.nKvHeads, headDim: this.#o.headDim };
+      const [{ len: n }, kd] = oneSequence(fn, 'k', tensorArg(fn, 'k', k), given, 'nKvHeads');
+      const [, vd] = oneSequence(fn, 'v', tensorArg(fn, 'v', v), given, 'nKvHeads');
+      if (vd.length !== kd.length) throw new PosencRangeError(`${fn}: v.length must equal k.length = ${kd.length} (got ${vd.length})`);
       const positions = positionsOf(fn, options.positions, n, 'the tokens appended');
       scoped(fn, (alloc, put) => {
-        const kp = put(k), vp = put(v), pp = put(positions, Float64Array);
+        const kp = put(kd), vp = put(vd), pp = put(positions, Float64Array);
         status(fn, module.kvCacheAppend(h, kp, vp, n, pp));
       });
     }
 
-    /** Attention of q [qLen][nHeads][headDim] over every token held → [qLen][nHeads][headDim]. */
+    /** Attention of q [qLen][nHeads][headDim] (a tensor: [1, qLen, nHeads, headDim]) over every token held → the same shape and kind. */
     attend(q, options) {
       const fn = 'kvCache.attend', h = this.#handle('attend');
       const { nKvHeads, headDim } = this.#o;
-      checkFloat32Array(fn, 'q', q);
-      if (options === undefined) throw new PosencTypeError(`${fn}: options { nHeads } are required`);
-      checkOptions(fn, options, ['nHeads', 'positions', 'causal', ...biasTerms.map((t) => t.option), 'scale', 'softcap', 'sinks', 'out']);
-      const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1, 2 ** 20);
-      if (nHeads % nKvHeads !== 0) throw new PosencRangeError(`${fn}: nHeads = ${nHeads} must be a multiple of nKvHeads = ${nKvHeads}`);
-      if (q.length === 0 || q.length % (nHeads * headDim) !== 0) {
-        throw new PosencRangeError(`${fn}: q.length must be a non-zero multiple of nHeads * headDim = ${nHeads * headDim} (got ${q.length})`);
+      if (options === undefined && !(isTensorLike(q) || isTfTensor(q))) throw new PosencTypeError(`${fn}: options { nHeads } are required`);
+      options = checkOptions(fn, options, ['nHeads', 'positions', 'causal', ...biasTerms.map((t) => t.option), 'scale', 'softcap', 'sinks', 'out']);
+      for (const t of biasTerms) if (options[t.option] !== undefined) t.keys?.(fn, options[t.option]);
+      if (options.nHeads !== undefined && checkInt(fn, 'nHeads', options.nHeads, 1, 2 ** 20) % nKvHeads !== 0) {
+        throw new PosencRangeError(`${fn}: nHeads = ${options.nHeads} must be a multiple of nKvHeads = ${nKvHeads}`);
       }
-      const qLen = q.length / (nHeads * headDim);
+      const Q = tensorArg(fn, 'q', q);
+      const [qe, qData, half] = oneSequence(fn, 'q', Q, { heads: options.nHeads, headDim }, 'nHeads');
+      const { heads: nHeads, len: qLen } = qe;
+      if (nHeads % nKvHeads !== 0) throw new PosencRangeError(`${fn}: nHeads = ${nHeads} must be a multiple of nKvHeads = ${nKvHeads}`);
       const positions = positionsOf(fn, options.positions, qLen, 'qLen');
       const causal = options.causal === undefined ? true : checkBool(fn, 'causal', options.causal);
       const scale = options.scale === undefined ? NaN : checkFinite(fn, 'scale', options.scale);
       const softcap = options.softcap === undefined ? 0 : checkFinite(fn, 'softcap', options.softcap);
       const bias = positionBiasOption(fn, options, nHeads, causal, biasTerms);
       const sinks = sinksOption(fn, options.sinks, nHeads);
-      const output = options.out === undefined ? new Float32Array(q.length) : checkOut(fn, options.out, { n: q.length, what: 'q.length', input: q });
+      const out = options.out === undefined ? undefined : checkOut(fn, options.out, { n: qData.length, what: 'q.length', input: Q.data,
+        Type: half ? Q.data.constructor : Float32Array });
+      let output = out && !half ? out : new Float32Array(qData.length);
       scoped(fn, (alloc, put) => {
-        const qp = put(q), yp = alloc(q.length * 4), pp = put(positions, Float64Array);
+        const qp = put(qData), yp = alloc(qData.length * 4), pp = put(positions, Float64Array);
         const [sk, ...tables] = [sinks, ...bias.tables].map((t) => put(t));
         status(fn, module.kvCacheAttend(h, qp, qLen, { nHeads, positions: pp, causal, scale, softcap, sinks: sk, ...bias.fields(tables) }, yp));
-        output.set(f32(yp, q.length));
+        output.set(f32(yp, qData.length));
       });
-      return output;
+      if (half) output = out ? (out.set(output), out) : fromFloat32(output, true);
+      return Q.dims ? Q.wrap(output, Q.dims.slice(), half ? 'float16' : 'float32') : output;
     }
 
     /**
@@ -119,9 +128,9 @@ export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, b
     shift(delta, options = {}) {
       const fn = 'kvCache.shift', h = this.#handle('shift');
       checkOptions(fn, options, ['keep']);
-      checkInt(fn, 'delta', delta, -Number.MAX_SAFE_INTEGER);
-      const keep = options.keep === undefined ? 0 : checkInt(fn, 'keep', options.keep, 0);
-      status(fn, module.kvCacheShift(h, delta, keep));
+      checkInt(fn, 'delta', numberOrBigint(fn, 'delta', delta), -Number.MAX_SAFE_INTEGER);
+      const keep = options.keep === undefined ? 0 : checkInt(fn, 'keep', numberOrBigint(fn, 'keep', options.keep), 0);
+      status(fn, module.kvCacheShift(h, Number(delta), keep));
     }
 
     /** The tokens held, oldest first: { k, v } [length][nKvHeads][headDim] float32 (keys as rotated), positions. */
@@ -140,6 +149,7 @@ export function kvCacheApi(module, heap, { resolveFrequencies, flatRopeParams, b
     const fn = 'kvCache';
     if (options === undefined) throw new PosencTypeError(`${fn}: options { nKvHeads, headDim, capacity } are required`);
     checkOptions(fn, options, ['nKvHeads', 'headDim', 'capacity', 'dtype', 'rope', 'window', 'sinkTokens']);
+    if (options.rope !== undefined) ropeOption(fn, options.rope);  // its keys, before any value
     const nKvHeads = checkInt(fn, 'nKvHeads', options.nKvHeads, 1, 2 ** 20);
     const headDim = checkInt(fn, 'headDim', options.headDim, 1, 2 ** 20);
     const capacity = checkInt(fn, 'capacity', options.capacity, 1, MAX_SIZE);

@@ -1,7 +1,7 @@
 // Learned absolute position tables and embedding (cpp/src/learned.cpp).
 import {
   PosencRangeError, PosencTypeError, checkElements, checkFinite, checkFloat32Array, checkInt,
-  checkOptions, toFloat64
+  checkOptions, numberOrBigint, toFloat64
 } from './checks.js';
 
 export function learnedApi(module, heap) {
@@ -10,10 +10,10 @@ export function learnedApi(module, heap) {
   return {
     learnedTable(maxLen, dModel, options) {
       const fn = 'learnedTable';
+      const { seed = 0, std = 0.02, weights, offset: offsetGiven = 0 } = checkOptions(fn, options, ['seed', 'std', 'weights', 'offset']);
       checkInt(fn, 'maxLen', maxLen, 1);
       checkInt(fn, 'dModel', dModel, 1);
-      const { seed = 0, std = 0.02, weights, offset = 0 } = checkOptions(fn, options, ['seed', 'std', 'weights', 'offset']);
-      checkInt(fn, 'offset', offset, 0, 2 ** 31 - 1);
+      const offset = checkInt(fn, 'offset', numberOrBigint(fn, 'offset', offsetGiven), 0, 2 ** 31 - 1);
       checkElements(fn, 'maxLen * dModel', maxLen * dModel);
       let table;
       if (weights !== undefined) {
@@ -53,11 +53,11 @@ export function learnedApi(module, heap) {
 
     embed(tokenIds, options) {
       const fn = 'embed';
-      const tokens = toFloat64(fn, 'tokenIds', tokenIds, { integer: true });
-      if (tokens.length === 0) throw new PosencRangeError(`${fn}: tokenIds must not be empty`);
       if (options === undefined) throw new PosencTypeError(`${fn}: options { tokenEmbeddings, dModel, positionTable } are required`);
       const { tokenEmbeddings, dModel, positionTable, positions, scale = Math.sqrt(dModel) } = checkOptions(fn, options,
         ['tokenEmbeddings', 'dModel', 'positionTable', 'positions', 'scale']);
+      const tokens = toFloat64(fn, 'tokenIds', tokenIds, { integer: true });
+      if (tokens.length === 0) throw new PosencRangeError(`${fn}: tokenIds must not be empty`);
       checkInt(fn, 'dModel', dModel, 1);
       checkFloat32Array(fn, 'tokenEmbeddings', tokenEmbeddings);
       checkFloat32Array(fn, 'positionTable', positionTable);

@@ -5,10 +5,21 @@
 // asynchronous) and runs the reader again. A multi-GB file costs its header and a few small
 // tensors, never its weights.
 
-import { PosencRangeError, PosencTypeError, checkInt, checkOptions, describe } from './checks.js';
+import { PosencRangeError, PosencTypeError, checkInt, checkOptions, describe, isPosencError } from './checks.js';
 
 const FIRST_READ = 1 << 20;  // bytes read up front: most headers fit (GGUF vocabularies may not)
 const MAX_PASSES = 64;
+
+// What the system says when bytes cannot be had (Node's ENOENT, EACCES, EISDIR; a Blob that cannot
+// be read) as posenc's error: a RangeError with code 'kUnavailable', the system's error as its cause.
+async function reach(fn, what, promise) {
+  try {
+    return await promise;
+  } catch (e) {
+    if (isPosencError(e)) throw e;
+    throw new PosencRangeError(`${fn}: ${what}: ${e?.message ?? e}`, 'kUnavailable', { cause: e });
+  }
+}
 
 // source → { size, read(offset, length) → Promise<Uint8Array>, close() }.
 async function openSource(fn, source, openPath) {
@@ -47,12 +58,14 @@ export function makeReadModel(module, { status, publicRopeParams, openPath }) {
     if (typeof tableName !== 'string') throw new PosencTypeError(`${fn}: tableName must be a string (got ${describe(tableName)})`);
     // 2^26 floats (256 MiB) at most: the table's bytes and its float32 copy must both fit in the heap.
     checkInt(fn, 'maxTableFloats', maxTableFloats, 1, 2 ** 26);
-    const file = await openSource(fn, source, openPath);
+    const file = await reach(fn, `cannot open ${describe(source)}`, openSource(fn, source, openPath));
     const chunks = [];  // [offset, heap pointer, length]
     let bytesRead = 0;
     const fetch = async (offset, length) => {
-      const bytes = await file.read(offset, length);
-      if (bytes.length !== length) throw new PosencRangeError(`${fn}: read ${bytes.length} of ${length} bytes at ${offset} (the file changed?)`);
+      const bytes = await reach(fn, `cannot read bytes ${offset} … ${offset + length} of ${describe(source)}`, file.read(offset, length));
+      if (bytes.length !== length) {
+        throw new PosencRangeError(`${fn}: the file is truncated: read ${bytes.length} of ${length} bytes at ${offset} of the ${file.size} it had when opened (it changed?)`, 'kUnavailable');
+      }
       const ptr = module.heapAlloc(Math.max(1, length));
       if (!ptr) throw new PosencRangeError(`${fn}: ${length} bytes do not fit in WASM memory`, 'kTooLarge');
       chunks.push([offset, ptr, length]);
@@ -88,7 +101,7 @@ export function makeReadModel(module, { status, publicRopeParams, openPath }) {
 // readModel's rope is the params object itself, ready for ropeFrequencies / applyRope / attention.
 // Its `.params` (the earlier shape, { params }) stays as a non-enumerable alias of the same object, so old
 // callers work and the object's own keys are params keys only.
-function ropeResult(params) {
+export function ropeResult(params) {
   return Object.defineProperty(params, 'params', { value: params, enumerable: false });
 }
 

@@ -4,14 +4,16 @@
 import { open, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import createPosencModule from './posenc.mjs';
 import { wrap } from './api.js';
 import { requestedThreads } from './threads.js';
+import { connect, workerOptions } from './worker.js';
 
-export { MAX_ELEMENTS } from './api.js';
+export { MAX_ELEMENTS, PosencRangeError, PosencTypeError, isPosencError } from './api.js';
 
 export async function init(options = {}) {
-  const threads = requestedThreads(options);
+  const threads = requestedThreads(options, ['threads', 'wasmBinary']);
   if (threads === 1) {
     const wasmBinary = options.wasmBinary ?? (await readFile(new URL('./posenc.wasm', import.meta.url)));
     return wrap(await createPosencModule({ wasmBinary }), { openPath });
@@ -24,6 +26,25 @@ export async function init(options = {}) {
   // The pool's threads wait for work as long as the module lives: they must not keep Node running.
   for (const w of module.PThread.runningWorkers) w.unref();
   return pe;
+}
+
+/**
+ * The worker form (js/worker.js): init(options) in a worker thread, the same functions async.
+ * The thread does not keep Node running while no call is pending; terminate() ends it.
+ */
+export function initWorker(options = {}) {
+  const [initOptions, how] = workerOptions(options, ['threads', 'wasmBinary']);
+  // The thread inherits Node's flags but runs a file: --input-type (node -e) would refuse it.
+  const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
+  const worker = new Worker(new URL('./worker_node.js', import.meta.url), { workerData: initOptions, execArgv });
+  return connect({
+    postMessage: (msg, transfer) => worker.postMessage(msg, transfer),
+    onMessage: (f) => worker.on('message', f),
+    onError: (f) => worker.on('error', f),
+    terminate: () => worker.terminate(),
+    ref: () => worker.ref(),
+    unref: () => worker.unref(),
+  }, how);
 }
 
 // readModel's file access in Node: positional reads, so only the bytes asked for are read.

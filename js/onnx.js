@@ -4,6 +4,7 @@ import {
   MAX_ELEMENTS, PosencRangeError, PosencTypeError, checkElements, checkFinite, checkInt,
   checkOptions, checkOut, describe, isPlainObject
 } from './checks.js';
+import { halfBits, halfLike, isTfTensor, wrapperOf } from './tensor.js';
 
 // ---- tensors (ONNX ops) ----------------------------------------------------------------------------
 
@@ -23,6 +24,7 @@ const DTYPE = { float32: 0, bool: 1, int64: 2, float16: 3 };
  */
 function readTensor(fn, slot, t, kinds) {
   if (t === undefined || t === null) return null;
+  if (isTfTensor(t)) t = { data: t.dataSync(), dims: t.shape };
   if (typeof t !== 'object' || !('data' in t) || !('dims' in t)) {
     throw new PosencTypeError(`${fn}: inputs.${slot} must be a tensor { data, dims } (got ${describe(t)})`);
   }
@@ -41,14 +43,14 @@ function readTensor(fn, slot, t, kinds) {
   });
   const n = dims.reduce((a, b) => a * b, 1);
   if (n > MAX_ELEMENTS) throw new PosencRangeError(`${fn}: inputs.${slot} has ${n} elements, over the limit of ${MAX_ELEMENTS}`, 'kTooLarge');
-  const data = t.data;
+  let data = t.data;
   let dtype;
   if (data instanceof Float32Array && kinds.includes('float32')) dtype = 'float32';
-  else if (data instanceof Uint16Array && kinds.includes('float16')) dtype = 'float16';
+  else if (halfBits(data) && kinds.includes('float16')) dtype = 'float16';
   else if ((data instanceof Uint8Array || (Array.isArray(data) && typeof data[0] === 'boolean')) && kinds.includes('bool')) dtype = 'bool';
   else if ((data instanceof BigInt64Array || (Array.isArray(data) && data.every((x) => typeof x === 'number' || typeof x === 'bigint'))) && kinds.includes('int64')) dtype = 'int64';
   else {
-    const wanted = { float32: 'Float32Array', float16: 'Uint16Array (float16 bits)', bool: 'Uint8Array or boolean[]',
+    const wanted = { float32: 'Float32Array', float16: `${globalThis.Float16Array ? 'Float16Array or ' : ''}Uint16Array (float16 bits)`, bool: 'Uint8Array or boolean[]',
       int64: 'BigInt64Array or number[]' };
     throw new PosencTypeError(`${fn}: inputs.${slot}.data must be a ${kinds.map((k) => wanted[k]).join(' or ')} (got ${describe(data)})`);
   }
@@ -61,7 +63,10 @@ function readTensor(fn, slot, t, kinds) {
       if (typeof x === 'number' && !Number.isSafeInteger(x)) throw new PosencRangeError(`${fn}: inputs.${slot}.data[${i}] must be an integer (got ${x})`);
     }
   }
-  return { slot, dtype, dims, data, n };
+  // float16 data travels as its bits; `given` keeps the caller's array (a Float16Array's results are Float16Arrays).
+  const given = data;
+  if (dtype === 'float16') data = halfBits(data);
+  return { slot, dtype, dims, data, given, n };
 }
 
 function readAttrs(fn, attrs, allowed) {
@@ -125,14 +130,14 @@ export function onnxApi(module, heap) {
     for (const key of Object.keys(inputs)) {
       if (!ATTENTION_INPUTS.includes(key)) throw new PosencTypeError(`${fn}: unknown input slot ${JSON.stringify(key)} (slots: ${ATTENTION_INPUTS.join(', ')})`);
     }
+    readAttrs(fn, attrs, ATTENTION_ATTRS);
+    const { outputs, opset = 24, out } = checkOptions(fn, options, ['outputs', 'opset', 'out']);
     for (const slot of ['Q', 'K', 'V']) {
       if (inputs[slot] === undefined || inputs[slot] === null) throw new PosencTypeError(`${fn}: inputs.${slot} is required`);
     }
     const tensors = ATTENTION_INPUTS.map((slot) => readTensor(fn, slot, inputs[slot],
       slot === 'attn_mask' ? ['float32', 'float16', 'bool'] : slot === 'nonpad_kv_seqlen' ? ['int64'] : ['float32', 'float16']));
-    readAttrs(fn, attrs, ATTENTION_ATTRS);
     const a = attrs ?? {};
-    const { outputs, opset = 24, out } = checkOptions(fn, options, ['outputs', 'opset', 'out']);
     const normalized = {
       is_causal: intAttr(fn, a, 'is_causal', 0, 0, 1),
       q_num_heads: intAttr(fn, a, 'q_num_heads', 0, 1, 2 ** 30),
@@ -169,8 +174,8 @@ export function onnxApi(module, heap) {
         checkElements(fn, o, n);
         let data = null;
         if (o === 'Y' && out !== undefined) {  // in place over Q only when Y's rows are Q's (V's head size = Q's)
-          if (out === q.data && yRows.width !== qRows.width) throw new PosencRangeError(`${fn}: options.out can be Q's data only when V's head size equals Q's`);
-          data = checkOut(fn, out, { n, what: "Y's element count", input: q.data, Type });
+          if (out === q.given && yRows.width !== qRows.width) throw new PosencRangeError(`${fn}: options.out can be Q's data only when V's head size equals Q's`);
+          data = checkOut(fn, (half && halfBits(out)) || out, { n, what: "Y's element count", input: q.data, Type });
         }
         result[o] = { data: data ?? new Type(n), dims: shapes[o], type: half ? 'float16' : 'float32' };
       }
@@ -198,6 +203,11 @@ export function onnxApi(module, heap) {
         if (wantQk) scatterRows(result.qk_matmul_output.data, view, qkp, qkRows, r0, n);
       }
       for (const o of Object.keys(present)) result[o].data.set(view(present[o], result[o].data.length));
+      // Results of Q's kind (js/tensor.js), float16 data as Q's was (a Float16Array or bits).
+      const wrap = wrapperOf(inputs.Q);
+      for (const [o, r] of Object.entries(result)) {
+        result[o] = wrap(o === 'Y' && out !== undefined ? out : half ? halfLike(r.data, q.given) : r.data, r.dims, r.type);
+      }
       return result;
     });
   }
@@ -213,20 +223,21 @@ export function onnxApi(module, heap) {
     for (const key of Object.keys(inputs)) {
       if (!ROTARY_INPUTS.includes(key)) throw new PosencTypeError(`${fn}: unknown input slot ${JSON.stringify(key)} (slots: ${ROTARY_INPUTS.join(', ')})`);
     }
+    readAttrs(fn, attrs, ROTARY_ATTRS);
+    const { outputs, out } = checkOptions(fn, options, ['outputs', 'out']);
     for (const slot of ['X', 'cos_cache', 'sin_cache']) {
       if (inputs[slot] === undefined || inputs[slot] === null) throw new PosencTypeError(`${fn}: inputs.${slot} is required`);
     }
     const tensors = ROTARY_INPUTS.map((slot) => readTensor(fn, slot, inputs[slot], slot === 'position_ids' ? ['int64'] : ['float32', 'float16']));
-    readAttrs(fn, attrs, ROTARY_ATTRS);
     const a = attrs ?? {};
     const interleaved = intAttr(fn, a, 'interleaved', 0, 0, 1);
     const numHeads = intAttr(fn, a, 'num_heads', 0, 1, 2 ** 30);
     const rotaryDim = intAttr(fn, a, 'rotary_embedding_dim', 0, 0, 2 ** 30);
     // { outputs } as for attention (RotaryEmbedding's one output, Y), { out } to write Y into.
-    const { outputs, out } = checkOptions(fn, options, ['outputs', 'out']);
     wantedOutputs(fn, outputs, ROTARY_OUTPUTS, ROTARY_OUTPUTS);
     const [x, cos, sin, ids] = tensors;
-    if (x.dtype === 'float16') return rotaryFloat16(fn, tensors, interleaved, rotaryDim, numHeads, out);
+    const wrap = wrapperOf(inputs.X);  // Y is of X's kind (js/tensor.js)
+    if (x.dtype === 'float16') return { Y: wrap(...rotaryFloat16(fn, tensors, interleaved, rotaryDim, numHeads, out)) };
     if (out !== undefined) checkOut(fn, out, { n: x.n, what: "X's element count", input: x.data });
     const y = out ?? new Float32Array(x.n);
     scoped(fn, (alloc) => {
@@ -260,22 +271,23 @@ export function onnxApi(module, heap) {
         }
       }
     });
-    return { Y: { data: y, dims: x.dims.slice(), type: 'float32' } };
+    return { Y: wrap(y, x.dims.slice(), 'float32') };
   }
 
   // float16 X and caches: one call over the whole tensor, rotated in float32, Y rounded to float16.
+  // → [data, dims, type] of Y.
   function rotaryFloat16(fn, tensors, interleaved, rotaryDim, numHeads, out) {
     const x = tensors[0];
-    if (out !== undefined && !(out instanceof Uint16Array && out.length === x.n)) {
-      throw new PosencTypeError(`${fn}: options.out must be a Uint16Array of X's ${x.n} elements for float16 X (got ${describe(out)})`);
+    if (out !== undefined && !(halfBits(out) && out.length === x.n)) {
+      throw new PosencTypeError(`${fn}: options.out must be a Uint16Array (or Float16Array) of X's ${x.n} elements for float16 X (got ${describe(out)})`);
     }
     return scoped(fn, (alloc) => {
       const desc = tensorsToHeap(alloc, tensors);
       const y = alloc(Math.max(1, x.n) * 2);
       status(fn, module.onnxRotaryEmbeddingF16(desc, interleaved, rotaryDim, numHeads, y));
-      const data = out ?? new Uint16Array(x.n);
-      data.set(u16(y, x.n));
-      return { Y: { data, dims: x.dims.slice(), type: 'float16' } };
+      const bits = out ? halfBits(out) : new Uint16Array(x.n);
+      bits.set(u16(y, x.n));
+      return [out ?? halfLike(bits, x.given), x.dims.slice(), 'float16'];
     });
   }
 

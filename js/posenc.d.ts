@@ -14,17 +14,29 @@ export type StatusCodeName = 'kBadArgument' | 'kBadShape' | 'kTooLarge' | 'kUnav
 export interface PosencError extends Error {
   readonly code: StatusCodeName;
 }
+/** A value that breaks its rule (or bytes a file could not supply: 'kUnavailable', the system's error as cause). */
+export declare class PosencRangeError extends RangeError implements PosencError {
+  readonly code: StatusCodeName;
+  constructor(message: string, code?: StatusCodeName, options?: { cause?: unknown });
+}
+/** An argument of the wrong type, or an unknown option key (named before anything else is checked). */
+export declare class PosencTypeError extends TypeError implements PosencError {
+  readonly code: StatusCodeName;
+  constructor(message: string, code?: StatusCodeName, options?: { cause?: unknown });
+}
+/** Whether e is an error posenc threw: a PosencRangeError or PosencTypeError. */
+export declare function isPosencError(e: unknown): e is PosencRangeError | PosencTypeError;
 
 export interface InitOptions {
   /** The module's bytes, if you already have them (skips reading or fetching posenc.wasm). */
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Browser only: where to fetch posenc.wasm from (default: next to the package's browser.js). */
-  wasmUrl?: string | URL;
+  wasmUrl?: string | URLIfAvailable;
   /**
    * Threads for the kernels, 1–64 (default 1). Above 1, the pthreads build is loaded with a pool of
    * threads - 1 workers: in Node always, in browsers when the page is crossOriginIsolated (served with
-   * COOP/COEP), otherwise the single-threaded build, silently; `pe.threads` says which. Not combinable
-   * with wasmBinary / wasmUrl (those are the single-threaded module's).
+   * COOP/COEP), otherwise the single-threaded build, with a console warning (once) giving the reason;
+   * `pe.threads` says which. Not combinable with wasmBinary / wasmUrl (the single-threaded module's).
    */
   threads?: number;
 }
@@ -142,8 +154,8 @@ export interface RopeInputs {
   rotaryDim?: number;
   /** One position per token (may be negative: rotating by -p undoes +p). */
   positions?: NumberArray;
-  /** Positions offset + 0 … seqLen-1 when positions are not given; default 0. */
-  offset?: number;
+  /** Positions offset + 0 … seqLen-1 when positions are not given; default 0. A bigint is taken as BigInt64Array positions are. */
+  offset?: number | bigint;
   /** Exactly one of invFreq and params. */
   invFreq?: NumberArray;
   params?: RopeParams;
@@ -156,8 +168,16 @@ export interface RopeInputs {
 export interface ApplyRopeOptions extends RopeInputs {
   seqLen: number;
   nHeads: number;
-  /** Defaults to params.headDim. */
+  /**
+   * Defaults to params.headDim — or to the params' rotaryDim when x is that wide: the rotated slice
+   * alone (DeepSeek's q_pe / k_pe, whose params say rotaryOffset 128 of headDim 192), turned from dim 0.
+   */
   headDim?: number;
+  /**
+   * Sequences in x, one after another (default 1): x [batch][seqLen][nHeads][headDim]. Each starts
+   * at offset, or takes positions: one row for all, or [batch][seqLen] (HF's position_ids).
+   */
+  batch?: number;
   /**
    * 'halfSplit' (pairs i, i + rotaryDim/2: NeoX, HF Llama) or 'interleaved' (2i, 2i+1: GPT-J,
    * RoFormer); default params.layout, else 'halfSplit'.
@@ -181,14 +201,32 @@ export interface XposOptions {
   center?: number;
 }
 
+/** applyRope's options for tensors: seqLen, nHeads, headDim and batch come from the dims. */
+export type TensorRopeOptions = Omit<ApplyRopeOptions, 'seqLen' | 'nHeads'> & { seqLen?: number; nHeads?: number };
+
+export interface Rope2dOptions {
+  nHeads?: number;
+  headDim?: number;
+  /** Images in x, one after another (default 1), each with the same patch positions. */
+  batch?: number;
+  theta?: number;
+  grid?: [number, number];
+  positions?: NumberArray;
+  seqLen?: number;
+  layout?: RopeLayout;
+  precision?: 'fast' | 'accurate';
+}
+
 export interface ShiftKeysOptions {
   seqLen: number;
   /** The key heads (nKvHeads). */
   nHeads: number;
-  /** Defaults to params.headDim. */
+  /** Defaults to params.headDim (or its rotaryDim for keys that are the rotated slice alone). */
   headDim?: number;
+  /** Sequences in k (default 1); a delta per token is one row for all or one per token of every row. */
+  batch?: number;
   /** Positions to move by: one for all tokens, or one per token (may be negative). */
-  delta: number | NumberArray;
+  delta: number | bigint | NumberArray;
   /** Exactly one of invFreq and params. */
   invFreq?: NumberArray;
   params?: RopeParams;
@@ -232,7 +270,7 @@ export interface LearnedTableOptions {
   /** Your trained weights, [maxLen][dModel]; copied. */
   weights?: Float32Array;
   /** Added to every position (RoBERTa: padding_idx + 1 = 2); default 0. */
-  offset?: number;
+  offset?: number | bigint;
 }
 
 export interface LearnedTable {
@@ -262,7 +300,7 @@ export interface AlibiBiasOptions {
   causal?: boolean;
   maxBias?: number;
   /** Key position of query 0; default kLen - qLen (decoding with a cache); 0 as HF compute_bias / onnxruntime. */
-  queryOffset?: number;
+  queryOffset?: number | bigint;
 }
 
 export interface T5BucketOptions {
@@ -274,7 +312,7 @@ export interface T5BucketOptions {
 
 export interface T5BiasOptions extends T5BucketOptions {
   /** Key position of query 0; default kLen - qLen (decoding with a cache); 0 as HF compute_bias / onnxruntime. */
-  queryOffset?: number;
+  queryOffset?: number | bigint;
 }
 
 /** ggml_rope_ext's parameters as llama.cpp would pass them for these RopeParams. */
@@ -325,8 +363,19 @@ export interface ReadModelOptions {
   maxTableFloats?: number;
 }
 
-/** File, Blob, ArrayBuffer, Uint8Array, config.json text or object, or (Node) a path. */
-export type ModelSource = Blob | ArrayBuffer | ArrayBufferView | string | URL | object;
+/**
+ * Blob (File) and URL where the compilation declares them (the DOM lib, or @types/node), else never:
+ * these declarations compile with lib es2022 alone.
+ */
+export type BlobIfAvailable = typeof globalThis extends { Blob: { prototype: infer B } } ? B : never;
+export type URLIfAvailable = typeof globalThis extends { URL: { prototype: infer U } } ? U : never;
+/** A parsed config.json: a plain object (not a class instance, a Map or an array). */
+export type ConfigJson = { readonly [key: string]: unknown };
+/**
+ * What readModel reads: a File / Blob, the file's bytes (an ArrayBuffer or a view of one),
+ * config.json as text or parsed, or in Node a file path or file: URL.
+ */
+export type ModelSource = BlobIfAvailable | ArrayBuffer | ArrayBufferView | string | URLIfAvailable | ConfigJson;
 
 export interface ConfigOptions {
   /** For per-layer RoPE (Gemma 3): 'full_attention' or 'sliding_attention'. */
@@ -347,27 +396,56 @@ export interface Preset {
   config: Record<string, unknown>;
 }
 
-/** An ONNX-style tensor; an onnxruntime-web Tensor works as is. */
+/**
+ * Float16Array where the compilation declares it (lib esnext.float16, or the DOM of a browser that
+ * ships it), else never: float16 data may be a Float16Array where the runtime has one, and results
+ * then come back as Float16Arrays; a Uint16Array of IEEE half bits is taken where it was before.
+ */
+export type Float16ArrayIfAvailable = typeof globalThis extends { Float16Array: { prototype: infer F } } ? F : never;
+
+/**
+ * A tensor { data, dims } (and type): onnxruntime-web's Tensor, transformers.js's Tensor or a plain
+ * object. Its data is checked when called: float32 → Float32Array; float16 → Float16Array or
+ * Uint16Array of bits (onnx.* ops); bool → Uint8Array or boolean[]; int64 → BigInt64Array or number[].
+ */
 export interface TensorLike {
-  /** float32: Float32Array; bool: Uint8Array or boolean[]; int64: BigInt64Array or number[]. */
-  data: Float32Array | Uint8Array | BigInt64Array | ArrayLike<number> | ArrayLike<boolean>;
-  dims: ArrayLike<number> | readonly number[];
+  readonly data: ArrayLike<unknown>;
+  readonly dims: ArrayLike<number> | readonly number[];
+  readonly type?: string;
 }
 
+/** A TensorFlow.js tensor, as posenc reads it (shape, dtype, dataSync()). */
+export interface TfTensorLike {
+  readonly shape: number[];
+  readonly dtype: string;
+  dataSync(): ArrayLike<number>;
+}
+
+/**
+ * A tensor in, the same kind out: an instance of a tensor class (onnxruntime-web's or transformers.js's
+ * Tensor: it has a type) → that class (new T(type, data, dims)); a plain object or a TF.js tensor →
+ * a plain OutputTensor.
+ */
+export type ShapedInput = TensorLike | TfTensorLike;
+export type TensorResult<T> = T extends { readonly type: string } ? T : OutputTensor;
+
+/** A plain result tensor: tf.tensor(y.data, y.dims) makes a TF.js tensor of it. */
 export interface OutputTensor {
-  data: Float32Array;
+  /** Float32Array; float16 results: a Float16Array if the input's was one, else Uint16Array bits. */
+  data: Float32Array | Uint16Array | Float16ArrayIfAvailable;
   dims: number[];
+  type: 'float32' | 'float16';
 }
 
-export interface OnnxAttentionInputs {
-  Q: TensorLike;
-  K: TensorLike;
-  V: TensorLike;
-  attn_mask?: TensorLike | null;
-  past_key?: TensorLike | null;
-  past_value?: TensorLike | null;
+export interface OnnxAttentionInputs<T extends ShapedInput = ShapedInput> {
+  Q: T;
+  K: ShapedInput;
+  V: ShapedInput;
+  attn_mask?: ShapedInput | null;
+  past_key?: ShapedInput | null;
+  past_value?: ShapedInput | null;
   /** opset 24 only. */
-  nonpad_kv_seqlen?: TensorLike | null;
+  nonpad_kv_seqlen?: ShapedInput | null;
 }
 
 export interface OnnxAttentionAttrs {
@@ -388,22 +466,22 @@ export interface OnnxAttentionOptions {
   outputs?: Array<AttentionOutputSlot | ''>;
   /** 23 or 24 (default). */
   opset?: number;
-  /** Write Y here (Float32Array, Uint16Array for float16; Y's size; may be Q's data when V's head size equals Q's). */
-  out?: Float32Array | Uint16Array;
+  /** Write Y here (Float32Array; for float16 a Uint16Array or Float16Array; Y's size; may be Q's data when V's head size equals Q's). */
+  out?: Float32Array | Uint16Array | Float16ArrayIfAvailable;
 }
 
 export interface OnnxRotaryEmbeddingOptions {
   /** Output slots wanted, as a node lists them: RotaryEmbedding has one, Y. */
   outputs?: Array<'Y' | ''>;
-  /** Write Y here (X's size: a Float32Array, or a Uint16Array for float16 X; may be X's data). */
-  out?: Float32Array | Uint16Array;
+  /** Write Y here (X's size: a Float32Array, or a Uint16Array or Float16Array for float16 X; may be X's data). */
+  out?: Float32Array | Uint16Array | Float16ArrayIfAvailable;
 }
 
-export interface OnnxRotaryEmbeddingInputs {
-  X: TensorLike;
-  cos_cache: TensorLike;
-  sin_cache: TensorLike;
-  position_ids?: TensorLike | null;
+export interface OnnxRotaryEmbeddingInputs<T extends ShapedInput = ShapedInput> {
+  X: T;
+  cos_cache: ShapedInput;
+  sin_cache: ShapedInput;
+  position_ids?: ShapedInput | null;
 }
 
 export interface OnnxRotaryEmbeddingAttrs {
@@ -425,16 +503,26 @@ export interface AttentionOptions extends PositionBiasOptions {
   /** Default nHeads; must divide it (GQA / MQA). */
   nKvHeads?: number;
   headDim: number;
+  /**
+   * Sequences in q, k and v, one after another (default 1): q [batch][qLen][nHeads][headDim] ('bshd')
+   * or [batch][nHeads][qLen][headDim] ('bhsd'). Flat arrays of a batch need it: without it, batch-2
+   * data is one sequence of twice the tokens. Tensors give it in their dims.
+   */
+  batch?: number;
   /** Key j visible to query i iff j <= i + kvLen - qLen. Default false. */
   causal?: boolean;
   /** RoPE on q and k inside the call: RopeParams, or { params | invFreq, layout, precision, attentionFactor }. */
   rope?: RopeParams | { params?: RopeParams; invFreq?: NumberArray; layout?: RopeLayout; rotaryOffset?: number; precision?: 'fast' | 'accurate'; attentionFactor?: number };
-  /** Additive bias [qLen][kvLen] or [nHeads][qLen][kvLen]; -Infinity masks. */
-  mask?: Float32Array;
+  /**
+   * Additive bias, -Infinity masks: flat [qLen][kvLen], [nHeads][qLen][kvLen] or
+   * [batch][nHeads][qLen][kvLen]; a tensor's dims broadcast to [batch, nHeads, qLen, kvLen] as ONNX's
+   * attn_mask (e.g. a padding mask [batch, 1, qLen, kvLen]).
+   */
+  mask?: Float32Array | TensorLike | TfTensorLike;
   /** Default 1 / sqrt(headDim). */
   scale?: number;
   softcap?: number;
-  /** Also return the attention weights [nHeads][qLen][kvLen]. */
+  /** Also return the attention weights [batch][nHeads][qLen][kvLen]. */
   returnWeights?: boolean;
   /**
    * Sliding window (HF's sliding_window): key j is visible to the query at position p iff
@@ -450,15 +538,26 @@ export interface AttentionOptions extends PositionBiasOptions {
   /** Llama 4 NoPE layers: q times log(floor((p + 1) / floorScale) + 1) · attnScale + 1 (defaults 8192, 0.1). */
   temperature?: { floorScale?: number; attnScale?: number };
   /**
-   * 'bshd' (default): q [qLen][nHeads][headDim], k/v [kvLen][nKvHeads][headDim]; 'bhsd': heads major,
-   * q [nHeads][qLen][headDim], k/v [nKvHeads][kvLen][headDim] (ONNX's 4-D layout, one batch), output likewise.
+   * 'bshd' (default): q [batch][qLen][nHeads][headDim], k/v [batch][kvLen][nKvHeads][headDim];
+   * 'bhsd': heads major, q [batch][nHeads][qLen][headDim], k/v [batch][nKvHeads][kvLen][headDim]
+   * (ONNX's 4-D layout), output likewise.
    */
   layout?: 'bshd' | 'bhsd';
-  /** 'float16': k and v are Uint16Arrays of float16 bits (a float16 KV cache, as llama.cpp keeps it); computed in float32. */
+  /**
+   * 'float16': k and v are float16 (a float16 KV cache, as llama.cpp keeps it): Uint16Arrays of bits;
+   * a Float16Array or a 'float16' tensor says so itself. Computed in float32.
+   */
   kvDtype?: 'float32' | 'float16';
-  /** Write the output here (q.length floats; may be q itself, may not partly overlap it) and return it. */
-  out?: Float32Array;
+  /** Write the output here (q.length values; may be q itself, may not partly overlap it) and return it. */
+  out?: Float32Array | Float16ArrayIfAvailable;
 }
+
+/** attention's options for tensors: nHeads, nKvHeads, headDim and batch come from the dims (4-D); 3-D q needs nHeads. */
+export type TensorAttentionOptions = Omit<AttentionOptions, 'nHeads' | 'headDim'> & { nHeads?: number; headDim?: number };
+/** float32 data in (float16 as a Float16Array: computed in float32, rounded back), flat or a tensor. */
+export type FloatInput = Float32Array | Float16ArrayIfAvailable | TensorLike | TfTensorLike;
+/** k and v: float32, float16 (kvDtype), or tensors. */
+export type KvInput = Float32Array | Uint16Array | Float16ArrayIfAvailable | TensorLike | TfTensorLike;
 
 export interface KvCacheOptions {
   nKvHeads: number;
@@ -480,7 +579,7 @@ export interface KvCacheOptions {
 }
 
 export interface KvAttendOptions extends PositionBiasOptions {
-  /** Query heads: a multiple of nKvHeads (GQA, MQA). */
+  /** Query heads: a multiple of nKvHeads (GQA, MQA). Optional for a tensor q (its dims give it). */
   nHeads: number;
   /** The queries' positions (integers); default: those of the last qLen tokens appended. */
   positions?: NumberArray;
@@ -511,9 +610,14 @@ export interface KvCache {
    * after the last appended, 0 first; integers rising across calls). Without a window the cache
    * must have room; with one, the oldest tokens after the sinks are evicted. O(nTokens).
    */
-  append(k: Float32Array, v: Float32Array, options?: { positions?: NumberArray }): void;
-  /** q [qLen][nHeads][headDim] over every token held → [qLen][nHeads][headDim]; equals pe.attention over the same keys and values. */
+  append(k: FloatInput, v: FloatInput, options?: { positions?: NumberArray }): void;
+  /**
+   * q [qLen][nHeads][headDim] over every token held → [qLen][nHeads][headDim]; equals pe.attention
+   * over the same keys and values. Tensors: [1, qLen, nHeads, headDim] (a cache holds one sequence).
+   */
   attend(q: Float32Array, options: KvAttendOptions): Float32Array;
+  attend(q: Float16ArrayIfAvailable, options: KvAttendOptions): Float16ArrayIfAvailable;
+  attend<T extends ShapedInput>(q: T, options?: Partial<KvAttendOptions>): TensorResult<T>;
   /**
    * llama.cpp's context shift, by position: delta < 0 drops the tokens at positions
    * [keep, keep - delta) (keep: default 0) and moves every later token back by -delta, its key
@@ -521,7 +625,7 @@ export interface KvCache {
    * default positions 0 … length-1, shift(-n, { keep: length - n }) drops the last n tokens
    * (rejected drafts). Appends go on after the last position held. Refused on a cache with a window.
    */
-  shift(delta: number, options?: { keep?: number }): void;
+  shift(delta: number | bigint, options?: { keep?: number | bigint }): void;
   /** The tokens held, oldest first: k, v [length][nKvHeads][headDim] float32 (keys as rotated; float16 widened exactly), positions. */
   read(): { k: Float32Array; v: Float32Array; positions: Float64Array };
   /** Frees its heap memory; a second call does nothing. */
@@ -546,7 +650,7 @@ export interface Posenc {
   /** PE[p][2i] = sin(p / base^(2i/dModel)), PE[p][2i+1] = cos(same); row-major [seqLen][dModel]. */
   sinusoidal(seqLen: number, dModel: number, options?: SinusoidalTableOptions): Float32Array;
   /** M_k [dModel][dModel] with PE(p + k) = M_k · PE(p) for every p (dModel even). */
-  sinusoidalShift(k: number, dModel: number, options?: SinusoidalOptions): Float32Array;
+  sinusoidalShift(k: number | bigint, dModel: number, options?: SinusoidalOptions): Float32Array;
   learnedTable(maxLen: number, dModel: number, options?: LearnedTableOptions): LearnedTable;
   /** E[token] · scale + PE[position], [n][dModel]. */
   embed(tokenIds: NumberArray, options: EmbedOptions): Float32Array;
@@ -554,7 +658,7 @@ export interface Posenc {
   ropeFrequencies(params: RopeParams, options?: { seqLen?: number; dtype?: 'float32' }): RopeFrequencies;
   /** The same in float64, as computed (for exact reference angles). */
   ropeFrequencies(params: RopeParams, options: { seqLen?: number; dtype: 'float64' }): Omit<RopeFrequencies, 'invFreq'> & { invFreq: Float64Array };
-  ropeParamsFromConfig(config: object | string, options?: ConfigOptions): RopeParams;
+  ropeParamsFromConfig(config: ConfigJson | string, options?: ConfigOptions): RopeParams;
   /** Reads a .gguf / .safetensors / .npy / config.json without loading the weights. */
   readModel(source: ModelSource, options?: ReadModelOptions): Promise<ModelInfo>;
   /** The ggml_rope_ext parameters llama.cpp uses for params (what precision 'ggml' computes with). */
@@ -565,6 +669,10 @@ export interface Posenc {
    * be x itself) filled. Dims >= rotaryDim pass through.
    */
   applyRope(x: Float32Array, options: ApplyRopeOptions & { out?: Float32Array; tensorLayout?: 'bshd' | 'bhsd' }): Float32Array;
+  /** float16 x: rotated in float32, rounded back. */
+  applyRope(x: Float16ArrayIfAvailable, options: ApplyRopeOptions & { out?: Float16ArrayIfAvailable; tensorLayout?: 'bshd' | 'bhsd' }): Float16ArrayIfAvailable;
+  /** A tensor [batch, seqLen, nHeads, headDim] (tensorLayout 'bhsd': [batch, nHeads, seqLen, headDim]) or 3-D [batch, seqLen, nHeads · headDim] with nHeads. */
+  applyRope<T extends ShapedInput>(x: T, options: TensorRopeOptions & { out?: Float32Array | Float16ArrayIfAvailable; tensorLayout?: 'bshd' | 'bhsd' }): TensorResult<T>;
   /** Rotates a heap buffer in place (no copies in or out). */
   applyRopeInPlace(buffer: HeapFloat32, options: ApplyRopeOptions): void;
   allocFloat32(length: number): HeapFloat32;
@@ -574,8 +682,10 @@ export interface Posenc {
    * k is kept. The frequencies are the params' at seqLen (or invFreq).
    */
   shiftKeys(k: Float32Array | HeapFloat32, options: ShiftKeysOptions): void;
+  /** A tensor's data is shifted in place (not a TF.js tensor: those are immutable). */
+  shiftKeys(k: TensorLike, options: Omit<ShiftKeysOptions, 'seqLen' | 'nHeads'> & { seqLen?: number; nHeads?: number }): void;
   /** Llama 4's attention temperature log(floor((p + 1) / floorScale) + 1) · attnScale + 1 at each position. */
-  iropeScale(positions: number, options?: { floorScale?: number; attnScale?: number }): number;
+  iropeScale(positions: number | bigint, options?: { floorScale?: number; attnScale?: number }): number;
   iropeScale(positions: NumberArray, options?: { floorScale?: number; attnScale?: number }): Float64Array;
   /** Qwen2-VL position ids [3][seqLen] (temporal, height, width rows) for text runs and image grids t × h × w. */
   mropePositions(segments: ({ text: number } | { image: [number, number, number] })[]): Float64Array;
@@ -583,8 +693,10 @@ export interface Posenc {
    * 2-D axial RoPE of vision transformers (Pixtral): x [patches][nHeads][headDim]; the first
    * headDim/4 pairs turn by the patch row (frequencies θ^(-4i/headDim)), the rest by the column.
    */
-  applyRope2d(x: Float32Array, options: { nHeads: number; headDim: number; theta?: number; grid?: [number, number];
-    positions?: NumberArray; seqLen?: number; layout?: RopeLayout; precision?: 'fast' | 'accurate' }): Float32Array;
+  applyRope2d(x: Float32Array, options: Rope2dOptions & { nHeads: number; headDim: number }): Float32Array;
+  applyRope2d(x: Float16ArrayIfAvailable, options: Rope2dOptions & { nHeads: number; headDim: number }): Float16ArrayIfAvailable;
+  /** A tensor [batch, patches, nHeads, headDim]: the same patch positions in every batch row. */
+  applyRope2d<T extends ShapedInput>(x: T, options: Rope2dOptions): TensorResult<T>;
   ropeCache(options: RopeCacheOptions): RopeCache;
 
   /** BLOOM / MPT / ggml slopes, Float32Array(nHeads). */
@@ -593,19 +705,27 @@ export interface Posenc {
   alibiBias(nHeads: number, qLen: number, kLen: number, options?: AlibiBiasOptions): Float32Array;
   /** ONNX operators with the semantics of Attention-23/24 and RotaryEmbedding-23. */
   readonly onnx: {
-    attention(inputs: OnnxAttentionInputs, attrs?: OnnxAttentionAttrs, options?: OnnxAttentionOptions): Partial<Record<AttentionOutputSlot, OutputTensor>> & { Y: OutputTensor };
-    /** options.out: write Y into this Float32Array (X's size; may be X's own data) instead of a new one. */
-    rotaryEmbedding(inputs: OnnxRotaryEmbeddingInputs, attrs?: OnnxRotaryEmbeddingAttrs, options?: OnnxRotaryEmbeddingOptions): { Y: OutputTensor };
+    /** Outputs of Q's kind: an onnxruntime-web (or transformers.js) Tensor for one, else plain OutputTensors. */
+    attention<T extends ShapedInput>(inputs: OnnxAttentionInputs<T>, attrs?: OnnxAttentionAttrs, options?: OnnxAttentionOptions): Partial<Record<AttentionOutputSlot, TensorResult<T>>> & { Y: TensorResult<T> };
+    /** Y of X's kind. options.out: write Y into this array (X's size; may be X's own data) instead of a new one. */
+    rotaryEmbedding<T extends ShapedInput>(inputs: OnnxRotaryEmbeddingInputs<T>, attrs?: OnnxRotaryEmbeddingAttrs, options?: OnnxRotaryEmbeddingOptions): { Y: TensorResult<T> };
   };
-  /** q [qLen][nHeads][headDim], k and v [kvLen][nKvHeads][headDim] → [qLen][nHeads][headDim] (layout 'bhsd': heads major). */
-  attention(q: Float32Array, k: Float32Array | Uint16Array, v: Float32Array | Uint16Array, options: AttentionOptions & { returnWeights: true }): { output: Float32Array; weights: Float32Array };
-  attention(q: Float32Array, k: Float32Array | Uint16Array, v: Float32Array | Uint16Array, options: AttentionOptions): Float32Array;
+  /**
+   * q [batch][qLen][nHeads][headDim], k and v [batch][kvLen][nKvHeads][headDim] → q's shape (layout
+   * 'bhsd': heads major); batch defaults to 1. A float16 q (Float16Array) gives a Float16Array.
+   */
+  attention(q: Float32Array, k: KvInput, v: KvInput, options: AttentionOptions & { returnWeights: true }): { output: Float32Array; weights: Float32Array };
+  attention(q: Float32Array, k: KvInput, v: KvInput, options: AttentionOptions): Float32Array;
+  attention(q: Float16ArrayIfAvailable, k: KvInput, v: KvInput, options: AttentionOptions): Float16ArrayIfAvailable;
+  /** Tensors (4-D as the layout says, or 3-D [batch, qLen, nHeads · headDim] with nHeads): the result of q's kind. */
+  attention<T extends ShapedInput>(q: T, k: KvInput, v: KvInput, options: TensorAttentionOptions & { returnWeights: true }): { output: TensorResult<T>; weights: TensorResult<T> };
+  attention<T extends ShapedInput>(q: T, k: KvInput, v: KvInput, options?: TensorAttentionOptions): TensorResult<T>;
 
   /** A KV cache for decoding, in the heap: keys rotated once when appended, attention for a few new queries (docs/decoding.md). */
   kvCache(options: KvCacheOptions): KvCache;
 
   /** HF T5 bucket of relativePosition = key - query. */
-  t5Bucket(relativePosition: number, options?: T5BucketOptions): number;
+  t5Bucket(relativePosition: number | bigint, options?: T5BucketOptions): number;
   t5Bucket(relativePosition: NumberArray, options?: T5BucketOptions): Int32Array;
   /** [nHeads][qLen][kLen] from table [numBuckets][nHeads]. */
   t5Bias(table: Float32Array, nHeads: number, qLen: number, kLen: number, options?: T5BiasOptions): Float32Array;
@@ -613,6 +733,68 @@ export interface Posenc {
 
 /** Loads and instantiates the WebAssembly module. Call once and keep the result. */
 export declare function init(options?: InitOptions): Promise<Posenc>;
+
+export interface WorkerInitOptions extends InitOptions {
+  /**
+   * Transfer the inputs' buffers to the worker instead of copying them (default false): no copy,
+   * but the arrays you passed are detached (empty) afterwards. Results are always transferred.
+   */
+  transfer?: boolean;
+}
+
+type Async<F extends (...args: any) => any> = (...args: Parameters<F>) => Promise<Awaited<ReturnType<F>>>;
+
+/**
+ * The worker form (initWorker): init's functions whose results are data, asynchronous, run by a
+ * posenc module in a module Web Worker (browsers) or a worker thread (Node), results bit for bit the
+ * direct calls' and of the same kind. Not here: allocFloat32 / applyRopeInPlace, kvCache,
+ * learnedTable and the lab (objects held in the worker's heap), and options.out (results are
+ * transferred to you, not copied into your array).
+ */
+export interface PosencWorker {
+  readonly simdArch: string;
+  readonly threads: number;
+  readonly MAX_ELEMENTS: number;
+  readonly names: Posenc['names'];
+  sinusoidal: Async<Posenc['sinusoidal']>;
+  sinusoidalShift: Async<Posenc['sinusoidalShift']>;
+  embed: Async<Posenc['embed']>;
+  ropeFrequencies(params: RopeParams, options?: { seqLen?: number; dtype?: 'float32' }): Promise<RopeFrequencies>;
+  ropeFrequencies(params: RopeParams, options: { seqLen?: number; dtype: 'float64' }): Promise<Omit<RopeFrequencies, 'invFreq'> & { invFreq: Float64Array }>;
+  ggmlRopeParams: Async<Posenc['ggmlRopeParams']>;
+  ropeParamsFromConfig: Async<Posenc['ropeParamsFromConfig']>;
+  readModel: Async<Posenc['readModel']>;
+  applyRope(x: Float32Array, options: ApplyRopeOptions & { tensorLayout?: 'bshd' | 'bhsd' }): Promise<Float32Array>;
+  applyRope(x: Float16ArrayIfAvailable, options: ApplyRopeOptions & { tensorLayout?: 'bshd' | 'bhsd' }): Promise<Float16ArrayIfAvailable>;
+  applyRope<T extends ShapedInput>(x: T, options: TensorRopeOptions & { tensorLayout?: 'bshd' | 'bhsd' }): Promise<TensorResult<T>>;
+  /** Shifts k in place, as the direct call: the worker shifts a copy, copied back into k. */
+  shiftKeys(k: Float32Array | TensorLike, options: Omit<ShiftKeysOptions, 'seqLen' | 'nHeads'> & { seqLen?: number; nHeads?: number }): Promise<void>;
+  iropeScale(positions: number | bigint, options?: { floorScale?: number; attnScale?: number }): Promise<number>;
+  iropeScale(positions: NumberArray, options?: { floorScale?: number; attnScale?: number }): Promise<Float64Array>;
+  mropePositions: Async<Posenc['mropePositions']>;
+  applyRope2d(x: Float32Array, options: Rope2dOptions & { nHeads: number; headDim: number }): Promise<Float32Array>;
+  applyRope2d<T extends ShapedInput>(x: T, options: Rope2dOptions): Promise<TensorResult<T>>;
+  ropeCache: Async<Posenc['ropeCache']>;
+  alibiSlopes: Async<Posenc['alibiSlopes']>;
+  alibiBias: Async<Posenc['alibiBias']>;
+  attention(q: Float32Array, k: KvInput, v: KvInput, options: Omit<AttentionOptions, 'out'> & { returnWeights: true }): Promise<{ output: Float32Array; weights: Float32Array }>;
+  attention(q: Float32Array, k: KvInput, v: KvInput, options: Omit<AttentionOptions, 'out'>): Promise<Float32Array>;
+  attention(q: Float16ArrayIfAvailable, k: KvInput, v: KvInput, options: Omit<AttentionOptions, 'out'>): Promise<Float16ArrayIfAvailable>;
+  attention<T extends ShapedInput>(q: T, k: KvInput, v: KvInput, options: Omit<TensorAttentionOptions, 'out'> & { returnWeights: true }): Promise<{ output: TensorResult<T>; weights: TensorResult<T> }>;
+  attention<T extends ShapedInput>(q: T, k: KvInput, v: KvInput, options?: Omit<TensorAttentionOptions, 'out'>): Promise<TensorResult<T>>;
+  t5Bucket(relativePosition: number | bigint, options?: T5BucketOptions): Promise<number>;
+  t5Bucket(relativePosition: NumberArray, options?: T5BucketOptions): Promise<Int32Array>;
+  t5Bias: Async<Posenc['t5Bias']>;
+  readonly onnx: {
+    attention<T extends ShapedInput>(inputs: OnnxAttentionInputs<T>, attrs?: OnnxAttentionAttrs, options?: Omit<OnnxAttentionOptions, 'out'>): Promise<Partial<Record<AttentionOutputSlot, TensorResult<T>>> & { Y: TensorResult<T> }>;
+    rotaryEmbedding<T extends ShapedInput>(inputs: OnnxRotaryEmbeddingInputs<T>, attrs?: OnnxRotaryEmbeddingAttrs, options?: Omit<OnnxRotaryEmbeddingOptions, 'out'>): Promise<{ Y: TensorResult<T> }>;
+  };
+  /** Ends the worker; calls still pending reject. */
+  terminate(): void;
+}
+
+/** Loads posenc in a Web Worker (browsers) or a worker thread (Node): the worker form of init(). */
+export declare function initWorker(options?: WorkerInitOptions): Promise<PosencWorker>;
 
 // ---- The extrapolation lab (pe.lab; js/lab.js) ---------------------------------------
 

@@ -2,54 +2,80 @@
 // of cached keys (cpp/src/rope.cpp).
 import {
   PosencRangeError, PosencTypeError, checkChoice, checkElements, checkFinite, checkFloat32Array,
-  checkInt, checkOptions, checkOut, describe, isPlainObject, toFloat64
+  checkInt, checkOptions, checkOut, describe, isPlainObject, numberOrBigint, toFloat64
 } from './checks.js';
+import { checkRopeParamsKeys } from './rope_params.js';
+import { extents, float32Data, fromFloat32, isTfTensor, tensorArg } from './tensor.js';
 
-export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, resolvePositions }, names) {
+export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, resolvePositions, placeRotation }, names) {
   const { scoped, f32, f64, copyOut, status, HeapFloat32 } = heap;
   const { precisions: PRECISIONS, layouts: ROPE_LAYOUTS } = names;
-  const ROPE_OPTIONS = ['seqLen', 'nHeads', 'headDim', 'layout', 'rotaryDim', 'rotaryOffset', 'positions', 'offset', 'invFreq',
+  const ROPE_OPTIONS = ['seqLen', 'nHeads', 'headDim', 'batch', 'layout', 'rotaryDim', 'rotaryOffset', 'positions', 'offset', 'invFreq',
     'params', 'precision', 'attentionFactor', 'xpos'];
-  const XPOS_ROLES = { query: false, key: true };
+  const XPOS_ROLES = { query: false, key: true }, XPOS_KEYS = ['scaleBase', 'role', 'center'];
+  const NAMES = { len: 'seqLen', heads: 'nHeads' };
 
   // options.xpos → { scaleBase, key, center } for embind_rope.cpp, or null (plain RoPE).
   function xposOf(fn, xpos) {
     if (xpos === undefined) return null;
-    const { scaleBase = 512, role, center = 0 } = checkOptions(fn, xpos, ['scaleBase', 'role', 'center'], 'xpos');
+    const { scaleBase = 512, role, center = 0 } = checkOptions(fn, xpos, XPOS_KEYS, 'xpos');
     if (role === undefined) throw new PosencTypeError(`${fn}: xpos.role is required: 'query' or 'key' (their scales are reciprocal)`);
     return { scaleBase: checkFinite(fn, 'xpos.scaleBase', scaleBase, { positive: true }),
       key: checkChoice(fn, 'xpos.role', role, XPOS_ROLES), center: checkFinite(fn, 'xpos.center', center) };
   }
 
-  // Checks applyRope's options against x's length; returns what the C++ call needs.
-  function ropeCall(fn, length, options) {
+  // Checks applyRope's options against x (t: tensorArg's { data, dims }); returns what the C++ call
+  // needs. Option keys first (and the params' and xpos's), then x's extents, then the values.
+  function ropeCall(fn, t, options, headsMajor = false) {
     if (options === undefined) throw new PosencTypeError(`${fn}: options { seqLen, nHeads, headDim, invFreq | params } are required`);
     checkOptions(fn, options, ROPE_OPTIONS);
-    const seqLen = checkInt(fn, 'seqLen', options.seqLen, 1);
-    const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1);
-    const headDim = checkInt(fn, 'headDim', options.headDim ?? options.params?.headDim, 1);
-    if (options.params?.headDim !== undefined && options.params.headDim !== headDim) {
-      throw new PosencRangeError(`${fn}: headDim = ${headDim} differs from params.headDim = ${options.params.headDim}`);
-    }
-    if (seqLen * nHeads * headDim !== length) {
-      throw new PosencRangeError(`${fn}: x.length must equal seqLen * nHeads * headDim = ${seqLen * nHeads * headDim} (got ${length})`);
-    }
+    if (options.params !== undefined) checkRopeParamsKeys(fn, options.params);
+    checkOptions(fn, options.xpos, XPOS_KEYS, 'xpos');
     const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', PRECISIONS);
-    const pos = resolvePositions(fn, options, seqLen);
+    const given = { batch: options.batch, len: options.seqLen, heads: options.nHeads, headDim: options.headDim };
+    const e = t.dims ? extents(fn, 'x', t, given, { headsMajor, names: NAMES }) : {
+      batch: given.batch === undefined ? 1 : checkInt(fn, 'batch', given.batch, 1),
+      len: checkInt(fn, 'seqLen', given.len, 1), heads: checkInt(fn, 'nHeads', given.heads, 1), headDim: undefined };
+    const pos = resolvePositions(fn, options, e.len, e.batch);
     const f = resolveFrequencies(fn, options, pos.maxPosition);
-    if (f.rotaryDim > headDim) throw new PosencRangeError(`${fn}: rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
+    const headDim = e.headDim ?? flatHeadDim(fn, 'x', t.data.length, e, options, f);
+    const paramsDim = options.params?.headDim;
+    if (paramsDim !== undefined && paramsDim !== headDim && headDim !== f.rotaryDim) {
+      throw new PosencRangeError(`${fn}: headDim = ${headDim} differs from params.headDim = ${paramsDim} (and from its rotaryDim = ${f.rotaryDim}, the width of the rotated slice alone)`);
+    }
+    const placed = placeRotation(fn, f, headDim, options.rotaryOffset !== undefined);
     if (precision === PRECISIONS.ggml && options.params === undefined) {
       throw new PosencTypeError(`${fn}: precision 'ggml' needs options.params: ggml forms the angle from the parameters, not from an invFreq table`);
     }
     if (precision === PRECISIONS.ggml && options.attentionFactor !== undefined) {
       throw new PosencTypeError(`${fn}: precision 'ggml' takes its gain from options.params (ggml's attn_factor); drop options.attentionFactor`);
     }
-    return { seqLen, nHeads, headDim, precision, ...pos, ...f, flat: options.params && flatRopeParams(fn, options.params),
-      xpos: xposOf(fn, options.xpos) };
+    return { batch: e.batch, seqLen: e.len, nHeads: e.heads, headDim, precision, ...pos, ...placed,
+      flat: options.params && flatRopeParams(fn, options.params), xpos: xposOf(fn, options.xpos) };
   }
 
+  // A flat x's headDim: options.headDim, else params.headDim — or the params' rotaryDim when x holds
+  // the rotated slice alone (its length says which). name: x's ('x', 'k').
+  function flatHeadDim(fn, name, length, e, options, f) {
+    const rows = e.batch * e.len * e.heads;
+    const what = `${e.batch > 1 ? 'batch * ' : ''}seqLen * nHeads * headDim`;
+    if (options.headDim === undefined && options.params?.headDim !== undefined && f.rotaryDim < options.params.headDim &&
+      length === rows * f.rotaryDim) return f.rotaryDim;
+    const headDim = checkInt(fn, 'headDim', options.headDim ?? options.params?.headDim, 1);
+    if (rows * headDim !== length) {
+      const slice = options.headDim === undefined && f.rotaryDim < headDim ? `, or ${rows * f.rotaryDim} for the rotated slice alone (rotaryDim = ${f.rotaryDim} wide)` : '';
+      throw new PosencRangeError(`${fn}: ${name}.length must equal ${what} = ${rows * headDim}${slice} (got ${length})`);
+    }
+    return headDim;
+  }
+
+  // One in-place call over every batch row of x at xPtr (positions: one row for all, or one each).
   function runRope(fn, put, xPtr, c) {
-    rotate(fn, xPtr, c.seqLen, put(c.invFreq, Float64Array), put(c.positions, Float64Array), c.offset, c);
+    const inv = put(c.invFreq, Float64Array), pos = put(c.positions, Float64Array);
+    const rowBytes = c.seqLen * c.nHeads * c.headDim * 4;
+    for (let b = 0; b < c.batch; b++) {
+      rotate(fn, xPtr + b * rowBytes, c.seqLen, inv, pos && c.perRow ? pos + b * c.seqLen * 8 : pos, c.offset, c);
+    }
   }
 
   // One applyRope call on n tokens at xPtr (positions at posPtr, or offset + 0 … n-1).
@@ -63,8 +89,8 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     }
   }
 
-  // applyRope with params.mrope and positions [3][seqLen] (temporal, height, width ids).
-  function applyMrope(fn, x, options) {
+  // applyRope with params.mrope and positions [3][seqLen] (temporal, height, width ids), one sequence.
+  function applyMrope(fn, X, x, seqLen, options) {
     const { positions, out: into, ...rest } = options;
     // Sizes, layout and frequencies; for seq_len-dependent scalings (dynamic, longrope) the
     // frequencies are those at the largest position id + 1, as HF takes them.
@@ -73,9 +99,10 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     const pos = toFloat64(fn, 'positions', positions);
     let maxId = -Infinity;
     for (const p of pos) maxId = Math.max(maxId, p);
-    const c = ropeCall(fn, x.length, { ...rest, offset: maxId + 1 - rest.seqLen });
+    const c = ropeCall(fn, { data: x, dims: X.dims }, { ...rest, offset: maxId + 1 - seqLen });
+    if (c.batch > 1) throw new PosencRangeError(`${fn}: M-RoPE positions [3][seqLen] are one sequence's: batch must be 1 (got ${c.batch}); call once per batch row`);
     checkElements(fn, 'x.length', x.length);
-    if (into !== undefined) checkOut(fn, into, { n: x.length, what: 'x.length', input: x });
+    if (into !== undefined) checkOut(fn, into, { n: x.length, what: 'x.length', input: X.data, Type: X.data.constructor });
     const flat = flatRopeParams(fn, options.params);
     return scoped(fn, (alloc, put) => {
       const xp = put(x), inv = put(c.invFreq, Float64Array), pp = put(pos, Float64Array);
@@ -87,49 +114,67 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
         status(fn, module.applyRopeRows(xp, c.seqLen, c.nHeads, c.headDim, inv, c.rotaryDim, pp, mode,
           flat.mropeSection, 0, c.layout, c.precision, c.attentionFactor, c.rotaryOffset));
       }
-      if (!into) return copyOut(xp, x.length);
-      into.set(f32(xp, x.length));
-      return into;
+      return f32(xp, x.length).slice();
+    });
+  }
+
+  // x's sequence length as its dims give it (for telling M-RoPE's three rows of positions apart).
+  const lenOfDims = (dims, headsMajor) => (dims?.length === 4 ? dims[headsMajor ? 2 : 1] : dims?.length === 3 ? dims[1] : undefined);
+
+  // applyRope's streaming: every batch row (and with 'bhsd' every head) is a token-major run; chunks
+  // of ~256 KiB go through the heap: copied in, rotated, copied out while still in cache.
+  function rotateStreaming(fn, x, out, c, headsMajor) {
+    const slabs = headsMajor ? c.nHeads : 1;
+    const one = headsMajor ? { ...c, nHeads: 1 } : c;
+    const row = one.nHeads * c.headDim;
+    const chunk = Math.max(1, Math.floor(65536 / row));
+    scoped(fn, (alloc, put) => {
+      const xPtr = alloc(Math.min(chunk, c.seqLen) * row * 4);
+      const invPtr = put(c.invFreq, Float64Array), posPtr = put(c.positions, Float64Array);
+      for (let b = 0; b < c.batch; b++) {
+        const pos = posPtr && (c.perRow ? posPtr + b * c.seqLen * 8 : posPtr);
+        for (let h = 0; h < slabs; h++) {
+          const base = (b * slabs + h) * c.seqLen * row;
+          for (let t0 = 0; t0 < c.seqLen; t0 += chunk) {
+            const n = Math.min(chunk, c.seqLen - t0);
+            f32(xPtr, n * row).set(x.subarray(base + t0 * row, base + (t0 + n) * row));
+            rotate(fn, xPtr, n, invPtr, pos ? pos + t0 * 8 : 0, c.offset + t0, one);
+            out.set(f32(xPtr, n * row), base + t0 * row);
+          }
+        }
+      }
     });
   }
 
   return {
     applyRope(x, options) {
       const fn = 'applyRope';
-      checkFloat32Array(fn, 'x', x);
-      if (options?.params?.mrope !== undefined && options.positions !== undefined) {
-        const n = options.positions?.length, seqLen = options.seqLen;
-        if (n === 3 * seqLen) return applyMrope(fn, x, options);
-        if (n !== seqLen) {
+      checkOptions(fn, options, [...ROPE_OPTIONS, 'out', 'tensorLayout']);
+      if (options?.params !== undefined) checkRopeParamsKeys(fn, options.params);
+      checkOptions(fn, options?.xpos, XPOS_KEYS, 'xpos');
+      const { out: into, tensorLayout = 'bshd', ...rest } = options ?? {};
+      const X = tensorArg(fn, 'x', x);
+      const { data, half } = float32Data(fn, 'x', X);  // float16 x: rotated in float32, rounded back
+      const headsMajor = checkChoice(fn, 'tensorLayout', tensorLayout, { bshd: false, bhsd: true });
+      let y;
+      const seqLen = rest.seqLen ?? lenOfDims(X.dims, headsMajor);
+      if (rest.params?.mrope !== undefined && rest.positions !== undefined && rest.positions?.length === 3 * seqLen) {
+        if (headsMajor) throw new PosencTypeError(`${fn}: M-RoPE takes x token-major ('bshd')`);
+        y = applyMrope(fn, X, data, seqLen, options);
+      } else {
+        if (rest.params?.mrope !== undefined && rest.positions !== undefined && rest.positions?.length !== seqLen) {
+          const n = rest.positions?.length;
           throw new PosencRangeError(`${fn}: with params.mrope, positions must hold 3 * seqLen = ${3 * seqLen} ids (temporal, height and width rows; see mropePositions) or seqLen = ${seqLen} for text only (got ${n})`);
         }
+        const c = ropeCall(fn, { data, dims: X.dims }, options === undefined ? undefined : rest, headsMajor);
+        checkElements(fn, 'x.length', data.length);
+        if (into !== undefined) checkOut(fn, into, { n: data.length, what: 'x.length', input: X.data, Type: half ? X.data.constructor : Float32Array });
+        y = into && !half ? into : new Float32Array(data.length);
+        rotateStreaming(fn, data, y, c, headsMajor);
       }
-      const { out: into, tensorLayout = 'bshd', ...rest } = options ?? {};
-      const c = ropeCall(fn, x.length, options === undefined ? undefined : rest);
-      checkElements(fn, 'x.length', x.length);
-      if (into !== undefined) checkOut(fn, into, { n: x.length, what: 'x.length', input: x });
-      // 'bhsd': x [nHeads][seqLen][headDim]; each head's slab is a one-head token-major tensor.
-      const headsMajor = checkChoice(fn, 'tensorLayout', tensorLayout, { bshd: false, bhsd: true });
-      const slabs = headsMajor ? c.nHeads : 1;
-      const one = headsMajor ? { ...c, nHeads: 1 } : c;
-      // Chunks of ~256 KiB go through the heap: copied in, rotated, copied out while still in cache.
-      const row = one.nHeads * c.headDim;
-      const chunk = Math.max(1, Math.floor(65536 / row));
-      const out = into ?? new Float32Array(x.length);
-      scoped(fn, (alloc, put) => {
-        const xPtr = alloc(Math.min(chunk, c.seqLen) * row * 4);
-        const invPtr = put(c.invFreq, Float64Array), posPtr = put(c.positions, Float64Array);
-        for (let h = 0; h < slabs; h++) {
-          const base = h * c.seqLen * row;
-          for (let t0 = 0; t0 < c.seqLen; t0 += chunk) {
-            const n = Math.min(chunk, c.seqLen - t0);
-            f32(xPtr, n * row).set(x.subarray(base + t0 * row, base + (t0 + n) * row));
-            rotate(fn, xPtr, n, invPtr, posPtr ? posPtr + t0 * 8 : 0, c.offset + t0, one);
-            out.set(f32(xPtr, n * row), base + t0 * row);
-          }
-        }
-      });
-      return out;
+      if (half) y = into ? (into.set(y), into) : fromFloat32(y, true);
+      else if (into && y !== into) y = (into.set(y), into);
+      return X.dims ? X.wrap(y, X.dims.slice(), half ? 'float16' : 'float32') : y;
     },
 
     applyRopeInPlace(buffer, options) {
@@ -138,7 +183,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
         throw new PosencTypeError(`${fn}: buffer must come from allocFloat32() (got ${describe(buffer)})`);
       }
       if (!buffer.ptr) throw new PosencTypeError(`${fn}: buffer was deleted`);
-      const c = ropeCall(fn, buffer.length, options);
+      const c = ropeCall(fn, { data: { length: buffer.length }, dims: null }, options);
       scoped(fn, (alloc, put) => runRope(fn, put, buffer.ptr, c));
     },
 
@@ -148,12 +193,10 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
 
     applyRope2d(x, options) {
       const fn = 'applyRope2d';
-      checkFloat32Array(fn, 'x', x);
       if (options === undefined) throw new PosencTypeError(`${fn}: options { nHeads, headDim, grid | positions } are required`);
-      checkOptions(fn, options, ['seqLen', 'nHeads', 'headDim', 'theta', 'grid', 'positions', 'layout', 'precision']);
-      const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1);
-      const headDim = checkInt(fn, 'headDim', options.headDim, 4);
-      if (headDim % 4 !== 0) throw new PosencRangeError(`${fn}: headDim must be a multiple of 4 (half the pairs by row, half by column; got ${headDim})`);
+      checkOptions(fn, options, ['seqLen', 'nHeads', 'headDim', 'batch', 'theta', 'grid', 'positions', 'layout', 'precision']);
+      const X = tensorArg(fn, 'x', x);
+      const { data, half } = float32Data(fn, 'x', X);
       const theta = options.theta === undefined ? 10000 : checkFinite(fn, 'theta', options.theta, { positive: true });
       if ((options.grid === undefined) === (options.positions === undefined)) {
         throw new PosencTypeError(`${fn}: pass exactly one of options.grid ([rows, cols] of patches) and options.positions ([2][seqLen]: row ids, then column ids)`);
@@ -168,20 +211,34 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
         pos = toFloat64(fn, 'positions', options.positions);
       }
       const seqLen = pos.length / 2;
+      if (!Number.isInteger(seqLen) || seqLen === 0) throw new PosencRangeError(`${fn}: positions must hold 2 rows of equal length (got ${pos.length} values)`);
       if (options.seqLen !== undefined && checkInt(fn, 'seqLen', options.seqLen, 1) !== seqLen) {
         throw new PosencRangeError(`${fn}: seqLen = ${options.seqLen} differs from the ${seqLen} patches the grid or positions give`);
       }
-      if (!Number.isInteger(seqLen) || seqLen === 0) throw new PosencRangeError(`${fn}: positions must hold 2 rows of equal length (got ${pos.length} values)`);
-      if (seqLen * nHeads * headDim !== x.length) {
-        throw new PosencRangeError(`${fn}: x.length must equal patches * nHeads * headDim = ${seqLen * nHeads * headDim} (got ${x.length})`);
-      }
+      const multipleOf4 = (d) => {
+        if (d < 4 || d % 4 !== 0) throw new PosencRangeError(`${fn}: headDim must be a multiple of 4 (half the pairs by row, half by column; got ${d})`);
+      };
+      if (options.headDim !== undefined) multipleOf4(checkInt(fn, 'headDim', options.headDim, 1));
+      // x [batch][patches][nHeads][headDim]: the same patch positions in every batch row.
+      const e = extents(fn, 'x', { data, dims: X.dims }, { batch: options.batch, len: seqLen, heads: options.nHeads, headDim: options.headDim },
+        { names: { len: 'patches', heads: 'nHeads' } });
+      const { heads: nHeads, headDim } = e;
+      multipleOf4(headDim);
       const layout = checkChoice(fn, 'layout', options.layout ?? 'halfSplit', ROPE_LAYOUTS);
       const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', { fast: 0, accurate: 1 });
-      return scoped(fn, (alloc, put) => {
-        const xp = put(x), inv = alloc(headDim / 2 * 8), pp = put(pos, Float64Array);
-        status(fn, module.applyRopeRows(xp, seqLen, nHeads, headDim, inv, headDim, pp, 2, [], theta, layout, precision, 1, 0));
-        return copyOut(xp, x.length);
+      const row = seqLen * nHeads * headDim;
+      const y = scoped(fn, (alloc, put) => {
+        const xp = alloc(row * 4), inv = alloc(headDim / 2 * 8), pp = put(pos, Float64Array);
+        const out = new Float32Array(data.length);
+        for (let b = 0; b < e.batch; b++) {
+          f32(xp, row).set(data.subarray(b * row, (b + 1) * row));
+          status(fn, module.applyRopeRows(xp, seqLen, nHeads, headDim, inv, headDim, pp, 2, [], theta, layout, precision, 1, 0));
+          out.set(f32(xp, row), b * row);
+        }
+        return out;
       });
+      const result = fromFloat32(y, half);
+      return X.dims ? X.wrap(result, X.dims.slice(), half ? 'float16' : 'float32') : result;
     },
 
     mropePositions(segments) {
@@ -208,34 +265,42 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
 
     shiftKeys(k, options) {
       const fn = 'shiftKeys';
-      const heap = k instanceof HeapFloat32;
-      if (heap && !k.ptr) throw new PosencTypeError(`${fn}: k was deleted`);
-      if (!heap) checkFloat32Array(fn, 'k', k);
       if (options === undefined) throw new PosencTypeError(`${fn}: options { seqLen, nHeads, headDim, delta, invFreq | params } are required`);
-      checkOptions(fn, options, ['seqLen', 'nHeads', 'headDim', 'delta', 'invFreq', 'params', 'layout', 'precision', 'rotaryDim',
+      checkOptions(fn, options, ['seqLen', 'nHeads', 'headDim', 'batch', 'delta', 'invFreq', 'params', 'layout', 'precision', 'rotaryDim',
         'rotaryOffset']);
-      const seqLen = checkInt(fn, 'seqLen', options.seqLen, 1);
-      const nHeads = checkInt(fn, 'nHeads', options.nHeads, 1);
-      const headDim = checkInt(fn, 'headDim', options.headDim ?? options.params?.headDim, 1);
-      if (seqLen * nHeads * headDim !== k.length) {
-        throw new PosencRangeError(`${fn}: k.length must equal seqLen * nHeads * headDim = ${seqLen * nHeads * headDim} (got ${k.length})`);
-      }
+      if (options.params !== undefined) checkRopeParamsKeys(fn, options.params);
+      const inHeap = k instanceof HeapFloat32;
+      if (inHeap && !k.ptr) throw new PosencTypeError(`${fn}: k was deleted`);
+      if (isTfTensor(k)) throw new PosencTypeError(`${fn}: k is shifted in place, and a TensorFlow.js tensor is immutable: pass a Float32Array, a tensor { data, dims } or a HeapFloat32`);
+      const K = inHeap ? { data: { length: k.length }, dims: null } : tensorArg(fn, 'k', k);
+      if (!inHeap) checkFloat32Array(fn, K.dims ? 'k.data' : 'k', K.data);
+      // k [batch][seqLen][nHeads][headDim]: the shift has no positions, so batch rows are more tokens.
+      const given = { batch: options.batch, len: options.seqLen, heads: options.nHeads, headDim: options.headDim };
+      const e = K.dims ? extents(fn, 'k', K, given, { names: { len: 'seqLen', heads: 'nHeads' } }) : {
+        batch: given.batch === undefined ? 1 : checkInt(fn, 'batch', given.batch, 1),
+        len: checkInt(fn, 'seqLen', given.len, 1), heads: checkInt(fn, 'nHeads', given.heads, 1), headDim: undefined };
+      const frequencies = resolveFrequencies(fn, options, e.len - 1);
+      const headDim = e.headDim ?? flatHeadDim(fn, 'k', K.data.length, e, options, frequencies);
+      const nHeads = e.heads, seqLen = e.batch * e.len;
       let deltas = null, deltaAll = 0;
-      if (typeof options.delta === 'number') deltaAll = checkFinite(fn, 'delta', options.delta);
+      if (typeof options.delta === 'number' || typeof options.delta === 'bigint') deltaAll = checkFinite(fn, 'delta', numberOrBigint(fn, 'delta', options.delta));
       else if (options.delta === undefined) throw new PosencTypeError(`${fn}: options.delta (a number, or one per token) is required`);
       else {
         deltas = toFloat64(fn, 'delta', options.delta);
-        if (deltas.length !== seqLen) throw new PosencRangeError(`${fn}: delta.length must equal seqLen = ${seqLen} (got ${deltas.length})`);
+        if (deltas.length === e.len && e.batch > 1) deltas = Float64Array.from({ length: seqLen }, (_, i) => deltas[i % e.len]);
+        if (deltas.length !== seqLen) {
+          const rows = e.batch > 1 ? ` or batch * seqLen = ${seqLen}` : '';
+          throw new PosencRangeError(`${fn}: delta.length must equal seqLen = ${e.len}${rows} (got ${deltas.length})`);
+        }
       }
       const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', { fast: 0, accurate: 1 });
-      const f = resolveFrequencies(fn, options, seqLen - 1);
-      if (f.rotaryDim > headDim) throw new PosencRangeError(`${fn}: rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
+      const f = placeRotation(fn, frequencies, headDim, options.rotaryOffset !== undefined);
       scoped(fn, (alloc, put) => {
-        const kPtr = heap ? k.ptr : put(k);
+        const kPtr = inHeap ? k.ptr : put(K.data);
         const inv = put(f.invFreq, Float64Array), d = put(deltas, Float64Array);
         status(fn, module.shiftKeys(kPtr, seqLen, nHeads, headDim, inv, f.rotaryDim, d, deltaAll, f.layout, precision,
           f.rotaryOffset));
-        if (!heap) k.set(f32(kPtr, k.length));
+        if (!inHeap) K.data.set(f32(kPtr, K.data.length));
       });
     },
 
@@ -243,6 +308,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       const fn = 'ropeCache';
       if (options === undefined) throw new PosencTypeError(`${fn}: options { seqLen | positions, invFreq | params } are required`);
       checkOptions(fn, options, ['seqLen', 'positions', 'offset', 'invFreq', 'params', 'precision', 'attentionFactor', 'rotaryDim']);
+      if (options.params !== undefined) checkRopeParamsKeys(fn, options.params);
       // seqLen defaults to the number of positions; resolvePositions checks and converts them once.
       const seqLen = options.positions !== undefined && options.seqLen === undefined
         ? options.positions?.length : checkInt(fn, 'seqLen', options.seqLen, 1);

@@ -2,12 +2,27 @@
 // (HF's semantics, cpp/src/rope_frequencies.cpp), config import and ggml's parameters.
 import {
   PosencRangeError, PosencTypeError, camel, checkBool, checkChoice, checkFinite, checkInt, checkNumber,
-  checkOptions, describe, isPlainObject, toFloat64
+  checkOptions, describe, isPlainObject, numberOrBigint, toFloat64
 } from './checks.js';
 
 // M-RoPE: what the pairs no section claims turn by (HF: the temporal id; llama.cpp: none).
 const MROPE_REST = { temporal: false, unrotated: true };
 const DIALECTS = { hf: 0, gguf: 1 };
+const PARAMS_KEYS = ['headDim', 'rotaryDim', 'rotaryOffset', 'partialRotaryFactor', 'theta', 'layout', 'scaling', 'freqFactors', 'mrope'];
+const SCALING_KEYS = ['type', 'factor', 'originalMaxPositionEmbeddings', 'maxPositionEmbeddings', 'betaFast',
+  'betaSlow', 'mscale', 'mscaleAllDim', 'attentionFactor', 'truncate', 'lowFreqFactor', 'highFreqFactor',
+  'shortFactor', 'longFactor', 'contextLength'];
+
+/** The keys of a RoPE params object, its scaling and its mrope: checked before any of their values. */
+export function checkRopeParamsKeys(fn, params, name = 'params') {
+  if (!isPlainObject(params)) {
+    throw new PosencTypeError(`${fn}: ${name} must be an object like { headDim: 128, theta: 10000 } (got ${describe(params)})`);
+  }
+  checkOptions(fn, params, PARAMS_KEYS, name);
+  checkOptions(fn, params.scaling, SCALING_KEYS, `${name}.scaling`);
+  checkOptions(fn, params.mrope, ['section', 'interleaved', 'rest'], `${name}.mrope`);
+  return params;
+}
 
 /**
  * The names the RoPE options take, from the C++ enums (module.names(), embind.cpp), in the JS
@@ -26,21 +41,12 @@ export function ropeParamsApi(module, heap, names) {
   const LAYOUT_NAMES = Object.keys(ROPE_LAYOUTS);
   // ---- RoPE parameters -------------------------------------------------------------------------
 
-  const SCALING_KEYS = ['type', 'factor', 'originalMaxPositionEmbeddings', 'maxPositionEmbeddings', 'betaFast',
-    'betaSlow', 'mscale', 'mscaleAllDim', 'attentionFactor', 'truncate', 'lowFreqFactor', 'highFreqFactor',
-    'shortFactor', 'longFactor', 'contextLength'];
-
   // The public params object → the flat object embind_rope.cpp reads (NaN = unset).
   function flatRopeParams(fn, params) {
-    if (!isPlainObject(params)) {
-      throw new PosencTypeError(`${fn}: params must be an object like { headDim: 128, theta: 10000 } (got ${describe(params)})`);
-    }
-    checkOptions(fn, params, ['headDim', 'rotaryDim', 'rotaryOffset', 'partialRotaryFactor', 'theta', 'layout', 'scaling',
-      'freqFactors', 'mrope'], 'params');
+    checkRopeParamsKeys(fn, params);
     const { headDim, rotaryDim, rotaryOffset = 0, partialRotaryFactor = 1, theta = 10000, scaling = { type: 'none' }, freqFactors,
       mrope } = params;
     if (mrope !== undefined) {
-      checkOptions(fn, mrope, ['section', 'interleaved', 'rest'], 'params.mrope');
       if (!Array.isArray(mrope.section) || mrope.section.length !== 3) {
         throw new PosencRangeError(`${fn}: params.mrope.section must be 3 pair counts [t, h, w] (got ${describe(mrope.section)})`);
       }
@@ -58,7 +64,6 @@ export function ropeParamsApi(module, heap, names) {
     const layout = checkChoice(fn, 'params.layout', params.layout ?? 'halfSplit', ROPE_LAYOUTS);
     checkNumber(fn, 'params.partialRotaryFactor', partialRotaryFactor);
     checkNumber(fn, 'params.theta', theta);
-    checkOptions(fn, scaling, SCALING_KEYS, 'params.scaling');
     const s = scaling ?? {};
     if (!ROPE_SCALING_TYPES.includes(s.type)) {
       throw new PosencRangeError(`${fn}: params.scaling.type must be one of: ${ROPE_SCALING_TYPES.join(', ')} (got ${describe(s.type)})`);
@@ -163,20 +168,38 @@ export function ropeParamsApi(module, heap, names) {
     return { ...f, attentionFactor, layout, rotaryOffset };
   }
 
-  // Positions of seqLen tokens: options.positions, or offset + 0 … seqLen-1.
-  function resolvePositions(fn, options, seqLen) {
+  // Positions of seqLen tokens: options.positions, or offset + 0 … seqLen-1. With batch rows,
+  // positions are one row for every batch row, or one per batch row ([batch][seqLen], as HF's
+  // position_ids): perRow says which.
+  function resolvePositions(fn, options, seqLen, batch = 1) {
     if (options.positions !== undefined) {
       if (options.offset !== undefined) throw new PosencTypeError(`${fn}: pass options.positions or options.offset, not both`);
       const positions = toFloat64(fn, 'positions', options.positions);
-      if (positions.length !== seqLen) {
-        throw new PosencRangeError(`${fn}: positions.length must equal seqLen = ${seqLen} (got ${positions.length})`);
+      const perRow = batch > 1 && positions.length === batch * seqLen;
+      if (positions.length !== seqLen && !perRow) {
+        const rows = batch > 1 ? ` or batch * seqLen = ${batch * seqLen}` : '';
+        throw new PosencRangeError(`${fn}: positions.length must equal seqLen = ${seqLen}${rows} (got ${positions.length})`);
       }
       let max = -Infinity;
       for (const p of positions) max = Math.max(max, p);
-      return { positions, offset: 0, maxPosition: max };
+      return { positions, perRow, offset: 0, maxPosition: max };
     }
-    const offset = options.offset === undefined ? 0 : checkFinite(fn, 'offset', options.offset);
-    return { positions: null, offset, maxPosition: offset + seqLen - 1 };
+    const offset = options.offset === undefined ? 0 : checkFinite(fn, 'offset', numberOrBigint(fn, 'offset', options.offset));
+    return { positions: null, perRow: false, offset, maxPosition: offset + seqLen - 1 };
+  }
+
+  /**
+   * The frequencies f placed in heads of headDim: f's rotaryOffset, unless it would run past the
+   * head's end and the head is exactly rotaryDim wide — x is then the rotated slice alone (DeepSeek's
+   * q_pe / k_pe, which HF and llama.cpp rope) and turns from dim 0. offsetGiven: the call set
+   * rotaryOffset itself (it is then kept as given). what: the option's prefix in messages ('rope ').
+   */
+  function placeRotation(fn, f, headDim, offsetGiven, what = '') {
+    if (f.rotaryDim > headDim) throw new PosencRangeError(`${fn}: ${what}rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
+    if (f.rotaryOffset + f.rotaryDim <= headDim) return f;
+    if (!offsetGiven && headDim === f.rotaryDim) return { ...f, rotaryOffset: 0 };
+    const hint = offsetGiven ? '' : `; pass whole heads of ${f.rotaryOffset + f.rotaryDim} dims, or the rotated slice alone, ${f.rotaryDim} wide`;
+    throw new PosencRangeError(`${fn}: ${what}rotaryOffset + rotaryDim must be <= headDim = ${headDim} (got ${f.rotaryOffset} + ${f.rotaryDim})${hint}`);
   }
 
   return {
@@ -184,10 +207,12 @@ export function ropeParamsApi(module, heap, names) {
     publicRopeParams,
     resolveFrequencies,
     resolvePositions,
+    placeRotation,
     api: {
       ropeFrequencies(params, options) {
         const fn = 'ropeFrequencies';
         const { seqLen = 0, dtype = 'float32' } = checkOptions(fn, options, ['seqLen', 'dtype']);
+        checkRopeParamsKeys(fn, params);
         checkInt(fn, 'seqLen', seqLen, 0);
         checkChoice(fn, 'dtype', dtype, { float32: 0, float64: 1 });
         const f = frequencies64(fn, params, seqLen);
@@ -198,6 +223,7 @@ export function ropeParamsApi(module, heap, names) {
       ggmlRopeParams(params, options) {
         const fn = 'ggmlRopeParams';
         const { seqLen = 0 } = checkOptions(fn, options, ['seqLen']);
+        checkRopeParamsKeys(fn, params);
         checkInt(fn, 'seqLen', seqLen, 0);
         const [message, g] = module.ggmlRopeParams(flatRopeParams(fn, params), seqLen);
         status(fn, message);

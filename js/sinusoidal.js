@@ -1,5 +1,5 @@
 // Sinusoidal encodings and the shift matrix M_k (cpp/src/sinusoidal.cpp).
-import { PosencRangeError, checkChoice, checkElements, checkFinite, checkInt, checkOptions, toFloat64 } from './checks.js';
+import { PosencRangeError, checkChoice, checkElements, checkFinite, checkInt, checkOptions, numberOrBigint, toFloat64 } from './checks.js';
 
 const SINUSOIDAL_LAYOUTS = { interleaved: 0, concat: 1 };
 
@@ -9,9 +9,9 @@ export function sinusoidalApi(module, heap) {
   return {
     sinusoidal(seqLen, dModel, options) {
       const fn = 'sinusoidal';
+      const { base = 10000, layout = 'interleaved', positions } = checkOptions(fn, options, ['base', 'layout', 'positions']);
       checkInt(fn, 'seqLen', seqLen, 1);
       checkInt(fn, 'dModel', dModel, 1);
-      const { base = 10000, layout = 'interleaved', positions } = checkOptions(fn, options, ['base', 'layout', 'positions']);
       checkFinite(fn, 'base', base, { positive: true });
       const layoutCode = checkChoice(fn, 'layout', layout, SINUSOIDAL_LAYOUTS);
       const pos = positions === undefined ? null : toFloat64(fn, 'positions', positions);
@@ -27,16 +27,16 @@ export function sinusoidalApi(module, heap) {
 
     sinusoidalShift(k, dModel, options) {
       const fn = 'sinusoidalShift';
-      checkFinite(fn, 'k', k);
+      const { base = 10000, layout = 'interleaved' } = checkOptions(fn, options, ['base', 'layout']);
+      checkFinite(fn, 'k', numberOrBigint(fn, 'k', k));
       checkInt(fn, 'dModel', dModel, 2);
       if (dModel % 2 !== 0) throw new PosencRangeError(`${fn}: dModel must be even (got ${dModel})`);
-      const { base = 10000, layout = 'interleaved' } = checkOptions(fn, options, ['base', 'layout']);
       checkFinite(fn, 'base', base, { positive: true });
       const layoutCode = checkChoice(fn, 'layout', layout, SINUSOIDAL_LAYOUTS);
       checkElements(fn, 'dModel * dModel', dModel * dModel);
       return scoped(fn, (alloc) => {
         const out = alloc(dModel * dModel * 4);
-        status(fn, module.sinusoidalShift(out, k, dModel, base, layoutCode));
+        status(fn, module.sinusoidalShift(out, Number(k), dModel, base, layoutCode));
         return copyOut(out, dModel * dModel);
       });
     },

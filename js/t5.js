@@ -1,7 +1,7 @@
 // T5's relative buckets (docs/schemes/t5.md; cpp/src/t5.cpp): buckets and biases, and T5 as a
 // positional bias term of pe.attention and kvCache.attend (their `t5` option).
 import {
-  PosencRangeError, checkBool, checkElements, checkFloat32Array, checkInt, checkOptions, checkQueryOffset, toFloat64
+  PosencRangeError, checkBool, checkElements, checkFloat32Array, checkInt, checkOptions, checkQueryOffset, numberOrBigint, toFloat64
 } from './checks.js';
 
 const BUCKET_OPTIONS = ['bidirectional', 'numBuckets', 'maxDistance'];
@@ -39,7 +39,7 @@ export function t5Api(module, heap) {
     // Its term (C++ PositionBias::t5_table, t5), for js/attention.js positionBiasOption: the table
     // goes to the heap; embind_t5.cpp reads its address from `t5Table` (0: off) and, when on, the
     // bucket settings from the other fields.
-    term: { option: 't5', parse(fn, value, nHeads, causal) {
+    term: { option: 't5', keys: (fn, value) => checkOptions(fn, value, ['table', ...BUCKET_OPTIONS], 't5'), parse(fn, value, nHeads, causal) {
       const t5 = t5Option(fn, value, nHeads, causal);
       return { table: t5 ? t5.table : null, fields: (t5Table) => (t5 ? { t5Table, t5Bidirectional: t5.bidirectional,
         t5NumBuckets: t5.numBuckets, t5MaxDistance: t5.maxDistance } : { t5Table }) };
@@ -49,8 +49,8 @@ export function t5Api(module, heap) {
         const fn = 't5Bucket';
         const { bidirectional = true, numBuckets = 32, maxDistance = 128 } = checkOptions(fn, options, BUCKET_OPTIONS);
         checkBuckets(fn, { bidirectional, numBuckets, maxDistance });
-        const single = typeof relativePosition === 'number';
-        const rel = single ? toFloat64(fn, 'relativePosition', [relativePosition], { integer: true })
+        const single = typeof relativePosition === 'number' || typeof relativePosition === 'bigint';
+        const rel = single ? toFloat64(fn, 'relativePosition', [numberOrBigint(fn, 'relativePosition', relativePosition)], { integer: true })
           : toFloat64(fn, 'relativePosition', relativePosition, { integer: true });
         checkElements(fn, 'relativePosition.length', rel.length);
         return scoped(fn, (alloc, put) => {
@@ -64,12 +64,12 @@ export function t5Api(module, heap) {
 
       t5Bias(table, nHeads, qLen, kLen, options) {
         const fn = 't5Bias';
+        const { bidirectional = true, numBuckets = 32, maxDistance = 128, queryOffset } = checkOptions(fn, options,
+          [...BUCKET_OPTIONS, 'queryOffset']);
         checkFloat32Array(fn, 'table', table);
         checkInt(fn, 'nHeads', nHeads, 1);
         checkInt(fn, 'qLen', qLen, 1);
         checkInt(fn, 'kLen', kLen, 1);
-        const { bidirectional = true, numBuckets = 32, maxDistance = 128, queryOffset } = checkOptions(fn, options,
-          [...BUCKET_OPTIONS, 'queryOffset']);
         checkBuckets(fn, { bidirectional, numBuckets, maxDistance });
         const qOffset = checkQueryOffset(fn, queryOffset, qLen, kLen);
         checkTable(fn, 'table', table, numBuckets, nHeads);

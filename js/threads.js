@@ -1,13 +1,14 @@
 // Threads: which build init() loads, and the heap views of the threaded one.
 // init({ threads: n }) with n > 1 loads the pthreads build where shared memory exists (Node: always;
 // browsers: when the page is crossOriginIsolated), with a pool of n - 1 workers made at load;
-// otherwise the single-threaded build, silently. pe.threads reports the count in use.
-import { PosencRangeError, checkInt, codeName } from './checks.js';
+// otherwise the single-threaded build, with a warning (js/browser.js). pe.threads reports the count in use.
+import { PosencRangeError, checkInt, checkOptions, codeName } from './checks.js';
 
 const MAX_THREADS = 64;
 
-/** The thread count asked for (default 1), checked. */
-export function requestedThreads(options) {
+/** The thread count asked for (default 1), checked; `allowed`: the entry's option keys. */
+export function requestedThreads(options, allowed) {
+  checkOptions('init', options, allowed);
   if (options.threads === undefined) return 1;
   const n = checkInt('init', 'threads', options.threads, 1, MAX_THREADS);
   for (const name of ['wasmBinary', 'wasmUrl'])

@@ -39,8 +39,8 @@ class Cursor {
   bool room(std::uint64_t n, const char* expected) {
     if (failed()) return false;
     if (n <= remaining()) return true;
-    return fail("expected " + std::string(expected) + " (" + std::to_string(n) + " bytes), but the file ends after " +
-                std::to_string(remaining()));
+    return fail("the file is truncated: expected " + std::string(expected) + " (" + std::to_string(n) +
+                " bytes), but it ends " + std::to_string(remaining()) + " bytes later, at byte " + std::to_string(src_.size));
   }
 
   // Reads n bytes at the cursor into dst; false (with a failure) past the end of the file.
@@ -80,8 +80,8 @@ class Cursor {
   bool string(std::uint64_t n, std::string* out, const char* expected) {
     if (failed()) return false;
     if (n > remaining())
-      return fail(std::string(expected) + " of " + std::to_string(n) + " bytes is longer than the " +
-                  std::to_string(remaining()) + " bytes left in the file");
+      return fail("the file is truncated: " + std::string(expected) + " of " + std::to_string(n) +
+                  " bytes is longer than the " + std::to_string(remaining()) + " bytes left in it");
     out->resize(static_cast<std::size_t>(n));
     return bytes(out->data(), n, expected);
   }

@@ -24,7 +24,7 @@ bool read_floats(const ByteSource& src, std::uint64_t offset, std::uint64_t coun
   c.seek(offset);
   if (count > c.remaining() / width) {
     c.fail("expected " + std::to_string(count) + " values of " + std::to_string(width) +
-           " bytes, but the file ends after " + std::to_string(c.remaining()));
+           " bytes, but the file is truncated: it ends " + std::to_string(c.remaining()) + " bytes later");
     *failure = c.failure();
     return false;
   }
@@ -120,7 +120,9 @@ Status read_model(const ByteSource& src, ModelInfo* out, std::string* detail,
     if (n == 9 && head[8] == '{') {
       std::uint64_t len = 0;
       for (int i = 0; i < 8; ++i) len |= static_cast<std::uint64_t>(head[i]) << (8 * i);
-      if (len >= 2 && len <= src.size - 8) return read_safetensors(src, out, detail, options);
+      // A header length the format allows (at most 100 MB) is safetensors even past the end of the
+      // file: the reader then says it is truncated. Text such as a config.json reads as far more.
+      if (len >= 2 && len <= 100'000'000) return read_safetensors(src, out, detail, options);
     }
     std::size_t k = 0;
     while (k < n && (head[k] == ' ' || head[k] == '\n' || head[k] == '\r' || head[k] == '\t')) ++k;

@@ -78,7 +78,10 @@ Status read_safetensors(const ByteSource& src, ModelInfo* out, std::string* deta
     file::Cursor c(src, "safetensors");
     std::uint64_t n = 0;
     if (!c.value(&n, "the header length")) return file::status_of(c.failure(), detail);
-    if (n > c.remaining()) return fail(detail, "at byte 0: a header of " + std::to_string(n) + " bytes is longer than the file");
+    if (n > c.remaining())
+      return fail(detail, "the file is truncated: its header length (byte 0) says " + std::to_string(n) +
+                              " bytes of JSON from byte 8, but the file ends " + std::to_string(c.remaining()) +
+                              " bytes later, at byte " + std::to_string(src.size));
     if (n > (std::uint64_t{32} << 20))  // the format allows 100 MB; real headers are a few MB at most
       return fail(detail, "at byte 0: a header of " + std::to_string(n) + " bytes is larger than the 32 MiB this reader accepts");
     std::string header;
@@ -108,9 +111,13 @@ Status read_safetensors(const ByteSource& src, ModelInfo* out, std::string* deta
         e.shape.push_back(d.get<std::uint64_t>());
       }
       const std::uint64_t b = (*offsets)[0], en = (*offsets)[1];
-      if (b > en || en > data_size)
+      if (b > en)
         return fail(detail, "tensor " + e.name + ": data_offsets [" + std::to_string(b) + ", " + std::to_string(en) +
-                                "] do not lie within the " + std::to_string(data_size) + " data bytes");
+                                "] must not end before they begin");
+      if (en > data_size)
+        return fail(detail, "the file is truncated: tensor " + e.name + "'s data_offsets [" + std::to_string(b) + ", " +
+                                std::to_string(en) + "] need " + std::to_string(data_start + en) + " bytes, the file has " +
+                                std::to_string(src.size));
       e.begin = data_start + b;
       e.end = data_start + en;
       info.tensors.push_back({e.name, e.dtype, e.shape});

@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,11 +31,11 @@ async function project(name, files = {}) {
 }
 
 // Serves `out` (with COOP/COEP, as scripts/serve.mjs) and checks what the page computes, with one
-// thread and with ?threads=2.
+// thread, with ?threads=2 and through the worker form (?worker).
 async function checkPages(out) {
   const served = await openExplorer([['/', out]]);
   try {
-    for (const [query, want] of [['', expected], ['?threads=2', expectedThreaded]]) {
+    for (const [query, want] of [['', expected], ['?threads=2', expectedThreaded], ['?worker', `${expected} worker same`]]) {
       await served.page.goto(`${served.origin}/${query}`);
       await served.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
       assert.equal(await served.page.textContent('#out'), want, query);
@@ -66,6 +66,30 @@ test('npm pack ships only the package: JS entries, types, the .wasm, data, READM
   assert.deepEqual(packedFiles, want);
 });
 
+// npm pack runs scripts/prepack.sh, which builds dist/ (above, it found it up to date). In a copy of
+// the sources without dist/, on a machine without Emscripten (a PATH without emcc, a user who cannot
+// install it), packing must fail and say what is missing, not ship a package without dist/.
+test('npm pack without dist/ and without the toolchain fails, naming what is missing', async (t) => {
+  if (process.getuid?.() !== 0) return t.skip('SKIPPED: needs root to run npm pack as another user (nobody)');
+  const copy = join(work, 'no-toolchain'), bin = join(work, 'bin-without-emcc');
+  const { stdout: files } = await run('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: root });
+  for (const f of files.trim().split('\n')) await cp(join(root, f), join(copy, f));
+  await symlink(join(root, 'node_modules'), join(copy, 'node_modules'));
+  await mkdir(bin);
+  for (const dir of ['/usr/local/bin', '/usr/bin']) {
+    for (const f of await readdir(dir)) if (!['emcc', 'em++'].includes(f)) await symlink(join(dir, f), join(bin, f)).catch(() => {});
+  }
+  await run('chown', ['-R', 'nobody', copy]);
+  await chmod(work, 0o755);  // mkdtemp's 0700 would keep nobody out
+  const packed = run('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', 'env', `PATH=${bin}`, `HOME=${copy}`, 'npm', 'pack'], { cwd: copy });
+  await assert.rejects(packed, (e) => {
+    assert.match(e.stderr, /bootstrap: missing: emscripten/);
+    assert.match(e.stderr, /prepack: dist\/ \(the npm package\) could not be built, so nothing was packed/);
+    return true;
+  });
+  assert.deepEqual((await readdir(copy)).filter((f) => f.endsWith('.tgz')), []);
+});
+
 test('the tarball installs into an empty project and imports in Node', async () => {
   const dir = await project('node-app', {
     'check.mjs': "import { init } from 'posenc';\nimport presets from 'posenc/presets.json' with { type: 'json' };\n" +
@@ -85,11 +109,11 @@ test('Vite: a production build of an app using posenc computes in Chromium', asy
 });
 
 // Vite's dev server rewrites the worker script into a module: init() sees it and stays on 1 thread.
-test('Vite: the dev server serves posenc with optimizeDeps.exclude (threads fall back to 1 there)', async () => {
+// It needs no optimizeDeps setting (Vite 8.3 serves the .wasm as it is).
+test('Vite: the dev server serves posenc as is (threads fall back to 1 there)', async () => {
   const dir = await project('vite-dev');
   const { createServer } = await import('vite');
-  const server = await createServer({ root: dir, logLevel: 'silent', optimizeDeps: { exclude: ['posenc'] },
-    server: { host: '127.0.0.1', port: 0, headers: ISOLATION } });
+  const server = await createServer({ root: dir, logLevel: 'silent', server: { host: '127.0.0.1', port: 0, headers: ISOLATION } });
   await server.listen();
   const { launchChromium } = await import('../browser/launch.mjs');
   const browser = await launchChromium();
@@ -98,12 +122,12 @@ test('Vite: the dev server serves posenc with optimizeDeps.exclude (threads fall
     const address = server.httpServer.address();
     const warnings = [];
     page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
-    for (const [query, want] of [['', expected], ['?threads=2', `${expected} threads 1 same`]]) {
+    for (const [query, want] of [['', expected], ['?threads=2', `${expected} threads 1 same`], ['?worker', `${expected} worker same`]]) {
       await page.goto(`http://127.0.0.1:${address.port}/${query}`);
       await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
       assert.equal(await page.textContent('#out'), want, query);
     }
-    assert.match(warnings.join('\n'), /posenc-threads.worker.js\?no-inline is missing or was rewritten by the server .*using 1 thread/);
+    assert.match(warnings.join('\n'), /runs on 1 thread: .*posenc-threads.worker.js\?no-inline is missing or was rewritten by the server/);
   } finally {
     await browser.close();
     await server.close();
@@ -129,6 +153,10 @@ test('a plain page without a bundler imports the installed package by path', asy
   await checkPages(dir);
 });
 
-test('TypeScript: tsc --noEmit accepts a file using every export (and rejects two misuses)', async () => {
-  await run(join(root, 'node_modules/.bin/tsc'), ['-p', join(root, 'tests/consumers/types/tsconfig.json')], { cwd: root });
+// use.ts under lib es2022 alone (no DOM, no @types/node, skipLibCheck false), with Node16 and with
+// bundler resolution; interop.ts beside onnxruntime-web's and TF.js's own types, with the DOM.
+test('TypeScript: tsc --noEmit accepts a file using every export (and rejects its misuses), without the DOM, node16 and bundler', async () => {
+  for (const config of ['tsconfig.json', 'tsconfig.bundler.json', 'tsconfig.interop.json']) {
+    await run(join(root, 'node_modules/.bin/tsc'), ['-p', join(root, 'tests/consumers/types', config)], { cwd: root });
+  }
 });

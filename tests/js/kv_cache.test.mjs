@@ -124,7 +124,7 @@ test('kvCache: bad input is a TypeError/RangeError naming the rule, with err.cod
   assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, dtype: 'bfloat16' }), error(RangeError, /dtype must be one of 'float32', 'float16'/));
   assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, sinkTokens: 1 }), error(RangeError, /sinkTokens needs a window/));
   assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, window: 4, sinkTokens: 1 }), error(RangeError, /capacity must be >= sinkTokens \+ window/));
-  assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, rope: { headDim: 16 } }), error(RangeError, /rotaryDim = 16 must be <= headDim = 8/));
+  assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, rope: { headDim: 16 } }), error(RangeError, /rope rotaryDim = 16 \(params\) must be <= headDim = 8/));
   assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, bogus: 1 }), error(TypeError, /unknown option "bogus"/));
   const cache = pe.kvCache({ nKvHeads: 2, headDim: 4, capacity: 3 });
   const x = randomFloats(8, 1);

@@ -171,6 +171,43 @@ test("readModel's rope is RoPE params as is: layout, DeepSeek's rope slice and M
   const at7 = pe.applyRope(k, { seqLen: S, nHeads: H, params: ds.rope, offset: 7 });
   assert.ok(Math.max(...shifted.map((a, i) => Math.abs(a - at7[i]))) < 1e-5);
 
+
+  // The rope slice alone, q_pe / k_pe [S][H][64], as HF (apply_rotary_pos_emb_interleave on q_pe) and
+  // llama.cpp (ggml_rope_ext on the q_pe / k_pe views) rope it: the model's own params take it, and
+  // it turns as the whole head's last 64 dims do, bit for bit, and as a float64 twin does.
+  const pe64 = y.filter((_, i) => i % 192 >= 128);
+  assert.deepEqual(pe.applyRope(slice, { seqLen: S, nHeads: H, params: ds.rope, positions }), pe64);
+  assert.deepEqual(pe.applyRope(slice, { seqLen: S, nHeads: H, headDim: 64, params: ds.rope, positions }), pe64);
+  const accurate = pe.applyRope(slice, { seqLen: S, nHeads: H, params: ds.rope, positions, precision: 'accurate' });
+  const inv = pe.ropeFrequencies(ds.rope, { dtype: 'float64' }).invFreq;
+  for (let t = 0; t < S; t++) {
+    for (let i = 0; i < S * H * 64 / S; i += 2) {  // interleaved pairs (2k, 2k + 1) of each head
+      const at = t * H * 64 + i, a = positions[t] * inv[(i % 64) / 2];
+      const [x0, x1] = [slice[at], slice[at + 1]];
+      assert.ok(Math.abs(accurate[at] - (x0 * Math.cos(a) - x1 * Math.sin(a))) < 1e-6);
+      assert.ok(Math.abs(accurate[at + 1] - (x1 * Math.cos(a) + x0 * Math.sin(a))) < 1e-6);
+    }
+  }
+  const k64 = rk.filter((_, i) => i % 192 >= 128);
+  const kSlice = k.filter((_, i) => i % 192 >= 128);
+  assert.deepEqual(pe.applyRope(kSlice, { seqLen: S, nHeads: H, params: ds.rope, offset: 0 }), k64);
+  const shifted64 = k64.slice();
+  pe.shiftKeys(shifted64, { seqLen: S, nHeads: H, params: ds.rope, delta: 7 });
+  assert.deepEqual(shifted64, shifted.filter((_, i) => i % 192 >= 128));
+  const fused64 = pe.attention(slice, kSlice, kSlice, { nHeads: H, headDim: 64, causal: true, rope: ds.rope });
+  assert.deepEqual(fused64, pe.attention(pe.applyRope(slice, { seqLen: S, nHeads: H, params: ds.rope }), k64, kSlice, { nHeads: H, headDim: 64, causal: true }));
+  const cache = pe.kvCache({ nKvHeads: H, headDim: 64, capacity: S, rope: ds.rope });
+  cache.append(kSlice, kSlice);
+  assert.deepEqual(cache.read().k, k64);
+  cache.delete();
+  // A width that is neither, or the slice with the offset asked for explicitly, says how.
+  assert.throws(() => pe.applyRope(new Float32Array(S * H * 100), { seqLen: S, nHeads: H, params: ds.rope }),
+    error(RangeError, /x.length must equal seqLen \* nHeads \* headDim = 2880, or 960 for the rotated slice alone \(rotaryDim = 64 wide\) \(got 1500\)/));
+  assert.throws(() => pe.applyRope(slice, { seqLen: S, nHeads: H, params: ds.rope, rotaryOffset: 128 }),
+    error(RangeError, /rotaryOffset \+ rotaryDim must be <= headDim = 64 \(got 128 \+ 64\)/));
+  assert.throws(() => pe.kvCache({ nKvHeads: H, headDim: 96, capacity: S, rope: ds.rope }),
+    error(RangeError, /rope rotaryOffset \+ rotaryDim must be <= headDim = 96 \(got 128 \+ 64\); pass whole heads of 192 dims, or the rotated slice alone, 64 wide/));
+
   // llama.cpp's pair layout per architecture (llama_model_rope_type): NORM → interleaved, NEOX → halfSplit.
   assert.equal((await pe.readModel(gguf(meta('llama')).bytes)).rope.layout, 'interleaved');
   assert.equal((await pe.readModel(gguf(meta('qwen2')).bytes)).rope.layout, 'halfSplit');

@@ -1,5 +1,5 @@
 // Type check (tsc --noEmit) of every export of the package as a TypeScript user writes it.
-import { init, MAX_ELEMENTS, type Posenc, type RopeParams, type HeapFloat32, type OutputTensor, type ModelInfo, type GgmlRopeParams,
+import { init, initWorker, isPosencError, PosencRangeError, PosencTypeError, MAX_ELEMENTS, type Posenc, type PosencWorker, type StatusCodeName, type RopeParams, type HeapFloat32, type OutputTensor, type ModelInfo, type GgmlRopeParams,
   type LabModel, type LabEvaluation, type LabDataset, type LabRunResult, type KvCache } from 'posenc';
 
 const pe: Posenc = await init();
@@ -91,3 +91,31 @@ pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 16, dtype: 'bfloat16' });
 // @ts-expect-error: attend needs nHeads
 cache.attend(new Float32Array(8), {});
 void [decoded, held, cacheBytes];
+
+// The worker form.
+const pw: PosencWorker = await initWorker({ threads: 2, transfer: true });
+const wy: Float32Array = await pw.attention(new Float32Array(8), new Float32Array(8), new Float32Array(8), { nHeads: 1, headDim: 8, causal: true });
+const wr: Float32Array = await pw.applyRope(new Float32Array(8), { seqLen: 1, nHeads: 1, params: { headDim: 8 } });
+const wm: ModelInfo = await pw.readModel(new Uint8Array(8));
+await pw.shiftKeys(new Float32Array(8), { seqLen: 1, nHeads: 1, delta: 1, params: { headDim: 8 } });
+const wo: OutputTensor = (await pw.onnx.attention({ Q: { data: new Float32Array(8), dims: [1, 1, 1, 8] }, K: { data: new Float32Array(8), dims: [1, 1, 1, 8] }, V: { data: new Float32Array(8), dims: [1, 1, 1, 8] } })).Y;
+pw.terminate();
+// @ts-expect-error: the worker form takes no out (results are transferred)
+pw.attention(new Float32Array(8), new Float32Array(8), new Float32Array(8), { nHeads: 1, headDim: 8, out: new Float32Array(8) });
+void [wy, wr, wm, wo];
+
+// Tensors, batch, errors.
+const plainQ = { data: new Float32Array(2 * 3 * 4 * 8), dims: [2, 3, 4, 8] };
+const shaped: OutputTensor = pe.attention(plainQ, plainQ, plainQ, { causal: true });
+const batched: Float32Array = pe.attention(plainQ.data, plainQ.data, plainQ.data, { nHeads: 4, headDim: 8, batch: 2 });
+const roped: OutputTensor = pe.applyRope(plainQ, { params: { headDim: 8 }, positions: BigInt64Array.of(0n, 1n, 2n), offset: undefined });
+const later: Float32Array = pe.applyRope(plainQ.data, { seqLen: 3, nHeads: 4, batch: 2, params: { headDim: 8 }, offset: 100n });
+try {
+  pe.sinusoidal(0, 8);
+} catch (e) {
+  if (isPosencError(e)) { const code: StatusCodeName = e.code; void code; }
+  if (e instanceof PosencRangeError || e instanceof PosencTypeError) { const m: string = e.message; void m; }
+}
+// @ts-expect-error: readModel reads no number
+pe.readModel(42);
+void [shaped, batched, roped, later];

@@ -1,0 +1,149 @@
+// Errors as a caller meets them: the exported classes and isPosencError; file-system failures
+// wrapped with err.code 'kUnavailable' (the system's error as err.cause); an unknown option key
+// named before any other check; bigints where positions are taken; a cut file called truncated,
+// with its byte counts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PosencRangeError, PosencTypeError, isPosencError } from 'posenc';
+import { gguf, safetensors } from './model_writer.mjs';
+import { pe, randomFloats } from './helpers.mjs';
+
+test('the error classes are exported: instanceof and isPosencError tell posenc errors from others', () => {
+  const caught = (call) => { try { call(); } catch (e) { return e; } assert.fail('no error'); };
+  const range = caught(() => pe.sinusoidal(0, 8)), type = caught(() => pe.sinusoidal('8', 8));
+  assert.ok(range instanceof PosencRangeError && range instanceof RangeError && range.code === 'kBadArgument');
+  assert.ok(type instanceof PosencTypeError && type instanceof TypeError);
+  assert.ok(isPosencError(range) && isPosencError(type));
+  assert.ok(!isPosencError(new RangeError('x')) && !isPosencError(undefined) && !isPosencError({ code: 'kBadArgument' }));
+  assert.equal(new PosencRangeError('m', 'kTooLarge').code, 'kTooLarge');
+});
+
+test("readModel: a missing file or a folder is a PosencRangeError 'kUnavailable' naming the path, the system's error as cause", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'posenc-errors-'));
+  try {
+    for (const [path, sys] of [[join(dir, 'missing.gguf'), 'ENOENT'], [dir, 'EISDIR']]) {
+      await assert.rejects(pe.readModel(path), (e) => {
+        assert.ok(e instanceof PosencRangeError, `${sys}: ${e?.constructor?.name}: ${e?.message}`);
+        assert.equal(e.code, 'kUnavailable');
+        assert.equal(e.cause?.code, sys);
+        assert.ok(e.message.startsWith('readModel: ') && e.message.includes(path), e.message);
+        return true;
+      });
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('an unknown option key is named before anything else is checked, nested keys included', async () => {
+  const bad = new Float32Array(3);  // wrong length or shape for every call below
+  const params = { headDim: 8 };
+  const unknown = (key) => new RegExp(`unknown (option|attribute|key in [\\w.]+) "${key}"`);
+  const calls = [
+    [() => pe.sinusoidal(0, 8, { bogus: 1 }), 'bogus'],
+    [() => pe.sinusoidalShift(NaN, 8, { bogus: 1 }), 'bogus'],
+    [() => pe.learnedTable(0, 8, { bogus: 1 }), 'bogus'],
+    [() => pe.embed([], { bogus: 1 }), 'bogus'],
+    [() => pe.alibiSlopes(0, { bogus: 1 }), 'bogus'],
+    [() => pe.alibiBias(0, 1, 1, { bogus: 1 }), 'bogus'],
+    [() => pe.t5Bucket(0.5, { bogus: 1 }), 'bogus'],
+    [() => pe.t5Bias(bad, 0, 1, 1, { bogus: 1 }), 'bogus'],
+    [() => pe.ropeFrequencies({ head_dim: 8 }, { seqLen: -1 }), 'head_dim'],
+    [() => pe.ropeFrequencies(params, { bogus: 1 }), 'bogus'],
+    [() => pe.ggmlRopeParams({ headDim: 8, scaling: { kind: 'yarn' } }), 'kind'],
+    [() => pe.applyRope(bad, { seqLen: 1, nHeads: 1, params: { head_dim: 8 } }), 'head_dim'],
+    [() => pe.applyRope(bad, { seqLen: 1, nHeads: 1, params, xpos: { scale: 1 } }), 'scale'],
+    [() => pe.applyRope(bad, { seqLen: 1, nHeads: 1, params: { headDim: 8, mrope: { sections: [] } } }), 'sections'],
+    [() => pe.applyRope2d(bad, { bogus: 1 }), 'bogus'],
+    [() => pe.shiftKeys(bad, { seqLen: 1, nHeads: 1, delta: 1, params: { head_dim: 8 } }), 'head_dim'],
+    [() => pe.ropeCache({ seqLen: 0, params: { head_dim: 8 } }), 'head_dim'],
+    [() => pe.ropeParamsFromConfig(5, { bogus: 1 }), 'bogus'],
+    [() => pe.attention(bad, bad, bad, { nHeads: 2, headDim: 8, bogus: 1 }), 'bogus'],
+    [() => pe.attention(bad, bad, bad, { nHeads: 2, headDim: 8, rope: { params: { head_dim: 8 } } }), 'head_dim'],
+    [() => pe.attention(bad, bad, bad, { nHeads: 2, headDim: 8, rope: { theta: 1, head_dim: 8, headDim: 8 } }), 'head_dim'],
+    [() => pe.attention(bad, bad, bad, { nHeads: 2, headDim: 8, alibi: { max_bias: 8 } }), 'max_bias'],
+    [() => pe.attention(bad, bad, bad, { nHeads: 2, headDim: 8, t5: { tabel: bad } }), 'tabel'],
+    [() => pe.attention(bad, bad, bad, { nHeads: 2, headDim: 8, temperature: { floor: 1 } }), 'floor'],
+    [() => pe.iropeScale('x', { bogus: 1 }), 'bogus'],
+    [() => pe.kvCache({ nKvHeads: 0, headDim: 8, capacity: 4, bogus: 1 }), 'bogus'],
+    [() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 0, rope: { params: { head_dim: 8 } } }), 'head_dim'],
+    [() => pe.onnx.attention({ Q: bad }, { is_causal: 1, causal: 1 }), 'causal'],
+    [() => pe.onnx.attention({ Q: bad, K: bad, V: bad }, {}, { bogus: 1 }), 'bogus'],
+    [() => pe.onnx.rotaryEmbedding({ X: bad, cos_cache: bad, sin_cache: bad }, { heads: 1 }), 'heads'],
+  ];
+  for (const [call, key] of calls) {
+    assert.throws(call, (e) => {
+      assert.ok(e instanceof PosencTypeError, `${call}: ${e?.message}`);
+      assert.match(e.message, unknown(key), `${call}`);
+      return true;
+    });
+  }
+  const cache = pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4 });
+  try {
+    for (const [call, key] of [[() => cache.append(bad, bad, { position: [0] }), 'position'], [() => cache.attend(bad, { nHeads: 3, bogus: 1 }), 'bogus'],
+      [() => cache.attend(bad, { nHeads: 1, alibi: { max_bias: 8 } }), 'max_bias'], [() => cache.shift(0.5, { kept: 1 }), 'kept']]) {
+      assert.throws(call, (e) => e instanceof PosencTypeError && unknown(key).test(e.message), `${call}`);
+    }
+  } finally {
+    cache.delete();
+  }
+  await assert.rejects(pe.readModel(5, { table: 'x' }), (e) => e instanceof PosencTypeError && unknown('table').test(e.message));
+  const { init } = await import('posenc');
+  await assert.rejects(init({ thread: 2 }), (e) => e instanceof PosencTypeError && unknown('thread').test(e.message));
+});
+
+test('a bigint is taken wherever a position or an offset is (as BigInt64Array positions are), within ±(2^53 − 1)', () => {
+  const x = randomFloats(3 * 2 * 8, 5);
+  const o = { seqLen: 3, nHeads: 2, params: { headDim: 8 } };
+  assert.deepEqual(pe.applyRope(x, { ...o, offset: 100n }), pe.applyRope(x, { ...o, offset: 100 }));
+  assert.deepEqual(pe.ropeCache({ params: o.params, seqLen: 2, offset: 7n }), pe.ropeCache({ params: o.params, seqLen: 2, offset: 7 }));
+  const [a, b] = [x.slice(), x.slice()];
+  pe.shiftKeys(a, { ...o, delta: -3n });
+  pe.shiftKeys(b, { ...o, delta: -3 });
+  assert.deepEqual(a, b);
+  assert.deepEqual(pe.alibiBias(2, 2, 4, { queryOffset: 1n }), pe.alibiBias(2, 2, 4, { queryOffset: 1 }));
+  assert.deepEqual(pe.t5Bias(new Float32Array(64), 2, 2, 4, { queryOffset: 1n }), pe.t5Bias(new Float32Array(64), 2, 2, 4, { queryOffset: 1 }));
+  assert.equal(pe.t5Bucket(-5n), pe.t5Bucket(-5));
+  assert.equal(pe.iropeScale(8191n), pe.iropeScale(8191));
+  assert.deepEqual(pe.sinusoidalShift(3n, 8), pe.sinusoidalShift(3, 8));
+  assert.equal(pe.learnedTable(4, 2, { offset: 2n }).offset, 2);
+  const cache = pe.kvCache({ nKvHeads: 2, headDim: 8, capacity: 4 });
+  try {
+    cache.append(x, x, { positions: BigInt64Array.of(0n, 1n, 2n) });
+    cache.shift(-1n, { keep: 1n });
+    assert.deepEqual([...cache.read().positions], [0, 1]);
+  } finally {
+    cache.delete();
+  }
+  assert.throws(() => pe.applyRope(x, { ...o, offset: 2n ** 60n }), (e) => e instanceof PosencRangeError && /offset must be within ±\(2\^53 - 1\) \(got 1152921504606846976n\)/.test(e.message));
+});
+
+test('a cut file is called truncated, with the byte counts: safetensors in its header and in its data, GGUF', async () => {
+  const st = safetensors({ 'wpe.weight': { shape: [4, 2], data: randomFloats(8, 3) } });
+  const headerLength = Number(new DataView(st.buffer).getBigUint64(0, true));
+  const cases = [
+    [st.slice(0, 20), new RegExp(`safetensors: the file is truncated: its header length \\(byte 0\\) says ${headerLength} bytes of JSON from byte 8, but the file ends 12 bytes later, at byte 20`)],
+    [st.slice(0, st.length - 4), new RegExp(`safetensors: the file is truncated: tensor wpe.weight's data_offsets \\[0, 32\\] need ${st.length} bytes, the file has ${st.length - 4}`)],
+  ];
+  const g = gguf([['general.architecture', 'llama'], ['llama.context_length', { u32: 4096 }]]).bytes;
+  // Cut inside the second key's length (the first key, general.architecture, ends at byte 56).
+  cases.push([g.slice(0, 60), /gguf: at byte 56: the file is truncated: expected a string length \(8 bytes\), but it ends 4 bytes later, at byte 60/]);
+  for (const [bytes, pattern] of cases) {
+    await assert.rejects(pe.readModel(bytes), (e) => {
+      assert.ok(e instanceof PosencRangeError, e?.message);
+      assert.match(e.message, pattern);
+      return true;
+    });
+  }
+  // A file on disk shorter than its header says reads the same way (positional reads, the size at open).
+  const dir = await mkdtemp(join(tmpdir(), 'posenc-errors-'));
+  try {
+    await writeFile(join(dir, 'cut.safetensors'), st.slice(0, 20));
+    await assert.rejects(pe.readModel(join(dir, 'cut.safetensors')), /the file is truncated/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
