@@ -178,7 +178,7 @@ test('a guided step sets the state, says what to notice for the preset on the pa
 test('a link with values the page refuses says which and why, and the address is corrected', async () => {
   await open('#dModel=99999&seqLen=-3&theta=abc&heads=4');
   const text = await ex.page.textContent('[data-notice="url"]');
-  assert.match(text, /dModel=99999 \(d_model must be a whole number from 1 to 4096\)/);
+  assert.match(text, /dModel=99999 \(d_model must be an even whole number from 2 to 4096\)/);
   assert.match(text, /seqLen=-3 \(seq_len must be a whole number from 1 to 131072\)/);
   assert.match(text, /theta=abc \(θ \(rope_theta\) must be a number from 1\.0001 to 1000000000\)/);
   assert.equal(await ex.page.evaluate(() => location.hash), '#heads=4');
