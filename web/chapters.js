@@ -75,13 +75,19 @@ export async function loadViews(root = document) {
   return new Map(defs.map((d) => [d.id, d]));
 }
 
+// A chapter's worth of building is one task; the page yields between chapters, so building all of
+// them (hidden until the first views are drawn) never holds the page for long.
+const yieldToPage = () => new Promise((resolve) => { setTimeout(resolve, 0); });
+
 /**
- * Builds the chapters' settings bars and every view, in page order. host: createView's (view.js).
- * Returns { views, controls } (the chapters' controls; each view holds its own).
+ * Builds the chapters' settings bars and every view, in page order, a chapter per task. host:
+ * createView's (view.js). Resolves to { views, controls } (the chapters' controls; each view holds
+ * its own).
  */
-export function buildChapters(defs, host, root = document) {
+export async function buildChapters(defs, host, root = document) {
   const views = [], controls = [];
   for (const chapter of root.querySelectorAll('section[data-chapter]')) {
+    await yieldToPage();
     const name = chapter.dataset.chapter;
     const entries = CHAPTER_CONTROLS[name] ?? [];
     const core = chapter.querySelector(':scope > .views');

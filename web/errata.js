@@ -175,8 +175,9 @@ export const ERRATA = [
 /**
  * Fills `list` (#errata's <ol>) with the entries — each a line that says what holds, opening on what
  * was computed or measured — and returns update(ctx) ({ pe, st, lab }), which recomputes the
- * corrections when what they read changed. The lab's shipped run is fetched when the list comes
- * near the screen (lab.shippedResult; its 'shipped' event calls for an update).
+ * corrections when what they read changed. Nothing is computed, and the lab's shipped run is not
+ * fetched, until the list comes near the screen (lab.shippedResult; its 'shipped' event calls for
+ * an update).
  */
 export function buildErrata(list, viewTitle, lab) {
   list.innerHTML = ERRATA.map((e) => `<li id="erratum-${e.id}" data-erratum="${e.id}"><details>`
@@ -184,17 +185,23 @@ export function buildErrata(list, viewTitle, lab) {
     + `<span class="short">What holds: ${e.short}</span></summary>`
     + `<div class="correction"></div><p><a class="erratum-view" href="#view-${e.view}">See it: ${viewTitle(e.view)}</a></p>`
     + '</details></li>').join('');
-  new IntersectionObserver((entries, observer) => {
-    if (!entries.some((e) => e.isIntersecting)) return;
-    observer.disconnect();
-    lab.shippedResult('markov');
-  }, { rootMargin: '400px' }).observe(list);
-  let last = '';
-  return function update(ctx) {
-    const { st, lab } = ctx;
+  let near = false, latest = null, last = '';
+  function compute(ctx) {
+    const { st } = ctx;
     const key = [st.theta, st.layout, st.heads, st.maxBias, Boolean(lab.peekShipped('markov'))].join();
     if (key === last) return;
     last = key;
     for (const e of ERRATA) list.querySelector(`#erratum-${e.id} .correction`).innerHTML = e.correct(ctx);
+  }
+  new IntersectionObserver((entries, observer) => {
+    if (!entries.some((e) => e.isIntersecting)) return;
+    observer.disconnect();
+    near = true;
+    lab.shippedResult('markov');
+    if (latest) compute(latest);
+  }, { rootMargin: '400px' }).observe(list);
+  return function update(ctx) {
+    latest = ctx;
+    if (near) compute(ctx);
   };
 }

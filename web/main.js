@@ -146,7 +146,7 @@ async function main() {
         true);
     },
   };
-  const chapters = buildChapters(defs, host);
+  const chapters = await buildChapters(defs, host);
   page.views = chapters.views;
   page.controls = [...bar.controls, ...chapters.controls];
   scheduler.track(page.views);

@@ -12,13 +12,14 @@ function withSchemeKey(p) {
 }
 
 /**
- * Reads every preset. Resolves to { list (the presets read), get(id, layerType) }: get gives
- * { p (the preset), lt (its layer type, if it has several), ...settingsFromModel's result }, or
- * null for no preset.
+ * Reads every preset, one per task (the page stays free between them). Resolves to { list (the
+ * presets read), get(id, layerType) }: get gives { p (the preset), lt (its layer type, if it has
+ * several), ...settingsFromModel's result }, or null for no preset.
  */
 export async function readPresets(pe) {
   const readings = new Map();
   for (const p of pe.presets.presets) {
+    await new Promise((resolve) => { setTimeout(resolve, 0); });
     try {
       const model = await pe.readModel(withSchemeKey(p));
       const read = (layerType) => settingsFromModel(model, { layerType, config: p.config });

@@ -125,7 +125,9 @@ test('each new view reacts to its own control', async () => {
   assert.deepEqual([worked[0][2], worked[1][2]], ['-0.959', '0.284']);
   assert.deepEqual(worked.map((r) => r[0]), ['0.000', '1.000', '0.000', '1.000', '0.000', '1.000', '0.000', '1.000']);
   assert.match(await ex.page.textContent('#erratum-row5 .lesson-says'), /0\.959 -0\.279/);
-  assert.match(await ex.page.textContent('#erratum-row5 .correction'), /sin 5 = -0\.959 and cos 5 = 0\.284/);
+  await ex.page.$eval('#errata', (s) => s.scrollIntoView());  // computed once the list is near the screen
+  await ex.page.waitForFunction(() => /sin 5 = -0\.959 and cos 5 = 0\.284/.test(document.querySelector('#erratum-row5 .correction')
+    .textContent));
   await reacts('rope-rotation', () => ex.page.fill('#control-rotShift', '40'));
   assert.match(await ex.page.textContent(`${view('rope-rotation')} .note`), /at s = 40/);
   await reacts('rope-relative', () => ex.page.fill('#control-relLen', '20'));

@@ -116,6 +116,9 @@ test('the lesson ends with its key takeaways, one per chapter, and its errata, e
     assert.ok(await ex.page.$(`${to}[data-view]`), `erratum ${id} links to ${to}, no view`);
     assert.ok(await ex.page.$(`a.erratum-link[href="#erratum-${id}"]`), `nothing links to erratum ${id}`);
   }
+  // The corrections are computed once the list comes near the screen.
+  await ex.page.$eval('#errata', (s) => s.scrollIntoView());
+  await ex.page.waitForFunction(() => /words 2 and 5/.test(document.querySelector('#erratum-rope-additive .correction').textContent));
   // RoPE is not additive: pairs of words at one offset give different score − q·k.
   const additive = await ex.page.textContent('#erratum-rope-additive .correction');
   const diffs = [...additive.matchAll(/(-?[0-9.]+) \(words \d+ and \d+\)/g)].map((m) => Number(m[1]));
