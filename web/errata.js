@@ -46,7 +46,7 @@ const LAB_LOADING = 'The lab\'s shipped run is loading.';
  * The entries, in the order of the views they concern: { id, label, view, lesson (HTML), short (what
  * holds, in a line), correct(ctx) → HTML (what holds, computed or measured) }.
  */
-export const ERRATA = [
+const ERRATA = [
   {
     id: 'pair0', label: 'wrong', view: 'dim-traces',
     short: 'pair 0 repeats every 2π ≈ 6.28 positions.',

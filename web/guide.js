@@ -21,7 +21,7 @@ const sqrt = (v) => Math.sqrt(v).toFixed(2);
  * The steps, by chapter: { label, patch(st) → settings to set, view: the view it is about,
  * caption(st, pe) → what to look at }. A patch never depends on a setting it sets.
  */
-export const GUIDES = {
+const GUIDES = {
   order: [
     { label: 'No positions', view: 'attention', patch: () => ({ attnScheme: 'none', attnCausal: false }),
       caption: () => 'Look at the last map, first − re-ordered: every cell is 0.000 (or float32 rounding). Without '
