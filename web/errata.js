@@ -6,7 +6,7 @@
 import { scrollTable } from './html.js';
 import { rows } from './lab.js';
 import { fmt } from './numbers.js';
-import { ropeParams } from './rope-params.js';
+import { ropeParams } from './rope-settings.js';
 import { diagonalSpread, seededVectors } from './vectors.js';
 
 const D = 64;  // the head size of the RoPE checks: small enough to recompute on every change

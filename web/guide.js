@@ -3,7 +3,7 @@
 // undoes it — scrolls to the view it is about, and shows a caption over that view's plot saying
 // what to look at. Steps and captions are computed from the settings on the page, so they follow a
 // preset: the clocks step puts the position past this model's L_train, whatever that is.
-import { ntkBase } from './rope-params.js';
+import { ntkBase } from './rope-settings.js';
 import { FIELDS } from './state.js';
 
 const n = (v) => v.toLocaleString('en-US');

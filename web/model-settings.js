@@ -82,7 +82,7 @@ function readRope(r, p, model) {
   r.longFactors = rs.longFactors;
   const contextLength = p.scaling?.contextLength ?? null;
   if (p.freqFactors || contextLength) {
-    // What the settings cannot hold: freq_factors (a Llama-3.1 GGUF), LongRoPE's context (web/rope-params.js).
+    // What the settings cannot hold: freq_factors (a Llama-3.1 GGUF), LongRoPE's context (web/rope-settings.js).
     r.ropeFile = { headDim: state.dModel, partial: state.partial, freqFactors: p.freqFactors ?? null, contextLength };
   }
   const factors = p.freqFactors ? ', freq_factors' : '';

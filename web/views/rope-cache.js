@@ -5,7 +5,7 @@
 import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
 import { fmt } from '../numbers.js';
-import { ropeParams, ropeRule } from '../rope-params.js';
+import { ropeParams, ropeRule } from '../rope-settings.js';
 
 const BATCHES = [1, 4, 16, 64, 256, 1024, 4096];
 // The batches timed hold at most this many angles (positions × pairs): a call of a larger one, at
