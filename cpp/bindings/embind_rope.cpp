@@ -28,7 +28,7 @@ posenc::RopeParams rope_params(const val& p) {
   r.partial_rotary_factor = p["partialRotaryFactor"].as<double>();
   r.theta = p["theta"].as<double>();
   const auto name = p["scaling"].as<std::string>();
-  for (int k = 0; k <= static_cast<int>(posenc::RopeScaling::kProportional); ++k)
+  for (int k = 0; k < posenc::kNumRopeScalings; ++k)
     if (name == posenc::rope_scaling_name(static_cast<posenc::RopeScaling>(k)))
       r.scaling = static_cast<posenc::RopeScaling>(k);
   r.factor = opt(p["factor"].as<double>());
