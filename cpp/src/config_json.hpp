@@ -1,4 +1,4 @@
-// Internal: the config readers over an already parsed JSON object, shared by config.cpp
+// Internal: the config readers over an already parsed JSON object, shared by rope_config.cpp
 // (rope_params_from_config) and the model-file readers (gguf.cpp, model_config.cpp).
 #pragma once
 

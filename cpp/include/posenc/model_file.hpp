@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "posenc/config.hpp"
+#include "posenc/rope_config.hpp"
 #include "posenc/rope.hpp"
 #include "posenc/status.hpp"
 

@@ -1,6 +1,6 @@
 // Model configurations → RopeParams. nlohmann::json is used without exceptions: parse with
 // allow_exceptions = false, and every value is type-checked before it is read.
-#include "posenc/config.hpp"
+#include "posenc/rope_config.hpp"
 
 #include <algorithm>
 #include <cmath>
