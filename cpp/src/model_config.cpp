@@ -2,9 +2,6 @@
 // settings. Learned tables (GPT-2's n_positions, BERT's position_embedding_type "absolute", OPT,
 // ...), ALiBi (BLOOM, MPT's attn_config.alibi, Falcon's alibi), T5 (relative_attention_*), else
 // RoPE as rope_params_from_config reads it — or a refusal naming the keys it looked for.
-#include <algorithm>
-#include <cmath>
-#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "config_json.hpp"
@@ -14,24 +11,8 @@ namespace posenc {
 namespace {
 
 using nlohmann::json;
-
-const json* member(const json& o, const char* key) {
-  if (!o.is_object()) return nullptr;
-  const auto it = o.find(key);
-  return it == o.end() || it->is_null() ? nullptr : &*it;
-}
-
-bool whole(const json& o, const char* key, std::size_t* out) {
-  const json* v = member(o, key);
-  if (v == nullptr || !v->is_number()) return false;
-  const double d = v->get<double>();
-  // At most 2^40 and what size_t holds (32 bits in WASM).
-  if (!(d >= 0 && d <= std::min(1099511627776.0, static_cast<double>(std::numeric_limits<std::size_t>::max()))) ||
-      std::floor(d) != d)
-    return false;
-  *out = static_cast<std::size_t>(d);
-  return true;
-}
+using config_json::member;
+using config_json::whole;
 
 // The first of several keys that holds a whole number.
 bool first_whole(const json& o, std::initializer_list<const char*> keys, std::size_t* out) {
@@ -46,8 +27,9 @@ bool flag(const json& o, const char* key) {
 }
 
 std::string text(const json& o, const char* key) {
-  const json* v = member(o, key);
-  return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
+  std::string s;
+  config_json::string(o, key, &s);
+  return s;
 }
 
 bool one_of(const std::string& s, std::initializer_list<const char*> names) {

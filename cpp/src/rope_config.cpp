@@ -2,10 +2,8 @@
 // allow_exceptions = false, and every value is type-checked before it is read.
 #include "posenc/rope_config.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <tuple>
 #include <nlohmann/json.hpp>
 
@@ -16,6 +14,10 @@ namespace posenc {
 namespace {
 
 using nlohmann::json;
+using config_json::member;
+using config_json::number;
+using config_json::string;
+using config_json::whole;
 
 struct Reader {
   std::string* detail;
@@ -25,37 +27,6 @@ struct Reader {
     return {StatusCode::kBadArgument, message};
   }
 };
-
-const json* member(const json& object, const char* key) {
-  if (!object.is_object()) return nullptr;
-  const auto it = object.find(key);
-  return it == object.end() || it->is_null() ? nullptr : &*it;
-}
-
-bool number(const json& object, const char* key, double* out) {
-  const json* v = member(object, key);
-  if (v == nullptr || !v->is_number()) return false;
-  *out = v->get<double>();
-  return true;
-}
-
-// A JSON number that is a whole number >= 0.
-bool count(const json& object, const char* key, std::size_t* out) {
-  double v;
-  // At most 2^40 and what size_t holds (32 bits in WASM).
-  if (!number(object, key, &v) || !(v >= 0.0 && v <= std::min(1099511627776.0, static_cast<double>(std::numeric_limits<std::size_t>::max()))) ||
-      std::floor(v) != v)
-    return false;
-  *out = static_cast<std::size_t>(v);
-  return true;
-}
-
-bool string(const json& object, const char* key, std::string* out) {
-  const json* v = member(object, key);
-  if (v == nullptr || !v->is_string()) return false;
-  *out = v->get<std::string>();
-  return true;
-}
 
 // HF's other names for the scaling types (rope_scaling_name gives the canonical ones).
 constexpr struct { const char* name; RopeScaling scaling; } kAliases[] = {
@@ -131,9 +102,9 @@ Status from_hugging_face(Reader& r, const json& root, const std::string& layer_t
   std::string model_type;
   if (string(cfg, "model_type", &model_type) && hf_interleaved(model_type)) p->layout = RopeLayout::kInterleaved;
   std::size_t n_heads = 0, hidden = 0, nope = 0, rope = 0;
-  const bool have_heads = count(cfg, "num_attention_heads", &n_heads) && n_heads > 0;
-  const bool have_hidden = count(cfg, "hidden_size", &hidden);
-  if (count(cfg, "qk_rope_head_dim", &rope) && rope > 0 && count(cfg, "qk_nope_head_dim", &nope)) {
+  const bool have_heads = whole(cfg, "num_attention_heads", &n_heads) && n_heads > 0;
+  const bool have_hidden = whole(cfg, "hidden_size", &hidden);
+  if (whole(cfg, "qk_rope_head_dim", &rope) && rope > 0 && whole(cfg, "qk_nope_head_dim", &nope)) {
     // DeepSeek-V2/V3's MLA: a q/k head is [nope | rope]; HF splits it and rotates the rope part,
     // pairs interleaved (V2 as complex numbers, V3's rope_interleave, its default).
     p->head_dim = nope + rope;
@@ -141,13 +112,13 @@ Status from_hugging_face(Reader& r, const json& root, const std::string& layer_t
     p->rot_offset = nope;
     const json* il = member(cfg, "rope_interleave");
     p->layout = il != nullptr && il->is_boolean() && !il->get<bool>() ? RopeLayout::kHalfSplit : RopeLayout::kInterleaved;
-  } else if (!(count(cfg, "head_dim", &p->head_dim) && p->head_dim > 0) &&
-             !(count(cfg, "qk_rope_head_dim", &p->head_dim) && p->head_dim > 0)) {
+  } else if (!(whole(cfg, "head_dim", &p->head_dim) && p->head_dim > 0) &&
+             !(whole(cfg, "qk_rope_head_dim", &p->head_dim) && p->head_dim > 0)) {
     if (!have_heads || !have_hidden)
       return r.fail("config: head_dim is missing", "config needs head_dim, qk_rope_head_dim, or hidden_size and num_attention_heads");
     p->head_dim = hidden / n_heads;
   }
-  count(cfg, "max_position_embeddings", &p->max_position_embeddings);
+  whole(cfg, "max_position_embeddings", &p->max_position_embeddings);
 
   // The scaling dict: rope_parameters (flat, or one per layer type), else the older rope_scaling.
   static const json kEmpty = json::object();
@@ -192,8 +163,8 @@ Status from_hugging_face(Reader& r, const json& root, const std::string& layer_t
 
   double v;
   if (number(*rp, "factor", &v)) p->factor = v;
-  if (!count(*rp, "original_max_position_embeddings", &p->original_max_position_embeddings))
-    count(cfg, "original_max_position_embeddings", &p->original_max_position_embeddings);
+  if (!whole(*rp, "original_max_position_embeddings", &p->original_max_position_embeddings))
+    whole(cfg, "original_max_position_embeddings", &p->original_max_position_embeddings);
   if (p->scaling == RopeScaling::kYarn && p->original_max_position_embeddings == 0)
     p->original_max_position_embeddings = p->max_position_embeddings;  // HF's fallback
   // HF: rope_parameters.get("beta_fast") or 32 — a 0 means the default too.
@@ -245,7 +216,7 @@ Status from_gguf(Reader& r, const json& root, const std::string& layer_type, Rop
     return r.fail("config: general.architecture is missing", "GGUF metadata needs general.architecture (e.g. \"llama\")");
   auto key = [&](const char* k) { return arch + "." + k; };
   auto num = [&](const char* k, double* out) { return number(root, key(k).c_str(), out); };
-  auto cnt = [&](const char* k, std::size_t* out) { return count(root, key(k).c_str(), out); };
+  auto cnt = [&](const char* k, std::size_t* out) { return whole(root, key(k).c_str(), out); };
   auto warn = [&](const std::string& w) { if (warnings != nullptr) warnings->push_back(w); };
 
   std::size_t n_heads = 0, embedding = 0;
@@ -349,25 +320,6 @@ Status from_gguf(Reader& r, const json& root, const std::string& layer_type, Rop
 }  // namespace
 
 namespace config_json {
-
-bool nesting_ok(std::string_view text, int max_depth) noexcept {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (const char ch : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (ch == '\\') escaped = true;
-      else if (ch == '"') in_string = false;
-    } else if (ch == '"') {
-      in_string = true;
-    } else if (ch == '{' || ch == '[') {
-      if (++depth > max_depth) return false;
-    } else if (ch == '}' || ch == ']') {
-      --depth;
-    }
-  }
-  return true;
-}
 
 Status rope_params_from_hf(const json& root, const std::string& layer_type, RopeParams* p, std::string* detail) {
   Reader r{detail};
