@@ -35,7 +35,8 @@ struct Dims {
   bool three_d;
 };
 
-Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* out) {
+// Q, K and V: their element type, rank, batch, heads, lengths and head sizes; Q's rows.
+Status qkv_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* out) {
   if (!in.q.present() || !in.k.present() || !in.v.present()) return bad("Q, K and V are required");
   if (in.q.dtype != DType::kFloat32 && in.q.dtype != DType::kFloat16) return bad("Q, K and V must be float32 or float16");
   for (const TensorRef* t : {&in.k, &in.v})
@@ -45,7 +46,7 @@ Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* 
   for (const TensorRef* t : {&in.q, &in.k, &in.v})
     for (int d = 0; d < t->rank; ++d)
       if (t->dims[d] < 1) return shape("Q, K and V dimensions must be >= 1");
-  Dims d{};
+  Dims& d = *out;
   d.three_d = in.q.rank == 3;
   d.B = in.q.dims[0];
   if (in.k.dims[0] != d.B || in.v.dims[0] != d.B) return shape("Q, K and V must have the same batch size");
@@ -79,7 +80,12 @@ Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* 
   d.Sq_all = in.q_len_total == 0 ? d.Sq : in.q_len_total;
   if (in.q_row0 < 0 || (in.q_len_total == 0 && in.q_row0 != 0) || d.Sq_all < d.Sq || d.q_row0 > d.Sq_all - d.Sq)
     return bad("Q's rows [q_row0, q_row0 + q_len) must lie in [0, q_len_total)");
+  return Status::Ok();
+}
 
+// past_key and past_value (P, and so T = P + Skv), nonpad_kv_seqlen and attn_mask against Q, K, V.
+Status past_and_mask_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* out) {
+  Dims& d = *out;
   d.P = 0;
   if (in.past_key.present() != in.past_value.present())
     return bad("past_key and past_value must be given together");
@@ -122,7 +128,13 @@ Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* 
         return shape("attn_mask does not broadcast to [B, q_num_heads, q_len, total kv length]");
     }
   }
+  return Status::Ok();
+}
 
+Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* out) {
+  Dims d{};
+  if (Status s = qkv_dims(in, a, &d); !s.ok()) return s;
+  if (Status s = past_and_mask_dims(in, a, &d); !s.ok()) return s;
   if (a.qk_matmul_output_mode < 0 || a.qk_matmul_output_mode > 3) return bad("qk_matmul_output_mode must be 0, 1, 2 or 3");
   if (a.softmax_precision != 0 && a.softmax_precision != 1)
     return bad("softmax_precision must be FLOAT (1): posenc computes in float32");
