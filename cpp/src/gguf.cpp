@@ -12,6 +12,7 @@
 // end of the file, an undefined ggml type and a name used twice.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 
 #include "config_json.hpp"
@@ -55,18 +56,28 @@ bool read_string(Cursor& c, std::string* out, const char* what) {
 constexpr std::uint64_t kKeptString = 1u << 20;
 constexpr std::uint64_t kKeptTotal = 1u << 18;
 
+// One scalar of type T into *out (a non-finite float as null).
+template <class T>
+bool read_as(Cursor& c, const char* what, json* out) {
+  T v;
+  if (!c.value(&v, what)) return false;
+  if constexpr (std::is_floating_point_v<T>) *out = std::isfinite(v) ? json(v) : json();
+  else *out = v;
+  return true;
+}
+
 bool read_scalar(Cursor& c, std::uint32_t t, json* out) {
   switch (t) {
-    case kU8: { std::uint8_t v; if (!c.value(&v, "a u8")) return false; *out = v; return true; }
-    case kI8: { std::int8_t v; if (!c.value(&v, "an i8")) return false; *out = v; return true; }
-    case kU16: { std::uint16_t v; if (!c.value(&v, "a u16")) return false; *out = v; return true; }
-    case kI16: { std::int16_t v; if (!c.value(&v, "an i16")) return false; *out = v; return true; }
-    case kU32: { std::uint32_t v; if (!c.value(&v, "a u32")) return false; *out = v; return true; }
-    case kI32: { std::int32_t v; if (!c.value(&v, "an i32")) return false; *out = v; return true; }
-    case kU64: { std::uint64_t v; if (!c.value(&v, "a u64")) return false; *out = v; return true; }
-    case kI64: { std::int64_t v; if (!c.value(&v, "an i64")) return false; *out = v; return true; }
-    case kF32: { float v; if (!c.value(&v, "an f32")) return false; *out = std::isfinite(v) ? json(v) : json(); return true; }
-    case kF64: { double v; if (!c.value(&v, "an f64")) return false; *out = std::isfinite(v) ? json(v) : json(); return true; }
+    case kU8: return read_as<std::uint8_t>(c, "a u8", out);
+    case kI8: return read_as<std::int8_t>(c, "an i8", out);
+    case kU16: return read_as<std::uint16_t>(c, "a u16", out);
+    case kI16: return read_as<std::int16_t>(c, "an i16", out);
+    case kU32: return read_as<std::uint32_t>(c, "a u32", out);
+    case kI32: return read_as<std::int32_t>(c, "an i32", out);
+    case kU64: return read_as<std::uint64_t>(c, "a u64", out);
+    case kI64: return read_as<std::int64_t>(c, "an i64", out);
+    case kF32: return read_as<float>(c, "an f32", out);
+    case kF64: return read_as<double>(c, "an f64", out);
     case kBool: {
       std::uint8_t v;
       if (!c.value(&v, "a bool")) return false;
