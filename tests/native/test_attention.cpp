@@ -10,11 +10,12 @@
 #include "posenc/posenc.hpp"
 #include "helpers.hpp"
 #include "reference.hpp"
+#include "subsets.hpp"
 
 using posenc::test::max_abs_diff;
 using posenc::test::random_floats;
 
-TEST_CASE("attention: matches the float64 twin over head sizes 1…17 and key-block edges, GQA, causal") {
+TEST_CASE("attention: matches the float64 twin over head sizes 1…17 and key-block edges, GQA, causal" * kKernels) {
   for (std::size_t D = 1; D <= 17; ++D) {
     for (const std::size_t kv_len : {1u, 3u, 63u, 64u, 65u, 130u}) {
       for (const bool causal : {false, true}) {
@@ -34,7 +35,7 @@ TEST_CASE("attention: matches the float64 twin over head sizes 1…17 and key-bl
   }
 }
 
-TEST_CASE("attention: every positional bias term, additive bias, softcap and scale equal the twin; weights rows sum to 1") {
+TEST_CASE("attention: every positional bias term, additive bias, softcap and scale equal the twin; weights rows sum to 1" * kKernels) {
   const std::size_t H = 3, D = 8, q_len = 7, kv_len = 170;
   const auto bias = random_floats(H * q_len * kv_len, 9);
   const auto q = random_floats(q_len * H * D, 4, 2.0f), k = random_floats(kv_len * H * D, 5, 2.0f),
@@ -79,7 +80,7 @@ TEST_CASE("attention: every positional bias term, additive bias, softcap and sca
   }
 }
 
-TEST_CASE("attention: softmax stays finite at ±1e4 logits") {
+TEST_CASE("attention: softmax stays finite at ±1e4 logits" * kKernels) {
   const std::size_t D = 4, kv_len = 100;
   std::vector<float> q = {100, 0, 0, 0}, k(kv_len * D, 0.0f), v(kv_len * D);
   for (std::size_t j = 0; j < kv_len; ++j) {
@@ -96,7 +97,7 @@ TEST_CASE("attention: softmax stays finite at ±1e4 logits") {
   CHECK(w[0] == 0.0f);
 }
 
-TEST_CASE("attention: without positions it is permutation-equivariant; with RoPE scores depend on i - j only") {
+TEST_CASE("attention: without positions it is permutation-equivariant; with RoPE scores depend on i - j only" * kKernels) {
   // "Dog bites man" vs "man bites dog": the same three token vectors in another order.
   const std::size_t H = 2, D = 8, n = 3;
   const auto x = random_floats(n * H * D, 42);
@@ -142,7 +143,7 @@ TEST_CASE("attention: without positions it is permutation-equivariant; with RoPE
   CHECK(score_diff(2, 0) == doctest::Approx(score_diff(4, 2)).epsilon(1e-4));
 }
 
-TEST_CASE("attention: a fully masked row gives zeros; bad input gives a status") {
+TEST_CASE("attention: a fully masked row gives zeros; bad input gives a status" * kKernels) {
   const std::size_t D = 4;
   const auto q = random_floats(2 * D, 1), k = random_floats(3 * D, 2), v = random_floats(3 * D, 3);
   std::vector<float> bias(2 * 3, 0.0f);
@@ -167,7 +168,7 @@ TEST_CASE("attention: a fully masked row gives zeros; bad input gives a status")
   CHECK(std::string(posenc::attention(q.data(), k.data(), v.data(), 1, 1, o, out.data()).message) == "alibi slopes must be finite");
 }
 
-TEST_CASE("onnx_attention: shape and attribute errors name the slot or attribute") {
+TEST_CASE("onnx_attention: shape and attribute errors name the slot or attribute" * kKernels) {
   std::vector<float> data(2 * 3 * 4 * 8, 0.5f);
   auto t = [&](std::initializer_list<std::int64_t> dims) {
     posenc::TensorRef r;
@@ -212,7 +213,7 @@ TEST_CASE("onnx_attention: shape and attribute errors name the slot or attribute
   CHECK(message().find("multiple of kv_num_heads") != std::string::npos);
 }
 
-TEST_CASE("attention: more queries than keys, causal: the early queries see no key and give zeros") {
+TEST_CASE("attention: more queries than keys, causal: the early queries see no key and give zeros" * kKernels) {
   // Regression (found by fuzz_kernels): queries sit at kv_len - q_len + i, negative here.
   posenc::AttentionOptions o;
   o.n_heads = 2; o.head_dim = 14; o.causal = true; o.softcap = 0.5;
@@ -226,7 +227,7 @@ TEST_CASE("attention: more queries than keys, causal: the early queries see no k
   CHECK(out[2 * 2 * 14] == -1.0f);   // query 2 at position 0 sees key 0
 }
 
-TEST_CASE("attention: sliding window, StreamingLLM sink tokens and gpt-oss sink logits equal the twin") {
+TEST_CASE("attention: sliding window, StreamingLLM sink tokens and gpt-oss sink logits equal the twin" * kKernels) {
   const std::size_t H = 2, D = 8;
   const std::vector<float> sinks = {0.5f, -1.25f};
   for (const std::size_t kv_len : {1u, 63u, 65u, 200u}) {
@@ -258,7 +259,7 @@ TEST_CASE("attention: sliding window, StreamingLLM sink tokens and gpt-oss sink 
   }
 }
 
-TEST_CASE("attention: window 1 sees only the own key; a sink logit s gives weight e^x / (e^x + e^s)") {
+TEST_CASE("attention: window 1 sees only the own key; a sink logit s gives weight e^x / (e^x + e^s)" * kKernels) {
   const std::size_t T = 70, D = 4;
   const auto q = random_floats(T * D, 21), k = random_floats(T * D, 22), v = random_floats(T * D, 23);
   posenc::AttentionOptions o;
@@ -282,7 +283,7 @@ TEST_CASE("attention: window 1 sees only the own key; a sink logit s gives weigh
   CHECK(posenc::attention(q.data(), k.data(), v.data(), T, T, o, out.data()).code == posenc::StatusCode::kBadArgument);
 }
 
-TEST_CASE("attention: Llama 4 chunked local attention and the NoPE layers' temperature equal the twin") {
+TEST_CASE("attention: Llama 4 chunked local attention and the NoPE layers' temperature equal the twin" * kKernels) {
   const std::size_t H = 2, D = 8;
   for (const std::size_t kv_len : {63u, 130u, 200u}) {
     for (const std::size_t q_len : {kv_len, std::size_t{7}, kv_len + 5}) {  // prefill, decode offset, more queries
@@ -319,7 +320,7 @@ TEST_CASE("attention: Llama 4 chunked local attention and the NoPE layers' tempe
   CHECK(posenc::attention(q.data(), k.data(), v.data(), T, T, t, out.data()).code == posenc::StatusCode::kBadArgument);
 }
 
-TEST_CASE("attention: float16 K and V give exactly the float32 result on the same (widened) values") {
+TEST_CASE("attention: float16 K and V give exactly the float32 result on the same (widened) values" * kKernels) {
   const std::size_t H = 4, Hkv = 2, D = 16, T = 150;
   // Random float16 bit patterns in [0.25, 2) with random signs, and their values (decoded here).
   std::mt19937 rng(7);
@@ -357,7 +358,7 @@ TEST_CASE("attention: float16 K and V give exactly the float32 result on the sam
   CHECK(posenc::attention(q.data(), k.data(), v.data(), T, T, bad, out.data()).code == posenc::StatusCode::kBadArgument);
 }
 
-TEST_CASE("attention: q_pos places the queries; q run in pieces of 64-row blocks gives the one-call result bit for bit") {
+TEST_CASE("attention: q_pos places the queries; q run in pieces of 64-row blocks gives the one-call result bit for bit" * kKernels) {
   const std::size_t H = 4, Hkv = 2, D = 16, T = 150;
   const auto k = random_floats(T * Hkv * D, 71), v = random_floats(T * Hkv * D, 72);
   std::vector<float> slopes = {0.5f, 0.25f, 0.125f, 0.0625f}, t5(32 * H);
@@ -437,7 +438,7 @@ TEST_CASE("attention: q_pos places the queries; q run in pieces of 64-row blocks
   CHECK(posenc::attention(q.data(), k.data(), v.data(), T, T, bad, out.data()).code == posenc::StatusCode::kBadArgument);
 }
 
-TEST_CASE("onnx_attention: Q in pieces (q_row0, q_len_total) gives the one-call rows bit for bit; masks, past, nonpad") {
+TEST_CASE("onnx_attention: Q in pieces (q_row0, q_len_total) gives the one-call rows bit for bit; masks, past, nonpad" * kKernels) {
   const std::int64_t B = 2, Hq = 4, Hkv = 2, S = 150, D = 8, P = 10, T = P + S;
   const auto q = random_floats(std::size_t(B * Hq * S * D), 91), k = random_floats(std::size_t(B * Hkv * S * D), 92),
              v = random_floats(std::size_t(B * Hkv * S * D), 93), pk = random_floats(std::size_t(B * Hkv * P * D), 94),

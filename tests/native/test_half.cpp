@@ -14,6 +14,7 @@
 #include "helpers.hpp"
 #include "kernels/table.hpp"
 #include "posenc/posenc.hpp"
+#include "subsets.hpp"
 
 namespace {
 
@@ -142,7 +143,7 @@ TEST_CASE("widen_transpose_keys: transpose_keys' panels of the widened keys, bit
   }
 }
 
-TEST_CASE("attention: float16 K/V with zeros, subnormals and the largest halves equal float32 on their values") {
+TEST_CASE("attention: float16 K/V with zeros, subnormals and the largest halves equal float32 on their values" * kKernels) {
   // Finite float16 patterns of every class; the float32 call gets their exact values.
   std::mt19937 rng(11);
   auto halves = [&](std::size_t n, std::vector<std::uint16_t>* h, std::vector<float>* f) {

@@ -14,6 +14,7 @@
 #include "helpers.hpp"
 #include "posenc/posenc.hpp"
 #include "reference.hpp"
+#include "subsets.hpp"
 
 using posenc::test::max_abs_diff;
 using posenc::test::random_floats;
@@ -41,7 +42,7 @@ std::vector<float> to_float(const std::vector<double>& x) { return {x.begin(), x
 
 }  // namespace
 
-TEST_CASE("kv cache: attend equals the float64 twin — GQA, chunk edges, pieces, causal, every bias term, softcap, sinks") {
+TEST_CASE("kv cache: attend equals the float64 twin — GQA, chunk edges, pieces, causal, every bias term, softcap, sinks" * kKernels) {
   const auto cases = posenc::reference::position_bias_cases();  // ALiBi, T5 (to 1300 keys: past max_distance)
   const std::vector<float> sink_logits = {0.3f, -0.7f, 1.1f, 0.0f, 2.0f, -2.0f, 0.5f, 0.9f};
   for (const std::size_t D : {std::size_t{17}, std::size_t{64}}) {
@@ -77,7 +78,7 @@ TEST_CASE("kv cache: attend equals the float64 twin — GQA, chunk edges, pieces
   }
 }
 
-TEST_CASE("kv cache: a long cache (chunks of several touches, empty last chunks) equals the float64 twin") {
+TEST_CASE("kv cache: a long cache (chunks of several touches, empty last chunks) equals the float64 twin" * kKernels) {
   const std::size_t T = 9000, H = 4, Hk = 2, D = 8, q_len = 2;
   posenc::KvCacheOptions co;
   co.n_kv_heads = Hk; co.head_dim = D; co.capacity = T;
@@ -93,7 +94,7 @@ TEST_CASE("kv cache: a long cache (chunks of several touches, empty last chunks)
   CHECK(max_abs_diff(out, posenc::reference::attention(q, k, v, q_len, T, ao)) <= 2e-6);
 }
 
-TEST_CASE("kv cache: RoPE — keys stored as apply_rope turns them; attend equals the twin on float64-rotated q and k") {
+TEST_CASE("kv cache: RoPE — keys stored as apply_rope turns them; attend equals the twin on float64-rotated q and k" * kKernels) {
   const std::size_t T = 700, H = 4, Hk = 1, D = 48, rot = 32, off = 8, q_len = 3;
   std::vector<double> inv(rot / 2);
   for (std::size_t i = 0; i < rot / 2; ++i) inv[i] = std::pow(10000.0, -2.0 * double(i) / double(rot));
@@ -134,7 +135,7 @@ TEST_CASE("kv cache: RoPE — keys stored as apply_rope turns them; attend equal
   }
 }
 
-TEST_CASE("kv cache: float16 storage attends exactly as float32 over the same (rounded) keys and values") {
+TEST_CASE("kv cache: float16 storage attends exactly as float32 over the same (rounded) keys and values" * kKernels) {
   const std::size_t T = 1100, H = 8, Hk = 4, D = 64;
   posenc::KvCacheOptions co;
   co.n_kv_heads = Hk; co.head_dim = D; co.capacity = T; co.dtype = posenc::DType::kFloat16;
@@ -155,7 +156,7 @@ TEST_CASE("kv cache: float16 storage attends exactly as float32 over the same (r
 }
 
 #if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)  // a build with threads
-TEST_CASE("kv cache: the result is bit for bit the same on 1, 2 and 3 threads") {
+TEST_CASE("kv cache: the result is bit for bit the same on 1, 2 and 3 threads" * kKernels) {
   const int before = posenc::num_threads();
   const std::size_t T = 9000, H = 8, Hk = 8, D = 32;  // 16 chunks of 1024 keys, the last ones empty
   const auto k = random_floats(T * Hk * D, 51), v = random_floats(T * Hk * D, 52), q = random_floats(4 * H * D, 53);
@@ -184,7 +185,7 @@ TEST_CASE("kv cache: the result is bit for bit the same on 1, 2 and 3 threads") 
 }
 #endif
 
-TEST_CASE("kv cache: a window's ring with sink tokens equals windowed attention over the whole sequence") {
+TEST_CASE("kv cache: a window's ring with sink tokens equals windowed attention over the whole sequence" * kKernels) {
   const std::size_t H = 4, Hk = 2, D = 16, T = 904;  // a multiple of every q_len
   const auto k = random_floats(T * Hk * D, 61), v = random_floats(T * Hk * D, 62);
   for (const std::size_t window : {std::size_t{1}, std::size_t{100}, std::size_t{600}}) {
@@ -230,7 +231,7 @@ TEST_CASE("kv cache: a window's ring with sink tokens equals windowed attention 
   CHECK(c->attend(q.data(), 1, ko, out.data()).ok());
 }
 
-TEST_CASE("kv cache: shift is llama.cpp's context shift — keys as if appended at their new positions") {
+TEST_CASE("kv cache: shift is llama.cpp's context shift — keys as if appended at their new positions" * kKernels) {
   const std::size_t T = 300, Hk = 2, D = 32, keep = 4, drop = 100;
   std::vector<double> inv(D / 2);
   for (std::size_t i = 0; i < D / 2; ++i) inv[i] = std::pow(500000.0, -2.0 * double(i) / double(D));
@@ -310,7 +311,7 @@ TEST_CASE("kv cache: bad input gives a status naming the rule and leaves the cac
   CHECK(std::string(c->attend(x.data(), 1, ko, out.data()).message).find("num_buckets") != std::string::npos);
 }
 
-TEST_CASE("kv cache: shift works by position — keys appended at p + 100 and moved by -100 equal keys appended at p") {
+TEST_CASE("kv cache: shift works by position — keys appended at p + 100 and moved by -100 equal keys appended at p" * kKernels) {
   const std::size_t Hk = 2, D = 16, T = 30;
   std::vector<double> inv(D / 2);
   for (std::size_t i = 0; i < D / 2; ++i) inv[i] = std::pow(10000.0, -2.0 * double(i) / double(D));

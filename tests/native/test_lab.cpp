@@ -13,6 +13,7 @@
 
 #include "posenc/lab.hpp"
 #include "posenc/threads.hpp"
+#include "subsets.hpp"
 
 namespace {
 
@@ -308,7 +309,7 @@ void check_close(const std::string& what, const GradCheck& g) {
 
 }  // namespace
 
-TEST_CASE("lab: every gradient of every scheme matches central differences of a float64 twin") {
+TEST_CASE("lab: every gradient of every scheme matches central differences of a float64 twin" * kKernels) {
   for (std::size_t s = 0; s < kNumSchemes; ++s) {
     const ModelConfig c = grad_model(s);
     const GradCheck g = check_gradients(c, 2, 6, 16);
@@ -319,7 +320,7 @@ TEST_CASE("lab: every gradient of every scheme matches central differences of a 
   }
 }
 
-TEST_CASE("lab: footprint counts what a model and a call allocate") {
+TEST_CASE("lab: footprint counts what a model and a call allocate" * kKernels) {
   for (std::size_t s = 0; s < kNumSchemes; ++s) {
     const ModelConfig c = grad_model(s);
     std::unique_ptr<Model> m;
@@ -342,13 +343,13 @@ TEST_CASE("lab: footprint counts what a model and a call allocate") {
   CHECK(std::string(footprint(bad, 1, 6, &f).message) == "d_model must be a multiple of n_heads");
 }
 
-TEST_CASE("lab: CoPE's gradients where positions pass its last table row (clamped) match the twin") {
+TEST_CASE("lab: CoPE's gradients where positions pass its last table row (clamped) match the twin" * kKernels) {
   ModelConfig c = grad_model(static_cast<std::size_t>(Scheme::kCope));
   c.train_len = 2;  // P = 2: rows past their third key count beyond the table
   check_close("cope clamped", check_gradients(c, 2, 6, 16));
 }
 
-TEST_CASE("lab: at randomized positions every gradient of every scheme matches the float64 twin") {
+TEST_CASE("lab: at randomized positions every gradient of every scheme matches the float64 twin" * kKernels) {
   // Rows at sorted positions in [0, 40) (T 6) that reach every branch: the tables at pos, the biases
   // at pos_i − pos_j (T5 past its 16 exact buckets), FIRE's max(L, pos_i) on both sides of L ≈ 3
   // (randomise's fire.L), learned's 40-row table.
@@ -361,7 +362,7 @@ TEST_CASE("lab: at randomized positions every gradient of every scheme matches t
   }
 }
 
-TEST_CASE("lab: positions 0 … T − 1 given are the default, bit for bit; bad positions are refused") {
+TEST_CASE("lab: positions 0 … T − 1 given are the default, bit for bit; bad positions are refused" * kKernels) {
   for (Scheme scheme : {Scheme::kLearned, Scheme::kRope, Scheme::kXpos, Scheme::kT5, Scheme::kKerpleLog, Scheme::kFire}) {
     const ModelConfig c = lab_shape(scheme, 7, 8, 2, 2, 6);
     std::unique_ptr<Model> a, b;
@@ -489,14 +490,14 @@ TEST_CASE("lab: position_parameters gives what each scheme learned, in the card'
   }
 }
 
-TEST_CASE("lab: gradients match at widths that use every SIMD lane (d_model 32, head_dim 16, seq_len 20)") {
+TEST_CASE("lab: gradients match at widths that use every SIMD lane (d_model 32, head_dim 16, seq_len 20)" * kKernels) {
   for (Scheme scheme : {Scheme::kRope, Scheme::kT5, Scheme::kXpos, Scheme::kKerpleLog, Scheme::kKerplePower, Scheme::kFire,
                         Scheme::kCope, Scheme::kPRope}) {
     check_close(std::string(scheme_name(scheme)) + " wide", check_gradients(lab_shape(scheme, 19, 32, 1, 2, 20), 1, 20, 6));
   }
 }
 
-TEST_CASE("lab: gradients match at widths that leave SIMD tails (d_model 12, head_dim 6, seq_len 7)") {
+TEST_CASE("lab: gradients match at widths that leave SIMD tails (d_model 12, head_dim 6, seq_len 7)" * kKernels) {
   // 12 = 2 + 1 vectors of 4 lanes, or 1 of 8 + 4; 6 and 48 leave scalar tails on every target.
   for (Scheme scheme : {Scheme::kRope, Scheme::kSinusoidal, Scheme::kXpos}) {
     check_close(std::string(scheme_name(scheme)) + " tails", check_gradients(lab_shape(scheme, 5, 12, 1, 2, 7), 1, 7, 6));
@@ -733,7 +734,7 @@ TEST_CASE("lab: bad arguments give a clear Status, never a crash") {
   CHECK(m->find_tensor("t5_bias", &v).code == StatusCode::kBadArgument);
 }
 
-TEST_CASE("lab: training is deterministic for a seed, and evaluate agrees with the training loss") {
+TEST_CASE("lab: training is deterministic for a seed, and evaluate agrees with the training loss" * kKernels) {
   DatasetConfig dc;
   dc.vocab_size = 8;
   std::unique_ptr<Dataset> d;
@@ -768,7 +769,7 @@ TEST_CASE("lab: training is deterministic for a seed, and evaluate agrees with t
   }
 }
 
-TEST_CASE("lab: rope scalings are the identity up to train_len and change the loss beyond it") {
+TEST_CASE("lab: rope scalings are the identity up to train_len and change the loss beyond it" * kKernels) {
   std::unique_ptr<Model> m;
   REQUIRE(Model::create(tiny(Scheme::kRope), &m).ok());
   randomise(*m, 5);
@@ -788,7 +789,7 @@ TEST_CASE("lab: rope scalings are the identity up to train_len and change the lo
   }
 }
 
-TEST_CASE("lab: a short run trains rope and alibi to within 0.1 nats of the markov floor at train_len") {
+TEST_CASE("lab: a short run trains rope and alibi to within 0.1 nats of the markov floor at train_len" * kKernels) {
   // A small instance of the default task (4 symbols: 16 contexts) so the debug + sanitizer build
   // trains it in seconds; the 32-symbol task is the CLI's (npm run lab). Beating H(X_{t+1} | X_t)
   // shows the model uses the token two back, which needs the position scheme.
@@ -850,7 +851,7 @@ TEST_CASE("lab: a short run trains rope and alibi to within 0.1 nats of the mark
   }
 }
 
-TEST_CASE("lab: run_scheme counts the steps whose gradient norm was clipped") {
+TEST_CASE("lab: run_scheme counts the steps whose gradient norm was clipped" * kKernels) {
   // At learning rate 0 the weights never move, so every step's gradient can be recomputed here from
   // the batches the card names (stream_seed(data_seed, s)) and its norm compared with the clip.
   DatasetConfig dc;
@@ -889,7 +890,7 @@ TEST_CASE("lab: run_scheme counts the steps whose gradient norm was clipped") {
   CHECK(r.clipped_steps == clipped);
 }
 
-TEST_CASE("lab: run_scheme evaluates at train_len x {1/2, 1, 2, 4, 8}; learned has no embedding beyond") {
+TEST_CASE("lab: run_scheme evaluates at train_len x {1/2, 1, 2, 4, 8}; learned has no embedding beyond" * kKernels) {
   const std::unique_ptr<Dataset> d = markov5();
   RunConfig rc = short_run(Scheme::kNone, 2, 2);
   for (Scheme scheme : {Scheme::kLearned, Scheme::kRope}) {
@@ -911,7 +912,7 @@ TEST_CASE("lab: run_scheme evaluates at train_len x {1/2, 1, 2, 4, 8}; learned h
   CHECK(run_scheme(*d, rc, Scheme::kRope, &r).code == StatusCode::kBadArgument);
 }
 
-TEST_CASE("lab: run_extension fine-tunes copies of the run_scheme model, as the card says") {
+TEST_CASE("lab: run_extension fine-tunes copies of the run_scheme model, as the card says" * kKernels) {
   const std::unique_ptr<Dataset> d = markov5();
   RunConfig rc = short_run(Scheme::kRope, 3, 8);
   ExtendConfig ex;
@@ -970,7 +971,7 @@ TEST_CASE("lab: run_extension fine-tunes copies of the run_scheme model, as the 
   CHECK(std::string(run_extension(*d, rc, Scheme::kXpos, ex, &bad).message) == "checkpoints must be distinct, ascending and <= 100000");
 }
 
-TEST_CASE("lab: run_scheme with randomized positions trains at the card's positions; learned reaches 8 T") {
+TEST_CASE("lab: run_scheme with randomized positions trains at the card's positions; learned reaches 8 T" * kKernels) {
   const std::unique_ptr<Dataset> d = markov5();
   RunConfig rc = short_run(Scheme::kLearned, 3, 2);
   rc.random_positions = 64;

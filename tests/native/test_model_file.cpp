@@ -10,6 +10,7 @@
 #include "helpers.hpp"
 #include "model_writer.hpp"
 #include "posenc/posenc.hpp"
+#include "subsets.hpp"
 
 using posenc::ModelInfo;
 using posenc::RopeParams;
@@ -499,7 +500,7 @@ void ggml_cache_twin(const posenc::GgmlRope& g, float pos, std::vector<float>* c
 
 }  // namespace
 
-TEST_CASE("precision ggml: llama.cpp's parameters for each scheme, and ggml's angle to float32 rounding") {
+TEST_CASE("precision ggml: llama.cpp's parameters for each scheme, and ggml's angle to float32 rounding" * kKernels) {
   // Qwen2.5 YaRN: freq_scale 1/4, ext_factor 1, ggml's corr dims, attn_factor 1 (ggml adds 1 + 0.1 ln 4).
   RopeParams yarn = hf("qwen2.5-7b-yarn");
   posenc::GgmlRope g;

@@ -10,6 +10,7 @@
 #include "posenc/posenc.hpp"
 #include "helpers.hpp"
 #include "reference.hpp"
+#include "subsets.hpp"
 
 using posenc::Precision;
 using posenc::RopeLayout;
@@ -212,7 +213,7 @@ TEST_CASE("rope frequencies: bad parameters give a status naming the parameter")
   CHECK(message_names(status_of(q), "partial_rotary_factor"));
 }
 
-TEST_CASE("apply_rope: matches the float64 rotation at every tail length, both layouts and precisions") {
+TEST_CASE("apply_rope: matches the float64 rotation at every tail length, both layouts and precisions" * kKernels) {
   for (const auto layout : {RopeLayout::kHalfSplit, RopeLayout::kInterleaved}) {
     for (const auto precision : {Precision::kFast, Precision::kAccurate}) {
       for (std::size_t head_dim = 2; head_dim <= 40; head_dim += 2) {
@@ -248,7 +249,7 @@ TEST_CASE("apply_rope: matches the float64 rotation at every tail length, both l
   }
 }
 
-TEST_CASE("apply_rope: rot_offset rotates the slice [rot_offset, rot_offset + rot_dim) of each head, the rest pass") {
+TEST_CASE("apply_rope: rot_offset rotates the slice [rot_offset, rot_offset + rot_dim) of each head, the rest pass" * kKernels) {
   // DeepSeek-V2/V3's MLA heads: [nope | rope], the rope part rotated in place (float64 twin on the
   // slices cut out by hand, so the kernel's own addressing is not what is compared against).
   const std::size_t seq_len = 4, n_heads = 3;
@@ -301,7 +302,7 @@ TEST_CASE("apply_rope: rot_offset rotates the slice [rot_offset, rot_offset + ro
   CHECK(frequencies(p).status.ok());
 }
 
-TEST_CASE("apply_rope: keeps each pair's norm, -pos undoes +pos, and q·k depends only on i - j") {
+TEST_CASE("apply_rope: keeps each pair's norm, -pos undoes +pos, and q·k depends only on i - j" * kKernels) {
   const std::size_t head_dim = 64, n_heads = 2, seq_len = 6;
   RopeParams p;
   p.head_dim = head_dim;
@@ -340,7 +341,7 @@ TEST_CASE("apply_rope: keeps each pair's norm, -pos undoes +pos, and q·k depend
   }
 }
 
-TEST_CASE("apply_rope with xpos: ζ_k^(±(p − c)/γ) on every pair against float64; q·k depends on n − m and decays") {
+TEST_CASE("apply_rope with xpos: ζ_k^(±(p − c)/γ) on every pair against float64; q·k depends on n − m and decays" * kKernels) {
   // Sun et al. 2022 (torchscale's XPOS): ζ_k = (2k/d + 0.4)/1.4, queries scaled by ζ^(p/γ), keys by ζ^(−p/γ).
   const std::size_t seq_len = 5, n_heads = 2, head_dim = 16, half = 8;
   RopeParams p;
@@ -421,7 +422,7 @@ TEST_CASE("apply_rope with xpos: ζ_k^(±(p − c)/γ) on every pair against flo
                       "xpos.scale_base must be finite and > 0"));
 }
 
-TEST_CASE("rope_cache: accurate angles stay within 1e-6 rad up to pos = 2^20; fast float32 drifts") {
+TEST_CASE("rope_cache: accurate angles stay within 1e-6 rad up to pos = 2^20; fast float32 drifts" * kKernels) {
   // θ = 1e4, head_dim 128: the angle error of cos/sin against the exact float64 angle pos·inv_freq.
   RopeParams p;
   p.head_dim = 128;
@@ -444,7 +445,7 @@ TEST_CASE("rope_cache: accurate angles stay within 1e-6 rad up to pos = 2^20; fa
   CHECK(worst[0] > 1e-2);  // float32(inv_freq) alone is off by ~6e-8 relative: x 2^20 = 6e-2 rad
 }
 
-TEST_CASE("apply_rope: bad arguments give a status and leave x untouched") {
+TEST_CASE("apply_rope: bad arguments give a status and leave x untouched" * kKernels) {
   std::vector<float> x(2 * 2 * 8, 3.0f);
   const std::vector<double> inv = {1.0, 0.1, 0.01, 0.001};
   CHECK(message_names(posenc::apply_rope(x.data(), 2, 2, 8, inv.data(), 6, nullptr, 0), "rot_dim must be even") == false);
@@ -460,7 +461,7 @@ TEST_CASE("apply_rope: bad arguments give a status and leave x untouched") {
   for (float v : x) CHECK(v == 3.0f);
 }
 
-TEST_CASE("shift_keys: rotating at p then shifting by delta equals rotating at p + delta, gain applied once") {
+TEST_CASE("shift_keys: rotating at p then shifting by delta equals rotating at p + delta, gain applied once" * kKernels) {
   const std::size_t seq_len = 5, n_heads = 2, head_dim = 64, half = head_dim / 2;
   posenc::RopeParams yarn;
   yarn.head_dim = head_dim;
@@ -485,7 +486,7 @@ TEST_CASE("shift_keys: rotating at p then shifting by delta equals rotating at p
                            posenc::RopeLayout::kHalfSplit, posenc::Precision::kGgml).code == posenc::StatusCode::kBadArgument);
 }
 
-TEST_CASE("apply_rope_rows: M-RoPE sections, Qwen2-VL position ids and Pixtral 2-D RoPE against float64") {
+TEST_CASE("apply_rope_rows: M-RoPE sections, Qwen2-VL position ids and Pixtral 2-D RoPE against float64" * kKernels) {
   // Qwen2-VL get_rope_index by hand: text 2, image 1×2×2 at id 2, text at 2 + max(0, 1, 1) + 1 = 4.
   const posenc::MropeSegment segs[] = {{2, 0, 0, 0}, {0, 1, 2, 2}, {1, 0, 0, 0}};
   std::vector<double> pos(3 * 7);

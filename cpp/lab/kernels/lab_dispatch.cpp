@@ -3,6 +3,7 @@
 
 #include "lab/kernels/lab_table.hpp"
 #include "kernels/table.hpp"
+#include "work_probe.hpp"
 
 namespace posenc::kernels {
 
@@ -22,6 +23,7 @@ const LabKernelTable& lab_kernel_table() noexcept {
       if (std::strcmp(t->arch, want) == 0) return t;
     return all[0];
   }();
+  probe::mark();
   return *chosen;
 }
 

@@ -7,6 +7,11 @@
 #include <cstring>
 
 #include "kernels/table.hpp"
+#include "work_probe.hpp"
+
+namespace posenc::probe {
+std::atomic<bool> g_marked{false};
+}  // namespace posenc::probe
 
 namespace posenc::kernels {
 
@@ -45,6 +50,7 @@ const KernelTable& kernel_table() noexcept {
         if (targets[i].supported && std::strcmp(targets[i].table->arch, want) == 0) best = targets[i].table;
     return best;
   }();
+  probe::mark();
   return *chosen;
 }
 
