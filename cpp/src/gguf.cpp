@@ -26,7 +26,7 @@ using nlohmann::json;
 using file::Cursor;
 
 enum GgufType : std::uint32_t {
-  kU8 = 0, kI8, kU16, kI16, kU32, kI32, kF32, kBool, kString, kArray, kU64, kI64, kF64,
+  kU8 = 0, kI8, kU16, kI16, kU32, kI32, kF32, kBool, kString, kArray, kU64, kI64, kF64
 };
 
 // Bytes of one scalar of a type (0: not a fixed-size scalar).
@@ -149,6 +149,7 @@ struct TensorInfo {
 struct GgmlType {
   std::uint32_t size, block;
 };
+// clang-format off: ten types a row
 constexpr GgmlType kGgmlTypes[] = {
     {4, 1},    {2, 1},    {18, 32},  {20, 32},  {0, 0},   {0, 0},   {22, 32},  {24, 32},  {34, 32},  {36, 32},   // 0-9
     {84, 256}, {110, 256}, {144, 256}, {176, 256}, {210, 256}, {292, 256}, {66, 256}, {74, 256}, {98, 256}, {50, 256},  // 10-19
@@ -156,6 +157,7 @@ constexpr GgmlType kGgmlTypes[] = {
     {2, 1},    {0, 0},    {0, 0},    {0, 0},    {54, 256}, {66, 256}, {0, 0},   {0, 0},    {0, 0},    {17, 32},   // 30-39
     {36, 64},  {18, 128}, {18, 64},                                                                           // 40-42
 };
+// clang-format on
 
 // The bytes of a tensor's data as ggml computes them (ggml_nbytes), or why it has none.
 bool tensor_bytes(const TensorInfo& t, std::uint64_t* bytes, std::string* why) {

@@ -15,6 +15,7 @@ struct Entry {
 
 constexpr RopeType N = RopeType::kNone, R = RopeType::kNorm, X = RopeType::kNeox;
 
+// clang-format off: the architectures grouped by type, a few a line
 constexpr Entry kTable[] = {
     // no RoPE
     {"clip", N}, {"gpt2", N}, {"gptj", N}, {"mpt", N}, {"refact", N}, {"bloom", N}, {"mamba", N},
@@ -39,6 +40,7 @@ constexpr Entry kTable[] = {
     // multi-axis
     {"qwen2vl", RopeType::kMrope}, {"qwen3vl", RopeType::kImrope}, {"qwen3vlmoe", RopeType::kImrope},
 };
+// clang-format on
 
 }  // namespace
 
