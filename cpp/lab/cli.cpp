@@ -40,10 +40,19 @@ std::string utc_now() {
 }
 
 nlohmann::json config_json(const Args& a, const Dataset& data, const RunConfig& rc) {
-  return {{"vocabSize", data.vocab_size()}, {"dModel", rc.model.d_model}, {"nLayers", rc.model.n_layers},
-          {"nHeads", rc.model.n_heads}, {"trainLength", rc.model.train_len}, {"batch", rc.batch}, {"steps", a.steps},
-          {"peakLr", a.lr}, {"warmupSteps", rc.schedule.warmup_steps}, {"seed", a.seed}, {"seeds", a.seeds},
-          {"evalBatch", rc.eval_batch}, {"randomPositions", rc.random_positions}};
+  return {{"vocabSize", data.vocab_size()},
+          {"dModel", rc.model.d_model},
+          {"nLayers", rc.model.n_layers},
+          {"nHeads", rc.model.n_heads},
+          {"trainLength", rc.model.train_len},
+          {"batch", rc.batch},
+          {"steps", a.steps},
+          {"peakLr", a.lr},
+          {"warmupSteps", rc.schedule.warmup_steps},
+          {"seed", a.seed},
+          {"seeds", a.seeds},
+          {"evalBatch", rc.eval_batch},
+          {"randomPositions", rc.random_positions}};
 }
 
 void fail(const std::string& message) {
@@ -89,10 +98,11 @@ Args parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string f = argv[i];
     if (f == "--help" || f == "-h") {
-      std::printf("usage: npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|a,b,...]\n"
-                  "  [--steps N] [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S]\n"
-                  "  [--seeds N] [--jobs J] [--threads N] [--random-positions L_MAX]\n"
-                  "  [--extend FACTOR [--checkpoints 0,25,100,400]] [--out FILE]\n");
+      std::printf(
+          "usage: npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|a,b,...]\n"
+          "  [--steps N] [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S]\n"
+          "  [--seeds N] [--jobs J] [--threads N] [--random-positions L_MAX]\n"
+          "  [--extend FACTOR [--checkpoints 0,25,100,400]] [--out FILE]\n");
       std::exit(0);
     }
     if (i + 1 >= argc) fail(f + " needs a value");
@@ -115,16 +125,17 @@ Args parse(int argc, char** argv) {
       for (const char* p = v; *p != '\0';) {
         char* end = nullptr;
         const unsigned long long n = std::strtoull(p, &end, 10);
-        if (end == p || (*end != ',' && *end != '\0')) fail(std::string("--checkpoints must be a list like 0,25,100 (got ") + v + ")");
+        if (end == p || (*end != ',' && *end != '\0'))
+          fail(std::string("--checkpoints must be a list like 0,25,100 (got ") + v + ")");
         a.checkpoints.push_back(static_cast<std::size_t>(n));
         p = *end == ',' ? end + 1 : end;
       }
-    }
-    else if (f == "--out") a.out = v;
+    } else if (f == "--out") a.out = v;
     else if (f == "--lr") {
       char* end = nullptr;
       a.lr = std::strtod(v, &end);
-      if (end == v || *end != '\0' || !(a.lr > 0.0 && std::isfinite(a.lr))) fail(std::string("--lr must be > 0 (got ") + v + ")");
+      if (end == v || *end != '\0' || !(a.lr > 0.0 && std::isfinite(a.lr)))
+        fail(std::string("--lr must be > 0 (got ") + v + ")");
     } else {
       fail("unknown option " + f + " (see --help)");
     }
@@ -228,14 +239,19 @@ double run_all(const Args& a, const Dataset& data, const RunConfig& rc, const st
   results->assign(n_jobs, SchemeResult{});
   std::vector<Status> statuses(n_jobs);
   std::mutex print;
-  struct Ctx { std::string name; std::mutex* print; std::size_t every; };
+  struct Ctx {
+    std::string name;
+    std::mutex* print;
+    std::size_t every;
+  };
   auto run_job = [&](std::size_t j) {
     const Scheme scheme = schemes[j / n_seeds];
     RunConfig job = rc;
     job.model.seed = job.data_seed = a.seed + j % n_seeds;
     Ctx ctx{scheme_name(scheme) + (n_seeds > 1 ? " s" + std::to_string(job.model.seed) : std::string()), &print,
             a.steps / 10 > 0 ? a.steps / 10 : 1};
-    statuses[j] = run_scheme(data, job, scheme, &(*results)[j],
+    statuses[j] = run_scheme(
+        data, job, scheme, &(*results)[j],
         [](void* user, std::size_t step, std::size_t total, float loss) {
           const Ctx& c = *static_cast<Ctx*>(user);
           if ((step + 1) % c.every == 0 || step + 1 == total) {
@@ -243,7 +259,8 @@ double run_all(const Args& a, const Dataset& data, const RunConfig& rc, const st
             std::fprintf(stderr, "  %-16s step %5zu/%zu  loss %.4f\n", c.name.c_str(), step + 1, total, loss);
           }
           return true;
-        }, &ctx);
+        },
+        &ctx);
   };
   const auto start = std::chrono::steady_clock::now();
   run_jobs(n_jobs, a.jobs, run_job);
@@ -331,11 +348,13 @@ void print_table(const Args& a, const Dataset& data, const RunConfig& rc, const 
     double steps_per_s = 0.0;
     std::size_t clip_lo = SIZE_MAX, clip_hi = 0;
     for (std::size_t k = 0; k < n_seeds; ++k) {
-      steps_per_s += static_cast<double>(runs[k].train_loss.size()) / runs[k].train_seconds / static_cast<double>(n_seeds);
+      steps_per_s +=
+          static_cast<double>(runs[k].train_loss.size()) / runs[k].train_seconds / static_cast<double>(n_seeds);
       clip_lo = std::min(clip_lo, runs[k].clipped_steps);
       clip_hi = std::max(clip_hi, runs[k].clipped_steps);
     }
-    const std::string clipped = clip_lo == clip_hi ? std::to_string(clip_lo) : std::to_string(clip_lo) + "–" + std::to_string(clip_hi);
+    const std::string clipped =
+        clip_lo == clip_hi ? std::to_string(clip_lo) : std::to_string(clip_lo) + "–" + std::to_string(clip_hi);
     for (const std::string& l : labels) print_row(l, runs, n_seeds, T, lengths, w, steps_per_s, clipped);
   }
 }
@@ -356,21 +375,28 @@ void write_json(const Args& a, const Dataset& data, const RunConfig& rc, const s
   for (std::size_t job = 0; job < results.size(); ++job) {
     const SchemeResult& r = results[job];
     const bool first_seed = job % n_seeds == 0;
-    json jr = {{"scheme", scheme_name(r.scheme)}, {"seed", a.seed + job % n_seeds}, {"trainSeconds", r.train_seconds},
+    json jr = {{"scheme", scheme_name(r.scheme)},
+               {"seed", a.seed + job % n_seeds},
+               {"trainSeconds", r.train_seconds},
                {"stepsPerSecond", static_cast<double>(r.train_loss.size()) / r.train_seconds},
-               {"clippedSteps", r.clipped_steps}, {"eval", json::array()}};
+               {"clippedSteps", r.clipped_steps},
+               {"eval", json::array()}};
     if (first_seed) jr["trainLoss"] = float_array(r.train_loss);
     for (const EvalRow& e : r.eval) {
       json b = json::array();
       for (double v : e.bucket_loss) b.push_back(number_or_null(v));
-      jr["eval"].push_back({{"length", e.length}, {"ropeScaling", rope_scaling_name(e.scaling)},
-                            {"noEmbedding", e.no_embedding}, {"loss", number_or_null(e.loss)},
-                            {"floor", number_or_null(e.floor)}, {"bucketWidth", e.bucket_width},
+      jr["eval"].push_back({{"length", e.length},
+                            {"ropeScaling", rope_scaling_name(e.scaling)},
+                            {"noEmbedding", e.no_embedding},
+                            {"loss", number_or_null(e.loss)},
+                            {"floor", number_or_null(e.floor)},
+                            {"bucketWidth", e.bucket_width},
                             {"bucketLoss", b}});
     }
     if (first_seed) {
       jr["position"] = json::object();
-      for (const PositionArray& p : r.position) jr["position"][p.name] = {{"shape", p.shape}, {"values", float_array(p.values)}};
+      for (const PositionArray& p : r.position)
+        jr["position"][p.name] = {{"shape", p.shape}, {"values", float_array(p.values)}};
     }
     j["results"].push_back(jr);
   }
@@ -391,12 +417,14 @@ int main(int argc, char** argv) {
   const RunConfig rc = run_config(a);
   const std::vector<Scheme> schemes = parse_schemes(a.extend != 0 && a.schemes == "all" ? "rope,xpos" : a.schemes);
 
-  std::printf("lab: task %s (vocab %zu), d_model %zu, n_layers %zu, n_heads %zu, train_len %zu, batch %zu, "
-              "%zu steps, peak lr %g, simd %s, %d thread%s per model\n",
-              a.task.c_str(), data->vocab_size(), rc.model.d_model, rc.model.n_layers, rc.model.n_heads,
-              rc.model.train_len, rc.batch, a.steps, a.lr, simd_arch(), num_threads(), num_threads() == 1 ? "" : "s");
+  std::printf(
+      "lab: task %s (vocab %zu), d_model %zu, n_layers %zu, n_heads %zu, train_len %zu, batch %zu, "
+      "%zu steps, peak lr %g, simd %s, %d thread%s per model\n",
+      a.task.c_str(), data->vocab_size(), rc.model.d_model, rc.model.n_layers, rc.model.n_heads, rc.model.train_len,
+      rc.batch, a.steps, a.lr, simd_arch(), num_threads(), num_threads() == 1 ? "" : "s");
   if (rc.random_positions != 0)
-    std::printf("lab: randomized positions: each training row at a sorted random subset of [0, %zu)\n", rc.random_positions);
+    std::printf("lab: randomized positions: each training row at a sorted random subset of [0, %zu)\n",
+                rc.random_positions);
   if (std::isfinite(data->entropy_rate()))
     std::printf("lab: entropy rate %.4f nats/token; floor at train_len %.4f\n", data->entropy_rate(),
                 data->loss_floor(rc.model.train_len));

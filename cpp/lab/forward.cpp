@@ -84,7 +84,8 @@ std::uint64_t activation_floats(const ModelConfig& c, std::uint64_t batch, std::
     case Scheme::kXpos: return n + 4 * (span + batch * seq_len) * half;
     case Scheme::kT5: return n + span;
     case Scheme::kKerpleLog:
-    case Scheme::kKerplePower: return n + 3 * std::uint64_t{c.n_heads} * span;  // the float bias and its double gradient
+    case Scheme::kKerplePower:
+      return n + 3 * std::uint64_t{c.n_heads} * span;  // the float bias and its double gradient
     default: return n;
   }
 }
@@ -103,8 +104,7 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const Rop
               });
   ws.shared = positions == nullptr;
   ws.pos.resize(ws.groups * seq_len);
-  for (std::size_t r = 0; r < ws.pos.size(); ++r)
-    ws.pos[r] = ws.shared ? r : static_cast<std::size_t>(positions[r]);
+  for (std::size_t r = 0; r < ws.pos.size(); ++r) ws.pos[r] = ws.shared ? r : static_cast<std::size_t>(positions[r]);
   ws.span = 0;
   for (std::size_t p : ws.pos) ws.span = std::max(ws.span, p + 1);
   const std::size_t span = ws.span;
@@ -127,8 +127,9 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const Rop
         p.scaling = RopeScaling::kProportional;
         p.partial_rotary_factor = kPRopeFraction;
       }
-      const double factor = rope.factor > 0.0 ? rope.factor
-                                              : std::max(1.0, static_cast<double>(seq_len) / static_cast<double>(c.train_len));
+      const double factor = rope.factor > 0.0
+                                ? rope.factor
+                                : std::max(1.0, static_cast<double>(seq_len) / static_cast<double>(c.train_len));
       if (rope.scaling == RopeScaling::kDynamic) {
         p.factor = rope.factor > 0.0 ? rope.factor : 2.0;
         p.max_position_embeddings = c.train_len;
@@ -162,12 +163,10 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const Rop
     case Scheme::kT5: {
       ws.bucket.resize(span);
       const T5BucketParams p{false, kT5Buckets, kT5MaxDistance};
-      for (std::size_t dist = 0; dist < span; ++dist)
-        ws.bucket[dist] = t5_bucket(-static_cast<std::int64_t>(dist), p);
+      for (std::size_t dist = 0; dist < span; ++dist) ws.bucket[dist] = t5_bucket(-static_cast<std::int64_t>(dist), p);
       return Status::Ok();
     }
-    default:
-      return Status::Ok();
+    default: return Status::Ok();
   }
 }
 
@@ -181,7 +180,14 @@ struct Sizes {
 Sizes sizes(const Model::Impl& m) {
   const ModelConfig& c = m.config;
   const std::size_t B = m.ws.batch, T = m.ws.seq_len;
-  return {B, T, c.d_model, c.n_heads, m.head_dim, c.vocab_size, B * T, 4 * c.d_model,
+  return {B,
+          T,
+          c.d_model,
+          c.n_heads,
+          m.head_dim,
+          c.vocab_size,
+          B * T,
+          4 * c.d_model,
           1.0f / std::sqrt(static_cast<float>(m.head_dim))};
 }
 
@@ -229,7 +235,8 @@ void attention_forward(Model::Impl& m, std::size_t l) {
   const float* x = ws.x.data() + l * z.rows * d;
   parallel_blocks(z.rows, 4, 3 * d * d, [&](std::size_t r0, std::size_t r1) {
     float* a = lc.a.data() + r0 * d;
-    K.layernorm(a, lc.mu1.data() + r0, lc.r1.data() + r0, x + r0 * d, m.param(bl.ln1_w), m.param(bl.ln1_b), r1 - r0, d, kLayerNormEps);
+    K.layernorm(a, lc.mu1.data() + r0, lc.r1.data() + r0, x + r0 * d, m.param(bl.ln1_w), m.param(bl.ln1_b), r1 - r0, d,
+                kLayerNormEps);
     K.gemm(lc.q.data() + r0 * d, d, a, d, 1, m.param(bl.wq), d, r1 - r0, d, d, false);
     K.gemm(lc.k.data() + r0 * d, d, a, d, 1, m.param(bl.wk), d, r1 - r0, d, d, false);
     K.gemm(lc.v.data() + r0 * d, d, a, d, 1, m.param(bl.wv), d, r1 - r0, d, d, false);
@@ -248,7 +255,8 @@ void attention_forward(Model::Impl& m, std::size_t l) {
   // One (batch row b, head h): its scores, softmax and context; a task each.
   const auto attend = [&](std::size_t b, std::size_t h) {
     const std::size_t* pos = ws.pos.data() + (ws.shared ? 0 : b * T);
-    const float* fire = c.scheme == Scheme::kFire ? ws.fbias.data() + (l * ws.groups + (ws.shared ? 0 : b)) * H * T * T : nullptr;
+    const float* fire =
+        c.scheme == Scheme::kFire ? ws.fbias.data() + (l * ws.groups + (ws.shared ? 0 : b)) * H * T * T : nullptr;
     float* p = lc.p.data() + (b * H + h) * T * T;
     const std::size_t off = b * T * d + h * hd;
     // s[i][j] = scale q_i·k_j + bias(i, j) for j <= i, then the causal softmax of each row.
@@ -256,7 +264,8 @@ void attention_forward(Model::Impl& m, std::size_t l) {
     if (cope) cope_forward_head(m, l, b, h);
     for (std::size_t i = 0; i < T; ++i) {
       float* row = p + i * T;
-      for (std::size_t j = 0; j <= i; ++j) row[j] = row[j] * z.scale + score_bias(m, h, pos[i] - pos[j], t5, fire, i, j);
+      for (std::size_t j = 0; j <= i; ++j)
+        row[j] = row[j] * z.scale + score_bias(m, h, pos[i] - pos[j], t5, fire, i, j);
       if (cope) cope_forward_row(m, l, b, h, i, row);
       K.softmax(row, i + 1);
       std::fill(row + i + 1, row + T, 0.0f);
@@ -281,7 +290,8 @@ void mlp_forward(Model::Impl& m, std::size_t l) {
     float* h = lc.h.data() + r0 * d;
     std::copy(x + r0 * d, x + r1 * d, h);
     K.gemm(h, d, lc.ctx.data() + r0 * d, d, 1, m.param(bl.wo), d, r1 - r0, d, d, true);
-    K.layernorm(lc.b.data() + r0 * d, lc.mu2.data() + r0, lc.r2.data() + r0, h, m.param(bl.ln2_w), m.param(bl.ln2_b), r1 - r0, d, kLayerNormEps);
+    K.layernorm(lc.b.data() + r0 * d, lc.mu2.data() + r0, lc.r2.data() + r0, h, m.param(bl.ln2_w), m.param(bl.ln2_b),
+                r1 - r0, d, kLayerNormEps);
     K.gemm(lc.u.data() + r0 * F, F, lc.b.data() + r0 * d, d, 1, m.param(bl.w1), F, r1 - r0, F, d, false);
   });
   gelu(lc.g.data(), lc.u.data(), z.rows * F);
@@ -301,7 +311,8 @@ void head_forward(Model::Impl& m, const std::int32_t* tokens) {
   const float* x_last = ws.x.data() + m.config.n_layers * z.rows * d;
   parallel_blocks(z.rows, 4, d * V, [&](std::size_t r0, std::size_t r1) {
     float* f = ws.f.data() + r0 * d;
-    K.layernorm(f, ws.muf.data() + r0, ws.rf.data() + r0, x_last + r0 * d, m.param(m.ln_f_w), m.param(m.ln_f_b), r1 - r0, d, kLayerNormEps);
+    K.layernorm(f, ws.muf.data() + r0, ws.rf.data() + r0, x_last + r0 * d, m.param(m.ln_f_w), m.param(m.ln_f_b),
+                r1 - r0, d, kLayerNormEps);
     K.gemm_nt(ws.logits.data() + r0 * V, V, f, d, emb, d, r1 - r0, V, d, false);
     for (std::size_t r = r0; r < r1; ++r) {
       float* zr = ws.logits.data() + r * V;
@@ -337,8 +348,8 @@ void head_backward(Model::Impl& m, const std::int32_t* tokens) {
   gemm(m.grad(m.tok_emb), d, ws.logits.data(), 1, V, ws.f.data(), d, V, d, z.rows, false);  // dtok_emb = dzᵀ·f
   const float* x_last = ws.x.data() + m.config.n_layers * z.rows * d;
   std::fill(ws.dx.begin(), ws.dx.end(), 0.0f);
-  K.layernorm_backward(ws.dx.data(), m.grad(m.ln_f_w), m.grad(m.ln_f_b), ws.df.data(), x_last,
-                       ws.muf.data(), ws.rf.data(), m.param(m.ln_f_w), z.rows, d);
+  K.layernorm_backward(ws.dx.data(), m.grad(m.ln_f_w), m.grad(m.ln_f_b), ws.df.data(), x_last, ws.muf.data(),
+                       ws.rf.data(), m.param(m.ln_f_w), z.rows, d);
 }
 
 // Layer l's MLP and attention output, backwards: dx is ∂L/∂x'; leaves ∂L/∂h in dh and ∂L/∂ctx in
@@ -354,30 +365,36 @@ void mlp_backward(Model::Impl& m, std::size_t l) {
   LayerCache& lc = ws.layers[l];
   const Blocks by_row_f(rows, 4, F * d), by_row_d(rows, 4, d * d), by_f(F, 4, d * rows), by_d(d, 4, d * rows);
   parallel_blocks(
-      by_row_f, [&](std::size_t r0, std::size_t r1) {
+      by_row_f,
+      [&](std::size_t r0, std::size_t r1) {
         K.gemm_nt(ws.dg.data() + r0 * F, F, ws.dx.data() + r0 * d, d, m.param(bl.w2), d, r1 - r0, F, d, false);
       },
-      by_f, [&](std::size_t i0, std::size_t i1) {
+      by_f,
+      [&](std::size_t i0, std::size_t i1) {
         K.gemm(m.grad(bl.w2) + i0 * d, d, lc.g.data() + i0, 1, F, ws.dx.data(), d, i1 - i0, d, rows, false);
       });
   gelu_backward(ws.du.data(), ws.dg.data(), lc.u.data(), rows * F);
   parallel_blocks(
-      by_d, [&](std::size_t i0, std::size_t i1) {
+      by_d,
+      [&](std::size_t i0, std::size_t i1) {
         K.gemm(m.grad(bl.w1) + i0 * F, F, lc.b.data() + i0, 1, d, ws.du.data(), F, i1 - i0, F, rows, false);
       },
-      by_row_f, [&](std::size_t r0, std::size_t r1) {
+      by_row_f,
+      [&](std::size_t r0, std::size_t r1) {
         K.gemm_nt(ws.dn.data() + r0 * d, d, ws.du.data() + r0 * F, F, m.param(bl.w1), F, r1 - r0, d, F, false);
       });
   std::copy(ws.dx.begin(), ws.dx.end(), ws.dh.begin());
-  K.layernorm_backward(ws.dh.data(), m.grad(bl.ln2_w), m.grad(bl.ln2_b), ws.dn.data(), lc.h.data(),
-                       lc.mu2.data(), lc.r2.data(), m.param(bl.ln2_w), rows, d);
+  K.layernorm_backward(ws.dh.data(), m.grad(bl.ln2_w), m.grad(bl.ln2_b), ws.dn.data(), lc.h.data(), lc.mu2.data(),
+                       lc.r2.data(), m.param(bl.ln2_w), rows, d);
 
   // Attention output: h = x + ctx·wo.
   parallel_blocks(
-      by_d, [&](std::size_t i0, std::size_t i1) {
+      by_d,
+      [&](std::size_t i0, std::size_t i1) {
         K.gemm(m.grad(bl.wo) + i0 * d, d, lc.ctx.data() + i0, 1, d, ws.dh.data(), d, i1 - i0, d, rows, false);
       },
-      by_row_d, [&](std::size_t r0, std::size_t r1) {
+      by_row_d,
+      [&](std::size_t r0, std::size_t r1) {
         K.gemm_nt(ws.dctx.data() + r0 * d, d, ws.dh.data() + r0 * d, d, m.param(bl.wo), d, r1 - r0, d, d, false);
       });
 }
@@ -435,13 +452,13 @@ void attention_backward(Model::Impl& m, std::size_t l) {
   // Tasks: one per (b, h), or one per head h with b = 0 … B − 1 in order when a gradient is summed
   // over the batch rows (t5, kerple, fire at shared positions, cope's table: they add into the same
   // slots), so each sum keeps its order.
-  const bool per_head = c.scheme == Scheme::kT5 || is_kerple(c.scheme) || (d_fire && ws.shared) || c.scheme == Scheme::kCope;
+  const bool per_head =
+      c.scheme == Scheme::kT5 || is_kerple(c.scheme) || (d_fire && ws.shared) || c.scheme == Scheme::kCope;
   parallel_tasks(per_head ? H : B * H, ws.workers.size(), [&](std::size_t task, std::size_t worker) {
     WorkerScratch& w = ws.workers[worker];
     if (per_head)
       for (std::size_t b = 0; b < B; ++b) attend_backward(m, l, b, task, w);
-    else
-      attend_backward(m, l, task / H, task % H, w);
+    else attend_backward(m, l, task / H, task % H, w);
   });
   if (d_fire) fire_backward(m, l);
   if (rotates(c.scheme)) {  // back through the rotation: Rᵀ (xPos: (ζR)ᵀ = ζRᵀ)
@@ -456,21 +473,23 @@ void attention_backward(Model::Impl& m, std::size_t l) {
   // dW = aᵀ·dY for wq, wk, wv by rows of dW, and da = dq·wqᵀ + dk·wkᵀ + dv·wvᵀ (in that order) by rows.
   const Blocks by_row_d(rows, 4, d * d), by_d(d, 4, d * rows);
   parallel_blocks(
-      by_d, [&](std::size_t i0, std::size_t i1) {
+      by_d,
+      [&](std::size_t i0, std::size_t i1) {
         const float* a = lc.a.data() + i0;
         K.gemm(m.grad(bl.wq) + i0 * d, d, a, 1, d, ws.dq.data(), d, i1 - i0, d, rows, false);
         K.gemm(m.grad(bl.wk) + i0 * d, d, a, 1, d, ws.dk.data(), d, i1 - i0, d, rows, false);
         K.gemm(m.grad(bl.wv) + i0 * d, d, a, 1, d, ws.dv.data(), d, i1 - i0, d, rows, false);
       },
-      by_row_d, [&](std::size_t r0, std::size_t r1) {
+      by_row_d,
+      [&](std::size_t r0, std::size_t r1) {
         float* da = ws.da.data() + r0 * d;
         K.gemm_nt(da, d, ws.dq.data() + r0 * d, d, m.param(bl.wq), d, r1 - r0, d, d, false);
         K.gemm_nt(da, d, ws.dk.data() + r0 * d, d, m.param(bl.wk), d, r1 - r0, d, d, true);
         K.gemm_nt(da, d, ws.dv.data() + r0 * d, d, m.param(bl.wv), d, r1 - r0, d, d, true);
       });
   std::copy(ws.dh.begin(), ws.dh.end(), ws.dx.begin());
-  K.layernorm_backward(ws.dx.data(), m.grad(bl.ln1_w), m.grad(bl.ln1_b), ws.da.data(), x,
-                       lc.mu1.data(), lc.r1.data(), m.param(bl.ln1_w), rows, d);
+  K.layernorm_backward(ws.dx.data(), m.grad(bl.ln1_w), m.grad(bl.ln1_b), ws.da.data(), x, lc.mu1.data(), lc.r1.data(),
+                       m.param(bl.ln1_w), rows, d);
 }
 
 // Embeddings: x₀ = tok_emb[token]·s (+ pos_emb[pos]).

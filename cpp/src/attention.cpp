@@ -35,7 +35,8 @@ Status check(const float* q, const void* k_data, const void* v_data, std::size_t
   if (o.head_dim == 0) return bad("head_dim must be > 0");
   const std::size_t n_kv = o.n_kv_heads == 0 ? o.n_heads : o.n_kv_heads;
   if (o.n_heads % n_kv != 0) return bad("n_heads must be a multiple of n_kv_heads");
-  if (q == nullptr || k_data == nullptr || v_data == nullptr || out == nullptr) return bad("q, k, v and out must not be null");
+  if (q == nullptr || k_data == nullptr || v_data == nullptr || out == nullptr)
+    return bad("q, k, v and out must not be null");
   if (o.scale && !std::isfinite(*o.scale)) return bad("scale must be finite");
   if (!std::isfinite(o.softcap)) return bad("softcap must be finite");
   if (Status s = position_bias::check(o, o.n_heads); !s.ok()) return s;
@@ -68,8 +69,13 @@ Problem problem(const float* q, const void* k_data, const void* v_data, std::siz
   const bool half_kv = o.kv_dtype == DType::kFloat16;
   const std::size_t n_kv = o.n_kv_heads == 0 ? o.n_heads : o.n_kv_heads;
   Problem p;
-  p.batch = 1; p.q_heads = o.n_heads; p.kv_heads = n_kv; p.q_len = q_len; p.kv_len = kv_len;
-  p.head_dim = o.head_dim; p.v_dim = o.head_dim;
+  p.batch = 1;
+  p.q_heads = o.n_heads;
+  p.kv_heads = n_kv;
+  p.q_len = q_len;
+  p.kv_len = kv_len;
+  p.head_dim = o.head_dim;
+  p.v_dim = o.head_dim;
   p.q = q;
   p.k = half_kv ? nullptr : static_cast<const float*>(k_data);
   p.v = half_kv ? nullptr : static_cast<const float*>(v_data);
@@ -115,10 +121,11 @@ Status rotate_copies(const AttentionOptions& o, std::size_t q_len, std::size_t k
   }
   // Heads major: each head's [len][head_dim] slab is a one-head token-major tensor.
   auto rotate = [&](float* x, std::size_t len, std::size_t heads, double offset) {
-    if (!o.heads_major) return apply_rope(x, len, heads, o.head_dim, o.rope_inv_freq, o.rope_rot_dim, nullptr, offset, o.rope);
+    if (!o.heads_major)
+      return apply_rope(x, len, heads, o.head_dim, o.rope_inv_freq, o.rope_rot_dim, nullptr, offset, o.rope);
     for (std::size_t h = 0; h < heads; ++h)
-      if (Status s = apply_rope(x + h * len * o.head_dim, len, 1, o.head_dim, o.rope_inv_freq, o.rope_rot_dim,
-                                nullptr, offset, o.rope);
+      if (Status s = apply_rope(x + h * len * o.head_dim, len, 1, o.head_dim, o.rope_inv_freq, o.rope_rot_dim, nullptr,
+                                offset, o.rope);
           !s.ok())
         return s;
     return Status::Ok();
@@ -154,8 +161,8 @@ Status scale_by_temperature(const AttentionOptions& o, const float* q, std::size
 
 }  // namespace
 
-Status attention(const float* q, const void* k_data, const void* v_data, std::size_t q_len,
-                 std::size_t kv_len, const AttentionOptions& o, float* out, float* weights) noexcept {
+Status attention(const float* q, const void* k_data, const void* v_data, std::size_t q_len, std::size_t kv_len,
+                 const AttentionOptions& o, float* out, float* weights) noexcept {
   if (Status s = check(q, k_data, v_data, q_len, kv_len, o, out, weights); !s.ok()) return s;
   Problem p = problem(q, k_data, v_data, q_len, kv_len, o, out, weights);
   std::vector<float> q_rot, k_rot;

@@ -30,8 +30,9 @@ class Cursor {
   // Records a malformed-file failure at the current offset (the first one wins).
   bool fail(const std::string& expected) { return fail_at(at_, expected); }
   bool fail_at(std::uint64_t offset, const std::string& expected) {
-    if (!failed()) failure_ = {StatusCode::kBadArgument,
-                               std::string(what_) + ": at byte " + std::to_string(offset) + ": " + expected};
+    if (!failed())
+      failure_ = {StatusCode::kBadArgument,
+                  std::string(what_) + ": at byte " + std::to_string(offset) + ": " + expected};
     return false;
   }
 
@@ -69,7 +70,8 @@ class Cursor {
     if constexpr (sizeof(T) == 1) {
       std::memcpy(out, b, 1);
     } else {
-      using U = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+      using U = std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                   std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
       const U u = static_cast<U>(v);
       std::memcpy(out, &u, sizeof(T));
     }
@@ -99,8 +101,8 @@ float bfloat16_to_float(std::uint16_t b) noexcept;
 enum class Dtype { kF32, kF16, kBF16, kF64 };
 
 // Reads count elements of dtype at offset (absolute) as float32 into out.
-bool read_floats(const ByteSource& src, std::uint64_t offset, std::uint64_t count, Dtype dtype,
-                 std::vector<float>* out, Failure* failure, const char* what);
+bool read_floats(const ByteSource& src, std::uint64_t offset, std::uint64_t count, Dtype dtype, std::vector<float>* out,
+                 Failure* failure, const char* what);
 
 Status status_of(const Failure& f, std::string* detail);
 

@@ -25,17 +25,22 @@ namespace {
 using nlohmann::json;
 using file::Cursor;
 
-enum GgufType : std::uint32_t {
-  kU8 = 0, kI8, kU16, kI16, kU32, kI32, kF32, kBool, kString, kArray, kU64, kI64, kF64
-};
+enum GgufType : std::uint32_t { kU8 = 0, kI8, kU16, kI16, kU32, kI32, kF32, kBool, kString, kArray, kU64, kI64, kF64 };
 
 // Bytes of one scalar of a type (0: not a fixed-size scalar).
 std::uint64_t scalar_size(std::uint32_t t) {
   switch (t) {
-    case kU8: case kI8: case kBool: return 1;
-    case kU16: case kI16: return 2;
-    case kU32: case kI32: case kF32: return 4;
-    case kU64: case kI64: case kF64: return 8;
+    case kU8:
+    case kI8:
+    case kBool: return 1;
+    case kU16:
+    case kI16: return 2;
+    case kU32:
+    case kI32:
+    case kF32: return 4;
+    case kU64:
+    case kI64:
+    case kF64: return 8;
     default: return 0;
   }
 }
@@ -46,7 +51,9 @@ constexpr std::uint64_t kMaxName = 1u << 16;
 bool read_string(Cursor& c, std::string* out, const char* what) {
   std::uint64_t n = 0;
   if (!c.value(&n, what)) return false;
-  if (n > kMaxName) return c.fail_at(c.offset() - 8, std::string(what) + " of " + std::to_string(n) + " bytes is longer than the 65536 this reader accepts");
+  if (n > kMaxName)
+    return c.fail_at(c.offset() - 8, std::string(what) + " of " + std::to_string(n) +
+                                         " bytes is longer than the 65536 this reader accepts");
   return c.string(n, out, what);
 }
 
@@ -119,8 +126,8 @@ bool read_value(Cursor& c, std::uint32_t t, json* out, bool keep, int depth, std
     const std::uint64_t least = width != 0 ? width : et == kString ? 8 : 12;
     if (n > c.remaining() / least)
       return c.fail_at(at, "an array of " + std::to_string(n) + " elements needs at least " + std::to_string(n) +
-                               " × " + std::to_string(least) + " bytes, more than the " + std::to_string(c.remaining()) +
-                               " left in the file");
+                               " × " + std::to_string(least) + " bytes, more than the " +
+                               std::to_string(c.remaining()) + " left in the file");
     keep = keep && n <= kKeptArray && *kept + n <= kKeptTotal;
     if (keep) *kept += n;
     if (width != 0 && !keep) return c.skip(n * width, "array elements");
@@ -141,7 +148,7 @@ struct TensorInfo {
   std::string name;
   std::vector<std::uint64_t> ne;  // ne[0] varies fastest
   std::uint32_t type = 0;
-  std::uint64_t offset = 0;       // absolute, once the data start is known
+  std::uint64_t offset = 0;  // absolute, once the data start is known
 };
 
 // ggml's types as libggml 0.27 defines them: bytes per block and values per block (0: removed or
@@ -151,11 +158,15 @@ struct GgmlType {
 };
 // clang-format off: ten types a row
 constexpr GgmlType kGgmlTypes[] = {
-    {4, 1},    {2, 1},    {18, 32},  {20, 32},  {0, 0},   {0, 0},   {22, 32},  {24, 32},  {34, 32},  {36, 32},   // 0-9
-    {84, 256}, {110, 256}, {144, 256}, {176, 256}, {210, 256}, {292, 256}, {66, 256}, {74, 256}, {98, 256}, {50, 256},  // 10-19
-    {18, 32},  {110, 256}, {82, 256}, {136, 256}, {1, 1},   {2, 1},   {4, 1},    {8, 1},    {8, 1},    {56, 256},  // 20-29
-    {2, 1},    {0, 0},    {0, 0},    {0, 0},    {54, 256}, {66, 256}, {0, 0},   {0, 0},    {0, 0},    {17, 32},   // 30-39
-    {36, 64},  {18, 128}, {18, 64},                                                                           // 40-42
+    {4, 1},     {2, 1},     {18, 32},   {20, 32},   {0, 0},
+    {0, 0},     {22, 32},   {24, 32},   {34, 32},   {36, 32},  // 0-9
+    {84, 256},  {110, 256}, {144, 256}, {176, 256}, {210, 256},
+    {292, 256}, {66, 256},  {74, 256},  {98, 256},  {50, 256},  // 10-19
+    {18, 32},   {110, 256}, {82, 256},  {136, 256}, {1, 1},
+    {2, 1},     {4, 1},     {8, 1},     {8, 1},     {56, 256},  // 20-29
+    {2, 1},     {0, 0},     {0, 0},     {0, 0},     {54, 256},
+    {66, 256},  {0, 0},     {0, 0},     {0, 0},     {17, 32},  // 30-39
+    {36, 64},   {18, 128},  {18, 64},                          // 40-42
 };
 // clang-format on
 
@@ -170,7 +181,8 @@ bool tensor_bytes(const TensorInfo& t, std::uint64_t* bytes, std::string* why) {
   }
   const GgmlType g = kGgmlTypes[t.type];
   if (t.ne[0] % g.block != 0) {
-    *why = "has " + std::to_string(t.ne[0]) + " values per row, not a multiple of its type's block of " + std::to_string(g.block);
+    *why = "has " + std::to_string(t.ne[0]) + " values per row, not a multiple of its type's block of " +
+           std::to_string(g.block);
     return false;
   }
   std::uint64_t n = t.ne[0] / g.block * g.size;
@@ -196,8 +208,8 @@ const TensorInfo* find(const std::vector<TensorInfo>& tensors, const std::string
 }
 
 // Reads a float tensor (F32, F16, BF16, F64) into out, checking its extent against the file.
-bool tensor_floats(const ByteSource& src, const TensorInfo& t, std::uint64_t max_floats,
-                   std::vector<float>* out, file::Failure* failure) {
+bool tensor_floats(const ByteSource& src, const TensorInfo& t, std::uint64_t max_floats, std::vector<float>* out,
+                   file::Failure* failure) {
   file::Dtype dtype;
   switch (t.type) {
     case 0: dtype = file::Dtype::kF32; break;
@@ -247,7 +259,8 @@ struct Gguf {
     const auto it = meta.find(key(k));
     if (it == meta.end()) return false;
     const json* n = it->is_array() && !it->empty() ? &(*it)[0] : &*it;  // per layer: the first
-    if (!n->is_number_unsigned() || n->get<std::uint64_t>() > std::min<std::uint64_t>(std::uint64_t{1} << 40, SIZE_MAX)) return false;
+    if (!n->is_number_unsigned() || n->get<std::uint64_t>() > std::min<std::uint64_t>(std::uint64_t{1} << 40, SIZE_MAX))
+      return false;
     *v = static_cast<std::size_t>(n->get<std::uint64_t>());
     return true;
   }
@@ -264,17 +277,21 @@ void read_header_and_metadata(Cursor& c, Gguf* g, std::uint64_t* n_tensors) {
   char magic[4] = {};
   std::uint32_t version = 0;
   std::uint64_t n_kv = 0;
-  if (c.bytes(magic, 4, "the magic \"GGUF\"") && std::memcmp(magic, "GGUF", 4) != 0) c.fail_at(0, "expected the magic \"GGUF\"");
+  if (c.bytes(magic, 4, "the magic \"GGUF\"") && std::memcmp(magic, "GGUF", 4) != 0)
+    c.fail_at(0, "expected the magic \"GGUF\"");
   if (c.value(&version, "the version") && version != 2 && version != 3)
-    c.fail_at(4, "expected version 2 or 3, got " + std::to_string(version) +
-                     (version == 1 ? " (GGUF v1 files predate llama.cpp's August 2023 format; convert them again)" : ""));
+    c.fail_at(4,
+              "expected version 2 or 3, got " + std::to_string(version) +
+                  (version == 1 ? " (GGUF v1 files predate llama.cpp's August 2023 format; convert them again)" : ""));
   c.value(n_tensors, "the tensor count");
   c.value(&n_kv, "the metadata count");
   // The smallest entry is 13 bytes (empty key, type, 1-byte value); a tensor 24 bytes.
   if (!c.failed() && n_kv > c.remaining() / 13)
-    c.fail_at(16, "a metadata count of " + std::to_string(n_kv) + " cannot fit in the " + std::to_string(c.remaining()) + " bytes left");
+    c.fail_at(16, "a metadata count of " + std::to_string(n_kv) + " cannot fit in the " +
+                      std::to_string(c.remaining()) + " bytes left");
   if (!c.failed() && *n_tensors > c.remaining() / 24)
-    c.fail_at(8, "a tensor count of " + std::to_string(*n_tensors) + " cannot fit in the " + std::to_string(c.remaining()) + " bytes left");
+    c.fail_at(8, "a tensor count of " + std::to_string(*n_tensors) + " cannot fit in the " +
+                     std::to_string(c.remaining()) + " bytes left");
 
   std::uint64_t kept = 0;
   for (std::uint64_t i = 0; i < n_kv && !c.failed(); ++i) {
@@ -294,7 +311,8 @@ void read_header_and_metadata(Cursor& c, Gguf* g, std::uint64_t* n_tensors) {
 
 // The tensor table's n_tensors entries (offsets relative to the data section).
 void read_tensor_table(Cursor& c, std::uint64_t n_tensors, std::vector<TensorInfo>* tensors) {
-  if (!c.failed()) tensors->reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n_tensors, 4096)));  // grows as read
+  if (!c.failed())
+    tensors->reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n_tensors, 4096)));  // grows as read
   for (std::uint64_t i = 0; i < n_tensors && !c.failed(); ++i) {
     TensorInfo t;
     std::uint32_t n_dims = 0;
@@ -316,7 +334,8 @@ void read_tensor_table(Cursor& c, std::uint64_t n_tensors, std::vector<TensorInf
 // The data section as llama.cpp's loader (ggml's gguf reader) requires it: each tensor's data
 // follows the previous one's in table order, padded to general.alignment, starting at 0, and lies
 // inside the file. So no tensor can point at another's data. Makes the offsets absolute.
-Status place_tensor_data(const Gguf& g, std::uint64_t table_end, std::vector<TensorInfo>* tensors, std::string* detail) {
+Status place_tensor_data(const Gguf& g, std::uint64_t table_end, std::vector<TensorInfo>* tensors,
+                         std::string* detail) {
   std::uint64_t alignment = 32;
   if (const auto it = g.meta.find("general.alignment"); it != g.meta.end()) {
     if (!it->is_number_unsigned() || it->get<std::uint64_t>() == 0 || it->get<std::uint64_t>() > (1u << 20) ||
@@ -336,7 +355,8 @@ Status place_tensor_data(const Gguf& g, std::uint64_t table_end, std::vector<Ten
     std::string why;
     if (!tensor_bytes(t, &bytes, &why)) return malformed(detail, name + why);
     if (t.offset != expected)
-      return malformed(detail, name + "has data offset " + std::to_string(t.offset) + ", expected " + std::to_string(expected) +
+      return malformed(detail, name + "has data offset " + std::to_string(t.offset) + ", expected " +
+                                   std::to_string(expected) +
                                    " (tensor data follows the table in order, each padded to general.alignment = " +
                                    std::to_string(alignment) + "; llama.cpp refuses the file too)");
     if (data_start > size || t.offset > size - data_start || bytes > size - data_start - t.offset)
@@ -389,7 +409,8 @@ void detect_alibi(const Gguf& g, ModelInfo* info) {
   a.n_heads = info->n_heads;
   if (stated) a.max_bias = alibi_key->get<double>();
   else if (g.arch == "mpt") info->warnings.push_back(g.key("attention.max_alibi_bias") + " is missing: assumed 8");
-  if (a.n_heads == 0) info->warnings.push_back(g.key("attention.head_count") + " is missing: ALiBi needs the head count");
+  if (a.n_heads == 0)
+    info->warnings.push_back(g.key("attention.head_count") + " is missing: ALiBi needs the head count");
   info->alibi = a;
 }
 
@@ -408,7 +429,8 @@ Status detect_t5(const Gguf& g, ModelInfo* info, std::string* detail) {
     if (t == nullptr) continue;
     // ne = [n_head, n_buckets]: row-major [n_buckets][n_head], HF's layout.
     if (t->ne.size() != 2 || t->ne[1] != buckets) {
-      info->warnings.push_back(std::string(name) + " does not have shape [" + std::to_string(buckets) + "][n_heads]: not read");
+      info->warnings.push_back(std::string(name) + " does not have shape [" + std::to_string(buckets) +
+                               "][n_heads]: not read");
       break;
     }
     t5.name = name;
@@ -424,7 +446,8 @@ Status detect_t5(const Gguf& g, ModelInfo* info, std::string* detail) {
 
 // A per-pair tensor of RoPE (Llama 3.1's divisors, LongRoPE's factors): rot_dim / 2 finite values
 // > 0 into *dst, or nothing when the file has no such tensor.
-bool rope_pair_tensor(const Gguf& g, const char* name, std::size_t half, std::vector<double>* dst, file::Failure* failure) {
+bool rope_pair_tensor(const Gguf& g, const char* name, std::size_t half, std::vector<double>* dst,
+                      file::Failure* failure) {
   const TensorInfo* t = g.tensor(name);
   if (t == nullptr) return true;
   std::uint64_t n = 1;
@@ -438,7 +461,8 @@ bool rope_pair_tensor(const Gguf& g, const char* name, std::size_t half, std::ve
   if (!g.read(*t, &v, failure)) return false;
   for (float f : v)
     if (!(std::isfinite(f) && f > 0)) {
-      *failure = {StatusCode::kBadArgument, "gguf: tensor " + std::string(name) + " holds a value that is not finite and > 0"};
+      *failure = {StatusCode::kBadArgument,
+                  "gguf: tensor " + std::string(name) + " holds a value that is not finite and > 0"};
       return false;
     }
   dst->assign(v.begin(), v.end());
@@ -465,7 +489,8 @@ Status detect_rope(const Gguf& g, ModelInfo* info, std::string* detail) {
     return file::status_of(failure, detail);
   if (!lf.empty() || !sf.empty()) {
     if (lf.empty() || sf.empty()) {
-      info->warnings.push_back("only one of rope_factors_long.weight and rope_factors_short.weight is present: LongRoPE not applied");
+      info->warnings.push_back(
+          "only one of rope_factors_long.weight and rope_factors_short.weight is present: LongRoPE not applied");
     } else {
       config_json::gguf_longrope(g.meta, g.arch, std::move(sf), std::move(lf), &p, &info->warnings);
     }
@@ -473,7 +498,8 @@ Status detect_rope(const Gguf& g, ModelInfo* info, std::string* detail) {
   info->rope = std::move(p);
   if (g.meta.contains(g.key("rope.freq_base_swa"))) {
     RopeParams q;
-    if (config_json::rope_params_from_gguf(g.meta, "sliding_attention", &q, &why, nullptr).ok()) info->rope_sliding = std::move(q);
+    if (config_json::rope_params_from_gguf(g.meta, "sliding_attention", &q, &why, nullptr).ok())
+      info->rope_sliding = std::move(q);
   }
   return Status::Ok();
 }
@@ -489,15 +515,17 @@ void describe(const Gguf& g, ModelInfo* info) {
   g.count_key("attention.sliding_window", &info->sliding_window);
   for (const auto& t : g.tensors) {
     const char* names[] = {"F32", "F16"};
-    std::string dtype = t.type < 2 ? names[t.type] : t.type == 28 ? "F64" : t.type == 30 ? "BF16" : "ggml type " + std::to_string(t.type);
+    std::string dtype = t.type < 2     ? names[t.type]
+                        : t.type == 28 ? "F64"
+                        : t.type == 30 ? "BF16"
+                                       : "ggml type " + std::to_string(t.type);
     info->tensors.push_back({t.name, dtype, std::vector<std::uint64_t>(t.ne.rbegin(), t.ne.rend())});
   }
 }
 
 }  // namespace
 
-Status read_gguf(const ByteSource& src, ModelInfo* out, std::string* detail,
-                 const ReadOptions& options) noexcept {
+Status read_gguf(const ByteSource& src, ModelInfo* out, std::string* detail, const ReadOptions& options) noexcept {
   if (out == nullptr || src.read == nullptr) return {StatusCode::kBadArgument, "out and src.read must not be null"};
   try {
     Gguf g{src, options};

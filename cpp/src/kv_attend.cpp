@@ -63,17 +63,17 @@ std::atomic<std::uint32_t> touched{0};
 struct Attend {
   const KvAttendOptions& o;
   std::size_t Hk, d, cap, length, G, R, n_chunks, chunk, part, per_worker;
-  const float* qr;      // the rotated, scaled queries [q_len][n_heads][d]
-  float* parts;         // [Hk · n_chunks][part]: m[R], l[R], acc[R][d] per task
-  float* work;          // [workers][per_worker]
-  const double* qpos;   // [q_len]
-  const double* pos;    // [cap] the cache's positions by slot
+  const float* qr;     // the rotated, scaled queries [q_len][n_heads][d]
+  float* parts;        // [Hk · n_chunks][part]: m[R], l[R], acc[R][d] per task
+  float* work;         // [workers][per_worker]
+  const double* qpos;  // [q_len]
+  const double* pos;   // [cap] the cache's positions by slot
   const float *k32, *v32;
   const std::uint16_t *k16, *v16;
   bool half;
-  float cap_s;          // softcap, 0: none
-  double W;             // window, 0: none
-  std::size_t sinks;    // sink tokens
+  float cap_s;        // softcap, 0: none
+  double W;           // window, 0: none
+  std::size_t sinks;  // sink tokens
 
   const float* query(std::size_t h, std::size_t r) const { return qr + ((r / G) * o.n_heads + h * G + r % G) * d; }
   // A key at kp (slot j) is hidden from the query at qp: in its future, or out of its window.
@@ -111,8 +111,8 @@ void attend_chunk(const Attend& a, std::size_t task, std::size_t worker) {
   const std::size_t j_begin = std::min(a.length, c * a.chunk), j_end = std::min(a.length, j_begin + a.chunk);
   float* kb = a.work + worker * a.per_worker;  // float16 keys and values widened, [kBlock][d] each
   float* vb = kb + kBlock * d;
-  float* s = vb + kBlock * d;                  // scores [kRows][kBlock]
-  float* m = a.parts + task * a.part;          // this task's partials
+  float* s = vb + kBlock * d;          // scores [kRows][kBlock]
+  float* m = a.parts + task * a.part;  // this task's partials
   float* l = m + R;
   float* acc = l + R;
   std::fill(m, m + R, kNegInf);
@@ -123,7 +123,8 @@ void attend_chunk(const Attend& a, std::size_t task, std::size_t worker) {
     const std::size_t at = (h * a.cap + j0) * d;
     if ((j0 - j_begin) % kTouch == 0) {
       const std::size_t bytes = (std::min(j_end, j0 + kTouch) - j0) * d * (a.half ? 2 : 4);
-      seen |= a.half ? touch(a.k16 + at, bytes) | touch(a.v16 + at, bytes) : touch(a.k32 + at, bytes) | touch(a.v32 + at, bytes);
+      seen |= a.half ? touch(a.k16 + at, bytes) | touch(a.v16 + at, bytes)
+                     : touch(a.k32 + at, bytes) | touch(a.v32 + at, bytes);
     }
     const float* keys = a.k32 + at;
     const float* vals = a.v32 + at;
@@ -213,7 +214,8 @@ Status KvCache::attend(const float* q, std::size_t q_len, const KvAttendOptions&
   }
   for (std::size_t i = 0; i < q_len; ++i) {
     const double p = o.positions ? o.positions[i] : pos_[slot(length_ - q_len + i)];
-    if (!(p >= 0 && p < 9007199254740992.0 && p == std::floor(p))) return bad("positions must be integers in [0, 2^53)");
+    if (!(p >= 0 && p < 9007199254740992.0 && p == std::floor(p)))
+      return bad("positions must be integers in [0, 2^53)");
     // The window of this query must not reach a token the ring has already dropped.
     if (o_.window != 0 && evicted_max_ >= 0 && evicted_max_ > p - static_cast<double>(o_.window))
       return bad("a query's window reaches an evicted token: capacity must be >= sink_tokens + window + q_len - 1");
@@ -227,9 +229,30 @@ Status KvCache::attend(const float* q, std::size_t q_len, const KvAttendOptions&
   for (std::size_t e = 0; e < q_len * o.n_heads * d; ++e) qr[e] *= scale;
 
   float* parts = qr + q_len * o.n_heads * d;
-  const Attend a{o, Hk, d, o_.capacity, length_, G, R, n_chunks, chunk, part, per_worker, qr, parts,
-                 parts + n_tasks * part, qpos.data(), pos_, k32_, v32_, k16_, v16_, o_.dtype == DType::kFloat16,
-                 o.softcap > 0.0 ? static_cast<float>(o.softcap) : 0.0f, static_cast<double>(o_.window), o_.sink_tokens};
+  const Attend a{o,
+                 Hk,
+                 d,
+                 o_.capacity,
+                 length_,
+                 G,
+                 R,
+                 n_chunks,
+                 chunk,
+                 part,
+                 per_worker,
+                 qr,
+                 parts,
+                 parts + n_tasks * part,
+                 qpos.data(),
+                 pos_,
+                 k32_,
+                 v32_,
+                 k16_,
+                 v16_,
+                 o_.dtype == DType::kFloat16,
+                 o.softcap > 0.0 ? static_cast<float>(o.softcap) : 0.0f,
+                 static_cast<double>(o_.window),
+                 o_.sink_tokens};
   pool::parallel_for(n_tasks, workers, [&](std::size_t task, std::size_t worker) { attend_chunk(a, task, worker); });
   combine_chunks(a, out);
   return Status::Ok();

@@ -50,7 +50,8 @@ void describe(const json& root, const json& cfg, ModelInfo* info) {
   if (info->architecture.empty()) info->architecture = text(root, "model_type");
   first_whole(cfg, {"num_attention_heads", "n_head", "n_heads", "num_heads"}, &info->n_heads);
   first_whole(cfg, {"num_key_value_heads", "n_head_kv", "num_kv_heads"}, &info->n_kv_heads);
-  first_whole(cfg, {"max_position_embeddings", "n_positions", "max_seq_len", "n_ctx", "seq_length"}, &info->context_length);
+  first_whole(cfg, {"max_position_embeddings", "n_positions", "max_seq_len", "n_ctx", "seq_length"},
+              &info->context_length);
   std::size_t window = 0;
   if (whole(cfg, "sliding_window", &window)) info->sliding_window = window;
   first_whole(cfg, {"hidden_size", "n_embd", "d_model", "dim"}, &info->d_model);
@@ -73,14 +74,16 @@ bool detect_alibi(const json& cfg, ModelInfo* info) {
     const json* m = member(*attn_config, "alibi_bias_max");
     if (m != nullptr && m->is_number() && m->get<double>() > 0) a.max_bias = m->get<double>();
   }
-  if (a.n_heads == 0) info->warnings.push_back("no head count (num_attention_heads, n_head or n_heads): ALiBi needs it");
+  if (a.n_heads == 0)
+    info->warnings.push_back("no head count (num_attention_heads, n_head or n_heads): ALiBi needs it");
   info->alibi = a;
   return true;
 }
 
 // T5: relative_attention_* (or a T5 model type).
 bool detect_t5(const json& cfg, ModelInfo* info) {
-  if (member(cfg, "relative_attention_num_buckets") == nullptr && !one_of(info->architecture, {"t5", "mt5", "umt5", "longt5"}))
+  if (member(cfg, "relative_attention_num_buckets") == nullptr &&
+      !one_of(info->architecture, {"t5", "mt5", "umt5", "longt5"}))
     return false;
   T5Info t5;
   t5.n_heads = info->n_heads;
@@ -97,8 +100,8 @@ bool detect_t5(const json& cfg, ModelInfo* info) {
 bool detect_learned(const json& cfg, ModelInfo* info, Status* status, std::string* detail) {
   const std::string& type = info->architecture;
   if (!(member(cfg, "n_positions") != nullptr || text(cfg, "position_embedding_type") == "absolute" ||
-        one_of(type, {"gpt2", "bert", "roberta", "xlm-roberta", "distilbert", "electra", "opt", "gpt_neo", "bart", "mbart",
-                      "camembert", "albert", "deberta"})))
+        one_of(type, {"gpt2", "bert", "roberta", "xlm-roberta", "distilbert", "electra", "opt", "gpt_neo", "bart",
+                      "mbart", "camembert", "albert", "deberta"})))
     return false;
   PositionTable table;
   if (!first_whole(cfg, {"n_positions", "max_position_embeddings", "n_ctx"}, &table.max_len)) {
@@ -116,11 +119,13 @@ bool detect_learned(const json& cfg, ModelInfo* info, Status* status, std::strin
 // Llama 4's iRoPE: chunked RoPE layers and temperature-tuned NoPE layers.
 void detect_irope(const json& cfg, ModelInfo* info) {
   const std::string& type = info->architecture;
-  if (!(member(cfg, "attention_chunk_size") || member(cfg, "no_rope_layers") || type == "llama4" || type == "llama4_text"))
+  if (!(member(cfg, "attention_chunk_size") || member(cfg, "no_rope_layers") || type == "llama4" ||
+        type == "llama4_text"))
     return;
   IropeInfo r;
   whole(cfg, "attention_chunk_size", &r.chunk_size);
-  if (const json* v = member(cfg, "floor_scale"); v && v->is_number() && v->get<double>() > 0) r.floor_scale = v->get<double>();
+  if (const json* v = member(cfg, "floor_scale"); v && v->is_number() && v->get<double>() > 0)
+    r.floor_scale = v->get<double>();
   if (const json* v = member(cfg, "attn_scale"); v && v->is_number()) r.attn_scale = v->get<double>();
   if (const json* v = member(cfg, "attn_temperature_tuning"); v && (v->is_boolean() || v->is_number()))
     r.temperature_tuning = v->is_boolean() ? v->get<bool>() : v->get<double>() != 0;
@@ -140,12 +145,13 @@ void detect_irope(const json& cfg, ModelInfo* info) {
 // model type (then it is refused, naming the keys looked for).
 Status detect_rope(const json& root, const json& cfg, ModelInfo* info, std::string* detail) {
   const bool rope_keys = member(cfg, "rope_theta") || member(cfg, "rope_scaling") || member(cfg, "rope_parameters") ||
-                         member(cfg, "rotary_emb_base") || member(cfg, "rotary_pct") || member(cfg, "partial_rotary_factor") ||
-                         member(cfg, "qk_rope_head_dim");
+                         member(cfg, "rotary_emb_base") || member(cfg, "rotary_pct") ||
+                         member(cfg, "partial_rotary_factor") || member(cfg, "qk_rope_head_dim");
   if (!rope_keys && info->architecture.empty())
-    return refuse(detail, "found none of: model_type, rope_theta, rope_scaling, rope_parameters (RoPE), n_positions, "
-                          "position_embedding_type (learned), alibi, attn_config.alibi (ALiBi), "
-                          "relative_attention_num_buckets (T5)");
+    return refuse(detail,
+                  "found none of: model_type, rope_theta, rope_scaling, rope_parameters (RoPE), n_positions, "
+                  "position_embedding_type (learned), alibi, attn_config.alibi (ALiBi), "
+                  "relative_attention_num_buckets (T5)");
   RopeParams p;
   std::string why;
   // Per-layer-type configs (Gemma 3): the full-attention layers, and the sliding ones apart.

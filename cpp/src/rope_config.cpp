@@ -29,7 +29,10 @@ struct Reader {
 };
 
 // HF's other names for the scaling types (rope_scaling_name gives the canonical ones).
-constexpr struct { const char* name; RopeScaling scaling; } kAliases[] = {
+constexpr struct {
+  const char* name;
+  RopeScaling scaling;
+} kAliases[] = {
     {"default", RopeScaling::kNone},
     {"su", RopeScaling::kLongRope},
     {"mrope", RopeScaling::kNone},  // Qwen2-VL's rope_scaling type: default frequencies, M-RoPE sections
@@ -52,7 +55,8 @@ bool scaling_from_name(const std::string& name, RopeScaling* out) {
 // "none, linear, ... (or default, su, mrope)": the names scaling_from_name takes, for messages.
 std::string known_types() {
   std::string s;
-  for (int k = 0; k < kNumRopeScalings; ++k) s += (k ? ", " : "") + std::string(rope_scaling_name(static_cast<RopeScaling>(k)));
+  for (int k = 0; k < kNumRopeScalings; ++k)
+    s += (k ? ", " : "") + std::string(rope_scaling_name(static_cast<RopeScaling>(k)));
   const char* sep = " (or ";
   for (const auto& a : kAliases) {
     s += sep + std::string(a.name);
@@ -74,10 +78,12 @@ std::string shortest(double v) {
 // language model of a multimodal one) count as their model.
 bool hf_interleaved(std::string model_type) {
   static const char* const kInterleaved[] = {
-      "blt", "codegen", "cohere", "cohere2", "cohere2_moe", "deepseek_v2", "deepseek_v3", "deepseek_v4",
-      "ernie4_5", "ernie4_5_moe", "ernie4_5_vl_moe", "glm", "glm4", "glm4v", "glm_ocr", "gptj", "helium", "llama4",
+      "blt",         "codegen",     "cohere",   "cohere2",      "cohere2_moe",     "deepseek_v2",
+      "deepseek_v3", "deepseek_v4", "ernie4_5", "ernie4_5_moe", "ernie4_5_vl_moe", "glm",
+      "glm4",        "glm4v",       "glm_ocr",  "gptj",         "helium",          "llama4",
   };
-  if (model_type.size() > 5 && model_type.compare(model_type.size() - 5, 5, "_text") == 0) model_type.resize(model_type.size() - 5);
+  if (model_type.size() > 5 && model_type.compare(model_type.size() - 5, 5, "_text") == 0)
+    model_type.resize(model_type.size() - 5);
   for (const char* t : kInterleaved)
     if (model_type == t) return true;
   return false;
@@ -86,9 +92,11 @@ bool hf_interleaved(std::string model_type) {
 Status factor_list(Reader& r, const json& rp, const char* key, std::vector<double>* out) {
   const json* v = member(rp, key);
   if (v == nullptr) return Status::Ok();
-  if (!v->is_array()) return r.fail("config: a longrope factor list is not an array", std::string(key) + " must be an array of numbers");
+  if (!v->is_array())
+    return r.fail("config: a longrope factor list is not an array", std::string(key) + " must be an array of numbers");
   for (const auto& e : *v) {
-    if (!e.is_number()) return r.fail("config: a longrope factor list holds a non-number", std::string(key) + " must hold numbers only");
+    if (!e.is_number())
+      return r.fail("config: a longrope factor list holds a non-number", std::string(key) + " must hold numbers only");
     out->push_back(e.get<double>());
   }
   return Status::Ok();
@@ -111,11 +119,13 @@ Status hf_head(Reader& r, const json& cfg, RopeParams* p) {
     p->rot_dim = rope;
     p->rot_offset = nope;
     const json* il = member(cfg, "rope_interleave");
-    p->layout = il != nullptr && il->is_boolean() && !il->get<bool>() ? RopeLayout::kHalfSplit : RopeLayout::kInterleaved;
+    p->layout =
+        il != nullptr && il->is_boolean() && !il->get<bool>() ? RopeLayout::kHalfSplit : RopeLayout::kInterleaved;
   } else if (!(whole(cfg, "head_dim", &p->head_dim) && p->head_dim > 0) &&
              !(whole(cfg, "qk_rope_head_dim", &p->head_dim) && p->head_dim > 0)) {
     if (!have_heads || !have_hidden)
-      return r.fail("config: head_dim is missing", "config needs head_dim, qk_rope_head_dim, or hidden_size and num_attention_heads");
+      return r.fail("config: head_dim is missing",
+                    "config needs head_dim, qk_rope_head_dim, or hidden_size and num_attention_heads");
     p->head_dim = hidden / n_heads;
   }
   whole(cfg, "max_position_embeddings", &p->max_position_embeddings);
@@ -136,10 +146,12 @@ Status hf_scaling_dict(Reader& r, const json& cfg, const std::string& layer_type
       std::string keys;
       for (const auto& item : params->items()) keys += (keys.empty() ? "" : ", ") + item.key();
       if (layer_type.empty())
-        return r.fail("config: rope_parameters is per layer type; pass a layer type", "rope_parameters has one entry per layer type; pass layerType (one of: " + keys + ")");
+        return r.fail("config: rope_parameters is per layer type; pass a layer type",
+                      "rope_parameters has one entry per layer type; pass layerType (one of: " + keys + ")");
       const json* chosen = member(*params, layer_type.c_str());
       if (chosen == nullptr || !chosen->is_object())
-        return r.fail("config: no rope_parameters for that layer type", "rope_parameters has no entry \"" + layer_type + "\" (it has: " + keys + ")");
+        return r.fail("config: no rope_parameters for that layer type",
+                      "rope_parameters has no entry \"" + layer_type + "\" (it has: " + keys + ")");
       *rp = chosen;
     }
   } else if (const json* scaling = member(cfg, "rope_scaling"); scaling != nullptr && scaling->is_object()) {
@@ -174,12 +186,15 @@ Status hf_scaling_fields(Reader& r, const json& cfg, const json& rp, RopeParams*
   const json* mrope_home = member(rp, "mrope_section") != nullptr ? &rp : &cfg;
   if (const json* sec = member(*mrope_home, "mrope_section"); sec != nullptr) {
     if (!sec->is_array() || sec->size() != 3)
-      return r.fail("config: mrope_section must list 3 pair counts", "mrope_section must be an array of 3 whole numbers (t, h, w)");
+      return r.fail("config: mrope_section must list 3 pair counts",
+                    "mrope_section must be an array of 3 whole numbers (t, h, w)");
     for (const auto& e : *sec) {
-      if (!e.is_number_unsigned()) return r.fail("config: mrope_section must list 3 pair counts", "mrope_section must hold whole numbers >= 0");
+      if (!e.is_number_unsigned())
+        return r.fail("config: mrope_section must list 3 pair counts", "mrope_section must hold whole numbers >= 0");
       p->mrope_section.push_back(e.get<std::size_t>());
     }
-    if (const json* il = member(*mrope_home, "mrope_interleaved"); il != nullptr && il->is_boolean()) p->mrope_interleaved = il->get<bool>();
+    if (const json* il = member(*mrope_home, "mrope_interleaved"); il != nullptr && il->is_boolean())
+      p->mrope_interleaved = il->get<bool>();
   }
   return Status::Ok();
 }
@@ -238,7 +253,9 @@ Status gguf_head(Reader& r, const GgufKeys& m, RopeParams* p) {
   if (!(m.cnt("attention.key_length_mla", &p->head_dim) && p->head_dim > 0) &&
       !(m.cnt("attention.key_length", &p->head_dim) && p->head_dim > 0)) {
     if (!(m.cnt("attention.head_count", &n_heads) && n_heads > 0) || !m.cnt("embedding_length", &embedding))
-      return r.fail("config: head size is missing", "GGUF metadata needs " + m.key("attention.key_length") + ", or " + m.key("embedding_length") + " and " + m.key("attention.head_count"));
+      return r.fail("config: head size is missing", "GGUF metadata needs " + m.key("attention.key_length") + ", or " +
+                                                        m.key("embedding_length") + " and " +
+                                                        m.key("attention.head_count"));
     p->head_dim = embedding / n_heads;
   }
   std::size_t rot = 0, kv_lora_rank = 0;
@@ -258,15 +275,18 @@ Status gguf_layout(Reader& r, const GgufKeys& m, RopeParams* p) {
   const json* sec = member(m.root, m.key("rope.dimension_sections").c_str());
   if (sec == nullptr) return Status::Ok();
   if (rope_type != gguf_arch::RopeType::kMrope && rope_type != gguf_arch::RopeType::kImrope) {
-    m.warn(m.key("rope.dimension_sections") + " is ignored: llama.cpp uses M-RoPE sections for qwen2vl and qwen3vl only");
+    m.warn(m.key("rope.dimension_sections") +
+           " is ignored: llama.cpp uses M-RoPE sections for qwen2vl and qwen3vl only");
     return Status::Ok();
   }
   if (!sec->is_array() || sec->size() < 3 || sec->size() > 4)
-    return r.fail("config: rope.dimension_sections must list 3 or 4 pair counts", m.key("rope.dimension_sections") + " must be an array of 4 whole numbers (t, h, w, e)");
+    return r.fail("config: rope.dimension_sections must list 3 or 4 pair counts",
+                  m.key("rope.dimension_sections") + " must be an array of 4 whole numbers (t, h, w, e)");
   for (std::size_t i = 0; i < sec->size(); ++i) {
     const json& e = (*sec)[i];
     if (!e.is_number_integer() || e.get<std::int64_t>() < 0 || e.get<std::int64_t>() > (1 << 20))
-      return r.fail("config: rope.dimension_sections must list 3 or 4 pair counts", m.key("rope.dimension_sections") + " must hold whole numbers >= 0");
+      return r.fail("config: rope.dimension_sections must list 3 or 4 pair counts",
+                    m.key("rope.dimension_sections") + " must hold whole numbers >= 0");
     if (i < 3) p->mrope_section.push_back(static_cast<std::size_t>(e.get<std::int64_t>()));
   }
   // ggml_rope_multi: the pairs outside t/h/w (the 4th section, and the ones IMROPE's pattern
@@ -279,24 +299,29 @@ Status gguf_layout(Reader& r, const GgufKeys& m, RopeParams* p) {
 // YaRN as llama.cpp runs it: its β (where the architecture reads them), the gain from
 // yarn_log_multiplier, times rope.scaling.attn_factor when the file states one.
 Status gguf_yarn(Reader& r, const GgufKeys& m, const double* attn_factor, RopeParams* p) {
-  if (!p->factor) return r.fail("config: yarn needs rope.scaling.factor", "GGUF YaRN metadata needs " + m.key("rope.scaling.factor"));
+  if (!p->factor)
+    return r.fail("config: yarn needs rope.scaling.factor", "GGUF YaRN metadata needs " + m.key("rope.scaling.factor"));
   const bool betas = gguf_arch::reads_yarn_betas(m.arch);
   double v;
   for (const auto& [name, dst, dflt] : {std::tuple{"rope.scaling.yarn_beta_fast", &p->beta_fast, 32.0},
                                         std::tuple{"rope.scaling.yarn_beta_slow", &p->beta_slow, 1.0}}) {
     if (!m.num(name, &v) || v == 0.0 || v == dflt) continue;
     if (betas) *dst = v;
-    else m.warn(m.key(name) + " = " + shortest(v) + " is ignored, as llama.cpp does for " + m.arch + ": it uses " + shortest(dflt));
+    else
+      m.warn(m.key(name) + " = " + shortest(v) + " is ignored, as llama.cpp does for " + m.arch + ": it uses " +
+             shortest(dflt));
   }
   if (m.num("rope.scaling.yarn_ext_factor", &v) && v != 1.0)
     m.warn(m.key("rope.scaling.yarn_ext_factor") + " is ignored: llama.cpp's YaRN runs with ext_factor 1");
-  if (m.num("rope.scaling.yarn_attn_factor", &v)) m.warn(m.key("rope.scaling.yarn_attn_factor") + " is ignored, as llama.cpp recomputes the YaRN gain");
+  if (m.num("rope.scaling.yarn_attn_factor", &v))
+    m.warn(m.key("rope.scaling.yarn_attn_factor") + " is ignored, as llama.cpp recomputes the YaRN gain");
   double log_mul = 0.0;
   if (m.num("rope.scaling.yarn_log_multiplier", &log_mul) && log_mul != 0.0) {
     p->mscale_all_dim = log_mul / 0.1;  // the converter stores 0.1 * mscale_all_dim
     p->mscale = (m.arch == "deepseek2" && p->mscale_all_dim != 1.0) ? p->mscale_all_dim : 1.0;
   }
-  if (attn_factor != nullptr) p->attention_factor = yarn_attention_factor(*p->factor, p->mscale, p->mscale_all_dim) * *attn_factor;
+  if (attn_factor != nullptr)
+    p->attention_factor = yarn_attention_factor(*p->factor, p->mscale, p->mscale_all_dim) * *attn_factor;
   return Status::Ok();
 }
 
@@ -309,7 +334,8 @@ Status gguf_scaling(Reader& r, const GgufKeys& m, std::size_t context, RopeParam
   string(m.root, m.key("rope.scaling.type").c_str(), &type);
   if (type == "linear" && factor == 0.0) type = "none";
   if (type != "none" && type != "linear" && type != "yarn" && type != "longrope")
-    return r.fail("config: unknown rope type", "rope scaling type \"" + type + "\" is not one of llama.cpp's: none, linear, yarn, longrope");
+    return r.fail("config: unknown rope type",
+                  "rope scaling type \"" + type + "\" is not one of llama.cpp's: none, linear, yarn, longrope");
   scaling_from_name(type, &p->scaling);
   if (p->scaling != RopeScaling::kNone) {
     if (factor != 0.0) p->factor = factor;
@@ -322,7 +348,8 @@ Status gguf_scaling(Reader& r, const GgufKeys& m, std::size_t context, RopeParam
   double attn_factor = 1.0;
   const bool have_attn_factor = m.num("rope.scaling.attn_factor", &attn_factor);
   if (have_attn_factor && !(std::isfinite(attn_factor) && attn_factor > 0.0))
-    return r.fail("config: rope.scaling.attn_factor must be > 0", m.key("rope.scaling.attn_factor") + " must be finite and > 0");
+    return r.fail("config: rope.scaling.attn_factor must be > 0",
+                  m.key("rope.scaling.attn_factor") + " must be finite and > 0");
   if (p->scaling == RopeScaling::kYarn) return gguf_yarn(r, m, have_attn_factor ? &attn_factor : nullptr, p);
   // LongRoPE's factors are tensors (rope_factors_long/short.weight): read_gguf supplies them. Phi-3
   // GGUFs have no scaling type and an attention factor.
@@ -348,7 +375,8 @@ Status from_gguf(Reader& r, const json& root, const std::string& layer_type, Rop
                  std::vector<std::string>* warnings) {
   std::string arch;
   if (!string(root, "general.architecture", &arch))
-    return r.fail("config: general.architecture is missing", "GGUF metadata needs general.architecture (e.g. \"llama\")");
+    return r.fail("config: general.architecture is missing",
+                  "GGUF metadata needs general.architecture (e.g. \"llama\")");
   const GgufKeys m{root, arch, warnings};
   if (Status s = gguf_head(r, m, p); !s.ok()) return s;
   if (Status s = gguf_layout(r, m, p); !s.ok()) return s;
@@ -398,18 +426,19 @@ void gguf_longrope(const json& meta, const std::string& arch, std::vector<double
 
 }  // namespace config_json
 
-Status rope_params_from_config(std::string_view json_text, const ConfigOptions& options,
-                               RopeParams* params, std::string* detail) noexcept {
+Status rope_params_from_config(std::string_view json_text, const ConfigOptions& options, RopeParams* params,
+                               std::string* detail) noexcept {
   Reader r{detail};
   if (params == nullptr) return {StatusCode::kBadArgument, "params must not be null"};
   try {
-    if (!config_json::nesting_ok(json_text, 64)) return r.fail("config: nested too deeply", "the config nests deeper than 64 levels");
+    if (!config_json::nesting_ok(json_text, 64))
+      return r.fail("config: nested too deeply", "the config nests deeper than 64 levels");
     const json root = json::parse(json_text.begin(), json_text.end(), nullptr, false);
     if (root.is_discarded()) return r.fail("config: not valid JSON", "the config text is not valid JSON");
     if (!root.is_object()) return r.fail("config: not a JSON object", "the config must be a JSON object");
     RopeParams p;
     const Status s = options.dialect == ConfigDialect::kGguf ? from_gguf(r, root, options.layer_type, &p, nullptr)
-                                                            : from_hugging_face(r, root, options.layer_type, &p);
+                                                             : from_hugging_face(r, root, options.layer_type, &p);
     if (s.ok()) *params = std::move(p);
     return s;
   } catch (...) {  // std::bad_alloc only: every read above is type-checked

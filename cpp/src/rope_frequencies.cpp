@@ -57,8 +57,9 @@ double dynamic_base(const Call& c) {
 
 // YaRN's factor: params.factor, else max / original max position embeddings.
 double yarn_factor(const RopeParams& p) {
-  return p.factor ? *p.factor
-                  : static_cast<double>(p.max_position_embeddings) / static_cast<double>(p.original_max_position_embeddings);
+  return p.factor
+             ? *p.factor
+             : static_cast<double>(p.max_position_embeddings) / static_cast<double>(p.original_max_position_embeddings);
 }
 
 // HF's find_correction_range before its clamp, in T (double as HF, float as ggml_rope_yarn_corr_dims):
@@ -134,7 +135,8 @@ Status dynamic_frequencies(const Call& c, double* inv_freq, double*) {
 
 Status yarn_frequencies(const Call& c, double* inv_freq, double* af) {
   const RopeParams& p = c.p;
-  if (p.original_max_position_embeddings == 0) return bad("original_max_position_embeddings is required for yarn scaling");
+  if (p.original_max_position_embeddings == 0)
+    return bad("original_max_position_embeddings is required for yarn scaling");
   if (p.theta == 1.0) return bad("theta must be != 1 for yarn scaling");
   if (!finite_positive(p.beta_fast)) return bad("beta_fast must be finite and > 0");
   if (!finite_positive(p.beta_slow)) return bad("beta_slow must be finite and > 0");
@@ -162,7 +164,8 @@ Status yarn_frequencies(const Call& c, double* inv_freq, double* af) {
 Status llama3_frequencies(const Call& c, double* inv_freq, double*) {
   const RopeParams& p = c.p;
   if (!p.factor) return bad("factor is required for llama3 scaling");
-  if (p.original_max_position_embeddings == 0) return bad("original_max_position_embeddings is required for llama3 scaling");
+  if (p.original_max_position_embeddings == 0)
+    return bad("original_max_position_embeddings is required for llama3 scaling");
   if (!finite_positive(p.low_freq_factor)) return bad("low_freq_factor must be finite and > 0");
   if (!(std::isfinite(p.high_freq_factor) && p.high_freq_factor >= p.low_freq_factor))
     return bad("high_freq_factor must be finite and >= low_freq_factor");
@@ -189,10 +192,8 @@ Status longrope_frequencies(const Call& c, double* inv_freq, double* af) {
       return bad("short_factor and long_factor entries must be finite and > 0");
   const double orig = static_cast<double>(orig_len);
   double f = 1.0;
-  if (p.factor)
-    f = *p.factor;
-  else if (p.max_position_embeddings != 0)
-    f = static_cast<double>(p.max_position_embeddings) / orig;
+  if (p.factor) f = *p.factor;
+  else if (p.max_position_embeddings != 0) f = static_cast<double>(p.max_position_embeddings) / orig;
   *af = f <= 1.0 ? 1.0 : std::sqrt(1.0 + std::log(f) / std::log(orig));
   const std::vector<double>& ext = longrope_factors(p, c.seq_len);
   for (std::size_t i = 0; i < c.half; ++i)
@@ -239,8 +240,8 @@ void yarn_ggml(const Call& c, GgmlForm* out) {
   out->g.ext_factor = 1.0f;
   float lo, hi;
   correction_dims(static_cast<float>(p.beta_fast), static_cast<float>(p.beta_slow), static_cast<float>(c.rot),
-                  static_cast<float>(p.theta), static_cast<float>(static_cast<double>(p.original_max_position_embeddings)),
-                  p.truncate, &lo, &hi);
+                  static_cast<float>(p.theta),
+                  static_cast<float>(static_cast<double>(p.original_max_position_embeddings)), p.truncate, &lo, &hi);
   out->g.corr_low = std::fmax(0.0f, lo);
   out->g.corr_high = std::fmin(static_cast<float>(c.rot) - 1.0f, hi);
   out->gain /= 1.0 + 0.1 * std::log(f);  // ggml multiplies its own YaRN gain back in
@@ -308,7 +309,9 @@ const char* rope_scaling_name(RopeScaling scaling) noexcept {
 }
 
 const char* rope_layout_name(RopeLayout layout) noexcept {
-  return layout == RopeLayout::kInterleaved ? "interleaved" : layout == RopeLayout::kHalfSplit ? "half_split" : "unknown";
+  return layout == RopeLayout::kInterleaved ? "interleaved"
+         : layout == RopeLayout::kHalfSplit ? "half_split"
+                                            : "unknown";
 }
 
 const char* precision_name(Precision precision) noexcept {
@@ -334,13 +337,13 @@ double yarn_get_mscale(double scale, double mscale) noexcept {
 }
 
 double yarn_attention_factor(double factor, double mscale, double mscale_all_dim) noexcept {
-  if (mscale != 0.0 && mscale_all_dim != 0.0) return yarn_get_mscale(factor, mscale) / yarn_get_mscale(factor, mscale_all_dim);
+  if (mscale != 0.0 && mscale_all_dim != 0.0)
+    return yarn_get_mscale(factor, mscale) / yarn_get_mscale(factor, mscale_all_dim);
   return yarn_get_mscale(factor);
 }
 
 void yarn_correction_range(double beta_fast, double beta_slow, std::size_t rot_dim, double theta,
-                           double original_max_position_embeddings, bool truncate, double* low,
-                           double* high) noexcept {
+                           double original_max_position_embeddings, bool truncate, double* low, double* high) noexcept {
   const double dim = static_cast<double>(rot_dim);
   double lo, hi;
   correction_dims(beta_fast, beta_slow, dim, theta, original_max_position_embeddings, truncate, &lo, &hi);
@@ -348,8 +351,8 @@ void yarn_correction_range(double beta_fast, double beta_slow, std::size_t rot_d
   *high = std::fmin(hi, dim - 1.0);
 }
 
-Status rope_frequencies(const RopeParams& p, std::size_t seq_len, double* inv_freq,
-                        std::size_t n_freq, double* attention_factor) noexcept {
+Status rope_frequencies(const RopeParams& p, std::size_t seq_len, double* inv_freq, std::size_t n_freq,
+                        double* attention_factor) noexcept {
   if (p.head_dim == 0) return bad("head_dim must be > 0");
   if (p.rot_dim == 0 && !(p.partial_rotary_factor > 0.0 && p.partial_rotary_factor <= 1.0))
     return bad("partial_rotary_factor must be in (0, 1]");
@@ -363,8 +366,7 @@ Status rope_frequencies(const RopeParams& p, std::size_t seq_len, double* inv_fr
   if (!finite_positive(p.theta)) return bad("theta must be finite and > 0");
   if (inv_freq == nullptr || attention_factor == nullptr) return bad("outputs must not be null");
   if (n_freq != rot / 2) return {StatusCode::kBadShape, "inv_freq must have rot_dim / 2 entries"};
-  if (p.factor && !(std::isfinite(*p.factor) && *p.factor >= 1.0))
-    return bad("factor must be finite and >= 1");
+  if (p.factor && !(std::isfinite(*p.factor) && *p.factor >= 1.0)) return bad("factor must be finite and >= 1");
   if (p.attention_factor && !finite_positive(*p.attention_factor))
     return bad("attention_factor must be finite and > 0");
 
@@ -376,7 +378,8 @@ Status rope_frequencies(const RopeParams& p, std::size_t seq_len, double* inv_fr
     return s;
   if (p.attention_factor) af = *p.attention_factor;  // an explicit gain wins for every scheme
   if (!p.mrope_section.empty()) {
-    const std::size_t sum = p.mrope_section.size() == 3 ? p.mrope_section[0] + p.mrope_section[1] + p.mrope_section[2] : 0;
+    const std::size_t sum =
+        p.mrope_section.size() == 3 ? p.mrope_section[0] + p.mrope_section[1] + p.mrope_section[2] : 0;
     if (p.mrope_section.size() != 3 || (p.mrope_rest_unrotated ? sum > half : sum != half))
       return bad(p.mrope_rest_unrotated ? "mrope_section must have 3 entries summing to at most rot_dim / 2"
                                         : "mrope_section must have 3 entries summing to rot_dim / 2");

@@ -129,7 +129,8 @@ class Pool {
       // A thread starts on a Web Worker of the pool Emscripten made at load; beyond it, it could
       // not start while this thread waits, and a failed std::thread aborts (no C++ exceptions).
       if (n - old > static_cast<std::size_t>(posenc_idle_web_workers()))
-        return {StatusCode::kUnavailable, "not enough Web Workers in the pool made at load (the thread count is unchanged)"};
+        return {StatusCode::kUnavailable,
+                "not enough Web Workers in the pool made at load (the thread count is unchanged)"};
 #endif
       {
         std::lock_guard<std::mutex> lk(lock_);
@@ -189,7 +190,8 @@ std::size_t pool_workers() noexcept {
 void parallel_for_fn(std::size_t n_tasks, std::size_t n_workers, TaskFn fn, void* context) noexcept {
   if (n_tasks == 0) return;
   probe::mark();
-  if (n_tasks > 1 && n_workers > 1 && !t_in_job && the_pool().size() > 1 && the_pool().run({fn, context, n_tasks, n_workers}))
+  if (n_tasks > 1 && n_workers > 1 && !t_in_job && the_pool().size() > 1 &&
+      the_pool().run({fn, context, n_tasks, n_workers}))
     return;
   for (std::size_t t = 0; t < n_tasks; ++t) fn(context, t, 0);
 }

@@ -38,7 +38,8 @@ struct ProbeListener : doctest::IReporter {
   void test_case_reenter(const doctest::TestCaseData&) override {}
   void test_case_end(const doctest::CurrentTestCaseStats&) override {
     if (posenc::probe::take() && tc != nullptr && std::strcmp(tc->m_test_suite, kKernelsSuite) != 0)
-      g_unmarked.push_back(std::string(tc->m_name) + " (" + tc->m_file.c_str() + ":" + std::to_string(tc->m_line) + ")");
+      g_unmarked.push_back(std::string(tc->m_name) + " (" + tc->m_file.c_str() + ":" + std::to_string(tc->m_line) +
+                           ")");
   }
   void test_case_exception(const doctest::TestCaseException&) override {}
   void subcase_start(const doctest::SubcaseSignature&) override {}
@@ -82,20 +83,23 @@ int main(int argc, char** argv) {
   argc = kept;
   std::printf("posenc threads: %d\n", posenc::num_threads());
   if (subset)
-    std::printf("posenc subset: %s, the cases whose results may depend on the SIMD target or the thread count; "
-                "doctest counts the others as skipped: they run in the full run (natively and as WASM)\n",
-                kKernelsSuite);
-  else
-    std::printf("posenc subset: every case\n");
+    std::printf(
+        "posenc subset: %s, the cases whose results may depend on the SIMD target or the thread count; "
+        "doctest counts the others as skipped: they run in the full run (natively and as WASM)\n",
+        kKernelsSuite);
+  else std::printf("posenc subset: every case\n");
   if (!posenc::test::conformance_available())
-    std::printf("conformance: SKIPPED, no ONNX vectors at %s/onnx (set POSENC_CONFORMANCE_DIR); "
-                "the project's own tests still run\n", posenc::test::conformance_dir().c_str());
+    std::printf(
+        "conformance: SKIPPED, no ONNX vectors at %s/onnx (set POSENC_CONFORMANCE_DIR); "
+        "the project's own tests still run\n",
+        posenc::test::conformance_dir().c_str());
   doctest::Context context(argc, argv);
   if (subset) context.setOption("test-suite", kKernelsSuite);
   const int rc = context.run();
   for (const std::string& name : g_unmarked)
-    std::printf("posenc probe: FAILED: %s runs SIMD kernels or the thread pool but is not in test suite \"%s\" "
-                "(add * kKernels to it, subsets.hpp: else it is checked on one target only)\n",
-                name.c_str(), kKernelsSuite);
+    std::printf(
+        "posenc probe: FAILED: %s runs SIMD kernels or the thread pool but is not in test suite \"%s\" "
+        "(add * kKernels to it, subsets.hpp: else it is checked on one target only)\n",
+        name.c_str(), kKernelsSuite);
   return rc != 0 ? rc : g_unmarked.empty() ? 0 : 1;
 }

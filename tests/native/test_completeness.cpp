@@ -90,13 +90,15 @@ void check_complete(const std::string& what, const std::vector<std::string>& cor
   CHECK_MESSAGE(!layer.names.empty(), what, ": the ", layer.layer, " list was not found in ", layer.file);
   for (const std::string& name : core) {
     if (not_listed.count(name)) continue;
-    CHECK_MESSAGE(layer.names.count(name), what, " '", name, "' is missing from the ", layer.layer, " layer: ", layer.file);
+    CHECK_MESSAGE(layer.names.count(name), what, " '", name, "' is missing from the ", layer.layer,
+                  " layer: ", layer.file);
   }
 }
 
 }  // namespace
 
-TEST_CASE("completeness: every RoPE scaling type is in the types, its docs page, the README table and the twins' cases") {
+TEST_CASE(
+    "completeness: every RoPE scaling type is in the types, its docs page, the README table and the twins' cases") {
   std::vector<std::string> core;
   for (int k = 0; k < posenc::kNumRopeScalings; ++k)
     core.push_back(posenc::rope_scaling_name(static_cast<posenc::RopeScaling>(k)));
@@ -109,7 +111,8 @@ TEST_CASE("completeness: every RoPE scaling type is in the types, its docs page,
                   after(section(read_source("js/posenc.d.ts"), "export type RopeScalingType", ";"), "'", "'")});
   check_complete("RoPE scaling", core,
                  {"docs page", "docs/schemes/rope.md (the scaling types, each in backticks)",
-                  merged(after(read_source("docs/schemes/rope.md"), "`", "`"), after(read_source("docs/schemes/rope.md"), "`'", "'`"))});
+                  merged(after(read_source("docs/schemes/rope.md"), "`", "`"),
+                         after(read_source("docs/schemes/rope.md"), "`'", "'`"))});
   // The README's row of RoPE "+ scaling" names the scalings; none is RoPE itself.
   check_complete("RoPE scaling", core,
                  {"README table", "README.md (the RoPE row of the table of schemes)",

@@ -79,7 +79,8 @@ TEST_CASE("simd_arch: the kernels in use are the best supported target, or the o
   REQUIRE(n >= 1);
   std::string best, built;
   for (std::size_t i = 0; i < n; ++i) {
-    built += std::string(built.empty() ? "" : ", ") + targets[i].name + (targets[i].supported ? "" : " (not on this CPU)");
+    built +=
+        std::string(built.empty() ? "" : ", ") + targets[i].name + (targets[i].supported ? "" : " (not on this CPU)");
     if (targets[i].supported) best = targets[i].name;
   }
 #ifdef __EMSCRIPTEN__
@@ -98,7 +99,8 @@ TEST_CASE("simd_arch: the kernels in use are the best supported target, or the o
   MESSAGE("SIMD targets built: ", built, "; in use: ", arch);
 }
 
-TEST_CASE("sinusoidal concat: tensor2tensor [sin | cos] layout at every tail length, odd d_model zero-padded" * kKernels) {
+TEST_CASE("sinusoidal concat: tensor2tensor [sin | cos] layout at every tail length, odd d_model zero-padded" *
+          kKernels) {
   for (std::size_t d_model = 1; d_model <= 40; ++d_model) {
     const std::size_t seq_len = 51;
     std::vector<float> out(seq_len * d_model, -99.0f);

@@ -110,7 +110,7 @@ TEST_CASE("threads: parallel_for runs every task exactly once, on workers below 
     REQUIRE(posenc::set_num_threads(n).ok());
     for (const std::size_t n_tasks : {0u, 1u, 7u, 1000u}) {
       const std::size_t n_workers = posenc::pool::pool_workers();
-      std::vector<std::atomic<int>> runs(n_tasks);
+      std::vector<std::atomic<int> > runs(n_tasks);
       std::atomic<bool> worker_in_range{true};
       posenc::pool::parallel_for(n_tasks, n_workers, [&](std::size_t task, std::size_t worker) {
         runs[task].fetch_add(1);
@@ -167,21 +167,54 @@ TEST_CASE("threads: fused attention is bitwise the same on 1, 2 and 3 threads" *
   for (std::size_t i = 0; i < D / 2; ++i) inv[i] = std::pow(10000.0, -2.0 * double(i) / double(D));
   for (int variant = 0; variant < 13; ++variant) {
     posenc::AttentionOptions o;
-    o.n_heads = H; o.head_dim = D; o.causal = variant != 1;
+    o.n_heads = H;
+    o.head_dim = D;
+    o.causal = variant != 1;
     std::size_t q_len = S, kv_len = S;
     bool weights = false, half = false;
     switch (variant) {
-      case 2: o.n_kv_heads = 2; break;                                   // GQA
-      case 3: q_len = 70; o.n_kv_heads = 4; break;                       // decode a block after a past
-      case 4: o.window = 50; o.sink_tokens = 4; o.sinks = sinks.data(); break;
+      case 2: o.n_kv_heads = 2; break;  // GQA
+      case 3:
+        q_len = 70;
+        o.n_kv_heads = 4;
+        break;  // decode a block after a past
+      case 4:
+        o.window = 50;
+        o.sink_tokens = 4;
+        o.sinks = sinks.data();
+        break;
       case 5: o.chunk_size = 64; break;
       case 6: o.alibi_slopes = slopes.data(); break;
-      case 7: o.t5_table = table.data(); o.t5 = {true, 32, 128}; o.causal = false; break;
-      case 8: o.bias = bias.data(); o.bias_per_head = true; o.softcap = 2.0; break;
-      case 9: half = true; o.kv_dtype = posenc::DType::kFloat16; o.n_kv_heads = 2; break;
-      case 10: weights = true; o.n_kv_heads = 4; break;                  // every score kept
-      case 11: weights = true; half = true; o.kv_dtype = posenc::DType::kFloat16; break;
-      case 12: o.heads_major = true; o.rope_inv_freq = inv.data(); o.rope_rot_dim = D; o.temperature.emplace(); break;
+      case 7:
+        o.t5_table = table.data();
+        o.t5 = {true, 32, 128};
+        o.causal = false;
+        break;
+      case 8:
+        o.bias = bias.data();
+        o.bias_per_head = true;
+        o.softcap = 2.0;
+        break;
+      case 9:
+        half = true;
+        o.kv_dtype = posenc::DType::kFloat16;
+        o.n_kv_heads = 2;
+        break;
+      case 10:
+        weights = true;
+        o.n_kv_heads = 4;
+        break;  // every score kept
+      case 11:
+        weights = true;
+        half = true;
+        o.kv_dtype = posenc::DType::kFloat16;
+        break;
+      case 12:
+        o.heads_major = true;
+        o.rope_inv_freq = inv.data();
+        o.rope_rot_dim = D;
+        o.temperature.emplace();
+        break;
       default: break;
     }
     CAPTURE(variant);
@@ -247,7 +280,8 @@ TEST_CASE("threads: onnx_attention is bitwise the same on 1, 2 and 3 threads" * 
   }
 }
 
-TEST_CASE("threads: apply_rope, apply_rope_rows and onnx_rotary_embedding are bitwise the same on 1, 2 and 3 threads" * kKernels) {
+TEST_CASE("threads: apply_rope, apply_rope_rows and onnx_rotary_embedding are bitwise the same on 1, 2 and 3 threads" *
+          kKernels) {
   const std::size_t S = 1000, H = 8, D = 64;
   const auto x = random_floats(S * H * D, 31, 2.0f);
   std::vector<double> inv(D / 2), pos(3 * S);

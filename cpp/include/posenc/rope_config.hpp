@@ -30,7 +30,7 @@ struct ConfigOptions {
 // Fills *params from the JSON text of a model configuration. Never throws.
 // Status: kBadArgument with a static message; *detail (if given) then holds the specifics, e.g.
 // `rope_scaling.rope_type "foo" is not one of: default, linear, ...` or the JSON parse position.
-Status rope_params_from_config(std::string_view json_text, const ConfigOptions& options,
-                               RopeParams* params, std::string* detail = nullptr) noexcept;
+Status rope_params_from_config(std::string_view json_text, const ConfigOptions& options, RopeParams* params,
+                               std::string* detail = nullptr) noexcept;
 
 }  // namespace posenc

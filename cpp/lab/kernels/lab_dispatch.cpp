@@ -7,7 +7,10 @@
 
 namespace posenc::kernels {
 
-#define POSENC_TARGET(ns) namespace ns { extern const LabKernelTable kLabTable; }
+#define POSENC_TARGET(ns)                \
+  namespace ns {                         \
+  extern const LabKernelTable kLabTable; \
+  }
 #include "kernels/targets.inc"
 #undef POSENC_TARGET
 

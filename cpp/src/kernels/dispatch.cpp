@@ -15,7 +15,10 @@ std::atomic<bool> g_marked{false};
 
 namespace posenc::kernels {
 
-#define POSENC_TARGET(ns) namespace ns { extern const KernelTable kTable; }
+#define POSENC_TARGET(ns)          \
+  namespace ns {                   \
+  extern const KernelTable kTable; \
+  }
 #include "kernels/targets.inc"
 #undef POSENC_TARGET
 
