@@ -4,8 +4,9 @@
 #
 # One layer alone (npm run test:LAYER, after its build; each builds what it needs, a no-op when up
 # to date):
-#   native     the doctest suite, natively (ASan + UBSan): every case on the best SIMD target, then
-#              the kernels subset on each lesser target and on two threads (docs/contributing.md)
+#   native     the C++ format check (scripts/format.sh), then the doctest suite, natively (ASan +
+#              UBSan): every case on the best SIMD target, then the kernels subset on each lesser
+#              target and on two threads (docs/contributing.md)
 #   tsan       the kernels subset on two threads under ThreadSanitizer (any report fails it)
 #   wasm       the doctest suite as WASM SIMD128 in Node: every case, then the kernels subset in the
 #              pthreads build
@@ -44,6 +45,7 @@ need() {  # builds once per run: native | tsan | wasm
 for l in "${layers[@]}"; do
   case "$l" in
     native) need native
+      run bash scripts/format.sh                         # the C++ tree as .clang-format says
       run ctest --preset native-debug --verbose ;;
     tsan) need tsan
       # halt_on_error: the first report ends the run with TSan's exit code (66). The subset of the
@@ -78,6 +80,7 @@ done
 read -r passed failed < <(awk '
   /test cases:/ { for (i = 1; i <= NF; i++) { if ($(i+1) == "passed") p += $i; if ($(i+1) == "failed") f += $i } }
   /^posenc probe: FAILED/ { f += 1 }
+  /^format: FAILED/ { f += 1 }
   /^# pass [0-9]+$/ { p += $3 }
   /^# fail [0-9]+$/ { f += $3 }
   /^bench: [0-9]+ passed, [0-9]+ failed$/ { p += $2; f += $4 }
