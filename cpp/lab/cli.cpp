@@ -1,12 +1,15 @@
 // npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|rope,alibi,...] [--steps N]
 //   [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S] [--seeds N] [--jobs J]
-//   [--threads N] [--random-positions L_MAX] [--extend FACTOR [--checkpoints 0,25,100,400]] [--out FILE]
+//   [--threads N] [--random-positions L_MAX] [--extend FACTOR [--checkpoints 0,25,100,400]] [--shard K/N]
+//   [--out FILE]        or: npm run lab -- --merge SHARD,SHARD,... --out FILE
 // Trains the lab model per scheme and per seed S, S + 1, … S + N − 1 (model init and batch order; the
 // task's data is seed S's; with --random-positions, training rows at random positions in [0, L_MAX))
 // up to --jobs at once, each model's steps on posenc's pool of --threads threads (default 1; jobs
 // running together share it: a step that finds it busy runs on its own thread); evaluates each at
 // train_len × {1/2, 1, 2, 4, 8}, prints the mean and min–max over the seeds and writes JSON (--out,
 // default build/lab-results.json). Results depend only on the arguments (not on --jobs or --threads).
+// --shard K/N trains only the jobs j (scheme i, seed S + k: j = i · seeds + k) with j mod N = K and
+// writes them as shard K of N; --merge joins the N shard files into the JSON of the whole run.
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -64,6 +67,17 @@ void check(const Status& s, const char* what) {
   if (!s.ok()) fail(std::string(what) + ": " + s.message);
 }
 
+std::string recorded_command(const Args& a) { return a.command + " --out " + a.out; }
+
+void write_file(const nlohmann::json& j, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) fail("cannot write " + path);
+  out << j.dump(1) << "\n";
+  out.close();
+  if (!out) fail("cannot write " + path);
+  std::printf("lab: wrote %s\n", path.c_str());
+}
+
 void run_jobs(std::size_t n_jobs, std::size_t threads, const std::function<void(std::size_t)>& job) {
   if (threads == 0) threads = std::thread::hardware_concurrency();
   if (threads == 0) threads = 1;
@@ -92,6 +106,28 @@ std::size_t parse_size(const char* flag, const char* v) {
   return static_cast<std::size_t>(n);
 }
 
+// --shard K/N: 0 <= K < N.
+void parse_shard(const char* v, Args* a) {
+  char* end = nullptr;
+  const unsigned long long k = std::strtoull(v, &end, 10);
+  const char* slash = end;
+  const unsigned long long n = *slash == '/' ? std::strtoull(slash + 1, &end, 10) : 0;
+  if (slash == v || *slash != '/' || end == slash + 1 || *end != '\0' || n == 0 || k >= n)
+    fail(std::string("--shard must be K/N with 0 <= K < N (got ") + v + ")");
+  a->shard_index = static_cast<std::size_t>(k);
+  a->shard_count = static_cast<std::size_t>(n);
+}
+
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> out;
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    if (comma > start) out.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
 Args parse(int argc, char** argv) {
   Args a;
   a.command = "npm run lab --";
@@ -102,12 +138,13 @@ Args parse(int argc, char** argv) {
           "usage: npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|a,b,...]\n"
           "  [--steps N] [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S]\n"
           "  [--seeds N] [--jobs J] [--threads N] [--random-positions L_MAX]\n"
-          "  [--extend FACTOR [--checkpoints 0,25,100,400]] [--out FILE]\n");
+          "  [--extend FACTOR [--checkpoints 0,25,100,400]] [--shard K/N] [--out FILE]\n"
+          "   or: npm run lab -- --merge SHARD,SHARD,... --out FILE\n");
       std::exit(0);
     }
     if (i + 1 >= argc) fail(f + " needs a value");
     const char* v = argv[++i];
-    a.command += " " + f + " " + v;
+    if (f != "--shard" && f != "--merge" && f != "--out") a.command += " " + f + " " + v;
     if (f == "--task") a.task = v;
     else if (f == "--text") a.text_path = v;
     else if (f == "--schemes") a.schemes = v;
@@ -131,6 +168,8 @@ Args parse(int argc, char** argv) {
         p = *end == ',' ? end + 1 : end;
       }
     } else if (f == "--out") a.out = v;
+    else if (f == "--shard") parse_shard(v, &a);
+    else if (f == "--merge") a.merge = split_list(v);
     else if (f == "--lr") {
       char* end = nullptr;
       a.lr = std::strtod(v, &end);
@@ -231,10 +270,18 @@ RunConfig run_config(const Args& a) {
   return rc;
 }
 
-// One job per (scheme, seed), up to --jobs at once: results[i · seeds + k] is scheme i with seed
-// S + k. Returns the wall time in seconds.
+// The jobs this process trains: every j < n_jobs, or with --shard K/N those with j mod N = K.
+std::vector<std::size_t> jobs_of(const Args& a, std::size_t n_jobs) {
+  std::vector<std::size_t> jobs;
+  for (std::size_t j = 0; j < n_jobs; ++j)
+    if (a.shard_count == 0 || j % a.shard_count == a.shard_index) jobs.push_back(j);
+  return jobs;
+}
+
+// One job per (scheme, seed) of `jobs`, up to --jobs at once: results[i · seeds + k] is scheme i
+// with seed S + k (the others stay empty). Returns the wall time in seconds.
 double run_all(const Args& a, const Dataset& data, const RunConfig& rc, const std::vector<Scheme>& schemes,
-               std::vector<SchemeResult>* results) {
+               const std::vector<std::size_t>& jobs, std::vector<SchemeResult>* results) {
   const std::size_t n_seeds = a.seeds, n_jobs = schemes.size() * n_seeds;
   results->assign(n_jobs, SchemeResult{});
   std::vector<Status> statuses(n_jobs);
@@ -263,9 +310,9 @@ double run_all(const Args& a, const Dataset& data, const RunConfig& rc, const st
         &ctx);
   };
   const auto start = std::chrono::steady_clock::now();
-  run_jobs(n_jobs, a.jobs, run_job);
+  run_jobs(jobs.size(), a.jobs, [&](std::size_t i) { run_job(jobs[i]); });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (std::size_t j = 0; j < n_jobs; ++j) check(statuses[j], scheme_name(schemes[j / n_seeds]));
+  for (std::size_t j : jobs) check(statuses[j], scheme_name(schemes[j / n_seeds]));
   return seconds;
 }
 
@@ -359,57 +406,61 @@ void print_table(const Args& a, const Dataset& data, const RunConfig& rc, const 
   }
 }
 
-// The run as JSON into --out: every seed's evaluation; the training curve and the trained position
-// parameters of each scheme's first seed only, so that a 5-seed run stays small enough to ship
-// and to diff.
-void write_json(const Args& a, const Dataset& data, const RunConfig& rc, const std::vector<SchemeResult>& results) {
-  const std::size_t n_seeds = a.seeds;
+// One job's result as the JSON holds it: every seed's evaluation; the training curve and the
+// trained position parameters of each scheme's first seed only, so that a 5-seed run stays small
+// enough to ship and to diff.
+json job_json(const Args& a, std::size_t job, const SchemeResult& r) {
+  const bool first_seed = job % a.seeds == 0;
+  json jr = {
+      {"scheme", scheme_name(r.scheme)}, {"seed", a.seed + job % a.seeds},
+      {"trainSeconds", r.train_seconds}, {"stepsPerSecond", static_cast<double>(r.train_loss.size()) / r.train_seconds},
+      {"clippedSteps", r.clipped_steps}, {"eval", json::array()}};
+  if (first_seed) jr["trainLoss"] = float_array(r.train_loss);
+  for (const EvalRow& e : r.eval) {
+    json b = json::array();
+    for (double v : e.bucket_loss) b.push_back(number_or_null(v));
+    jr["eval"].push_back({{"length", e.length},
+                          {"ropeScaling", rope_scaling_name(e.scaling)},
+                          {"noEmbedding", e.no_embedding},
+                          {"loss", number_or_null(e.loss)},
+                          {"floor", number_or_null(e.floor)},
+                          {"bucketWidth", e.bucket_width},
+                          {"bucketLoss", b}});
+  }
+  if (first_seed) {
+    jr["position"] = json::object();
+    for (const PositionArray& p : r.position)
+      jr["position"][p.name] = {{"shape", p.shape}, {"values", float_array(p.values)}};
+  }
+  return jr;
+}
+
+// The run as JSON into --out: `jobs` in order. A shard's file also says which shard it is, its
+// sweep's job count and, per result, its job index (what --merge checks and sorts by).
+void write_json(const Args& a, const Dataset& data, const RunConfig& rc, const std::vector<std::size_t>& jobs,
+                std::size_t n_jobs, const std::vector<SchemeResult>& results) {
   json j;
   j["date"] = utc_now();
-  j["command"] = a.command;
+  j["command"] = a.shard_count == 0 ? recorded_command(a) : a.command;
   j["simd"] = simd_arch();
   j["task"] = a.task;
   j["config"] = config_json(a, data, rc);
   j["entropyRate"] = number_or_null(data.entropy_rate());
+  if (a.shard_count != 0) j["shard"] = {{"index", a.shard_index}, {"count", a.shard_count}, {"jobs", n_jobs}};
   j["results"] = json::array();
-  for (std::size_t job = 0; job < results.size(); ++job) {
-    const SchemeResult& r = results[job];
-    const bool first_seed = job % n_seeds == 0;
-    json jr = {{"scheme", scheme_name(r.scheme)},
-               {"seed", a.seed + job % n_seeds},
-               {"trainSeconds", r.train_seconds},
-               {"stepsPerSecond", static_cast<double>(r.train_loss.size()) / r.train_seconds},
-               {"clippedSteps", r.clipped_steps},
-               {"eval", json::array()}};
-    if (first_seed) jr["trainLoss"] = float_array(r.train_loss);
-    for (const EvalRow& e : r.eval) {
-      json b = json::array();
-      for (double v : e.bucket_loss) b.push_back(number_or_null(v));
-      jr["eval"].push_back({{"length", e.length},
-                            {"ropeScaling", rope_scaling_name(e.scaling)},
-                            {"noEmbedding", e.no_embedding},
-                            {"loss", number_or_null(e.loss)},
-                            {"floor", number_or_null(e.floor)},
-                            {"bucketWidth", e.bucket_width},
-                            {"bucketLoss", b}});
-    }
-    if (first_seed) {
-      jr["position"] = json::object();
-      for (const PositionArray& p : r.position)
-        jr["position"][p.name] = {{"shape", p.shape}, {"values", float_array(p.values)}};
-    }
-    j["results"].push_back(jr);
+  for (std::size_t job : jobs) {
+    json jr = job_json(a, job, results[job]);
+    if (a.shard_count != 0) jr["job"] = job;
+    j["results"].push_back(std::move(jr));
   }
-  std::ofstream out(a.out);
-  if (!out) fail("cannot write " + a.out);
-  out << j.dump(1) << "\n";
-  std::printf("lab: wrote %s\n", a.out.c_str());
+  write_file(j, a.out);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const Args a = parse(argc, argv);
+  if (!a.merge.empty()) return merge_main(a);
   std::vector<std::uint8_t> text;
   const std::unique_ptr<Dataset> data = load_dataset(a, &text);
   if (a.threads > 64) fail("--threads must be in [1, 64]");
@@ -428,12 +479,22 @@ int main(int argc, char** argv) {
   if (std::isfinite(data->entropy_rate()))
     std::printf("lab: entropy rate %.4f nats/token; floor at train_len %.4f\n", data->entropy_rate(),
                 data->loss_floor(rc.model.train_len));
-  if (a.extend != 0) return extend_main(a, *data, rc, schemes);
+  if (a.extend != 0) {
+    if (a.shard_count != 0) fail("--shard splits a training sweep; --extend runs whole");
+    return extend_main(a, *data, rc, schemes);
+  }
 
+  const std::size_t n_jobs = schemes.size() * a.seeds;
+  const std::vector<std::size_t> jobs = jobs_of(a, n_jobs);
   std::vector<SchemeResult> results;
-  const double seconds = run_all(a, *data, rc, schemes, &results);
-  print_table(a, *data, rc, schemes, results);
-  std::printf("\nlab: %zu scheme(s) × %zu seed(s) in %.1f s wall\n", schemes.size(), a.seeds, seconds);
-  write_json(a, *data, rc, results);
+  const double seconds = run_all(a, *data, rc, schemes, jobs, &results);
+  if (a.shard_count == 0) {
+    print_table(a, *data, rc, schemes, results);
+    std::printf("\nlab: %zu scheme(s) × %zu seed(s) in %.1f s wall\n", schemes.size(), a.seeds, seconds);
+  } else {
+    std::printf("\nlab: shard %zu/%zu: %zu of the %zu jobs in %.1f s wall\n", a.shard_index, a.shard_count, jobs.size(),
+                n_jobs, seconds);
+  }
+  write_json(a, *data, rc, jobs, n_jobs, results);
   return 0;
 }

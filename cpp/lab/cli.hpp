@@ -18,8 +18,10 @@ struct Args {
   std::size_t threads = 1;  // --threads: posenc's pool, which one model's steps split over
   double lr = 1e-2;
   std::uint64_t seed = 1;
-  std::vector<std::size_t> checkpoints;  // --checkpoints for --extend (empty: ExtendConfig's)
-  std::string command;
+  std::vector<std::size_t> checkpoints;          // --checkpoints for --extend (empty: ExtendConfig's)
+  std::size_t shard_index = 0, shard_count = 0;  // --shard K/N (0 shards: the whole sweep)
+  std::vector<std::string> merge;                // --merge FILE,FILE,...: shard files to merge
+  std::string command;  // "npm run lab -- " and the options, without --shard, --merge and --out
 };
 
 [[noreturn]] void fail(const std::string& message);  // "lab: message" on stderr, exit 2
@@ -29,6 +31,14 @@ void run_jobs(std::size_t n_jobs, std::size_t threads, const std::function<void(
 std::string utc_now();  // 2026-12-02T05:30:00Z
 // The JSON's "config": the model, schedule and seeds of a run.
 nlohmann::json config_json(const Args& a, const Dataset& data, const RunConfig& rc);
+
+// The command a run's JSON records: the options, then --out FILE.
+std::string recorded_command(const Args& a);
+// Writes j into --out (fails on an unwritable path) and says so.
+void write_file(const nlohmann::json& j, const std::string& path);
+// --merge: the shard files of one sweep (--shard K/N, every K once) into the JSON the whole sweep
+// writes in one process, bit for bit but for its date and the shards' timings (cli_sweep.cpp).
+int merge_main(const Args& a);
 
 // --extend FACTOR: run_extension per scheme (rope, xpos) and seed; the table and the JSON.
 int extend_main(const Args& a, const Dataset& data, const RunConfig& rc, const std::vector<Scheme>& schemes);

@@ -86,7 +86,7 @@ int extend_main(const Args& a, const Dataset& data, const RunConfig& rc, const s
 
   nlohmann::json j;
   j["date"] = utc_now();
-  j["command"] = a.command;
+  j["command"] = recorded_command(a);
   j["simd"] = simd_arch();
   j["task"] = a.task;
   j["config"] = config_json(a, data, rc);
@@ -118,10 +118,7 @@ int extend_main(const Args& a, const Dataset& data, const RunConfig& rc, const s
                             {"tuneLoss", tune},
                             {"rows", rows}});
   }
-  std::ofstream out(a.out);
-  if (!out) fail("cannot write " + a.out);
-  out << j.dump(1) << "\n";
-  std::printf("lab: wrote %s\n", a.out.c_str());
+  write_file(j, a.out);
   return 0;
 }
 
