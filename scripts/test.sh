@@ -14,11 +14,13 @@
 #   page       the explorer in headless Chromium
 #   consumers  npm pack, Vite, webpack, a plain page, tsc, a CMake consumer
 #   llamacpp   the real llama.cpp in a Debian sid chroot (root; SKIPPED otherwise)
+#   slurm      the lab's sweep in shards, merged, against one process: as plain processes, then as a
+#              job array on a one-node Slurm cluster (root; SKIPPED otherwise)
 #   bench      the benchmark harness at tiny sizes (no timing judged)
 #   fuzz       each libFuzzer target for 5 s
 set -uo pipefail
 cd "$(dirname "$0")/.."
-LAYERS=(native tsan wasm js page consumers llamacpp bench fuzz)
+LAYERS=(native tsan wasm js page consumers llamacpp slurm bench fuzz)
 layers=("$@")
 [ ${#layers[@]} -gt 0 ] || layers=("${LAYERS[@]}")
 for l in "${layers[@]}"; do
@@ -67,6 +69,8 @@ for l in "${layers[@]}"; do
       run node --test tests/consumers/ ;;
     llamacpp) need wasm
       run node --test tests/llamacpp/ ;;
+    slurm) need native
+      run node --test tests/slurm/ ;;
     bench) need wasm
       run node bench/run.mjs --smoke ;;
     fuzz)
