@@ -24,9 +24,15 @@ bool nesting_ok(std::string_view text, int max_depth) noexcept;
 // or of another type.
 const nlohmann::json* member(const nlohmann::json& object, const char* key);
 bool number(const nlohmann::json& object, const char* key, double* out);
-// A number that is a whole number in [0, 2^40] (and that size_t holds: 32 bits in WASM).
+// A number that is a whole number in [0, 2^40] and that size_t holds (2^32 − 1 in WASM).
 bool whole(const nlohmann::json& object, const char* key, std::size_t* out);
 bool string(const nlohmann::json& object, const char* key, std::string* out);
+
+// Every numeric field a config.json reader here reads, checked where it is present: a whole number
+// in [0, 2^40] (2^32 − 1 in WASM) or a finite number, at the top level, in text_config and in rope_scaling /
+// rope_parameters (and their per-layer-type objects). A field of the wrong type or range is refused
+// (detail: "rope_scaling.factor must be a number (got \"NaN\")"), never read as absent.
+Status check_fields(const nlohmann::json& root, std::string* detail);
 
 // Hugging Face config.json (see ConfigDialect::kHuggingFace).
 Status rope_params_from_hf(const nlohmann::json& root, const std::string& layer_type, RopeParams* p,

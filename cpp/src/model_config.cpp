@@ -181,6 +181,7 @@ Status model_info_from_config(std::string_view json_text, ModelInfo* out, std::s
     const json root = json::parse(json_text.begin(), json_text.end(), nullptr, false);
     if (root.is_discarded()) return refuse(detail, "the config text is not valid JSON");
     if (!root.is_object()) return refuse(detail, "the config must be a JSON object");
+    if (Status c = config_json::check_fields(root, detail); !c.ok()) return c;
     const json* text_config = member(root, "text_config");
     const json& cfg = text_config != nullptr && text_config->is_object() ? *text_config : root;
 

@@ -436,6 +436,8 @@ Status rope_params_from_config(std::string_view json_text, const ConfigOptions& 
     const json root = json::parse(json_text.begin(), json_text.end(), nullptr, false);
     if (root.is_discarded()) return r.fail("config: not valid JSON", "the config text is not valid JSON");
     if (!root.is_object()) return r.fail("config: not a JSON object", "the config must be a JSON object");
+    if (options.dialect != ConfigDialect::kGguf)
+      if (Status c = config_json::check_fields(root, detail); !c.ok()) return c;
     RopeParams p;
     const Status s = options.dialect == ConfigDialect::kGguf ? from_gguf(r, root, options.layer_type, &p, nullptr)
                                                              : from_hugging_face(r, root, options.layer_type, &p);

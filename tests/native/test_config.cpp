@@ -156,3 +156,41 @@ TEST_CASE("config: errors say what is wrong and name the value") {
   s = posenc::rope_params_from_config(R"({"head_dim": "64"})", {}, &p, &detail);
   CHECK(!s.ok());  // a string is not a number
 }
+
+// A numeric field that is present but of the wrong type or range is refused by name, never read as
+// absent (which turned "factor": "NaN" into YaRN's default 4 and ignored a negative length).
+TEST_CASE("config: a present field of the wrong type or range is refused, naming it and the rule") {
+  const std::string llama = R"("model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32)";
+  // The largest whole number a config field takes: 2^40, or size_t's 2^32 − 1 in WASM.
+  const std::string range = sizeof(std::size_t) == 4 ? "[0, 4294967295]" : "[0, 1099511627776]";
+  const struct {
+    std::string json, says;
+  } cases[] = {
+      {"{" + llama + R"(, "rope_scaling": {"rope_type": "yarn", "factor": "NaN"}})",
+       R"(rope_scaling.factor must be a finite number (got "NaN"))"},
+      {"{" + llama + R"(, "max_position_embeddings": -5})",
+       "max_position_embeddings must be a whole number in " + range + " (got -5)"},
+      {R"({"model_type": "llama", "hidden_size": 2e12, "num_attention_heads": 32})",
+       "hidden_size must be a whole number in " + range + " (got 2000000000000.0)"},
+      {R"({"text_config": {"hidden_size": 64.5, "num_attention_heads": 2}})",
+       "text_config.hidden_size must be a whole number in " + range + " (got 64.5)"},
+      {"{" + llama + R"(, "rope_parameters": {"sliding_attention": {"rope_theta": true}}})",
+       "rope_parameters.sliding_attention.rope_theta must be a finite number (got true)"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.json);
+    RopeParams p;
+    std::string detail;
+    const posenc::Status s = posenc::rope_params_from_config(c.json, {}, &p, &detail);
+    CHECK(s.code == posenc::StatusCode::kBadArgument);
+    CHECK(detail == c.says);
+    posenc::ModelInfo info;
+    detail.clear();
+    CHECK(posenc::model_info_from_config(c.json, &info, &detail).code == posenc::StatusCode::kBadArgument);
+    CHECK(detail == c.says);
+  }
+  // Absent and null stay "not given".
+  RopeParams p;
+  std::string detail;
+  CHECK(posenc::rope_params_from_config(R"({"head_dim": 64, "max_position_embeddings": null})", {}, &p, &detail).ok());
+}
