@@ -108,6 +108,17 @@ test('a pasted config the page cannot show is refused with the field and the rul
   assert.equal(await ex.page.getAttribute('#config-text', 'aria-invalid'), 'true');
   assert.equal((await state()).preset, '');
   assert.equal((await state()).dModel, 128, 'the last good settings stay');
+  // A field present with the wrong type or range is refused by name, not read as absent ("factor": "NaN"
+  // was YaRN's default 4; a negative length was ignored; hidden_size 1e12 was "needs hidden_size").
+  for (const [config, says] of [
+    [{ ...llama, rope_scaling: { rope_type: 'yarn', factor: 'NaN' } }, /rope_scaling\.factor must be a finite number \(got "NaN"\)/],
+    [{ ...llama, max_position_embeddings: -5 }, /max_position_embeddings must be a whole number in \[0, 4294967295\] \(got -5\)/],
+    [{ ...llama, hidden_size: 1e12 }, /hidden_size must be a whole number in \[0, 4294967295\] \(got 1000000000000\)/],
+  ]) {
+    assert.match(await paste(config), says);
+    assert.equal(await ex.page.getAttribute('#config-text', 'aria-invalid'), 'true');
+    assert.equal((await state()).dModel, 128, 'the last good settings stay');
+  }
   // GGUF metadata without a head size: the message names the keys, not a function of the package.
   const gguf = await paste({ 'general.architecture': 'llama' }, 'gguf');
   assert.match(gguf, /^Not GGUF metadata this page can read: GGUF metadata needs llama\.attention\.key_length/);
