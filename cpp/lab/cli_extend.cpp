@@ -16,6 +16,52 @@
 
 namespace posenc::lab::cli {
 
+namespace {
+
+// The run as JSON into --out: the configuration, the extension's settings, the floor at L and 2L,
+// and per scheme and seed the fine-tuning curves and the loss rows.
+void write_json(const Args& a, const Dataset& data, const RunConfig& rc, const ExtendConfig& ex,
+                const std::vector<ExtendResult>& results) {
+  const std::size_t L = ex.factor * rc.model.train_len, n_seeds = a.seeds, n_jobs = results.size();
+  nlohmann::json j;
+  j["date"] = utc_now();
+  j["command"] = recorded_command(a);
+  j["simd"] = simd_arch();
+  j["task"] = a.task;
+  j["config"] = config_json(a, data, rc);
+  j["extend"] = {{"factor", ex.factor},
+                 {"length", L},
+                 {"checkpoints", ex.checkpoints},
+                 {"batch", std::max<std::size_t>(1, rc.batch / ex.factor)},
+                 {"lr", rc.schedule.peak_lr * rc.schedule.final_fraction}};
+  j["floor"] = nlohmann::json::object();
+  for (std::size_t len : {L, 2 * L}) {
+    const double f = data.loss_floor(len);
+    j["floor"][std::to_string(len)] = std::isfinite(f) ? nlohmann::json(f) : nlohmann::json(nullptr);
+  }
+  j["results"] = nlohmann::json::array();
+  for (std::size_t job = 0; job < n_jobs; ++job) {
+    const ExtendResult& r = results[job];
+    nlohmann::json tune = nlohmann::json::object(), rows = nlohmann::json::array();
+    for (std::size_t k = 0; k < std::size(kExtendScalings); ++k)
+      tune[rope_scaling_name(kExtendScalings[k])] = r.tune_loss[k];
+    for (const ExtendRow& row : r.rows)
+      rows.push_back({{"ropeScaling", rope_scaling_name(row.scaling)},
+                      {"steps", row.steps},
+                      {"length", row.length},
+                      {"loss", row.loss}});
+    j["results"].push_back({{"scheme", scheme_name(r.scheme)},
+                            {"seed", a.seed + job % n_seeds},
+                            {"seconds", r.seconds},
+                            {"trainLoss", r.train_loss},
+                            {"tuneLoss", tune},
+                            {"rows", rows}});
+  }
+  write_file(j, a.out);
+}
+
+}  // namespace
+
 int extend_main(const Args& a, const Dataset& data, const RunConfig& rc, const std::vector<Scheme>& schemes) {
   ExtendConfig ex;
   ex.factor = a.extend;
@@ -84,41 +130,7 @@ int extend_main(const Args& a, const Dataset& data, const RunConfig& rc, const s
     }
   std::printf("\nlab: extend: %zu scheme(s) × %zu seed(s) in %.1f s wall\n", schemes.size(), n_seeds, seconds);
 
-  nlohmann::json j;
-  j["date"] = utc_now();
-  j["command"] = recorded_command(a);
-  j["simd"] = simd_arch();
-  j["task"] = a.task;
-  j["config"] = config_json(a, data, rc);
-  j["extend"] = {{"factor", ex.factor},
-                 {"length", L},
-                 {"checkpoints", ex.checkpoints},
-                 {"batch", std::max<std::size_t>(1, rc.batch / ex.factor)},
-                 {"lr", rc.schedule.peak_lr * rc.schedule.final_fraction}};
-  j["floor"] = nlohmann::json::object();
-  for (std::size_t len : {L, 2 * L}) {
-    const double f = data.loss_floor(len);
-    j["floor"][std::to_string(len)] = std::isfinite(f) ? nlohmann::json(f) : nlohmann::json(nullptr);
-  }
-  j["results"] = nlohmann::json::array();
-  for (std::size_t job = 0; job < n_jobs; ++job) {
-    const ExtendResult& r = results[job];
-    nlohmann::json tune = nlohmann::json::object(), rows = nlohmann::json::array();
-    for (std::size_t k = 0; k < std::size(kExtendScalings); ++k)
-      tune[rope_scaling_name(kExtendScalings[k])] = r.tune_loss[k];
-    for (const ExtendRow& row : r.rows)
-      rows.push_back({{"ropeScaling", rope_scaling_name(row.scaling)},
-                      {"steps", row.steps},
-                      {"length", row.length},
-                      {"loss", row.loss}});
-    j["results"].push_back({{"scheme", scheme_name(r.scheme)},
-                            {"seed", a.seed + job % n_seeds},
-                            {"seconds", r.seconds},
-                            {"trainLoss", r.train_loss},
-                            {"tuneLoss", tune},
-                            {"rows", rows}});
-  }
-  write_file(j, a.out);
+  write_json(a, data, rc, ex, results);
   return 0;
 }
 

@@ -26,6 +26,29 @@ std::size_t value_of(const std::string& h, const char* key) {
   return at;
 }
 
+// The header's 'shape' tuple: whole numbers, at most 8 of them, each at most 2^40.
+Status parse_shape(const std::string& h, std::vector<std::uint64_t>* shape, std::string* detail) {
+  std::size_t at = value_of(h, "shape");
+  if (at == std::string::npos || at >= h.size() || h[at] != '(') return fail(detail, "the header has no 'shape' tuple");
+  ++at;
+  while (at < h.size() && h[at] != ')') {
+    if (h[at] == ' ' || h[at] == ',') {
+      ++at;
+      continue;
+    }
+    if (!std::isdigit(static_cast<unsigned char>(h[at]))) return fail(detail, "'shape' must hold whole numbers");
+    std::uint64_t v = 0;
+    while (at < h.size() && std::isdigit(static_cast<unsigned char>(h[at]))) {
+      if (v > (std::uint64_t{1} << 40)) return fail(detail, "a 'shape' entry is too large");
+      v = v * 10 + static_cast<std::uint64_t>(h[at++] - '0');
+    }
+    shape->push_back(v);
+    if (shape->size() > 8) return fail(detail, "'shape' has more than 8 dimensions");
+  }
+  if (at >= h.size()) return fail(detail, "the header's 'shape' tuple is not closed");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status read_npy(const ByteSource& src, ModelInfo* out, std::string* detail, const ReadOptions& options) noexcept {
@@ -83,26 +106,8 @@ Status read_npy(const ByteSource& src, ModelInfo* out, std::string* detail, cons
     const bool fortran = h.compare(at, 4, "True") == 0;
     if (!fortran && h.compare(at, 5, "False") != 0) return fail(detail, "'fortran_order' must be True or False");
 
-    at = value_of(h, "shape");
-    if (at == std::string::npos || at >= h.size() || h[at] != '(')
-      return fail(detail, "the header has no 'shape' tuple");
     std::vector<std::uint64_t> shape;
-    ++at;
-    while (at < h.size() && h[at] != ')') {
-      if (h[at] == ' ' || h[at] == ',') {
-        ++at;
-        continue;
-      }
-      if (!std::isdigit(static_cast<unsigned char>(h[at]))) return fail(detail, "'shape' must hold whole numbers");
-      std::uint64_t v = 0;
-      while (at < h.size() && std::isdigit(static_cast<unsigned char>(h[at]))) {
-        if (v > (std::uint64_t{1} << 40)) return fail(detail, "a 'shape' entry is too large");
-        v = v * 10 + static_cast<std::uint64_t>(h[at++] - '0');
-      }
-      shape.push_back(v);
-      if (shape.size() > 8) return fail(detail, "'shape' has more than 8 dimensions");
-    }
-    if (at >= h.size()) return fail(detail, "the header's 'shape' tuple is not closed");
+    if (Status s = parse_shape(h, &shape, detail); !s.ok()) return s;
 
     ModelInfo info;
     info.format = ModelFormat::kNpy;

@@ -92,6 +92,35 @@ Status read_table(const ByteSource& src, const Entry& e, std::size_t max_floats,
   return Status::Ok();
 }
 
+// One tensor's header entry {"dtype", "shape", "data_offsets"}, its extent checked against the file.
+Status parse_entry(const std::string& name, const json& t, std::uint64_t data_start, std::uint64_t file_size,
+                   Entry* out, std::string* detail) {
+  Entry& e = *out;
+  e.name = name;
+  const auto dtype = t.find("dtype"), shape = t.find("shape"), offsets = t.find("data_offsets");
+  if (!t.is_object() || dtype == t.end() || !dtype->is_string() || shape == t.end() || !shape->is_array() ||
+      offsets == t.end() || !offsets->is_array() || offsets->size() != 2 || !(*offsets)[0].is_number_unsigned() ||
+      !(*offsets)[1].is_number_unsigned())
+    return fail(detail, "tensor " + e.name +
+                            ": expected {\"dtype\": string, \"shape\": [...], \"data_offsets\": [begin, end]}");
+  e.dtype = *dtype;
+  for (const auto& d : *shape) {
+    if (!d.is_number_unsigned()) return fail(detail, "tensor " + e.name + ": shape entries must be whole numbers >= 0");
+    e.shape.push_back(d.get<std::uint64_t>());
+  }
+  const std::uint64_t b = (*offsets)[0], en = (*offsets)[1];
+  if (b > en)
+    return fail(detail, "tensor " + e.name + ": data_offsets [" + std::to_string(b) + ", " + std::to_string(en) +
+                            "] must not end before they begin");
+  if (en > file_size - data_start)
+    return fail(detail, "the file is truncated: tensor " + e.name + "'s data_offsets [" + std::to_string(b) + ", " +
+                            std::to_string(en) + "] need " + std::to_string(data_start + en) + " bytes, the file has " +
+                            std::to_string(file_size));
+  e.begin = data_start + b;
+  e.end = data_start + en;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status read_safetensors(const ByteSource& src, ModelInfo* out, std::string* detail,
@@ -114,38 +143,14 @@ Status read_safetensors(const ByteSource& src, ModelInfo* out, std::string* deta
     const json root = json::parse(header, nullptr, false);
     if (root.is_discarded() || !root.is_object()) return fail(detail, "at byte 8: the header is not a JSON object");
     const std::uint64_t data_start = 8 + n;
-    const std::uint64_t data_size = src.size - data_start;
 
     ModelInfo info;
     info.format = ModelFormat::kSafetensors;
     std::vector<Entry> entries;
     for (const auto& item : root.items()) {
       if (item.key() == "__metadata__") continue;
-      const json& t = item.value();
       Entry e;
-      e.name = item.key();
-      const auto dtype = t.find("dtype"), shape = t.find("shape"), offsets = t.find("data_offsets");
-      if (!t.is_object() || dtype == t.end() || !dtype->is_string() || shape == t.end() || !shape->is_array() ||
-          offsets == t.end() || !offsets->is_array() || offsets->size() != 2 || !(*offsets)[0].is_number_unsigned() ||
-          !(*offsets)[1].is_number_unsigned())
-        return fail(detail, "tensor " + e.name +
-                                ": expected {\"dtype\": string, \"shape\": [...], \"data_offsets\": [begin, end]}");
-      e.dtype = *dtype;
-      for (const auto& d : *shape) {
-        if (!d.is_number_unsigned())
-          return fail(detail, "tensor " + e.name + ": shape entries must be whole numbers >= 0");
-        e.shape.push_back(d.get<std::uint64_t>());
-      }
-      const std::uint64_t b = (*offsets)[0], en = (*offsets)[1];
-      if (b > en)
-        return fail(detail, "tensor " + e.name + ": data_offsets [" + std::to_string(b) + ", " + std::to_string(en) +
-                                "] must not end before they begin");
-      if (en > data_size)
-        return fail(detail, "the file is truncated: tensor " + e.name + "'s data_offsets [" + std::to_string(b) + ", " +
-                                std::to_string(en) + "] need " + std::to_string(data_start + en) +
-                                " bytes, the file has " + std::to_string(src.size));
-      e.begin = data_start + b;
-      e.end = data_start + en;
+      if (Status s = parse_entry(item.key(), item.value(), data_start, src.size, &e, detail); !s.ok()) return s;
       info.tensors.push_back({e.name, e.dtype, e.shape});
       entries.push_back(std::move(e));
     }
