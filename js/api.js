@@ -45,7 +45,7 @@ export function wrap(module, hooks = {}) {
     presets,
     /** The names RoPE options take, read from the C++ enums (the same lists the checks use). */
     names: {
-      ropeScalings: names.scalings.filter((s) => s !== 'default'),
+      ropeScalings: names.scalings,
       ropeLayouts: Object.keys(names.layouts),
       precisions: Object.keys(names.precisions),
     },
@@ -61,12 +61,13 @@ export function wrap(module, hooks = {}) {
     ...learnedApi(module, heap),
     ...rope.api,
     ...ropeApi(module, heap, rope, names),
-    readModel: makeReadModel(module, { status: heap.status, publicRopeParams: rope.publicRopeParams, openPath: hooks.openPath }),
+    readModel: makeReadModel(module, { status: heap.status, openPath: hooks.openPath }),
     ...alibi.api,
     ...t5.api,
-    ...attentionApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, placeRotation: rope.placeRotation, biasTerms }),
+    ...attentionApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, placeRotation: rope.placeRotation, biasTerms,
+      ropeParams: names.ropeParams }),
     ...kvCacheApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, placeRotation: rope.placeRotation,
-      flatRopeParams: rope.flatRopeParams, biasTerms, precisions: names.precisions }),
+      ropeParamsIn: rope.ropeParamsIn, biasTerms, names }),
     /** ONNX operators with their exact semantics: inputs keyed by slot, attrs by attribute name. */
     onnx: onnxApi(module, heap),
   };

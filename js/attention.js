@@ -33,11 +33,14 @@ export function sinksOption(fn, sinks, nHeads) {
   return sinks;
 }
 
-/** options.rope: RopeParams, or { params | invFreq, layout, rotaryOffset, precision, attentionFactor }. */
-export function ropeOption(fn, rope) {
+/**
+ * options.rope: RopeParams, or { params | invFreq, layout, rotaryOffset, precision, attentionFactor };
+ * fields: the RoPE params fields (rope_params.js ropeParamsFields).
+ */
+export function ropeOption(fn, rope, fields) {
   const r = isPlainObject(rope) && 'headDim' in rope ? { params: rope } : rope;
   checkOptions(fn, r, ['params', 'invFreq', 'layout', 'rotaryOffset', 'precision', 'attentionFactor'], 'rope');
-  if (r.params !== undefined) checkRopeParamsKeys(fn, r.params, r === rope ? 'rope.params' : 'rope');
+  if (r.params !== undefined) checkRopeParamsKeys(fn, r.params, fields, r === rope ? 'rope.params' : 'rope');
   return r;
 }
 
@@ -83,7 +86,7 @@ function maskOption(fn, mask, { batch, nHeads, qLen, kvLen }) {
   return { data, perHead, perBatch, slab: (perHead ? nHeads : 1) * qLen * kvLen };
 }
 
-export function attentionApi(module, heap, { resolveFrequencies, placeRotation, biasTerms }) {
+export function attentionApi(module, heap, { resolveFrequencies, placeRotation, biasTerms, ropeParams }) {
   const { scoped, f32, u16, f64, status, pieceRows, gatherRows, scatterRows } = heap;
   const ATTENTION_OPTIONS = ['nHeads', 'nKvHeads', 'headDim', 'batch', 'causal', ...biasTerms.map((t) => t.option), 'rope', 'mask',
     'scale', 'softcap', 'returnWeights', 'window', 'sinkTokens', 'sinks', 'chunkSize', 'temperature', 'layout', 'kvDtype', 'out'];
@@ -94,7 +97,7 @@ export function attentionApi(module, heap, { resolveFrequencies, placeRotation, 
   function attentionPlan(fn, q, k, v, options) {
     if (options === undefined && !(isTensorLike(q) || isTfTensor(q))) throw new PosencTypeError(`${fn}: options { nHeads, headDim } are required`);
     options = checkOptions(fn, options, ATTENTION_OPTIONS);
-    const ropeOpts = options.rope === undefined ? undefined : ropeOption(fn, options.rope);
+    const ropeOpts = options.rope === undefined ? undefined : ropeOption(fn, options.rope, ropeParams);
     for (const t of biasTerms) if (options[t.option] !== undefined) t.keys?.(fn, options[t.option]);
     const temperatureOpts = options.temperature === undefined ? undefined
       : checkOptions(fn, options.temperature, ['floorScale', 'attnScale'], 'temperature');

@@ -25,13 +25,14 @@ function oneSequence(fn, name, t, given, headsName) {
   return [e, data, half];
 }
 
-export function kvCacheApi(module, heap, { resolveFrequencies, placeRotation, flatRopeParams, biasTerms, precisions }) {
+export function kvCacheApi(module, heap, { resolveFrequencies, placeRotation, ropeParamsIn, biasTerms, names }) {
+  const { precisions, ropeParams } = names;
   const { scoped, f32, f64, status } = heap;
 
   // options.rope → what kvCacheCreate needs: the frequencies for a context of `capacity` tokens
   // (dynamic NTK and LongRoPE depend on it), and ggml's parameters for precision 'ggml'.
   function ropeOf(fn, rope, headDim, capacity) {
-    const r = ropeOption(fn, rope);
+    const r = ropeOption(fn, rope, ropeParams);
     const precision = checkChoice(fn, 'rope.precision', r.precision ?? 'fast', precisions);
     const f = placeRotation(fn, resolveFrequencies(`${fn} (rope)`, r, capacity - 1), headDim, r.rotaryOffset !== undefined, 'rope ');
     let ggml = null;
@@ -39,8 +40,9 @@ export function kvCacheApi(module, heap, { resolveFrequencies, placeRotation, fl
       if (r.params === undefined || r.attentionFactor !== undefined) {
         throw new PosencTypeError(`${fn}: rope precision 'ggml' needs rope.params and takes its gain from them (no invFreq, no attentionFactor)`);
       }
-      const [message, g] = module.ggmlRopeParams(flatRopeParams(fn, r.params), capacity);
-      status(fn, message);
+      const given = ropeParamsIn(fn, r.params);
+      const [message, g] = module.ggmlRopeParams(given.params, capacity);
+      status(fn, message, given);
       ggml = g;
     }
     return { ...f, precision, ggml };
@@ -149,7 +151,7 @@ export function kvCacheApi(module, heap, { resolveFrequencies, placeRotation, fl
     const fn = 'kvCache';
     if (options === undefined) throw new PosencTypeError(`${fn}: options { nKvHeads, headDim, capacity } are required`);
     checkOptions(fn, options, ['nKvHeads', 'headDim', 'capacity', 'dtype', 'rope', 'window', 'sinkTokens']);
-    if (options.rope !== undefined) ropeOption(fn, options.rope);  // its keys, before any value
+    if (options.rope !== undefined) ropeOption(fn, options.rope, ropeParams);  // its keys, before any value
     const nKvHeads = checkInt(fn, 'nKvHeads', options.nKvHeads, 1, 2 ** 20);
     const headDim = checkInt(fn, 'headDim', options.headDim, 1, 2 ** 20);
     const capacity = checkInt(fn, 'capacity', options.capacity, 1, MAX_SIZE);

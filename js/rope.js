@@ -7,7 +7,7 @@ import {
 import { checkRopeParamsKeys } from './rope_params.js';
 import { extents, float32Data, fromFloat32, isTfTensor, tensorArg } from './tensor.js';
 
-export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, resolvePositions, placeRotation }, names) {
+export function ropeApi(module, heap, { ropeParamsIn, resolveFrequencies, resolvePositions, placeRotation }, names) {
   const { scoped, f32, f64, copyOut, status, HeapFloat32 } = heap;
   const { precisions: PRECISIONS, layouts: ROPE_LAYOUTS } = names;
   const ROPE_OPTIONS = ['seqLen', 'nHeads', 'headDim', 'batch', 'layout', 'rotaryDim', 'rotaryOffset', 'positions', 'offset', 'invFreq',
@@ -29,7 +29,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
   function ropeCall(fn, t, options, headsMajor = false) {
     if (options === undefined) throw new PosencTypeError(`${fn}: options { seqLen, nHeads, headDim, invFreq | params } are required`);
     checkOptions(fn, options, ROPE_OPTIONS);
-    if (options.params !== undefined) checkRopeParamsKeys(fn, options.params);
+    if (options.params !== undefined) checkRopeParamsKeys(fn, options.params, names.ropeParams);
     checkOptions(fn, options.xpos, XPOS_KEYS, 'xpos');
     const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', PRECISIONS);
     const given = { batch: options.batch, len: options.seqLen, heads: options.nHeads, headDim: options.headDim };
@@ -51,7 +51,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       throw new PosencTypeError(`${fn}: precision 'ggml' takes its gain from options.params (ggml's attn_factor); drop options.attentionFactor`);
     }
     return { batch: e.batch, seqLen: e.len, nHeads: e.heads, headDim, precision, ...pos, ...placed,
-      flat: options.params && flatRopeParams(fn, options.params), xpos: xposOf(fn, options.xpos) };
+      params: options.params && ropeParamsIn(fn, options.params).params, xpos: xposOf(fn, options.xpos) };
   }
 
   // A flat x's headDim: options.headDim, else params.headDim — or the params' rotaryDim when x holds
@@ -81,7 +81,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
   // One applyRope call on n tokens at xPtr (positions at posPtr, or offset + 0 … n-1).
   function rotate(fn, xPtr, n, invPtr, posPtr, offset, c) {
     if (c.precision === PRECISIONS.ggml) {
-      status(fn, module.applyRopeGgml(xPtr, n, c.nHeads, c.headDim, c.flat, c.maxPosition + 1, posPtr, offset, c.layout,
+      status(fn, module.applyRopeGgml(xPtr, n, c.nHeads, c.headDim, c.params, c.maxPosition + 1, posPtr, offset, c.layout,
         c.rotaryOffset, c.xpos));
     } else {
       status(fn, module.applyRope(xPtr, n, c.nHeads, c.headDim, invPtr, c.rotaryDim, posPtr, offset,
@@ -103,16 +103,17 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     if (c.batch > 1) throw new PosencRangeError(`${fn}: M-RoPE positions [3][seqLen] are one sequence's: batch must be 1 (got ${c.batch}); call once per batch row`);
     checkElements(fn, 'x.length', x.length);
     if (into !== undefined) checkOut(fn, into, { n: x.length, what: 'x.length', input: X.data, Type: X.data.constructor });
-    const flat = flatRopeParams(fn, options.params);
+    const { mrope } = c.params;
+    const interleaved = mrope.interleaved ?? false, unrotated = mrope.rest === 'unrotated';
     return scoped(fn, (alloc, put) => {
       const xp = put(x), inv = put(c.invFreq, Float64Array), pp = put(pos, Float64Array);
       if (c.precision === PRECISIONS.ggml) {  // llama.cpp's ggml_rope_multi (MROPE / IMROPE)
-        status(fn, module.applyRopeRowsGgml(xp, c.seqLen, c.nHeads, c.headDim, flat, c.maxPosition + 1, pp,
-          flat.mropeInterleaved, flat.mropeRestUnrotated, flat.mropeSection, c.layout, c.rotaryOffset));
+        status(fn, module.applyRopeRowsGgml(xp, c.seqLen, c.nHeads, c.headDim, c.params, c.maxPosition + 1, pp,
+          interleaved, unrotated, mrope.section, c.layout, c.rotaryOffset));
       } else {
-        const mode = (flat.mropeInterleaved ? 1 : 0) + (flat.mropeRestUnrotated ? 4 : 0);
+        const mode = (interleaved ? 1 : 0) + (unrotated ? 4 : 0);
         status(fn, module.applyRopeRows(xp, c.seqLen, c.nHeads, c.headDim, inv, c.rotaryDim, pp, mode,
-          flat.mropeSection, 0, c.layout, c.precision, c.attentionFactor, c.rotaryOffset));
+          mrope.section, 0, c.layout, c.precision, c.attentionFactor, c.rotaryOffset));
       }
       return f32(xp, x.length).slice();
     });
@@ -150,7 +151,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
     applyRope(x, options) {
       const fn = 'applyRope';
       checkOptions(fn, options, [...ROPE_OPTIONS, 'out', 'tensorLayout']);
-      if (options?.params !== undefined) checkRopeParamsKeys(fn, options.params);
+      if (options?.params !== undefined) checkRopeParamsKeys(fn, options.params, names.ropeParams);
       checkOptions(fn, options?.xpos, XPOS_KEYS, 'xpos');
       const { out: into, tensorLayout = 'bshd', ...rest } = options ?? {};
       const X = tensorArg(fn, 'x', x);
@@ -268,7 +269,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       if (options === undefined) throw new PosencTypeError(`${fn}: options { seqLen, nHeads, headDim, delta, invFreq | params } are required`);
       checkOptions(fn, options, ['seqLen', 'nHeads', 'headDim', 'batch', 'delta', 'invFreq', 'params', 'layout', 'precision', 'rotaryDim',
         'rotaryOffset']);
-      if (options.params !== undefined) checkRopeParamsKeys(fn, options.params);
+      if (options.params !== undefined) checkRopeParamsKeys(fn, options.params, names.ropeParams);
       const inHeap = k instanceof HeapFloat32;
       if (inHeap && !k.ptr) throw new PosencTypeError(`${fn}: k was deleted`);
       if (isTfTensor(k)) throw new PosencTypeError(`${fn}: k is shifted in place, and a TensorFlow.js tensor is immutable: pass a Float32Array, a tensor { data, dims } or a HeapFloat32`);
@@ -308,7 +309,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
       const fn = 'ropeCache';
       if (options === undefined) throw new PosencTypeError(`${fn}: options { seqLen | positions, invFreq | params } are required`);
       checkOptions(fn, options, ['seqLen', 'positions', 'offset', 'invFreq', 'params', 'precision', 'attentionFactor', 'rotaryDim']);
-      if (options.params !== undefined) checkRopeParamsKeys(fn, options.params);
+      if (options.params !== undefined) checkRopeParamsKeys(fn, options.params, names.ropeParams);
       // seqLen defaults to the number of positions; resolvePositions checks and converts them once.
       const seqLen = options.positions !== undefined && options.seqLen === undefined
         ? options.positions?.length : checkInt(fn, 'seqLen', options.seqLen, 1);
@@ -326,7 +327,7 @@ export function ropeApi(module, heap, { flatRopeParams, resolveFrequencies, reso
         const sin = alloc(seqLen * half * 4);
         const inv = put(f.invFreq, Float64Array), p = put(pos.positions, Float64Array);
         if (precision === PRECISIONS.ggml) {
-          status(fn, module.ropeCacheGgml(cos, sin, seqLen, flatRopeParams(fn, options.params), pos.maxPosition + 1, p, pos.offset));
+          status(fn, module.ropeCacheGgml(cos, sin, seqLen, ropeParamsIn(fn, options.params).params, pos.maxPosition + 1, p, pos.offset));
         } else {
           status(fn, module.ropeCache(cos, sin, seqLen, inv, f.rotaryDim, p, pos.offset, precision, f.attentionFactor));
         }

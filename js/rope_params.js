@@ -1,142 +1,110 @@
-// RoPE parameters: the public params object ↔ the flat object embind_rope.cpp reads, the frequencies
-// (HF's semantics, cpp/src/rope_frequencies.cpp), config import and ggml's parameters.
+// RoPE parameters: the public params object, which embind_rope.cpp reads and writes (its fields, their
+// defaults and what readModel shows are stated there once), the frequencies (HF's semantics,
+// cpp/src/rope_frequencies.cpp), config import and ggml's parameters.
 import {
   PosencRangeError, PosencTypeError, camel, checkBool, checkChoice, checkFinite, checkInt, checkNumber,
-  checkOptions, describe, isPlainObject, numberOrBigint, toFloat64
+  checkOptions, describe, isPlainObject, jsMessageWith, numberOrBigint, toFloat64
 } from './checks.js';
 
-// M-RoPE: what the pairs no section claims turn by (HF: the temporal id; llama.cpp: none).
-const MROPE_REST = { temporal: false, unrotated: true };
 const DIALECTS = { hf: 0, gguf: 1 };
-const PARAMS_KEYS = ['headDim', 'rotaryDim', 'rotaryOffset', 'partialRotaryFactor', 'theta', 'layout', 'scaling', 'freqFactors', 'mrope'];
-const SCALING_KEYS = ['type', 'factor', 'originalMaxPositionEmbeddings', 'maxPositionEmbeddings', 'betaFast',
-  'betaSlow', 'mscale', 'mscaleAllDim', 'attentionFactor', 'truncate', 'lowFreqFactor', 'highFreqFactor',
-  'shortFactor', 'longFactor', 'contextLength'];
+// HF's name for no scaling, accepted for 'none'.
+const ALIASES = { 'scaling.type': { default: 'none' } };
+// Sizes cross into C++ as wasm32's size_t.
+const MAX_SIZE = 2 ** 32 - 1;
 
-/** The keys of a RoPE params object, its scaling and its mrope: checked before any of their values. */
-export function checkRopeParamsKeys(fn, params, name = 'params') {
+/**
+ * The RoPE params fields as C++ declares them (module.ropeParamsFields(), embind_rope.cpp, where
+ * each is stated once with its default and when readModel shows it): { fields, keys } — keys: the
+ * allowed keys of params and of each group ('scaling', 'mrope'), for checkRopeParamsKeys.
+ */
+export function ropeParamsFields(module) {
+  const fields = module.ropeParamsFields();
+  const keys = { '': [] };
+  for (const f of fields) {
+    if (f.group && !keys[f.group]) {
+      keys[f.group] = [];
+      keys[''].push(f.group);
+    }
+    keys[f.group].push(f.key);
+  }
+  return { fields, keys };
+}
+
+/** The keys of a RoPE params object and of its groups (scaling, mrope): checked before any of their values. */
+export function checkRopeParamsKeys(fn, params, { keys }, name = 'params') {
   if (!isPlainObject(params)) {
     throw new PosencTypeError(`${fn}: ${name} must be an object like { headDim: 128, theta: 10000 } (got ${describe(params)})`);
   }
-  checkOptions(fn, params, PARAMS_KEYS, name);
-  checkOptions(fn, params.scaling, SCALING_KEYS, `${name}.scaling`);
-  checkOptions(fn, params.mrope, ['section', 'interleaved', 'rest'], `${name}.mrope`);
+  for (const [group, allowed] of Object.entries(keys)) {
+    checkOptions(fn, group ? params[group] : params, allowed, group ? `${name}.${group}` : name);
+  }
   return params;
+}
+
+// One field's value, checked for its JS type only (C++ states the rules: rope_frequencies).
+function fieldValue(fn, name, v, f) {
+  switch (f.kind) {
+    case 'size': return checkInt(fn, name, v, 0, MAX_SIZE);
+    case 'number': return checkNumber(fn, name, v);
+    case 'bool': return checkBool(fn, name, v);
+    case 'numbers': return Array.from(toFloat64(fn, name, v));
+    case 'sizes':
+      if (!Array.isArray(v)) throw new PosencTypeError(`${fn}: ${name} must be an array of integers (got ${describe(v)})`);
+      return v.map((n, i) => checkInt(fn, `${name}[${i}]`, n, 0, MAX_SIZE));
+    default: {  // 'choice', 'flag': one of its names
+      const aliases = ALIASES[`${f.group}.${f.key}`] ?? {};
+      return checkChoice(fn, name, v, Object.fromEntries([...f.names, ...Object.keys(aliases)].map((n) => [n, aliases[n] ?? n])));
+    }
+  }
 }
 
 /**
  * The names the RoPE options take, from the C++ enums (module.names(), embind.cpp), in the JS
- * API's spelling: { scalings: [...] (and 'default', HF's name for none), layouts: { halfSplit: 0,
- * ... }, precisions: { fast: 0, ... } } — values are the enums' ordinals.
+ * API's spelling: { scalings: [...], layouts: { halfSplit: 0, ... }, precisions: { fast: 0, ... } }
+ * — values are the enums' ordinals; ropeParams: the params fields (ropeParamsFields).
  */
 export function ropeNames(module) {
   const n = module.names();
   const codes = (list) => Object.fromEntries(list.map((name, k) => [camel(name), k]));
-  return { scalings: [...n.ropeScalings, 'default'], layouts: codes(n.ropeLayouts), precisions: codes(n.precisions) };
+  return { scalings: n.ropeScalings, layouts: codes(n.ropeLayouts), precisions: codes(n.precisions), ropeParams: ropeParamsFields(module) };
 }
 
 export function ropeParamsApi(module, heap, names) {
   const { scoped, f64, status } = heap;
-  const { scalings: ROPE_SCALING_TYPES, layouts: ROPE_LAYOUTS } = names;
-  const LAYOUT_NAMES = Object.keys(ROPE_LAYOUTS);
-  // ---- RoPE parameters -------------------------------------------------------------------------
+  const rope = names.ropeParams;
+  const ROPE_LAYOUTS = names.layouts;
 
-  // The public params object → the flat object embind_rope.cpp reads (NaN = unset).
-  function flatRopeParams(fn, params) {
-    checkRopeParamsKeys(fn, params);
-    const { headDim, rotaryDim, rotaryOffset = 0, partialRotaryFactor = 1, theta = 10000, scaling = { type: 'none' }, freqFactors,
-      mrope } = params;
-    if (mrope !== undefined) {
-      if (!Array.isArray(mrope.section) || mrope.section.length !== 3) {
-        throw new PosencRangeError(`${fn}: params.mrope.section must be 3 pair counts [t, h, w] (got ${describe(mrope.section)})`);
-      }
-      mrope.section.forEach((n, i) => checkInt(fn, `params.mrope.section[${i}]`, n, 0));
-      if (mrope.interleaved !== undefined) checkBool(fn, 'params.mrope.interleaved', mrope.interleaved);
-      if (mrope.rest !== undefined) checkChoice(fn, 'params.mrope.rest', mrope.rest, MROPE_REST);
+  /**
+   * The public params object (its keys checked first) → { params, values, names }: params as
+   * embind_rope.cpp reads it (the fields given, their values checked for type, arrays plain; a
+   * field left out keeps C++'s default), values (each scalar given, by its JS name) and names
+   * (C++ field names → JS names) for C++'s messages about them. name: the params' JS name.
+   */
+  function ropeParamsIn(fn, params, name = 'params') {
+    checkRopeParamsKeys(fn, params, rope, name);
+    const out = {}, values = {}, jsNames = {};
+    for (const f of rope.fields) {
+      const path = `${name}.${f.group ? `${f.group}.` : ''}${f.key}`;
+      if (f.name) jsNames[f.name] = path;
+      const holder = f.group ? params[f.group] : params;
+      if (holder === undefined || (holder[f.key] === undefined && !f.required)) continue;
+      const v = holder[f.key];
+      if (typeof v !== 'object') values[path] = v;
+      const target = f.group ? (out[f.group] ??= {}) : out;
+      target[f.key] = fieldValue(fn, path, v, f);
     }
-    checkInt(fn, 'params.headDim', headDim, 1, 1 << 20);
-    if (rotaryDim !== undefined) {
-      checkInt(fn, 'params.rotaryDim', rotaryDim, 1, 1 << 20);
-      if (rotaryDim % 2 !== 0) throw new PosencRangeError(`${fn}: params.rotaryDim must be even (got ${rotaryDim})`);
-      if (rotaryDim > headDim) throw new PosencRangeError(`${fn}: params.rotaryDim must be <= headDim = ${headDim} (got ${rotaryDim})`);
-    }
-    checkInt(fn, 'params.rotaryOffset', rotaryOffset, 0, 1 << 20);
-    const layout = checkChoice(fn, 'params.layout', params.layout ?? 'halfSplit', ROPE_LAYOUTS);
-    checkNumber(fn, 'params.partialRotaryFactor', partialRotaryFactor);
-    checkNumber(fn, 'params.theta', theta);
-    const s = scaling ?? {};
-    if (!ROPE_SCALING_TYPES.includes(s.type)) {
-      throw new PosencRangeError(`${fn}: params.scaling.type must be one of: ${ROPE_SCALING_TYPES.join(', ')} (got ${describe(s.type)})`);
-    }
-    const num = (key, dflt) => (s[key] === undefined ? dflt : checkFinite(fn, `params.scaling.${key}`, s[key]));
-    const int = (key) => (s[key] === undefined ? 0 : checkInt(fn, `params.scaling.${key}`, s[key], 1));
-    return {
-      headDim,
-      rotaryDim: rotaryDim ?? 0,
-      partialRotaryFactor,
-      theta,
-      scaling: s.type === 'default' ? 'none' : s.type,
-      factor: num('factor', NaN),
-      originalMaxPositionEmbeddings: int('originalMaxPositionEmbeddings'),
-      maxPositionEmbeddings: int('maxPositionEmbeddings'),
-      betaFast: num('betaFast', 32),
-      betaSlow: num('betaSlow', 1),
-      mscale: num('mscale', 0),
-      mscaleAllDim: num('mscaleAllDim', 0),
-      attentionFactor: num('attentionFactor', NaN),
-      truncate: s.truncate === undefined ? true : checkBool(fn, 'params.scaling.truncate', s.truncate),
-      lowFreqFactor: num('lowFreqFactor', 1),
-      highFreqFactor: num('highFreqFactor', 4),
-      shortFactor: s.shortFactor === undefined ? [] : Array.from(toFloat64(fn, 'params.scaling.shortFactor', s.shortFactor)),
-      longFactor: s.longFactor === undefined ? [] : Array.from(toFloat64(fn, 'params.scaling.longFactor', s.longFactor)),
-      contextLength: int('contextLength'),
-      freqFactors: freqFactors === undefined ? [] : Array.from(toFloat64(fn, 'params.freqFactors', freqFactors)),
-      mropeSection: mrope ? mrope.section : [],
-      mropeInterleaved: mrope?.interleaved ?? false,
-      mropeRestUnrotated: mrope?.rest === 'unrotated',
-      rotaryOffset,
-      layout,
-    };
-  }
-
-  // The flat object → the public params object (only what differs from the defaults).
-  function publicRopeParams(flat) {
-    const params = { headDim: flat.headDim, theta: flat.theta, layout: LAYOUT_NAMES[flat.layout] };
-    if (flat.rotaryDim) params.rotaryDim = flat.rotaryDim;
-    if (flat.rotaryOffset) params.rotaryOffset = flat.rotaryOffset;
-    if (flat.partialRotaryFactor !== 1) params.partialRotaryFactor = flat.partialRotaryFactor;
-    const scaling = { type: flat.scaling };
-    if (!Number.isNaN(flat.factor)) scaling.factor = flat.factor;
-    if (flat.originalMaxPositionEmbeddings) scaling.originalMaxPositionEmbeddings = flat.originalMaxPositionEmbeddings;
-    if (flat.maxPositionEmbeddings) scaling.maxPositionEmbeddings = flat.maxPositionEmbeddings;
-    if (flat.scaling === 'yarn') {
-      Object.assign(scaling, { betaFast: flat.betaFast, betaSlow: flat.betaSlow, truncate: flat.truncate });
-      if (flat.mscale) scaling.mscale = flat.mscale;
-      if (flat.mscaleAllDim) scaling.mscaleAllDim = flat.mscaleAllDim;
-    }
-    if (!Number.isNaN(flat.attentionFactor)) scaling.attentionFactor = flat.attentionFactor;
-    if (flat.scaling === 'llama3') Object.assign(scaling, { lowFreqFactor: flat.lowFreqFactor, highFreqFactor: flat.highFreqFactor });
-    if (flat.scaling === 'longrope') Object.assign(scaling, { shortFactor: flat.shortFactor, longFactor: flat.longFactor });
-    if (flat.contextLength) scaling.contextLength = flat.contextLength;
-    params.scaling = scaling;
-    if (flat.freqFactors.length) params.freqFactors = flat.freqFactors;
-    if (flat.mropeSection.length) {
-      params.mrope = { section: flat.mropeSection, interleaved: flat.mropeInterleaved };
-      if (flat.mropeRestUnrotated) params.mrope.rest = 'unrotated';
-    }
-    return params;
+    return { params: out, values, names: jsMessageWith(jsNames) };
   }
 
   // { invFreq: Float64Array, attentionFactor, rotaryDim } for the public params object.
   function frequencies64(fn, params, seqLen) {
-    const flat = flatRopeParams(fn, params);
-    const rotaryDim = module.ropeRotDim(flat);
-    if (rotaryDim === 0) throw new PosencRangeError(`${fn}: params.partialRotaryFactor must be in (0, 1]`);
+    const given = ropeParamsIn(fn, params);
+    const rotaryDim = module.ropeRotDim(given.params);  // 0: params C++ refuses, and ropeFrequencies says why
     return scoped(fn, (alloc) => {
       const n = rotaryDim >> 1;
       const ptr = alloc(Math.max(1, n) * 8);
-      const [message, attentionFactor] = module.ropeFrequencies(flat, seqLen, ptr, n);
-      status(fn, message);
+      const [message, attentionFactor] = module.ropeFrequencies(given.params, seqLen, ptr, n);
+      status(fn, message, given);
       return { invFreq: f64(ptr, n).slice(), attentionFactor, rotaryDim };
     });
   }
@@ -203,8 +171,7 @@ export function ropeParamsApi(module, heap, names) {
   }
 
   return {
-    flatRopeParams,
-    publicRopeParams,
+    ropeParamsIn,
     resolveFrequencies,
     resolvePositions,
     placeRotation,
@@ -212,7 +179,7 @@ export function ropeParamsApi(module, heap, names) {
       ropeFrequencies(params, options) {
         const fn = 'ropeFrequencies';
         const { seqLen = 0, dtype = 'float32' } = checkOptions(fn, options, ['seqLen', 'dtype']);
-        checkRopeParamsKeys(fn, params);
+        checkRopeParamsKeys(fn, params, rope);
         checkInt(fn, 'seqLen', seqLen, 0);
         checkChoice(fn, 'dtype', dtype, { float32: 0, float64: 1 });
         const f = frequencies64(fn, params, seqLen);
@@ -223,10 +190,11 @@ export function ropeParamsApi(module, heap, names) {
       ggmlRopeParams(params, options) {
         const fn = 'ggmlRopeParams';
         const { seqLen = 0 } = checkOptions(fn, options, ['seqLen']);
-        checkRopeParamsKeys(fn, params);
+        checkRopeParamsKeys(fn, params, rope);
         checkInt(fn, 'seqLen', seqLen, 0);
-        const [message, g] = module.ggmlRopeParams(flatRopeParams(fn, params), seqLen);
-        status(fn, message);
+        const given = ropeParamsIn(fn, params);
+        const [message, g] = module.ggmlRopeParams(given.params, seqLen);
+        status(fn, message, given);
         return { ...g, freqFactors: g.freqFactors.length ? Float32Array.from(g.freqFactors) : null };
       },
   
@@ -239,9 +207,9 @@ export function ropeParamsApi(module, heap, names) {
         if (typeof config === 'string') text = config;
         else if (isPlainObject(config)) text = JSON.stringify(config);
         else throw new PosencTypeError(`${fn}: config must be a parsed config object or its JSON text (got ${describe(config)})`);
-        const [message, detail, flat] = module.ropeParamsFromConfig(text, dialectCode, layerType);
-        status(fn, message, detail);
-        return publicRopeParams(flat);
+        const [message, detail, params] = module.ropeParamsFromConfig(text, dialectCode, layerType);
+        status(fn, message, { detail });
+        return params;
       },
     },
   };

@@ -29,10 +29,11 @@ inline std::optional<std::size_t> query_offset(double v) {
   return std::isnan(v) ? std::nullopt : std::optional<std::size_t>(static_cast<std::size_t>(v));
 }
 
-// RoPE params as the JS layer normalizes them (every field present; NaN = unset for optionals;
-// the scaling by its name) → posenc::RopeParams; flat_params writes that shape back. In embind_rope.cpp.
+// RoPE params in their public shape (posenc.d.ts RopeParams, as js/rope_params.js checks them; a
+// field left out keeps posenc::RopeParams' default) → posenc::RopeParams; public_params writes that
+// shape back, with the fields readModel shows. In embind_rope.cpp, which lists the fields once.
 posenc::RopeParams rope_params(const emscripten::val& p);
-emscripten::val flat_params(const posenc::RopeParams& p);
+emscripten::val public_params(const posenc::RopeParams& p);
 // How a rotation is applied: layout, precision, gain, the rotated slice's offset, ggml's parameters.
 posenc::RopeApplyOptions apply_options(int layout, int precision, double attention_factor, double rot_offset,
                                        const posenc::GgmlRope* ggml = nullptr);

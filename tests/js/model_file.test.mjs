@@ -153,7 +153,7 @@ test("readModel's rope is RoPE params as is: layout, DeepSeek's rope slice and M
   assert.throws(() => pe.applyRope(x, { seqLen: S, nHeads: H, params: ds.rope, rotaryOffset: 130 }),
     error(RangeError, /rotaryOffset \+ rotaryDim must be <= headDim/));
   assert.throws(() => pe.ropeFrequencies({ headDim: 192, rotaryDim: 64, rotaryOffset: 129 }),
-    error(RangeError, /rotaryOffset \+ rotaryDim must be <= headDim/));
+    error(RangeError, /params\.rotaryOffset \+ params\.rotaryDim must be <= params\.headDim/));
   // precision 'ggml' on the slice, attention with the model's RoPE = attention on pre-rotated q and k,
   // and the K-shift of the slice.
   const g = pe.applyRope(x, { seqLen: S, nHeads: H, params: ds.rope, positions, precision: 'ggml' });

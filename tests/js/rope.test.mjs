@@ -200,15 +200,15 @@ test('RoPE bad input: TypeError or RangeError naming the argument and the rule',
   const ok = { seqLen: 2, nHeads: 1, headDim: 8, params: { headDim: 8 } };
   const cases = [
     [() => pe.ropeFrequencies({ headDim: 8, rotaryDim: 7 }), RangeError, /params\.rotaryDim must be even \(got 7\)/],
-    [() => pe.ropeFrequencies({ headDim: 8, rotaryDim: 0 }), RangeError, /params\.rotaryDim must be in \[1, /],
-    [() => pe.ropeFrequencies({ headDim: 8, rotaryDim: 10 }), RangeError, /params\.rotaryDim must be <= headDim = 8 \(got 10\)/],
+    [() => pe.ropeFrequencies({ headDim: 8, rotaryDim: -2 }), RangeError, /params\.rotaryDim must be in \[0, /],
+    [() => pe.ropeFrequencies({ headDim: 8, rotaryDim: 10 }), RangeError, /params\.rotaryDim must be <= params\.headDim \(got params\.rotaryDim = 10, params\.headDim = 8\)/],
     [() => pe.ropeFrequencies({ headDim: 8, theta: Infinity }), RangeError, /params\.theta must be finite and > 0/],
     [() => pe.ropeFrequencies({ headDim: 8, theta: '1e4' }), TypeError, /params\.theta must be a number/],
-    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'linear', factor: NaN } }), RangeError, /params\.scaling\.factor must be finite \(got NaN\)/],
+    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'linear', factor: NaN } }), RangeError, /params\.scaling\.factor must be finite and >= 1 \(got NaN\)/],
     [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'linear', factor: 0.5 } }), RangeError, /params\.scaling\.factor must be finite and >= 1/],
     [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'yarn', factor: 4 } }), RangeError, /originalMaxPositionEmbeddings is required for yarn/],
-    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'xpos' } }), RangeError, /params\.scaling\.type must be one of: .* \(got "xpos"\)/],
-    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'longrope', originalMaxPositionEmbeddings: 64, shortFactor: [1], longFactor: [1] } }), RangeError, /shortFactor and params\.scaling\.longFactor must have rotaryDim \/ 2 entries/],
+    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'xpos' } }), RangeError, /params\.scaling\.type must be one of 'none', .* \(got "xpos"\)/],
+    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'longrope', originalMaxPositionEmbeddings: 64, shortFactor: [1], longFactor: [1] } }), RangeError, /shortFactor and params\.scaling\.longFactor must have params\.rotaryDim \/ 2 entries/],
     [() => pe.ropeFrequencies({ headDim: 8, partialRotaryFactor: 0 }), RangeError, /partialRotaryFactor must be in \(0, 1\]/],
     [() => pe.ropeFrequencies({ headDim: 8, rotary: 4 }), TypeError, /unknown key in params "rotary"/],
     [() => pe.ropeFrequencies(null), TypeError, /params must be an object/],
@@ -285,7 +285,7 @@ test('M-RoPE: Qwen2-VL position ids for text + image, sections against a float64
   const textPos = Float64Array.from({ length: 3 * seqLen }, (_, i) => i % seqLen);
   assert.ok(maxAbsDiff(pe.applyRope(x, { seqLen, nHeads, params, positions: textPos }), pe.applyRope(x, { seqLen, nHeads, params })) < 1e-6);
   assert.throws(() => pe.applyRope(x, { seqLen, nHeads, params: { ...params, mrope: { section: [16, 24, 23] } }, positions: pos }),
-    error(RangeError, /mrope_section must have 3 entries summing to rotaryDim \/ 2/));
+    error(RangeError, /params\.mrope\.section must have 3 entries summing to params\.rotaryDim \/ 2/));
   assert.throws(() => pe.applyRope(x, { seqLen, nHeads, params, positions: pos.subarray(0, 2 * seqLen) }),
     error(RangeError, /positions must hold 3 \* seqLen = 27 ids .* \(got 18\)/));
   assert.throws(() => pe.mropePositions([{ image: [1, 0, 2] }]), error(RangeError, /image\[1\] must be >= 1/));
