@@ -4,7 +4,7 @@ import {
   PosencRangeError, PosencTypeError, checkBool, checkChoice, checkElements, checkFinite,
   checkFloat32Array, checkInt, checkOptions, checkOut, describe, isPlainObject, numberOrBigint, toFloat64
 } from './checks.js';
-import { checkRopeParamsKeys } from './rope_params.js';
+import { checkRopeParamsKeys, frequencyArg } from './rope_params.js';
 import { extents, float32Data, fromFloat32, halfBits, isFloat16Array, isTensorLike, isTfTensor, tensorArg } from './tensor.js';
 
 // Options that attention and kvCache.attend / kvCache share.
@@ -176,11 +176,11 @@ export function attentionApi(module, heap, { resolveFrequencies, placeRotation, 
       // float16 K and V keep their 2 bytes per value in the heap (half the copy, as a float16 KV cache).
       const kp = alloc(kvN * (p.kvHalf ? 2 : 4)), vp = alloc(kvN * (p.kvHalf ? 2 : 4));
       const sk = put(p.sinks), tables = p.bias.tables.map((t) => put(t));
-      const inv = put(p.rope?.invFreq, Float64Array);
+      const ropeFrequencies = frequencyArg(put, p.rope);
       const qp = alloc(rows * nHeads * headDim * 4), yp = alloc(rows * nHeads * headDim * 4);
       const mp = mask ? alloc(maskRows.slabs * rows * kvLen * 4) : 0;
       const wp = p.returnWeights ? alloc(nHeads * rows * kvLen * 4) : 0;
-      const call = { ...p.call, ...p.bias.fields(tables), ropeInvFreq: inv, bias: mp, biasPerHead: mask?.perHead ?? false, sinks: sk };
+      const call = { ...p.call, ...p.bias.fields(tables), ropeFrequencies, bias: mp, biasPerHead: mask?.perHead ?? false, sinks: sk };
       for (let b = 0; b < p.batch; b++) {
         kvView(kp, kvN).set(p.k.subarray(b * kvN, (b + 1) * kvN));
         kvView(vp, kvN).set(p.v.subarray(b * kvN, (b + 1) * kvN));

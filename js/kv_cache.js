@@ -7,6 +7,7 @@ import {
   checkOptions, checkOut, numberOrBigint, toFloat64
 } from './checks.js';
 import { positionBiasOption, ropeOption, sinksOption } from './attention.js';
+import { frequencyArg } from './rope_params.js';
 import { HELD, HeapObject, LIVE } from './heap.js';
 import { extents, float32Data, fromFloat32, isTensorLike, isTfTensor, tensorArg } from './tensor.js';
 
@@ -35,17 +36,15 @@ export function kvCacheApi(module, heap, { resolveFrequencies, placeRotation, ro
     const r = ropeOption(fn, rope, ropeParams);
     const precision = checkChoice(fn, 'rope.precision', r.precision ?? 'fast', precisions);
     const f = placeRotation(fn, resolveFrequencies(`${fn} (rope)`, r, capacity - 1), headDim, r.rotaryOffset !== undefined, 'rope ');
-    let ggml = null;
     if (precision === precisions.ggml) {
       if (r.params === undefined || r.attentionFactor !== undefined) {
         throw new PosencTypeError(`${fn}: rope precision 'ggml' needs rope.params and takes its gain from them (no invFreq, no attentionFactor)`);
       }
+      // ggml's parameters of the params: checked by the core here, formed by kvCacheCreate.
       const given = ropeParamsIn(fn, r.params);
-      const [message, g] = module.ggmlRopeParams(given.params, capacity);
-      status(fn, message, given);
-      ggml = g;
+      status(fn, module.ropeParamsCheck(given.params, capacity, true)[0], given);
     }
-    return { ...f, precision, ggml };
+    return { ...f, precision };
   }
 
   // positions of n tokens or queries, integers (the C++ side checks the range and the order).
@@ -161,12 +160,11 @@ export function kvCacheApi(module, heap, { resolveFrequencies, placeRotation, ro
     const sinkTokens = options.sinkTokens === undefined ? 0 : checkInt(fn, 'sinkTokens', options.sinkTokens, 0, MAX_SIZE);
     const rope = options.rope === undefined ? null : ropeOf(fn, options.rope, headDim, capacity);
     const h = scoped(fn, (alloc, put) => {
-      const inv = put(rope?.invFreq, Float64Array);
       const [message, handle] = module.kvCacheCreate({
-        nKvHeads, headDim, capacity, half, window, sinkTokens, ropeInvFreq: inv, ropeRotDim: rope ? rope.rotaryDim : 0,
-        ropeLayout: rope ? rope.layout : 0, ropePrecision: rope ? rope.precision : 0,
+        nKvHeads, headDim, capacity, half, window, sinkTokens, ropeFrequencies: frequencyArg(put, rope),
+        ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0, ropePrecision: rope ? rope.precision : 0,
         ropeAttentionFactor: rope ? rope.attentionFactor : 1, ropeRotOffset: rope ? rope.rotaryOffset : 0,
-      }, rope?.ggml ?? null);
+      });
       status(fn, message);
       return handle;
     });

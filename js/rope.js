@@ -4,7 +4,7 @@ import {
   PosencRangeError, PosencTypeError, checkChoice, checkElements, checkFinite, checkFloat32Array,
   checkInt, checkOptions, checkOut, describe, isPlainObject, numberOrBigint, toFloat64
 } from './checks.js';
-import { checkRopeParamsKeys } from './rope_params.js';
+import { checkRopeParamsKeys, frequencyArg } from './rope_params.js';
 import { extents, float32Data, fromFloat32, isTfTensor, tensorArg } from './tensor.js';
 
 export function ropeApi(module, heap, { ropeParamsIn, resolveFrequencies, resolvePositions, placeRotation }, names) {
@@ -71,20 +71,21 @@ export function ropeApi(module, heap, { ropeParamsIn, resolveFrequencies, resolv
 
   // One in-place call over every batch row of x at xPtr (positions: one row for all, or one each).
   function runRope(fn, put, xPtr, c) {
-    const inv = put(c.invFreq, Float64Array), pos = put(c.positions, Float64Array);
+    const freq = frequencyArg(put, c), pos = put(c.positions, Float64Array);
     const rowBytes = c.seqLen * c.nHeads * c.headDim * 4;
     for (let b = 0; b < c.batch; b++) {
-      rotate(fn, xPtr + b * rowBytes, c.seqLen, inv, pos && c.perRow ? pos + b * c.seqLen * 8 : pos, c.offset, c);
+      rotate(fn, xPtr + b * rowBytes, c.seqLen, freq, pos && c.perRow ? pos + b * c.seqLen * 8 : pos, c.offset, c);
     }
   }
 
-  // One applyRope call on n tokens at xPtr (positions at posPtr, or offset + 0 … n-1).
-  function rotate(fn, xPtr, n, invPtr, posPtr, offset, c) {
+  // One applyRope call on n tokens at xPtr (positions at posPtr, or offset + 0 … n-1; freq:
+  // frequencyArg's).
+  function rotate(fn, xPtr, n, freq, posPtr, offset, c) {
     if (c.precision === PRECISIONS.ggml) {
       status(fn, module.applyRopeGgml(xPtr, n, c.nHeads, c.headDim, c.params, c.maxPosition + 1, posPtr, offset, c.layout,
         c.rotaryOffset, c.xpos));
     } else {
-      status(fn, module.applyRope(xPtr, n, c.nHeads, c.headDim, invPtr, c.rotaryDim, posPtr, offset,
+      status(fn, module.applyRope(xPtr, n, c.nHeads, c.headDim, freq, c.rotaryDim, posPtr, offset,
         c.layout, c.precision, c.attentionFactor, c.rotaryOffset, c.xpos));
     }
   }
@@ -106,13 +107,13 @@ export function ropeApi(module, heap, { ropeParamsIn, resolveFrequencies, resolv
     const { mrope } = c.params;
     const interleaved = mrope.interleaved ?? false, unrotated = mrope.rest === 'unrotated';
     return scoped(fn, (alloc, put) => {
-      const xp = put(x), inv = put(c.invFreq, Float64Array), pp = put(pos, Float64Array);
+      const xp = put(x), freq = frequencyArg(put, c), pp = put(pos, Float64Array);
       if (c.precision === PRECISIONS.ggml) {  // llama.cpp's ggml_rope_multi (MROPE / IMROPE)
         status(fn, module.applyRopeRowsGgml(xp, c.seqLen, c.nHeads, c.headDim, c.params, c.maxPosition + 1, pp,
           interleaved, unrotated, mrope.section, c.layout, c.rotaryOffset));
       } else {
         const mode = (interleaved ? 1 : 0) + (unrotated ? 4 : 0);
-        status(fn, module.applyRopeRows(xp, c.seqLen, c.nHeads, c.headDim, inv, c.rotaryDim, pp, mode,
+        status(fn, module.applyRopeRows(xp, c.seqLen, c.nHeads, c.headDim, freq, c.rotaryDim, pp, mode,
           mrope.section, 0, c.layout, c.precision, c.attentionFactor, c.rotaryOffset));
       }
       return f32(xp, x.length).slice();
@@ -131,7 +132,7 @@ export function ropeApi(module, heap, { ropeParamsIn, resolveFrequencies, resolv
     const chunk = Math.max(1, Math.floor(65536 / row));
     scoped(fn, (alloc, put) => {
       const xPtr = alloc(Math.min(chunk, c.seqLen) * row * 4);
-      const invPtr = put(c.invFreq, Float64Array), posPtr = put(c.positions, Float64Array);
+      const freq = frequencyArg(put, c), posPtr = put(c.positions, Float64Array);
       for (let b = 0; b < c.batch; b++) {
         const pos = posPtr && (c.perRow ? posPtr + b * c.seqLen * 8 : posPtr);
         for (let h = 0; h < slabs; h++) {
@@ -139,7 +140,7 @@ export function ropeApi(module, heap, { ropeParamsIn, resolveFrequencies, resolv
           for (let t0 = 0; t0 < c.seqLen; t0 += chunk) {
             const n = Math.min(chunk, c.seqLen - t0);
             f32(xPtr, n * row).set(x.subarray(base + t0 * row, base + (t0 + n) * row));
-            rotate(fn, xPtr, n, invPtr, pos ? pos + t0 * 8 : 0, c.offset + t0, one);
+            rotate(fn, xPtr, n, freq, pos ? pos + t0 * 8 : 0, c.offset + t0, one);
             out.set(f32(xPtr, n * row), base + t0 * row);
           }
         }
@@ -229,11 +230,11 @@ export function ropeApi(module, heap, { ropeParamsIn, resolveFrequencies, resolv
       const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', { fast: 0, accurate: 1 });
       const row = seqLen * nHeads * headDim;
       const y = scoped(fn, (alloc, put) => {
-        const xp = alloc(row * 4), inv = alloc(headDim / 2 * 8), pp = put(pos, Float64Array);
+        const xp = alloc(row * 4), pp = put(pos, Float64Array);
         const out = new Float32Array(data.length);
         for (let b = 0; b < e.batch; b++) {
           f32(xp, row).set(data.subarray(b * row, (b + 1) * row));
-          status(fn, module.applyRopeRows(xp, seqLen, nHeads, headDim, inv, headDim, pp, 2, [], theta, layout, precision, 1, 0));
+          status(fn, module.applyRopeRows(xp, seqLen, nHeads, headDim, null, headDim, pp, 2, [], theta, layout, precision, 1, 0));
           out.set(f32(xp, row), b * row);
         }
         return out;
@@ -298,8 +299,8 @@ export function ropeApi(module, heap, { ropeParamsIn, resolveFrequencies, resolv
       const f = placeRotation(fn, frequencies, headDim, options.rotaryOffset !== undefined);
       scoped(fn, (alloc, put) => {
         const kPtr = inHeap ? k.ptr : put(K.data);
-        const inv = put(f.invFreq, Float64Array), d = put(deltas, Float64Array);
-        status(fn, module.shiftKeys(kPtr, seqLen, nHeads, headDim, inv, f.rotaryDim, d, deltaAll, f.layout, precision,
+        const freq = frequencyArg(put, f), d = put(deltas, Float64Array);
+        status(fn, module.shiftKeys(kPtr, seqLen, nHeads, headDim, freq, f.rotaryDim, d, deltaAll, f.layout, precision,
           f.rotaryOffset));
         if (!inHeap) K.data.set(f32(kPtr, K.data.length));
       });
@@ -325,11 +326,11 @@ export function ropeApi(module, heap, { ropeParamsIn, resolveFrequencies, resolv
       return scoped(fn, (alloc, put) => {
         const cos = alloc(seqLen * half * 4);
         const sin = alloc(seqLen * half * 4);
-        const inv = put(f.invFreq, Float64Array), p = put(pos.positions, Float64Array);
+        const p = put(pos.positions, Float64Array);
         if (precision === PRECISIONS.ggml) {
           status(fn, module.ropeCacheGgml(cos, sin, seqLen, ropeParamsIn(fn, options.params).params, pos.maxPosition + 1, p, pos.offset));
         } else {
-          status(fn, module.ropeCache(cos, sin, seqLen, inv, f.rotaryDim, p, pos.offset, precision, f.attentionFactor));
+          status(fn, module.ropeCache(cos, sin, seqLen, frequencyArg(put, f), f.rotaryDim, p, pos.offset, precision, f.attentionFactor));
         }
         return { cos: copyOut(cos, seqLen * half), sin: copyOut(sin, seqLen * half), rotaryDim: f.rotaryDim };
       });

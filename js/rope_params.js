@@ -69,6 +69,16 @@ export function ropeNames(module) {
   return { scalings: n.ropeScalings, layouts: codes(n.ropeLayouts), precisions: codes(n.precisions), ropeParams: ropeParamsFields(module) };
 }
 
+/**
+ * The frequencies f (resolveFrequencies') as a rotating binding takes them (RopeFrequencies,
+ * embind_options.hpp): the caller's table put in the heap ({ invFreq: address }), or the params,
+ * which the binding turns into frequencies and applies in the same call; null for no RoPE.
+ */
+export function frequencyArg(put, f) {
+  if (!f) return null;
+  return f.fromParams ?? { invFreq: put(f.invFreq, Float64Array) };
+}
+
 export function ropeParamsApi(module, heap, names) {
   const { scoped, f64, status } = heap;
   const rope = names.ropeParams;
@@ -96,7 +106,8 @@ export function ropeParamsApi(module, heap, names) {
     return { params: out, values, names: jsMessageWith(jsNames) };
   }
 
-  // { invFreq: Float64Array, attentionFactor, rotaryDim } for the public params object.
+  // ropeFrequencies' result, the table the caller asks for: { invFreq: Float64Array, attentionFactor,
+  // rotaryDim } of the public params object. (The rotations take params whole: frequencyArg.)
   function frequencies64(fn, params, seqLen) {
     const given = ropeParamsIn(fn, params);
     const rotaryDim = module.ropeRotDim(given.params);  // 0: params C++ refuses, and ropeFrequencies says why
@@ -109,7 +120,13 @@ export function ropeParamsApi(module, heap, names) {
     });
   }
 
-  // Resolves { invFreq | params } of applyRope/ropeCache to float64 frequencies.
+  /**
+   * Resolves { invFreq | params } of applyRope/ropeCache/shiftKeys/attention/kvCache: the caller's
+   * table (invFreq, float64), or the params as C++ reads them (fromParams: { params, seqLen }, for
+   * frequencyArg), checked by the core (rope_frequencies, at maxPosition + 1) before anything is
+   * allocated; the binding that rotates computes their frequencies itself. rotaryDim; attentionFactor
+   * NaN: the params' own, which C++ takes.
+   */
   function resolveFrequencies(fn, options, maxPosition) {
     const { invFreq, params } = options;
     if ((invFreq === undefined) === (params === undefined)) {
@@ -117,7 +134,10 @@ export function ropeParamsApi(module, heap, names) {
     }
     let f;
     if (params !== undefined) {
-      f = { ...frequencies64(fn, params, maxPosition + 1), from: 'params' };
+      const given = ropeParamsIn(fn, params), seqLen = maxPosition + 1;
+      const [message, rotaryDim] = module.ropeParamsCheck(given.params, seqLen, false);
+      status(fn, message, given);
+      f = { fromParams: { params: given.params, seqLen }, attentionFactor: NaN, rotaryDim, from: 'params' };
     } else {
       const inv = toFloat64(fn, 'invFreq', invFreq);
       if (inv.length === 0) throw new PosencRangeError(`${fn}: invFreq must not be empty`);

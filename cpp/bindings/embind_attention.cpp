@@ -19,7 +19,8 @@ using posenc_js::at;
 using posenc_js::Ptr;
 using posenc_js::message;
 
-// o: the JS layer's normalized options (pointers as numbers, 0 = none; scale NaN = default).
+// o: the JS layer's normalized options (pointers as numbers, 0 = none; scale NaN = default;
+// ropeFrequencies: RopeFrequencies', null without RoPE).
 std::string attention(Ptr q, Ptr k, Ptr v, double q_len, double kv_len, const val& o, Ptr out, Ptr weights) {
   posenc::AttentionOptions a;
   a.n_heads = o["nHeads"].as<std::size_t>();
@@ -30,10 +31,12 @@ std::string attention(Ptr q, Ptr k, Ptr v, double q_len, double kv_len, const va
   if (!std::isnan(scale)) a.scale = scale;
   a.softcap = o["softcap"].as<double>();
   static_cast<posenc::PositionBias&>(a) = posenc_js::position_bias(o);
-  a.rope_inv_freq = at<const double>(o["ropeInvFreq"].as<Ptr>());
+  const posenc_js::RopeFrequencies rope(o["ropeFrequencies"]);  // RoPE's, computed here from params
+  if (!rope.status().ok()) return message(rope.status());
+  a.rope_inv_freq = rope.inv_freq();
   a.rope_rot_dim = o["ropeRotDim"].as<std::size_t>();
-  a.rope = apply_options(o["ropeLayout"].as<int>(), o["ropePrecision"].as<int>(), o["ropeAttentionFactor"].as<double>(),
-                         o["ropeRotOffset"].as<double>());
+  a.rope = apply_options(o["ropeLayout"].as<int>(), o["ropePrecision"].as<int>(),
+                         rope.attention_factor(o["ropeAttentionFactor"].as<double>()), o["ropeRotOffset"].as<double>());
   a.bias = at<const float>(o["bias"].as<Ptr>());
   a.bias_per_head = o["biasPerHead"].as<bool>();
   if (const double w = o["window"].as<double>(); w > 0) a.window = static_cast<std::size_t>(w);

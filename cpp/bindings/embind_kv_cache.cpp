@@ -23,9 +23,9 @@ using posenc_js::message;
 
 posenc::KvCache* cache(Ptr h) { return at<posenc::KvCache>(h); }
 
-// o: the JS layer's normalized options (pointers as numbers, 0 = none). ggml: precision 'ggml''s
-// parameters as ggmlRopeParams returns them, or null. Returns [message, handle].
-val kv_cache_create(const val& o, const val& ggml) {
+// o: the JS layer's normalized options (ropeFrequencies: RopeFrequencies', null without RoPE;
+// precision ggml's parameters are formed here from its params). Returns [message, handle].
+val kv_cache_create(const val& o) {
   posenc::KvCacheOptions c;
   c.n_kv_heads = o["nKvHeads"].as<std::size_t>();
   c.head_dim = o["headDim"].as<std::size_t>();
@@ -33,27 +33,16 @@ val kv_cache_create(const val& o, const val& ggml) {
   c.dtype = o["half"].as<bool>() ? posenc::DType::kFloat16 : posenc::DType::kFloat32;
   c.window = o["window"].as<std::size_t>();
   c.sink_tokens = o["sinkTokens"].as<std::size_t>();
-  c.rope_inv_freq = at<const double>(o["ropeInvFreq"].as<Ptr>());
   c.rope_rot_dim = o["ropeRotDim"].as<std::size_t>();
   c.rope.layout = static_cast<posenc::RopeLayout>(o["ropeLayout"].as<int>());
   c.rope.precision = static_cast<posenc::Precision>(o["ropePrecision"].as<int>());
-  c.rope.attention_factor = o["ropeAttentionFactor"].as<double>();
   c.rope.rot_offset = o["ropeRotOffset"].as<std::size_t>();
-  posenc::GgmlRope g;
-  if (!ggml.isNull()) {
-    g.n_dims = ggml["nDims"].as<std::size_t>();
-    g.freq_base = ggml["freqBase"].as<float>();
-    g.freq_scale = ggml["freqScale"].as<float>();
-    g.ext_factor = ggml["extFactor"].as<float>();
-    g.attn_factor = ggml["attnFactor"].as<float>();
-    const auto corr = emscripten::convertJSArrayToNumberVector<float>(ggml["corrDims"]);
-    g.corr_low = corr.at(0);
-    g.corr_high = corr.at(1);
-    g.freq_factors = emscripten::convertJSArrayToNumberVector<float>(ggml["freqFactors"]);
-    c.rope.ggml = &g;
-  }
+  const posenc_js::RopeFrequencies rope(o["ropeFrequencies"], c.rope.precision == posenc::Precision::kGgml);
+  c.rope_inv_freq = rope.inv_freq();
+  c.rope.attention_factor = rope.attention_factor(o["ropeAttentionFactor"].as<double>());
+  c.rope.ggml = rope.ggml();
   std::unique_ptr<posenc::KvCache> made;
-  const posenc::Status s = posenc::KvCache::create(c, &made);
+  const posenc::Status s = rope.status().ok() ? posenc::KvCache::create(c, &made) : rope.status();
   val result = val::array();
   result.call<void>("push", message(s), static_cast<double>(reinterpret_cast<Ptr>(made.release())));
   return result;

@@ -38,6 +38,34 @@ emscripten::val public_params(const posenc::RopeParams& p);
 posenc::RopeApplyOptions apply_options(int layout, int precision, double attention_factor, double rot_offset,
                                        const posenc::GgmlRope* ggml = nullptr);
 
+// The frequencies a rotation turns by, as the JS layer passes them (js/rope_params.js
+// frequencyArg): null (no RoPE), { invFreq } (the heap address of a table the caller gave) or
+// { params, seqLen } (RoPE params in their public shape). Params' frequencies (rope_frequencies at
+// seq_len) are computed here, into memory this object owns, for the call that applies them: params
+// reach the rotation in one call and the table never crosses into JS. ggml: ggml's parameters too
+// (ggml_rope_params), for precision ggml. In embind_rope.cpp.
+class RopeFrequencies {
+ public:
+  explicit RopeFrequencies(const emscripten::val& f, bool ggml = false);
+  RopeFrequencies(const posenc::RopeParams& p, std::size_t seq_len, bool ggml);
+  RopeFrequencies(const RopeFrequencies&) = delete;  // inv_freq() may point into owned_
+  RopeFrequencies& operator=(const RopeFrequencies&) = delete;
+  const posenc::Status& status() const { return status_; }
+  const double* inv_freq() const { return inv_freq_; }
+  const posenc::GgmlRope* ggml() const { return ggml_ ? &*ggml_ : nullptr; }
+  // The gain: the call's, unless it leaves it to the frequencies (NaN): the params' (1 for a table).
+  double attention_factor(double given) const { return std::isnan(given) ? attention_factor_ : given; }
+
+ private:
+  void compute(const posenc::RopeParams& p, std::size_t seq_len, bool ggml);
+
+  std::vector<double> owned_;
+  std::optional<posenc::GgmlRope> ggml_;
+  const double* inv_freq_ = nullptr;
+  double attention_factor_ = 1.0;
+  posenc::Status status_;
+};
+
 // A float32 vector as a fresh Float32Array that JS owns.
 inline emscripten::val float_array(const std::vector<float>& v) {
   return emscripten::val(emscripten::typed_memory_view(v.size(), v.data())).call<emscripten::val>("slice");

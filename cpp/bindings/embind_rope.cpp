@@ -1,6 +1,7 @@
 // RoPE's adapters (js/rope.js, js/rope_params.js): the RoPE params object both ways — its fields
 // listed once (kFields), which the model-file and attention adapters read too (embind_options.hpp)
-// —, frequencies, the rotations in each precision, M-RoPE, caches, shifted keys, configs.
+// —, frequencies (RopeFrequencies: params → frequencies → rotation in one call), the rotations in
+// each precision, M-RoPE, caches, shifted keys, configs.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -251,6 +252,25 @@ posenc::RopeApplyOptions apply_options(int layout, int precision, double attenti
   return o;
 }
 
+RopeFrequencies::RopeFrequencies(const val& f, bool ggml) {
+  if (f.isNull() || f.isUndefined()) return;
+  if (const val table = f["invFreq"]; !table.isUndefined()) {
+    inv_freq_ = at<const double>(table.as<Ptr>());
+    return;
+  }
+  compute(rope_params(f["params"]), static_cast<std::size_t>(f["seqLen"].as<double>()), ggml);
+}
+
+RopeFrequencies::RopeFrequencies(const P& p, std::size_t seq_len, bool ggml) { compute(p, seq_len, ggml); }
+
+void RopeFrequencies::compute(const P& p, std::size_t seq_len, bool ggml) {
+  const std::size_t n = posenc::rope_rot_dim(p) / 2;
+  owned_.resize(n > 0 ? n : 1);
+  inv_freq_ = owned_.data();
+  status_ = posenc::rope_frequencies(p, seq_len, owned_.data(), n, &attention_factor_);
+  if (status_.ok() && ggml) status_ = posenc::ggml_rope_params(p, seq_len, &ggml_.emplace());
+}
+
 }  // namespace posenc_js
 
 namespace {
@@ -261,8 +281,19 @@ using posenc_js::rope_params;
 using posenc_js::at;
 using posenc_js::Ptr;
 using posenc_js::message;
+using posenc_js::RopeFrequencies;
 
 std::size_t rope_rot_dim(const val& params) { return posenc::rope_rot_dim(rope_params(params)); }
+
+// The core's checks of params (rope_frequencies at seq_len; with ggml, ggml_rope_params too), which
+// the JS layer runs before it allocates: [message, rot_dim].
+val rope_params_check(const val& params, double seq_len, bool ggml) {
+  const posenc::RopeParams p = rope_params(params);
+  const RopeFrequencies f(p, static_cast<std::size_t>(seq_len), ggml);
+  val result = val::array();
+  result.call<void>("push", message(f.status()), static_cast<double>(posenc::rope_rot_dim(p)));
+  return result;
+}
 
 // Writes inv_freq (float64) and returns [message, attention_factor].
 val rope_frequencies(const val& params, double seq_len, Ptr inv_freq, double n_freq) {
@@ -281,15 +312,18 @@ const posenc::Xpos* xpos_of(const val& xpos, posenc::Xpos* out) {
   return out;
 }
 
-std::string apply_rope(Ptr x, double seq_len, double n_heads, double head_dim, Ptr inv_freq, double rot_dim, Ptr pos,
+// freq: RopeFrequencies' { invFreq } or { params, seqLen }; attention_factor NaN: the params'.
+std::string apply_rope(Ptr x, double seq_len, double n_heads, double head_dim, const val& freq, double rot_dim, Ptr pos,
                        double pos_offset, int layout, int precision, double attention_factor, double rot_offset,
                        const val& xpos) {
+  const RopeFrequencies f(freq);
+  if (!f.status().ok()) return message(f.status());
   posenc::Xpos xp;
-  auto o = apply_options(layout, precision, attention_factor, rot_offset);
+  auto o = apply_options(layout, precision, f.attention_factor(attention_factor), rot_offset);
   o.xpos = xpos_of(xpos, &xp);
   return message(posenc::apply_rope(at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
-                                    static_cast<std::size_t>(head_dim), at<const double>(inv_freq),
-                                    static_cast<std::size_t>(rot_dim), at<const double>(pos), pos_offset, o));
+                                    static_cast<std::size_t>(head_dim), f.inv_freq(), static_cast<std::size_t>(rot_dim),
+                                    at<const double>(pos), pos_offset, o));
 }
 
 // M-RoPE's pair → row map from sections [3] (interleaved: Qwen3-VL's), or why there is none.
@@ -302,22 +336,25 @@ posenc::Status mrope_rows(const val& section, bool interleaved, bool rest_unrota
 }
 
 // Multi-axis RoPE: pos [n_rows][seq_len]; pair rows from M-RoPE sections (mode 0/1: consecutive /
-// interleaved, section[3]; +4: the unclaimed pairs unrotated, llama.cpp's rule) or 2-D axial
-// frequencies (mode 2, theta; inv_freq is then written).
-std::string apply_rope_rows(Ptr x, double seq_len, double n_heads, double head_dim, Ptr inv_freq, double rot_dim,
+// interleaved, section[3]; +4: the unclaimed pairs unrotated, llama.cpp's rule; freq as apply_rope's)
+// or 2-D axial frequencies (mode 2, theta; freq null: they are computed here).
+std::string apply_rope_rows(Ptr x, double seq_len, double n_heads, double head_dim, const val& freq, double rot_dim,
                             Ptr pos, int mode, const val& section, double theta, int layout, int precision,
                             double attention_factor, double rot_offset) {
   const auto half = static_cast<std::size_t>(rot_dim) / 2;
   std::vector<std::uint8_t> rows(half);
-  const posenc::Status s = mode == 2 ? posenc::rope_2d_frequencies(static_cast<std::size_t>(rot_dim), theta,
-                                                                   at<double>(inv_freq), rows.data())
-                                     : mrope_rows(section, (mode & 1) != 0, (mode & 4) != 0, half, &rows);
+  std::vector<double> axial(mode == 2 ? half : 0);
+  const RopeFrequencies f(freq);
+  const posenc::Status s =
+      mode == 2 ? posenc::rope_2d_frequencies(static_cast<std::size_t>(rot_dim), theta, axial.data(), rows.data())
+      : f.status().ok() ? mrope_rows(section, (mode & 1) != 0, (mode & 4) != 0, half, &rows)
+                        : f.status();
   if (!s.ok()) return message(s);
-  return message(posenc::apply_rope_rows(at<float>(x), static_cast<std::size_t>(seq_len),
-                                         static_cast<std::size_t>(n_heads), static_cast<std::size_t>(head_dim),
-                                         at<const double>(inv_freq), static_cast<std::size_t>(rot_dim),
-                                         at<const double>(pos), mode == 2 ? 2 : 3, rows.data(),
-                                         apply_options(layout, precision, attention_factor, rot_offset)));
+  return message(
+      posenc::apply_rope_rows(at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
+                              static_cast<std::size_t>(head_dim), mode == 2 ? axial.data() : f.inv_freq(),
+                              static_cast<std::size_t>(rot_dim), at<const double>(pos), mode == 2 ? 2 : 3, rows.data(),
+                              apply_options(layout, precision, f.attention_factor(attention_factor), rot_offset)));
 }
 
 // segments: [[text, t, h, w], ...]; writes pos [3][seq_len].
@@ -330,21 +367,24 @@ std::string mrope_positions(const val& segments, Ptr pos, double seq_len) {
   return message(posenc::mrope_positions(segs.data(), segs.size(), at<double>(pos), static_cast<std::size_t>(seq_len)));
 }
 
-std::string shift_keys(Ptr k, double seq_len, double n_heads, double head_dim, Ptr inv_freq, double rot_dim, Ptr delta,
-                       double delta_all, int layout, int precision, double rot_offset) {
+std::string shift_keys(Ptr k, double seq_len, double n_heads, double head_dim, const val& freq, double rot_dim,
+                       Ptr delta, double delta_all, int layout, int precision, double rot_offset) {
+  const RopeFrequencies f(freq);
+  if (!f.status().ok()) return message(f.status());
   return message(posenc::shift_keys(at<float>(k), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
-                                    static_cast<std::size_t>(head_dim), at<const double>(inv_freq),
-                                    static_cast<std::size_t>(rot_dim), at<const double>(delta), delta_all,
-                                    static_cast<posenc::RopeLayout>(layout), static_cast<posenc::Precision>(precision),
-                                    static_cast<std::size_t>(rot_offset)));
+                                    static_cast<std::size_t>(head_dim), f.inv_freq(), static_cast<std::size_t>(rot_dim),
+                                    at<const double>(delta), delta_all, static_cast<posenc::RopeLayout>(layout),
+                                    static_cast<posenc::Precision>(precision), static_cast<std::size_t>(rot_offset)));
 }
 
-std::string rope_cache(Ptr cos, Ptr sin, double n_pos, Ptr inv_freq, double rot_dim, Ptr pos, double pos_offset,
+std::string rope_cache(Ptr cos, Ptr sin, double n_pos, const val& freq, double rot_dim, Ptr pos, double pos_offset,
                        int precision, double attention_factor) {
-  return message(posenc::rope_cache(
-      at<float>(cos), at<float>(sin), static_cast<std::size_t>(n_pos), at<const double>(inv_freq),
-      static_cast<std::size_t>(rot_dim), at<const double>(pos), pos_offset,
-      {posenc::RopeLayout::kHalfSplit, static_cast<posenc::Precision>(precision), attention_factor}));
+  const RopeFrequencies f(freq);
+  if (!f.status().ok()) return message(f.status());
+  return message(posenc::rope_cache(at<float>(cos), at<float>(sin), static_cast<std::size_t>(n_pos), f.inv_freq(),
+                                    static_cast<std::size_t>(rot_dim), at<const double>(pos), pos_offset,
+                                    {posenc::RopeLayout::kHalfSplit, static_cast<posenc::Precision>(precision),
+                                     f.attention_factor(attention_factor)}));
 }
 
 // Returns [message, detail, params]: params in their public shape (public_params).
@@ -429,6 +469,7 @@ EMSCRIPTEN_BINDINGS(posenc_rope) {
   using emscripten::function;
   function("ropeParamsFields", &posenc_js::rope_params_fields);
   function("ropeRotDim", &rope_rot_dim);
+  function("ropeParamsCheck", &rope_params_check);
   function("ropeFrequencies", &rope_frequencies);
   function("applyRope", &apply_rope);
   function("ropeCache", &rope_cache);

@@ -93,6 +93,53 @@ test('applyRope: -p undoes +p; q·k depends only on i - j; params carry the atte
   for (const v of y) assert.ok(Math.abs(v - 1.1386294) < 1e-6);  // angle 0: cos = 1 times the factor
 });
 
+test('params rotate to the same bits as the float64 table and gain ropeFrequencies gives at maxPosition + 1', () => {
+  // The binding computes params' frequencies itself (no table through JS): every call that takes
+  // params must give what the table form gives, seqLen-dependent scalings and gains included.
+  const same = (a, b, what) => assert.ok(Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength)), what);
+  const seqLen = 7, nHeads = 2, headDim = 16;
+  const cases = [
+    { headDim, theta: 500 },
+    { headDim, scaling: { type: 'dynamic', factor: 2, maxPositionEmbeddings: 8 } },
+    { headDim, scaling: { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 8 } },
+    { headDim, rotaryDim: 8, layout: 'interleaved' },
+  ];
+  const x = randomFloats(seqLen * nHeads * headDim, 31);
+  for (const params of cases) {
+    const what = JSON.stringify(params);
+    for (const offset of [0, 20]) {
+      const table = pe.ropeFrequencies(params, { seqLen: offset + seqLen, dtype: 'float64' });
+      const t = { invFreq: table.invFreq, attentionFactor: table.attentionFactor, layout: params.layout };
+      for (const precision of ['fast', 'accurate']) {
+        same(pe.applyRope(x, { seqLen, nHeads, headDim, params, offset, precision }),
+          pe.applyRope(x, { seqLen, nHeads, headDim, ...t, offset, precision }), `applyRope ${what} ${offset} ${precision}`);
+      }
+      const c1 = pe.ropeCache({ params, seqLen, offset }), c2 = pe.ropeCache({ invFreq: t.invFreq, attentionFactor: t.attentionFactor, seqLen, offset });
+      same(c1.cos, c2.cos, `ropeCache ${what}`);
+      same(c1.sin, c2.sin, `ropeCache ${what}`);
+    }
+    const k1 = Float32Array.from(x), k2 = Float32Array.from(x);
+    const shiftTable = pe.ropeFrequencies(params, { seqLen, dtype: 'float64' }).invFreq;
+    pe.shiftKeys(k1, { seqLen, nHeads, headDim, params, delta: 5 });
+    pe.shiftKeys(k2, { seqLen, nHeads, headDim, invFreq: shiftTable, layout: params.layout, delta: 5 });
+    same(k1, k2, `shiftKeys ${what}`);
+    const a = (rope) => pe.attention(x, x, x, { nHeads, headDim, causal: true, rope });
+    const attTable = pe.ropeFrequencies(params, { seqLen, dtype: 'float64' });
+    same(a({ params }), a({ invFreq: attTable.invFreq, attentionFactor: attTable.attentionFactor, layout: params.layout }), `attention ${what}`);
+    const cached = (rope) => {
+      const cache = pe.kvCache({ nKvHeads: nHeads, headDim, capacity: 32, rope });
+      try {
+        cache.append(x, x);
+        return cache.attend(x.subarray(0, nHeads * headDim), { nHeads });
+      } finally {
+        cache.delete();
+      }
+    };
+    const kvTable = pe.ropeFrequencies(params, { seqLen: 32, dtype: 'float64' });
+    same(cached({ params }), cached({ invFreq: kvTable.invFreq, attentionFactor: kvTable.attentionFactor, layout: params.layout }), `kvCache ${what}`);
+  }
+});
+
 test('applyRopeInPlace: rotates a heap buffer like applyRope; delete() frees it once', () => {
   const seqLen = 5, nHeads = 3, headDim = 16;
   const x = randomFloats(seqLen * nHeads * headDim, 21);
