@@ -31,7 +31,6 @@ export function wrap(module, hooks = {}) {
   const threads = startThreads(module, hooks.threads ?? 1);
   const heap = heapTools(module);
   const names = ropeNames(module);
-  const rope = ropeParamsApi(module, heap, names);
   const alibi = alibiApi(module, heap);
   const t5 = t5Api(module, heap);
   const biasTerms = [alibi.term, t5.term];  // the positional bias terms both attention calls take
@@ -59,15 +58,13 @@ export function wrap(module, hooks = {}) {
 
     ...sinusoidalApi(module, heap),
     ...learnedApi(module, heap),
-    ...rope.api,
-    ...ropeApi(module, heap, rope, names),
+    ...ropeParamsApi(module, heap, names),
+    ...ropeApi(module, heap, names),
     readModel: makeReadModel(module, { status: heap.status, openPath: hooks.openPath }),
     ...alibi.api,
     ...t5.api,
-    ...attentionApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, placeRotation: rope.placeRotation, biasTerms,
-      ropeParams: names.ropeParams }),
-    ...kvCacheApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, placeRotation: rope.placeRotation,
-      ropeParamsIn: rope.ropeParamsIn, biasTerms, names }),
+    ...attentionApi(module, heap, { biasTerms, names }),
+    ...kvCacheApi(module, heap, { biasTerms, names }),
     /** ONNX operators with their exact semantics: inputs keyed by slot, attrs by attribute name. */
     onnx: onnxApi(module, heap),
   };

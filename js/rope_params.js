@@ -79,158 +79,159 @@ export function frequencyArg(put, f) {
   return f.fromParams ?? { invFreq: put(f.invFreq, Float64Array) };
 }
 
+// The functions below take the RoPE context ctx = { module, heap, names }: the Embind module, its
+// heap tools (heap.js) and ropeNames(module).
+
+/**
+ * The public params object (its keys checked first) → { params, values, names }: params as
+ * embind_rope.cpp reads it (the fields given, their values checked for type, arrays plain; a
+ * field left out keeps C++'s default), values (each scalar given, by its JS name) and names
+ * (C++ field names → JS names) for C++'s messages about them. name: the params' JS name.
+ */
+export function ropeParamsIn(ctx, fn, params, name = 'params') {
+  const rope = ctx.names.ropeParams;
+  checkRopeParamsKeys(fn, params, rope, name);
+  const out = {}, values = {}, jsNames = {};
+  for (const f of rope.fields) {
+    const path = `${name}.${f.group ? `${f.group}.` : ''}${f.key}`;
+    if (f.name) jsNames[f.name] = path;
+    const holder = f.group ? params[f.group] : params;
+    if (holder === undefined || (holder[f.key] === undefined && !f.required)) continue;
+    const v = holder[f.key];
+    if (typeof v !== 'object') values[path] = v;
+    const target = f.group ? (out[f.group] ??= {}) : out;
+    target[f.key] = fieldValue(fn, path, v, f);
+  }
+  return { params: out, values, names: jsMessageWith(jsNames) };
+}
+
+// ropeFrequencies' result, the table the caller asks for: { invFreq: Float64Array, attentionFactor,
+// rotaryDim } of the public params object. (The rotations take params whole: frequencyArg.)
+function frequencies64(ctx, fn, params, seqLen) {
+  const { module, heap: { scoped, f64, status } } = ctx;
+  const given = ropeParamsIn(ctx, fn, params);
+  const rotaryDim = module.ropeRotDim(given.params);  // 0: params C++ refuses, and ropeFrequencies says why
+  return scoped(fn, (alloc) => {
+    const n = rotaryDim >> 1;
+    const ptr = alloc(Math.max(1, n) * 8);
+    const [message, attentionFactor] = module.ropeFrequencies(given.params, seqLen, ptr, n);
+    status(fn, message, given);
+    return { invFreq: f64(ptr, n).slice(), attentionFactor, rotaryDim };
+  });
+}
+
+/**
+ * Resolves { invFreq | params } of applyRope/ropeCache/shiftKeys/attention/kvCache: the caller's
+ * table (invFreq, float64), or the params as C++ reads them (fromParams: { params, seqLen }, for
+ * frequencyArg), checked by the core (rope_frequencies, at maxPosition + 1) before anything is
+ * allocated; the binding that rotates computes their frequencies itself. rotaryDim; attentionFactor
+ * NaN: the params' own, which C++ takes.
+ */
+export function resolveFrequencies(ctx, fn, options, maxPosition) {
+  const { invFreq, params } = options;
+  if ((invFreq === undefined) === (params === undefined)) {
+    throw new PosencTypeError(`${fn}: pass exactly one of options.invFreq and options.params`);
+  }
+  let f;
+  if (params !== undefined) {
+    const given = ropeParamsIn(ctx, fn, params), seqLen = maxPosition + 1;
+    const [message, rotaryDim] = ctx.module.ropeParamsCheck(given.params, seqLen, false);
+    ctx.heap.status(fn, message, given);
+    f = { fromParams: { params: given.params, seqLen }, attentionFactor: NaN, rotaryDim, from: 'params' };
+  } else {
+    const inv = toFloat64(fn, 'invFreq', invFreq);
+    if (inv.length === 0) throw new PosencRangeError(`${fn}: invFreq must not be empty`);
+    f = { invFreq: inv, attentionFactor: 1, rotaryDim: inv.length * 2, from: `2 * invFreq.length = 2 * ${inv.length}` };
+  }
+  if (options.rotaryDim !== undefined && options.rotaryDim !== f.rotaryDim) {
+    checkInt(fn, 'rotaryDim', options.rotaryDim, 1);
+    throw new PosencRangeError(`${fn}: rotaryDim must equal 2 * the number of frequencies = ${f.rotaryDim} (got ${options.rotaryDim})`);
+  }
+  const attentionFactor = options.attentionFactor === undefined
+    ? f.attentionFactor : checkFinite(fn, 'attentionFactor', options.attentionFactor);
+  // Where the rotation sits: the model's (params.layout, params.rotaryOffset) unless the call says.
+  const layout = checkChoice(fn, 'layout', options.layout ?? params?.layout ?? 'halfSplit', ctx.names.layouts);
+  const rotaryOffset = options.rotaryOffset === undefined
+    ? (params?.rotaryOffset ?? 0) : checkInt(fn, 'rotaryOffset', options.rotaryOffset, 0, 1 << 20);
+  return { ...f, attentionFactor, layout, rotaryOffset };
+}
+
+// Positions of seqLen tokens: options.positions, or offset + 0 … seqLen-1. With batch rows,
+// positions are one row for every batch row, or one per batch row ([batch][seqLen], as HF's
+// position_ids): perRow says which.
+export function resolvePositions(fn, options, seqLen, batch = 1) {
+  if (options.positions !== undefined) {
+    if (options.offset !== undefined) throw new PosencTypeError(`${fn}: pass options.positions or options.offset, not both`);
+    const positions = toFloat64(fn, 'positions', options.positions);
+    const perRow = batch > 1 && positions.length === batch * seqLen;
+    if (positions.length !== seqLen && !perRow) {
+      const rows = batch > 1 ? ` or batch * seqLen = ${batch * seqLen}` : '';
+      throw new PosencRangeError(`${fn}: positions.length must equal seqLen = ${seqLen}${rows} (got ${positions.length})`);
+    }
+    let max = -Infinity;
+    for (const p of positions) max = Math.max(max, p);
+    return { positions, perRow, offset: 0, maxPosition: max };
+  }
+  const offset = options.offset === undefined ? 0 : checkFinite(fn, 'offset', numberOrBigint(fn, 'offset', options.offset));
+  return { positions: null, perRow: false, offset, maxPosition: offset + seqLen - 1 };
+}
+
+/**
+ * The frequencies f placed in heads of headDim: f's rotaryOffset, unless it would run past the
+ * head's end and the head is exactly rotaryDim wide — x is then the rotated slice alone (DeepSeek's
+ * q_pe / k_pe, which HF and llama.cpp rope) and turns from dim 0. offsetGiven: the call set
+ * rotaryOffset itself (it is then kept as given). what: the option's prefix in messages ('rope ').
+ */
+export function placeRotation(fn, f, headDim, offsetGiven, what = '') {
+  if (f.rotaryDim > headDim) throw new PosencRangeError(`${fn}: ${what}rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
+  if (f.rotaryOffset + f.rotaryDim <= headDim) return f;
+  if (!offsetGiven && headDim === f.rotaryDim) return { ...f, rotaryOffset: 0 };
+  const hint = offsetGiven ? '' : `; pass whole heads of ${f.rotaryOffset + f.rotaryDim} dims, or the rotated slice alone, ${f.rotaryDim} wide`;
+  throw new PosencRangeError(`${fn}: ${what}rotaryOffset + rotaryDim must be <= headDim = ${headDim} (got ${f.rotaryOffset} + ${f.rotaryDim})${hint}`);
+}
+
+function ropeFrequencies(ctx, params, options) {
+  const fn = 'ropeFrequencies';
+  const { seqLen = 0, dtype = 'float32' } = checkOptions(fn, options, ['seqLen', 'dtype']);
+  checkRopeParamsKeys(fn, params, ctx.names.ropeParams);
+  checkInt(fn, 'seqLen', seqLen, 0);
+  checkChoice(fn, 'dtype', dtype, { float32: 0, float64: 1 });
+  const f = frequencies64(ctx, fn, params, seqLen);
+  const invFreq = dtype === 'float64' ? f.invFreq : Float32Array.from(f.invFreq);
+  return { invFreq, attentionFactor: f.attentionFactor, rotaryDim: f.rotaryDim };
+}
+
+function ggmlRopeParams(ctx, params, options) {
+  const fn = 'ggmlRopeParams';
+  const { seqLen = 0 } = checkOptions(fn, options, ['seqLen']);
+  checkRopeParamsKeys(fn, params, ctx.names.ropeParams);
+  checkInt(fn, 'seqLen', seqLen, 0);
+  const given = ropeParamsIn(ctx, fn, params);
+  const [message, g] = ctx.module.ggmlRopeParams(given.params, seqLen);
+  ctx.heap.status(fn, message, given);
+  return { ...g, freqFactors: g.freqFactors.length ? Float32Array.from(g.freqFactors) : null };
+}
+
+function ropeParamsFromConfig(ctx, config, options) {
+  const fn = 'ropeParamsFromConfig';
+  const { layerType = '', dialect = 'hf' } = checkOptions(fn, options, ['layerType', 'dialect']);
+  if (typeof layerType !== 'string') throw new PosencTypeError(`${fn}: layerType must be a string (got ${describe(layerType)})`);
+  const dialectCode = checkChoice(fn, 'dialect', dialect, DIALECTS);
+  let text;
+  if (typeof config === 'string') text = config;
+  else if (isPlainObject(config)) text = JSON.stringify(config);
+  else throw new PosencTypeError(`${fn}: config must be a parsed config object or its JSON text (got ${describe(config)})`);
+  const [message, detail, params] = ctx.module.ropeParamsFromConfig(text, dialectCode, layerType);
+  ctx.heap.status(fn, message, { detail });
+  return params;
+}
+
+/** The public functions of RoPE's parameters: ropeFrequencies, ggmlRopeParams, ropeParamsFromConfig. */
 export function ropeParamsApi(module, heap, names) {
-  const { scoped, f64, status } = heap;
-  const rope = names.ropeParams;
-  const ROPE_LAYOUTS = names.layouts;
-
-  /**
-   * The public params object (its keys checked first) → { params, values, names }: params as
-   * embind_rope.cpp reads it (the fields given, their values checked for type, arrays plain; a
-   * field left out keeps C++'s default), values (each scalar given, by its JS name) and names
-   * (C++ field names → JS names) for C++'s messages about them. name: the params' JS name.
-   */
-  function ropeParamsIn(fn, params, name = 'params') {
-    checkRopeParamsKeys(fn, params, rope, name);
-    const out = {}, values = {}, jsNames = {};
-    for (const f of rope.fields) {
-      const path = `${name}.${f.group ? `${f.group}.` : ''}${f.key}`;
-      if (f.name) jsNames[f.name] = path;
-      const holder = f.group ? params[f.group] : params;
-      if (holder === undefined || (holder[f.key] === undefined && !f.required)) continue;
-      const v = holder[f.key];
-      if (typeof v !== 'object') values[path] = v;
-      const target = f.group ? (out[f.group] ??= {}) : out;
-      target[f.key] = fieldValue(fn, path, v, f);
-    }
-    return { params: out, values, names: jsMessageWith(jsNames) };
-  }
-
-  // ropeFrequencies' result, the table the caller asks for: { invFreq: Float64Array, attentionFactor,
-  // rotaryDim } of the public params object. (The rotations take params whole: frequencyArg.)
-  function frequencies64(fn, params, seqLen) {
-    const given = ropeParamsIn(fn, params);
-    const rotaryDim = module.ropeRotDim(given.params);  // 0: params C++ refuses, and ropeFrequencies says why
-    return scoped(fn, (alloc) => {
-      const n = rotaryDim >> 1;
-      const ptr = alloc(Math.max(1, n) * 8);
-      const [message, attentionFactor] = module.ropeFrequencies(given.params, seqLen, ptr, n);
-      status(fn, message, given);
-      return { invFreq: f64(ptr, n).slice(), attentionFactor, rotaryDim };
-    });
-  }
-
-  /**
-   * Resolves { invFreq | params } of applyRope/ropeCache/shiftKeys/attention/kvCache: the caller's
-   * table (invFreq, float64), or the params as C++ reads them (fromParams: { params, seqLen }, for
-   * frequencyArg), checked by the core (rope_frequencies, at maxPosition + 1) before anything is
-   * allocated; the binding that rotates computes their frequencies itself. rotaryDim; attentionFactor
-   * NaN: the params' own, which C++ takes.
-   */
-  function resolveFrequencies(fn, options, maxPosition) {
-    const { invFreq, params } = options;
-    if ((invFreq === undefined) === (params === undefined)) {
-      throw new PosencTypeError(`${fn}: pass exactly one of options.invFreq and options.params`);
-    }
-    let f;
-    if (params !== undefined) {
-      const given = ropeParamsIn(fn, params), seqLen = maxPosition + 1;
-      const [message, rotaryDim] = module.ropeParamsCheck(given.params, seqLen, false);
-      status(fn, message, given);
-      f = { fromParams: { params: given.params, seqLen }, attentionFactor: NaN, rotaryDim, from: 'params' };
-    } else {
-      const inv = toFloat64(fn, 'invFreq', invFreq);
-      if (inv.length === 0) throw new PosencRangeError(`${fn}: invFreq must not be empty`);
-      f = { invFreq: inv, attentionFactor: 1, rotaryDim: inv.length * 2, from: `2 * invFreq.length = 2 * ${inv.length}` };
-    }
-    if (options.rotaryDim !== undefined && options.rotaryDim !== f.rotaryDim) {
-      checkInt(fn, 'rotaryDim', options.rotaryDim, 1);
-      throw new PosencRangeError(`${fn}: rotaryDim must equal 2 * the number of frequencies = ${f.rotaryDim} (got ${options.rotaryDim})`);
-    }
-    const attentionFactor = options.attentionFactor === undefined
-      ? f.attentionFactor : checkFinite(fn, 'attentionFactor', options.attentionFactor);
-    // Where the rotation sits: the model's (params.layout, params.rotaryOffset) unless the call says.
-    const layout = checkChoice(fn, 'layout', options.layout ?? params?.layout ?? 'halfSplit', ROPE_LAYOUTS);
-    const rotaryOffset = options.rotaryOffset === undefined
-      ? (params?.rotaryOffset ?? 0) : checkInt(fn, 'rotaryOffset', options.rotaryOffset, 0, 1 << 20);
-    return { ...f, attentionFactor, layout, rotaryOffset };
-  }
-
-  // Positions of seqLen tokens: options.positions, or offset + 0 … seqLen-1. With batch rows,
-  // positions are one row for every batch row, or one per batch row ([batch][seqLen], as HF's
-  // position_ids): perRow says which.
-  function resolvePositions(fn, options, seqLen, batch = 1) {
-    if (options.positions !== undefined) {
-      if (options.offset !== undefined) throw new PosencTypeError(`${fn}: pass options.positions or options.offset, not both`);
-      const positions = toFloat64(fn, 'positions', options.positions);
-      const perRow = batch > 1 && positions.length === batch * seqLen;
-      if (positions.length !== seqLen && !perRow) {
-        const rows = batch > 1 ? ` or batch * seqLen = ${batch * seqLen}` : '';
-        throw new PosencRangeError(`${fn}: positions.length must equal seqLen = ${seqLen}${rows} (got ${positions.length})`);
-      }
-      let max = -Infinity;
-      for (const p of positions) max = Math.max(max, p);
-      return { positions, perRow, offset: 0, maxPosition: max };
-    }
-    const offset = options.offset === undefined ? 0 : checkFinite(fn, 'offset', numberOrBigint(fn, 'offset', options.offset));
-    return { positions: null, perRow: false, offset, maxPosition: offset + seqLen - 1 };
-  }
-
-  /**
-   * The frequencies f placed in heads of headDim: f's rotaryOffset, unless it would run past the
-   * head's end and the head is exactly rotaryDim wide — x is then the rotated slice alone (DeepSeek's
-   * q_pe / k_pe, which HF and llama.cpp rope) and turns from dim 0. offsetGiven: the call set
-   * rotaryOffset itself (it is then kept as given). what: the option's prefix in messages ('rope ').
-   */
-  function placeRotation(fn, f, headDim, offsetGiven, what = '') {
-    if (f.rotaryDim > headDim) throw new PosencRangeError(`${fn}: ${what}rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
-    if (f.rotaryOffset + f.rotaryDim <= headDim) return f;
-    if (!offsetGiven && headDim === f.rotaryDim) return { ...f, rotaryOffset: 0 };
-    const hint = offsetGiven ? '' : `; pass whole heads of ${f.rotaryOffset + f.rotaryDim} dims, or the rotated slice alone, ${f.rotaryDim} wide`;
-    throw new PosencRangeError(`${fn}: ${what}rotaryOffset + rotaryDim must be <= headDim = ${headDim} (got ${f.rotaryOffset} + ${f.rotaryDim})${hint}`);
-  }
-
+  const ctx = { module, heap, names };
   return {
-    ropeParamsIn,
-    resolveFrequencies,
-    resolvePositions,
-    placeRotation,
-    api: {
-      ropeFrequencies(params, options) {
-        const fn = 'ropeFrequencies';
-        const { seqLen = 0, dtype = 'float32' } = checkOptions(fn, options, ['seqLen', 'dtype']);
-        checkRopeParamsKeys(fn, params, rope);
-        checkInt(fn, 'seqLen', seqLen, 0);
-        checkChoice(fn, 'dtype', dtype, { float32: 0, float64: 1 });
-        const f = frequencies64(fn, params, seqLen);
-        const invFreq = dtype === 'float64' ? f.invFreq : Float32Array.from(f.invFreq);
-        return { invFreq, attentionFactor: f.attentionFactor, rotaryDim: f.rotaryDim };
-      },
-  
-      ggmlRopeParams(params, options) {
-        const fn = 'ggmlRopeParams';
-        const { seqLen = 0 } = checkOptions(fn, options, ['seqLen']);
-        checkRopeParamsKeys(fn, params, rope);
-        checkInt(fn, 'seqLen', seqLen, 0);
-        const given = ropeParamsIn(fn, params);
-        const [message, g] = module.ggmlRopeParams(given.params, seqLen);
-        status(fn, message, given);
-        return { ...g, freqFactors: g.freqFactors.length ? Float32Array.from(g.freqFactors) : null };
-      },
-  
-      ropeParamsFromConfig(config, options) {
-        const fn = 'ropeParamsFromConfig';
-        const { layerType = '', dialect = 'hf' } = checkOptions(fn, options, ['layerType', 'dialect']);
-        if (typeof layerType !== 'string') throw new PosencTypeError(`${fn}: layerType must be a string (got ${describe(layerType)})`);
-        const dialectCode = checkChoice(fn, 'dialect', dialect, DIALECTS);
-        let text;
-        if (typeof config === 'string') text = config;
-        else if (isPlainObject(config)) text = JSON.stringify(config);
-        else throw new PosencTypeError(`${fn}: config must be a parsed config object or its JSON text (got ${describe(config)})`);
-        const [message, detail, params] = module.ropeParamsFromConfig(text, dialectCode, layerType);
-        status(fn, message, { detail });
-        return params;
-      },
-    },
+    ropeFrequencies: (params, options) => ropeFrequencies(ctx, params, options),
+    ggmlRopeParams: (params, options) => ggmlRopeParams(ctx, params, options),
+    ropeParamsFromConfig: (config, options) => ropeParamsFromConfig(ctx, config, options),
   };
 }
