@@ -2,9 +2,9 @@
 // windows, sinks, Llama 4's chunks and temperature.
 import {
   PosencRangeError, PosencTypeError, checkBool, checkChoice, checkElements, checkFinite,
-  checkFloat32Array, checkInt, checkOptions, checkOut, describe, isPlainObject, numberOrBigint, toFloat64
+  checkFloat32Array, checkInt, checkNumber, checkOptions, checkOut, describe, isPlainObject, numberOrBigint, toFloat64
 } from './checks.js';
-import { checkRopeParamsKeys, frequencyArg, placeRotation, resolveFrequencies } from './rope_params.js';
+import { checkRopeParamsKeys, checkRotation, frequencyArg, gainArg, placeRotation, resolveFrequencies } from './rope_params.js';
 import { extents, float32Data, fromFloat32, halfBits, isFloat16Array, isTensorLike, isTfTensor, tensorArg } from './tensor.js';
 
 const TENSOR_LAYOUTS = { bshd: false, bhsd: true };
@@ -26,13 +26,37 @@ export function positionBiasOption(fn, options, nHeads, causal, terms) {
   };
 }
 
-/** options.sinks: gpt-oss's logit per head, finite → the Float32Array, or null. */
+/** options.sinks: gpt-oss's logit per head → the Float32Array, or null (C++ holds them finite). */
 export function sinksOption(fn, sinks, nHeads) {
   if (sinks === undefined) return null;
   checkFloat32Array(fn, 'sinks', sinks);
   if (sinks.length !== nHeads) throw new PosencRangeError(`${fn}: sinks must have nHeads = ${nHeads} entries (one logit per head; got ${sinks.length})`);
-  for (const x of sinks) if (!Number.isFinite(x)) throw new PosencRangeError(`${fn}: sinks must be finite (got ${x})`);
   return sinks;
+}
+
+// Sizes cross into C++ as wasm32's size_t.
+const MAX_SIZE = 2 ** 32 - 1;
+
+/**
+ * The options' values as attention_options (embind_attention.cpp) reads them, checked for their
+ * JS type: a size, a number, null for what is not given. Their rules are C++'s (attention_check,
+ * which attentionPlan runs). → { call (the binding's object, without tensors), values (what was
+ * given, by JS name, for C++'s messages) }.
+ */
+function callOptions(fn, options, sizes) {
+  const size = (name) => (options[name] === undefined ? null : checkInt(fn, name, options[name], 0, MAX_SIZE));
+  const number = (name, v = options[name]) => (v === undefined ? null : checkNumber(fn, name, v));
+  let temperature = null;
+  if (options.temperature !== undefined) {
+    const { floorScale = 8192, attnScale = 0.1 } = options.temperature;
+    temperature = { floorScale: number('temperature.floorScale', floorScale), attnScale: number('temperature.attnScale', attnScale) };
+  }
+  const call = { ...sizes, window: size('window'), sinkTokens: size('sinkTokens') ?? 0, chunkSize: size('chunkSize'),
+    scale: number('scale'), softcap: number('softcap') ?? 0, temperature };
+  const values = Object.fromEntries(['nHeads', 'nKvHeads', 'headDim', 'window', 'sinkTokens', 'chunkSize', 'scale', 'softcap']
+    .filter((k) => call[k] !== null && (k in sizes || options[k] !== undefined)).map((k) => [k, call[k]]));
+  if (temperature) Object.assign(values, temperature);
+  return { call, values };
 }
 
 /**
@@ -109,8 +133,9 @@ function attentionPlan(ctx, fn, q, k, v, options) {
   const headsMajor = checkChoice(fn, 'layout', options.layout ?? 'bshd', TENSOR_LAYOUTS);
   const qe = extents(fn, 'q', { data: qData, dims: Q.dims }, { batch: options.batch, heads: options.nHeads, headDim: options.headDim },
     { headsMajor, names: { len: 'qLen', heads: 'nHeads' } });
-  if (options.nKvHeads !== undefined && qe.heads % checkInt(fn, 'nKvHeads', options.nKvHeads, 1, 2 ** 20) !== 0) {
-    throw new PosencRangeError(`${fn}: nHeads = ${qe.heads} must be a multiple of nKvHeads = ${options.nKvHeads}`);
+  if (options.nKvHeads !== undefined) {  // the heads' rule before k's extents, which it gives
+    const heads = { nHeads: qe.heads, nKvHeads: checkInt(fn, 'nKvHeads', options.nKvHeads, 1, 2 ** 20), headDim: qe.headDim };
+    ctx.heap.status(fn, ctx.module.attentionCheck(qe.len, 1, heads, false), { values: heads });
   }
   // nKvHeads: the options', K's dims' (4-D), else nHeads.
   const kvGiven = { batch: qe.batch, heads: options.nKvHeads ?? (K.dims?.length === 4 ? undefined : qe.heads), headDim: qe.headDim };
@@ -121,40 +146,32 @@ function attentionPlan(ctx, fn, q, k, v, options) {
     extents(fn, 'v', { data: vd.data, dims: V.dims }, { ...ke, heads: ke.heads }, { headsMajor, names: { len: 'kvLen', heads: 'nKvHeads' } });
   }
   const { batch, heads: nHeads, headDim, len: qLen } = qe, { heads: nKvHeads, len: kvLen } = ke;
-  if (nHeads % nKvHeads !== 0) throw new PosencRangeError(`${fn}: nHeads = ${nHeads} must be a multiple of nKvHeads = ${nKvHeads}`);
   const causal = options.causal === undefined ? false : checkBool(fn, 'causal', options.causal);
   const returnWeights = options.returnWeights === undefined ? false : checkBool(fn, 'returnWeights', options.returnWeights);
   checkElements(fn, 'batch * nHeads * qLen * kvLen', returnWeights ? batch * nHeads * qLen * kvLen : 0);
   const bias = positionBiasOption(fn, options, nHeads, causal, biasTerms);
   let rope = null;
   if (ropeOpts !== undefined) {
-    const f = placeRotation(fn, resolveFrequencies(ctx, `${fn} (rope)`, ropeOpts, kvLen - 1), headDim, ropeOpts.rotaryOffset !== undefined, 'rope ');
+    const f = placeRotation(resolveFrequencies(ctx, `${fn} (rope)`, ropeOpts, kvLen - 1), headDim, ropeOpts.rotaryOffset !== undefined);
     rope = { ...f, precision: checkChoice(fn, 'rope.precision', ropeOpts.precision ?? 'fast', { fast: 0, accurate: 1 }) };
+    checkRotation(ctx, `${fn} (rope)`, f, { seqLen: kvLen, nHeads, headDim, offset: 0, precision: rope.precision });
   }
-  const window = options.window === undefined ? 0 : checkInt(fn, 'window', options.window, 1);
-  const sinkTokens = options.sinkTokens === undefined ? 0 : checkInt(fn, 'sinkTokens', options.sinkTokens, 0);
-  if (sinkTokens > 0 && !window) throw new PosencTypeError(`${fn}: sinkTokens needs a window (StreamingLLM keeps the first keys beside a rolling window)`);
-  let temperature = { floorScale: 0, attnScale: 0 };
-  if (temperatureOpts !== undefined) {
-    const { floorScale = 8192, attnScale = 0.1 } = temperatureOpts;
-    temperature = { floorScale: checkFinite(fn, 'temperature.floorScale', floorScale, { positive: true }),
-      attnScale: checkFinite(fn, 'temperature.attnScale', attnScale) };
-  }
+  const { call, values } = callOptions(fn, { ...options, temperature: temperatureOpts },
+    { nHeads, nKvHeads, headDim, causal, headsMajor, kvHalf: kd.half });
   const n = qData.length;
   const outType = half ? globalThis.Float16Array : Float32Array;
   const out = options.out === undefined ? undefined : checkOut(fn, options.out, { n, what: 'q.length', input: Q.data, Type: outType });
+  const mask = maskOption(fn, options.mask, { batch, nHeads, qLen, kvLen });
+  const sinks = sinksOption(fn, options.sinks, nHeads);
+  // The core's rules for all of it (attention_check), before anything is in the heap.
+  ctx.heap.status(fn, ctx.module.attentionCheck(qLen, kvLen, { ...call, sinks }, returnWeights), { values });
   return {
     Q, qData, half, k: kd.data, v: vd.data, kvHalf: kd.half, batch, nHeads, nKvHeads, headDim, qLen, kvLen, headsMajor, returnWeights, out,
-    mask: maskOption(fn, options.mask, { batch, nHeads, qLen, kvLen }),
-    sinks: sinksOption(fn, options.sinks, nHeads),
+    mask, sinks,
     call: {
-      nHeads, nKvHeads, headDim, causal, headsMajor, kvHalf: kd.half, window, sinkTokens, qPos: 0,
-      scale: options.scale === undefined ? NaN : checkFinite(fn, 'scale', options.scale),
-      softcap: options.softcap === undefined ? 0 : checkFinite(fn, 'softcap', options.softcap),
-      chunkSize: options.chunkSize === undefined ? 0 : checkInt(fn, 'chunkSize', options.chunkSize, 1),
-      floorScale: temperature.floorScale, attnScale: temperature.attnScale,
+      ...call, qPos: 0,
       ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0, ropeRotOffset: rope ? rope.rotaryOffset : 0,
-      ropePrecision: rope ? rope.precision : 0, ropeAttentionFactor: rope ? rope.attentionFactor : 1,
+      ropePrecision: rope ? rope.precision : 0, ropeAttentionFactor: rope ? gainArg(rope) : NaN,
     },
     rope, bias,
   };

@@ -12,7 +12,8 @@ const JS_NAMES = {
   max_distance: 'maxDistance', inv_freq: 'invFreq', pos: 'positions', pos_offset: 'offset', n_pos: 'seqLen',
   attention_factor: 'attentionFactor', query_offset: 'queryOffset',
   sink_tokens: 'sinkTokens', chunk_size: 'chunkSize', n_kv_heads: 'nKvHeads', rope_rot_dim: 'rope.rotaryDim',
-  n_tokens: 'the tokens appended',
+  n_tokens: 'the tokens appended', kv_len: 'kvLen', kv_dtype: 'kvDtype', floor_scale: 'floorScale', attn_scale: 'attnScale',
+  scale_base: 'scaleBase',
 };
 
 // The C++ StatusCode names ("bad_shape" → 'kBadShape'), which errors carry as err.code.

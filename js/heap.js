@@ -89,9 +89,12 @@ export function heapTools(module, rename = jsMessage) {
   }
   // A C++ status message ("" = ok) → a RangeError carrying the status as err.code ('kBadShape', ...);
   // detail: the reader's specifics, shown instead of the message when there are any; values: what
-  // the call passed, by JS name, for the message to say (checks.js renamer); names: another renamer.
-  function status(fn, message, { detail = '', values, names = rename } = {}) {
-    if (message) throw new PosencRangeError(`${fn}: ${detail || names(message, values)}`, codeName(module.lastStatusCode()));
+  // the call passed, by JS name, for the message to say (checks.js renamer); names: another renamer;
+  // note(message): what the JS layer adds after C++'s message (where a value came from, a hint).
+  function status(fn, message, { detail = '', values, names = rename, note } = {}) {
+    if (message) {
+      throw new PosencRangeError(`${fn}: ${detail || names(message, values)}${note?.(message) ?? ''}`, codeName(module.lastStatusCode()));
+    }
   }
 
   // HeapFloat32's memory, checked and allocated before the object exists.

@@ -3,11 +3,11 @@
 // copying the cache; shift() is llama.cpp's context shift; a window evicts as HF's sliding-window
 // cache does, keeping StreamingLLM's sink tokens.
 import {
-  PosencRangeError, PosencTypeError, checkBool, checkChoice, checkFinite, checkInt,
+  PosencRangeError, PosencTypeError, checkBool, checkChoice, checkInt, checkNumber,
   checkOptions, checkOut, numberOrBigint, toFloat64
 } from './checks.js';
 import { positionBiasOption, ropeOption, sinksOption } from './attention.js';
-import { frequencyArg, placeRotation, resolveFrequencies, ropeParamsIn } from './rope_params.js';
+import { checkRotation, frequencyArg, gainArg, placeRotation, resolveFrequencies } from './rope_params.js';
 import { HELD, HeapObject, LIVE } from './heap.js';
 import { extents, float32Data, fromFloat32, isTensorLike, isTfTensor, tensorArg } from './tensor.js';
 
@@ -29,22 +29,18 @@ function oneSequence(fn, name, t, given, headsName) {
 // The functions and the class below take the cache context ctx = { module, heap, names, biasTerms }
 // (kvCacheApi's).
 
-// options.rope → what kvCacheCreate needs, checked: the frequencies for a context of `capacity`
-// tokens (dynamic NTK and LongRoPE depend on it; kvCacheCreate computes them, and ggml's parameters
-// for precision 'ggml', from the params).
-function ropeOf(ctx, fn, rope, headDim, capacity) {
-  const { module, heap: { status }, names: { precisions, ropeParams } } = ctx;
+// options.rope → what kvCacheCreate needs, checked by the core (checkRotation; ggml's parameters
+// too, for precision 'ggml'): the frequencies for a context of `capacity` tokens (dynamic NTK and
+// LongRoPE depend on it), which kvCacheCreate computes from the params.
+function ropeOf(ctx, fn, rope, nKvHeads, headDim, capacity) {
+  const { precisions, ropeParams } = ctx.names;
   const r = ropeOption(fn, rope, ropeParams);
   const precision = checkChoice(fn, 'rope.precision', r.precision ?? 'fast', precisions);
-  const f = placeRotation(fn, resolveFrequencies(ctx, `${fn} (rope)`, r, capacity - 1), headDim, r.rotaryOffset !== undefined, 'rope ');
-  if (precision === precisions.ggml) {
-    if (r.params === undefined || r.attentionFactor !== undefined) {
-      throw new PosencTypeError(`${fn}: rope precision 'ggml' needs rope.params and takes its gain from them (no invFreq, no attentionFactor)`);
-    }
-    // ggml's parameters of the params: checked by the core here, formed by kvCacheCreate.
-    const given = ropeParamsIn(ctx, fn, r.params);
-    status(fn, module.ropeParamsCheck(given.params, capacity, true)[0], given);
+  const f = placeRotation(resolveFrequencies(ctx, `${fn} (rope)`, r, capacity - 1), headDim, r.rotaryOffset !== undefined);
+  if (precision === precisions.ggml && (r.params === undefined || r.attentionFactor !== undefined)) {
+    throw new PosencTypeError(`${fn}: rope precision 'ggml' needs rope.params and takes its gain from them (no invFreq, no attentionFactor)`);
   }
+  checkRotation(ctx, `${fn} (rope)`, f, { seqLen: capacity, nHeads: nKvHeads, headDim, offset: 0, precision });
   return { ...f, precision };
 }
 
@@ -100,21 +96,23 @@ class KvCache extends HeapObject {
     if (options === undefined && !(isTensorLike(q) || isTfTensor(q))) throw new PosencTypeError(`${fn}: options { nHeads } are required`);
     options = checkOptions(fn, options, ['nHeads', 'positions', 'causal', ...biasTerms.map((t) => t.option), 'scale', 'softcap', 'sinks', 'out']);
     for (const t of biasTerms) if (options[t.option] !== undefined) t.keys?.(fn, options[t.option]);
-    if (options.nHeads !== undefined && checkInt(fn, 'nHeads', options.nHeads, 1, 2 ** 20) % nKvHeads !== 0) {
-      throw new PosencRangeError(`${fn}: nHeads = ${options.nHeads} must be a multiple of nKvHeads = ${nKvHeads}`);
-    }
+    // The core's rules (KvCache::attend_check) name what was given: the heads' first, before q's
+    // extents, which nHeads gives; then all of them, before anything is in the heap.
+    const check = (qLen, o, values) => status(fn, module.kvCacheAttendCheck(h, qLen, o), { values: { nKvHeads, ...values } });
+    if (options.nHeads !== undefined) check(1, { nHeads: checkInt(fn, 'nHeads', options.nHeads, 1, 2 ** 20) }, { nHeads: options.nHeads });
     const Q = tensorArg(fn, 'q', q);
     const [qe, qData, half] = oneSequence(fn, 'q', Q, { heads: options.nHeads, headDim }, 'nHeads');
     const { heads: nHeads, len: qLen } = qe;
-    if (nHeads % nKvHeads !== 0) throw new PosencRangeError(`${fn}: nHeads = ${nHeads} must be a multiple of nKvHeads = ${nKvHeads}`);
     const positions = positionsOf(fn, options.positions, qLen, 'qLen');
     const causal = options.causal === undefined ? true : checkBool(fn, 'causal', options.causal);
-    const scale = options.scale === undefined ? NaN : checkFinite(fn, 'scale', options.scale);
-    const softcap = options.softcap === undefined ? 0 : checkFinite(fn, 'softcap', options.softcap);
+    const scale = options.scale === undefined ? null : checkNumber(fn, 'scale', options.scale);
+    const softcap = options.softcap === undefined ? 0 : checkNumber(fn, 'softcap', options.softcap);
     const bias = positionBiasOption(fn, options, nHeads, causal, biasTerms);
     const sinks = sinksOption(fn, options.sinks, nHeads);
     const out = options.out === undefined ? undefined : checkOut(fn, options.out, { n: qData.length, what: 'q.length', input: Q.data,
       Type: half ? Q.data.constructor : Float32Array });
+    const given = Object.fromEntries(Object.entries({ nHeads, scale: options.scale, softcap: options.softcap }).filter(([, v]) => v !== undefined));
+    check(qLen, { nHeads, causal, scale, softcap, sinks, positions }, given);
     let output = out && !half ? out : new Float32Array(qData.length);
     scoped(fn, (alloc, put) => {
       const qp = put(qData), yp = alloc(qData.length * 4), pp = put(positions, Float64Array);
@@ -166,12 +164,12 @@ function kvCache(ctx, options) {
   const half = checkChoice(fn, 'dtype', dtype, DTYPES);
   const window = options.window === undefined ? 0 : checkInt(fn, 'window', options.window, 1, MAX_SIZE);
   const sinkTokens = options.sinkTokens === undefined ? 0 : checkInt(fn, 'sinkTokens', options.sinkTokens, 0, MAX_SIZE);
-  const rope = options.rope === undefined ? null : ropeOf(ctx, fn, options.rope, headDim, capacity);
+  const rope = options.rope === undefined ? null : ropeOf(ctx, fn, options.rope, nKvHeads, headDim, capacity);
   const h = scoped(fn, (alloc, put) => {
     const [message, handle] = module.kvCacheCreate({
       nKvHeads, headDim, capacity, half, window, sinkTokens, ropeFrequencies: frequencyArg(put, rope),
       ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0, ropePrecision: rope ? rope.precision : 0,
-      ropeAttentionFactor: rope ? rope.attentionFactor : 1, ropeRotOffset: rope ? rope.rotaryOffset : 0,
+      ropeAttentionFactor: rope ? gainArg(rope) : NaN, ropeRotOffset: rope ? rope.rotaryOffset : 0,
     });
     status(fn, message);
     return handle;

@@ -3,10 +3,10 @@
 // heap, names } (rope_params.js).
 import {
   PosencRangeError, PosencTypeError, checkChoice, checkElements, checkFinite, checkFloat32Array,
-  checkInt, checkOptions, checkOut, describe, isPlainObject, numberOrBigint, toFloat64
+  checkInt, checkNumber, checkOptions, checkOut, describe, isPlainObject, numberOrBigint, toFloat64
 } from './checks.js';
 import {
-  checkRopeParamsKeys, frequencyArg, placeRotation, resolveFrequencies, resolvePositions, ropeParamsIn
+  checkRopeParamsKeys, checkRotation, frequencyArg, gainArg, placeRotation, resolveFrequencies, resolvePositions, ropeParamsIn
 } from './rope_params.js';
 import { extents, float32Data, fromFloat32, isTfTensor, tensorArg } from './tensor.js';
 
@@ -20,8 +20,9 @@ function xposOf(fn, xpos) {
   if (xpos === undefined) return null;
   const { scaleBase = 512, role, center = 0 } = checkOptions(fn, xpos, XPOS_KEYS, 'xpos');
   if (role === undefined) throw new PosencTypeError(`${fn}: xpos.role is required: 'query' or 'key' (their scales are reciprocal)`);
-  return { scaleBase: checkFinite(fn, 'xpos.scaleBase', scaleBase, { positive: true }),
-    key: checkChoice(fn, 'xpos.role', role, XPOS_ROLES), center: checkFinite(fn, 'xpos.center', center) };
+  // Their rules are C++'s (apply_rope_check): checkRotation.
+  return { scaleBase: checkNumber(fn, 'xpos.scaleBase', scaleBase), key: checkChoice(fn, 'xpos.role', role, XPOS_ROLES),
+    center: checkNumber(fn, 'xpos.center', center) };
 }
 
 // The extents of a flat x or k (no dims): batch, len (seqLen) and heads from the options.
@@ -48,15 +49,17 @@ function ropeCall(ctx, fn, t, options, headsMajor = false) {
   if (paramsDim !== undefined && paramsDim !== headDim && headDim !== f.rotaryDim) {
     throw new PosencRangeError(`${fn}: headDim = ${headDim} differs from params.headDim = ${paramsDim} (and from its rotaryDim = ${f.rotaryDim}, the width of the rotated slice alone)`);
   }
-  const placed = placeRotation(fn, f, headDim, options.rotaryOffset !== undefined);
+  const placed = placeRotation(f, headDim, options.rotaryOffset !== undefined);
   if (precision === PRECISIONS.ggml && options.params === undefined) {
     throw new PosencTypeError(`${fn}: precision 'ggml' needs options.params: ggml forms the angle from the parameters, not from an invFreq table`);
   }
   if (precision === PRECISIONS.ggml && options.attentionFactor !== undefined) {
     throw new PosencTypeError(`${fn}: precision 'ggml' takes its gain from options.params (ggml's attn_factor); drop options.attentionFactor`);
   }
+  const xpos = xposOf(fn, options.xpos);
+  checkRotation(ctx, fn, placed, { seqLen: e.len, nHeads: e.heads, headDim, offset: pos.positions ? null : pos.offset, precision, xpos });
   return { batch: e.batch, seqLen: e.len, nHeads: e.heads, headDim, precision, ...pos, ...placed,
-    params: options.params && ropeParamsIn(ctx, fn, options.params).params, xpos: xposOf(fn, options.xpos) };
+    params: options.params && ropeParamsIn(ctx, fn, options.params).params, xpos };
 }
 
 // A flat x's headDim: options.headDim, else params.headDim — or the params' rotaryDim when x holds
@@ -92,7 +95,7 @@ function rotate(ctx, fn, xPtr, n, freq, posPtr, offset, c) {
       c.rotaryOffset, c.xpos));
   } else {
     status(fn, module.applyRope(xPtr, n, c.nHeads, c.headDim, freq, c.rotaryDim, posPtr, offset,
-      c.layout, c.precision, c.attentionFactor, c.rotaryOffset, c.xpos));
+      c.layout, c.precision, gainArg(c), c.rotaryOffset, c.xpos));
   }
 }
 
@@ -121,7 +124,7 @@ function applyMrope(ctx, fn, X, x, seqLen, options) {
     } else {
       const mode = (interleaved ? 1 : 0) + (unrotated ? 4 : 0);
       status(fn, module.applyRopeRows(xp, c.seqLen, c.nHeads, c.headDim, freq, c.rotaryDim, pp, mode,
-        mrope.section, 0, c.layout, c.precision, c.attentionFactor, c.rotaryOffset));
+        mrope.section, 0, c.layout, c.precision, gainArg(c), c.rotaryOffset));
     }
     return f32(xp, x.length).slice();
   });
@@ -308,7 +311,8 @@ function shiftKeys(ctx, k, options) {
   const nHeads = e.heads, seqLen = e.batch * e.len;
   const { deltas, deltaAll } = shiftDeltas(fn, options.delta, e);
   const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', { fast: 0, accurate: 1 });
-  const f = placeRotation(fn, frequencies, headDim, options.rotaryOffset !== undefined);
+  const f = placeRotation(frequencies, headDim, options.rotaryOffset !== undefined);
+  checkRotation(ctx, fn, f, { seqLen, nHeads, headDim, precision });
   scoped(fn, (alloc, put) => {
     const kPtr = inHeap ? k.ptr : put(K.data);
     const freq = frequencyArg(put, f), d = put(deltas, Float64Array);
@@ -335,6 +339,9 @@ function ropeCache(ctx, options) {
   }
   const pos = resolvePositions(fn, options, seqLen);
   const f = resolveFrequencies(ctx, fn, options, pos.maxPosition);
+  // The cache of a head that is the rotated dims alone, half-split.
+  checkRotation(ctx, fn, { ...f, layout: 0, rotaryOffset: 0 }, { seqLen, nHeads: 1, headDim: f.rotaryDim,
+    offset: pos.positions ? null : pos.offset, precision });
   const half = f.rotaryDim >> 1;
   checkElements(fn, 'seqLen * rotaryDim / 2', seqLen * half);
   return scoped(fn, (alloc, put) => {
@@ -344,7 +351,7 @@ function ropeCache(ctx, options) {
     if (precision === PRECISIONS.ggml) {
       status(fn, module.ropeCacheGgml(cos, sin, seqLen, ropeParamsIn(ctx, fn, options.params).params, pos.maxPosition + 1, p, pos.offset));
     } else {
-      status(fn, module.ropeCache(cos, sin, seqLen, frequencyArg(put, f), f.rotaryDim, p, pos.offset, precision, f.attentionFactor));
+      status(fn, module.ropeCache(cos, sin, seqLen, frequencyArg(put, f), f.rotaryDim, p, pos.offset, precision, gainArg(f)));
     }
     return { cos: copyOut(cos, seqLen * half), sin: copyOut(sin, seqLen * half), rotaryDim: f.rotaryDim };
   });

@@ -123,9 +123,10 @@ function frequencies64(ctx, fn, params, seqLen) {
 /**
  * Resolves { invFreq | params } of applyRope/ropeCache/shiftKeys/attention/kvCache: the caller's
  * table (invFreq, float64), or the params as C++ reads them (fromParams: { params, seqLen }, for
- * frequencyArg), checked by the core (rope_frequencies, at maxPosition + 1) before anything is
- * allocated; the binding that rotates computes their frequencies itself. rotaryDim; attentionFactor
- * NaN: the params' own, which C++ takes.
+ * frequencyArg), checked by the core (rope_frequencies, at maxPosition + 1)
+ * before anything is allocated; the binding that rotates computes their frequencies itself.
+ * rotaryDim and from (where it comes from, for messages); attentionFactor: the call's, or null —
+ * the frequencies' own (the params', 1 for a table), which C++ takes (gainArg).
  */
 export function resolveFrequencies(ctx, fn, options, maxPosition) {
   const { invFreq, params } = options;
@@ -137,18 +138,17 @@ export function resolveFrequencies(ctx, fn, options, maxPosition) {
     const given = ropeParamsIn(ctx, fn, params), seqLen = maxPosition + 1;
     const [message, rotaryDim] = ctx.module.ropeParamsCheck(given.params, seqLen, false);
     ctx.heap.status(fn, message, given);
-    f = { fromParams: { params: given.params, seqLen }, attentionFactor: NaN, rotaryDim, from: 'params' };
+    f = { fromParams: { params: given.params, seqLen }, rotaryDim, from: 'params' };
   } else {
     const inv = toFloat64(fn, 'invFreq', invFreq);
     if (inv.length === 0) throw new PosencRangeError(`${fn}: invFreq must not be empty`);
-    f = { invFreq: inv, attentionFactor: 1, rotaryDim: inv.length * 2, from: `2 * invFreq.length = 2 * ${inv.length}` };
+    f = { invFreq: inv, rotaryDim: inv.length * 2, from: `2 * invFreq.length = 2 * ${inv.length}` };
   }
   if (options.rotaryDim !== undefined && options.rotaryDim !== f.rotaryDim) {
     checkInt(fn, 'rotaryDim', options.rotaryDim, 1);
     throw new PosencRangeError(`${fn}: rotaryDim must equal 2 * the number of frequencies = ${f.rotaryDim} (got ${options.rotaryDim})`);
   }
-  const attentionFactor = options.attentionFactor === undefined
-    ? f.attentionFactor : checkFinite(fn, 'attentionFactor', options.attentionFactor);
+  const attentionFactor = options.attentionFactor === undefined ? null : checkNumber(fn, 'attentionFactor', options.attentionFactor);
   // Where the rotation sits: the model's (params.layout, params.rotaryOffset) unless the call says.
   const layout = checkChoice(fn, 'layout', options.layout ?? params?.layout ?? 'halfSplit', ctx.names.layouts);
   const rotaryOffset = options.rotaryOffset === undefined
@@ -176,18 +176,44 @@ export function resolvePositions(fn, options, seqLen, batch = 1) {
   return { positions: null, perRow: false, offset, maxPosition: offset + seqLen - 1 };
 }
 
+/** The gain f (resolveFrequencies') gives a rotating binding: the call's, or NaN for the frequencies' own. */
+export const gainArg = (f) => f.attentionFactor ?? NaN;
+
 /**
  * The frequencies f placed in heads of headDim: f's rotaryOffset, unless it would run past the
  * head's end and the head is exactly rotaryDim wide — x is then the rotated slice alone (DeepSeek's
  * q_pe / k_pe, which HF and llama.cpp rope) and turns from dim 0. offsetGiven: the call set
- * rotaryOffset itself (it is then kept as given). what: the option's prefix in messages ('rope ').
+ * rotaryOffset itself (it is then kept as given). Where it does not fit, checkRotation says so.
  */
-export function placeRotation(fn, f, headDim, offsetGiven, what = '') {
-  if (f.rotaryDim > headDim) throw new PosencRangeError(`${fn}: ${what}rotaryDim = ${f.rotaryDim} (${f.from}) must be <= headDim = ${headDim}`);
-  if (f.rotaryOffset + f.rotaryDim <= headDim) return f;
-  if (!offsetGiven && headDim === f.rotaryDim) return { ...f, rotaryOffset: 0 };
-  const hint = offsetGiven ? '' : `; pass whole heads of ${f.rotaryOffset + f.rotaryDim} dims, or the rotated slice alone, ${f.rotaryDim} wide`;
-  throw new PosencRangeError(`${fn}: ${what}rotaryOffset + rotaryDim must be <= headDim = ${headDim} (got ${f.rotaryOffset} + ${f.rotaryDim})${hint}`);
+export function placeRotation(f, headDim, offsetGiven) {
+  const past = f.rotaryOffset + f.rotaryDim > headDim;
+  const slice = !offsetGiven && past && headDim === f.rotaryDim;
+  return { ...f, rotaryOffset: slice ? 0 : f.rotaryOffset, offsetGiven };
+}
+
+// What checkRotation adds to C++'s message about where the rotation sits: where rotaryDim comes
+// from and, for a model's offset that does not fit, how to pass x.
+function placementNote(f, message) {
+  if (!/\brot_(dim|offset)\b/.test(message)) return '';
+  const hint = /\brot_offset\b/.test(message) && !f.offsetGiven
+    ? `; pass whole heads of ${f.rotaryOffset + f.rotaryDim} dims, or the rotated slice alone, ${f.rotaryDim} wide` : '';
+  return `; rotaryDim from ${f.from}${hint}`;
+}
+
+/**
+ * The core's checks of a rotation (apply_rope_check), before anything is allocated: f placed
+ * (placeRotation) in a call on seqLen tokens of nHeads heads of headDim, at offset (null: positions
+ * given) in precision, with xpos (xposOf's, or null) and nRows rows of positions (M-RoPE: 3).
+ * C++ states the rules; its message names what the call gave.
+ */
+export function checkRotation(ctx, fn, f, { seqLen, nHeads, headDim, offset = null, precision, xpos = null, nRows = 1 }) {
+  const message = ctx.module.applyRopeCheck(seqLen, nHeads, headDim, f.fromParams ?? null, f.rotaryDim, offset, f.layout,
+    precision, f.attentionFactor, f.rotaryOffset, xpos, nRows);
+  const values = { seqLen, nHeads, headDim, rotaryDim: f.rotaryDim, rotaryOffset: f.rotaryOffset };
+  if (f.attentionFactor !== null) values.attentionFactor = f.attentionFactor;
+  if (offset !== null) values.offset = offset;
+  if (xpos) Object.assign(values, { scaleBase: xpos.scaleBase, center: xpos.center });
+  ctx.heap.status(fn, message, { values, note: (m) => placementNote(f, m) });
 }
 
 function ropeFrequencies(ctx, params, options) {

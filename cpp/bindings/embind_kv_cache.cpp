@@ -20,6 +20,7 @@ using emscripten::val;
 using posenc_js::at;
 using posenc_js::Ptr;
 using posenc_js::message;
+using posenc_js::read_if;
 
 posenc::KvCache* cache(Ptr h) { return at<posenc::KvCache>(h); }
 
@@ -55,13 +56,42 @@ std::string kv_cache_append(Ptr h, Ptr k, Ptr v, double n, Ptr positions) {
                                   at<const double>(positions)));
 }
 
-std::string kv_cache_attend(Ptr h, Ptr q, double q_len, const val& o, Ptr out) {
+// attend()'s options from the JS layer's normalized object o (js/kv_cache.js), without the
+// tensors: each left out (or null) when not given keeps KvAttendOptions' default.
+posenc::KvAttendOptions attend_options(const val& o) {
   posenc::KvAttendOptions a;
-  a.n_heads = o["nHeads"].as<std::size_t>();
+  read_if(o, "nHeads", &a.n_heads);
+  read_if(o, "causal", &a.causal);
+  read_if(o, "scale", &a.scale);
+  read_if(o, "softcap", &a.softcap);
+  return a;
+}
+
+// The core's checks of attend's options (KvCache::attend_check) for q_len queries, before the JS
+// layer allocates anything: o as attend_options reads it, with the caller's arrays themselves
+// (sinks: Float32Array of n_heads logits; positions: Float64Array of q_len) when given.
+std::string kv_cache_attend_check(Ptr h, double q_len, const val& o) {
+  posenc::KvAttendOptions a = attend_options(o);
+  std::vector<float> sinks;
+  std::vector<double> positions;
+  if (const val s = o["sinks"]; !s.isUndefined() && !s.isNull()) {
+    sinks = emscripten::convertJSArrayToNumberVector<float>(s);
+    sinks.resize(a.n_heads);  // the JS layer holds it to n_heads entries
+    a.sinks = sinks.data();
+  }
+  if (const val p = o["positions"]; !p.isUndefined() && !p.isNull()) {
+    positions = emscripten::convertJSArrayToNumberVector<double>(p);
+    positions.resize(static_cast<std::size_t>(q_len));
+    a.positions = positions.data();
+  }
+  return message(cache(h)->attend_check(static_cast<std::size_t>(q_len), a));
+}
+
+// o: attend_options' object with the heap addresses (0 = none) of positions, sinks and the bias
+// terms' tables (position_bias).
+std::string kv_cache_attend(Ptr h, Ptr q, double q_len, const val& o, Ptr out) {
+  posenc::KvAttendOptions a = attend_options(o);
   a.positions = at<const double>(o["positions"].as<Ptr>());
-  a.causal = o["causal"].as<bool>();
-  if (const double scale = o["scale"].as<double>(); !std::isnan(scale)) a.scale = scale;
-  a.softcap = o["softcap"].as<double>();
   static_cast<posenc::PositionBias&>(a) = posenc_js::position_bias(o);
   a.sinks = at<const float>(o["sinks"].as<Ptr>());
   return message(cache(h)->attend(at<const float>(q), static_cast<std::size_t>(q_len), a, at<float>(out)));
@@ -86,6 +116,7 @@ EMSCRIPTEN_BINDINGS(posenc_kv_cache) {
   function("kvCacheDelete", &kv_cache_delete);
   function("kvCacheAppend", &kv_cache_append);
   function("kvCacheAttend", &kv_cache_attend);
+  function("kvCacheAttendCheck", &kv_cache_attend_check);
   function("kvCacheShift", &kv_cache_shift);
   function("kvCacheRead", &kv_cache_read);
   function("kvCacheLength", &kv_cache_length);

@@ -23,6 +23,17 @@ T* at(Ptr p) {
   return reinterpret_cast<T*>(p);
 }
 
+// o[key] into *out when the JS layer gave it (neither undefined nor null); *out keeps its default
+// otherwise. For the options objects whose fields may be left out (attention's, the cache's attend).
+template <class T>
+void read_if(const emscripten::val& o, const char* key, T* out) {
+  if (const emscripten::val v = o[key]; !v.isUndefined() && !v.isNull()) *out = v.as<T>();
+}
+template <class T>
+void read_if(const emscripten::val& o, const char* key, std::optional<T>* out) {
+  if (const emscripten::val v = o[key]; !v.isUndefined() && !v.isNull()) *out = v.as<T>();
+}
+
 // options.queryOffset of the bias functions (alibiBias, t5Bias): NaN = the default (queries at the
 // last q_len key positions).
 inline std::optional<std::size_t> query_offset(double v) {

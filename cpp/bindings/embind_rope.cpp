@@ -326,6 +326,28 @@ std::string apply_rope(Ptr x, double seq_len, double n_heads, double head_dim, c
                                     at<const double>(pos), pos_offset, o));
 }
 
+// The core's checks of a rotation (apply_rope_check), run by the JS layer before it allocates: the
+// extents, where the rotation sits, xpos, the gain (attention_factor null: the frequencies' own),
+// layout, precision (ggml: the params' ggml parameters) and pos_offset (null: positions are given).
+// freq: { params, seqLen } (RopeFrequencies', checked again here) or null for a table of the
+// caller's, which is not read. n_rows: M-RoPE's rows of positions (1 otherwise).
+std::string apply_rope_check(double seq_len, double n_heads, double head_dim, const val& freq, double rot_dim,
+                             const val& pos_offset, int layout, int precision, const val& attention_factor,
+                             double rot_offset, const val& xpos, double n_rows) {
+  const bool ggml = precision == static_cast<int>(posenc::Precision::kGgml);
+  const RopeFrequencies f(freq, ggml);
+  if (!f.status().ok()) return message(f.status());
+  posenc::Xpos xp;
+  const double gain = attention_factor.isNumber() ? attention_factor.as<double>() : f.attention_factor(NAN);
+  auto o = apply_options(layout, precision, gain, rot_offset, f.ggml());
+  o.xpos = xpos_of(xpos, &xp);
+  const std::optional<double> offset =
+      pos_offset.isNumber() ? std::optional<double>(pos_offset.as<double>()) : std::nullopt;
+  return message(posenc::apply_rope_check(static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
+                                          static_cast<std::size_t>(head_dim), static_cast<std::size_t>(rot_dim), offset,
+                                          o, static_cast<std::size_t>(n_rows)));
+}
+
 // M-RoPE's pair → row map from sections [3] (interleaved: Qwen3-VL's), or why there is none.
 posenc::Status mrope_rows(const val& section, bool interleaved, bool rest_unrotated, std::size_t half,
                           std::vector<std::uint8_t>* rows) {
@@ -472,6 +494,7 @@ EMSCRIPTEN_BINDINGS(posenc_rope) {
   function("ropeParamsCheck", &rope_params_check);
   function("ropeFrequencies", &rope_frequencies);
   function("applyRope", &apply_rope);
+  function("applyRopeCheck", &apply_rope_check);
   function("ropeCache", &rope_cache);
   function("shiftKeys", &shift_keys);
   function("applyRopeRows", &apply_rope_rows);
