@@ -31,7 +31,6 @@ export function wrap(module, hooks = {}) {
   const threads = startThreads(module, hooks.threads ?? 1);
   const heap = heapTools(module);
   const names = ropeNames(module);
-  const rope = ropeParamsApi(module, heap, names);
   const alibi = alibiApi(module, heap);
   const t5 = t5Api(module, heap);
   const biasTerms = [alibi.term, t5.term];  // the positional bias terms both attention calls take
@@ -45,7 +44,7 @@ export function wrap(module, hooks = {}) {
     presets,
     /** The names RoPE options take, read from the C++ enums (the same lists the checks use). */
     names: {
-      ropeScalings: names.scalings.filter((s) => s !== 'default'),
+      ropeScalings: names.scalings,
       ropeLayouts: Object.keys(names.layouts),
       precisions: Object.keys(names.precisions),
     },
@@ -59,14 +58,13 @@ export function wrap(module, hooks = {}) {
 
     ...sinusoidalApi(module, heap),
     ...learnedApi(module, heap),
-    ...rope.api,
-    ...ropeApi(module, heap, rope, names),
-    readModel: makeReadModel(module, { status: heap.status, publicRopeParams: rope.publicRopeParams, openPath: hooks.openPath }),
+    ...ropeParamsApi(module, heap, names),
+    ...ropeApi(module, heap, names),
+    readModel: makeReadModel(module, { status: heap.status, openPath: hooks.openPath }),
     ...alibi.api,
     ...t5.api,
-    ...attentionApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, placeRotation: rope.placeRotation, biasTerms }),
-    ...kvCacheApi(module, heap, { resolveFrequencies: rope.resolveFrequencies, placeRotation: rope.placeRotation,
-      flatRopeParams: rope.flatRopeParams, biasTerms, precisions: names.precisions }),
+    ...attentionApi(module, heap, { biasTerms, names }),
+    ...kvCacheApi(module, heap, { biasTerms, names }),
     /** ONNX operators with their exact semantics: inputs keyed by slot, attrs by attribute name. */
     onnx: onnxApi(module, heap),
   };

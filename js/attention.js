@@ -2,10 +2,12 @@
 // windows, sinks, Llama 4's chunks and temperature.
 import {
   PosencRangeError, PosencTypeError, checkBool, checkChoice, checkElements, checkFinite,
-  checkFloat32Array, checkInt, checkOptions, checkOut, describe, isPlainObject, numberOrBigint, toFloat64
+  checkFloat32Array, checkInt, checkNumber, checkOptions, checkOut, describe, isPlainObject, numberOrBigint, toFloat64
 } from './checks.js';
-import { checkRopeParamsKeys } from './rope_params.js';
+import { checkRopeParamsKeys, checkRotation, frequencyArg, gainArg, placeRotation, resolveFrequencies } from './rope_params.js';
 import { extents, float32Data, fromFloat32, halfBits, isFloat16Array, isTensorLike, isTfTensor, tensorArg } from './tensor.js';
+
+const TENSOR_LAYOUTS = { bshd: false, bhsd: true };
 
 // Options that attention and kvCache.attend / kvCache share.
 
@@ -24,20 +26,47 @@ export function positionBiasOption(fn, options, nHeads, causal, terms) {
   };
 }
 
-/** options.sinks: gpt-oss's logit per head, finite → the Float32Array, or null. */
+/** options.sinks: gpt-oss's logit per head → the Float32Array, or null (C++ holds them finite). */
 export function sinksOption(fn, sinks, nHeads) {
   if (sinks === undefined) return null;
   checkFloat32Array(fn, 'sinks', sinks);
   if (sinks.length !== nHeads) throw new PosencRangeError(`${fn}: sinks must have nHeads = ${nHeads} entries (one logit per head; got ${sinks.length})`);
-  for (const x of sinks) if (!Number.isFinite(x)) throw new PosencRangeError(`${fn}: sinks must be finite (got ${x})`);
   return sinks;
 }
 
-/** options.rope: RopeParams, or { params | invFreq, layout, rotaryOffset, precision, attentionFactor }. */
-export function ropeOption(fn, rope) {
+// Sizes cross into C++ as wasm32's size_t.
+const MAX_SIZE = 2 ** 32 - 1;
+
+/**
+ * The options' values as attention_options (embind_attention.cpp) reads them, checked for their
+ * JS type: a size, a number, null for what is not given. Their rules are C++'s (attention_check,
+ * which attentionPlan runs). → { call (the binding's object, without tensors), values (what was
+ * given, by JS name, for C++'s messages) }.
+ */
+function callOptions(fn, options, sizes) {
+  const size = (name) => (options[name] === undefined ? null : checkInt(fn, name, options[name], 0, MAX_SIZE));
+  const number = (name, v = options[name]) => (v === undefined ? null : checkNumber(fn, name, v));
+  let temperature = null;
+  if (options.temperature !== undefined) {
+    const { floorScale = 8192, attnScale = 0.1 } = options.temperature;
+    temperature = { floorScale: number('temperature.floorScale', floorScale), attnScale: number('temperature.attnScale', attnScale) };
+  }
+  const call = { ...sizes, window: size('window'), sinkTokens: size('sinkTokens') ?? 0, chunkSize: size('chunkSize'),
+    scale: number('scale'), softcap: number('softcap') ?? 0, temperature };
+  const values = Object.fromEntries(['nHeads', 'nKvHeads', 'headDim', 'window', 'sinkTokens', 'chunkSize', 'scale', 'softcap']
+    .filter((k) => call[k] !== null && (k in sizes || options[k] !== undefined)).map((k) => [k, call[k]]));
+  if (temperature) Object.assign(values, temperature);
+  return { call, values };
+}
+
+/**
+ * options.rope: RopeParams, or { params | invFreq, layout, rotaryOffset, precision, attentionFactor };
+ * fields: the RoPE params fields (rope_params.js ropeParamsFields).
+ */
+export function ropeOption(fn, rope, fields) {
   const r = isPlainObject(rope) && 'headDim' in rope ? { params: rope } : rope;
   checkOptions(fn, r, ['params', 'invFreq', 'layout', 'rotaryOffset', 'precision', 'attentionFactor'], 'rope');
-  if (r.params !== undefined) checkRopeParamsKeys(fn, r.params, r === rope ? 'rope.params' : 'rope');
+  if (r.params !== undefined) checkRopeParamsKeys(fn, r.params, fields, r === rope ? 'rope.params' : 'rope');
   return r;
 }
 
@@ -83,153 +112,157 @@ function maskOption(fn, mask, { batch, nHeads, qLen, kvLen }) {
   return { data, perHead, perBatch, slab: (perHead ? nHeads : 1) * qLen * kvLen };
 }
 
-export function attentionApi(module, heap, { resolveFrequencies, placeRotation, biasTerms }) {
-  const { scoped, f32, u16, f64, status, pieceRows, gatherRows, scatterRows } = heap;
-  const ATTENTION_OPTIONS = ['nHeads', 'nKvHeads', 'headDim', 'batch', 'causal', ...biasTerms.map((t) => t.option), 'rope', 'mask',
-    'scale', 'softcap', 'returnWeights', 'window', 'sinkTokens', 'sinks', 'chunkSize', 'temperature', 'layout', 'kvDtype', 'out'];
-  const TENSOR_LAYOUTS = { bshd: false, bhsd: true };
+// attention() and iropeScale take the attention context ctx = { module, heap, names, biasTerms,
+// attentionOptions } (attentionApi's).
 
-  // Everything attention() checks, in the order the rule asks: option keys, then the tensors and
-  // their extents, then the values. → the plan runAttention follows.
-  function attentionPlan(fn, q, k, v, options) {
-    if (options === undefined && !(isTensorLike(q) || isTfTensor(q))) throw new PosencTypeError(`${fn}: options { nHeads, headDim } are required`);
-    options = checkOptions(fn, options, ATTENTION_OPTIONS);
-    const ropeOpts = options.rope === undefined ? undefined : ropeOption(fn, options.rope);
-    for (const t of biasTerms) if (options[t.option] !== undefined) t.keys?.(fn, options[t.option]);
-    const temperatureOpts = options.temperature === undefined ? undefined
-      : checkOptions(fn, options.temperature, ['floorScale', 'attnScale'], 'temperature');
-    const Q = tensorArg(fn, 'q', q);
-    const { data: qData, half } = float32Data(fn, 'q', Q);
-    const kvDtype = options.kvDtype === undefined ? undefined : checkChoice(fn, 'kvDtype', options.kvDtype, { float32: false, float16: true });
-    const K = tensorArg(fn, 'k', k), V = tensorArg(fn, 'v', v);
-    const kd = kvData(fn, 'k', K, kvDtype), vd = kvData(fn, 'v', V, kvDtype ?? kd.half);
-    const headsMajor = checkChoice(fn, 'layout', options.layout ?? 'bshd', TENSOR_LAYOUTS);
-    const qe = extents(fn, 'q', { data: qData, dims: Q.dims }, { batch: options.batch, heads: options.nHeads, headDim: options.headDim },
-      { headsMajor, names: { len: 'qLen', heads: 'nHeads' } });
-    if (options.nKvHeads !== undefined && qe.heads % checkInt(fn, 'nKvHeads', options.nKvHeads, 1, 2 ** 20) !== 0) {
-      throw new PosencRangeError(`${fn}: nHeads = ${qe.heads} must be a multiple of nKvHeads = ${options.nKvHeads}`);
-    }
-    // nKvHeads: the options', K's dims' (4-D), else nHeads.
-    const kvGiven = { batch: qe.batch, heads: options.nKvHeads ?? (K.dims?.length === 4 ? undefined : qe.heads), headDim: qe.headDim };
-    const ke = extents(fn, 'k', { data: kd.data, dims: K.dims }, kvGiven, { headsMajor, names: { len: 'kvLen', heads: 'nKvHeads' } });
-    if (!V.dims && !K.dims) {
-      if (vd.data.length !== kd.data.length) throw new PosencRangeError(`${fn}: v.length must equal k.length = ${kd.data.length} (got ${vd.data.length})`);
-    } else {
-      extents(fn, 'v', { data: vd.data, dims: V.dims }, { ...ke, heads: ke.heads }, { headsMajor, names: { len: 'kvLen', heads: 'nKvHeads' } });
-    }
-    const { batch, heads: nHeads, headDim, len: qLen } = qe, { heads: nKvHeads, len: kvLen } = ke;
-    if (nHeads % nKvHeads !== 0) throw new PosencRangeError(`${fn}: nHeads = ${nHeads} must be a multiple of nKvHeads = ${nKvHeads}`);
-    const causal = options.causal === undefined ? false : checkBool(fn, 'causal', options.causal);
-    const returnWeights = options.returnWeights === undefined ? false : checkBool(fn, 'returnWeights', options.returnWeights);
-    checkElements(fn, 'batch * nHeads * qLen * kvLen', returnWeights ? batch * nHeads * qLen * kvLen : 0);
-    const bias = positionBiasOption(fn, options, nHeads, causal, biasTerms);
-    let rope = null;
-    if (ropeOpts !== undefined) {
-      const f = placeRotation(fn, resolveFrequencies(`${fn} (rope)`, ropeOpts, kvLen - 1), headDim, ropeOpts.rotaryOffset !== undefined, 'rope ');
-      rope = { ...f, precision: checkChoice(fn, 'rope.precision', ropeOpts.precision ?? 'fast', { fast: 0, accurate: 1 }) };
-    }
-    const window = options.window === undefined ? 0 : checkInt(fn, 'window', options.window, 1);
-    const sinkTokens = options.sinkTokens === undefined ? 0 : checkInt(fn, 'sinkTokens', options.sinkTokens, 0);
-    if (sinkTokens > 0 && !window) throw new PosencTypeError(`${fn}: sinkTokens needs a window (StreamingLLM keeps the first keys beside a rolling window)`);
-    let temperature = { floorScale: 0, attnScale: 0 };
-    if (temperatureOpts !== undefined) {
-      const { floorScale = 8192, attnScale = 0.1 } = temperatureOpts;
-      temperature = { floorScale: checkFinite(fn, 'temperature.floorScale', floorScale, { positive: true }),
-        attnScale: checkFinite(fn, 'temperature.attnScale', attnScale) };
-    }
-    const n = qData.length;
-    const outType = half ? globalThis.Float16Array : Float32Array;
-    const out = options.out === undefined ? undefined : checkOut(fn, options.out, { n, what: 'q.length', input: Q.data, Type: outType });
-    return {
-      Q, qData, half, k: kd.data, v: vd.data, kvHalf: kd.half, batch, nHeads, nKvHeads, headDim, qLen, kvLen, headsMajor, returnWeights, out,
-      mask: maskOption(fn, options.mask, { batch, nHeads, qLen, kvLen }),
-      sinks: sinksOption(fn, options.sinks, nHeads),
-      call: {
-        nHeads, nKvHeads, headDim, causal, headsMajor, kvHalf: kd.half, window, sinkTokens, qPos: 0,
-        scale: options.scale === undefined ? NaN : checkFinite(fn, 'scale', options.scale),
-        softcap: options.softcap === undefined ? 0 : checkFinite(fn, 'softcap', options.softcap),
-        chunkSize: options.chunkSize === undefined ? 0 : checkInt(fn, 'chunkSize', options.chunkSize, 1),
-        floorScale: temperature.floorScale, attnScale: temperature.attnScale,
-        ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0, ropeRotOffset: rope ? rope.rotaryOffset : 0,
-        ropePrecision: rope ? rope.precision : 0, ropeAttentionFactor: rope ? rope.attentionFactor : 1,
-      },
-      rope, bias,
-    };
+// Everything attention() checks, in the order the rule asks: option keys, then the tensors and
+// their extents, then the values. → the plan runAttention follows.
+function attentionPlan(ctx, fn, q, k, v, options) {
+  const { biasTerms } = ctx;
+  if (options === undefined && !(isTensorLike(q) || isTfTensor(q))) throw new PosencTypeError(`${fn}: options { nHeads, headDim } are required`);
+  options = checkOptions(fn, options, ctx.attentionOptions);
+  const ropeOpts = options.rope === undefined ? undefined : ropeOption(fn, options.rope, ctx.names.ropeParams);
+  for (const t of biasTerms) if (options[t.option] !== undefined) t.keys?.(fn, options[t.option]);
+  const temperatureOpts = options.temperature === undefined ? undefined
+    : checkOptions(fn, options.temperature, ['floorScale', 'attnScale'], 'temperature');
+  const Q = tensorArg(fn, 'q', q);
+  const { data: qData, half } = float32Data(fn, 'q', Q);
+  const kvDtype = options.kvDtype === undefined ? undefined : checkChoice(fn, 'kvDtype', options.kvDtype, { float32: false, float16: true });
+  const K = tensorArg(fn, 'k', k), V = tensorArg(fn, 'v', v);
+  const kd = kvData(fn, 'k', K, kvDtype), vd = kvData(fn, 'v', V, kvDtype ?? kd.half);
+  const headsMajor = checkChoice(fn, 'layout', options.layout ?? 'bshd', TENSOR_LAYOUTS);
+  const qe = extents(fn, 'q', { data: qData, dims: Q.dims }, { batch: options.batch, heads: options.nHeads, headDim: options.headDim },
+    { headsMajor, names: { len: 'qLen', heads: 'nHeads' } });
+  if (options.nKvHeads !== undefined) {  // the heads' rule before k's extents, which it gives
+    const heads = { nHeads: qe.heads, nKvHeads: checkInt(fn, 'nKvHeads', options.nKvHeads, 1, 2 ** 20), headDim: qe.headDim };
+    ctx.heap.status(fn, ctx.module.attentionCheck(qe.len, 1, heads, false), { values: heads });
   }
-
-  // Runs the plan, one batch row after another: k, v and the small tables go into the heap whole
-  // (a batch row's), q streams through it (heap.js pieceRows): each piece's rows of q, the mask and
-  // the weights are copied in and its output copied out, so the heap holds K, V and ~4 MiB of q,
-  // not q and the output too.
-  function runAttention(fn, p, output, weights) {
-    const { nHeads, nKvHeads, headDim, qLen, kvLen, mask } = p;
-    const qN = qLen * nHeads * headDim, kvN = kvLen * nKvHeads * headDim, wN = nHeads * qLen * kvLen;
-    const rows = pieceRows(qLen, Math.max(nHeads * headDim, mask ? (mask.perHead ? nHeads : 1) * kvLen : 0, p.returnWeights ? nHeads * kvLen : 0));
-    const qRows = { slabs: p.headsMajor ? nHeads : 1, len: qLen, width: p.headsMajor ? headDim : nHeads * headDim };
-    const maskRows = { slabs: mask?.perHead ? nHeads : 1, len: qLen, width: kvLen };
-    const weightRows = { slabs: nHeads, len: qLen, width: kvLen };
-    const kvView = p.kvHalf ? u16 : f32;
-    scoped(fn, (alloc, put) => {
-      // float16 K and V keep their 2 bytes per value in the heap (half the copy, as a float16 KV cache).
-      const kp = alloc(kvN * (p.kvHalf ? 2 : 4)), vp = alloc(kvN * (p.kvHalf ? 2 : 4));
-      const sk = put(p.sinks), tables = p.bias.tables.map((t) => put(t));
-      const inv = put(p.rope?.invFreq, Float64Array);
-      const qp = alloc(rows * nHeads * headDim * 4), yp = alloc(rows * nHeads * headDim * 4);
-      const mp = mask ? alloc(maskRows.slabs * rows * kvLen * 4) : 0;
-      const wp = p.returnWeights ? alloc(nHeads * rows * kvLen * 4) : 0;
-      const call = { ...p.call, ...p.bias.fields(tables), ropeInvFreq: inv, bias: mp, biasPerHead: mask?.perHead ?? false, sinks: sk };
-      for (let b = 0; b < p.batch; b++) {
-        kvView(kp, kvN).set(p.k.subarray(b * kvN, (b + 1) * kvN));
-        kvView(vp, kvN).set(p.v.subarray(b * kvN, (b + 1) * kvN));
-        const q = p.qData.subarray(b * qN, (b + 1) * qN), y = output.subarray(b * qN, (b + 1) * qN);
-        const m = mask && (mask.perBatch ? mask.data.subarray(b * mask.slab, (b + 1) * mask.slab) : mask.data);
-        const w = weights?.subarray(b * wN, (b + 1) * wN);
-        for (let i0 = 0; i0 < qLen; i0 += rows) {
-          const n = Math.min(rows, qLen - i0);
-          gatherRows(f32, qp, q, qRows, i0, n);
-          if (m) gatherRows(f32, mp, m, maskRows, i0, n);
-          call.qPos = kvLen - qLen + i0;  // query i0 of the whole q
-          status(fn, module.attention(qp, kp, vp, n, kvLen, call, yp, wp));
-          scatterRows(y, f32, yp, qRows, i0, n);
-          if (w) scatterRows(w, f32, wp, weightRows, i0, n);
-        }
-      }
-    });
+  // nKvHeads: the options', K's dims' (4-D), else nHeads.
+  const kvGiven = { batch: qe.batch, heads: options.nKvHeads ?? (K.dims?.length === 4 ? undefined : qe.heads), headDim: qe.headDim };
+  const ke = extents(fn, 'k', { data: kd.data, dims: K.dims }, kvGiven, { headsMajor, names: { len: 'kvLen', heads: 'nKvHeads' } });
+  if (!V.dims && !K.dims) {
+    if (vd.data.length !== kd.data.length) throw new PosencRangeError(`${fn}: v.length must equal k.length = ${kd.data.length} (got ${vd.data.length})`);
+  } else {
+    extents(fn, 'v', { data: vd.data, dims: V.dims }, { ...ke, heads: ke.heads }, { headsMajor, names: { len: 'kvLen', heads: 'nKvHeads' } });
   }
-
-  function attention(q, k, v, options) {
-    const fn = 'attention';
-    const p = attentionPlan(fn, q, k, v, options);
-    const n = p.qData.length;
-    // float16 q: computed in float32 (q widened exactly), the output rounded to float16.
-    const output = p.out && !p.half ? p.out : new Float32Array(n);
-    const weights = p.returnWeights ? new Float32Array(p.batch * p.nHeads * p.qLen * p.kvLen) : null;
-    runAttention(fn, p, output, weights);
-    let y = output;
-    if (p.half) y = p.out ? (p.out.set(output), p.out) : fromFloat32(output, true);
-    const { Q } = p;
-    if (Q.dims) y = Q.wrap(y, Q.dims.slice(), p.half ? 'float16' : 'float32');
-    if (!p.returnWeights) return y;
-    const w = Q.dims ? Q.wrap(weights, [p.batch, p.nHeads, p.qLen, p.kvLen], 'float32') : weights;
-    return { output: y, weights: w };
+  const { batch, heads: nHeads, headDim, len: qLen } = qe, { heads: nKvHeads, len: kvLen } = ke;
+  const causal = options.causal === undefined ? false : checkBool(fn, 'causal', options.causal);
+  const returnWeights = options.returnWeights === undefined ? false : checkBool(fn, 'returnWeights', options.returnWeights);
+  checkElements(fn, 'batch * nHeads * qLen * kvLen', returnWeights ? batch * nHeads * qLen * kvLen : 0);
+  const bias = positionBiasOption(fn, options, nHeads, causal, biasTerms);
+  let rope = null;
+  if (ropeOpts !== undefined) {
+    const f = placeRotation(resolveFrequencies(ctx, `${fn} (rope)`, ropeOpts, kvLen - 1), headDim, ropeOpts.rotaryOffset !== undefined);
+    rope = { ...f, precision: checkChoice(fn, 'rope.precision', ropeOpts.precision ?? 'fast', { fast: 0, accurate: 1 }) };
+    checkRotation(ctx, `${fn} (rope)`, f, { seqLen: kvLen, nHeads, headDim, offset: 0, precision: rope.precision });
   }
-
+  const { call, values } = callOptions(fn, { ...options, temperature: temperatureOpts },
+    { nHeads, nKvHeads, headDim, causal, headsMajor, kvHalf: kd.half });
+  const n = qData.length;
+  const outType = half ? globalThis.Float16Array : Float32Array;
+  const out = options.out === undefined ? undefined : checkOut(fn, options.out, { n, what: 'q.length', input: Q.data, Type: outType });
+  const mask = maskOption(fn, options.mask, { batch, nHeads, qLen, kvLen });
+  const sinks = sinksOption(fn, options.sinks, nHeads);
+  // The core's rules for all of it (attention_check), before anything is in the heap.
+  ctx.heap.status(fn, ctx.module.attentionCheck(qLen, kvLen, { ...call, sinks }, returnWeights), { values });
   return {
-    attention,
-    iropeScale(positions, options) {
-      const fn = 'iropeScale';
-      const { floorScale = 8192, attnScale = 0.1 } = checkOptions(fn, options, ['floorScale', 'attnScale']);
-      checkFinite(fn, 'floorScale', floorScale, { positive: true });
-      checkFinite(fn, 'attnScale', attnScale);
-      const single = typeof positions === 'number' || typeof positions === 'bigint';
-      const pos = toFloat64(fn, 'positions', single ? [numberOrBigint(fn, 'positions', positions)] : positions);
-      checkElements(fn, 'positions.length', pos.length);
-      return scoped(fn, (alloc, put) => {
-        const p = put(pos, Float64Array), out = alloc(Math.max(1, pos.length) * 8);
-        module.iropeScales(out, p, pos.length, floorScale, attnScale);
-        const scales = f64(out, pos.length).slice();
-        return single ? scales[0] : scales;
-      });
+    Q, qData, half, k: kd.data, v: vd.data, kvHalf: kd.half, batch, nHeads, nKvHeads, headDim, qLen, kvLen, headsMajor, returnWeights, out,
+    mask, sinks,
+    call: {
+      ...call, qPos: 0,
+      ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0, ropeRotOffset: rope ? rope.rotaryOffset : 0,
+      ropePrecision: rope ? rope.precision : 0, ropeAttentionFactor: rope ? gainArg(rope) : NaN,
     },
+    rope, bias,
+  };
+}
+
+// Runs the plan, one batch row after another: k, v and the small tables go into the heap whole
+// (a batch row's), q streams through it (heap.js pieceRows): each piece's rows of q, the mask and
+// the weights are copied in and its output copied out, so the heap holds K, V and ~4 MiB of q,
+// not q and the output too.
+function runAttention(ctx, fn, p, output, weights) {
+  const { module, heap: { scoped, f32, u16, status, pieceRows, gatherRows, scatterRows } } = ctx;
+  const { nHeads, nKvHeads, headDim, qLen, kvLen, mask } = p;
+  const qN = qLen * nHeads * headDim, kvN = kvLen * nKvHeads * headDim, wN = nHeads * qLen * kvLen;
+  const rows = pieceRows(qLen, Math.max(nHeads * headDim, mask ? (mask.perHead ? nHeads : 1) * kvLen : 0, p.returnWeights ? nHeads * kvLen : 0));
+  const qRows = { slabs: p.headsMajor ? nHeads : 1, len: qLen, width: p.headsMajor ? headDim : nHeads * headDim };
+  const maskRows = { slabs: mask?.perHead ? nHeads : 1, len: qLen, width: kvLen };
+  const weightRows = { slabs: nHeads, len: qLen, width: kvLen };
+  const kvView = p.kvHalf ? u16 : f32;
+  scoped(fn, (alloc, put) => {
+    // float16 K and V keep their 2 bytes per value in the heap (half the copy, as a float16 KV cache).
+    const kp = alloc(kvN * (p.kvHalf ? 2 : 4)), vp = alloc(kvN * (p.kvHalf ? 2 : 4));
+    const sk = put(p.sinks), tables = p.bias.tables.map((t) => put(t));
+    const ropeFrequencies = frequencyArg(put, p.rope);
+    const qp = alloc(rows * nHeads * headDim * 4), yp = alloc(rows * nHeads * headDim * 4);
+    const mp = mask ? alloc(maskRows.slabs * rows * kvLen * 4) : 0;
+    const wp = p.returnWeights ? alloc(nHeads * rows * kvLen * 4) : 0;
+    const call = { ...p.call, ...p.bias.fields(tables), ropeFrequencies, bias: mp, biasPerHead: mask?.perHead ?? false, sinks: sk };
+    for (let b = 0; b < p.batch; b++) {
+      kvView(kp, kvN).set(p.k.subarray(b * kvN, (b + 1) * kvN));
+      kvView(vp, kvN).set(p.v.subarray(b * kvN, (b + 1) * kvN));
+      const q = p.qData.subarray(b * qN, (b + 1) * qN), y = output.subarray(b * qN, (b + 1) * qN);
+      const m = mask && (mask.perBatch ? mask.data.subarray(b * mask.slab, (b + 1) * mask.slab) : mask.data);
+      const w = weights?.subarray(b * wN, (b + 1) * wN);
+      for (let i0 = 0; i0 < qLen; i0 += rows) {
+        const n = Math.min(rows, qLen - i0);
+        gatherRows(f32, qp, q, qRows, i0, n);
+        if (m) gatherRows(f32, mp, m, maskRows, i0, n);
+        call.qPos = kvLen - qLen + i0;  // query i0 of the whole q
+        status(fn, module.attention(qp, kp, vp, n, kvLen, call, yp, wp));
+        scatterRows(y, f32, yp, qRows, i0, n);
+        if (w) scatterRows(w, f32, wp, weightRows, i0, n);
+      }
+    }
+  });
+}
+
+function attention(ctx, q, k, v, options) {
+  const fn = 'attention';
+  const p = attentionPlan(ctx, fn, q, k, v, options);
+  const n = p.qData.length;
+  // float16 q: computed in float32 (q widened exactly), the output rounded to float16.
+  const output = p.out && !p.half ? p.out : new Float32Array(n);
+  const weights = p.returnWeights ? new Float32Array(p.batch * p.nHeads * p.qLen * p.kvLen) : null;
+  runAttention(ctx, fn, p, output, weights);
+  let y = output;
+  if (p.half) y = p.out ? (p.out.set(output), p.out) : fromFloat32(output, true);
+  const { Q } = p;
+  if (Q.dims) y = Q.wrap(y, Q.dims.slice(), p.half ? 'float16' : 'float32');
+  if (!p.returnWeights) return y;
+  const w = Q.dims ? Q.wrap(weights, [p.batch, p.nHeads, p.qLen, p.kvLen], 'float32') : weights;
+  return { output: y, weights: w };
+}
+
+
+function iropeScale(ctx, positions, options) {
+  const fn = 'iropeScale';
+  const { module, heap: { scoped, f64 } } = ctx;
+  const { floorScale = 8192, attnScale = 0.1 } = checkOptions(fn, options, ['floorScale', 'attnScale']);
+  checkFinite(fn, 'floorScale', floorScale, { positive: true });
+  checkFinite(fn, 'attnScale', attnScale);
+  const single = typeof positions === 'number' || typeof positions === 'bigint';
+  const pos = toFloat64(fn, 'positions', single ? [numberOrBigint(fn, 'positions', positions)] : positions);
+  checkElements(fn, 'positions.length', pos.length);
+  return scoped(fn, (alloc, put) => {
+    const p = put(pos, Float64Array), out = alloc(Math.max(1, pos.length) * 8);
+    module.iropeScales(out, p, pos.length, floorScale, attnScale);
+    const scales = f64(out, pos.length).slice();
+    return single ? scales[0] : scales;
+  });
+}
+
+/**
+ * pe.attention and iropeScale over the module and its heap tools; biasTerms: the positional bias
+ * terms (each scheme module's { option, keys, parse }), names: ropeNames(module).
+ */
+export function attentionApi(module, heap, { biasTerms, names }) {
+  const attentionOptions = ['nHeads', 'nKvHeads', 'headDim', 'batch', 'causal', ...biasTerms.map((t) => t.option), 'rope', 'mask',
+    'scale', 'softcap', 'returnWeights', 'window', 'sinkTokens', 'sinks', 'chunkSize', 'temperature', 'layout', 'kvDtype', 'out'];
+  const ctx = { module, heap, names, biasTerms, attentionOptions };
+  return {
+    attention: (q, k, v, options) => attention(ctx, q, k, v, options),
+    iropeScale: (positions, options) => iropeScale(ctx, positions, options),
   };
 }

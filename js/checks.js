@@ -4,21 +4,16 @@
 /** The largest result one call may return, in float32 elements (1 GiB); the heap may grow to 2 GiB. */
 export const MAX_ELEMENTS = 2 ** 28;
 
-// C++ status messages name parameters in snake_case; users know them by these names.
+// C++ status messages name parameters in snake_case; users know them by these names. (RoPE params'
+// fields are named per call, from C++'s list of them: rope_params.js ropeParamsIn.)
 const JS_NAMES = {
   seq_len: 'seqLen', d_model: 'dModel', n_heads: 'nHeads', head_dim: 'headDim', rot_dim: 'rotaryDim', rot_offset: 'rotaryOffset',
   q_len: 'qLen', k_len: 'kLen', max_len: 'maxLen', max_bias: 'maxBias', num_buckets: 'numBuckets',
   max_distance: 'maxDistance', inv_freq: 'invFreq', pos: 'positions', pos_offset: 'offset', n_pos: 'seqLen',
-  attention_factor: 'attentionFactor', theta: 'params.theta',
-  partial_rotary_factor: 'params.partialRotaryFactor', factor: 'params.scaling.factor',
-  original_max_position_embeddings: 'params.scaling.originalMaxPositionEmbeddings',
-  max_position_embeddings: 'params.scaling.maxPositionEmbeddings', beta_fast: 'params.scaling.betaFast',
-  beta_slow: 'params.scaling.betaSlow', mscale: 'params.scaling.mscale',
-  mscale_all_dim: 'params.scaling.mscaleAllDim', low_freq_factor: 'params.scaling.lowFreqFactor',
-  high_freq_factor: 'params.scaling.highFreqFactor', short_factor: 'params.scaling.shortFactor',
-  long_factor: 'params.scaling.longFactor', freq_factors: 'params.freqFactors', query_offset: 'queryOffset',
+  attention_factor: 'attentionFactor', query_offset: 'queryOffset',
   sink_tokens: 'sinkTokens', chunk_size: 'chunkSize', n_kv_heads: 'nKvHeads', rope_rot_dim: 'rope.rotaryDim',
-  n_tokens: 'the tokens appended',
+  n_tokens: 'the tokens appended', kv_len: 'kvLen', kv_dtype: 'kvDtype', floor_scale: 'floorScale', attn_scale: 'attnScale',
+  scale_base: 'scaleBase',
 };
 
 // The C++ StatusCode names ("bad_shape" → 'kBadShape'), which errors carry as err.code.
@@ -44,9 +39,25 @@ export class PosencTypeError extends TypeError {
 /** Whether e is an error posenc threw (a PosencRangeError or PosencTypeError, with err.code). */
 export const isPosencError = (e) => e instanceof PosencRangeError || e instanceof PosencTypeError;
 
-/** message → message with its snake_case names replaced by table's (C++ names → JS names). */
-export const renamer = (table) => (message) => message.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*\b/g, (w) => table[w] ?? w);
+/**
+ * message → message with its snake_case names replaced by table's (C++ names → JS names). values
+ * (JS name → the value the call passed), when given: those the message names are appended, as
+ * "(got 7)", or "(got a = 1, b = 2)" for several — C++ states the rule, the JS layer what it was given.
+ */
+export const renamer = (table) => (message, values) => {
+  const named = [];
+  const text = message.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*\b/g, (w) => {
+    const name = table[w] ?? w;
+    if (values !== undefined && Object.hasOwn(values, name) && !named.includes(name)) named.push(name);
+    return name;
+  });
+  if (named.length === 0) return text;
+  const got = named.length === 1 ? describe(values[named[0]]) : named.map((n) => `${n} = ${describe(values[n])}`).join(', ');
+  return `${text} (got ${got})`;
+};
 export const jsMessage = renamer(JS_NAMES);
+/** jsMessage with more names (C++ → JS) for one call's arguments. */
+export const jsMessageWith = (names) => renamer({ ...JS_NAMES, ...names });
 
 /** snake_case → camelCase: the JS name of a C++ enum name ('half_split' → 'halfSplit'). */
 export const camel = (snake) => snake.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());

@@ -88,9 +88,13 @@ export function heapTools(module, rename = jsMessage) {
     for (let h = 0; h < t.slabs; h++) dst.set(src.subarray(h * n * t.width, (h + 1) * n * t.width), (h * t.len + i0) * t.width);
   }
   // A C++ status message ("" = ok) → a RangeError carrying the status as err.code ('kBadShape', ...);
-  // detail: the reader's specifics, shown instead of the message when there are any.
-  function status(fn, message, detail = '') {
-    if (message) throw new PosencRangeError(`${fn}: ${detail || rename(message)}`, codeName(module.lastStatusCode()));
+  // detail: the reader's specifics, shown instead of the message when there are any; values: what
+  // the call passed, by JS name, for the message to say (checks.js renamer); names: another renamer;
+  // note(message): what the JS layer adds after C++'s message (where a value came from, a hint).
+  function status(fn, message, { detail = '', values, names = rename, note } = {}) {
+    if (message) {
+      throw new PosencRangeError(`${fn}: ${detail || names(message, values)}${note?.(message) ?? ''}`, codeName(module.lastStatusCode()));
+    }
   }
 
   // HeapFloat32's memory, checked and allocated before the object exists.

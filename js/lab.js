@@ -35,442 +35,484 @@ const jsMessage = renamer(JS_NAMES);
 const checkInt = (fn, name, v, min, max = 2 ** 31 - 1) => checkIntIn(fn, name, v, min, max);
 const checkChoice = (fn, name, v, choices) => checkChoiceOf(fn, name, v, Object.fromEntries(choices.map((c) => [c, c])));
 
-export function wrapLab(module) {
-  // The schemes, tasks and RoPE scalings the C++ lab has (lab.hpp), by name.
-  const { schemes: LAB_SCHEMES, tasks: LAB_TASKS, ropeScalings: ROPE_SCALINGS } = module.labNames();
-  const { scoped, status } = heapTools(module, jsMessage);
-  // lab::footprint of a config (createModel's names) for calls on [batch][length].
-  const footprint = (fn, c, batch, length) => {
-    const [message, params, activations] = module.labFootprint(c.vocabSize, c.dModel, c.nLayers, c.nHeads, c.trainLength,
-      c.maxPositions || 0, c.scheme, batch, length);
-    status(fn, message);
-    return { params, activations };
-  };
-  const checkParams = (fn, config) => {
-    const { params } = footprint(fn, config, 1, 2);
-    if (4 * params > MAX_FLOATS) {
-      throw new PosencRangeError(`${fn}: ${params} parameters (×4 with gradients and AdamW moments) exceed ${MAX_FLOATS / 4}`);
-    }
-  };
-  const checkWorkspace = (fn, config, batch, length) => {
-    const n = footprint(fn, config, batch, length).activations;
-    if (n > MAX_FLOATS) {
-      throw new PosencRangeError(`${fn}: batch ${batch} × length ${length} needs ${n} floats of activations, more than ${MAX_FLOATS} (1 GiB)`);
-    }
-  };
-  // An Int32Array of n values that fill(heap address) writes, returning C++'s status message.
-  const int32Out = (fn, n, fill) => scoped(fn, (alloc) => {
+// Every function below takes the lab's context (wrapLab's): { module, scoped, status, schemes, tasks,
+// ropeScalings } — the Embind module, its heap tools (heap.js, with the lab's names) and the names
+// the C++ lab has (lab.hpp).
+
+// lab::footprint of a config (createModel's names) for calls on [batch][length].
+function footprint(lab, fn, c, batch, length) {
+  const [message, params, activations] = lab.module.labFootprint(c.vocabSize, c.dModel, c.nLayers, c.nHeads, c.trainLength,
+    c.maxPositions || 0, c.scheme, batch, length);
+  lab.status(fn, message);
+  return { params, activations };
+}
+function checkParams(lab, fn, config) {
+  const { params } = footprint(lab, fn, config, 1, 2);
+  if (4 * params > MAX_FLOATS) {
+    throw new PosencRangeError(`${fn}: ${params} parameters (×4 with gradients and AdamW moments) exceed ${MAX_FLOATS / 4}`);
+  }
+}
+function checkWorkspace(lab, fn, config, batch, length) {
+  const n = footprint(lab, fn, config, batch, length).activations;
+  if (n > MAX_FLOATS) {
+    throw new PosencRangeError(`${fn}: batch ${batch} × length ${length} needs ${n} floats of activations, more than ${MAX_FLOATS} (1 GiB)`);
+  }
+}
+// An Int32Array of n values that fill(heap address) writes, returning C++'s status message.
+function int32Out(lab, fn, n, fill) {
+  return lab.scoped(fn, (alloc) => {
     const out = alloc(n * 4);
-    status(fn, fill(out));
-    return module.HEAP32.slice(out >> 2, (out >> 2) + n);
+    lab.status(fn, fill(out));
+    return lab.module.HEAP32.slice(out >> 2, (out >> 2) + n);
   });
+}
 
-  // tokens: an Int32Array or array of ids in [0, vocabSize), batch × length of them.
-  function checkTokens(fn, tokens, length, vocabSize) {
-    if (!(tokens instanceof Int32Array) && !Array.isArray(tokens)) {
-      throw new PosencTypeError(`${fn}: tokens must be an Int32Array or an array of integers (got ${describe(tokens)})`);
-    }
-    if (tokens.length === 0 || tokens.length % length !== 0) {
-      throw new PosencRangeError(`${fn}: tokens.length must be a positive multiple of length = ${length} (got ${tokens.length})`);
-    }
-    for (let i = 0; i < tokens.length; i++) {
-      const t = tokens[i];
-      if (!Number.isInteger(t) || t < 0 || t >= vocabSize) {
-        throw new PosencRangeError(`${fn}: tokens[${i}] must be an integer in [0, ${vocabSize}) (got ${describe(t)})`);
-      }
-    }
-    return tokens.length / length;
+// tokens: an Int32Array or array of ids in [0, vocabSize), batch × length of them.
+function checkTokens(fn, tokens, length, vocabSize) {
+  if (!(tokens instanceof Int32Array) && !Array.isArray(tokens)) {
+    throw new PosencTypeError(`${fn}: tokens must be an Int32Array or an array of integers (got ${describe(tokens)})`);
   }
-  // positions (optional): one per token, strictly increasing along each row of `length`, in
-  // [0, maxPositions). Returns them, or null when not given.
-  function checkPositions(fn, positions, tokens, length, maxPositions) {
-    if (positions === undefined) return null;
-    if (!(positions instanceof Int32Array) && !Array.isArray(positions)) {
-      throw new PosencTypeError(`${fn}: positions must be an Int32Array or an array of integers (got ${describe(positions)})`);
+  if (tokens.length === 0 || tokens.length % length !== 0) {
+    throw new PosencRangeError(`${fn}: tokens.length must be a positive multiple of length = ${length} (got ${tokens.length})`);
+  }
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (!Number.isInteger(t) || t < 0 || t >= vocabSize) {
+      throw new PosencRangeError(`${fn}: tokens[${i}] must be an integer in [0, ${vocabSize}) (got ${describe(t)})`);
     }
-    if (positions.length !== tokens.length) {
-      throw new PosencRangeError(`${fn}: positions must have one entry per token (${tokens.length}, got ${positions.length})`);
+  }
+  return tokens.length / length;
+}
+// positions (optional): one per token, strictly increasing along each row of `length`, in
+// [0, maxPositions). Returns them, or null when not given.
+function checkPositions(fn, positions, tokens, length, maxPositions) {
+  if (positions === undefined) return null;
+  if (!(positions instanceof Int32Array) && !Array.isArray(positions)) {
+    throw new PosencTypeError(`${fn}: positions must be an Int32Array or an array of integers (got ${describe(positions)})`);
+  }
+  if (positions.length !== tokens.length) {
+    throw new PosencRangeError(`${fn}: positions must have one entry per token (${tokens.length}, got ${positions.length})`);
+  }
+  for (let i = 0; i < positions.length; i++) {
+    const p = positions[i], first = i % length === 0;
+    if (!Number.isInteger(p) || p < 0 || p >= maxPositions) {
+      throw new PosencRangeError(`${fn}: positions[${i}] must be an integer in [0, maxPositions = ${maxPositions}) (got ${describe(p)})`);
     }
-    for (let i = 0; i < positions.length; i++) {
-      const p = positions[i], first = i % length === 0;
-      if (!Number.isInteger(p) || p < 0 || p >= maxPositions) {
-        throw new PosencRangeError(`${fn}: positions[${i}] must be an integer in [0, maxPositions = ${maxPositions}) (got ${describe(p)})`);
-      }
-      if (!first && p <= positions[i - 1]) {
-        throw new PosencRangeError(`${fn}: positions must increase strictly along each row (positions[${i}] = ${p} after ${positions[i - 1]})`);
-      }
+    if (!first && p <= positions[i - 1]) {
+      throw new PosencRangeError(`${fn}: positions must increase strictly along each row (positions[${i}] = ${p} after ${positions[i - 1]})`);
     }
-    return positions;
+  }
+  return positions;
+}
+
+class LabModel extends HeapObject {
+  #lab;
+  #config;
+  constructor(lab, ptr, config) {
+    super(ptr, (p) => lab.module.labModelDelete(p), 'model');
+    this.#lab = lab;
+    this.#config = config;
+  }
+  #live(fn) { return this[LIVE](fn); }
+  #length(fn, length) {
+    return length === undefined ? this.#config.trainLength : checkInt(fn, 'length', length, 2, 65536);
+  }
+  // The checks and heap copies of a batch of rows that trainStep and lossAndGradients share:
+  // run(tokens, batch, length, positions) gets heap addresses (positions 0 when not given).
+  #rows(fn, tokens, len, given, run) {
+    const length = this.#length(fn, len);
+    const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
+    const positions = checkPositions(fn, given, tokens, length, this.#config.maxPositions);
+    checkWorkspace(this.#lab, fn, this.#config, batch, length);
+    return this.#lab.scoped(fn, (alloc, put) => run(put(tokens, Int32Array), batch, length, put(positions, Int32Array)));
+  }
+  /** { vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme, seed } */
+  get config() { return { ...this.#config }; }
+  /** AdamW steps taken. */
+  get steps() { return this.#lab.module.labModelSteps(this.#live('steps')); }
+  /** What the model learned about positions, by name (docs/lab.md): { name: { shape, values } }. */
+  positionParameters() {
+    const fn = 'positionParameters';
+    const [message, out] = this.#lab.module.labModelPosition(this.#live(fn));
+    this.#lab.status(fn, message);
+    return out;
+  }
+  /** [{ name, shape }] in the model's order. */
+  get tensors() { return this.#lab.module.labModelTensors(this.#live('tensors')).map(({ name, shape }) => ({ name, shape })); }
+
+  trainStep(tokens, options) {
+    const fn = 'trainStep';
+    const ptr = this.#live(fn);
+    const { lr = 1e-3, length: len, positions: given } = checkOptions(fn, options, ['lr', 'length', 'positions']);
+    if (typeof lr !== 'number' || !Number.isFinite(lr) || lr < 0) throw new PosencRangeError(`${fn}: lr must be finite and >= 0 (got ${describe(lr)})`);
+    return this.#rows(fn, tokens, len, given, (tok, batch, length, pos) => {
+      const [message, loss] = this.#lab.module.labTrainStep(ptr, tok, batch, length, lr, pos);
+      this.#lab.status(fn, message);
+      return loss;
+    });
   }
 
-  class LabModel extends HeapObject {
-    #config;
-    constructor(ptr, config) {
-      super(ptr, (p) => module.labModelDelete(p), 'model');
-      this.#config = config;
-    }
-    #live(fn) { return this[LIVE](fn); }
-    #length(fn, length) {
-      return length === undefined ? this.#config.trainLength : checkInt(fn, 'length', length, 2, 65536);
-    }
-    // The checks and heap copies of a batch of rows that trainStep and lossAndGradients share:
-    // run(tokens, batch, length, positions) gets heap addresses (positions 0 when not given).
-    #rows(fn, tokens, len, given, run) {
-      const length = this.#length(fn, len);
-      const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
-      const positions = checkPositions(fn, given, tokens, length, this.#config.maxPositions);
-      checkWorkspace(fn, this.#config, batch, length);
-      return scoped(fn, (alloc, put) => run(put(tokens, Int32Array), batch, length, put(positions, Int32Array)));
-    }
-    /** { vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme, seed } */
-    get config() { return { ...this.#config }; }
-    /** AdamW steps taken. */
-    get steps() { return module.labModelSteps(this.#live('steps')); }
-    /** What the model learned about positions, by name (docs/lab.md): { name: { shape, values } }. */
-    positionParameters() {
-      const fn = 'positionParameters';
-      const [message, out] = module.labModelPosition(this.#live(fn));
+  lossAndGradients(tokens, options) {
+    const fn = 'lossAndGradients';
+    const ptr = this.#live(fn);
+    const { length: len, positions: given } = checkOptions(fn, options, ['length', 'positions']);
+    const { module, status } = this.#lab;
+    return this.#rows(fn, tokens, len, given, (tok, batch, length, pos) => {
+      const [message, loss] = module.labLossAndGradients(ptr, tok, batch, length, pos);
       status(fn, message);
-      return out;
-    }
-    /** [{ name, shape }] in the model's order. */
-    get tensors() { return module.labModelTensors(this.#live('tensors')).map(({ name, shape }) => ({ name, shape })); }
-
-    trainStep(tokens, options) {
-      const fn = 'trainStep';
-      const ptr = this.#live(fn);
-      const { lr = 1e-3, length: len, positions: given } = checkOptions(fn, options, ['lr', 'length', 'positions']);
-      if (typeof lr !== 'number' || !Number.isFinite(lr) || lr < 0) throw new PosencRangeError(`${fn}: lr must be finite and >= 0 (got ${describe(lr)})`);
-      return this.#rows(fn, tokens, len, given, (tok, batch, length, pos) => {
-        const [message, loss] = module.labTrainStep(ptr, tok, batch, length, lr, pos);
-        status(fn, message);
-        return loss;
-      });
-    }
-
-    lossAndGradients(tokens, options) {
-      const fn = 'lossAndGradients';
-      const ptr = this.#live(fn);
-      const { length: len, positions: given } = checkOptions(fn, options, ['length', 'positions']);
-      return this.#rows(fn, tokens, len, given, (tok, batch, length, pos) => {
-        const [message, loss] = module.labLossAndGradients(ptr, tok, batch, length, pos);
-        status(fn, message);
-        const gradients = {};
-        for (const t of module.labModelTensors(ptr)) {
-          const n = t.shape.reduce((a, b) => a * b, 1);
-          gradients[t.name] = module.HEAPF32.slice(t.grad >> 2, (t.grad >> 2) + n);
-        }
-        return { loss, gradients };
-      });
-    }
-
-    /** { loss, positionLoss } — or { loss: null, noEmbedding: true } for learned beyond maxPositions. */
-    evaluate(tokens, options) {
-      const fn = 'evaluate';
-      const ptr = this.#live(fn);
-      const { length: len, ropeScaling = 'none' } = checkOptions(fn, options, ['length', 'ropeScaling']);
-      const length = this.#length(fn, len);
-      checkChoice(fn, 'ropeScaling', ropeScaling, ROPE_SCALINGS);
-      if (ropeScaling !== 'none' && this.#config.scheme !== 'rope' && this.#config.scheme !== 'xpos') {
-        throw new PosencRangeError(`${fn}: ropeScaling needs the rope or xpos scheme (this model is '${this.#config.scheme}')`);
-      }
-      const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
-      if (this.#config.scheme === 'learned' && length > this.#config.maxPositions) {
-        return { loss: null, noEmbedding: true, positionLoss: null };
-      }
-      checkWorkspace(fn, this.#config, 1, length);  // evaluate runs one row at a time
-      return scoped(fn, (alloc, put) => {
-        const tok = put(tokens, Int32Array);
-        const pos = alloc((length - 1) * 8);
-        const [message, loss] = module.labEvaluate(ptr, tok, batch, length, ropeScaling, pos);
-        status(fn, message);
-        return { loss, noEmbedding: false, positionLoss: module.HEAPF64.slice(pos >> 3, (pos >> 3) + length - 1) };
-      });
-    }
-
-    /** The weights as safetensors bytes (F32, shapes [in][out]; metadata: the config). */
-    exportWeights() {
-      const tensors = module.labModelTensors(this.#live('exportWeights'));
-      const header = { __metadata__: { format: 'posenc.lab', config: JSON.stringify(this.#config) } };
-      let offset = 0;
-      for (const t of tensors) {
-        const bytes = t.shape.reduce((a, b) => a * b, 1) * 4;
-        header[t.name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + bytes] };
-        offset += bytes;
-      }
-      let json = JSON.stringify(header);
-      json += ' '.repeat((8 - (json.length % 8)) % 8);  // the data starts 8-byte aligned
-      const head = new TextEncoder().encode(json);
-      const out = new Uint8Array(8 + head.length + offset);
-      new DataView(out.buffer).setBigUint64(0, BigInt(head.length), true);
-      out.set(head, 8);
-      for (const t of tensors) {
+      const gradients = {};
+      for (const t of module.labModelTensors(ptr)) {
         const n = t.shape.reduce((a, b) => a * b, 1);
-        const src = module.HEAPU8.subarray(t.data, t.data + n * 4);
-        out.set(src, 8 + head.length + header[t.name].data_offsets[0]);
+        gradients[t.name] = module.HEAPF32.slice(t.grad >> 2, (t.grad >> 2) + n);
       }
-      return out;
-    }
-
-    /** Loads safetensors bytes with exactly this model's tensor names, F32 and shapes. */
-    loadWeights(bytes) {
-      const fn = 'loadWeights';
-      const ptr = this.#live(fn);
-      if (!(bytes instanceof Uint8Array)) throw new PosencTypeError(`${fn}: bytes must be a Uint8Array (got ${describe(bytes)})`);
-      if (bytes.length < 8) throw new PosencRangeError(`${fn}: bytes is not a safetensors file (${bytes.length} bytes)`);
-      const n = Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
-      if (n > bytes.length - 8) throw new PosencRangeError(`${fn}: bytes is not a safetensors file (header of ${n} bytes)`);
-      let header;
-      try {
-        header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-      } catch {
-        throw new PosencRangeError(`${fn}: bytes is not a safetensors file (header is not JSON)`);
-      }
-      const base = 8 + n;
-      const tensors = module.labModelTensors(ptr);
-      const names = new Set(tensors.map((t) => t.name));
-      for (const key of Object.keys(header)) {
-        if (key !== '__metadata__' && !names.has(key)) throw new PosencRangeError(`${fn}: unexpected tensor ${JSON.stringify(key)}`);
-      }
-      const plan = tensors.map((t) => {
-        const e = header[t.name];
-        if (!e) throw new PosencRangeError(`${fn}: missing tensor ${JSON.stringify(t.name)}`);
-        if (e.dtype !== 'F32') throw new PosencRangeError(`${fn}: ${t.name} must be F32 (got ${describe(e.dtype)})`);
-        if (!Array.isArray(e.shape) || e.shape.join(',') !== t.shape.join(',')) {
-          throw new PosencRangeError(`${fn}: ${t.name} must have shape [${t.shape}] (got ${JSON.stringify(e.shape)})`);
-        }
-        const [a, b] = e.data_offsets ?? [];
-        const size = t.shape.reduce((x, y) => x * y, 1) * 4;
-        if (!Number.isInteger(a) || b - a !== size || a < 0 || base + b > bytes.length) {
-          throw new PosencRangeError(`${fn}: ${t.name} has bad data_offsets ${JSON.stringify(e.data_offsets)}`);
-        }
-        return { dst: t.data, src: bytes.subarray(base + a, base + b) };
-      });
-      for (const { dst, src } of plan) module.HEAPU8.set(src, dst);  // all checked first: all or nothing
-    }
+      return { loss, gradients };
+    });
   }
 
-  class LabDataset extends HeapObject {
-    constructor(ptr, task) {
-      super(ptr, (p) => module.labDatasetDelete(p), 'dataset');
-      this.task = task;
-      this.vocabSize = module.labDatasetVocabSize(ptr);
-      const h = module.labDatasetEntropyRate(ptr);
-      /** markov: the exact entropy rate in nats/token; null for copy and text. */
-      this.entropyRate = Number.isNaN(h) ? null : h;
+  /** { loss, positionLoss } — or { loss: null, noEmbedding: true } for learned beyond maxPositions. */
+  evaluate(tokens, options) {
+    const fn = 'evaluate';
+    const ptr = this.#live(fn);
+    const { module, status, scoped } = this.#lab;
+    const { length: len, ropeScaling = 'none' } = checkOptions(fn, options, ['length', 'ropeScaling']);
+    const length = this.#length(fn, len);
+    checkChoice(fn, 'ropeScaling', ropeScaling, this.#lab.ropeScalings);
+    if (ropeScaling !== 'none' && this.#config.scheme !== 'rope' && this.#config.scheme !== 'xpos') {
+      throw new PosencRangeError(`${fn}: ropeScaling needs the rope or xpos scheme (this model is '${this.#config.scheme}')`);
     }
-    #live(fn) { return this[LIVE](fn); }
-    /** The least expected mean loss over a row of `length` (null if unknown). */
-    floor(length) {
-      checkInt('floor', 'length', length, 2, 65536);
-      const f = module.labDatasetFloor(this.#live('floor'), length);
-      return Number.isNaN(f) ? null : f;
+    const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
+    if (this.#config.scheme === 'learned' && length > this.#config.maxPositions) {
+      return { loss: null, noEmbedding: true, positionLoss: null };
     }
-    /** Int32Array [batch][length], a function of (dataset, seed); seed a number or a 64-bit bigint. */
-    sample(batch, length, seed = 0) {
-      const fn = 'sample';
-      const ptr = this.#live(fn);
-      checkInt(fn, 'batch', batch, 1, 2 ** 24);
-      checkInt(fn, 'length', length, 2, 65536);
-      const [hi, lo] = seedHalves(fn, 'seed', seed);
-      if (batch * length > 2 ** 24) throw new PosencRangeError(`${fn}: batch * length must be <= 2^24 (got ${batch * length})`);
-      return int32Out(fn, batch * length, (out) => module.labDatasetSample(ptr, out, batch, length, hi, lo));
-    }
-    static ptrOf(d) { return d.#live('run'); }
-  }
-
-  function dataset(options) {
-    const fn = 'dataset';
-    const { task = 'markov', seed = 0, vocabSize = 32, peak = 3, text } = checkOptions(fn, options,
-      ['task', 'seed', 'vocabSize', 'peak', 'text']);
-    checkChoice(fn, 'task', task, LAB_TASKS);
-    checkInt(fn, 'seed', seed, 0, Number.MAX_SAFE_INTEGER);
-    checkInt(fn, 'vocabSize', vocabSize, 2, task === 'markov' ? 256 : 65536);
-    if (typeof peak !== 'number' || !Number.isFinite(peak) || peak < 0 || peak > 20) {
-      throw new PosencRangeError(`${fn}: peak must be finite and in [0, 20] (got ${describe(peak)})`);
-    }
-    let bytes = new Uint8Array(0);
-    if (task === 'text') {
-      if (typeof text === 'string') bytes = new TextEncoder().encode(text);
-      else if (text instanceof Uint8Array) bytes = text;
-      else throw new PosencTypeError(`${fn}: text must be a string or a Uint8Array for task 'text' (got ${describe(text)})`);
-      if (bytes.length < 2) throw new PosencRangeError(`${fn}: text must have at least 2 bytes (got ${bytes.length})`);
-    }
+    checkWorkspace(this.#lab, fn, this.#config, 1, length);  // evaluate runs one row at a time
     return scoped(fn, (alloc, put) => {
-      const [message, ptr] = module.labDatasetCreate(task, vocabSize, seed, peak, put(bytes, Uint8Array), bytes.length);
+      const tok = put(tokens, Int32Array);
+      const pos = alloc((length - 1) * 8);
+      const [message, loss] = module.labEvaluate(ptr, tok, batch, length, ropeScaling, pos);
       status(fn, message);
-      return new LabDataset(ptr, task);
+      return { loss, noEmbedding: false, positionLoss: module.HEAPF64.slice(pos >> 3, (pos >> 3) + length - 1) };
     });
   }
 
-  function createModel(options) {
-    const fn = 'createModel';
-    const { vocabSize = 32, dModel = 64, nLayers = 2, nHeads = 4, trainLength = 64, maxPositions: maxGiven, scheme = 'rope',
-      seed = 0 } = checkOptions(fn, options, ['vocabSize', 'dModel', 'nLayers', 'nHeads', 'trainLength', 'maxPositions', 'scheme', 'seed']);
-    checkInt(fn, 'vocabSize', vocabSize, 2, 65536);
-    checkInt(fn, 'dModel', dModel, 1, 4096);
-    checkInt(fn, 'nLayers', nLayers, 1, 64);
-    checkInt(fn, 'nHeads', nHeads, 1, dModel);
-    checkInt(fn, 'trainLength', trainLength, 2, 65536);
-    const maxPositions = maxGiven === undefined ? trainLength : checkInt(fn, 'maxPositions', maxGiven, trainLength, 65536);
-    checkChoice(fn, 'scheme', scheme, LAB_SCHEMES);
-    checkInt(fn, 'seed', seed, 0, Number.MAX_SAFE_INTEGER);
-    if (dModel % nHeads !== 0) throw new PosencRangeError(`${fn}: dModel must be a multiple of nHeads (got ${dModel} and ${nHeads})`);
-    // C++'s footprint checks the rest of the config first (an even headDim for the rotating schemes).
-    checkParams(fn, { vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme });
-    const [message, ptr] = module.labModelCreate(vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme, seed);
-    status(fn, message);
-    return new LabModel(ptr, { vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme, seed });
+  /** The weights as safetensors bytes (F32, shapes [in][out]; metadata: the config). */
+  exportWeights() {
+    return safetensorsOf(this.#lab.module, this.#live('exportWeights'), this.#config);
   }
 
-  // What run() and extend() share: the options of a run (the card's model, schedule and seeds), the
-  // checks before anything is allocated, and one C++ call per (scheme, seed) on the same data.
-  // kind: { keys (extra option names), schemes (the default and the ones allowed), extra(o, config)
-  // (adds its options to config) → { maxLength (longest evaluated), tokens ([what, n] per call) },
-  // floorLengths(config), call(data, config, scheme, progress) → [message, result] }. Returns { task, config, entropyRate,
-  // floor: { length: floor }, results: [{ scheme, seed, ...result }] }.
-  function experiment(fn, options, onProgress, kind) {
-    const o = checkOptions(fn, options, ['task', 'text', 'vocabSize', 'schemes', 'steps', 'size', 'dModel', 'nLayers',
-      'nHeads', 'trainLength', 'batch', 'evalBatch', 'lr', 'warmupSteps', 'seed', 'seeds', 'taskSeed', ...kind.keys]);
-    if (onProgress !== undefined && typeof onProgress !== 'function') {
-      throw new PosencTypeError(`${fn}: onProgress must be a function (got ${describe(onProgress)})`);
-    }
-    const size = SIZES[checkChoice(fn, 'size', o.size ?? 'small', Object.keys(SIZES))];
-    const schemes = o.schemes === undefined || o.schemes === 'all' ? kind.schemes : o.schemes;
-    if (!Array.isArray(schemes) || schemes.length === 0) throw new PosencTypeError(`${fn}: schemes must be 'all' or a non-empty array of scheme names`);
-    schemes.forEach((s, i) => checkChoice(fn, `schemes[${i}]`, s, kind.schemes));
-    const steps = checkInt(fn, 'steps', o.steps ?? 2000, 1, 1e7);
-    const config = {
-      dModel: checkInt(fn, 'dModel', o.dModel ?? size.dModel, 1, 4096),
-      nLayers: checkInt(fn, 'nLayers', o.nLayers ?? size.nLayers, 1, 64),
-      nHeads: checkInt(fn, 'nHeads', o.nHeads ?? size.nHeads, 1, 4096),
-      trainLength: checkInt(fn, 'trainLength', o.trainLength ?? 64, 4, 8192),
-      batch: checkInt(fn, 'batch', o.batch ?? 16, 1, 4096),
-      evalBatch: checkInt(fn, 'evalBatch', o.evalBatch ?? 16, 1, 4096),
-      steps,
-      warmupSteps: checkInt(fn, 'warmupSteps', o.warmupSteps ?? Math.max(1, Math.floor(steps / 20)), 0, steps),
-      lr: o.lr ?? 1e-2,
-      seed: checkInt(fn, 'seed', o.seed ?? 1, 0, Number.MAX_SAFE_INTEGER - 1024),
-      seeds: checkInt(fn, 'seeds', o.seeds ?? 1, 1, 1024),
-      randomPositions: 0,
-    };
-    // The task's data (the Markov table) comes from taskSeed, seed by default: run({ seed: S + k,
-    // taskSeed: S }) is seed S + k's part of run({ seed: S, seeds: N }), one job of it (the page's workers).
-    const taskSeed = checkInt(fn, 'taskSeed', o.taskSeed ?? config.seed, 0, Number.MAX_SAFE_INTEGER);
-    if (typeof config.lr !== 'number' || !Number.isFinite(config.lr) || config.lr <= 0) {
-      throw new PosencRangeError(`${fn}: lr must be finite and > 0 (got ${describe(config.lr)})`);
-    }
-    const { maxLength, tokens } = kind.extra(o, config);
-    for (const scheme of schemes) {
-      const sizes = { vocabSize: o.vocabSize ?? 32, ...config, maxPositions: config.randomPositions, scheme };
-      checkParams(fn, sizes);
-      checkWorkspace(fn, sizes, config.batch, config.trainLength);
-      checkWorkspace(fn, sizes, 1, maxLength);
-    }
-    // The C++ side takes at most 2^24 tokens per call.
-    for (const [what, n] of [['batch * trainLength', config.batch * config.trainLength], ...tokens]) {
-      if (n > 2 ** 24) throw new PosencRangeError(`${fn}: ${what} = ${n} tokens exceeds the 2^24 one call takes`);
-    }
-    const task = o.task ?? 'markov';
-    const data = dataset({ task, seed: taskSeed, vocabSize: o.vocabSize ?? 32, ...(o.text !== undefined ? { text: o.text } : {}) });
-    try {
-      const results = [];
-      for (const scheme of schemes) for (let k = 0; k < config.seeds; k++) {
-        const seed = config.seed + k;  // init and batch order; the task's data stays config.seed's
-        // An exception thrown by onProgress must not unwind through the C++ frames (their memory
-        // would leak): it cancels the run, and is rethrown once C++ has returned.
-        let thrown = null;
-        const progress = onProgress
-          ? (step, totalSteps, loss) => {
-            try {
-              return onProgress({ scheme, seed, step, totalSteps, loss }) !== false;
-            } catch (e) {
-              thrown = e;
-              return false;
-            }
-          }
-          : undefined;
-        const [message, result] = kind.call(LabDataset.ptrOf(data), { ...config, seed }, scheme, progress);
-        if (thrown) throw thrown;
-        status(fn, message);
-        results.push({ scheme, seed, ...result });
-      }
-      return { task, config: { ...config, vocabSize: data.vocabSize }, entropyRate: data.entropyRate,
-        floor: Object.fromEntries(kind.floorLengths(config).map((l) => [l, data.floor(l)])), results };
-    } finally {
-      data.delete();
-    }
+  /** Loads safetensors bytes with exactly this model's tensor names, F32 and shapes. */
+  loadWeights(bytes) {
+    const fn = 'loadWeights';
+    loadSafetensors(this.#lab.module, fn, this.#live(fn), bytes);
   }
+}
 
-  // Trains and evaluates each scheme on the same data (synchronously: call it in a worker);
-  // onProgress({ scheme, seed, step, totalSteps, loss }) after every step, returning false cancels.
-  function run(options, onProgress) {
-    const fn = 'run';
-    return experiment(fn, options, onProgress, {
-      keys: ['randomPositions'], schemes: LAB_SCHEMES,
-      extra: (o, config) => {
-        // Randomized positions (docs/lab.md): 0 (off) or L_max in [trainLength, 65536].
-        config.randomPositions = o.randomPositions === undefined || o.randomPositions === 0 ? 0
-          : checkInt(fn, 'randomPositions', o.randomPositions, config.trainLength, 65536);
-        return { maxLength: 8 * config.trainLength,
-          tokens: [['evalBatch * 8 * trainLength', config.evalBatch * 8 * config.trainLength]] };
-      },
-      floorLengths: (config) => [1, 2, 4, 8, 16].map((k) => (config.trainLength * k) / 2),
-      call: (data, config, scheme, progress) => {
-        const [message, result] = module.labRunScheme(data, config, scheme, progress);
-        if (result) for (const row of result.eval) row.bucketLoss = Array.from(row.bucketLoss, (v) => (Number.isNaN(v) ? null : v));
-        return [message, result];
-      },
-    });
+// LabModel.exportWeights: the model at ptr as safetensors bytes, config in the metadata.
+function safetensorsOf(module, ptr, config) {
+  const tensors = module.labModelTensors(ptr);
+  const header = { __metadata__: { format: 'posenc.lab', config: JSON.stringify(config) } };
+  let offset = 0;
+  for (const t of tensors) {
+    const bytes = t.shape.reduce((a, b) => a * b, 1) * 4;
+    header[t.name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
   }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);  // the data starts 8-byte aligned
+  const head = new TextEncoder().encode(json);
+  const out = new Uint8Array(8 + head.length + offset);
+  new DataView(out.buffer).setBigUint64(0, BigInt(head.length), true);
+  out.set(head, 8);
+  for (const t of tensors) {
+    const n = t.shape.reduce((a, b) => a * b, 1);
+    const src = module.HEAPU8.subarray(t.data, t.data + n * 4);
+    out.set(src, 8 + head.length + header[t.name].data_offsets[0]);
+  }
+  return out;
+}
 
-  // Context extension by fine-tuning (docs/lab.md): per scheme (rope, xpos) and seed, the run()
-  // model, then a copy fine-tuned at factor · trainLength with each scaling, evaluated at the checkpoints.
-  function extend(options, onProgress) {
-    const fn = 'extend';
-    return experiment(fn, options, onProgress, {
-      keys: ['factor', 'checkpoints'], schemes: ['rope', 'xpos'],
-      extra: (o, config) => {
-        const factor = checkInt(fn, 'factor', o.factor ?? 4, 2, 64);
-        const checkpoints = o.checkpoints ?? [0, 25, 100, 400];
-        if (!Array.isArray(checkpoints) || checkpoints.length === 0) throw new PosencTypeError(`${fn}: checkpoints must be a non-empty array of step counts`);
-        checkpoints.forEach((n, i) => {
-          checkInt(fn, `checkpoints[${i}]`, n, 0, 100000);
-          if (i > 0 && n <= checkpoints[i - 1]) throw new PosencRangeError(`${fn}: checkpoints must be ascending and distinct (checkpoints[${i}] = ${n})`);
-        });
-        const L = factor * config.trainLength;
-        if (2 * L > 65536) throw new PosencRangeError(`${fn}: factor * trainLength must be <= 32768 (got ${L}; evaluated at twice that)`);
-        Object.assign(config, { factor, checkpoints: [...checkpoints] });
-        return { maxLength: 2 * L,
-          tokens: [['evalBatch * 2 * factor * trainLength', config.evalBatch * 2 * L]] };
-      },
-      floorLengths: (config) => [config.factor * config.trainLength, 2 * config.factor * config.trainLength],
-      call: (data, config, scheme, progress) => module.labRunExtension(data, config, scheme, progress),
-    });
+// LabModel.loadWeights: safetensors bytes into the model at ptr, every tensor checked first.
+function loadSafetensors(module, fn, ptr, bytes) {
+  if (!(bytes instanceof Uint8Array)) throw new PosencTypeError(`${fn}: bytes must be a Uint8Array (got ${describe(bytes)})`);
+  if (bytes.length < 8) throw new PosencRangeError(`${fn}: bytes is not a safetensors file (${bytes.length} bytes)`);
+  const n = Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
+  if (n > bytes.length - 8) throw new PosencRangeError(`${fn}: bytes is not a safetensors file (header of ${n} bytes)`);
+  let header;
+  try {
+    header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+  } catch {
+    throw new PosencRangeError(`${fn}: bytes is not a safetensors file (header is not JSON)`);
   }
-  // The seed of stream `index` of `seed` (lab.hpp stream_seed), a bigint: run() samples training
-  // batch s with streamSeed(seed, s) and the evaluation rows at length L with streamSeed(7, L).
-  function streamSeed(seed, index) {
-    const fn = 'streamSeed';
-    const [hi, lo] = seedHalves(fn, 'seed', seed);
-    checkIntIn(fn, 'index', index, 0, Number.MAX_SAFE_INTEGER);
-    const [h, l] = module.labStreamSeed(hi, lo, index);
-    return (BigInt(h) << 32n) | BigInt(l);
+  const base = 8 + n;
+  const tensors = module.labModelTensors(ptr);
+  const names = new Set(tensors.map((t) => t.name));
+  for (const key of Object.keys(header)) {
+    if (key !== '__metadata__' && !names.has(key)) throw new PosencRangeError(`${fn}: unexpected tensor ${JSON.stringify(key)}`);
   }
+  const plan = tensors.map((t) => {
+    const e = header[t.name];
+    if (!e) throw new PosencRangeError(`${fn}: missing tensor ${JSON.stringify(t.name)}`);
+    if (e.dtype !== 'F32') throw new PosencRangeError(`${fn}: ${t.name} must be F32 (got ${describe(e.dtype)})`);
+    if (!Array.isArray(e.shape) || e.shape.join(',') !== t.shape.join(',')) {
+      throw new PosencRangeError(`${fn}: ${t.name} must have shape [${t.shape}] (got ${JSON.stringify(e.shape)})`);
+    }
+    const [a, b] = e.data_offsets ?? [];
+    const size = t.shape.reduce((x, y) => x * y, 1) * 4;
+    if (!Number.isInteger(a) || b - a !== size || a < 0 || base + b > bytes.length) {
+      throw new PosencRangeError(`${fn}: ${t.name} has bad data_offsets ${JSON.stringify(e.data_offsets)}`);
+    }
+    return { dst: t.data, src: bytes.subarray(base + a, base + b) };
+  });
+  for (const { dst, src } of plan) module.HEAPU8.set(src, dst);  // all checked first: all or nothing
+}
 
-  // Randomized positions (lab.hpp random_positions): Int32Array [batch][length], each row a sorted
-  // uniform subset of [0, maxPosition); run() draws training batch s with
-  // randomPositions(batch, trainLength, randomPositions, streamSeed(seed + 2^32, s)).
-  function randomPositions(batch, length, maxPosition, seed) {
-    const fn = 'randomPositions';
+class LabDataset extends HeapObject {
+  #lab;
+  constructor(lab, ptr, task) {
+    super(ptr, (p) => lab.module.labDatasetDelete(p), 'dataset');
+    this.#lab = lab;
+    this.task = task;
+    this.vocabSize = lab.module.labDatasetVocabSize(ptr);
+    const h = lab.module.labDatasetEntropyRate(ptr);
+    /** markov: the exact entropy rate in nats/token; null for copy and text. */
+    this.entropyRate = Number.isNaN(h) ? null : h;
+  }
+  #live(fn) { return this[LIVE](fn); }
+  /** The least expected mean loss over a row of `length` (null if unknown). */
+  floor(length) {
+    checkInt('floor', 'length', length, 2, 65536);
+    const f = this.#lab.module.labDatasetFloor(this.#live('floor'), length);
+    return Number.isNaN(f) ? null : f;
+  }
+  /** Int32Array [batch][length], a function of (dataset, seed); seed a number or a 64-bit bigint. */
+  sample(batch, length, seed = 0) {
+    const fn = 'sample';
+    const ptr = this.#live(fn);
     checkInt(fn, 'batch', batch, 1, 2 ** 24);
-    checkInt(fn, 'maxPosition', maxPosition, 1, 2 ** 31);
-    checkInt(fn, 'length', length, 1, maxPosition);
+    checkInt(fn, 'length', length, 2, 65536);
     const [hi, lo] = seedHalves(fn, 'seed', seed);
     if (batch * length > 2 ** 24) throw new PosencRangeError(`${fn}: batch * length must be <= 2^24 (got ${batch * length})`);
-    return int32Out(fn, batch * length, (out) => module.labRandomPositions(out, batch, length, maxPosition, hi, lo));
+    return int32Out(this.#lab, fn, batch * length, (out) => this.#lab.module.labDatasetSample(ptr, out, batch, length, hi, lo));
   }
+  static ptrOf(d) { return d.#live('run'); }
+}
 
-  return { schemes: LAB_SCHEMES, tasks: LAB_TASKS, ropeScalings: ROPE_SCALINGS, createModel, dataset, run, extend, streamSeed,
-    randomPositions };
+function dataset(lab, options) {
+  const fn = 'dataset';
+  const { task = 'markov', seed = 0, vocabSize = 32, peak = 3, text } = checkOptions(fn, options,
+    ['task', 'seed', 'vocabSize', 'peak', 'text']);
+  checkChoice(fn, 'task', task, lab.tasks);
+  checkInt(fn, 'seed', seed, 0, Number.MAX_SAFE_INTEGER);
+  checkInt(fn, 'vocabSize', vocabSize, 2, task === 'markov' ? 256 : 65536);
+  if (typeof peak !== 'number' || !Number.isFinite(peak) || peak < 0 || peak > 20) {
+    throw new PosencRangeError(`${fn}: peak must be finite and in [0, 20] (got ${describe(peak)})`);
+  }
+  let bytes = new Uint8Array(0);
+  if (task === 'text') {
+    if (typeof text === 'string') bytes = new TextEncoder().encode(text);
+    else if (text instanceof Uint8Array) bytes = text;
+    else throw new PosencTypeError(`${fn}: text must be a string or a Uint8Array for task 'text' (got ${describe(text)})`);
+    if (bytes.length < 2) throw new PosencRangeError(`${fn}: text must have at least 2 bytes (got ${bytes.length})`);
+  }
+  return lab.scoped(fn, (alloc, put) => {
+    const [message, ptr] = lab.module.labDatasetCreate(task, vocabSize, seed, peak, put(bytes, Uint8Array), bytes.length);
+    lab.status(fn, message);
+    return new LabDataset(lab, ptr, task);
+  });
+}
+
+function createModel(lab, options) {
+  const fn = 'createModel';
+  const { vocabSize = 32, dModel = 64, nLayers = 2, nHeads = 4, trainLength = 64, maxPositions: maxGiven, scheme = 'rope',
+    seed = 0 } = checkOptions(fn, options, ['vocabSize', 'dModel', 'nLayers', 'nHeads', 'trainLength', 'maxPositions', 'scheme', 'seed']);
+  checkInt(fn, 'vocabSize', vocabSize, 2, 65536);
+  checkInt(fn, 'dModel', dModel, 1, 4096);
+  checkInt(fn, 'nLayers', nLayers, 1, 64);
+  checkInt(fn, 'nHeads', nHeads, 1, dModel);
+  checkInt(fn, 'trainLength', trainLength, 2, 65536);
+  const maxPositions = maxGiven === undefined ? trainLength : checkInt(fn, 'maxPositions', maxGiven, trainLength, 65536);
+  checkChoice(fn, 'scheme', scheme, lab.schemes);
+  checkInt(fn, 'seed', seed, 0, Number.MAX_SAFE_INTEGER);
+  if (dModel % nHeads !== 0) throw new PosencRangeError(`${fn}: dModel must be a multiple of nHeads (got ${dModel} and ${nHeads})`);
+  // C++'s footprint checks the rest of the config first (an even headDim for the rotating schemes).
+  checkParams(lab, fn, { vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme });
+  const [message, ptr] = lab.module.labModelCreate(vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme, seed);
+  lab.status(fn, message);
+  return new LabModel(lab, ptr, { vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme, seed });
+}
+
+// experiment's options o (the card's model and schedule, the seeds; size: o.size's) → config, checked.
+function experimentConfig(fn, o, size) {
+  const steps = checkInt(fn, 'steps', o.steps ?? 2000, 1, 1e7);
+  const config = {
+    dModel: checkInt(fn, 'dModel', o.dModel ?? size.dModel, 1, 4096),
+    nLayers: checkInt(fn, 'nLayers', o.nLayers ?? size.nLayers, 1, 64),
+    nHeads: checkInt(fn, 'nHeads', o.nHeads ?? size.nHeads, 1, 4096),
+    trainLength: checkInt(fn, 'trainLength', o.trainLength ?? 64, 4, 8192),
+    batch: checkInt(fn, 'batch', o.batch ?? 16, 1, 4096),
+    evalBatch: checkInt(fn, 'evalBatch', o.evalBatch ?? 16, 1, 4096),
+    steps,
+    warmupSteps: checkInt(fn, 'warmupSteps', o.warmupSteps ?? Math.max(1, Math.floor(steps / 20)), 0, steps),
+    lr: o.lr ?? 1e-2,
+    seed: checkInt(fn, 'seed', o.seed ?? 1, 0, Number.MAX_SAFE_INTEGER - 1024),
+    seeds: checkInt(fn, 'seeds', o.seeds ?? 1, 1, 1024),
+    randomPositions: 0,
+  };
+  return config;
+}
+
+// One C++ call of experiment (kind.call) for scheme and seed on data. An exception thrown by
+// onProgress must not unwind through the C++ frames (their memory would leak): it cancels the run,
+// and is rethrown once C++ has returned.
+function experimentCall(lab, fn, kind, data, config, scheme, seed, onProgress) {
+  let thrown = null;
+  const progress = onProgress
+    ? (step, totalSteps, loss) => {
+      try {
+        return onProgress({ scheme, seed, step, totalSteps, loss }) !== false;
+      } catch (e) {
+        thrown = e;
+        return false;
+      }
+    }
+    : undefined;
+  const [message, result] = kind.call(LabDataset.ptrOf(data), { ...config, seed }, scheme, progress);
+  if (thrown) throw thrown;
+  lab.status(fn, message);
+  return { scheme, seed, ...result };
+}
+
+// What run() and extend() share: the options of a run (the card's model, schedule and seeds), the
+// checks before anything is allocated, and one C++ call per (scheme, seed) on the same data.
+// kind: { keys (extra option names), schemes (the default and the ones allowed), extra(o, config)
+// (adds its options to config) → { maxLength (longest evaluated), tokens ([what, n] per call) },
+// floorLengths(config), call(data, config, scheme, progress) → [message, result] }. Returns { task, config, entropyRate,
+// floor: { length: floor }, results: [{ scheme, seed, ...result }] }.
+function experiment(lab, fn, options, onProgress, kind) {
+  const o = checkOptions(fn, options, ['task', 'text', 'vocabSize', 'schemes', 'steps', 'size', 'dModel', 'nLayers',
+    'nHeads', 'trainLength', 'batch', 'evalBatch', 'lr', 'warmupSteps', 'seed', 'seeds', 'taskSeed', ...kind.keys]);
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw new PosencTypeError(`${fn}: onProgress must be a function (got ${describe(onProgress)})`);
+  }
+  const size = SIZES[checkChoice(fn, 'size', o.size ?? 'small', Object.keys(SIZES))];
+  const schemes = o.schemes === undefined || o.schemes === 'all' ? kind.schemes : o.schemes;
+  if (!Array.isArray(schemes) || schemes.length === 0) throw new PosencTypeError(`${fn}: schemes must be 'all' or a non-empty array of scheme names`);
+  schemes.forEach((s, i) => checkChoice(fn, `schemes[${i}]`, s, kind.schemes));
+  const config = experimentConfig(fn, o, size);
+  // The task's data (the Markov table) comes from taskSeed, seed by default: run({ seed: S + k,
+  // taskSeed: S }) is seed S + k's part of run({ seed: S, seeds: N }), one job of it (the page's workers).
+  const taskSeed = checkInt(fn, 'taskSeed', o.taskSeed ?? config.seed, 0, Number.MAX_SAFE_INTEGER);
+  if (typeof config.lr !== 'number' || !Number.isFinite(config.lr) || config.lr <= 0) {
+    throw new PosencRangeError(`${fn}: lr must be finite and > 0 (got ${describe(config.lr)})`);
+  }
+  const { maxLength, tokens } = kind.extra(o, config);
+  for (const scheme of schemes) {
+    const sizes = { vocabSize: o.vocabSize ?? 32, ...config, maxPositions: config.randomPositions, scheme };
+    checkParams(lab, fn, sizes);
+    checkWorkspace(lab, fn, sizes, config.batch, config.trainLength);
+    checkWorkspace(lab, fn, sizes, 1, maxLength);
+  }
+  // The C++ side takes at most 2^24 tokens per call.
+  for (const [what, n] of [['batch * trainLength', config.batch * config.trainLength], ...tokens]) {
+    if (n > 2 ** 24) throw new PosencRangeError(`${fn}: ${what} = ${n} tokens exceeds the 2^24 one call takes`);
+  }
+  const task = o.task ?? 'markov';
+  const data = dataset(lab, { task, seed: taskSeed, vocabSize: o.vocabSize ?? 32, ...(o.text !== undefined ? { text: o.text } : {}) });
+  try {
+    const results = [];
+    for (const scheme of schemes) for (let k = 0; k < config.seeds; k++) {
+      // config.seed + k: init and batch order; the task's data stays config.seed's
+      results.push(experimentCall(lab, fn, kind, data, config, scheme, config.seed + k, onProgress));
+    }
+    return { task, config: { ...config, vocabSize: data.vocabSize }, entropyRate: data.entropyRate,
+      floor: Object.fromEntries(kind.floorLengths(config).map((l) => [l, data.floor(l)])), results };
+  } finally {
+    data.delete();
+  }
+}
+
+// Trains and evaluates each scheme on the same data (synchronously: call it in a worker);
+// onProgress({ scheme, seed, step, totalSteps, loss }) after every step, returning false cancels.
+function run(lab, options, onProgress) {
+  const fn = 'run';
+  return experiment(lab, fn, options, onProgress, {
+    keys: ['randomPositions'], schemes: lab.schemes,
+    extra: (o, config) => {
+      // Randomized positions (docs/lab.md): 0 (off) or L_max in [trainLength, 65536].
+      config.randomPositions = o.randomPositions === undefined || o.randomPositions === 0 ? 0
+        : checkInt(fn, 'randomPositions', o.randomPositions, config.trainLength, 65536);
+      return { maxLength: 8 * config.trainLength,
+        tokens: [['evalBatch * 8 * trainLength', config.evalBatch * 8 * config.trainLength]] };
+    },
+    floorLengths: (config) => [1, 2, 4, 8, 16].map((k) => (config.trainLength * k) / 2),
+    call: (data, config, scheme, progress) => {
+      const [message, result] = lab.module.labRunScheme(data, config, scheme, progress);
+      if (result) for (const row of result.eval) row.bucketLoss = Array.from(row.bucketLoss, (v) => (Number.isNaN(v) ? null : v));
+      return [message, result];
+    },
+  });
+}
+
+// Context extension by fine-tuning (docs/lab.md): per scheme (rope, xpos) and seed, the run()
+// model, then a copy fine-tuned at factor · trainLength with each scaling, evaluated at the checkpoints.
+function extend(lab, options, onProgress) {
+  const fn = 'extend';
+  return experiment(lab, fn, options, onProgress, {
+    keys: ['factor', 'checkpoints'], schemes: ['rope', 'xpos'],
+    extra: (o, config) => {
+      const factor = checkInt(fn, 'factor', o.factor ?? 4, 2, 64);
+      const checkpoints = o.checkpoints ?? [0, 25, 100, 400];
+      if (!Array.isArray(checkpoints) || checkpoints.length === 0) throw new PosencTypeError(`${fn}: checkpoints must be a non-empty array of step counts`);
+      checkpoints.forEach((n, i) => {
+        checkInt(fn, `checkpoints[${i}]`, n, 0, 100000);
+        if (i > 0 && n <= checkpoints[i - 1]) throw new PosencRangeError(`${fn}: checkpoints must be ascending and distinct (checkpoints[${i}] = ${n})`);
+      });
+      const L = factor * config.trainLength;
+      if (2 * L > 65536) throw new PosencRangeError(`${fn}: factor * trainLength must be <= 32768 (got ${L}; evaluated at twice that)`);
+      Object.assign(config, { factor, checkpoints: [...checkpoints] });
+      return { maxLength: 2 * L,
+        tokens: [['evalBatch * 2 * factor * trainLength', config.evalBatch * 2 * L]] };
+    },
+    floorLengths: (config) => [config.factor * config.trainLength, 2 * config.factor * config.trainLength],
+    call: (data, config, scheme, progress) => lab.module.labRunExtension(data, config, scheme, progress),
+  });
+}
+
+// The seed of stream `index` of `seed` (lab.hpp stream_seed), a bigint: run() samples training
+// batch s with streamSeed(seed, s) and the evaluation rows at length L with streamSeed(7, L).
+function streamSeed(lab, seed, index) {
+  const fn = 'streamSeed';
+  const [hi, lo] = seedHalves(fn, 'seed', seed);
+  checkIntIn(fn, 'index', index, 0, Number.MAX_SAFE_INTEGER);
+  const [h, l] = lab.module.labStreamSeed(hi, lo, index);
+  return (BigInt(h) << 32n) | BigInt(l);
+}
+
+// Randomized positions (lab.hpp random_positions): Int32Array [batch][length], each row a sorted
+// uniform subset of [0, maxPosition); run() draws training batch s with
+// randomPositions(batch, trainLength, randomPositions, streamSeed(seed + 2^32, s)).
+function randomPositions(lab, batch, length, maxPosition, seed) {
+  const fn = 'randomPositions';
+  checkInt(fn, 'batch', batch, 1, 2 ** 24);
+  checkInt(fn, 'maxPosition', maxPosition, 1, 2 ** 31);
+  checkInt(fn, 'length', length, 1, maxPosition);
+  const [hi, lo] = seedHalves(fn, 'seed', seed);
+  if (batch * length > 2 ** 24) throw new PosencRangeError(`${fn}: batch * length must be <= 2^24 (got ${batch * length})`);
+  return int32Out(lab, fn, batch * length, (out) => lab.module.labRandomPositions(out, batch, length, maxPosition, hi, lo));
+}
+
+/** pe.lab over the Embind module: the lab's names (lab.hpp) and its functions. */
+export function wrapLab(module) {
+  // The schemes, tasks and RoPE scalings the C++ lab has (lab.hpp), by name.
+  const { schemes, tasks, ropeScalings } = module.labNames();
+  const { scoped, status } = heapTools(module, jsMessage);
+  const lab = { module, scoped, status, schemes, tasks, ropeScalings };
+  return {
+    schemes, tasks, ropeScalings,
+    createModel: (options) => createModel(lab, options),
+    dataset: (options) => dataset(lab, options),
+    run: (options, onProgress) => run(lab, options, onProgress),
+    extend: (options, onProgress) => extend(lab, options, onProgress),
+    streamSeed: (seed, index) => streamSeed(lab, seed, index),
+    randomPositions: (batch, length, maxPosition, seed) => randomPositions(lab, batch, length, maxPosition, seed),
+  };
 }

@@ -51,7 +51,7 @@ async function openSource(fn, source, openPath) {
   throw new PosencTypeError(`${fn}: source must be a File/Blob, ArrayBuffer, Uint8Array, config.json text or object, or (Node) a path (got ${describe(source)})`);
 }
 
-export function makeReadModel(module, { status, publicRopeParams, openPath }) {
+export function makeReadModel(module, { status, openPath }) {
   return async function readModel(source, options) {
     const fn = 'readModel';
     const { tableName = '', maxTableFloats = 2 ** 26 } = checkOptions(fn, options, ['tableName', 'maxTableFloats']);
@@ -77,8 +77,8 @@ export function makeReadModel(module, { status, publicRopeParams, openPath }) {
       await fetch(0, Math.min(file.size, FIRST_READ));
       for (let pass = 0; pass < MAX_PASSES; pass++) {
         const [message, detail, info, needOffset, needLength] = module.readModel(chunks, file.size, tableName, maxTableFloats);
-        if (info) return toPublic(info, bytesRead, publicRopeParams);
-        if (!(needLength > 0)) status(fn, message, detail);
+        if (info) return toPublic(info, bytesRead);
+        if (!(needLength > 0)) status(fn, message, { detail });
         // Headers are read in growing steps (a range right after what we hold doubles it);
         // tensors exactly, in at least 1 MiB.
         const held = chunks.reduce((n, c) => n + c[2], 0);
@@ -106,10 +106,9 @@ export function ropeResult(params) {
 }
 
 // The C++ reader writes the public shape (posenc.d.ts, ModelInfo; embind_model_file.cpp's model_info); here
-// its RoPE params take their public form and the count of bytes read is added.
-function toPublic(m, bytesRead, publicRopeParams) {
-  if (m.rope) m.rope = ropeResult(publicRopeParams(m.rope));
-  if (m.sliding?.params) m.sliding.params = publicRopeParams(m.sliding.params);
+// its RoPE params get their .params alias and the count of bytes read is added.
+function toPublic(m, bytesRead) {
+  if (m.rope) m.rope = ropeResult(m.rope);
   m.bytesRead = bytesRead;
   return m;
 }

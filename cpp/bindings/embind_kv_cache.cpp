@@ -20,12 +20,13 @@ using emscripten::val;
 using posenc_js::at;
 using posenc_js::Ptr;
 using posenc_js::message;
+using posenc_js::read_if;
 
 posenc::KvCache* cache(Ptr h) { return at<posenc::KvCache>(h); }
 
-// o: the JS layer's normalized options (pointers as numbers, 0 = none). ggml: precision 'ggml''s
-// parameters as ggmlRopeParams returns them, or null. Returns [message, handle].
-val kv_cache_create(const val& o, const val& ggml) {
+// o: the JS layer's normalized options (ropeFrequencies: RopeFrequencies', null without RoPE;
+// precision ggml's parameters are formed here from its params). Returns [message, handle].
+val kv_cache_create(const val& o) {
   posenc::KvCacheOptions c;
   c.n_kv_heads = o["nKvHeads"].as<std::size_t>();
   c.head_dim = o["headDim"].as<std::size_t>();
@@ -33,27 +34,16 @@ val kv_cache_create(const val& o, const val& ggml) {
   c.dtype = o["half"].as<bool>() ? posenc::DType::kFloat16 : posenc::DType::kFloat32;
   c.window = o["window"].as<std::size_t>();
   c.sink_tokens = o["sinkTokens"].as<std::size_t>();
-  c.rope_inv_freq = at<const double>(o["ropeInvFreq"].as<Ptr>());
   c.rope_rot_dim = o["ropeRotDim"].as<std::size_t>();
   c.rope.layout = static_cast<posenc::RopeLayout>(o["ropeLayout"].as<int>());
   c.rope.precision = static_cast<posenc::Precision>(o["ropePrecision"].as<int>());
-  c.rope.attention_factor = o["ropeAttentionFactor"].as<double>();
   c.rope.rot_offset = o["ropeRotOffset"].as<std::size_t>();
-  posenc::GgmlRope g;
-  if (!ggml.isNull()) {
-    g.n_dims = ggml["nDims"].as<std::size_t>();
-    g.freq_base = ggml["freqBase"].as<float>();
-    g.freq_scale = ggml["freqScale"].as<float>();
-    g.ext_factor = ggml["extFactor"].as<float>();
-    g.attn_factor = ggml["attnFactor"].as<float>();
-    const auto corr = emscripten::convertJSArrayToNumberVector<float>(ggml["corrDims"]);
-    g.corr_low = corr.at(0);
-    g.corr_high = corr.at(1);
-    g.freq_factors = emscripten::convertJSArrayToNumberVector<float>(ggml["freqFactors"]);
-    c.rope.ggml = &g;
-  }
+  const posenc_js::RopeFrequencies rope(o["ropeFrequencies"], c.rope.precision == posenc::Precision::kGgml);
+  c.rope_inv_freq = rope.inv_freq();
+  c.rope.attention_factor = rope.attention_factor(o["ropeAttentionFactor"].as<double>());
+  c.rope.ggml = rope.ggml();
   std::unique_ptr<posenc::KvCache> made;
-  const posenc::Status s = posenc::KvCache::create(c, &made);
+  const posenc::Status s = rope.status().ok() ? posenc::KvCache::create(c, &made) : rope.status();
   val result = val::array();
   result.call<void>("push", message(s), static_cast<double>(reinterpret_cast<Ptr>(made.release())));
   return result;
@@ -66,13 +56,42 @@ std::string kv_cache_append(Ptr h, Ptr k, Ptr v, double n, Ptr positions) {
                                   at<const double>(positions)));
 }
 
-std::string kv_cache_attend(Ptr h, Ptr q, double q_len, const val& o, Ptr out) {
+// attend()'s options from the JS layer's normalized object o (js/kv_cache.js), without the
+// tensors: each left out (or null) when not given keeps KvAttendOptions' default.
+posenc::KvAttendOptions attend_options(const val& o) {
   posenc::KvAttendOptions a;
-  a.n_heads = o["nHeads"].as<std::size_t>();
+  read_if(o, "nHeads", &a.n_heads);
+  read_if(o, "causal", &a.causal);
+  read_if(o, "scale", &a.scale);
+  read_if(o, "softcap", &a.softcap);
+  return a;
+}
+
+// The core's checks of attend's options (KvCache::attend_check) for q_len queries, before the JS
+// layer allocates anything: o as attend_options reads it, with the caller's arrays themselves
+// (sinks: Float32Array of n_heads logits; positions: Float64Array of q_len) when given.
+std::string kv_cache_attend_check(Ptr h, double q_len, const val& o) {
+  posenc::KvAttendOptions a = attend_options(o);
+  std::vector<float> sinks;
+  std::vector<double> positions;
+  if (const val s = o["sinks"]; !s.isUndefined() && !s.isNull()) {
+    sinks = emscripten::convertJSArrayToNumberVector<float>(s);
+    sinks.resize(a.n_heads);  // the JS layer holds it to n_heads entries
+    a.sinks = sinks.data();
+  }
+  if (const val p = o["positions"]; !p.isUndefined() && !p.isNull()) {
+    positions = emscripten::convertJSArrayToNumberVector<double>(p);
+    positions.resize(static_cast<std::size_t>(q_len));
+    a.positions = positions.data();
+  }
+  return message(cache(h)->attend_check(static_cast<std::size_t>(q_len), a));
+}
+
+// o: attend_options' object with the heap addresses (0 = none) of positions, sinks and the bias
+// terms' tables (position_bias).
+std::string kv_cache_attend(Ptr h, Ptr q, double q_len, const val& o, Ptr out) {
+  posenc::KvAttendOptions a = attend_options(o);
   a.positions = at<const double>(o["positions"].as<Ptr>());
-  a.causal = o["causal"].as<bool>();
-  if (const double scale = o["scale"].as<double>(); !std::isnan(scale)) a.scale = scale;
-  a.softcap = o["softcap"].as<double>();
   static_cast<posenc::PositionBias&>(a) = posenc_js::position_bias(o);
   a.sinks = at<const float>(o["sinks"].as<Ptr>());
   return message(cache(h)->attend(at<const float>(q), static_cast<std::size_t>(q_len), a, at<float>(out)));
@@ -97,6 +116,7 @@ EMSCRIPTEN_BINDINGS(posenc_kv_cache) {
   function("kvCacheDelete", &kv_cache_delete);
   function("kvCacheAppend", &kv_cache_append);
   function("kvCacheAttend", &kv_cache_attend);
+  function("kvCacheAttendCheck", &kv_cache_attend_check);
   function("kvCacheShift", &kv_cache_shift);
   function("kvCacheRead", &kv_cache_read);
   function("kvCacheLength", &kv_cache_length);

@@ -17,7 +17,7 @@
 namespace {
 
 using emscripten::val;
-using posenc_js::flat_params;
+using posenc_js::public_params;
 using posenc_js::at;
 using posenc_js::Ptr;
 using posenc_js::message;
@@ -54,7 +54,7 @@ bool read_chunks(void* user, std::uint64_t offset, std::size_t n, std::uint8_t* 
 }
 
 // The public shape of readModel's result (posenc.d.ts, ModelInfo): a field only when the file says
-// it; RoPE params flat, as flat_params() writes them (js/model_file.js gives them their public form).
+// it; RoPE params as public_params() writes them.
 val model_info(const posenc::ModelInfo& m) {
   val o = val::object();
   o.set("format", std::string(posenc::model_format_name(m.format)));
@@ -63,11 +63,11 @@ val model_info(const posenc::ModelInfo& m) {
   if (m.n_kv_heads) o.set("nKvHeads", m.n_kv_heads);
   if (m.context_length) o.set("contextLength", m.context_length);
   if (m.d_model) o.set("dModel", m.d_model);
-  if (m.rope) o.set("rope", flat_params(*m.rope));
+  if (m.rope) o.set("rope", public_params(*m.rope));
   if (m.sliding_window || m.rope_sliding) {
     val sliding = val::object();
     if (m.sliding_window) sliding.set("window", m.sliding_window);
-    if (m.rope_sliding) sliding.set("params", flat_params(*m.rope_sliding));
+    if (m.rope_sliding) sliding.set("params", public_params(*m.rope_sliding));
     o.set("sliding", sliding);
   }
   for (const posenc_js::SchemePart& part : posenc_js::scheme_parts())

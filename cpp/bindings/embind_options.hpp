@@ -23,19 +23,59 @@ T* at(Ptr p) {
   return reinterpret_cast<T*>(p);
 }
 
+// o[key] into *out when the JS layer gave it (neither undefined nor null); *out keeps its default
+// otherwise. For the options objects whose fields may be left out (attention's, the cache's attend).
+template <class T>
+void read_if(const emscripten::val& o, const char* key, T* out) {
+  if (const emscripten::val v = o[key]; !v.isUndefined() && !v.isNull()) *out = v.as<T>();
+}
+template <class T>
+void read_if(const emscripten::val& o, const char* key, std::optional<T>* out) {
+  if (const emscripten::val v = o[key]; !v.isUndefined() && !v.isNull()) *out = v.as<T>();
+}
+
 // options.queryOffset of the bias functions (alibiBias, t5Bias): NaN = the default (queries at the
 // last q_len key positions).
 inline std::optional<std::size_t> query_offset(double v) {
   return std::isnan(v) ? std::nullopt : std::optional<std::size_t>(static_cast<std::size_t>(v));
 }
 
-// RoPE params as the JS layer normalizes them (every field present; NaN = unset for optionals;
-// the scaling by its name) → posenc::RopeParams; flat_params writes that shape back. In embind_rope.cpp.
+// RoPE params in their public shape (posenc.d.ts RopeParams, as js/rope_params.js checks them; a
+// field left out keeps posenc::RopeParams' default) → posenc::RopeParams; public_params writes that
+// shape back, with the fields readModel shows. In embind_rope.cpp, which lists the fields once.
 posenc::RopeParams rope_params(const emscripten::val& p);
-emscripten::val flat_params(const posenc::RopeParams& p);
+emscripten::val public_params(const posenc::RopeParams& p);
 // How a rotation is applied: layout, precision, gain, the rotated slice's offset, ggml's parameters.
 posenc::RopeApplyOptions apply_options(int layout, int precision, double attention_factor, double rot_offset,
                                        const posenc::GgmlRope* ggml = nullptr);
+
+// The frequencies a rotation turns by, as the JS layer passes them (js/rope_params.js
+// frequencyArg): null (no RoPE), { invFreq } (the heap address of a table the caller gave) or
+// { params, seqLen } (RoPE params in their public shape). Params' frequencies (rope_frequencies at
+// seq_len) are computed here, into memory this object owns, for the call that applies them: params
+// reach the rotation in one call and the table never crosses into JS. ggml: ggml's parameters too
+// (ggml_rope_params), for precision ggml. In embind_rope.cpp.
+class RopeFrequencies {
+ public:
+  explicit RopeFrequencies(const emscripten::val& f, bool ggml = false);
+  RopeFrequencies(const posenc::RopeParams& p, std::size_t seq_len, bool ggml);
+  RopeFrequencies(const RopeFrequencies&) = delete;  // inv_freq() may point into owned_
+  RopeFrequencies& operator=(const RopeFrequencies&) = delete;
+  const posenc::Status& status() const { return status_; }
+  const double* inv_freq() const { return inv_freq_; }
+  const posenc::GgmlRope* ggml() const { return ggml_ ? &*ggml_ : nullptr; }
+  // The gain: the call's, unless it leaves it to the frequencies (NaN): the params' (1 for a table).
+  double attention_factor(double given) const { return std::isnan(given) ? attention_factor_ : given; }
+
+ private:
+  void compute(const posenc::RopeParams& p, std::size_t seq_len, bool ggml);
+
+  std::vector<double> owned_;
+  std::optional<posenc::GgmlRope> ggml_;
+  const double* inv_freq_ = nullptr;
+  double attention_factor_ = 1.0;
+  posenc::Status status_;
+};
 
 // A float32 vector as a fresh Float32Array that JS owns.
 inline emscripten::val float_array(const std::vector<float>& v) {

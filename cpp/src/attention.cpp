@@ -23,11 +23,7 @@ using engine::strides;
 
 // ---- attention with fused positional terms ------------------------------------------------------
 
-namespace {
-
-// Every argument rule of attention(), in the order the messages are given.
-Status check(const float* q, const void* k_data, const void* v_data, std::size_t q_len, std::size_t kv_len,
-             const AttentionOptions& o, const float* out, const float* weights) {
+Status attention_check(std::size_t q_len, std::size_t kv_len, const AttentionOptions& o, bool with_weights) noexcept {
   if (o.kv_dtype != DType::kFloat32 && o.kv_dtype != DType::kFloat16) return bad("kv_dtype must be float32 or float16");
   if (q_len == 0) return bad("q_len must be > 0");
   if (kv_len == 0) return bad("kv_len must be > 0");
@@ -35,8 +31,6 @@ Status check(const float* q, const void* k_data, const void* v_data, std::size_t
   if (o.head_dim == 0) return bad("head_dim must be > 0");
   const std::size_t n_kv = o.n_kv_heads == 0 ? o.n_heads : o.n_kv_heads;
   if (o.n_heads % n_kv != 0) return bad("n_heads must be a multiple of n_kv_heads");
-  if (q == nullptr || k_data == nullptr || v_data == nullptr || out == nullptr)
-    return bad("q, k, v and out must not be null");
   if (o.scale && !std::isfinite(*o.scale)) return bad("scale must be finite");
   if (!std::isfinite(o.softcap)) return bad("softcap must be finite");
   if (Status s = position_bias::check(o, o.n_heads); !s.ok()) return s;
@@ -57,10 +51,12 @@ Status check(const float* q, const void* k_data, const void* v_data, std::size_t
   };
   for (const std::int64_t n : {checked_product({i64(q_len), i64(o.n_heads), i64(o.head_dim)}),
                                checked_product({i64(kv_len), i64(n_kv), i64(o.head_dim)}),
-                               weights ? checked_product({i64(o.n_heads), i64(q_len), i64(kv_len)}) : 0})
+                               with_weights ? checked_product({i64(o.n_heads), i64(q_len), i64(kv_len)}) : 0})
     if (n < 0) return {StatusCode::kTooLarge, "attention tensors too large for memory"};
   return Status::Ok();
 }
+
+namespace {
 
 // The engine's problem for attention's arguments (already checked): one batch, the tensors read
 // in place, the bias terms, masks, window, chunks and sinks.
@@ -163,7 +159,9 @@ Status scale_by_temperature(const AttentionOptions& o, const float* q, std::size
 
 Status attention(const float* q, const void* k_data, const void* v_data, std::size_t q_len, std::size_t kv_len,
                  const AttentionOptions& o, float* out, float* weights) noexcept {
-  if (Status s = check(q, k_data, v_data, q_len, kv_len, o, out, weights); !s.ok()) return s;
+  if (Status s = attention_check(q_len, kv_len, o, weights != nullptr); !s.ok()) return s;
+  if (q == nullptr || k_data == nullptr || v_data == nullptr || out == nullptr)
+    return bad("q, k, v and out must not be null");
   Problem p = problem(q, k_data, v_data, q_len, kv_len, o, out, weights);
   std::vector<float> q_rot, k_rot;
   if (o.rope_inv_freq)

@@ -184,11 +184,9 @@ void combine_chunks(const Attend& a, float* out) {
 
 }  // namespace
 
-Status KvCache::attend(const float* q, std::size_t q_len, const KvAttendOptions& o, float* out) noexcept {
-  const std::size_t Hk = o_.n_kv_heads, d = o_.head_dim;
+Status KvCache::attend_check(std::size_t q_len, const KvAttendOptions& o) const noexcept {
   if (q_len == 0) return bad("q_len must be > 0");
-  if (q == nullptr || out == nullptr) return bad("q and out must not be null");
-  if (o.n_heads == 0 || o.n_heads % Hk != 0) return bad("n_heads must be a multiple of n_kv_heads");
+  if (o.n_heads == 0 || o.n_heads % o_.n_kv_heads != 0) return bad("n_heads must be a multiple of n_kv_heads");
   if (length_ == 0) return bad("the cache is empty: append keys and values first");
   if (o.scale && !std::isfinite(*o.scale)) return bad("scale must be finite");
   if (!std::isfinite(o.softcap)) return bad("softcap must be finite");
@@ -197,6 +195,13 @@ Status KvCache::attend(const float* q, std::size_t q_len, const KvAttendOptions&
       if (!std::isfinite(o.sinks[h])) return bad("sinks must be finite");
   if (Status s = position_bias::check(o, o.n_heads); !s.ok()) return s;
   if (!o.positions && q_len > length_) return bad("q_len > length needs the queries' positions");
+  return Status::Ok();
+}
+
+Status KvCache::attend(const float* q, std::size_t q_len, const KvAttendOptions& o, float* out) noexcept {
+  const std::size_t Hk = o_.n_kv_heads, d = o_.head_dim;
+  if (Status s = attend_check(q_len, o); !s.ok()) return s;
+  if (q == nullptr || out == nullptr) return bad("q and out must not be null");
   const std::size_t G = o.n_heads / Hk, R = G * q_len;
   // The chunks depend on the length only (never on the thread count): the same bits on any count.
   const std::size_t touches = (length_ + kTouch - 1) / kTouch, n_chunks = std::min(kMaxChunks, touches);

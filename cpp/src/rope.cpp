@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <new>
+#include <optional>
 #include <vector>
 
 #include "kernels/kernels.hpp"
@@ -20,13 +21,12 @@ Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
 
 bool mul_overflows(std::size_t a, std::size_t b) { return b != 0 && a > std::numeric_limits<std::size_t>::max() / b; }
 
-// Checks shared by apply_rope and rope_cache; fills the float32 copy of inv_freq the fast path uses.
-Status check_frequencies(const double* inv_freq, std::size_t rot_dim, const double* pos, std::size_t n_pos,
-                         double pos_offset, const RopeApplyOptions& o, std::vector<float>* inv_freq_f) {
+// The rules of the rotation's options shared by apply_rope and rope_cache: rot_dim, the gain, layout,
+// precision and ggml's parameters; then pos_offset for n_pos positions when there are no positions.
+Status check_options(std::size_t rot_dim, std::size_t n_pos, std::optional<double> pos_offset,
+                     const RopeApplyOptions& o) {
   if (rot_dim == 0) return bad("rot_dim must be > 0");
   if (rot_dim % 2 != 0) return bad("rot_dim must be even");
-  const bool ggml = o.precision == Precision::kGgml;
-  if (inv_freq == nullptr && !ggml) return bad("inv_freq must not be null");
   if (!(std::isfinite(o.attention_factor))) return bad("attention_factor must be finite");
   if (o.layout != RopeLayout::kHalfSplit && o.layout != RopeLayout::kInterleaved)
     return bad("layout is not a known RopeLayout");
@@ -46,15 +46,22 @@ Status check_frequencies(const double* inv_freq, std::size_t rot_dim, const doub
     for (float f : g.freq_factors)
       if (!(std::isfinite(f) && f > 0.0f)) return bad("ggml.freq_factors entries must be finite and > 0");
   }
+  if (pos_offset && (!std::isfinite(*pos_offset) || !std::isfinite(*pos_offset + static_cast<double>(n_pos))))
+    return bad("pos_offset must be finite");
+  return Status::Ok();
+}
+
+// The rules of the tensors apply_rope and rope_cache read (after check_options): inv_freq (unless
+// kGgml) and pos; fills the float32 copy of inv_freq the fast path uses.
+Status check_frequencies(const double* inv_freq, std::size_t rot_dim, const double* pos, std::size_t n_pos,
+                         const RopeApplyOptions& o, std::vector<float>* inv_freq_f) {
+  if (inv_freq == nullptr && o.precision != Precision::kGgml) return bad("inv_freq must not be null");
   if (inv_freq != nullptr)
     for (std::size_t k = 0; k < rot_dim / 2; ++k)
       if (!std::isfinite(inv_freq[k])) return bad("inv_freq must be finite");
-  if (pos != nullptr) {
+  if (pos != nullptr)
     for (std::size_t t = 0; t < n_pos; ++t)
       if (!std::isfinite(pos[t])) return bad("pos must be finite");
-  } else if (!std::isfinite(pos_offset) || !std::isfinite(pos_offset + static_cast<double>(n_pos))) {
-    return bad("pos_offset must be finite");
-  }
   if (inv_freq == nullptr) return Status::Ok();  // kGgml: the angle comes from o.ggml
   try {
     inv_freq_f->assign(inv_freq, inv_freq + rot_dim / 2);
@@ -89,13 +96,8 @@ void tables(float* c, float* s, std::size_t half, double p, const double* inv_fr
 
 }  // namespace
 
-namespace {
-
-// apply_rope and apply_rope_rows: token t's pair k turns by row pair_row[k] of its positions
-// (one row, pair_row null: pos[t] or pos_offset + t; n_rows rows: pos[r * seq_len + t]).
-Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim, const double* inv_freq,
-              std::size_t rot_dim, const double* pos, double pos_offset, std::size_t n_rows,
-              const std::uint8_t* pair_row, const RopeApplyOptions& o) {
+Status apply_rope_check(std::size_t seq_len, std::size_t n_heads, std::size_t head_dim, std::size_t rot_dim,
+                        std::optional<double> pos_offset, const RopeApplyOptions& o, std::size_t n_rows) noexcept {
   if (seq_len == 0) return bad("seq_len must be > 0");
   if (n_heads == 0) return bad("n_heads must be > 0");
   if (head_dim == 0) return bad("head_dim must be > 0");
@@ -109,10 +111,21 @@ Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t he
   }
   if (mul_overflows(seq_len, n_heads) || mul_overflows(seq_len * n_heads, head_dim) || mul_overflows(seq_len, n_rows))
     return {StatusCode::kTooLarge, "seq_len * n_heads * head_dim overflows"};
+  return check_options(rot_dim, seq_len * n_rows, pos_offset, o);
+}
+
+namespace {
+
+// apply_rope and apply_rope_rows: token t's pair k turns by row pair_row[k] of its positions
+// (one row, pair_row null: pos[t] or pos_offset + t; n_rows rows: pos[r * seq_len + t]).
+Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim, const double* inv_freq,
+              std::size_t rot_dim, const double* pos, double pos_offset, std::size_t n_rows,
+              const std::uint8_t* pair_row, const RopeApplyOptions& o) {
+  const std::optional<double> offset = pos == nullptr ? std::optional<double>(pos_offset) : std::nullopt;
+  if (Status s = apply_rope_check(seq_len, n_heads, head_dim, rot_dim, offset, o, n_rows); !s.ok()) return s;
   if (x == nullptr) return bad("x must not be null");
   std::vector<float> inv_freq_f, table;
-  if (Status s = check_frequencies(inv_freq, rot_dim, pos, seq_len * n_rows, pos_offset, o, &inv_freq_f); !s.ok())
-    return s;
+  if (Status s = check_frequencies(inv_freq, rot_dim, pos, seq_len * n_rows, o, &inv_freq_f); !s.ok()) return s;
   const std::size_t half = rot_dim / 2;
   if (pair_row != nullptr)
     for (std::size_t k = 0; k < half; ++k)
@@ -302,7 +315,9 @@ Status rope_cache(float* cos, float* sin, std::size_t n_pos, const double* inv_f
   if (mul_overflows(n_pos, rot_dim)) return {StatusCode::kTooLarge, "n_pos * rot_dim overflows"};
   if (cos == nullptr || sin == nullptr) return bad("cos and sin must not be null");
   std::vector<float> inv_freq_f;
-  if (Status s = check_frequencies(inv_freq, rot_dim, pos, n_pos, pos_offset, o, &inv_freq_f); !s.ok()) return s;
+  const std::optional<double> offset = pos == nullptr ? std::optional<double>(pos_offset) : std::nullopt;
+  if (Status s = check_options(rot_dim, n_pos, offset, o); !s.ok()) return s;
+  if (Status s = check_frequencies(inv_freq, rot_dim, pos, n_pos, o, &inv_freq_f); !s.ok()) return s;
   const std::size_t half = rot_dim / 2;
   const kernels::GgmlAngles g = ggml_angles(o);
   for (std::size_t t = 0; t < n_pos; ++t)

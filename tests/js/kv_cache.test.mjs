@@ -124,7 +124,7 @@ test('kvCache: bad input is a TypeError/RangeError naming the rule, with err.cod
   assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, dtype: 'bfloat16' }), error(RangeError, /dtype must be one of 'float32', 'float16'/));
   assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, sinkTokens: 1 }), error(RangeError, /sinkTokens needs a window/));
   assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, window: 4, sinkTokens: 1 }), error(RangeError, /capacity must be >= sinkTokens \+ window/));
-  assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, rope: { headDim: 16 } }), error(RangeError, /rope rotaryDim = 16 \(params\) must be <= headDim = 8/));
+  assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, rope: { headDim: 16 } }), error(RangeError, /kvCache \(rope\): rotaryDim must be <= headDim \(got rotaryDim = 16, headDim = 8\); rotaryDim from params/));
   assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, bogus: 1 }), error(TypeError, /unknown option "bogus"/));
   const cache = pe.kvCache({ nKvHeads: 2, headDim: 4, capacity: 3 });
   const x = randomFloats(8, 1);
@@ -139,7 +139,7 @@ test('kvCache: bad input is a TypeError/RangeError naming the rule, with err.cod
   assert.throws(() => cache.append(x, x, { positions: [1.5] }), error(RangeError, /positions\[0\] must be an integer/));
   assert.throws(() => cache.append(Float32Array.of(...x, ...x), Float32Array.of(...x, ...x)), (e) => e instanceof RangeError && e.code === 'kBadArgument' && /the cache is full/.test(e.message));
   assert.equal(cache.length, 2);
-  assert.throws(() => cache.attend(x, { nHeads: 3 }), error(RangeError, /nHeads = 3 must be a multiple of nKvHeads = 2/));
+  assert.throws(() => cache.attend(x, { nHeads: 3 }), error(RangeError, /kvCache.attend: nHeads must be a multiple of nKvHeads \(got nHeads = 3, nKvHeads = 2\)/));
   assert.throws(() => cache.attend(randomFloats(3 * 8, 2), { nHeads: 2 }), error(RangeError, /qLen > length needs the queries' positions/));
   assert.throws(() => cache.attend(x, { nHeads: 2, sinks: Float32Array.of(1, NaN) }), error(RangeError, /sinks must be finite/));
   assert.throws(() => cache.shift(-1, { keep: -1 }), error(RangeError, /keep must be >= 0/));

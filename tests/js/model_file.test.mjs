@@ -153,7 +153,7 @@ test("readModel's rope is RoPE params as is: layout, DeepSeek's rope slice and M
   assert.throws(() => pe.applyRope(x, { seqLen: S, nHeads: H, params: ds.rope, rotaryOffset: 130 }),
     error(RangeError, /rotaryOffset \+ rotaryDim must be <= headDim/));
   assert.throws(() => pe.ropeFrequencies({ headDim: 192, rotaryDim: 64, rotaryOffset: 129 }),
-    error(RangeError, /rotaryOffset \+ rotaryDim must be <= headDim/));
+    error(RangeError, /params\.rotaryOffset \+ params\.rotaryDim must be <= params\.headDim/));
   // precision 'ggml' on the slice, attention with the model's RoPE = attention on pre-rotated q and k,
   // and the K-shift of the slice.
   const g = pe.applyRope(x, { seqLen: S, nHeads: H, params: ds.rope, positions, precision: 'ggml' });
@@ -204,9 +204,9 @@ test("readModel's rope is RoPE params as is: layout, DeepSeek's rope slice and M
   assert.throws(() => pe.applyRope(new Float32Array(S * H * 100), { seqLen: S, nHeads: H, params: ds.rope }),
     error(RangeError, /x.length must equal seqLen \* nHeads \* headDim = 2880, or 960 for the rotated slice alone \(rotaryDim = 64 wide\) \(got 1500\)/));
   assert.throws(() => pe.applyRope(slice, { seqLen: S, nHeads: H, params: ds.rope, rotaryOffset: 128 }),
-    error(RangeError, /rotaryOffset \+ rotaryDim must be <= headDim = 64 \(got 128 \+ 64\)/));
+    error(RangeError, /rotaryOffset \+ rotaryDim must be <= headDim \(got rotaryOffset = 128, rotaryDim = 64, headDim = 64\); rotaryDim from params$/));
   assert.throws(() => pe.kvCache({ nKvHeads: H, headDim: 96, capacity: S, rope: ds.rope }),
-    error(RangeError, /rope rotaryOffset \+ rotaryDim must be <= headDim = 96 \(got 128 \+ 64\); pass whole heads of 192 dims, or the rotated slice alone, 64 wide/));
+    error(RangeError, /kvCache \(rope\): rotaryOffset \+ rotaryDim must be <= headDim \(got rotaryOffset = 128, rotaryDim = 64, headDim = 96\); rotaryDim from params; pass whole heads of 192 dims, or the rotated slice alone, 64 wide/));
 
   // llama.cpp's pair layout per architecture (llama_model_rope_type): NORM → interleaved, NEOX → halfSplit.
   assert.equal((await pe.readModel(gguf(meta('llama')).bytes)).rope.layout, 'interleaved');

@@ -93,6 +93,53 @@ test('applyRope: -p undoes +p; q·k depends only on i - j; params carry the atte
   for (const v of y) assert.ok(Math.abs(v - 1.1386294) < 1e-6);  // angle 0: cos = 1 times the factor
 });
 
+test('params rotate to the same bits as the float64 table and gain ropeFrequencies gives at maxPosition + 1', () => {
+  // The binding computes params' frequencies itself (no table through JS): every call that takes
+  // params must give what the table form gives, seqLen-dependent scalings and gains included.
+  const same = (a, b, what) => assert.ok(Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength)), what);
+  const seqLen = 7, nHeads = 2, headDim = 16;
+  const cases = [
+    { headDim, theta: 500 },
+    { headDim, scaling: { type: 'dynamic', factor: 2, maxPositionEmbeddings: 8 } },
+    { headDim, scaling: { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 8 } },
+    { headDim, rotaryDim: 8, layout: 'interleaved' },
+  ];
+  const x = randomFloats(seqLen * nHeads * headDim, 31);
+  for (const params of cases) {
+    const what = JSON.stringify(params);
+    for (const offset of [0, 20]) {
+      const table = pe.ropeFrequencies(params, { seqLen: offset + seqLen, dtype: 'float64' });
+      const t = { invFreq: table.invFreq, attentionFactor: table.attentionFactor, layout: params.layout };
+      for (const precision of ['fast', 'accurate']) {
+        same(pe.applyRope(x, { seqLen, nHeads, headDim, params, offset, precision }),
+          pe.applyRope(x, { seqLen, nHeads, headDim, ...t, offset, precision }), `applyRope ${what} ${offset} ${precision}`);
+      }
+      const c1 = pe.ropeCache({ params, seqLen, offset }), c2 = pe.ropeCache({ invFreq: t.invFreq, attentionFactor: t.attentionFactor, seqLen, offset });
+      same(c1.cos, c2.cos, `ropeCache ${what}`);
+      same(c1.sin, c2.sin, `ropeCache ${what}`);
+    }
+    const k1 = Float32Array.from(x), k2 = Float32Array.from(x);
+    const shiftTable = pe.ropeFrequencies(params, { seqLen, dtype: 'float64' }).invFreq;
+    pe.shiftKeys(k1, { seqLen, nHeads, headDim, params, delta: 5 });
+    pe.shiftKeys(k2, { seqLen, nHeads, headDim, invFreq: shiftTable, layout: params.layout, delta: 5 });
+    same(k1, k2, `shiftKeys ${what}`);
+    const a = (rope) => pe.attention(x, x, x, { nHeads, headDim, causal: true, rope });
+    const attTable = pe.ropeFrequencies(params, { seqLen, dtype: 'float64' });
+    same(a({ params }), a({ invFreq: attTable.invFreq, attentionFactor: attTable.attentionFactor, layout: params.layout }), `attention ${what}`);
+    const cached = (rope) => {
+      const cache = pe.kvCache({ nKvHeads: nHeads, headDim, capacity: 32, rope });
+      try {
+        cache.append(x, x);
+        return cache.attend(x.subarray(0, nHeads * headDim), { nHeads });
+      } finally {
+        cache.delete();
+      }
+    };
+    const kvTable = pe.ropeFrequencies(params, { seqLen: 32, dtype: 'float64' });
+    same(cached({ params }), cached({ invFreq: kvTable.invFreq, attentionFactor: kvTable.attentionFactor, layout: params.layout }), `kvCache ${what}`);
+  }
+});
+
 test('applyRopeInPlace: rotates a heap buffer like applyRope; delete() frees it once', () => {
   const seqLen = 5, nHeads = 3, headDim = 16;
   const x = randomFloats(seqLen * nHeads * headDim, 21);
@@ -200,15 +247,15 @@ test('RoPE bad input: TypeError or RangeError naming the argument and the rule',
   const ok = { seqLen: 2, nHeads: 1, headDim: 8, params: { headDim: 8 } };
   const cases = [
     [() => pe.ropeFrequencies({ headDim: 8, rotaryDim: 7 }), RangeError, /params\.rotaryDim must be even \(got 7\)/],
-    [() => pe.ropeFrequencies({ headDim: 8, rotaryDim: 0 }), RangeError, /params\.rotaryDim must be in \[1, /],
-    [() => pe.ropeFrequencies({ headDim: 8, rotaryDim: 10 }), RangeError, /params\.rotaryDim must be <= headDim = 8 \(got 10\)/],
+    [() => pe.ropeFrequencies({ headDim: 8, rotaryDim: -2 }), RangeError, /params\.rotaryDim must be in \[0, /],
+    [() => pe.ropeFrequencies({ headDim: 8, rotaryDim: 10 }), RangeError, /params\.rotaryDim must be <= params\.headDim \(got params\.rotaryDim = 10, params\.headDim = 8\)/],
     [() => pe.ropeFrequencies({ headDim: 8, theta: Infinity }), RangeError, /params\.theta must be finite and > 0/],
     [() => pe.ropeFrequencies({ headDim: 8, theta: '1e4' }), TypeError, /params\.theta must be a number/],
-    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'linear', factor: NaN } }), RangeError, /params\.scaling\.factor must be finite \(got NaN\)/],
+    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'linear', factor: NaN } }), RangeError, /params\.scaling\.factor must be finite and >= 1 \(got NaN\)/],
     [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'linear', factor: 0.5 } }), RangeError, /params\.scaling\.factor must be finite and >= 1/],
     [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'yarn', factor: 4 } }), RangeError, /originalMaxPositionEmbeddings is required for yarn/],
-    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'xpos' } }), RangeError, /params\.scaling\.type must be one of: .* \(got "xpos"\)/],
-    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'longrope', originalMaxPositionEmbeddings: 64, shortFactor: [1], longFactor: [1] } }), RangeError, /shortFactor and params\.scaling\.longFactor must have rotaryDim \/ 2 entries/],
+    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'xpos' } }), RangeError, /params\.scaling\.type must be one of 'none', .* \(got "xpos"\)/],
+    [() => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'longrope', originalMaxPositionEmbeddings: 64, shortFactor: [1], longFactor: [1] } }), RangeError, /shortFactor and params\.scaling\.longFactor must have params\.rotaryDim \/ 2 entries/],
     [() => pe.ropeFrequencies({ headDim: 8, partialRotaryFactor: 0 }), RangeError, /partialRotaryFactor must be in \(0, 1\]/],
     [() => pe.ropeFrequencies({ headDim: 8, rotary: 4 }), TypeError, /unknown key in params "rotary"/],
     [() => pe.ropeFrequencies(null), TypeError, /params must be an object/],
@@ -221,7 +268,7 @@ test('RoPE bad input: TypeError or RangeError naming the argument and the rule',
     [() => pe.applyRope(x, { ...ok, invFreq: [1, 0.1, 0.01, 0.001] }), TypeError, /exactly one of options\.invFreq and options\.params/],
     [() => pe.applyRope(x, { seqLen: 2, nHeads: 1, headDim: 8, invFreq: [1, NaN, 0.1, 0.1] }), RangeError, /invFreq\[1\] must be finite/],
     [() => pe.applyRope(x, { seqLen: 2, nHeads: 1, headDim: 4, invFreq: [1, 0.1, 0.01, 0.001], rotaryDim: 8 }), RangeError, /x\.length must equal/],
-    [() => pe.applyRope(new Float32Array(8), { seqLen: 2, nHeads: 1, headDim: 4, invFreq: [1, 0.1, 0.01] }), RangeError, /rotaryDim = 6 \(2 \* invFreq.length = 2 \* 3\) must be <= headDim = 4/],
+    [() => pe.applyRope(new Float32Array(8), { seqLen: 2, nHeads: 1, headDim: 4, invFreq: [1, 0.1, 0.01] }), RangeError, /rotaryDim must be <= headDim \(got rotaryDim = 6, headDim = 4\); rotaryDim from 2 \* invFreq.length = 2 \* 3/],
     [() => pe.applyRope(x, { ...ok, offset: Infinity }), RangeError, /offset must be finite/],
     [() => pe.applyRope(x), TypeError, /options .* are required/],
     [() => pe.allocFloat32(0), RangeError, /length must be >= 1/],
@@ -285,7 +332,7 @@ test('M-RoPE: Qwen2-VL position ids for text + image, sections against a float64
   const textPos = Float64Array.from({ length: 3 * seqLen }, (_, i) => i % seqLen);
   assert.ok(maxAbsDiff(pe.applyRope(x, { seqLen, nHeads, params, positions: textPos }), pe.applyRope(x, { seqLen, nHeads, params })) < 1e-6);
   assert.throws(() => pe.applyRope(x, { seqLen, nHeads, params: { ...params, mrope: { section: [16, 24, 23] } }, positions: pos }),
-    error(RangeError, /mrope_section must have 3 entries summing to rotaryDim \/ 2/));
+    error(RangeError, /params\.mrope\.section must have 3 entries summing to params\.rotaryDim \/ 2/));
   assert.throws(() => pe.applyRope(x, { seqLen, nHeads, params, positions: pos.subarray(0, 2 * seqLen) }),
     error(RangeError, /positions must hold 3 \* seqLen = 27 ids .* \(got 18\)/));
   assert.throws(() => pe.mropePositions([{ image: [1, 0, 2] }]), error(RangeError, /image\[1\] must be >= 1/));

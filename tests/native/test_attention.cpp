@@ -191,6 +191,39 @@ TEST_CASE("attention: a fully masked row gives zeros; bad input gives a status" 
         "alibi slopes must be finite");
 }
 
+TEST_CASE("attention_check: attention's rules without the tensors, each with attention's own message" * kKernels) {
+  // The JS layer runs attention_check before it copies the tensors: its message must be the one
+  // attention() gives, and a good set of options must pass both.
+  const std::size_t D = 4;
+  const auto q = random_floats(2 * D, 1), k = random_floats(3 * D, 2), v = random_floats(3 * D, 3);
+  std::vector<float> out(2 * D), w(2 * 3);
+  const float nan_sink = NAN;
+  posenc::AttentionOptions good;
+  good.n_heads = 1;
+  good.head_dim = D;
+  std::vector<posenc::AttentionOptions> cases(9, good);
+  cases[0].n_heads = 2, cases[0].n_kv_heads = 3;
+  cases[1].scale = NAN;
+  cases[2].softcap = INFINITY;
+  cases[3].window = 0;
+  cases[4].sink_tokens = 1;
+  cases[5].chunk_size = 4, cases[5].window = 2, cases[5].sink_tokens = 1;
+  cases[6].temperature = posenc::AttentionOptions::Temperature{-1.0, 0.1};
+  cases[7].sinks = &nan_sink;
+  cases[8].head_dim = 0;
+  CHECK(posenc::attention_check(2, 3, good, true).ok());
+  CHECK(posenc::attention(q.data(), k.data(), v.data(), 2, 3, good, out.data(), w.data()).ok());
+  for (const posenc::AttentionOptions& o : cases) {
+    const posenc::Status checked = posenc::attention_check(2, 3, o, true);
+    const posenc::Status run = posenc::attention(q.data(), k.data(), v.data(), 2, 3, o, out.data(), w.data());
+    CHECK(checked.code == posenc::StatusCode::kBadArgument);
+    CHECK(std::string(checked.message) == run.message);
+  }
+  CHECK(posenc::attention_check(0, 3, good).code == posenc::StatusCode::kBadArgument);
+  CHECK(std::string(posenc::attention(nullptr, k.data(), v.data(), 2, 3, good, out.data()).message) ==
+        "q, k, v and out must not be null");
+}
+
 TEST_CASE("onnx_attention: shape and attribute errors name the slot or attribute" * kKernels) {
   std::vector<float> data(2 * 3 * 4 * 8, 0.5f);
   auto t = [&](std::initializer_list<std::int64_t> dims) {

@@ -382,6 +382,35 @@ TEST_CASE("kv cache: bad input gives a status naming the rule and leaves the cac
   CHECK(std::string(c->attend(x.data(), 1, ko, out.data()).message).find("num_buckets") != std::string::npos);
 }
 
+TEST_CASE("kv cache: attend_check gives attend's rules without the tensors, each with attend's own message" *
+          kKernels) {
+  posenc::KvCacheOptions co;
+  co.n_kv_heads = 2;
+  co.head_dim = 2;
+  co.capacity = 4;
+  auto c = make(co);
+  const std::vector<float> x(2 * 2 * 2, 1.0f), q(2 * 4 * 2, 0.5f);  // 2 tokens; 2 queries of 4 heads
+  std::vector<float> out(q.size());
+  posenc::KvAttendOptions good;
+  good.n_heads = 4;
+  CHECK(std::string(c->attend_check(1, good).message) == "the cache is empty: append keys and values first");
+  REQUIRE(c->append(x.data(), x.data(), 2, nullptr).ok());
+  const float nan_sinks[4] = {0.0f, NAN, 0.0f, 0.0f};
+  std::vector<posenc::KvAttendOptions> cases(4, good);
+  cases[0].n_heads = 3;
+  cases[1].scale = NAN;
+  cases[2].softcap = -INFINITY;
+  cases[3].sinks = nan_sinks;
+  CHECK(c->attend_check(2, good).ok());
+  CHECK(c->attend(q.data(), 2, good, out.data()).ok());
+  for (const posenc::KvAttendOptions& o : cases) {
+    const posenc::Status checked = c->attend_check(2, o);
+    CHECK(checked.code == posenc::StatusCode::kBadArgument);
+    CHECK(std::string(checked.message) == c->attend(q.data(), 2, o, out.data()).message);
+  }
+  CHECK(std::string(c->attend_check(3, good).message) == "q_len > length needs the queries' positions");
+}
+
 TEST_CASE("kv cache: shift works by position — keys appended at p + 100 and moved by -100 equal keys appended at p" *
           kKernels) {
   const std::size_t Hk = 2, D = 16, T = 30;

@@ -479,6 +479,34 @@ TEST_CASE("apply_rope: bad arguments give a status and leave x untouched" * kKer
   for (float v : x) CHECK(v == 3.0f);
 }
 
+TEST_CASE("apply_rope_check: apply_rope's rules without the tensors, each with apply_rope's own message") {
+  std::vector<float> x(2 * 2 * 8, 3.0f);
+  const std::vector<double> inv = {1.0, 0.1, 0.01, 0.001};
+  const posenc::Xpos bad_xpos{0.0, false, 0.0};
+  struct Case {
+    std::size_t seq_len, rot_dim;
+    double pos_offset;
+    posenc::RopeApplyOptions o;
+  };
+  posenc::RopeApplyOptions off, gain, xpos, ggml;
+  off.rot_offset = 2;
+  gain.attention_factor = INFINITY;
+  xpos.xpos = &bad_xpos;
+  ggml.precision = posenc::Precision::kGgml;  // without its parameters
+  const Case cases[] = {{2, 10, 0.0, {}}, {2, 7, 0.0, {}},   {0, 8, 0.0, {}},   {2, 8, NAN, {}},
+                        {2, 8, 0.0, off}, {2, 8, 0.0, gain}, {2, 8, 0.0, xpos}, {2, 8, 0.0, ggml}};
+  CHECK(posenc::apply_rope_check(2, 2, 8, 8, 0.0).ok());
+  for (const Case& c : cases) {
+    const posenc::Status checked = posenc::apply_rope_check(c.seq_len, 2, 8, c.rot_dim, c.pos_offset, c.o);
+    CHECK(checked.code == posenc::StatusCode::kBadArgument);
+    CHECK(std::string(checked.message) ==
+          posenc::apply_rope(x.data(), c.seq_len, 2, 8, inv.data(), c.rot_dim, nullptr, c.pos_offset, c.o).message);
+  }
+  // With positions (pos_offset nullopt) the offset is not read.
+  CHECK(posenc::apply_rope_check(2, 2, 8, 8, std::nullopt).ok());
+  for (float v : x) CHECK(v == 3.0f);
+}
+
 TEST_CASE("shift_keys: rotating at p then shifting by delta equals rotating at p + delta, gain applied once" *
           kKernels) {
   const std::size_t seq_len = 5, n_heads = 2, head_dim = 64, half = head_dim / 2;

@@ -76,7 +76,17 @@ double irope_attention_scale(double pos, double floor_scale, double attn_scale) 
 // weights (optional) [n_heads][q_len][kv_len] receives the softmax probabilities.
 // k and v are float32, or float16 bits (uint16) with options.kv_dtype = DType::kFloat16 — as
 // llama.cpp keeps its KV cache; they are widened to float32 one kv head at a time (per thread).
+// Status: kBadArgument naming the argument and its rule (attention_check's, then null tensors);
+// kTooLarge when the tensors' extents pass memory.
 Status attention(const float* q, const void* k, const void* v, std::size_t q_len, std::size_t kv_len,
                  const AttentionOptions& options, float* out, float* weights = nullptr) noexcept;
+
+// attention()'s argument rules that need no tensor — every one but the null tensors, in the order
+// attention() gives their messages: the extents and heads, scale, softcap, the bias terms (the
+// values alibi_slopes and sinks point at, when given), window, sinks, chunks, temperature, q_pos,
+// and kTooLarge for extents past memory (with_weights: the weights' too). attention() runs it
+// first; a caller can run it before it allocates the tensors (the JS layer does).
+Status attention_check(std::size_t q_len, std::size_t kv_len, const AttentionOptions& options,
+                       bool with_weights = false) noexcept;
 
 }  // namespace posenc

@@ -69,6 +69,10 @@ class KvCache {
   // values at the same positions. Queries turn by RoPE at their positions. kBadArgument if the
   // window of a query reaches a token already evicted (capacity < sink_tokens + window + q_len - 1).
   Status attend(const float* q, std::size_t q_len, const KvAttendOptions& options, float* out) noexcept;
+  // attend()'s argument rules that need no tensor — every one but the null tensors and the
+  // queries' positions' values, in attend()'s order (the values sinks and alibi_slopes point at are
+  // read when given). attend() runs it first; a caller can run it before it allocates (the JS layer).
+  Status attend_check(std::size_t q_len, const KvAttendOptions& options) const noexcept;
 
   // llama.cpp's context shift (its seq_rm(keep, keep - delta) and seq_add(keep - delta, ∞, delta)),
   // by position: delta < 0 drops the tokens at positions [keep, keep - delta) and moves every token

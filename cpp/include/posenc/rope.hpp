@@ -172,6 +172,15 @@ Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_
                   std::size_t rot_dim, const double* pos, double pos_offset,
                   const RopeApplyOptions& options = {}) noexcept;
 
+// apply_rope's argument rules that need no tensor (all but x, inv_freq and pos), in apply_rope's
+// order: the extents, rot_dim and options.rot_offset within the head, xpos, overflow, rot_dim even
+// and > 0, the gain, layout, precision (kGgml: options.ggml's parameters) and pos_offset (given
+// when there are no positions: nullopt when pos is). n_rows: apply_rope_rows' rows of positions.
+// apply_rope runs it first; a caller can run it before it allocates the tensors (the JS layer does).
+Status apply_rope_check(std::size_t seq_len, std::size_t n_heads, std::size_t head_dim, std::size_t rot_dim,
+                        std::optional<double> pos_offset, const RopeApplyOptions& options = {},
+                        std::size_t n_rows = 1) noexcept;
+
 // Moves cached keys k[seq_len][n_heads][head_dim], rotated by apply_rope at positions p, to
 // positions p + delta[s] (delta null: delta_all for every token), in place — llama.cpp's context
 // shift. It rotates by delta alone with gain 1, so an attention factor already in k is kept, not
