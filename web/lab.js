@@ -255,6 +255,80 @@ function newRun(id, options, text, concurrency, on) {
   return { run, start() { for (let k = 0; k < Math.max(1, Math.min(concurrency, jobs.length)); k++) next(); } };
 }
 
+// The shipped runs as they load: fetch(task) is a promise of its normalised result (null when it
+// failed: failure() says why, and a later fetch tries again); peek(task) the loaded one or null.
+function shippedStore() {
+  const loaded = new Map(), byTask = new Map();
+  let failure = '';
+  const fetchTask = (task) => {
+    if (!loaded.has(task)) {
+      loaded.set(task, fetch(shippedUrl(task)).then(async (response) => {
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        failure = '';
+        const result = normalise(await response.json(), 'shipped');
+        byTask.set(task, result);
+        return result;
+      }).catch((e) => {
+        failure = `The shipped lab result (data/${SHIPPED_FILES[task]}) did not load: ${e.message}.`;
+        loaded.delete(task);  // a later choice of the task tries again
+        return null;
+      }));
+    }
+    return loaded.get(task);
+  };
+  return { fetch: fetchTask, peek: (task) => byTask.get(task) ?? null, failure: () => failure };
+}
+
+// Shows a shipped result (st: createLab's state) and tells the views.
+function showShippedResult(st, r) {
+  st.shipped = r;
+  st.show(r);
+  st.emit('progress');
+  st.emit('result');
+}
+
+// The task chosen for Start: while a shipped result is on show (not the user's own run), the plots
+// show that task's shipped run (loaded once), so choosing copy shows copy's measurement.
+async function followTask(st, task) {
+  st.wantedTask = task;
+  const ownOnShow = () => (st.shown && st.shown.source !== 'shipped') || st.run?.state === 'running';
+  if (!st.wanted || !hasShipped(task) || st.shipped?.task === task || ownOnShow()) return;
+  const r = await st.store.fetch(task);
+  if (!r || st.wantedTask !== task || ownOnShow()) return;
+  showShippedResult(st, r);
+}
+
+// Starts a run (createLab's startRun): each scheme and seed in its own worker.
+function startRun(st, options, concurrency) {
+  cancelRun(st);
+  if (options.task === 'text' && !st.text) throw new Error('Choose a text file first (task text).');
+  st.runs += 1;
+  const id = st.runs;
+  const started = newRun(id, options, st.text, concurrency, {
+    current: () => st.run?.id === id,
+    emit: st.emit,
+    finished(result) {
+      st.show(result);
+      st.emit('progress');
+      st.emit('result');
+    },
+  });
+  st.run = started.run;
+  started.start();
+  st.emit('progress');
+  return id;
+}
+
+function cancelRun(st) {
+  const { run } = st;
+  if (!run || run.state !== 'running') return false;
+  stopWorkers(run);
+  run.state = 'cancelled';
+  for (const e of Object.values(run.jobs)) if (e.state !== 'done') e.state = 'cancelled';
+  st.emit('progress');
+  return true;
+}
+
 /**
  * The lab's state. onChange(fn) calls fn(what) after a change: 'progress' (a run moved on),
  * 'result' (the result shown changed, and with it the measured ratios) or 'shipped' (a task's
@@ -262,150 +336,91 @@ function newRun(id, options, text, concurrency, on) {
  */
 export function createLab() {
   const listeners = new Set();
-  let shipped = null, shippedError = '';
-  let shown = null;        // the result the plots show
-  let run = null;          // the current or last run: { id, state, options, jobs: { 'scheme:seed': entry }, ... }
-  let text = null;         // the text task's file: { name, bytes }
-  let runs = 0;
-  let measured = { ratios: {}, source: '', details: {} };
-  const emit = (what) => { for (const fn of listeners) fn(what); };
-  const show = (result) => {
-    shown = result;
-    measured = measuredFrom(result);
-  };
-
-  let schemes = [];        // pe.lab.schemes, in the C++ lab's order (setSchemes)
-  let wantedTask = 'markov';  // the last task followTask was given
-  let wanted = false;         // a view asked for the result on show (need): the shipped run is fetched then
-  const loaded = new Map();   // task → its shipped result, as it loads (a promise of it or of null)
-  const resultsByTask = new Map();  // task → its shipped result, once loaded (shippedResult)
-  const fetchShipped = (task) => {
-    if (!loaded.has(task)) {
-      loaded.set(task, fetch(shippedUrl(task)).then(async (response) => {
-        if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        shippedError = '';
-        const result = normalise(await response.json(), 'shipped');
-        resultsByTask.set(task, result);
-        return result;
-      }).catch((e) => {
-        shippedError = `The shipped lab result (data/${SHIPPED_FILES[task]}) did not load: ${e.message}.`;
-        loaded.delete(task);  // a later choice of the task tries again
-        return null;
-      }));
-    }
-    return loaded.get(task);
+  const st = {
+    shipped: null,
+    shown: null,          // the result the plots show
+    run: null,            // the current or last run: { id, state, options, jobs: { 'scheme:seed': entry }, ... }
+    text: null,           // the text task's file: { name, bytes }
+    runs: 0,
+    measured: { ratios: {}, source: '', details: {} },
+    schemes: [],          // pe.lab.schemes, in the C++ lab's order (setSchemes)
+    wantedTask: 'markov', // the last task followTask was given
+    wanted: false,        // a view asked for the result on show (need): the shipped run is fetched then
+    store: shippedStore(),
+    emit: (what) => { for (const fn of listeners) fn(what); },
+    show(result) {
+      st.shown = result;
+      st.measured = measuredFrom(result);
+    },
   };
   const lab = {
     onChange(fn) { listeners.add(fn); },
     /** The lab's schemes, from the package once it is loaded (pe.lab.schemes): the menu's order. */
-    setSchemes(names) { schemes = [...names]; },
-    schemes: () => schemes,
+    setSchemes(names) { st.schemes = [...names]; },
+    schemes: () => st.schemes,
     /** Each scheme's colour in the lab's plots: its place in pe.lab.schemes picks a SERIES colour. */
-    color: (scheme) => SERIES[Math.max(0, schemes.indexOf(scheme)) % SERIES.length],
+    color: (scheme) => SERIES[Math.max(0, st.schemes.indexOf(scheme)) % SERIES.length],
     /**
      * For the views that draw the result on show: the first call fetches the shipped run (the task
      * chosen's, else markov's) and shows it, so the page loads the lab's data only once a view needs
      * it. True once a result is on show; waiting() says whether one is on its way.
      */
     need() {
-      if (!wanted) {
-        wanted = true;
-        fetchShipped(hasShipped(wantedTask) ? wantedTask : 'markov').then((r) => {
-          if (!r || shown) return;
-          shipped = r;
-          show(r);
-          emit('progress');
-          emit('result');
+      if (!st.wanted) {
+        st.wanted = true;
+        st.store.fetch(hasShipped(st.wantedTask) ? st.wantedTask : 'markov').then((r) => {
+          if (r && !st.shown) showShippedResult(st, r);
         });
       }
-      return Boolean(shown);
+      return Boolean(st.shown);
     },
-    waiting: () => wanted && !shown && !shippedError,
+    waiting: () => st.wanted && !st.shown && !st.store.failure(),
+    followTask: (task) => followTask(st, task),
+    shipped: () => st.shipped,
     /**
-     * The task chosen for Start: while a shipped result is on show (not the user's own run), the
-     * plots show that task's shipped run (loaded once), so choosing copy shows copy's measurement.
-     */
-    async followTask(task) {
-      wantedTask = task;
-      if (!wanted || !hasShipped(task) || shipped?.task === task || (shown && shown.source !== 'shipped') || run?.state === 'running') return;
-      const r = await fetchShipped(task);
-      if (!r || wantedTask !== task || (shown && shown.source !== 'shipped') || run?.state === 'running') return;
-      shipped = r;
-      show(r);
-      emit('progress');
-      emit('result');
-    },
-    shipped: () => shipped,
-    /**
-     * A task's shipped result when it has loaded, else null (and it starts loading: 'result' is
+     * A task's shipped result when it has loaded, else null (and it starts loading: 'shipped' is
      * emitted once it is in). For views that read a task's measurement whatever the lab shows.
      */
     shippedResult(task) {
-      const known = resultsByTask.get(task);
+      const known = st.store.peek(task);
       if (known) return known;
-      if (hasShipped(task)) fetchShipped(task).then((r) => { if (r) emit('shipped'); });
+      if (hasShipped(task)) st.store.fetch(task).then((r) => { if (r) st.emit('shipped'); });
       return null;
     },
     /** A task's shipped result if it has loaded, else null; fetches nothing. */
-    peekShipped: (task) => resultsByTask.get(task) ?? null,
-    shippedFailure: () => shippedError,
-    shown: () => shown,
-    run: () => run,
-    textFile: () => text,
-    setTextFile(name, bytes) { text = { name, bytes }; emit('progress'); },
+    peekShipped: (task) => st.store.peek(task),
+    shippedFailure: () => st.store.failure(),
+    shown: () => st.shown,
+    run: () => st.run,
+    textFile: () => st.text,
+    setTextFile(name, bytes) { st.text = { name, bytes }; st.emit('progress'); },
     showShipped() {
-      if (!shipped) return;
-      show(shipped);
-      if (run && run.state !== 'running') run = null;  // the training plot goes back to the shipped curves too
-      emit('progress');
-      emit('result');
-      lab.followTask(wantedTask);  // the task chosen meanwhile, if it has a shipped run
+      if (!st.shipped) return;
+      st.show(st.shipped);
+      if (st.run && st.run.state !== 'running') st.run = null;  // the training plot goes back to the shipped curves too
+      st.emit('progress');
+      st.emit('result');
+      followTask(st, st.wantedTask);  // the task chosen meanwhile, if it has a shipped run
     },
     /**
      * The comparison table's extrapolation column: { ratios: { scheme: ratio or 'noEmbedding' },
      * source (what was measured, shown under the table), details: { scheme: text beside the ratio } }.
      */
-    measured: () => measured,
+    measured: () => st.measured,
     /** Replaces the measured ratios (until the next result): for the tests, and for results from elsewhere. */
     setMeasured(ratios, by = {}) {
-      measured = { ratios: { ...ratios }, source: by.source ?? '', details: { ...by.details } };
+      st.measured = { ratios: { ...ratios }, source: by.source ?? '', details: { ...by.details } };
     },
-
     /**
      * Starts a run: options { task, schemes, size, steps, seeds, randomPositions (0 or L_max) } (text
      * comes from setTextFile). Each scheme and seed gets its own worker; jobs wait their turn beyond
      * `concurrency` workers.
      */
-    startRun(options, concurrency = navigator.hardwareConcurrency || 2) {
-      lab.cancelRun();
-      if (options.task === 'text' && !text) throw new Error('Choose a text file first (task text).');
-      runs += 1;
-      const id = runs;
-      const started = newRun(id, options, text, concurrency, {
-        current: () => run?.id === id,
-        emit,
-        finished(result) {
-          show(result);
-          emit('progress');
-          emit('result');
-        },
-      });
-      run = started.run;
-      started.start();
-      emit('progress');
-      return id;
-    },
+    startRun: (options, concurrency = navigator.hardwareConcurrency || 2) => startRun(st, options, concurrency),
     /** Stops the current run: its workers are terminated (their memory goes with them). */
-    cancelRun() {
-      if (!run || run.state !== 'running') return false;
-      stopWorkers(run);
-      run.state = 'cancelled';
-      for (const e of Object.values(run.jobs)) if (e.state !== 'done') e.state = 'cancelled';
-      emit('progress');
-      return true;
-    },
+    cancelRun: () => cancelRun(st),
     /** Live workers (for the tests: 0 after Cancel). */
-    liveWorkers: () => (run ? Object.values(run.jobs).filter((e) => e.worker).length : 0),
+    liveWorkers: () => (st.run ? Object.values(st.run.jobs).filter((e) => e.worker).length : 0),
   };
   return lab;
 }
