@@ -1,7 +1,7 @@
 // The decoding part of npm run bench: runs bench/decode.mjs once on 1 thread and once on 2 (each
 // its own process) and turns its JSON into table rows, interop checks and issue #24's targets.
 import { execFileSync } from 'node:child_process';
-import { ATTENTION23, GQA, KV_FLOAT16, KV_FLOAT32, WHOLE } from '../tests/ops/decode.mjs';
+import { ATTENTION23, GQA, KV_FLOAT16, KV_FLOAT32, WHOLE } from './ops/decode.mjs';
 
 const script = new URL('./decode.mjs', import.meta.url).pathname;
 const run = (threads, smoke) => JSON.parse(execFileSync(process.execPath,

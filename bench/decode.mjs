@@ -3,15 +3,15 @@
 // 32 query heads over 8 kv heads, head_dim 128, a cache of 4096 and of 32768 tokens, 1 and 16
 // new queries — by posenc's kvCache (float32 and float16), pe.attention given the whole cache,
 // onnxruntime-web's Attention-23 with past_key/past_value and its GroupQueryAttention
-// (tests/ops/decode.mjs), interleaved, medians; beside them, on one thread, the time to read the
+// (bench/ops/decode.mjs), interleaved, medians; beside them, on one thread, the time to read the
 // same K/V bytes (a SIMD128 read pass) and to copy them (WASM memcpy), and the time of one append
 // at 1k and at 32k tokens held (it must not grow with the cache).
 //   node bench/decode.mjs [--threads N] [--smoke]    prints one JSON object
 import { createRequire } from 'node:module';
 import { init } from 'posenc';
 import * as ort from 'onnxruntime-web';
-import { decodeCase } from '../tests/ops/decode.mjs';
-import { data } from '../tests/ops/data.mjs';
+import { decodeCase } from './ops/decode.mjs';
+import { data } from './ops/data.mjs';
 import { measure, median } from './measure.mjs';
 
 const smoke = process.argv.includes('--smoke');

@@ -16,7 +16,9 @@
 
 namespace {
 
-std::uintptr_t alloc_bytes(double n) { return reinterpret_cast<std::uintptr_t>(std::malloc(static_cast<std::size_t>(n))); }
+std::uintptr_t alloc_bytes(double n) {
+  return reinterpret_cast<std::uintptr_t>(std::malloc(static_cast<std::size_t>(n)));
+}
 void free_bytes(std::uintptr_t p) { std::free(reinterpret_cast<void*>(p)); }
 void copy_bytes(std::uintptr_t dst, std::uintptr_t src, double n) {
   std::memcpy(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), static_cast<std::size_t>(n));
@@ -50,8 +52,14 @@ float madd_loop(double iterations) {
   v128_t p0 = wasm_f32x4_splat(1.0f), p1 = p0, p2 = p0, p3 = p0;
   v128_t s0 = wasm_f32x4_splat(0.0f), s1 = s0, s2 = s0, s3 = s0;
   for (std::uint32_t i = 0, n = static_cast<std::uint32_t>(iterations); i < n; ++i) {
-    p0 = wasm_f32x4_mul(p0, m); s0 = wasm_f32x4_add(s0, a); p1 = wasm_f32x4_mul(p1, m); s1 = wasm_f32x4_add(s1, a);
-    p2 = wasm_f32x4_mul(p2, m); s2 = wasm_f32x4_add(s2, a); p3 = wasm_f32x4_mul(p3, m); s3 = wasm_f32x4_add(s3, a);
+    p0 = wasm_f32x4_mul(p0, m);
+    s0 = wasm_f32x4_add(s0, a);
+    p1 = wasm_f32x4_mul(p1, m);
+    s1 = wasm_f32x4_add(s1, a);
+    p2 = wasm_f32x4_mul(p2, m);
+    s2 = wasm_f32x4_add(s2, a);
+    p3 = wasm_f32x4_mul(p3, m);
+    s3 = wasm_f32x4_add(s3, a);
   }
   const v128_t s = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_add(p0, p1), wasm_f32x4_add(p2, p3)),
                                   wasm_f32x4_add(wasm_f32x4_add(s0, s1), wasm_f32x4_add(s2, s3)));

@@ -187,7 +187,12 @@ BENCHMARK(LabTrainStepThreads)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::k
 BENCHMARK(Sinusoidal)->Arg(2048)->Unit(benchmark::kMillisecond);
 BENCHMARK(RopeHalfSplit)->Arg(128)->Arg(512)->Arg(2048)->Unit(benchmark::kMillisecond);
 BENCHMARK(RopeHalfSplitThreads)->Args({2048, 1})->Args({2048, 2})->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(CausalAttention)->Args({128, 0})->Args({512, 0})->Args({1024, 0})->Args({1024, 1})->Unit(benchmark::kMillisecond);
+BENCHMARK(CausalAttention)
+    ->Args({128, 0})
+    ->Args({512, 0})
+    ->Args({1024, 0})
+    ->Args({1024, 1})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(CausalAttentionHalf)->Args({4096, 1})->Args({4096, 0})->Unit(benchmark::kMillisecond);
 BENCHMARK(CausalAttentionThreads)->Args({1024, 1})->Args({1024, 2})->UseRealTime()->Unit(benchmark::kMillisecond);
 

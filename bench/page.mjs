@@ -16,7 +16,7 @@ export async function pageBench({ smoke }) {
     const { page } = ex;
     await page.goto(`${ex.origin}/#dModel=128&seqLen=2048`);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
-    await page.$eval('#chapter-sinusoidal', (s) => s.scrollIntoView());
+    await page.$eval('section[data-view="pe-heatmap"]', (s) => s.scrollIntoView());
     await page.waitForSelector('section[data-view="pe-heatmap"][data-renders]');
     const slider = 'input[type="range"][data-for="base"]';
     const drag = async (from, n) => {

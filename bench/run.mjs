@@ -15,7 +15,7 @@ import { decodeReport } from './decode-report.mjs';
 import { labBench } from './lab.mjs';
 import { measure, median } from './measure.mjs';
 import { pageBench } from './page.mjs';
-import { FLOAT_KV, HALF_KV, attentionCase, attentionHalfCase, ropeCase, sinusoidalCase } from '../tests/ops/cases.mjs';
+import { FLOAT_KV, HALF_KV, attentionCase, attentionHalfCase, ropeCase, sinusoidalCase } from './ops/cases.mjs';
 
 const smoke = process.argv.includes('--smoke');
 const pe = await init();

@@ -8,7 +8,7 @@
 //   node bench/threads.mjs [--smoke]    prints one JSON object: { rows, checks }
 import { init } from 'posenc';
 import * as ortWeb from 'onnxruntime-web';
-import { attentionCase, maxAbsDiff, ropeCase } from '../tests/ops/cases.mjs';
+import { attentionCase, maxAbsDiff, ropeCase } from './ops/cases.mjs';
 import { LAB_SCHEME, LAB_SIZES } from './lab.mjs';
 import { measure } from './measure.mjs';
 

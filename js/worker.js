@@ -11,7 +11,7 @@ import { ropeResult } from './model_file.js';
 import { isTensorLike, isTfTensor, wrapperOf } from './tensor.js';
 
 /** The functions the worker form offers: those whose results are data (no heap handles, no callbacks). */
-export const WORKER_FUNCTIONS = ['sinusoidal', 'sinusoidalShift', 'embed', 'ropeFrequencies', 'ggmlRopeParams',
+const WORKER_FUNCTIONS = ['sinusoidal', 'sinusoidalShift', 'embed', 'ropeFrequencies', 'ggmlRopeParams',
   'ropeParamsFromConfig', 'readModel', 'applyRope', 'shiftKeys', 'iropeScale', 'mropePositions', 'applyRope2d', 'ropeCache',
   'alibiSlopes', 'alibiBias', 'attention', 't5Bucket', 't5Bias', 'onnx.attention', 'onnx.rotaryEmbedding'];
 

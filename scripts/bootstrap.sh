@@ -11,6 +11,7 @@ have_cmd() { command -v "$1" >/dev/null 2>&1; }
 have_cmd cmake || missing_apt+=(cmake)
 have_cmd g++ || missing_apt+=(g++)
 have_cmd clang++ || missing_apt+=(clang)                                  # fuzz targets (libFuzzer)
+have_cmd clang-format-14 || missing_apt+=(clang-format-14)                # scripts/format.sh
 ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing_apt+=(libclang-rt-14-dev)
 have_cmd emcc || missing_apt+=(emscripten)
 [ -f /usr/include/doctest/doctest.h ] || missing_apt+=(doctest-dev)

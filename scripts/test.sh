@@ -4,9 +4,12 @@
 #
 # One layer alone (npm run test:LAYER, after its build; each builds what it needs, a no-op when up
 # to date):
-#   native     the doctest suite, natively (ASan + UBSan)
-#   tsan       the doctest suite on two threads under ThreadSanitizer (any report fails it)
-#   wasm       the same doctest suite as WASM SIMD128 in Node, single-threaded and pthreads
+#   native     the C++ format check (scripts/format.sh), then the doctest suite, natively (ASan +
+#              UBSan): every case on the best SIMD target, then the kernels subset on each lesser
+#              target and on two threads (docs/contributing.md)
+#   tsan       the kernels subset on two threads under ThreadSanitizer (any report fails it)
+#   wasm       the doctest suite as WASM SIMD128 in Node: every case, then the kernels subset in the
+#              pthreads build
 #   js         the package API (node:test), then again through the threaded build
 #   page       the explorer in headless Chromium
 #   consumers  npm pack, Vite, webpack, a plain page, tsc, a CMake consumer
@@ -42,10 +45,13 @@ need() {  # builds once per run: native | tsan | wasm
 for l in "${layers[@]}"; do
   case "$l" in
     native) need native
+      run bash scripts/format.sh                         # the C++ tree as .clang-format says
       run ctest --preset native-debug --verbose ;;
     tsan) need tsan
-      # halt_on_error: the first report ends the run with TSan's exit code (66).
-      run env TSAN_OPTIONS=halt_on_error=1 ./build/native-tsan/posenc_tests --no-colors=true --posenc-threads=2 ;;
+      # halt_on_error: the first report ends the run with TSan's exit code (66). The subset of the
+      # cases that run kernels or the pool: the others run on one thread, with nothing to race.
+      run env TSAN_OPTIONS=halt_on_error=1 ./build/native-tsan/posenc_tests --no-colors=true --posenc-threads=2 \
+        --posenc-subset=kernels ;;
     wasm) need wasm
       run ctest --preset wasm-release --verbose          # the same doctest suite as WASM SIMD128, in Node
       run ctest --preset wasm-threads --verbose ;;       # and again in the pthreads build, on two threads
@@ -68,10 +74,13 @@ for l in "${layers[@]}"; do
   esac
 done
 
-# doctest: "[doctest] test cases: 5 | 5 passed | 0 failed | 0 skipped"; node: "# pass N" / "# fail N";
+# doctest: "[doctest] test cases: 5 | 5 passed | 0 failed | 0 skipped" (and "posenc probe: FAILED: …",
+# a case outside the kernels subset that ran kernels); node: "# pass N" / "# fail N";
 # bench smoke: "bench: N passed, N failed" (its interop checks).
 read -r passed failed < <(awk '
   /test cases:/ { for (i = 1; i <= NF; i++) { if ($(i+1) == "passed") p += $i; if ($(i+1) == "failed") f += $i } }
+  /^posenc probe: FAILED/ { f += 1 }
+  /^format: FAILED/ { f += 1 }
   /^# pass [0-9]+$/ { p += $3 }
   /^# fail [0-9]+$/ { f += $3 }
   /^bench: [0-9]+ passed, [0-9]+ failed$/ { p += $2; f += $4 }

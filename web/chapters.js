@@ -19,7 +19,7 @@ const theta = ['theta', { label: 'θ (rope_theta)', slider: { min: 2, max: 1e7, 
  * (controls.js). Those with `fold: true` act only on the views in the chapter's fold, and their bar
  * is the fold's first line.
  */
-export const CHAPTER_CONTROLS = {
+const CHAPTER_CONTROLS = {
   sinusoidal: [
     ['base', { label: 'base', slider: { min: 2, max: 1e7, log: true } }],
     ['sinLayout', { kind: 'select', label: 'layout' }],

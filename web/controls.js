@@ -119,10 +119,46 @@ function inputFor(key, o) {
   return input;
 }
 
+// The slider beside a number box: dragging writes the box and sends uncommitted changes, letting go
+// commits. o.slider: the slider's scale, or a function of the settings giving it.
+function sliderFor(key, o, label, input, check, onChange) {
+  const f = FIELDS[key];
+  let slider = typeof o.slider === 'function' ? null : o.slider, dragging = false;
+  const range = document.createElement('input');
+  range.type = 'range';
+  range.min = 0;
+  range.max = 1000;
+  range.setAttribute('aria-label', `${label} slider`);
+  range.dataset.for = key;
+  range.addEventListener('input', () => {
+    dragging = true;
+    let v = sliderToValue(slider, range.valueAsNumber);
+    v = f.type === 'int' ? Math.round(v) : +v.toPrecision(4);
+    input.value = String(v);
+    if (check() !== undefined) onChange(key, v, false);
+  });
+  range.addEventListener('change', () => {
+    dragging = false;
+    const v = check();
+    if (v !== undefined) onChange(key, v, true);
+  });
+  range.addEventListener('blur', () => { dragging = false; });
+  return {
+    element: range,
+    // The slider being dragged keeps its place unless the settings changed under it.
+    sync(st, external) {
+      if (typeof o.slider === 'function') slider = o.slider(st);
+      if (external || !dragging || document.activeElement !== range) {
+        if (external) dragging = false;
+        range.value = String(valueToSlider(slider, st[key]));
+      }
+    },
+  };
+}
+
 // A select, checkbox, text or number box (with its slider, if any) and the rule it refuses with.
 function fieldControl(key, o, label0, wrap, onChange) {
   let label = label0;
-  const f = FIELDS[key];
   const rule = document.createElement('span');
   rule.className = 'rule';
   rule.setAttribute('role', 'status');
@@ -163,32 +199,11 @@ function fieldControl(key, o, label0, wrap, onChange) {
   }
   input.addEventListener('blur', () => { typing = false; });
 
-  let range = null, slider = typeof o.slider === 'function' ? null : o.slider, dragging = false;
-  if (o.slider) {
-    range = document.createElement('input');
-    range.type = 'range';
-    range.min = 0;
-    range.max = 1000;
-    range.setAttribute('aria-label', `${label} slider`);
-    range.dataset.for = key;
-    range.addEventListener('input', () => {
-      dragging = true;
-      let v = sliderToValue(slider, range.valueAsNumber);
-      v = f.type === 'int' ? Math.round(v) : +v.toPrecision(4);
-      input.value = String(v);
-      if (check() !== undefined) onChange(key, v, false);
-    });
-    range.addEventListener('change', () => {
-      dragging = false;
-      const v = check();
-      if (v !== undefined) onChange(key, v, true);
-    });
-    range.addEventListener('blur', () => { dragging = false; });
-  }
+  const range = o.slider ? sliderFor(key, o, label, input, check, onChange) : null;
   if (o.kind === 'checkbox') {
     l.prepend(input, ' ');
     wrap.append(l);
-  } else wrap.append(l, ...(range ? [range] : []), input);
+  } else wrap.append(l, ...(range ? [range.element] : []), input);
   wrap.append(rule);
   return {
     element: wrap,
@@ -208,7 +223,7 @@ function fieldControl(key, o, label0, wrap, onChange) {
         const on = o.when(st);
         wrap.classList.toggle('dim', !on);
         input.disabled = !on;
-        if (range) range.disabled = !on;
+        if (range) range.element.disabled = !on;
         wrap.title = on ? '' : `Used only ${o.whenText ?? 'in another setting'}`;
       }
       if (o.shown) wrap.hidden = !o.shown(st);
@@ -216,13 +231,9 @@ function fieldControl(key, o, label0, wrap, onChange) {
       if (named !== label) {
         label = named;
         l.textContent = label;
-        range?.setAttribute('aria-label', `${label} slider`);
+        range?.element.setAttribute('aria-label', `${label} slider`);
       }
-      if (typeof o.slider === 'function') slider = o.slider(st);
-      if (range && (external || !dragging || document.activeElement !== range)) {
-        if (external) dragging = false;
-        range.value = String(valueToSlider(slider, st[key]));
-      }
+      range?.sync(st, external);
     },
   };
 }

@@ -6,7 +6,7 @@
 import { scrollTable } from './html.js';
 import { rows } from './lab.js';
 import { fmt } from './numbers.js';
-import { ropeParams } from './rope-params.js';
+import { ropeParams } from './rope-settings.js';
 import { diagonalSpread, seededVectors } from './vectors.js';
 
 const D = 64;  // the head size of the RoPE checks: small enough to recompute on every change
@@ -46,7 +46,7 @@ const LAB_LOADING = 'The lab\'s shipped run is loading.';
  * The entries, in the order of the views they concern: { id, label, view, lesson (HTML), short (what
  * holds, in a line), correct(ctx) → HTML (what holds, computed or measured) }.
  */
-export const ERRATA = [
+const ERRATA = [
   {
     id: 'pair0', label: 'wrong', view: 'dim-traces',
     short: 'pair 0 repeats every 2π ≈ 6.28 positions.',

@@ -3,7 +3,7 @@
 // undoes it — scrolls to the view it is about, and shows a caption over that view's plot saying
 // what to look at. Steps and captions are computed from the settings on the page, so they follow a
 // preset: the clocks step puts the position past this model's L_train, whatever that is.
-import { ntkBase } from './rope-params.js';
+import { ntkBase } from './rope-settings.js';
 import { FIELDS } from './state.js';
 
 const n = (v) => v.toLocaleString('en-US');
@@ -21,7 +21,7 @@ const sqrt = (v) => Math.sqrt(v).toFixed(2);
  * The steps, by chapter: { label, patch(st) → settings to set, view: the view it is about,
  * caption(st, pe) → what to look at }. A patch never depends on a setting it sets.
  */
-export const GUIDES = {
+const GUIDES = {
   order: [
     { label: 'No positions', view: 'attention', patch: () => ({ attnScheme: 'none', attnCausal: false }),
       caption: () => 'Look at the last map, first − re-ordered: every cell is 0.000 (or float32 rounding). Without '

@@ -7,7 +7,7 @@ import { settingsFromModel } from './model-settings.js';
 export const hasReadModel = (pe) => typeof pe.readModel === 'function';
 
 /** Reads `file` with the package; resolves to settingsFromModel's result, rejects with readModel's message. */
-export async function openModelFile(pe, file) {
+async function openModelFile(pe, file) {
   const model = await pe.readModel(file);
   // A .npy holds one unnamed array: call its table by the file's name.
   if (model.positionTable && !model.positionTable.name) model.positionTable = { ...model.positionTable, name: file.name };

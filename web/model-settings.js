@@ -35,11 +35,11 @@ function setField(state, key, v, clamped = null) {
 }
 
 /** head_dim in words, with the rotated slice of an MLA head. */
-export const headRead = (p) => (p.rotaryOffset
+const headRead = (p) => (p.rotaryOffset
   ? `head_dim ${p.headDim} (RoPE on dims ${p.rotaryOffset}–${p.rotaryOffset + p.rotaryDim - 1})` : `head_dim ${p.headDim}`);
 
 /** Settings for RoPE parameters as the package returns them; longFactors go to `extras`. */
-export function ropeSettings(params, maxPositions) {
+function ropeSettings(params, maxPositions) {
   const s = params.scaling ?? { type: 'none' };
   // A head whose rotated part does not start at 0 (DeepSeek's MLA: [nope | rope]): the page draws
   // the rotated slice, rotaryDim wide.
@@ -82,7 +82,7 @@ function readRope(r, p, model) {
   r.longFactors = rs.longFactors;
   const contextLength = p.scaling?.contextLength ?? null;
   if (p.freqFactors || contextLength) {
-    // What the settings cannot hold: freq_factors (a Llama-3.1 GGUF), LongRoPE's context (web/rope-params.js).
+    // What the settings cannot hold: freq_factors (a Llama-3.1 GGUF), LongRoPE's context (web/rope-settings.js).
     r.ropeFile = { headDim: state.dModel, partial: state.partial, freqFactors: p.freqFactors ?? null, contextLength };
   }
   const factors = p.freqFactors ? ', freq_factors' : '';
@@ -203,7 +203,7 @@ const PUBLISHED_AS = { lTarget: 'max_position_embeddings', lTrain: 'original_max
   ...Object.assign({}, ...MODEL_SCHEMES.map((m) => m.model.published)) };
 
 /** The published values a setting's limit changed, in words ('' when none). */
-export function describeClamped(clamped) {
+function describeClamped(clamped) {
   if (!clamped?.length) return '';
   const n = (v) => v.toLocaleString('en-US');
   // The config's name beside the page's, unless the label has it already ("θ (rope_theta)").

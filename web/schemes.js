@@ -20,7 +20,7 @@
 import { SEQUENTIAL, SERIES } from './colormap.js';
 import { headsBySlope } from './heads.js';
 import { lutColor } from './plot/heatmap.js';
-import { fileRope, ropeParams } from './rope-params.js';
+import { fileRope, ropeParams } from './rope-settings.js';
 import { seededVectors } from './vectors.js';
 
 // q·k / d for all-ones q and k, q at each distance Δ and k at 0, both rotated (so a scaling's

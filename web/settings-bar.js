@@ -18,7 +18,7 @@ const DESKTOP = '(min-width: 861px)';
  * The name of the number the d_model setting holds: head_dim while a RoPE model (a preset, a file
  * or a pasted config) is on the page — RoPE turns one head, and the page draws that head — else d_model.
  */
-export const widthName = (st) => (st.attnScheme === 'rope' && (st.preset || st.model) ? 'head_dim' : 'd_model');
+const widthName = (st) => (st.attnScheme === 'rope' && (st.preset || st.model) ? 'head_dim' : 'd_model');
 
 const GLOBAL_CONTROLS = [
   ['dModel', { label: 'd_model', labelFor: widthName, slider: { min: 1, max: 4096, log: true } }],

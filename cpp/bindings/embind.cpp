@@ -37,7 +37,8 @@ std::string simd_arch() { return posenc::simd_arch(); }
 
 // The kernels' thread pool (threads.hpp); in the threaded build the Emscripten pool holds n - 1 workers.
 std::string set_num_threads(double n) {
-  if (!(n >= 1 && n <= 64 && n == static_cast<int>(n))) return message({posenc::StatusCode::kBadArgument, "n_threads must be in [1, 64]"});
+  if (!(n >= 1 && n <= 64 && n == static_cast<int>(n)))
+    return message({posenc::StatusCode::kBadArgument, "n_threads must be in [1, 64]"});
   return message(posenc::set_num_threads(static_cast<int>(n)));
 }
 double num_threads() { return posenc::num_threads(); }
@@ -49,9 +50,12 @@ val names() {
     return a;
   };
   val out = val::object();
-  out.set("ropeScalings", list(posenc::kNumRopeScalings, [](int k) { return posenc::rope_scaling_name(static_cast<posenc::RopeScaling>(k)); }));
-  out.set("ropeLayouts", list(posenc::kNumRopeLayouts, [](int k) { return posenc::rope_layout_name(static_cast<posenc::RopeLayout>(k)); }));
-  out.set("precisions", list(posenc::kNumPrecisions, [](int k) { return posenc::precision_name(static_cast<posenc::Precision>(k)); }));
+  out.set("ropeScalings", list(posenc::kNumRopeScalings,
+                               [](int k) { return posenc::rope_scaling_name(static_cast<posenc::RopeScaling>(k)); }));
+  out.set("ropeLayouts", list(posenc::kNumRopeLayouts,
+                              [](int k) { return posenc::rope_layout_name(static_cast<posenc::RopeLayout>(k)); }));
+  out.set("precisions", list(posenc::kNumPrecisions,
+                             [](int k) { return posenc::precision_name(static_cast<posenc::Precision>(k)); }));
   return out;
 }
 

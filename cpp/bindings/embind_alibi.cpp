@@ -21,10 +21,9 @@ std::string alibi_slopes(Ptr slopes, double n_heads, double max_bias) {
   return message(posenc::alibi_slopes(at<float>(slopes), static_cast<std::size_t>(n_heads), max_bias));
 }
 
-std::string alibi_bias(Ptr bias, double n_heads, double q_len, double k_len, bool causal,
-                       double max_bias, double q_offset) {
-  return message(posenc::alibi_bias(at<float>(bias), static_cast<std::size_t>(n_heads),
-                                    static_cast<std::size_t>(q_len),
+std::string alibi_bias(Ptr bias, double n_heads, double q_len, double k_len, bool causal, double max_bias,
+                       double q_offset) {
+  return message(posenc::alibi_bias(at<float>(bias), static_cast<std::size_t>(n_heads), static_cast<std::size_t>(q_len),
                                     static_cast<std::size_t>(k_len), causal, max_bias, query_offset(q_offset)));
 }
 

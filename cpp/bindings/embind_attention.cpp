@@ -20,8 +20,7 @@ using posenc_js::Ptr;
 using posenc_js::message;
 
 // o: the JS layer's normalized options (pointers as numbers, 0 = none; scale NaN = default).
-std::string attention(Ptr q, Ptr k, Ptr v, double q_len, double kv_len, const val& o, Ptr out,
-                      Ptr weights) {
+std::string attention(Ptr q, Ptr k, Ptr v, double q_len, double kv_len, const val& o, Ptr out, Ptr weights) {
   posenc::AttentionOptions a;
   a.n_heads = o["nHeads"].as<std::size_t>();
   a.n_kv_heads = o["nKvHeads"].as<std::size_t>();
@@ -47,8 +46,8 @@ std::string attention(Ptr q, Ptr k, Ptr v, double q_len, double kv_len, const va
   if (const double f = o["floorScale"].as<double>(); f > 0)
     a.temperature = posenc::AttentionOptions::Temperature{f, o["attnScale"].as<double>()};
   return message(posenc::attention(at<const float>(q), at<const void>(k), at<const void>(v),
-                                   static_cast<std::size_t>(q_len), static_cast<std::size_t>(kv_len), a,
-                                   at<float>(out), at<float>(weights)));
+                                   static_cast<std::size_t>(q_len), static_cast<std::size_t>(kv_len), a, at<float>(out),
+                                   at<float>(weights)));
 }
 
 // Llama 4's attention temperature at n positions (float64 in, float64 out).

@@ -162,7 +162,9 @@ val dataset_create(const std::string& task, double vocab_size, double seed, doub
 void dataset_delete(Ptr d) { delete at<lab::Dataset>(d); }
 double dataset_vocab_size(Ptr d) { return static_cast<double>(at<lab::Dataset>(d)->vocab_size()); }
 double dataset_entropy_rate(Ptr d) { return at<lab::Dataset>(d)->entropy_rate(); }
-double dataset_floor(Ptr d, double seq_len) { return at<lab::Dataset>(d)->loss_floor(static_cast<std::size_t>(seq_len)); }
+double dataset_floor(Ptr d, double seq_len) {
+  return at<lab::Dataset>(d)->loss_floor(static_cast<std::size_t>(seq_len));
+}
 
 // 64-bit seeds cross as two 32-bit halves: a JS number holds 53 bits.
 std::uint64_t seed64(double hi, double lo) {
@@ -174,9 +176,11 @@ std::string dataset_sample(Ptr d, Ptr out, double batch, double seq_len, double 
                                              static_cast<std::size_t>(seq_len), seed64(seed_hi, seed_lo)));
 }
 
-std::string random_positions(Ptr out, double batch, double seq_len, double max_position, double seed_hi, double seed_lo) {
-  return message(lab::random_positions(at<std::int32_t>(out), static_cast<std::size_t>(batch), static_cast<std::size_t>(seq_len),
-                                       static_cast<std::size_t>(max_position), seed64(seed_hi, seed_lo)));
+std::string random_positions(Ptr out, double batch, double seq_len, double max_position, double seed_hi,
+                             double seed_lo) {
+  return message(lab::random_positions(at<std::int32_t>(out), static_cast<std::size_t>(batch),
+                                       static_cast<std::size_t>(seq_len), static_cast<std::size_t>(max_position),
+                                       seed64(seed_hi, seed_lo)));
 }
 
 // lab::stream_seed as [hi, lo] halves.
@@ -220,7 +224,8 @@ val run_scheme(Ptr d, const val& c, const std::string& scheme, const val& progre
   val r = val::array();
   if (posenc::Status s = lab::parse_scheme(scheme.c_str(), &sc); !s.ok()) return pair(s, 0);
   lab::SchemeResult res;
-  const posenc::Status s = lab::run_scheme(*at<lab::Dataset>(d), rc, sc, &res, js_progress, const_cast<val*>(&progress));
+  const posenc::Status s =
+      lab::run_scheme(*at<lab::Dataset>(d), rc, sc, &res, js_progress, const_cast<val*>(&progress));
   r.call<void>("push", message(s));
   if (!s.ok()) return r;
   val o = val::object();
@@ -256,7 +261,8 @@ val run_extension(Ptr d, const val& c, const std::string& scheme, const val& pro
   lab::Scheme sc;
   if (posenc::Status s = lab::parse_scheme(scheme.c_str(), &sc); !s.ok()) return pair(s, 0);
   lab::ExtendResult res;
-  const posenc::Status s = lab::run_extension(*at<lab::Dataset>(d), rc, sc, ex, &res, js_progress, const_cast<val*>(&progress));
+  const posenc::Status s =
+      lab::run_extension(*at<lab::Dataset>(d), rc, sc, ex, &res, js_progress, const_cast<val*>(&progress));
   val r = val::array();
   r.call<void>("push", message(s));
   if (!s.ok()) return r;
@@ -282,9 +288,12 @@ val run_extension(Ptr d, const val& c, const std::string& scheme, const val& pro
 // The lab's names in enum order: schemes, tasks, the RoPE scalings it evaluates.
 val lab_names() {
   val out = val::object(), schemes = val::array(), tasks = val::array(), scalings = val::array();
-  for (std::size_t k = 0; k < lab::kNumSchemes; ++k) schemes.call<void>("push", std::string(lab::scheme_name(static_cast<lab::Scheme>(k))));
-  for (std::size_t k = 0; k < lab::kNumTasks; ++k) tasks.call<void>("push", std::string(lab::task_name(static_cast<lab::Task>(k))));
-  for (posenc::RopeScaling sc : lab::kRopeScalings) scalings.call<void>("push", std::string(posenc::rope_scaling_name(sc)));
+  for (std::size_t k = 0; k < lab::kNumSchemes; ++k)
+    schemes.call<void>("push", std::string(lab::scheme_name(static_cast<lab::Scheme>(k))));
+  for (std::size_t k = 0; k < lab::kNumTasks; ++k)
+    tasks.call<void>("push", std::string(lab::task_name(static_cast<lab::Task>(k))));
+  for (posenc::RopeScaling sc : lab::kRopeScalings)
+    scalings.call<void>("push", std::string(posenc::rope_scaling_name(sc)));
   out.set("schemes", schemes);
   out.set("tasks", tasks);
   out.set("ropeScalings", scalings);

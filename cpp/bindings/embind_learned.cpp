@@ -15,25 +15,21 @@ using posenc_js::message;
 
 std::string learned_init(Ptr out, double max_len, double d_model, double seed, double std) {
   return message(posenc::learned_init(at<float>(out), static_cast<std::size_t>(max_len),
-                                      static_cast<std::size_t>(d_model),
-                                      static_cast<std::uint64_t>(seed), std));
+                                      static_cast<std::size_t>(d_model), static_cast<std::uint64_t>(seed), std));
 }
 
-std::string learned_lookup(Ptr out, Ptr table, double max_len, double d_model, Ptr pos, double n,
-                           int offset) {
-  return message(posenc::learned_lookup(at<float>(out), at<const float>(table),
-                                        static_cast<std::size_t>(max_len),
+std::string learned_lookup(Ptr out, Ptr table, double max_len, double d_model, Ptr pos, double n, int offset) {
+  return message(posenc::learned_lookup(at<float>(out), at<const float>(table), static_cast<std::size_t>(max_len),
                                         static_cast<std::size_t>(d_model), at<const std::int32_t>(pos),
                                         static_cast<std::size_t>(n), offset));
 }
 
-std::string embed(Ptr out, Ptr tokens, double n, Ptr tok_emb, double vocab, double d_model,
-                  Ptr pos_emb, double pos_rows, Ptr pos, double scale) {
-  return message(posenc::embed(at<float>(out), at<const std::int32_t>(tokens),
-                               static_cast<std::size_t>(n), at<const float>(tok_emb),
-                               static_cast<std::size_t>(vocab), static_cast<std::size_t>(d_model),
-                               at<const float>(pos_emb), static_cast<std::size_t>(pos_rows),
-                               at<const std::int32_t>(pos), scale));
+std::string embed(Ptr out, Ptr tokens, double n, Ptr tok_emb, double vocab, double d_model, Ptr pos_emb,
+                  double pos_rows, Ptr pos, double scale) {
+  return message(posenc::embed(at<float>(out), at<const std::int32_t>(tokens), static_cast<std::size_t>(n),
+                               at<const float>(tok_emb), static_cast<std::size_t>(vocab),
+                               static_cast<std::size_t>(d_model), at<const float>(pos_emb),
+                               static_cast<std::size_t>(pos_rows), at<const std::int32_t>(pos), scale));
 }
 
 }  // namespace

@@ -77,7 +77,8 @@ val model_info(const posenc::ModelInfo& m) {
     t.set("name", m.position_table->name);
     t.set("maxLen", m.position_table->max_len);
     t.set("dModel", m.position_table->d_model);
-    t.set("weights", m.position_table->weights.empty() ? val::null() : posenc_js::float_array(m.position_table->weights));
+    t.set("weights",
+          m.position_table->weights.empty() ? val::null() : posenc_js::float_array(m.position_table->weights));
     o.set("positionTable", t);
   }
   if (m.irope) {
@@ -123,8 +124,8 @@ val read_model(const val& chunks, double size, const std::string& table_name, do
   const auto s = posenc::read_model(src, &info, &detail, options);
   val result = val::array();
   const bool need = s.code == posenc::StatusCode::kUnavailable && c.need_length > 0;
-  result.call<void>("push", message(s), detail, s.ok() ? model_info(info) : val::null(),
-                    need ? c.need_offset : 0.0, need ? c.need_length : 0.0);
+  result.call<void>("push", message(s), detail, s.ok() ? model_info(info) : val::null(), need ? c.need_offset : 0.0,
+                    need ? c.need_length : 0.0);
   return result;
 }
 

@@ -35,9 +35,15 @@ posenc::AttentionInputs attention_inputs(const val& in) {
   const auto count = [&](const char* key) {
     return in[key].isUndefined() ? std::int64_t{0} : static_cast<std::int64_t>(in[key].as<double>());
   };
-  return {tensor_ref(in["Q"]), tensor_ref(in["K"]), tensor_ref(in["V"]), tensor_ref(in["attn_mask"]),
-          tensor_ref(in["past_key"]), tensor_ref(in["past_value"]), tensor_ref(in["nonpad_kv_seqlen"]),
-          count("qRow0"), count("qLenTotal")};
+  return {tensor_ref(in["Q"]),
+          tensor_ref(in["K"]),
+          tensor_ref(in["V"]),
+          tensor_ref(in["attn_mask"]),
+          tensor_ref(in["past_key"]),
+          tensor_ref(in["past_value"]),
+          tensor_ref(in["nonpad_kv_seqlen"]),
+          count("qRow0"),
+          count("qLenTotal")};
 }
 
 // attrs: every field present; scale NaN = default.
@@ -77,8 +83,7 @@ val onnx_attention_shapes(const val& inputs, const val& attrs) {
   return result;
 }
 
-std::string onnx_attention(const val& inputs, const val& attrs, Ptr y, Ptr present_key,
-                           Ptr present_value, Ptr qk) {
+std::string onnx_attention(const val& inputs, const val& attrs, Ptr y, Ptr present_key, Ptr present_value, Ptr qk) {
   return message(posenc::onnx_attention(attention_inputs(inputs), attention_attrs(attrs), at<float>(y),
                                         at<float>(present_key), at<float>(present_value), at<float>(qk)));
 }
@@ -100,8 +105,8 @@ posenc::RotaryEmbeddingAttrs rotary_attrs(int interleaved, double rotary_embeddi
 }
 
 // y: 0 to check only (the JS layer checks the whole tensor once, then rotates it in pieces).
-std::string onnx_rotary_embedding(const val& inputs, int interleaved, double rotary_embedding_dim,
-                                  double num_heads, Ptr y) {
+std::string onnx_rotary_embedding(const val& inputs, int interleaved, double rotary_embedding_dim, double num_heads,
+                                  Ptr y) {
   const auto a = rotary_attrs(interleaved, rotary_embedding_dim, num_heads);
   const auto x = tensor_ref(inputs["X"]), cos = tensor_ref(inputs["cos_cache"]), sin = tensor_ref(inputs["sin_cache"]),
              ids = tensor_ref(inputs["position_ids"]);
@@ -109,11 +114,12 @@ std::string onnx_rotary_embedding(const val& inputs, int interleaved, double rot
                    : posenc::onnx_rotary_embedding_check(x, cos, sin, ids, a));
 }
 
-std::string onnx_rotary_embedding_f16(const val& inputs, int interleaved, double rotary_embedding_dim,
-                                      double num_heads, Ptr y) {
-  return message(posenc::onnx_rotary_embedding_f16(
-      tensor_ref(inputs["X"]), tensor_ref(inputs["cos_cache"]), tensor_ref(inputs["sin_cache"]),
-      tensor_ref(inputs["position_ids"]), rotary_attrs(interleaved, rotary_embedding_dim, num_heads), at<std::uint16_t>(y)));
+std::string onnx_rotary_embedding_f16(const val& inputs, int interleaved, double rotary_embedding_dim, double num_heads,
+                                      Ptr y) {
+  return message(posenc::onnx_rotary_embedding_f16(tensor_ref(inputs["X"]), tensor_ref(inputs["cos_cache"]),
+                                                   tensor_ref(inputs["sin_cache"]), tensor_ref(inputs["position_ids"]),
+                                                   rotary_attrs(interleaved, rotary_embedding_dim, num_heads),
+                                                   at<std::uint16_t>(y)));
 }
 
 }  // namespace

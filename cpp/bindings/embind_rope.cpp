@@ -28,7 +28,7 @@ posenc::RopeParams rope_params(const val& p) {
   r.partial_rotary_factor = p["partialRotaryFactor"].as<double>();
   r.theta = p["theta"].as<double>();
   const auto name = p["scaling"].as<std::string>();
-  for (int k = 0; k <= static_cast<int>(posenc::RopeScaling::kProportional); ++k)
+  for (int k = 0; k < posenc::kNumRopeScalings; ++k)
     if (name == posenc::rope_scaling_name(static_cast<posenc::RopeScaling>(k)))
       r.scaling = static_cast<posenc::RopeScaling>(k);
   r.factor = opt(p["factor"].as<double>());
@@ -112,9 +112,8 @@ std::size_t rope_rot_dim(const val& params) { return posenc::rope_rot_dim(rope_p
 // Writes inv_freq (float64) and returns [message, attention_factor].
 val rope_frequencies(const val& params, double seq_len, Ptr inv_freq, double n_freq) {
   double attention_factor = 0.0;
-  const auto s = posenc::rope_frequencies(rope_params(params), static_cast<std::size_t>(seq_len),
-                                          at<double>(inv_freq), static_cast<std::size_t>(n_freq),
-                                          &attention_factor);
+  const auto s = posenc::rope_frequencies(rope_params(params), static_cast<std::size_t>(seq_len), at<double>(inv_freq),
+                                          static_cast<std::size_t>(n_freq), &attention_factor);
   val result = val::array();
   result.call<void>("push", message(s), attention_factor);
   return result;
@@ -127,16 +126,15 @@ const posenc::Xpos* xpos_of(const val& xpos, posenc::Xpos* out) {
   return out;
 }
 
-std::string apply_rope(Ptr x, double seq_len, double n_heads, double head_dim, Ptr inv_freq,
-                       double rot_dim, Ptr pos, double pos_offset, int layout, int precision,
-                       double attention_factor, double rot_offset, const val& xpos) {
+std::string apply_rope(Ptr x, double seq_len, double n_heads, double head_dim, Ptr inv_freq, double rot_dim, Ptr pos,
+                       double pos_offset, int layout, int precision, double attention_factor, double rot_offset,
+                       const val& xpos) {
   posenc::Xpos xp;
   auto o = apply_options(layout, precision, attention_factor, rot_offset);
   o.xpos = xpos_of(xpos, &xp);
-  return message(posenc::apply_rope(
-      at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
-      static_cast<std::size_t>(head_dim), at<const double>(inv_freq),
-      static_cast<std::size_t>(rot_dim), at<const double>(pos), pos_offset, o));
+  return message(posenc::apply_rope(at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
+                                    static_cast<std::size_t>(head_dim), at<const double>(inv_freq),
+                                    static_cast<std::size_t>(rot_dim), at<const double>(pos), pos_offset, o));
 }
 
 // M-RoPE's pair → row map from sections [3] (interleaved: Qwen3-VL's), or why there is none.
@@ -156,13 +154,15 @@ std::string apply_rope_rows(Ptr x, double seq_len, double n_heads, double head_d
                             double attention_factor, double rot_offset) {
   const auto half = static_cast<std::size_t>(rot_dim) / 2;
   std::vector<std::uint8_t> rows(half);
-  const posenc::Status s = mode == 2 ? posenc::rope_2d_frequencies(static_cast<std::size_t>(rot_dim), theta, at<double>(inv_freq), rows.data())
+  const posenc::Status s = mode == 2 ? posenc::rope_2d_frequencies(static_cast<std::size_t>(rot_dim), theta,
+                                                                   at<double>(inv_freq), rows.data())
                                      : mrope_rows(section, (mode & 1) != 0, (mode & 4) != 0, half, &rows);
   if (!s.ok()) return message(s);
-  return message(posenc::apply_rope_rows(
-      at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
-      static_cast<std::size_t>(head_dim), at<const double>(inv_freq), static_cast<std::size_t>(rot_dim),
-      at<const double>(pos), mode == 2 ? 2 : 3, rows.data(), apply_options(layout, precision, attention_factor, rot_offset)));
+  return message(posenc::apply_rope_rows(at<float>(x), static_cast<std::size_t>(seq_len),
+                                         static_cast<std::size_t>(n_heads), static_cast<std::size_t>(head_dim),
+                                         at<const double>(inv_freq), static_cast<std::size_t>(rot_dim),
+                                         at<const double>(pos), mode == 2 ? 2 : 3, rows.data(),
+                                         apply_options(layout, precision, attention_factor, rot_offset)));
 }
 
 // segments: [[text, t, h, w], ...]; writes pos [3][seq_len].
@@ -170,13 +170,13 @@ std::string mrope_positions(const val& segments, Ptr pos, double seq_len) {
   std::vector<posenc::MropeSegment> segs;
   const auto n = segments["length"].as<std::size_t>();
   for (std::size_t i = 0; i < n; ++i)
-    segs.push_back({segments[i][0].as<std::size_t>(), segments[i][1].as<std::size_t>(), segments[i][2].as<std::size_t>(),
-                    segments[i][3].as<std::size_t>()});
+    segs.push_back({segments[i][0].as<std::size_t>(), segments[i][1].as<std::size_t>(),
+                    segments[i][2].as<std::size_t>(), segments[i][3].as<std::size_t>()});
   return message(posenc::mrope_positions(segs.data(), segs.size(), at<double>(pos), static_cast<std::size_t>(seq_len)));
 }
 
-std::string shift_keys(Ptr k, double seq_len, double n_heads, double head_dim, Ptr inv_freq, double rot_dim,
-                       Ptr delta, double delta_all, int layout, int precision, double rot_offset) {
+std::string shift_keys(Ptr k, double seq_len, double n_heads, double head_dim, Ptr inv_freq, double rot_dim, Ptr delta,
+                       double delta_all, int layout, int precision, double rot_offset) {
   return message(posenc::shift_keys(at<float>(k), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
                                     static_cast<std::size_t>(head_dim), at<const double>(inv_freq),
                                     static_cast<std::size_t>(rot_dim), at<const double>(delta), delta_all,
@@ -184,8 +184,8 @@ std::string shift_keys(Ptr k, double seq_len, double n_heads, double head_dim, P
                                     static_cast<std::size_t>(rot_offset)));
 }
 
-std::string rope_cache(Ptr cos, Ptr sin, double n_pos, Ptr inv_freq, double rot_dim, Ptr pos,
-                       double pos_offset, int precision, double attention_factor) {
+std::string rope_cache(Ptr cos, Ptr sin, double n_pos, Ptr inv_freq, double rot_dim, Ptr pos, double pos_offset,
+                       int precision, double attention_factor) {
   return message(posenc::rope_cache(
       at<float>(cos), at<float>(sin), static_cast<std::size_t>(n_pos), at<const double>(inv_freq),
       static_cast<std::size_t>(rot_dim), at<const double>(pos), pos_offset,
@@ -196,8 +196,8 @@ std::string rope_cache(Ptr cos, Ptr sin, double n_pos, Ptr inv_freq, double rot_
 val rope_params_from_config(const std::string& text, int dialect, const std::string& layer_type) {
   posenc::RopeParams p;
   std::string detail;
-  const auto s = posenc::rope_params_from_config(
-      text, {static_cast<posenc::ConfigDialect>(dialect), layer_type}, &p, &detail);
+  const auto s =
+      posenc::rope_params_from_config(text, {static_cast<posenc::ConfigDialect>(dialect), layer_type}, &p, &detail);
   val result = val::array();
   result.call<void>("push", message(s), detail, s.ok() ? flat_params(p) : val::object());
   return result;
@@ -239,7 +239,8 @@ std::string apply_rope_ggml(Ptr x, double seq_len, double n_heads, double head_d
     auto o = apply_options(layout, static_cast<int>(posenc::Precision::kGgml), 1.0, rot_offset, &g);
     o.xpos = xpos_of(xpos, &xp);
     return posenc::apply_rope(at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
-                              static_cast<std::size_t>(head_dim), nullptr, g.n_dims, at<const double>(pos), pos_offset, o);
+                              static_cast<std::size_t>(head_dim), nullptr, g.n_dims, at<const double>(pos), pos_offset,
+                              o);
   });
 }
 
@@ -251,9 +252,10 @@ std::string apply_rope_rows_ggml(Ptr x, double seq_len, double n_heads, double h
   return with_ggml(params, rope_seq_len, [&](const posenc::GgmlRope& g) {
     std::vector<std::uint8_t> rows;
     if (const auto s = mrope_rows(section, interleaved, rest_unrotated, g.n_dims / 2, &rows); !s.ok()) return s;
-    return posenc::apply_rope_rows(at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
-                                   static_cast<std::size_t>(head_dim), nullptr, g.n_dims, at<const double>(pos), 3,
-                                   rows.data(), apply_options(layout, static_cast<int>(posenc::Precision::kGgml), 1.0, rot_offset, &g));
+    return posenc::apply_rope_rows(
+        at<float>(x), static_cast<std::size_t>(seq_len), static_cast<std::size_t>(n_heads),
+        static_cast<std::size_t>(head_dim), nullptr, g.n_dims, at<const double>(pos), 3, rows.data(),
+        apply_options(layout, static_cast<int>(posenc::Precision::kGgml), 1.0, rot_offset, &g));
   });
 }
 

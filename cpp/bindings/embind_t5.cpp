@@ -23,8 +23,7 @@ posenc::T5BucketParams t5_params(bool bidirectional, int num_buckets, int max_di
 }
 
 // Writes out[n] = bucket(rel[n]) (rel as float64 holding integers).
-std::string t5_buckets(Ptr out, Ptr rel, double n, bool bidirectional, int num_buckets,
-                       int max_distance) {
+std::string t5_buckets(Ptr out, Ptr rel, double n, bool bidirectional, int num_buckets, int max_distance) {
   const auto p = t5_params(bidirectional, num_buckets, max_distance);
   if (const auto s = posenc::t5_check(p); !s.ok()) return message(s);
   for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i)
@@ -32,11 +31,10 @@ std::string t5_buckets(Ptr out, Ptr rel, double n, bool bidirectional, int num_b
   return {};
 }
 
-std::string t5_bias(Ptr bias, Ptr table, double n_heads, double q_len, double k_len,
-                    bool bidirectional, int num_buckets, int max_distance, double q_offset) {
-  return message(posenc::t5_bias(at<float>(bias), at<const float>(table),
-                                 static_cast<std::size_t>(n_heads), static_cast<std::size_t>(q_len),
-                                 static_cast<std::size_t>(k_len),
+std::string t5_bias(Ptr bias, Ptr table, double n_heads, double q_len, double k_len, bool bidirectional,
+                    int num_buckets, int max_distance, double q_offset) {
+  return message(posenc::t5_bias(at<float>(bias), at<const float>(table), static_cast<std::size_t>(n_heads),
+                                 static_cast<std::size_t>(q_len), static_cast<std::size_t>(k_len),
                                  t5_params(bidirectional, num_buckets, max_distance), query_offset(q_offset)));
 }
 
@@ -58,7 +56,8 @@ const posenc_js::AddSchemePart kT5({
     },
     [](const val& o, posenc::PositionBias& b) {
       b.t5_table = at<const float>(o["t5Table"].as<Ptr>());
-      if (b.t5_table) b.t5 = {o["t5Bidirectional"].as<bool>(), o["t5NumBuckets"].as<int>(), o["t5MaxDistance"].as<int>()};
+      if (b.t5_table)
+        b.t5 = {o["t5Bidirectional"].as<bool>(), o["t5NumBuckets"].as<int>(), o["t5MaxDistance"].as<int>()};
     },
 });
 

@@ -40,10 +40,19 @@ std::string utc_now() {
 }
 
 nlohmann::json config_json(const Args& a, const Dataset& data, const RunConfig& rc) {
-  return {{"vocabSize", data.vocab_size()}, {"dModel", rc.model.d_model}, {"nLayers", rc.model.n_layers},
-          {"nHeads", rc.model.n_heads}, {"trainLength", rc.model.train_len}, {"batch", rc.batch}, {"steps", a.steps},
-          {"peakLr", a.lr}, {"warmupSteps", rc.schedule.warmup_steps}, {"seed", a.seed}, {"seeds", a.seeds},
-          {"evalBatch", rc.eval_batch}, {"randomPositions", rc.random_positions}};
+  return {{"vocabSize", data.vocab_size()},
+          {"dModel", rc.model.d_model},
+          {"nLayers", rc.model.n_layers},
+          {"nHeads", rc.model.n_heads},
+          {"trainLength", rc.model.train_len},
+          {"batch", rc.batch},
+          {"steps", a.steps},
+          {"peakLr", a.lr},
+          {"warmupSteps", rc.schedule.warmup_steps},
+          {"seed", a.seed},
+          {"seeds", a.seeds},
+          {"evalBatch", rc.eval_batch},
+          {"randomPositions", rc.random_positions}};
 }
 
 void fail(const std::string& message) {
@@ -89,10 +98,11 @@ Args parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string f = argv[i];
     if (f == "--help" || f == "-h") {
-      std::printf("usage: npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|a,b,...]\n"
-                  "  [--steps N] [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S]\n"
-                  "  [--seeds N] [--jobs J] [--threads N] [--random-positions L_MAX]\n"
-                  "  [--extend FACTOR [--checkpoints 0,25,100,400]] [--out FILE]\n");
+      std::printf(
+          "usage: npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|a,b,...]\n"
+          "  [--steps N] [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S]\n"
+          "  [--seeds N] [--jobs J] [--threads N] [--random-positions L_MAX]\n"
+          "  [--extend FACTOR [--checkpoints 0,25,100,400]] [--out FILE]\n");
       std::exit(0);
     }
     if (i + 1 >= argc) fail(f + " needs a value");
@@ -115,16 +125,17 @@ Args parse(int argc, char** argv) {
       for (const char* p = v; *p != '\0';) {
         char* end = nullptr;
         const unsigned long long n = std::strtoull(p, &end, 10);
-        if (end == p || (*end != ',' && *end != '\0')) fail(std::string("--checkpoints must be a list like 0,25,100 (got ") + v + ")");
+        if (end == p || (*end != ',' && *end != '\0'))
+          fail(std::string("--checkpoints must be a list like 0,25,100 (got ") + v + ")");
         a.checkpoints.push_back(static_cast<std::size_t>(n));
         p = *end == ',' ? end + 1 : end;
       }
-    }
-    else if (f == "--out") a.out = v;
+    } else if (f == "--out") a.out = v;
     else if (f == "--lr") {
       char* end = nullptr;
       a.lr = std::strtod(v, &end);
-      if (end == v || *end != '\0' || !(a.lr > 0.0 && std::isfinite(a.lr))) fail(std::string("--lr must be > 0 (got ") + v + ")");
+      if (end == v || *end != '\0' || !(a.lr > 0.0 && std::isfinite(a.lr)))
+        fail(std::string("--lr must be > 0 (got ") + v + ")");
     } else {
       fail("unknown option " + f + " (see --help)");
     }
@@ -181,27 +192,26 @@ std::string label(const SchemeResult& r, const EvalRow& e) {
   return s;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const Args a = parse(argc, argv);
+// The dataset --task (and --text) name; text holds the file's bytes for a text task.
+std::unique_ptr<Dataset> load_dataset(const Args& a, std::vector<std::uint8_t>* text) {
   DatasetConfig dc;
   check(parse_task(a.task.c_str(), &dc.task), "--task");
   dc.seed = a.seed;
-  std::vector<std::uint8_t> text;
   if (dc.task == Task::kText) {
     if (a.text_path.empty()) fail("--task text needs --text PATH");
     std::ifstream in(a.text_path, std::ios::binary);
     if (!in) fail("cannot read " + a.text_path);
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    dc.text = text.data();
-    dc.text_len = text.size();
+    text->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    dc.text = text->data();
+    dc.text_len = text->size();
   }
   std::unique_ptr<Dataset> data;
   check(Dataset::create(dc, &data), "dataset");
-  if (a.threads > 64) fail("--threads must be in [1, 64]");
-  check(set_num_threads(static_cast<int>(a.threads)), "--threads");
+  return data;
+}
 
+// The model, schedule and batch the options give.
+RunConfig run_config(const Args& a) {
   RunConfig rc;
   if (a.size == "tiny") {
     rc.model.d_model = 32;
@@ -218,32 +228,30 @@ int main(int argc, char** argv) {
   rc.batch = a.batch;
   rc.data_seed = a.seed;
   rc.random_positions = a.random_positions;
-  const std::vector<Scheme> schemes = parse_schemes(a.extend != 0 && a.schemes == "all" ? "rope,xpos" : a.schemes);
+  return rc;
+}
 
-  std::printf("lab: task %s (vocab %zu), d_model %zu, n_layers %zu, n_heads %zu, train_len %zu, batch %zu, "
-              "%zu steps, peak lr %g, simd %s, %d thread%s per model\n",
-              a.task.c_str(), data->vocab_size(), rc.model.d_model, rc.model.n_layers, rc.model.n_heads,
-              rc.model.train_len, rc.batch, a.steps, a.lr, simd_arch(), num_threads(), num_threads() == 1 ? "" : "s");
-  if (rc.random_positions != 0)
-    std::printf("lab: randomized positions: each training row at a sorted random subset of [0, %zu)\n", rc.random_positions);
-  if (std::isfinite(data->entropy_rate()))
-    std::printf("lab: entropy rate %.4f nats/token; floor at train_len %.4f\n", data->entropy_rate(),
-                data->loss_floor(rc.model.train_len));
-  if (a.extend != 0) return extend_main(a, *data, rc, schemes);
-
-  // One job per (scheme, seed): results[i · seeds + k] is scheme i with seed S + k.
+// One job per (scheme, seed), up to --jobs at once: results[i · seeds + k] is scheme i with seed
+// S + k. Returns the wall time in seconds.
+double run_all(const Args& a, const Dataset& data, const RunConfig& rc, const std::vector<Scheme>& schemes,
+               std::vector<SchemeResult>* results) {
   const std::size_t n_seeds = a.seeds, n_jobs = schemes.size() * n_seeds;
-  std::vector<SchemeResult> results(n_jobs);
+  results->assign(n_jobs, SchemeResult{});
   std::vector<Status> statuses(n_jobs);
   std::mutex print;
-  struct Ctx { std::string name; std::mutex* print; std::size_t every; };
+  struct Ctx {
+    std::string name;
+    std::mutex* print;
+    std::size_t every;
+  };
   auto run_job = [&](std::size_t j) {
     const Scheme scheme = schemes[j / n_seeds];
     RunConfig job = rc;
     job.model.seed = job.data_seed = a.seed + j % n_seeds;
     Ctx ctx{scheme_name(scheme) + (n_seeds > 1 ? " s" + std::to_string(job.model.seed) : std::string()), &print,
             a.steps / 10 > 0 ? a.steps / 10 : 1};
-    statuses[j] = run_scheme(*data, job, scheme, &results[j],
+    statuses[j] = run_scheme(
+        data, job, scheme, &(*results)[j],
         [](void* user, std::size_t step, std::size_t total, float loss) {
           const Ctx& c = *static_cast<Ctx*>(user);
           if ((step + 1) % c.every == 0 || step + 1 == total) {
@@ -251,24 +259,81 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "  %-16s step %5zu/%zu  loss %.4f\n", c.name.c_str(), step + 1, total, loss);
           }
           return true;
-        }, &ctx);
+        },
+        &ctx);
   };
   const auto start = std::chrono::steady_clock::now();
   run_jobs(n_jobs, a.jobs, run_job);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (std::size_t j = 0; j < n_jobs; ++j) check(statuses[j], scheme_name(schemes[j / n_seeds]));
+  return seconds;
+}
 
-  // The table: per label and length the mean loss over the seeds, below it min–max (with more
-  // than one seed); loss(4T) / loss(T) taken per seed.
+// One label's row of the table (and its min–max row with more than one seed): per length the mean
+// loss over the seeds of runs[0 … n_seeds), and loss(4T) / loss(T) taken per seed.
+void print_row(const std::string& l, const SchemeResult* runs, std::size_t n_seeds, std::size_t T,
+               const std::size_t (&lengths)[5], int w, double steps_per_s, const std::string& clipped) {
+  // cells[c][k]: column c (the lengths, then the ratio) of seed k; NaN for no number.
+  std::vector<std::vector<double>> cells(6, std::vector<double>(n_seeds, NAN));
+  bool no_emb[6] = {}, missing[6] = {};
+  for (std::size_t k = 0; k < n_seeds; ++k) {
+    double at_t = NAN, at_4t = NAN;
+    for (std::size_t c = 0; c < 5; ++c) {
+      const std::size_t L = lengths[c];
+      const EvalRow* found = nullptr;
+      for (const EvalRow& e : runs[k].eval)
+        if (e.length == L && label(runs[k], e) == l) found = &e;
+      if (found == nullptr && L <= T)  // scaled rope rows exist only beyond T: the plain row applies
+        for (const EvalRow& e : runs[k].eval)
+          if (e.length == L && e.scaling == RopeScaling::kNone) found = &e;
+      missing[c] = found == nullptr;
+      no_emb[c] = found != nullptr && found->no_embedding;
+      if (found != nullptr && !found->no_embedding) cells[c][k] = found->loss;
+      if (found && L == T) at_t = found->loss;
+      if (found && L == 4 * T) at_4t = found->no_embedding ? NAN : found->loss;
+    }
+    cells[5][k] = at_4t / at_t;
+    no_emb[5] = !std::isfinite(cells[5][k]);
+  }
+  std::string lo_hi;
+  std::printf("%-16s", l.c_str());
+  for (std::size_t c = 0; c < 6; ++c) {
+    const int prec = c == 5 ? 3 : 4;
+    double mean = 0.0, lo = INFINITY, hi = -INFINITY;
+    for (double v : cells[c]) {
+      mean += v / static_cast<double>(n_seeds);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    char buf[64];
+    if (missing[c]) std::snprintf(buf, sizeof buf, "-");
+    else if (no_emb[c]) std::snprintf(buf, sizeof buf, "no emb.");
+    else std::snprintf(buf, sizeof buf, "%.*f", prec, mean);
+    std::printf(" %*s", w, buf);
+    if (!missing[c] && !no_emb[c]) std::snprintf(buf, sizeof buf, "%.*f–%.*f", prec - 1, lo, prec - 1, hi);
+    else buf[0] = '\0';
+    char cell[80];
+    std::snprintf(cell, sizeof cell, " %*s", w + 2, buf);  // "–" is 3 bytes, 1 column
+    lo_hi += cell;
+  }
+  std::printf(" %9.1f %9s\n", steps_per_s, clipped.c_str());
+  if (n_seeds > 1) std::printf("%-16s%s\n", "  min–max", lo_hi.c_str());
+}
+
+// The table: per label and length the mean loss over the seeds, below it min–max (with more than
+// one seed); loss(4T) / loss(T) taken per seed.
+void print_table(const Args& a, const Dataset& data, const RunConfig& rc, const std::vector<Scheme>& schemes,
+                 const std::vector<SchemeResult>& results) {
+  const std::size_t n_seeds = a.seeds;
   const std::size_t T = rc.model.train_len;
   const std::size_t lengths[] = {T / 2, T, 2 * T, 4 * T, 8 * T};
   const int w = n_seeds > 1 ? 13 : 9;
   std::printf("\n%-16s", "loss (nats)");
   for (std::size_t L : lengths) std::printf(" %*s", w, ("L=" + std::to_string(L)).c_str());
   std::printf(" %*s %9s %9s\n", w, "L4T/LT", "steps/s", "clipped");
-  if (std::isfinite(data->loss_floor(T))) {
+  if (std::isfinite(data.loss_floor(T))) {
     std::printf("%-16s", "floor");
-    for (std::size_t L : lengths) std::printf(" %*.4f", w, data->loss_floor(L));
+    for (std::size_t L : lengths) std::printf(" %*.4f", w, data.loss_floor(L));
     std::printf("\n");
   }
   for (std::size_t i = 0; i < schemes.size(); ++i) {
@@ -283,89 +348,55 @@ int main(int argc, char** argv) {
     double steps_per_s = 0.0;
     std::size_t clip_lo = SIZE_MAX, clip_hi = 0;
     for (std::size_t k = 0; k < n_seeds; ++k) {
-      steps_per_s += static_cast<double>(runs[k].train_loss.size()) / runs[k].train_seconds / static_cast<double>(n_seeds);
+      steps_per_s +=
+          static_cast<double>(runs[k].train_loss.size()) / runs[k].train_seconds / static_cast<double>(n_seeds);
       clip_lo = std::min(clip_lo, runs[k].clipped_steps);
       clip_hi = std::max(clip_hi, runs[k].clipped_steps);
     }
-    const std::string clipped = clip_lo == clip_hi ? std::to_string(clip_lo) : std::to_string(clip_lo) + "–" + std::to_string(clip_hi);
-    for (const std::string& l : labels) {
-      // cells[c][k]: column c (the lengths, then the ratio) of seed k; NaN for no number.
-      std::vector<std::vector<double>> cells(6, std::vector<double>(n_seeds, NAN));
-      bool no_emb[6] = {}, missing[6] = {};
-      for (std::size_t k = 0; k < n_seeds; ++k) {
-        double at_t = NAN, at_4t = NAN;
-        for (std::size_t c = 0; c < 5; ++c) {
-          const std::size_t L = lengths[c];
-          const EvalRow* found = nullptr;
-          for (const EvalRow& e : runs[k].eval)
-            if (e.length == L && label(runs[k], e) == l) found = &e;
-          if (found == nullptr && L <= T)  // scaled rope rows exist only beyond T: the plain row applies
-            for (const EvalRow& e : runs[k].eval)
-              if (e.length == L && e.scaling == RopeScaling::kNone) found = &e;
-          missing[c] = found == nullptr;
-          no_emb[c] = found != nullptr && found->no_embedding;
-          if (found != nullptr && !found->no_embedding) cells[c][k] = found->loss;
-          if (found && L == T) at_t = found->loss;
-          if (found && L == 4 * T) at_4t = found->no_embedding ? NAN : found->loss;
-        }
-        cells[5][k] = at_4t / at_t;
-        no_emb[5] = !std::isfinite(cells[5][k]);
-      }
-      std::string lo_hi;
-      std::printf("%-16s", l.c_str());
-      for (std::size_t c = 0; c < 6; ++c) {
-        const int prec = c == 5 ? 3 : 4;
-        double mean = 0.0, lo = INFINITY, hi = -INFINITY;
-        for (double v : cells[c]) {
-          mean += v / static_cast<double>(n_seeds);
-          lo = std::min(lo, v);
-          hi = std::max(hi, v);
-        }
-        char buf[64];
-        if (missing[c]) std::snprintf(buf, sizeof buf, "-");
-        else if (no_emb[c]) std::snprintf(buf, sizeof buf, "no emb.");
-        else std::snprintf(buf, sizeof buf, "%.*f", prec, mean);
-        std::printf(" %*s", w, buf);
-        if (!missing[c] && !no_emb[c]) std::snprintf(buf, sizeof buf, "%.*f–%.*f", prec - 1, lo, prec - 1, hi);
-        else buf[0] = '\0';
-        char cell[80];
-        std::snprintf(cell, sizeof cell, " %*s", w + 2, buf);  // "–" is 3 bytes, 1 column
-        lo_hi += cell;
-      }
-      std::printf(" %9.1f %9s\n", steps_per_s, clipped.c_str());
-      if (n_seeds > 1) std::printf("%-16s%s\n", "  min–max", lo_hi.c_str());
-    }
+    const std::string clipped =
+        clip_lo == clip_hi ? std::to_string(clip_lo) : std::to_string(clip_lo) + "–" + std::to_string(clip_hi);
+    for (const std::string& l : labels) print_row(l, runs, n_seeds, T, lengths, w, steps_per_s, clipped);
   }
-  std::printf("\nlab: %zu scheme(s) × %zu seed(s) in %.1f s wall\n", schemes.size(), n_seeds, seconds);
+}
 
+// The run as JSON into --out: every seed's evaluation; the training curve and the trained position
+// parameters of each scheme's first seed only, so that a 5-seed run stays small enough to ship
+// and to diff.
+void write_json(const Args& a, const Dataset& data, const RunConfig& rc, const std::vector<SchemeResult>& results) {
+  const std::size_t n_seeds = a.seeds;
   json j;
   j["date"] = utc_now();
   j["command"] = a.command;
   j["simd"] = simd_arch();
   j["task"] = a.task;
-  j["config"] = config_json(a, *data, rc);
-  j["entropyRate"] = number_or_null(data->entropy_rate());
+  j["config"] = config_json(a, data, rc);
+  j["entropyRate"] = number_or_null(data.entropy_rate());
   j["results"] = json::array();
-  for (std::size_t job = 0; job < n_jobs; ++job) {
+  for (std::size_t job = 0; job < results.size(); ++job) {
     const SchemeResult& r = results[job];
-    // Every seed's evaluation; the training curve and the trained position parameters of each
-    // scheme's first seed only, so that a 5-seed run stays small enough to ship and to diff.
     const bool first_seed = job % n_seeds == 0;
-    json jr = {{"scheme", scheme_name(r.scheme)}, {"seed", a.seed + job % n_seeds}, {"trainSeconds", r.train_seconds},
+    json jr = {{"scheme", scheme_name(r.scheme)},
+               {"seed", a.seed + job % n_seeds},
+               {"trainSeconds", r.train_seconds},
                {"stepsPerSecond", static_cast<double>(r.train_loss.size()) / r.train_seconds},
-               {"clippedSteps", r.clipped_steps}, {"eval", json::array()}};
+               {"clippedSteps", r.clipped_steps},
+               {"eval", json::array()}};
     if (first_seed) jr["trainLoss"] = float_array(r.train_loss);
     for (const EvalRow& e : r.eval) {
       json b = json::array();
       for (double v : e.bucket_loss) b.push_back(number_or_null(v));
-      jr["eval"].push_back({{"length", e.length}, {"ropeScaling", rope_scaling_name(e.scaling)},
-                            {"noEmbedding", e.no_embedding}, {"loss", number_or_null(e.loss)},
-                            {"floor", number_or_null(e.floor)}, {"bucketWidth", e.bucket_width},
+      jr["eval"].push_back({{"length", e.length},
+                            {"ropeScaling", rope_scaling_name(e.scaling)},
+                            {"noEmbedding", e.no_embedding},
+                            {"loss", number_or_null(e.loss)},
+                            {"floor", number_or_null(e.floor)},
+                            {"bucketWidth", e.bucket_width},
                             {"bucketLoss", b}});
     }
     if (first_seed) {
       jr["position"] = json::object();
-      for (const PositionArray& p : r.position) jr["position"][p.name] = {{"shape", p.shape}, {"values", float_array(p.values)}};
+      for (const PositionArray& p : r.position)
+        jr["position"][p.name] = {{"shape", p.shape}, {"values", float_array(p.values)}};
     }
     j["results"].push_back(jr);
   }
@@ -373,5 +404,36 @@ int main(int argc, char** argv) {
   if (!out) fail("cannot write " + a.out);
   out << j.dump(1) << "\n";
   std::printf("lab: wrote %s\n", a.out.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args a = parse(argc, argv);
+  std::vector<std::uint8_t> text;
+  const std::unique_ptr<Dataset> data = load_dataset(a, &text);
+  if (a.threads > 64) fail("--threads must be in [1, 64]");
+  check(set_num_threads(static_cast<int>(a.threads)), "--threads");
+  const RunConfig rc = run_config(a);
+  const std::vector<Scheme> schemes = parse_schemes(a.extend != 0 && a.schemes == "all" ? "rope,xpos" : a.schemes);
+
+  std::printf(
+      "lab: task %s (vocab %zu), d_model %zu, n_layers %zu, n_heads %zu, train_len %zu, batch %zu, "
+      "%zu steps, peak lr %g, simd %s, %d thread%s per model\n",
+      a.task.c_str(), data->vocab_size(), rc.model.d_model, rc.model.n_layers, rc.model.n_heads, rc.model.train_len,
+      rc.batch, a.steps, a.lr, simd_arch(), num_threads(), num_threads() == 1 ? "" : "s");
+  if (rc.random_positions != 0)
+    std::printf("lab: randomized positions: each training row at a sorted random subset of [0, %zu)\n",
+                rc.random_positions);
+  if (std::isfinite(data->entropy_rate()))
+    std::printf("lab: entropy rate %.4f nats/token; floor at train_len %.4f\n", data->entropy_rate(),
+                data->loss_floor(rc.model.train_len));
+  if (a.extend != 0) return extend_main(a, *data, rc, schemes);
+
+  std::vector<SchemeResult> results;
+  const double seconds = run_all(a, *data, rc, schemes, &results);
+  print_table(a, *data, rc, schemes, results);
+  std::printf("\nlab: %zu scheme(s) × %zu seed(s) in %.1f s wall\n", schemes.size(), a.seeds, seconds);
+  write_json(a, *data, rc, results);
   return 0;
 }

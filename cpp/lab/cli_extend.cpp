@@ -21,10 +21,11 @@ int extend_main(const Args& a, const Dataset& data, const RunConfig& rc, const s
   ex.factor = a.extend;
   if (!a.checkpoints.empty()) ex.checkpoints = a.checkpoints;
   const std::size_t T = rc.model.train_len, L = ex.factor * T, n_seeds = a.seeds, n_jobs = schemes.size() * n_seeds;
-  std::printf("lab: extend: fine-tune a copy at L = %zu (%zu × train_len) with each scaling (factor %zu) for up to %zu "
-              "steps, batch %zu, lr %g; loss at L and 2L = %zu\n",
-              L, ex.factor, ex.factor, ex.checkpoints.back(), std::max<std::size_t>(1, rc.batch / ex.factor),
-              rc.schedule.peak_lr * rc.schedule.final_fraction, 2 * L);
+  std::printf(
+      "lab: extend: fine-tune a copy at L = %zu (%zu × train_len) with each scaling (factor %zu) for up to %zu "
+      "steps, batch %zu, lr %g; loss at L and 2L = %zu\n",
+      L, ex.factor, ex.factor, ex.checkpoints.back(), std::max<std::size_t>(1, rc.batch / ex.factor),
+      rc.schedule.peak_lr * rc.schedule.final_fraction, 2 * L);
   std::vector<ExtendResult> results(n_jobs);
   std::vector<Status> statuses(n_jobs);
   std::mutex print;
@@ -32,9 +33,13 @@ int extend_main(const Args& a, const Dataset& data, const RunConfig& rc, const s
   run_jobs(n_jobs, a.jobs, [&](std::size_t j) {
     RunConfig job = rc;
     job.model.seed = job.data_seed = a.seed + j % n_seeds;
-    struct Ctx { std::string name; std::mutex* print; };
+    struct Ctx {
+      std::string name;
+      std::mutex* print;
+    };
     Ctx ctx{std::string(scheme_name(schemes[j / n_seeds])) + " s" + std::to_string(job.model.seed), &print};
-    statuses[j] = run_extension(data, job, schemes[j / n_seeds], ex, &results[j],
+    statuses[j] = run_extension(
+        data, job, schemes[j / n_seeds], ex, &results[j],
         [](void* user, std::size_t step, std::size_t total, float loss) {
           const Ctx& c = *static_cast<Ctx*>(user);
           if ((step + 1) % 200 == 0 || step + 1 == total) {
@@ -42,7 +47,8 @@ int extend_main(const Args& a, const Dataset& data, const RunConfig& rc, const s
             std::fprintf(stderr, "  %-16s step %5zu/%zu  loss %.4f\n", c.name.c_str(), step + 1, total, loss);
           }
           return true;
-        }, &ctx);
+        },
+        &ctx);
   });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (std::size_t j = 0; j < n_jobs; ++j) check(statuses[j], scheme_name(schemes[j / n_seeds]));
@@ -50,7 +56,8 @@ int extend_main(const Args& a, const Dataset& data, const RunConfig& rc, const s
   // Per (scheme, scaling) one line: the mean over the seeds at each checkpoint, at L then 2L.
   std::printf("\n%-16s", "loss (nats)");
   for (std::size_t len : {L, 2 * L})
-    for (std::size_t n : ex.checkpoints) std::printf(" %13s", ("L" + std::to_string(len) + " N" + std::to_string(n)).c_str());
+    for (std::size_t n : ex.checkpoints)
+      std::printf(" %13s", ("L" + std::to_string(len) + " N" + std::to_string(n)).c_str());
   std::printf("\n");
   for (std::size_t i = 0; i < schemes.size(); ++i)
     for (RopeScaling sc : kExtendScalings) {
@@ -83,8 +90,11 @@ int extend_main(const Args& a, const Dataset& data, const RunConfig& rc, const s
   j["simd"] = simd_arch();
   j["task"] = a.task;
   j["config"] = config_json(a, data, rc);
-  j["extend"] = {{"factor", ex.factor}, {"length", L}, {"checkpoints", ex.checkpoints},
-                 {"batch", std::max<std::size_t>(1, rc.batch / ex.factor)}, {"lr", rc.schedule.peak_lr * rc.schedule.final_fraction}};
+  j["extend"] = {{"factor", ex.factor},
+                 {"length", L},
+                 {"checkpoints", ex.checkpoints},
+                 {"batch", std::max<std::size_t>(1, rc.batch / ex.factor)},
+                 {"lr", rc.schedule.peak_lr * rc.schedule.final_fraction}};
   j["floor"] = nlohmann::json::object();
   for (std::size_t len : {L, 2 * L}) {
     const double f = data.loss_floor(len);
@@ -94,12 +104,19 @@ int extend_main(const Args& a, const Dataset& data, const RunConfig& rc, const s
   for (std::size_t job = 0; job < n_jobs; ++job) {
     const ExtendResult& r = results[job];
     nlohmann::json tune = nlohmann::json::object(), rows = nlohmann::json::array();
-    for (std::size_t k = 0; k < std::size(kExtendScalings); ++k) tune[rope_scaling_name(kExtendScalings[k])] = r.tune_loss[k];
+    for (std::size_t k = 0; k < std::size(kExtendScalings); ++k)
+      tune[rope_scaling_name(kExtendScalings[k])] = r.tune_loss[k];
     for (const ExtendRow& row : r.rows)
-      rows.push_back({{"ropeScaling", rope_scaling_name(row.scaling)}, {"steps", row.steps}, {"length", row.length},
+      rows.push_back({{"ropeScaling", rope_scaling_name(row.scaling)},
+                      {"steps", row.steps},
+                      {"length", row.length},
                       {"loss", row.loss}});
-    j["results"].push_back({{"scheme", scheme_name(r.scheme)}, {"seed", a.seed + job % n_seeds}, {"seconds", r.seconds},
-                            {"trainLoss", r.train_loss}, {"tuneLoss", tune}, {"rows", rows}});
+    j["results"].push_back({{"scheme", scheme_name(r.scheme)},
+                            {"seed", a.seed + job % n_seeds},
+                            {"seconds", r.seconds},
+                            {"trainLoss", r.train_loss},
+                            {"tuneLoss", tune},
+                            {"rows", rows}});
   }
   std::ofstream out(a.out);
   if (!out) fail("cannot write " + a.out);

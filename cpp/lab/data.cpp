@@ -42,7 +42,7 @@ struct Dataset::Impl {
   std::vector<double> stationary;  // markov: π(a, b) at a V + b
   double entropy_rate = std::numeric_limits<double>::quiet_NaN();
   double first_entropy = std::numeric_limits<double>::quiet_NaN();  // markov: H(X₁ | X₀)
-  std::vector<std::int32_t> text;  // text: ids
+  std::vector<std::int32_t> text;                                   // text: ids
 };
 
 const char* task_name(Task task) noexcept {
@@ -150,8 +150,7 @@ Status Dataset::create(const DatasetConfig& config, std::unique_ptr<Dataset>* ou
         for (std::size_t i = 0; i < config.text_len; ++i) d->text[i] = id[config.text[i]];
         break;
       }
-      default:
-        return bad("task must be one of markov, copy, flipflop, text");
+      default: return bad("task must be one of markov, copy, flipflop, text");
     }
     out->reset(new Dataset(std::move(d)));
   } catch (const std::bad_alloc&) {
@@ -185,8 +184,7 @@ double Dataset::loss_floor(std::size_t seq_len) const noexcept {
       const double later = static_cast<double>(seq_len / 2 - 1);
       return (std::log(2.0) + later * (h_instr + (1.0 - kPRead) * std::log(2.0))) / targets;
     }
-    default:
-      return nan;
+    default: return nan;
   }
 }
 
@@ -211,14 +209,16 @@ Status Dataset::sample(std::int32_t* tokens, std::size_t batch, std::size_t seq_
         row[0] = static_cast<std::int32_t>(pair / V);
         row[1] = static_cast<std::int32_t>(pair % V);
         for (std::size_t t = 2; t < seq_len; ++t) {
-          const double* p = d.prob.data() + (static_cast<std::size_t>(row[t - 2]) * V + static_cast<std::size_t>(row[t - 1])) * V;
+          const double* p =
+              d.prob.data() + (static_cast<std::size_t>(row[t - 2]) * V + static_cast<std::size_t>(row[t - 1])) * V;
           row[t] = static_cast<std::int32_t>(draw(p, V, rng.uniform()));
         }
         break;
       }
       case Task::kCopy: {
         const std::size_t half = seq_len / 2;
-        for (std::size_t t = 0; t < half; ++t) row[t] = row[t + half] = static_cast<std::int32_t>(rng.below(static_cast<std::uint32_t>(V)));
+        for (std::size_t t = 0; t < half; ++t)
+          row[t] = row[t + half] = static_cast<std::int32_t>(rng.below(static_cast<std::uint32_t>(V)));
         break;
       }
       case Task::kFlipFlop: {

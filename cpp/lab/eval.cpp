@@ -14,8 +14,8 @@
 namespace posenc::lab {
 namespace {
 
-Status evaluate_row(Model& model, const Dataset& data, const RunConfig& rc, std::size_t length,
-                    RopeScaling scaling, std::vector<std::int32_t>& tokens, EvalRow* row) {
+Status evaluate_row(Model& model, const Dataset& data, const RunConfig& rc, std::size_t length, RopeScaling scaling,
+                    std::vector<std::int32_t>& tokens, EvalRow* row) {
   const std::size_t T = rc.model.train_len;
   row->length = length;
   row->scaling = scaling;
@@ -35,8 +35,7 @@ Status evaluate_row(Model& model, const Dataset& data, const RunConfig& rc, std:
   std::vector<double> per_pos(length - 1);
   EvalOptions o;
   o.rope_scaling = scaling;
-  if (Status s = model.evaluate(tokens.data(), rc.eval_batch, length, o, &row->loss, per_pos.data()); !s.ok())
-    return s;
+  if (Status s = model.evaluate(tokens.data(), rc.eval_batch, length, o, &row->loss, per_pos.data()); !s.ok()) return s;
   row->bucket_loss.assign(n_buckets, 0.0);
   std::vector<std::size_t> count(n_buckets, 0);
   for (std::size_t t = 0; t + 1 < length; ++t) {
@@ -119,14 +118,15 @@ Status train(const Dataset& data, const RunConfig& rc, Scheme scheme, std::uniqu
 
 }  // namespace detail
 
-Status run_scheme(const Dataset& data, const RunConfig& rc, Scheme scheme, SchemeResult* out,
-                  Progress progress, void* user) noexcept {
+Status run_scheme(const Dataset& data, const RunConfig& rc, Scheme scheme, SchemeResult* out, Progress progress,
+                  void* user) noexcept {
   if (out == nullptr) return {StatusCode::kBadArgument, "out must not be null"};
   if (Status s = detail::check_run(data, rc); !s.ok()) return s;
   try {
     std::unique_ptr<Model> model;
     detail::Trained trained;
-    if (Status s = detail::train(data, rc, scheme, &model, &trained, {progress, user, 0, rc.schedule.total_steps}); !s.ok())
+    if (Status s = detail::train(data, rc, scheme, &model, &trained, {progress, user, 0, rc.schedule.total_steps});
+        !s.ok())
       return s;
     out->scheme = scheme;
     out->train_loss = std::move(trained.train_loss);

@@ -25,16 +25,18 @@ Status copy_of(const Model& base, std::unique_ptr<Model>* out) {
 Status mean_loss(Model& model, const Dataset& data, const RunConfig& rc, std::size_t length, const EvalOptions& o,
                  double* loss) {
   std::vector<std::int32_t> tokens(rc.eval_batch * length);
-  if (Status s = data.sample(tokens.data(), rc.eval_batch, length, stream_seed(rc.eval_seed, length)); !s.ok()) return s;
+  if (Status s = data.sample(tokens.data(), rc.eval_batch, length, stream_seed(rc.eval_seed, length)); !s.ok())
+    return s;
   return model.evaluate(tokens.data(), rc.eval_batch, length, o, loss, nullptr);
 }
 
 }  // namespace
 
-Status run_extension(const Dataset& data, const RunConfig& rc, Scheme scheme, const ExtendConfig& ex,
-                     ExtendResult* out, Progress progress, void* user) noexcept {
+Status run_extension(const Dataset& data, const RunConfig& rc, Scheme scheme, const ExtendConfig& ex, ExtendResult* out,
+                     Progress progress, void* user) noexcept {
   if (out == nullptr) return {StatusCode::kBadArgument, "out must not be null"};
-  if (scheme != Scheme::kRope && scheme != Scheme::kXpos) return {StatusCode::kBadArgument, "extend needs the rope or xpos scheme"};
+  if (scheme != Scheme::kRope && scheme != Scheme::kXpos)
+    return {StatusCode::kBadArgument, "extend needs the rope or xpos scheme"};
   if (ex.factor < 2 || ex.factor > 64) return {StatusCode::kBadArgument, "factor must be in [2, 64]"};
   if (ex.checkpoints.empty() || !std::is_sorted(ex.checkpoints.begin(), ex.checkpoints.end()) ||
       std::adjacent_find(ex.checkpoints.begin(), ex.checkpoints.end()) != ex.checkpoints.end() ||
@@ -82,8 +84,7 @@ Status run_extension(const Dataset& data, const RunConfig& rc, Scheme scheme, co
         if (Status s = m->train_step(tokens.data(), batch, L, lr, &loss, nullptr, {nullptr, scaling, factor}); !s.ok())
           return s;
         out->tune_loss[k].push_back(loss);
-        if (!sink.step(step, loss))
-          return {StatusCode::kBadArgument, "cancelled"};
+        if (!sink.step(step, loss)) return {StatusCode::kBadArgument, "cancelled"};
       }
     }
     out->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -28,8 +28,8 @@ struct FireLayer {
 FireLayer layer_params(const Model::Impl& m, std::size_t l) {
   const Block& bl = m.blocks[l];
   const double rc = m.param(bl.fire_c)[0], rl = m.param(bl.fire_L)[0];
-  return {m.param(bl.fire_w1), m.param(bl.fire_b1), m.param(bl.fire_w2), softplus(rc), softplus(rl), sigmoid(rc),
-          sigmoid(rl)};
+  return {m.param(bl.fire_w1), m.param(bl.fire_b1), m.param(bl.fire_w2), softplus(rc),
+          softplus(rl),        sigmoid(rc),         sigmoid(rl)};
 }
 
 // x(i, j) at query position i and key position j ≤ i, with its derivatives by c and by L.

@@ -84,7 +84,8 @@ std::uint64_t activation_floats(const ModelConfig& c, std::uint64_t batch, std::
     case Scheme::kXpos: return n + 4 * (span + batch * seq_len) * half;
     case Scheme::kT5: return n + span;
     case Scheme::kKerpleLog:
-    case Scheme::kKerplePower: return n + 3 * std::uint64_t{c.n_heads} * span;  // the float bias and its double gradient
+    case Scheme::kKerplePower:
+      return n + 3 * std::uint64_t{c.n_heads} * span;  // the float bias and its double gradient
     default: return n;
   }
 }
@@ -103,8 +104,7 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const Rop
               });
   ws.shared = positions == nullptr;
   ws.pos.resize(ws.groups * seq_len);
-  for (std::size_t r = 0; r < ws.pos.size(); ++r)
-    ws.pos[r] = ws.shared ? r : static_cast<std::size_t>(positions[r]);
+  for (std::size_t r = 0; r < ws.pos.size(); ++r) ws.pos[r] = ws.shared ? r : static_cast<std::size_t>(positions[r]);
   ws.span = 0;
   for (std::size_t p : ws.pos) ws.span = std::max(ws.span, p + 1);
   const std::size_t span = ws.span;
@@ -127,8 +127,9 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const Rop
         p.scaling = RopeScaling::kProportional;
         p.partial_rotary_factor = kPRopeFraction;
       }
-      const double factor = rope.factor > 0.0 ? rope.factor
-                                              : std::max(1.0, static_cast<double>(seq_len) / static_cast<double>(c.train_len));
+      const double factor = rope.factor > 0.0
+                                ? rope.factor
+                                : std::max(1.0, static_cast<double>(seq_len) / static_cast<double>(c.train_len));
       if (rope.scaling == RopeScaling::kDynamic) {
         p.factor = rope.factor > 0.0 ? rope.factor : 2.0;
         p.max_position_embeddings = c.train_len;
@@ -162,119 +163,374 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const Rop
     case Scheme::kT5: {
       ws.bucket.resize(span);
       const T5BucketParams p{false, kT5Buckets, kT5MaxDistance};
-      for (std::size_t dist = 0; dist < span; ++dist)
-        ws.bucket[dist] = t5_bucket(-static_cast<std::int64_t>(dist), p);
+      for (std::size_t dist = 0; dist < span; ++dist) ws.bucket[dist] = t5_bucket(-static_cast<std::int64_t>(dist), p);
       return Status::Ok();
     }
-    default:
-      return Status::Ok();
+    default: return Status::Ok();
   }
 }
 
-void forward(Model::Impl& m, const std::int32_t* tokens) {
+namespace {
+
+// A call's sizes: B rows of T tokens (rows = B · T), width d, H heads of hd, vocabulary V, MLP width F.
+struct Sizes {
+  std::size_t B, T, d, H, hd, V, rows, F;
+  float scale;  // 1 / √hd
+};
+Sizes sizes(const Model::Impl& m) {
+  const ModelConfig& c = m.config;
+  const std::size_t B = m.ws.batch, T = m.ws.seq_len;
+  return {B,
+          T,
+          c.d_model,
+          c.n_heads,
+          m.head_dim,
+          c.vocab_size,
+          B * T,
+          4 * c.d_model,
+          1.0f / std::sqrt(static_cast<float>(m.head_dim))};
+}
+
+// The bias of every scheme that adds one to the score of key j at distance dist from query i
+// (ALiBi, T5, KERPLE, FIRE); 0 for the others.
+float score_bias(const Model::Impl& m, std::size_t h, std::size_t dist, const float* t5, const float* fire,
+                 std::size_t i, std::size_t j) {
+  const Workspace& ws = m.ws;
+  const std::size_t H = m.config.n_heads, T = ws.seq_len;
+  if (m.config.scheme == Scheme::kAlibi) return -m.slopes[h] * static_cast<float>(dist);
+  if (t5) return t5[static_cast<std::size_t>(ws.bucket[dist]) * H + h];
+  if (is_kerple(m.config.scheme)) return ws.kbias[h * ws.span + dist];
+  if (fire) return fire[(h * T + i) * T + j];
+  return 0.0f;
+}
+
+// x₀: token embedding and the absolute position term.
+void embed(Model::Impl& m, const std::int32_t* tokens) {
+  const ModelConfig& c = m.config;
+  Workspace& ws = m.ws;
+  const Sizes z = sizes(m);
+  const float* emb = m.param(m.tok_emb);
+  const float emb_scale = c.scheme == Scheme::kSinusoidal ? std::sqrt(static_cast<float>(z.d)) : 1.0f;
+  for (std::size_t r = 0; r < z.rows; ++r) {
+    const std::size_t t = ws.pos[ws.shared ? r % z.T : r];
+    const float* e = emb + static_cast<std::size_t>(tokens[r]) * z.d;
+    float* x = ws.x.data() + r * z.d;
+    const float* pos = c.scheme == Scheme::kSinusoidal ? ws.pos_table.data() + t * z.d
+                       : c.scheme == Scheme::kLearned  ? m.param(m.pos_emb) + t * z.d
+                                                       : nullptr;
+    for (std::size_t i = 0; i < z.d; ++i) x[i] = e[i] * emb_scale + (pos ? pos[i] : 0.0f);
+  }
+}
+
+// Layer l's attention: a = LN1(x); q, k, v = a·wq, a·wk, a·wv (row by row: one task per block of
+// rows); RoPE on q and k; then per (batch row, head) the scores, softmax and context.
+void attention_forward(Model::Impl& m, std::size_t l) {
   const auto& K = kernels::lab_kernel_table();
   const ModelConfig& c = m.config;
   Workspace& ws = m.ws;
-  const std::size_t B = ws.batch, T = ws.seq_len, d = c.d_model, H = c.n_heads, hd = m.head_dim;
-  const std::size_t V = c.vocab_size, rows = B * T, F = 4 * d;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-
-  // x₀: token embedding and the absolute position term.
-  const float* emb = m.param(m.tok_emb);
-  const float emb_scale = c.scheme == Scheme::kSinusoidal ? std::sqrt(static_cast<float>(d)) : 1.0f;
-  for (std::size_t r = 0; r < rows; ++r) {
-    const std::size_t t = ws.pos[ws.shared ? r % T : r];
-    const float* e = emb + static_cast<std::size_t>(tokens[r]) * d;
-    float* x = ws.x.data() + r * d;
-    const float* pos = c.scheme == Scheme::kSinusoidal ? ws.pos_table.data() + t * d
-                       : c.scheme == Scheme::kLearned  ? m.param(m.pos_emb) + t * d
-                                                       : nullptr;
-    for (std::size_t i = 0; i < d; ++i) x[i] = e[i] * emb_scale + (pos ? pos[i] : 0.0f);
-  }
-
-  for (std::size_t l = 0; l < c.n_layers; ++l) {
-    const Block& bl = m.blocks[l];
-    LayerCache& lc = ws.layers[l];
-    const float* x = ws.x.data() + l * rows * d;
-    float* x_out = ws.x.data() + (l + 1) * rows * d;
-
-    // Attention: a = LN1(x); q, k, v = a·wq, a·wk, a·wv (row by row: one task per block of rows);
-    // RoPE on q and k.
-    parallel_blocks(rows, 4, 3 * d * d, [&](std::size_t r0, std::size_t r1) {
-      float* a = lc.a.data() + r0 * d;
-      K.layernorm(a, lc.mu1.data() + r0, lc.r1.data() + r0, x + r0 * d, m.param(bl.ln1_w), m.param(bl.ln1_b), r1 - r0, d, kLayerNormEps);
-      K.gemm(lc.q.data() + r0 * d, d, a, d, 1, m.param(bl.wq), d, r1 - r0, d, d, false);
-      K.gemm(lc.k.data() + r0 * d, d, a, d, 1, m.param(bl.wk), d, r1 - r0, d, d, false);
-      K.gemm(lc.v.data() + r0 * d, d, a, d, 1, m.param(bl.wv), d, r1 - r0, d, d, false);
+  const Sizes z = sizes(m);
+  const std::size_t T = z.T, d = z.d, H = z.H, hd = z.hd;
+  const Block& bl = m.blocks[l];
+  LayerCache& lc = ws.layers[l];
+  const float* x = ws.x.data() + l * z.rows * d;
+  parallel_blocks(z.rows, 4, 3 * d * d, [&](std::size_t r0, std::size_t r1) {
+    float* a = lc.a.data() + r0 * d;
+    K.layernorm(a, lc.mu1.data() + r0, lc.r1.data() + r0, x + r0 * d, m.param(bl.ln1_w), m.param(bl.ln1_b), r1 - r0, d,
+                kLayerNormEps);
+    K.gemm(lc.q.data() + r0 * d, d, a, d, 1, m.param(bl.wq), d, r1 - r0, d, d, false);
+    K.gemm(lc.k.data() + r0 * d, d, a, d, 1, m.param(bl.wk), d, r1 - r0, d, d, false);
+    K.gemm(lc.v.data() + r0 * d, d, a, d, 1, m.param(bl.wv), d, r1 - r0, d, d, false);
+  });
+  if (rotates(c.scheme)) {
+    const float* kc = c.scheme == Scheme::kXpos ? ws.cos_k.data() : ws.cos.data();
+    const float* ks = c.scheme == Scheme::kXpos ? ws.sin_k.data() : ws.sin.data();
+    parallel_tasks(z.B, pool::pool_workers(), [&](std::size_t b, std::size_t) {
+      const std::size_t g = ws.shared ? 0 : b * T * (hd / 2);
+      K.rope(lc.q.data() + b * T * d, T, d, H, hd, ws.cos.data() + g, ws.sin.data() + g, false);
+      K.rope(lc.k.data() + b * T * d, T, d, H, hd, kc + g, ks + g, false);
     });
-    if (rotates(c.scheme)) {
-      const float* kc = c.scheme == Scheme::kXpos ? ws.cos_k.data() : ws.cos.data();
-      const float* ks = c.scheme == Scheme::kXpos ? ws.sin_k.data() : ws.sin.data();
-      parallel_tasks(B, pool::pool_workers(), [&](std::size_t b, std::size_t) {
-        const std::size_t g = ws.shared ? 0 : b * T * (hd / 2);
-        K.rope(lc.q.data() + b * T * d, T, d, H, hd, ws.cos.data() + g, ws.sin.data() + g, false);
-        K.rope(lc.k.data() + b * T * d, T, d, H, hd, kc + g, ks + g, false);
-      });
+  }
+  const float* t5 = c.scheme == Scheme::kT5 ? m.param(m.t5_bias) : nullptr;
+  const bool cope = c.scheme == Scheme::kCope;
+  // One (batch row b, head h): its scores, softmax and context; a task each.
+  const auto attend = [&](std::size_t b, std::size_t h) {
+    const std::size_t* pos = ws.pos.data() + (ws.shared ? 0 : b * T);
+    const float* fire =
+        c.scheme == Scheme::kFire ? ws.fbias.data() + (l * ws.groups + (ws.shared ? 0 : b)) * H * T * T : nullptr;
+    float* p = lc.p.data() + (b * H + h) * T * T;
+    const std::size_t off = b * T * d + h * hd;
+    // s[i][j] = scale q_i·k_j + bias(i, j) for j <= i, then the causal softmax of each row.
+    K.gemm_nt(p, T, lc.q.data() + off, d, lc.k.data() + off, d, T, T, hd, false);
+    if (cope) cope_forward_head(m, l, b, h);
+    for (std::size_t i = 0; i < T; ++i) {
+      float* row = p + i * T;
+      for (std::size_t j = 0; j <= i; ++j)
+        row[j] = row[j] * z.scale + score_bias(m, h, pos[i] - pos[j], t5, fire, i, j);
+      if (cope) cope_forward_row(m, l, b, h, i, row);
+      K.softmax(row, i + 1);
+      std::fill(row + i + 1, row + T, 0.0f);
     }
-    const float* t5 = c.scheme == Scheme::kT5 ? m.param(m.t5_bias) : nullptr;
-    const bool cope = c.scheme == Scheme::kCope;
-    // One (batch row b, head h): its scores, softmax and context; a task each.
-    const auto attend = [&](std::size_t b, std::size_t h) {
-      const std::size_t* pos = ws.pos.data() + (ws.shared ? 0 : b * T);
-      const float* fire = c.scheme == Scheme::kFire ? ws.fbias.data() + (l * ws.groups + (ws.shared ? 0 : b)) * H * T * T : nullptr;
-      float* p = lc.p.data() + (b * H + h) * T * T;
-      const std::size_t off = b * T * d + h * hd;
-      // s[i][j] = scale q_i·k_j + bias(i, j) for j <= i, then the causal softmax of each row.
-      K.gemm_nt(p, T, lc.q.data() + off, d, lc.k.data() + off, d, T, T, hd, false);
-      if (cope) cope_forward_head(m, l, b, h);
-      for (std::size_t i = 0; i < T; ++i) {
-        float* row = p + i * T;
-        for (std::size_t j = 0; j <= i; ++j) {
-          const std::size_t dist = pos[i] - pos[j];
-          float bias = 0.0f;
-          if (c.scheme == Scheme::kAlibi) bias = -m.slopes[h] * static_cast<float>(dist);
-          else if (t5) bias = t5[static_cast<std::size_t>(ws.bucket[dist]) * H + h];
-          else if (is_kerple(c.scheme)) bias = ws.kbias[h * ws.span + dist];
-          else if (fire) bias = fire[(h * T + i) * T + j];
-          row[j] = row[j] * scale + bias;
-        }
-        if (cope) cope_forward_row(m, l, b, h, i, row);
-        K.softmax(row, i + 1);
-        std::fill(row + i + 1, row + T, 0.0f);
-      }
-      K.gemm(lc.ctx.data() + off, d, p, T, 1, lc.v.data() + off, d, T, hd, T, false);
-    };
-    parallel_tasks(B * H, pool::pool_workers(), [&](std::size_t task, std::size_t) { attend(task / H, task % H); });
-    // h = x + ctx·wo; MLP: x' = h + GELU(LN2(h)·w1)·w2 — row by row, GELU on its own (its blocks
-    // are of elements).
-    parallel_blocks(rows, 4, d * d + d * F, [&](std::size_t r0, std::size_t r1) {
-      float* h = lc.h.data() + r0 * d;
-      std::copy(x + r0 * d, x + r1 * d, h);
-      K.gemm(h, d, lc.ctx.data() + r0 * d, d, 1, m.param(bl.wo), d, r1 - r0, d, d, true);
-      K.layernorm(lc.b.data() + r0 * d, lc.mu2.data() + r0, lc.r2.data() + r0, h, m.param(bl.ln2_w), m.param(bl.ln2_b), r1 - r0, d, kLayerNormEps);
-      K.gemm(lc.u.data() + r0 * F, F, lc.b.data() + r0 * d, d, 1, m.param(bl.w1), F, r1 - r0, F, d, false);
-    });
-    gelu(lc.g.data(), lc.u.data(), rows * F);
-    parallel_blocks(rows, 4, F * d, [&](std::size_t r0, std::size_t r1) {
-      std::copy(lc.h.data() + r0 * d, lc.h.data() + r1 * d, x_out + r0 * d);
-      K.gemm(x_out + r0 * d, d, lc.g.data() + r0 * F, F, 1, m.param(bl.w2), d, r1 - r0, d, F, true);
-    });
-  }
+    K.gemm(lc.ctx.data() + off, d, p, T, 1, lc.v.data() + off, d, T, hd, T, false);
+  };
+  parallel_tasks(z.B * H, pool::pool_workers(), [&](std::size_t task, std::size_t) { attend(task / H, task % H); });
+}
 
-  // ln_f, tied logits = ln_f(x)·tok_embᵀ, softmax and -log p(token[t + 1]).
-  const float* x_last = ws.x.data() + c.n_layers * rows * d;
-  parallel_blocks(rows, 4, d * V, [&](std::size_t r0, std::size_t r1) {
+// Layer l after attention: h = x + ctx·wo; x' = h + GELU(LN2(h)·w1)·w2 — row by row, GELU on its
+// own (its blocks are of elements).
+void mlp_forward(Model::Impl& m, std::size_t l) {
+  const auto& K = kernels::lab_kernel_table();
+  Workspace& ws = m.ws;
+  const Sizes z = sizes(m);
+  const std::size_t d = z.d, F = z.F;
+  const Block& bl = m.blocks[l];
+  LayerCache& lc = ws.layers[l];
+  const float* x = ws.x.data() + l * z.rows * d;
+  float* x_out = ws.x.data() + (l + 1) * z.rows * d;
+  parallel_blocks(z.rows, 4, d * d + d * F, [&](std::size_t r0, std::size_t r1) {
+    float* h = lc.h.data() + r0 * d;
+    std::copy(x + r0 * d, x + r1 * d, h);
+    K.gemm(h, d, lc.ctx.data() + r0 * d, d, 1, m.param(bl.wo), d, r1 - r0, d, d, true);
+    K.layernorm(lc.b.data() + r0 * d, lc.mu2.data() + r0, lc.r2.data() + r0, h, m.param(bl.ln2_w), m.param(bl.ln2_b),
+                r1 - r0, d, kLayerNormEps);
+    K.gemm(lc.u.data() + r0 * F, F, lc.b.data() + r0 * d, d, 1, m.param(bl.w1), F, r1 - r0, F, d, false);
+  });
+  gelu(lc.g.data(), lc.u.data(), z.rows * F);
+  parallel_blocks(z.rows, 4, F * d, [&](std::size_t r0, std::size_t r1) {
+    std::copy(lc.h.data() + r0 * d, lc.h.data() + r1 * d, x_out + r0 * d);
+    K.gemm(x_out + r0 * d, d, lc.g.data() + r0 * F, F, 1, m.param(bl.w2), d, r1 - r0, d, F, true);
+  });
+}
+
+// ln_f, tied logits = ln_f(x)·tok_embᵀ, softmax and -log p(token[t + 1]).
+void head_forward(Model::Impl& m, const std::int32_t* tokens) {
+  const auto& K = kernels::lab_kernel_table();
+  Workspace& ws = m.ws;
+  const Sizes z = sizes(m);
+  const std::size_t T = z.T, d = z.d, V = z.V;
+  const float* emb = m.param(m.tok_emb);
+  const float* x_last = ws.x.data() + m.config.n_layers * z.rows * d;
+  parallel_blocks(z.rows, 4, d * V, [&](std::size_t r0, std::size_t r1) {
     float* f = ws.f.data() + r0 * d;
-    K.layernorm(f, ws.muf.data() + r0, ws.rf.data() + r0, x_last + r0 * d, m.param(m.ln_f_w), m.param(m.ln_f_b), r1 - r0, d, kLayerNormEps);
+    K.layernorm(f, ws.muf.data() + r0, ws.rf.data() + r0, x_last + r0 * d, m.param(m.ln_f_w), m.param(m.ln_f_b),
+                r1 - r0, d, kLayerNormEps);
     K.gemm_nt(ws.logits.data() + r0 * V, V, f, d, emb, d, r1 - r0, V, d, false);
     for (std::size_t r = r0; r < r1; ++r) {
-      float* z = ws.logits.data() + r * V;
+      float* zr = ws.logits.data() + r * V;
       const bool has_target = r % T + 1 < T;
-      const float z_target = has_target ? z[tokens[r + 1]] : 0.0f;
-      const float lse = K.softmax(z, V);
+      const float z_target = has_target ? zr[tokens[r + 1]] : 0.0f;
+      const float lse = K.softmax(zr, V);
       ws.token_loss[r] = has_target ? lse - z_target : 0.0f;
     }
   });
+}
+
+// dlogits = (p - onehot(target)) / n_targets (rows without a target contribute nothing); then
+// df = dz·tok_emb, dtok_emb = dzᵀ·f and back through ln_f into dx.
+void head_backward(Model::Impl& m, const std::int32_t* tokens) {
+  const auto& K = kernels::lab_kernel_table();
+  Workspace& ws = m.ws;
+  const Sizes z = sizes(m);
+  const std::size_t T = z.T, d = z.d, V = z.V;
+  const float inv_n = 1.0f / static_cast<float>(z.B * (T - 1));
+  const float* emb = m.param(m.tok_emb);
+  parallel_blocks(z.rows, 4, V * d, [&](std::size_t r0, std::size_t r1) {
+    for (std::size_t r = r0; r < r1; ++r) {
+      float* zr = ws.logits.data() + r * V;
+      if (r % T + 1 < T) {
+        zr[tokens[r + 1]] -= 1.0f;
+        for (std::size_t v = 0; v < V; ++v) zr[v] *= inv_n;
+      } else {
+        std::fill(zr, zr + V, 0.0f);
+      }
+    }
+    K.gemm(ws.df.data() + r0 * d, d, ws.logits.data() + r0 * V, V, 1, emb, d, r1 - r0, d, V, false);  // df = dz·tok_emb
+  });
+  gemm(m.grad(m.tok_emb), d, ws.logits.data(), 1, V, ws.f.data(), d, V, d, z.rows, false);  // dtok_emb = dzᵀ·f
+  const float* x_last = ws.x.data() + m.config.n_layers * z.rows * d;
+  std::fill(ws.dx.begin(), ws.dx.end(), 0.0f);
+  K.layernorm_backward(ws.dx.data(), m.grad(m.ln_f_w), m.grad(m.ln_f_b), ws.df.data(), x_last, ws.muf.data(),
+                       ws.rf.data(), m.param(m.ln_f_w), z.rows, d);
+}
+
+// Layer l's MLP and attention output, backwards: dx is ∂L/∂x'; leaves ∂L/∂h in dh and ∂L/∂ctx in
+// dctx. dg = dx·w2ᵀ, dw2 = gᵀ·dx, du = dg GELU'(u), dw1 = bᵀ·du, dn = du·w1ᵀ. Each pair of
+// independent products below is one hand-over: blocks of input rows and blocks of the weight
+// gradient's rows.
+void mlp_backward(Model::Impl& m, std::size_t l) {
+  const auto& K = kernels::lab_kernel_table();
+  Workspace& ws = m.ws;
+  const Sizes z = sizes(m);
+  const std::size_t rows = z.rows, d = z.d, F = z.F;
+  const Block& bl = m.blocks[l];
+  LayerCache& lc = ws.layers[l];
+  const Blocks by_row_f(rows, 4, F * d), by_row_d(rows, 4, d * d), by_f(F, 4, d * rows), by_d(d, 4, d * rows);
+  parallel_blocks(
+      by_row_f,
+      [&](std::size_t r0, std::size_t r1) {
+        K.gemm_nt(ws.dg.data() + r0 * F, F, ws.dx.data() + r0 * d, d, m.param(bl.w2), d, r1 - r0, F, d, false);
+      },
+      by_f,
+      [&](std::size_t i0, std::size_t i1) {
+        K.gemm(m.grad(bl.w2) + i0 * d, d, lc.g.data() + i0, 1, F, ws.dx.data(), d, i1 - i0, d, rows, false);
+      });
+  gelu_backward(ws.du.data(), ws.dg.data(), lc.u.data(), rows * F);
+  parallel_blocks(
+      by_d,
+      [&](std::size_t i0, std::size_t i1) {
+        K.gemm(m.grad(bl.w1) + i0 * F, F, lc.b.data() + i0, 1, d, ws.du.data(), F, i1 - i0, F, rows, false);
+      },
+      by_row_f,
+      [&](std::size_t r0, std::size_t r1) {
+        K.gemm_nt(ws.dn.data() + r0 * d, d, ws.du.data() + r0 * F, F, m.param(bl.w1), F, r1 - r0, d, F, false);
+      });
+  std::copy(ws.dx.begin(), ws.dx.end(), ws.dh.begin());
+  K.layernorm_backward(ws.dh.data(), m.grad(bl.ln2_w), m.grad(bl.ln2_b), ws.dn.data(), lc.h.data(), lc.mu2.data(),
+                       lc.r2.data(), m.param(bl.ln2_w), rows, d);
+
+  // Attention output: h = x + ctx·wo.
+  parallel_blocks(
+      by_d,
+      [&](std::size_t i0, std::size_t i1) {
+        K.gemm(m.grad(bl.wo) + i0 * d, d, lc.ctx.data() + i0, 1, d, ws.dh.data(), d, i1 - i0, d, rows, false);
+      },
+      by_row_d,
+      [&](std::size_t r0, std::size_t r1) {
+        K.gemm_nt(ws.dctx.data() + r0 * d, d, ws.dh.data() + r0 * d, d, m.param(bl.wo), d, r1 - r0, d, d, false);
+      });
+}
+
+// One (batch row b, head h) of layer l's attention, backwards, on worker scratch w: dP, dV, the
+// softmax's dS (and the bias gradients: T5's table, KERPLE's and FIRE's sums, CoPE's), dQ and dK.
+void attend_backward(Model::Impl& m, std::size_t l, std::size_t b, std::size_t h, WorkerScratch& w) {
+  const auto& K = kernels::lab_kernel_table();
+  const ModelConfig& c = m.config;
+  Workspace& ws = m.ws;
+  const Sizes z = sizes(m);
+  const std::size_t T = z.T, d = z.d, H = z.H, hd = z.hd;
+  LayerCache& lc = ws.layers[l];
+  float* d_t5 = c.scheme == Scheme::kT5 ? m.grad(m.t5_bias) : nullptr;
+  double* d_fire = c.scheme == Scheme::kFire ? ws.fgrad.data() : nullptr;
+  const bool kerple = is_kerple(c.scheme), cope = c.scheme == Scheme::kCope;
+  const std::size_t* pos = ws.pos.data() + (ws.shared ? 0 : b * T);
+  double* fire_g = d_fire ? d_fire + (ws.shared ? 0 : b) * H * T * T : nullptr;
+  const float* p = lc.p.data() + (b * H + h) * T * T;
+  const std::size_t off = b * T * d + h * hd;
+  const float* dctx = ws.dctx.data() + off;
+  K.gemm_nt(w.dp.data(), T, dctx, d, lc.v.data() + off, d, T, T, hd, false);  // dP = dctx·Vᵀ
+  K.gemm(ws.dv.data() + off, d, p, 1, T, dctx, d, T, hd, T, false);           // dV = Pᵀ·dctx
+  for (std::size_t i = 0; i < T; ++i) {
+    float* ds = w.ds.data() + i * T;
+    K.softmax_backward(ds, p + i * T, w.dp.data() + i * T, i + 1);
+    std::fill(ds + i + 1, ds + T, 0.0f);
+    if (cope) cope_backward_row(m, l, b, h, i, ds, w.cope_da.data());  // ∂L/∂z → ∂L/∂s
+    for (std::size_t j = 0; j <= i; ++j) {
+      const std::size_t dist = pos[i] - pos[j];
+      if (d_t5) d_t5[static_cast<std::size_t>(ws.bucket[dist]) * H + h] += ds[j];  // ∂/∂bias = dS
+      if (kerple) ws.kgrad[h * ws.span + dist] += ds[j];
+      if (fire_g) fire_g[(h * T + i) * T + j] += ds[j];
+      ds[j] *= z.scale;
+    }
+  }
+  K.gemm(ws.dq.data() + off, d, w.ds.data(), T, 1, lc.k.data() + off, d, T, hd, T, false);  // dQ = dS·K
+  K.gemm(ws.dk.data() + off, d, w.ds.data(), 1, T, lc.q.data() + off, d, T, hd, T, false);  // dK = dSᵀ·Q
+  if (cope) cope_backward_head(m, l, b, h, w.cope_da.data(), ws.dq.data() + off);
+}
+
+// Layer l's attention, backwards from dctx (and dh, the residual): every (b, h), the scheme's
+// learned bias, the rotation, then wq, wk, wv and LN1 into dx.
+void attention_backward(Model::Impl& m, std::size_t l) {
+  const auto& K = kernels::lab_kernel_table();
+  const ModelConfig& c = m.config;
+  Workspace& ws = m.ws;
+  const Sizes z = sizes(m);
+  const std::size_t B = z.B, T = z.T, d = z.d, H = z.H, hd = z.hd, rows = z.rows;
+  const Block& bl = m.blocks[l];
+  LayerCache& lc = ws.layers[l];
+  const float* x = ws.x.data() + l * rows * d;
+  const bool d_fire = c.scheme == Scheme::kFire;
+  if (d_fire) std::fill(ws.fgrad.begin(), ws.fgrad.end(), 0.0);
+  // Tasks: one per (b, h), or one per head h with b = 0 … B − 1 in order when a gradient is summed
+  // over the batch rows (t5, kerple, fire at shared positions, cope's table: they add into the same
+  // slots), so each sum keeps its order.
+  const bool per_head =
+      c.scheme == Scheme::kT5 || is_kerple(c.scheme) || (d_fire && ws.shared) || c.scheme == Scheme::kCope;
+  parallel_tasks(per_head ? H : B * H, ws.workers.size(), [&](std::size_t task, std::size_t worker) {
+    WorkerScratch& w = ws.workers[worker];
+    if (per_head)
+      for (std::size_t b = 0; b < B; ++b) attend_backward(m, l, b, task, w);
+    else attend_backward(m, l, task / H, task % H, w);
+  });
+  if (d_fire) fire_backward(m, l);
+  if (rotates(c.scheme)) {  // back through the rotation: Rᵀ (xPos: (ζR)ᵀ = ζRᵀ)
+    const float* kc = c.scheme == Scheme::kXpos ? ws.cos_k.data() : ws.cos.data();
+    const float* ks = c.scheme == Scheme::kXpos ? ws.sin_k.data() : ws.sin.data();
+    parallel_tasks(B, pool::pool_workers(), [&](std::size_t b, std::size_t) {
+      const std::size_t g = ws.shared ? 0 : b * T * (hd / 2);
+      K.rope(ws.dq.data() + b * T * d, T, d, H, hd, ws.cos.data() + g, ws.sin.data() + g, true);
+      K.rope(ws.dk.data() + b * T * d, T, d, H, hd, kc + g, ks + g, true);
+    });
+  }
+  // dW = aᵀ·dY for wq, wk, wv by rows of dW, and da = dq·wqᵀ + dk·wkᵀ + dv·wvᵀ (in that order) by rows.
+  const Blocks by_row_d(rows, 4, d * d), by_d(d, 4, d * rows);
+  parallel_blocks(
+      by_d,
+      [&](std::size_t i0, std::size_t i1) {
+        const float* a = lc.a.data() + i0;
+        K.gemm(m.grad(bl.wq) + i0 * d, d, a, 1, d, ws.dq.data(), d, i1 - i0, d, rows, false);
+        K.gemm(m.grad(bl.wk) + i0 * d, d, a, 1, d, ws.dk.data(), d, i1 - i0, d, rows, false);
+        K.gemm(m.grad(bl.wv) + i0 * d, d, a, 1, d, ws.dv.data(), d, i1 - i0, d, rows, false);
+      },
+      by_row_d,
+      [&](std::size_t r0, std::size_t r1) {
+        float* da = ws.da.data() + r0 * d;
+        K.gemm_nt(da, d, ws.dq.data() + r0 * d, d, m.param(bl.wq), d, r1 - r0, d, d, false);
+        K.gemm_nt(da, d, ws.dk.data() + r0 * d, d, m.param(bl.wk), d, r1 - r0, d, d, true);
+        K.gemm_nt(da, d, ws.dv.data() + r0 * d, d, m.param(bl.wv), d, r1 - r0, d, d, true);
+      });
+  std::copy(ws.dh.begin(), ws.dh.end(), ws.dx.begin());
+  K.layernorm_backward(ws.dx.data(), m.grad(bl.ln1_w), m.grad(bl.ln1_b), ws.da.data(), x, lc.mu1.data(), lc.r1.data(),
+                       m.param(bl.ln1_w), rows, d);
+}
+
+// Embeddings: x₀ = tok_emb[token]·s (+ pos_emb[pos]).
+void embed_backward(Model::Impl& m, const std::int32_t* tokens) {
+  const ModelConfig& c = m.config;
+  Workspace& ws = m.ws;
+  const Sizes z = sizes(m);
+  const float emb_scale = c.scheme == Scheme::kSinusoidal ? std::sqrt(static_cast<float>(z.d)) : 1.0f;
+  float* d_emb = m.grad(m.tok_emb);
+  float* d_pos = c.scheme == Scheme::kLearned ? m.grad(m.pos_emb) : nullptr;
+  for (std::size_t r = 0; r < z.rows; ++r) {
+    const float* g = ws.dx.data() + r * z.d;
+    float* e = d_emb + static_cast<std::size_t>(tokens[r]) * z.d;
+    for (std::size_t i = 0; i < z.d; ++i) e[i] += g[i] * emb_scale;
+    if (d_pos)
+      for (std::size_t i = 0; i < z.d; ++i) d_pos[ws.pos[ws.shared ? r % z.T : r] * z.d + i] += g[i];
+  }
+}
+
+}  // namespace
+
+void forward(Model::Impl& m, const std::int32_t* tokens) {
+  embed(m, tokens);
+  for (std::size_t l = 0; l < m.config.n_layers; ++l) {
+    attention_forward(m, l);
+    mlp_forward(m, l);
+  }
+  head_forward(m, tokens);
+}
+
+void backward(Model::Impl& m, const std::int32_t* tokens) {
+  std::fill(m.grads.begin(), m.grads.end(), 0.0f);
+  const bool kerple = is_kerple(m.config.scheme);
+  if (kerple) std::fill(m.ws.kgrad.begin(), m.ws.kgrad.end(), 0.0);
+  head_backward(m, tokens);
+  for (std::size_t l = m.config.n_layers; l-- > 0;) {
+    mlp_backward(m, l);
+    attention_backward(m, l);
+  }
+  if (kerple) kerple_backward(m);  // KERPLE's parameters, shared by the layers (kerple.cpp)
+  embed_backward(m, tokens);
 }
 
 double mean_loss(const Model::Impl& m) {
@@ -282,158 +538,6 @@ double mean_loss(const Model::Impl& m) {
   double sum = 0.0;
   for (std::size_t r = 0; r < rows; ++r) sum += m.ws.token_loss[r];
   return sum / static_cast<double>(m.ws.batch * (T - 1));
-}
-
-void backward(Model::Impl& m, const std::int32_t* tokens) {
-  const auto& K = kernels::lab_kernel_table();
-  const ModelConfig& c = m.config;
-  Workspace& ws = m.ws;
-  const std::size_t B = ws.batch, T = ws.seq_len, d = c.d_model, H = c.n_heads, hd = m.head_dim;
-  const std::size_t V = c.vocab_size, rows = B * T, F = 4 * d;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  std::fill(m.grads.begin(), m.grads.end(), 0.0f);
-  const bool kerple = is_kerple(c.scheme);
-  if (kerple) std::fill(ws.kgrad.begin(), ws.kgrad.end(), 0.0);
-
-  // dlogits = (p - onehot(target)) / n_targets; rows without a target contribute nothing.
-  const float inv_n = 1.0f / static_cast<float>(B * (T - 1));
-  const float* emb = m.param(m.tok_emb);
-  float* d_emb = m.grad(m.tok_emb);
-  parallel_blocks(rows, 4, V * d, [&](std::size_t r0, std::size_t r1) {
-    for (std::size_t r = r0; r < r1; ++r) {
-      float* z = ws.logits.data() + r * V;
-      if (r % T + 1 < T) {
-        z[tokens[r + 1]] -= 1.0f;
-        for (std::size_t v = 0; v < V; ++v) z[v] *= inv_n;
-      } else {
-        std::fill(z, z + V, 0.0f);
-      }
-    }
-    K.gemm(ws.df.data() + r0 * d, d, ws.logits.data() + r0 * V, V, 1, emb, d, r1 - r0, d, V, false);  // df = dz·tok_emb
-  });
-  gemm(d_emb, d, ws.logits.data(), 1, V, ws.f.data(), d, V, d, rows, false);    // dtok_emb = dzᵀ·f
-  const float* x_last = ws.x.data() + c.n_layers * rows * d;
-  std::fill(ws.dx.begin(), ws.dx.end(), 0.0f);
-  K.layernorm_backward(ws.dx.data(), m.grad(m.ln_f_w), m.grad(m.ln_f_b), ws.df.data(), x_last,
-                       ws.muf.data(), ws.rf.data(), m.param(m.ln_f_w), rows, d);
-
-  for (std::size_t l = c.n_layers; l-- > 0;) {
-    const Block& bl = m.blocks[l];
-    LayerCache& lc = ws.layers[l];
-    const float* x = ws.x.data() + l * rows * d;
-
-    // MLP: dx is ∂L/∂x'. dg = dx·w2ᵀ, dw2 = gᵀ·dx, du = dg GELU'(u), dw1 = bᵀ·du, dn = du·w1ᵀ.
-    // Each pair of independent products below is one hand-over: blocks of input rows and blocks of
-    // the weight gradient's rows.
-    const Blocks by_row_f(rows, 4, F * d), by_row_d(rows, 4, d * d), by_f(F, 4, d * rows), by_d(d, 4, d * rows);
-    parallel_blocks(
-        by_row_f, [&](std::size_t r0, std::size_t r1) {
-          K.gemm_nt(ws.dg.data() + r0 * F, F, ws.dx.data() + r0 * d, d, m.param(bl.w2), d, r1 - r0, F, d, false);
-        },
-        by_f, [&](std::size_t i0, std::size_t i1) {
-          K.gemm(m.grad(bl.w2) + i0 * d, d, lc.g.data() + i0, 1, F, ws.dx.data(), d, i1 - i0, d, rows, false);
-        });
-    gelu_backward(ws.du.data(), ws.dg.data(), lc.u.data(), rows * F);
-    parallel_blocks(
-        by_d, [&](std::size_t i0, std::size_t i1) {
-          K.gemm(m.grad(bl.w1) + i0 * F, F, lc.b.data() + i0, 1, d, ws.du.data(), F, i1 - i0, F, rows, false);
-        },
-        by_row_f, [&](std::size_t r0, std::size_t r1) {
-          K.gemm_nt(ws.dn.data() + r0 * d, d, ws.du.data() + r0 * F, F, m.param(bl.w1), F, r1 - r0, d, F, false);
-        });
-    std::copy(ws.dx.begin(), ws.dx.end(), ws.dh.begin());
-    K.layernorm_backward(ws.dh.data(), m.grad(bl.ln2_w), m.grad(bl.ln2_b), ws.dn.data(), lc.h.data(),
-                         lc.mu2.data(), lc.r2.data(), m.param(bl.ln2_w), rows, d);
-
-    // Attention output: h = x + ctx·wo.
-    parallel_blocks(
-        by_d, [&](std::size_t i0, std::size_t i1) {
-          K.gemm(m.grad(bl.wo) + i0 * d, d, lc.ctx.data() + i0, 1, d, ws.dh.data(), d, i1 - i0, d, rows, false);
-        },
-        by_row_d, [&](std::size_t r0, std::size_t r1) {
-          K.gemm_nt(ws.dctx.data() + r0 * d, d, ws.dh.data() + r0 * d, d, m.param(bl.wo), d, r1 - r0, d, d, false);
-        });
-    float* d_t5 = c.scheme == Scheme::kT5 ? m.grad(m.t5_bias) : nullptr;
-    double* d_fire = c.scheme == Scheme::kFire ? ws.fgrad.data() : nullptr;
-    const bool cope = c.scheme == Scheme::kCope;
-    if (d_fire) std::fill(ws.fgrad.begin(), ws.fgrad.end(), 0.0);
-    // One (batch row b, head h) on worker scratch w. Tasks: one per (b, h), or one per head h with
-    // b = 0 … B − 1 in order when a gradient is summed over the batch rows (t5, kerple, fire at
-    // shared positions, cope's table: they add into the same slots), so each sum keeps its order.
-    const auto attend_backward = [&](std::size_t b, std::size_t h, WorkerScratch& w) {
-      const std::size_t* pos = ws.pos.data() + (ws.shared ? 0 : b * T);
-      double* fire_g = d_fire ? d_fire + (ws.shared ? 0 : b) * H * T * T : nullptr;
-      const float* p = lc.p.data() + (b * H + h) * T * T;
-      const std::size_t off = b * T * d + h * hd;
-      const float* dctx = ws.dctx.data() + off;
-      K.gemm_nt(w.dp.data(), T, dctx, d, lc.v.data() + off, d, T, T, hd, false);  // dP = dctx·Vᵀ
-      K.gemm(ws.dv.data() + off, d, p, 1, T, dctx, d, T, hd, T, false);           // dV = Pᵀ·dctx
-      for (std::size_t i = 0; i < T; ++i) {
-        float* ds = w.ds.data() + i * T;
-        K.softmax_backward(ds, p + i * T, w.dp.data() + i * T, i + 1);
-        std::fill(ds + i + 1, ds + T, 0.0f);
-        if (cope) cope_backward_row(m, l, b, h, i, ds, w.cope_da.data());  // ∂L/∂z → ∂L/∂s
-        for (std::size_t j = 0; j <= i; ++j) {
-          const std::size_t dist = pos[i] - pos[j];
-          if (d_t5) d_t5[static_cast<std::size_t>(ws.bucket[dist]) * H + h] += ds[j];  // ∂/∂bias = dS
-          if (kerple) ws.kgrad[h * ws.span + dist] += ds[j];
-          if (fire_g) fire_g[(h * T + i) * T + j] += ds[j];
-          ds[j] *= scale;
-        }
-      }
-      K.gemm(ws.dq.data() + off, d, w.ds.data(), T, 1, lc.k.data() + off, d, T, hd, T, false);  // dQ = dS·K
-      K.gemm(ws.dk.data() + off, d, w.ds.data(), 1, T, lc.q.data() + off, d, T, hd, T, false);  // dK = dSᵀ·Q
-      if (cope) cope_backward_head(m, l, b, h, w.cope_da.data(), ws.dq.data() + off);
-    };
-    const bool per_head = d_t5 || kerple || (d_fire && ws.shared) || cope;
-    parallel_tasks(per_head ? H : B * H, ws.workers.size(), [&](std::size_t task, std::size_t worker) {
-      WorkerScratch& w = ws.workers[worker];
-      if (per_head)
-        for (std::size_t b = 0; b < B; ++b) attend_backward(b, task, w);
-      else
-        attend_backward(task / H, task % H, w);
-    });
-    if (d_fire) fire_backward(m, l);
-    if (rotates(c.scheme)) {  // back through the rotation: Rᵀ (xPos: (ζR)ᵀ = ζRᵀ)
-      const float* kc = c.scheme == Scheme::kXpos ? ws.cos_k.data() : ws.cos.data();
-      const float* ks = c.scheme == Scheme::kXpos ? ws.sin_k.data() : ws.sin.data();
-      parallel_tasks(B, pool::pool_workers(), [&](std::size_t b, std::size_t) {
-        const std::size_t g = ws.shared ? 0 : b * T * (hd / 2);
-        K.rope(ws.dq.data() + b * T * d, T, d, H, hd, ws.cos.data() + g, ws.sin.data() + g, true);
-        K.rope(ws.dk.data() + b * T * d, T, d, H, hd, kc + g, ks + g, true);
-      });
-    }
-    // dW = aᵀ·dY for wq, wk, wv by rows of dW, and da = dq·wqᵀ + dk·wkᵀ + dv·wvᵀ (in that order) by rows.
-    parallel_blocks(
-        by_d, [&](std::size_t i0, std::size_t i1) {
-          const float* a = lc.a.data() + i0;
-          K.gemm(m.grad(bl.wq) + i0 * d, d, a, 1, d, ws.dq.data(), d, i1 - i0, d, rows, false);
-          K.gemm(m.grad(bl.wk) + i0 * d, d, a, 1, d, ws.dk.data(), d, i1 - i0, d, rows, false);
-          K.gemm(m.grad(bl.wv) + i0 * d, d, a, 1, d, ws.dv.data(), d, i1 - i0, d, rows, false);
-        },
-        by_row_d, [&](std::size_t r0, std::size_t r1) {
-          float* da = ws.da.data() + r0 * d;
-          K.gemm_nt(da, d, ws.dq.data() + r0 * d, d, m.param(bl.wq), d, r1 - r0, d, d, false);
-          K.gemm_nt(da, d, ws.dk.data() + r0 * d, d, m.param(bl.wk), d, r1 - r0, d, d, true);
-          K.gemm_nt(da, d, ws.dv.data() + r0 * d, d, m.param(bl.wv), d, r1 - r0, d, d, true);
-        });
-    std::copy(ws.dh.begin(), ws.dh.end(), ws.dx.begin());
-    K.layernorm_backward(ws.dx.data(), m.grad(bl.ln1_w), m.grad(bl.ln1_b), ws.da.data(), x,
-                         lc.mu1.data(), lc.r1.data(), m.param(bl.ln1_w), rows, d);
-  }
-
-  if (kerple) kerple_backward(m);  // KERPLE's parameters, shared by the layers (kerple.cpp)
-
-  // Embeddings: x₀ = tok_emb[token]·s (+ pos_emb[pos]).
-  const float emb_scale = c.scheme == Scheme::kSinusoidal ? std::sqrt(static_cast<float>(d)) : 1.0f;
-  float* d_pos = c.scheme == Scheme::kLearned ? m.grad(m.pos_emb) : nullptr;
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* g = ws.dx.data() + r * d;
-    float* e = d_emb + static_cast<std::size_t>(tokens[r]) * d;
-    for (std::size_t i = 0; i < d; ++i) e[i] += g[i] * emb_scale;
-    if (d_pos)
-      for (std::size_t i = 0; i < d; ++i) d_pos[ws.pos[ws.shared ? r % T : r] * d + i] += g[i];
-  }
 }
 
 }  // namespace posenc::lab::detail

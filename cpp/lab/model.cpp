@@ -14,9 +14,8 @@
 namespace posenc::lab {
 namespace {
 
-constexpr const char* kSchemeNames[kNumSchemes] = {"none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos",
-                                                   "kerple_log", "kerple_power", "fire", "cope",
-                                                   "p_rope"};
+constexpr const char* kSchemeNames[kNumSchemes] = {"none", "sinusoidal", "learned",      "rope", "alibi", "t5",
+                                                   "xpos", "kerple_log", "kerple_power", "fire", "cope",  "p_rope"};
 // "scheme must be one of none, sinusoidal, …", from the names above.
 const char* scheme_list() {
   static const std::string list = [] {
@@ -51,8 +50,7 @@ Status check_config(const ModelConfig& c) {
 std::size_t max_positions_of(const ModelConfig& c) { return c.max_positions != 0 ? c.max_positions : c.train_len; }
 
 // Appends a tensor; its values are set by init().
-std::size_t add(Model::Impl& m, std::string name, std::size_t rank, std::size_t rows, std::size_t cols,
-                bool decay) {
+std::size_t add(Model::Impl& m, std::string name, std::size_t rank, std::size_t rows, std::size_t cols, bool decay) {
   const auto offset = static_cast<std::size_t>(m.n_floats);
   m.n_floats += std::uint64_t{rows} * cols;
   m.tensors.push_back({std::move(name), rank, rows, cols, offset, decay});
@@ -190,7 +188,8 @@ Status Model::create(const ModelConfig& config, std::unique_ptr<Model>* out) noe
     impl->head_dim = config.d_model / config.n_heads;
     impl->max_positions = max_positions_of(config);
     plan(*impl);
-    if (impl->n_floats > SIZE_MAX / (4 * sizeof(float))) return {StatusCode::kTooLarge, "the model's parameters do not fit in memory"};
+    if (impl->n_floats > SIZE_MAX / (4 * sizeof(float)))
+      return {StatusCode::kTooLarge, "the model's parameters do not fit in memory"};
     allocate(*impl);
     init(*impl);
     if (config.scheme == Scheme::kAlibi) {
@@ -212,8 +211,7 @@ std::size_t Model::steps_taken() const noexcept { return impl_->steps; }
 TensorView Model::tensor(std::size_t i) const noexcept {
   if (i >= impl_->tensors.size()) return {"", 0, 0, 0, nullptr, nullptr};
   const detail::Tensor& t = impl_->tensors[i];
-  return {t.name.c_str(), t.rank, t.rows, t.cols, impl_->params.data() + t.offset,
-          impl_->grads.data() + t.offset};
+  return {t.name.c_str(), t.rank, t.rows, t.cols, impl_->params.data() + t.offset, impl_->grads.data() + t.offset};
 }
 
 Status Model::find_tensor(const char* name, TensorView* out) const noexcept {
@@ -260,7 +258,8 @@ Status Model::position_parameters(std::vector<PositionArray>* out) const noexcep
         out->push_back(std::move(f));
       }
     if (c.scheme == Scheme::kCope)
-      for (std::size_t l = 0; l < c.n_layers; ++l) copy(("blocks." + std::to_string(l) + ".cope.e").c_str(), m.blocks[l].cope_e);
+      for (std::size_t l = 0; l < c.n_layers; ++l)
+        copy(("blocks." + std::to_string(l) + ".cope.e").c_str(), m.blocks[l].cope_e);
   } catch (const std::bad_alloc&) {
     return out_of_memory();
   }
@@ -277,8 +276,7 @@ Status check_call_size(std::size_t batch, std::size_t seq_len) noexcept {
   return Status::Ok();
 }
 
-Status check_tokens(const Model::Impl& m, const std::int32_t* tokens, std::size_t batch,
-                    std::size_t seq_len) noexcept {
+Status check_tokens(const Model::Impl& m, const std::int32_t* tokens, std::size_t batch, std::size_t seq_len) noexcept {
   if (tokens == nullptr) return bad("tokens must not be null");
   if (Status s = check_call_size(batch, seq_len); !s.ok()) return s;
   if (m.config.scheme == Scheme::kLearned && seq_len > m.max_positions)
@@ -295,7 +293,8 @@ Status check_rope_choice(const Model::Impl& m, RopeScaling scaling, double facto
     return bad("rope_scaling must be none, linear, ntk, dynamic or yarn");
   if (scaling != RopeScaling::kNone && m.config.scheme != Scheme::kRope && m.config.scheme != Scheme::kXpos)
     return bad("rope_scaling needs the rope or xpos scheme");
-  if (!(factor == 0.0 || (std::isfinite(factor) && factor >= 1.0))) return bad("rope_factor must be 0 or finite and >= 1");
+  if (!(factor == 0.0 || (std::isfinite(factor) && factor >= 1.0)))
+    return bad("rope_factor must be 0 or finite and >= 1");
   return Status::Ok();
 }
 
@@ -315,14 +314,15 @@ Status check_positions(const Model::Impl& m, const std::int32_t* positions, std:
 
 }  // namespace detail
 
-Status Model::loss_and_gradients(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
-                                 float* loss, const StepOptions& options) noexcept {
+Status Model::loss_and_gradients(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len, float* loss,
+                                 const StepOptions& options) noexcept {
   if (Status s = detail::check_tokens(*impl_, tokens, batch, seq_len); !s.ok()) return s;
   if (loss == nullptr) return bad("loss must not be null");
   if (Status s = detail::check_positions(*impl_, options.positions, batch, seq_len); !s.ok()) return s;
   if (Status s = detail::check_rope_choice(*impl_, options.rope_scaling, options.rope_factor); !s.ok()) return s;
   try {
-    if (Status s = detail::prepare(*impl_, batch, seq_len, {options.rope_scaling, options.rope_factor}, options.positions);
+    if (Status s =
+            detail::prepare(*impl_, batch, seq_len, {options.rope_scaling, options.rope_factor}, options.positions);
         !s.ok())
       return s;
   } catch (const std::bad_alloc&) {
@@ -335,8 +335,8 @@ Status Model::loss_and_gradients(const std::int32_t* tokens, std::size_t batch, 
   return Status::Ok();
 }
 
-Status Model::evaluate(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
-                       const EvalOptions& options, double* loss, double* position_loss) noexcept {
+Status Model::evaluate(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len, const EvalOptions& options,
+                       double* loss, double* position_loss) noexcept {
   if (Status s = detail::check_tokens(*impl_, tokens, batch, seq_len); !s.ok()) return s;
   if (loss == nullptr) return bad("loss must not be null");
   if (Status s = detail::check_rope_choice(*impl_, options.rope_scaling, options.rope_factor); !s.ok()) return s;

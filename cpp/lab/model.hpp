@@ -44,20 +44,20 @@ struct Block {  // tensor indices
 
 // Activations of one layer for a batch [batch · seq_len] rows, kept for the backward pass.
 struct LayerCache {
-  std::vector<float> a, mu1, r1;    // LN1(x), its mean and 1/std per row
-  std::vector<float> q, k, v;       // [rows][d_model]; q and k after RoPE
-  std::vector<float> p;             // attention probabilities [batch][n_heads][seq_len][seq_len]
-  std::vector<float> ctx, h;        // heads concatenated; h = x + ctx·wo
-  std::vector<float> b, mu2, r2;    // LN2(h)
-  std::vector<float> u, g;          // [rows][4 d_model]: h·w1 and GELU of it
+  std::vector<float> a, mu1, r1;              // LN1(x), its mean and 1/std per row
+  std::vector<float> q, k, v;                 // [rows][d_model]; q and k after RoPE
+  std::vector<float> p;                       // attention probabilities [batch][n_heads][seq_len][seq_len]
+  std::vector<float> ctx, h;                  // heads concatenated; h = x + ctx·wo
+  std::vector<float> b, mu2, r2;              // LN2(h)
+  std::vector<float> u, g;                    // [rows][4 d_model]: h·w1 and GELU of it
   std::vector<float> cope_g, cope_p, cope_a;  // cope: gates, positions, q·e (cope.cpp)
 };
 
 // One pool worker's scratch for the backward pass's attention tasks (forward.cpp; sized by
 // prepare() for pool_workers() workers, before any task runs).
 struct WorkerScratch {
-  std::vector<float> dp, ds;        // ∂L/∂P and ∂L/∂S of one (batch row, head) [seq_len][seq_len]
-  std::vector<float> cope_da;       // cope: ∂L/∂(q·e) of one (batch row, head) [seq_len][train_len + 1]
+  std::vector<float> dp, ds;   // ∂L/∂P and ∂L/∂S of one (batch row, head) [seq_len][seq_len]
+  std::vector<float> cope_da;  // cope: ∂L/∂(q·e) of one (batch row, head) [seq_len][train_len + 1]
 };
 
 struct Workspace {
@@ -67,20 +67,20 @@ struct Workspace {
   std::vector<std::size_t> pos;
   bool shared = true;
   std::size_t span = 0, groups = 1;
-  std::vector<float> x;             // the residual stream [(n_layers + 1)][rows][d_model]
+  std::vector<float> x;  // the residual stream [(n_layers + 1)][rows][d_model]
   std::vector<LayerCache> layers;
-  std::vector<float> f, muf, rf;    // ln_f
-  std::vector<float> logits;        // [rows][vocab]: probabilities after forward, dlogits in backward
-  std::vector<float> token_loss;    // [rows]: -log p(token[t+1]) (0 at t = seq_len - 1)
-  std::vector<float> pos_table;     // sinusoidal [span][d_model]
+  std::vector<float> f, muf, rf;  // ln_f
+  std::vector<float> logits;      // [rows][vocab]: probabilities after forward, dlogits in backward
+  std::vector<float> token_loss;  // [rows]: -log p(token[t+1]) (0 at t = seq_len - 1)
+  std::vector<float> pos_table;   // sinusoidal [span][d_model]
   // rope and xpos, the queries' tables [groups][seq_len][head_dim / 2] (row t at position pos[t]); xpos:
   // the keys' tables (×ζ^(−pos/γ) where the queries' are ×ζ^(pos/γ))
   std::vector<float> cos, sin, cos_k, sin_k;
-  std::vector<int> bucket;          // t5: bucket of distance pos_i − pos_j, [span]
-  std::vector<float> kbias;         // kerple: the bias of distance pos_i − pos_j per head, [n_heads][span]
-  std::vector<double> kgrad;        // kerple backward: Σ ∂L/∂bias per head and distance, [n_heads][span]
-  std::vector<float> fbias;         // fire: [n_layers][groups][n_heads][seq_len][seq_len], j <= i (fire.cpp)
-  std::vector<double> fgrad;        // fire backward, one layer: Σ ∂L/∂score [groups][n_heads][seq_len][seq_len]
+  std::vector<int> bucket;    // t5: bucket of distance pos_i − pos_j, [span]
+  std::vector<float> kbias;   // kerple: the bias of distance pos_i − pos_j per head, [n_heads][span]
+  std::vector<double> kgrad;  // kerple backward: Σ ∂L/∂bias per head and distance, [n_heads][span]
+  std::vector<float> fbias;   // fire: [n_layers][groups][n_heads][seq_len][seq_len], j <= i (fire.cpp)
+  std::vector<double> fgrad;  // fire backward, one layer: Σ ∂L/∂score [groups][n_heads][seq_len][seq_len]
   // backward scratch
   std::vector<float> dx, dh, da, dn, df, dq, dk, dv, dctx, dg, du;
   std::vector<WorkerScratch> workers;  // one per pool worker
@@ -111,8 +111,7 @@ struct Model::Impl {
 namespace detail {
 
 // Checks tokens[batch][seq_len] against the model (ids, sizes, learned length).
-Status check_tokens(const Model::Impl& m, const std::int32_t* tokens, std::size_t batch,
-                    std::size_t seq_len) noexcept;
+Status check_tokens(const Model::Impl& m, const std::int32_t* tokens, std::size_t batch, std::size_t seq_len) noexcept;
 // Positions [batch][seq_len] (may be null) against the model: each row strictly increasing, in
 // [0, max_positions).
 Status check_positions(const Model::Impl& m, const std::int32_t* positions, std::size_t batch,
@@ -149,7 +148,8 @@ struct KerpleHead {
 };
 inline KerpleHead kerple_head(const Model::Impl& m, std::size_t h) {
   const double a = m.param(m.kerple_r1)[h], b = m.param(m.kerple_r2)[h];
-  if (m.config.scheme == Scheme::kKerplePower) return {softplus(a), 2.0 * sigmoid(b), sigmoid(a), 2.0 * sigmoid(b) * (1.0 - sigmoid(b))};
+  if (m.config.scheme == Scheme::kKerplePower)
+    return {softplus(a), 2.0 * sigmoid(b), sigmoid(a), 2.0 * sigmoid(b) * (1.0 - sigmoid(b))};
   return {softplus(a), softplus(b), sigmoid(a), sigmoid(b)};
 }
 

@@ -9,8 +9,7 @@ namespace posenc::lab {
 
 double learning_rate(const Schedule& s, std::size_t step) noexcept {
   constexpr double kPi = 3.14159265358979323846;
-  if (step < s.warmup_steps)
-    return s.peak_lr * static_cast<double>(step + 1) / static_cast<double>(s.warmup_steps);
+  if (step < s.warmup_steps) return s.peak_lr * static_cast<double>(step + 1) / static_cast<double>(s.warmup_steps);
   const double floor = s.final_fraction * s.peak_lr;
   const std::size_t span = s.total_steps > s.warmup_steps + 1 ? s.total_steps - s.warmup_steps - 1 : 0;
   if (span == 0 || step >= s.warmup_steps + span) return floor;
@@ -18,8 +17,8 @@ double learning_rate(const Schedule& s, std::size_t step) noexcept {
   return floor + (s.peak_lr - floor) * 0.5 * (1.0 + std::cos(kPi * progress));
 }
 
-Status Model::train_step(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len, double lr,
-                         float* loss, float* grad_norm, const StepOptions& options) noexcept {
+Status Model::train_step(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len, double lr, float* loss,
+                         float* grad_norm, const StepOptions& options) noexcept {
   if (!(std::isfinite(lr) && lr >= 0.0)) return {StatusCode::kBadArgument, "lr must be finite and >= 0"};
   if (Status s = loss_and_gradients(tokens, batch, seq_len, loss, options); !s.ok()) return s;
   Impl& m = *impl_;

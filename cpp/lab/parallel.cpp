@@ -21,9 +21,8 @@ void gelu(float* y, const float* x, std::size_t n) noexcept {
 
 void gelu_backward(float* dx, const float* dy, const float* x, std::size_t n) noexcept {
   const auto& K = kernels::lab_kernel_table();
-  parallel_blocks(n, kElementBlock, 16, [&](std::size_t e0, std::size_t e1) {
-    K.gelu_backward(dx + e0, dy + e0, x + e0, e1 - e0);
-  });
+  parallel_blocks(n, kElementBlock, 16,
+                  [&](std::size_t e0, std::size_t e1) { K.gelu_backward(dx + e0, dy + e0, x + e0, e1 - e0); });
 }
 
 }  // namespace posenc::lab::detail

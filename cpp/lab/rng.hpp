@@ -21,9 +21,7 @@ class Rng {
   // [0, 1) with 53 random bits.
   double uniform() noexcept { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   // [0, n) for n < 2^32: the high 32 bits times n (Lemire's multiply-shift; bias < n / 2^32).
-  std::uint32_t below(std::uint32_t n) noexcept {
-    return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32);
-  }
+  std::uint32_t below(std::uint32_t n) noexcept { return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32); }
   // N(0, 1): one Box–Muller value per call (the sine partner is dropped to keep the stream simple).
   double normal() noexcept {
     constexpr double kTwoPi = 6.283185307179586476925286766559;

@@ -32,8 +32,8 @@ Status alibi_slopes(float* slopes, std::size_t n_heads, double max_bias) noexcep
   return Status::Ok();
 }
 
-Status alibi_bias(float* bias, std::size_t n_heads, std::size_t q_len, std::size_t k_len,
-                  bool causal, double max_bias, std::optional<std::size_t> query_offset) noexcept {
+Status alibi_bias(float* bias, std::size_t n_heads, std::size_t q_len, std::size_t k_len, bool causal, double max_bias,
+                  std::optional<std::size_t> query_offset) noexcept {
   if (Status s = check_bias_extents(n_heads, q_len, k_len, &query_offset); !s.ok()) return s;
   if (Status s = check_max_bias(max_bias); !s.ok()) return s;
   if (bias == nullptr) return {StatusCode::kBadArgument, "bias must not be null"};
@@ -44,8 +44,7 @@ Status alibi_bias(float* bias, std::size_t n_heads, std::size_t q_len, std::size
       float* row = bias + (h * q_len + i) * k_len;
       for (std::size_t j = 0; j < k_len; ++j) {
         const double d = qpos - static_cast<double>(j);
-        row[j] = causal && d < 0 ? -std::numeric_limits<float>::infinity()
-                                 : -m * static_cast<float>(std::fabs(d));
+        row[j] = causal && d < 0 ? -std::numeric_limits<float>::infinity() : -m * static_cast<float>(std::fabs(d));
       }
     }
   }

@@ -20,14 +20,10 @@ namespace {
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr std::size_t kKeyBlock = kernels::kKeyBlock;  // keys per online-softmax step
 
-
-bool has_bias_terms(const Problem& p) {
-  return p.mask_f || p.mask_b || position_bias::any(p) || p.bias;
-}
+bool has_bias_terms(const Problem& p) { return p.mask_f || p.mask_b || position_bias::any(p) || p.bias; }
 
 // Adds the bias of row (b, h, i) for keys [j0, j0 + n) to s; keys past kmax are never passed.
-void add_bias(const Problem& p, std::size_t b, std::size_t h, std::size_t i, std::size_t j0,
-              std::size_t n, float* s) {
+void add_bias(const Problem& p, std::size_t b, std::size_t h, std::size_t i, std::size_t j0, std::size_t n, float* s) {
   if (p.mask_f) {
     const float* m = p.mask_f + b * p.m_sb + h * p.m_sh + i * p.m_ss + j0;
     for (std::size_t j = 0; j < n; ++j) s[j] += m[j];
@@ -72,7 +68,8 @@ std::size_t window_start(const Problem& p, std::size_t i) {
   const std::int64_t qpos = p.qpos0 + static_cast<std::int64_t>(i);
   std::int64_t lo = 0;
   if (p.window != 0) lo = qpos - static_cast<std::int64_t>(p.window) + 1;
-  if (p.chunk != 0 && qpos >= 0) lo = std::max(lo, qpos / static_cast<std::int64_t>(p.chunk) * static_cast<std::int64_t>(p.chunk));
+  if (p.chunk != 0 && qpos >= 0)
+    lo = std::max(lo, qpos / static_cast<std::int64_t>(p.chunk) * static_cast<std::int64_t>(p.chunk));
   return static_cast<std::size_t>(std::max<std::int64_t>(lo, 0));
 }
 
@@ -83,9 +80,8 @@ void mask_window(const Problem& p, std::size_t start, std::size_t j0, std::size_
 }
 
 // One row with every score kept (scratch s[kv_len]): for qk_matmul_output.
-void run_row_full(const Problem& p, std::size_t b, std::size_t h, std::size_t i, const float* qrow,
-                  const float* keys, std::size_t k_stride, const float* vals, std::size_t v_stride, float* yrow,
-                  float* s) {
+void run_row_full(const Problem& p, std::size_t b, std::size_t h, std::size_t i, const float* qrow, const float* keys,
+                  std::size_t k_stride, const float* vals, std::size_t v_stride, float* yrow, float* s) {
   const std::size_t T = p.kv_len, kmax = visible_keys(p, b, i);
   float* qk = p.qk + ((b * p.q_heads + h) * p.q_len + i) * T;
   kernels::dot_keys(s, qrow, keys, k_stride, T, p.head_dim, p.scale);
@@ -193,10 +189,10 @@ void pack(const Problem& p, std::size_t g, std::size_t need, bool tiled, KvCopy*
 
 // One worker's scratch for a query block.
 struct BlockScratch {
-  float* s;     // [kAttentionRows][kKeyBlock] scores
-  float* acc;   // [kQueryBlock][v_dim]
-  float* m;     // [kQueryBlock] running max
-  float* l;     // [kQueryBlock] running sum
+  float* s;           // [kAttentionRows][kKeyBlock] scores
+  float* acc;         // [kQueryBlock][v_dim]
+  float* m;           // [kQueryBlock] running max
+  float* l;           // [kQueryBlock] running sum
   std::size_t* kmax;  // [kQueryBlock] visible keys per row
   std::size_t* kmin;  // [kQueryBlock] window start per row
 };
@@ -235,7 +231,7 @@ void run_block(const Problem& p, std::size_t b, std::size_t h, std::size_t qb, s
         kmax_tile = std::max(kmax_tile, w.kmax[t + r]);
         kmin_tile = std::min(kmin_tile, w.kmin[t + r]);
       }
-      if (kmax_tile <= j0) continue;  // causal: this tile sees none of these keys
+      if (kmax_tile <= j0) continue;                             // causal: this tile sees none of these keys
       if (j0 >= p.sink_tokens && j0 + n <= kmin_tile) continue;  // nor these (window)
       kernels::scores_tile(w.s, kKeyBlock, q_rows, kt + j0 * p.head_dim, n, p.head_dim, p.scale);
       for (std::size_t r = 0; r < R; ++r) {
@@ -277,8 +273,8 @@ Status run(const Problem& p) {
   const std::size_t kt_size = tiled ? p.head_dim * padded : 0, vp_size = tiled || p.v16 ? p.kv_len * p.v_dim : 0,
                     kh_size = p.k16 && !tiled ? p.kv_len * p.head_dim : 0;
   // Each worker's share rounded to 64 bytes, so that no cache line is written by two workers.
-  const std::size_t per_worker = (kt_size + vp_size + kh_size +
-                                  (tiled ? R * kKeyBlock + kQueryBlock * (p.v_dim + 2) : p.kv_len) + 15) / 16 * 16;
+  const std::size_t per_worker =
+      (kt_size + vp_size + kh_size + (tiled ? R * kKeyBlock + kQueryBlock * (p.v_dim + 2) : p.kv_len) + 15) / 16 * 16;
   std::vector<float> scratch;
   std::vector<std::size_t> bounds;
   std::vector<KvCopy> kv;
@@ -306,8 +302,12 @@ Status run(const Problem& p) {
     KvCopy* copy = &kv[worker];
     if (tiled) {
       std::size_t* wb = bounds.data() + worker * 2 * kQueryBlock;
-      const BlockScratch w{ws, ws + R * kKeyBlock, ws + R * kKeyBlock + kQueryBlock * p.v_dim,
-                           ws + R * kKeyBlock + kQueryBlock * (p.v_dim + 1), wb, wb + kQueryBlock};
+      const BlockScratch w{ws,
+                           ws + R * kKeyBlock,
+                           ws + R * kKeyBlock + kQueryBlock * p.v_dim,
+                           ws + R * kKeyBlock + kQueryBlock * (p.v_dim + 1),
+                           wb,
+                           wb + kQueryBlock};
       run_block(p, b, h, qb, g, copy, w);
       return;
     }

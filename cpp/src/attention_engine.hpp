@@ -33,7 +33,7 @@ struct Problem : PositionBias {
   const float* q = nullptr;
   const float* k = nullptr;
   const float* v = nullptr;
-  const std::uint16_t* k16 = nullptr;       // float16 K and V instead (k, v unused), widened per kv head
+  const std::uint16_t* k16 = nullptr;  // float16 K and V instead (k, v unused), widened per kv head
   const std::uint16_t* v16 = nullptr;
   float* y = nullptr;
   Strides qs, ks, vs, ys;
@@ -49,14 +49,13 @@ struct Problem : PositionBias {
   std::int64_t qpos0 = 0;                   // query i sits at position qpos0 + i (ALiBi, T5)
   const float* bias = nullptr;              // + bias[h * bias_sh + i * kv_len + j]
   std::size_t bias_sh = 0;
-  float* qk = nullptr;                      // [B][Hq][Sq][T] in mode qk_mode
+  float* qk = nullptr;  // [B][Hq][Sq][T] in mode qk_mode
   int qk_mode = 0;
-  std::size_t window = 0;                   // sliding window: key j visible iff qpos - window < j (0: none)
-  std::size_t sink_tokens = 0;              // with window: keys 0 … sink_tokens-1 stay visible
-  std::size_t chunk = 0;                    // chunked attention: key j visible iff j / chunk == qpos / chunk
-  const float* sinks = nullptr;             // [q_heads]: a learned logit in every softmax row, no value
+  std::size_t window = 0;        // sliding window: key j visible iff qpos - window < j (0: none)
+  std::size_t sink_tokens = 0;   // with window: keys 0 … sink_tokens-1 stay visible
+  std::size_t chunk = 0;         // chunked attention: key j visible iff j / chunk == qpos / chunk
+  const float* sinks = nullptr;  // [q_heads]: a learned logit in every softmax row, no value
 };
-
 
 // Runs p: each output row is computed by one task with the same operations on any thread count.
 // kTooLarge when the per-worker scratch does not fit in memory.

@@ -20,7 +20,8 @@ inline Status check_bias_extents(std::size_t n_heads, std::size_t q_len, std::si
     return {StatusCode::kTooLarge, "n_heads * q_len * k_len overflows"};
   if (!*query_offset) {
     if (q_len > k_len)
-      return {StatusCode::kBadArgument, "q_len must be <= k_len when the queries sit at the last key positions (pass query_offset)"};
+      return {StatusCode::kBadArgument,
+              "q_len must be <= k_len when the queries sit at the last key positions (pass query_offset)"};
     *query_offset = k_len - q_len;
   } else if (**query_offset > (std::size_t{1} << 52) || q_len > (std::size_t{1} << 52)) {
     return {StatusCode::kBadArgument, "query_offset + q_len must be < 2^52"};

@@ -1,7 +1,10 @@
-// Internal: the config readers over an already parsed JSON object, shared by config.cpp
-// (rope_params_from_config) and the model-file readers (gguf.cpp, model_config.cpp).
+// Internal: the JSON readers the config and model-file readers share: a nesting check, field
+// readers (config_json.cpp), and the RoPE readers over an already parsed JSON object
+// (rope_config.cpp), which rope_params_from_config and the model-file readers (gguf.cpp,
+// model_config.cpp) call.
 #pragma once
 
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -15,6 +18,15 @@ namespace posenc::config_json {
 // Whether JSON text nests objects/arrays at most max_depth deep (outside strings). Checked before
 // parsing untrusted text: a deeply nested document would exhaust the stack when freed.
 bool nesting_ok(std::string_view text, int max_depth) noexcept;
+
+// Fields of a JSON object, each type-checked before it is read (config_json.cpp): member is the
+// field, or null when it is absent or null; number, whole and string are false when it is absent
+// or of another type.
+const nlohmann::json* member(const nlohmann::json& object, const char* key);
+bool number(const nlohmann::json& object, const char* key, double* out);
+// A number that is a whole number in [0, 2^40] (and that size_t holds: 32 bits in WASM).
+bool whole(const nlohmann::json& object, const char* key, std::size_t* out);
+bool string(const nlohmann::json& object, const char* key, std::string* out);
 
 // Hugging Face config.json (see ConfigDialect::kHuggingFace).
 Status rope_params_from_hf(const nlohmann::json& root, const std::string& layer_type, RopeParams* p,

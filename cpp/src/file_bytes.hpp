@@ -30,8 +30,9 @@ class Cursor {
   // Records a malformed-file failure at the current offset (the first one wins).
   bool fail(const std::string& expected) { return fail_at(at_, expected); }
   bool fail_at(std::uint64_t offset, const std::string& expected) {
-    if (!failed()) failure_ = {StatusCode::kBadArgument,
-                               std::string(what_) + ": at byte " + std::to_string(offset) + ": " + expected};
+    if (!failed())
+      failure_ = {StatusCode::kBadArgument,
+                  std::string(what_) + ": at byte " + std::to_string(offset) + ": " + expected};
     return false;
   }
 
@@ -40,7 +41,8 @@ class Cursor {
     if (failed()) return false;
     if (n <= remaining()) return true;
     return fail("the file is truncated: expected " + std::string(expected) + " (" + std::to_string(n) +
-                " bytes), but it ends " + std::to_string(remaining()) + " bytes later, at byte " + std::to_string(src_.size));
+                " bytes), but it ends " + std::to_string(remaining()) + " bytes later, at byte " +
+                std::to_string(src_.size));
   }
 
   // Reads n bytes at the cursor into dst; false (with a failure) past the end of the file.
@@ -69,7 +71,8 @@ class Cursor {
     if constexpr (sizeof(T) == 1) {
       std::memcpy(out, b, 1);
     } else {
-      using U = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+      using U = std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                   std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
       const U u = static_cast<U>(v);
       std::memcpy(out, &u, sizeof(T));
     }
@@ -99,8 +102,8 @@ float bfloat16_to_float(std::uint16_t b) noexcept;
 enum class Dtype { kF32, kF16, kBF16, kF64 };
 
 // Reads count elements of dtype at offset (absolute) as float32 into out.
-bool read_floats(const ByteSource& src, std::uint64_t offset, std::uint64_t count, Dtype dtype,
-                 std::vector<float>* out, Failure* failure, const char* what);
+bool read_floats(const ByteSource& src, std::uint64_t offset, std::uint64_t count, Dtype dtype, std::vector<float>* out,
+                 Failure* failure, const char* what);
 
 Status status_of(const Failure& f, std::string* detail);
 

@@ -39,7 +39,7 @@ inline std::uint16_t from_float(float f) noexcept {
   if (abs >= 0x7f800000u)  // inf, NaN (quiet, payload's top bits kept)
     return static_cast<std::uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u | ((abs >> 13) & 0x3ffu) : 0u));
   if (abs >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds past 65504: inf
-  if (abs < 0x38800000u) {  // subnormal or zero in half: round abs * 2^24 to an integer, ties to even
+  if (abs < 0x38800000u) {               // subnormal or zero in half: round abs * 2^24 to an integer, ties to even
     if (abs < 0x33000000u) return sign;  // below half the smallest subnormal
     const std::uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
     const int shift = 126 - static_cast<int>(abs >> 23);  // 14 … 24

@@ -57,10 +57,135 @@ std::uint32_t touch(const void* p, std::size_t bytes) noexcept {
 }
 std::atomic<std::uint32_t> touched{0};
 
+// One attend call's layout and inputs, shared by its tasks: R rows per kv head (G query heads ×
+// q_len queries), n_chunks chunks of `chunk` slots per kv head, the partials and the workers'
+// scratch in one buffer.
+struct Attend {
+  const KvAttendOptions& o;
+  std::size_t Hk, d, cap, length, G, R, n_chunks, chunk, part, per_worker;
+  const float* qr;     // the rotated, scaled queries [q_len][n_heads][d]
+  float* parts;        // [Hk · n_chunks][part]: m[R], l[R], acc[R][d] per task
+  float* work;         // [workers][per_worker]
+  const double* qpos;  // [q_len]
+  const double* pos;   // [cap] the cache's positions by slot
+  const float *k32, *v32;
+  const std::uint16_t *k16, *v16;
+  bool half;
+  float cap_s;        // softcap, 0: none
+  double W;           // window, 0: none
+  std::size_t sinks;  // sink tokens
+
+  const float* query(std::size_t h, std::size_t r) const { return qr + ((r / G) * o.n_heads + h * G + r % G) * d; }
+  // A key at kp (slot j) is hidden from the query at qp: in its future, or out of its window.
+  bool hidden(double kp, double qp, std::size_t j) const {
+    return (o.causal && kp > qp) || (W != 0 && j >= sinks && (kp <= qp - W || (!o.causal && kp >= qp + W)));
+  }
+};
+
+// The scores of one tile of rows (rows t … t + rows - 1 of kv head h) against a block of n keys at
+// slots j0 …: dot products, softcap, the bias terms and the mask.
+void tile_scores(const Attend& a, std::size_t h, std::size_t t, std::size_t rows, std::size_t j0, std::size_t n,
+                 const float* keys, double pmin, double pmax, float* s) {
+  const float* q_rows[kRows];
+  for (std::size_t u = 0; u < rows; ++u) q_rows[u] = a.query(h, t + u);
+  if (rows == kRows) {
+    kernels::scores_rows(s, kBlock, q_rows, keys, n, a.d);
+  } else {
+    for (std::size_t u = 0; u < rows; ++u) kernels::dot_keys(s + u * kBlock, q_rows[u], keys, a.d, n, a.d, 1.0f);
+  }
+  for (std::size_t u = 0; u < rows; ++u) {
+    const double qp = a.qpos[(t + u) / a.G];
+    float* sr = s + u * kBlock;
+    if (a.cap_s > 0.0f)
+      for (std::size_t j = 0; j < n; ++j) sr[j] = a.cap_s * std::tanh(sr[j] / a.cap_s);
+    position_bias::add_at(a.o, a.o.n_heads, h * a.G + (t + u) % a.G, qp, a.pos + j0, n, sr);
+    if ((a.o.causal && pmax > qp) || (a.W != 0 && (pmin <= qp - a.W || (!a.o.causal && pmax >= qp + a.W))))
+      for (std::size_t j = 0; j < n; ++j)
+        if (a.hidden(a.pos[j0 + j], qp, j0 + j)) sr[j] = kNegInf;
+  }
+}
+
+// One task: kv head h, chunk c, on the worker's scratch — its partials for every row.
+void attend_chunk(const Attend& a, std::size_t task, std::size_t worker) {
+  const std::size_t h = task / a.n_chunks, c = task % a.n_chunks, d = a.d, R = a.R;
+  const std::size_t j_begin = std::min(a.length, c * a.chunk), j_end = std::min(a.length, j_begin + a.chunk);
+  float* kb = a.work + worker * a.per_worker;  // float16 keys and values widened, [kBlock][d] each
+  float* vb = kb + kBlock * d;
+  float* s = vb + kBlock * d;          // scores [kRows][kBlock]
+  float* m = a.parts + task * a.part;  // this task's partials
+  float* l = m + R;
+  float* acc = l + R;
+  std::fill(m, m + R, kNegInf);
+  std::fill(l, l + R * (d + 1), 0.0f);
+  std::uint32_t seen = 0;
+  for (std::size_t j0 = j_begin; j0 < j_end; j0 += kBlock) {
+    const std::size_t n = std::min(kBlock, j_end - j0);
+    const std::size_t at = (h * a.cap + j0) * d;
+    if ((j0 - j_begin) % kTouch == 0) {
+      const std::size_t bytes = (std::min(j_end, j0 + kTouch) - j0) * d * (a.half ? 2 : 4);
+      seen |= a.half ? touch(a.k16 + at, bytes) | touch(a.v16 + at, bytes)
+                     : touch(a.k32 + at, bytes) | touch(a.v32 + at, bytes);
+    }
+    const float* keys = a.k32 + at;
+    const float* vals = a.v32 + at;
+    if (a.half) {
+      kernels::widen_half(kb, a.k16 + at, n * d);
+      kernels::widen_half(vb, a.v16 + at, n * d);
+      keys = kb;
+      vals = vb;
+    }
+    const auto [lo, hi] = std::minmax_element(a.pos + j0, a.pos + j0 + n);
+    const double pmin = *lo, pmax = *hi;
+    for (std::size_t t = 0; t < R; t += kRows) {
+      const std::size_t rows = std::min(kRows, R - t);
+      bool any = false;  // does any row of the tile see any key of the block?
+      for (std::size_t u = 0; u < rows; ++u) {
+        const double qp = a.qpos[(t + u) / a.G];
+        any = any || !((a.o.causal && pmin > qp) || (a.W != 0 && j0 >= a.sinks && pmax <= qp - a.W));
+      }
+      if (!any) continue;
+      tile_scores(a, h, t, rows, j0, n, keys, pmin, pmax, s);
+      if (rows == kRows) {
+        kernels::softmax_tile(s, kBlock, n, vals, d, d, m + t, l + t, acc + t * d);
+      } else {
+        for (std::size_t u = 0; u < rows; ++u)
+          kernels::softmax_block(s + u * kBlock, n, vals, d, d, m + t + u, l + t + u, acc + (t + u) * d);
+      }
+    }
+  }
+  touched.fetch_or(seen, std::memory_order_relaxed);
+}
+
+// Per row, the chunks' partials in chunk order (and the sink logit, if any) into out.
+void combine_chunks(const Attend& a, float* out) {
+  const std::size_t d = a.d, R = a.R;
+  for (std::size_t h = 0; h < a.Hk; ++h)
+    for (std::size_t r = 0; r < R; ++r) {
+      const std::size_t qh = h * a.G + r % a.G;
+      float* y = out + ((r / a.G) * a.o.n_heads + qh) * d;
+      const auto partial = [&](std::size_t c) { return a.parts + (h * a.n_chunks + c) * a.part; };
+      float M = a.o.sinks ? a.o.sinks[qh] : kNegInf;
+      for (std::size_t c = 0; c < a.n_chunks; ++c) M = std::max(M, partial(c)[r]);
+      std::fill(y, y + d, 0.0f);
+      if (M == kNegInf) continue;  // nothing visible: the output is 0, not NaN
+      float L = a.o.sinks ? std::exp(a.o.sinks[qh] - M) : 0.0f;
+      for (std::size_t c = 0; c < a.n_chunks; ++c) {
+        const float* pm = partial(c);
+        if (pm[r] == kNegInf) continue;
+        const float w = std::exp(pm[r] - M);
+        L += pm[R + r] * w;
+        const float* ar = pm + 2 * R + r * d;
+        for (std::size_t e = 0; e < d; ++e) y[e] += ar[e] * w;
+      }
+      const float inv = 1.0f / L;
+      for (std::size_t e = 0; e < d; ++e) y[e] *= inv;
+    }
+}
+
 }  // namespace
 
 Status KvCache::attend(const float* q, std::size_t q_len, const KvAttendOptions& o, float* out) noexcept {
-  const std::size_t Hk = o_.n_kv_heads, d = o_.head_dim, cap = o_.capacity;
+  const std::size_t Hk = o_.n_kv_heads, d = o_.head_dim;
   if (q_len == 0) return bad("q_len must be > 0");
   if (q == nullptr || out == nullptr) return bad("q and out must not be null");
   if (o.n_heads == 0 || o.n_heads % Hk != 0) return bad("n_heads must be a multiple of n_kv_heads");
@@ -89,118 +214,47 @@ Status KvCache::attend(const float* q, std::size_t q_len, const KvAttendOptions&
   }
   for (std::size_t i = 0; i < q_len; ++i) {
     const double p = o.positions ? o.positions[i] : pos_[slot(length_ - q_len + i)];
-    if (!(p >= 0 && p < 9007199254740992.0 && p == std::floor(p))) return bad("positions must be integers in [0, 2^53)");
+    if (!(p >= 0 && p < 9007199254740992.0 && p == std::floor(p)))
+      return bad("positions must be integers in [0, 2^53)");
     // The window of this query must not reach a token the ring has already dropped.
     if (o_.window != 0 && evicted_max_ >= 0 && evicted_max_ > p - static_cast<double>(o_.window))
       return bad("a query's window reaches an evicted token: capacity must be >= sink_tokens + window + q_len - 1");
     qpos[i] = p;
   }
   float* qr = scratch_.data();
-  float* parts = qr + q_len * o.n_heads * d;
-  float* work = parts + n_tasks * part;
   std::copy(q, q + q_len * o.n_heads * d, qr);
   if (Status s = rotate_at(qr, q_len, o.n_heads, qpos.data(), false); !s.ok()) return s;
   // The scale goes into the queries, once, instead of into every score.
   const float scale = static_cast<float>(o.scale ? *o.scale : 1.0 / std::sqrt(static_cast<double>(d)));
   for (std::size_t e = 0; e < q_len * o.n_heads * d; ++e) qr[e] *= scale;
 
-  const float cap_s = o.softcap > 0.0 ? static_cast<float>(o.softcap) : 0.0f;
-  const bool half = o_.dtype == DType::kFloat16;
-  const double W = static_cast<double>(o_.window);
-  const double* pos = pos_;
-  const std::size_t sinks = o_.sink_tokens;
-  const auto query = [&](std::size_t h, std::size_t r) { return qr + ((r / G) * o.n_heads + h * G + r % G) * d; };
-  // A key at kp (slot j) is hidden from the query at qp: in its future, or out of its window.
-  const auto hidden = [&](double kp, double qp, std::size_t j) {
-    return (o.causal && kp > qp) || (W != 0 && j >= sinks && (kp <= qp - W || (!o.causal && kp >= qp + W)));
-  };
-
-  pool::parallel_for(n_tasks, workers, [&](std::size_t task, std::size_t worker) {
-    const std::size_t h = task / n_chunks, c = task % n_chunks;
-    const std::size_t j_begin = std::min(length_, c * chunk), j_end = std::min(length_, j_begin + chunk);
-    float* kb = work + worker * per_worker;  // float16 keys and values widened, [kBlock][d] each
-    float* vb = kb + kBlock * d;
-    float* s = vb + kBlock * d;              // scores [kRows][kBlock]
-    float* m = parts + task * part;          // this task's partials
-    float* l = m + R;
-    float* acc = l + R;
-    std::fill(m, m + R, kNegInf);
-    std::fill(l, l + R * (d + 1), 0.0f);
-    std::uint32_t seen = 0;
-    for (std::size_t j0 = j_begin; j0 < j_end; j0 += kBlock) {
-      const std::size_t n = std::min(kBlock, j_end - j0);
-      const std::size_t at = (h * cap + j0) * d;
-      if ((j0 - j_begin) % kTouch == 0) {
-        const std::size_t bytes = (std::min(j_end, j0 + kTouch) - j0) * d * (half ? 2 : 4);
-        seen |= half ? touch(k16_ + at, bytes) | touch(v16_ + at, bytes) : touch(k32_ + at, bytes) | touch(v32_ + at, bytes);
-      }
-      const float* keys = k32_ + at;
-      const float* vals = v32_ + at;
-      if (half) {
-        kernels::widen_half(kb, k16_ + at, n * d);
-        kernels::widen_half(vb, v16_ + at, n * d);
-        keys = kb;
-        vals = vb;
-      }
-      const auto [lo, hi] = std::minmax_element(pos + j0, pos + j0 + n);
-      const double pmin = *lo, pmax = *hi;
-      for (std::size_t t = 0; t < R; t += kRows) {
-        const std::size_t rows = std::min(kRows, R - t);
-        const float* q_rows[kRows];
-        bool any = false;  // does any row of the tile see any key of the block?
-        for (std::size_t u = 0; u < rows; ++u) {
-          q_rows[u] = query(h, t + u);
-          const double qp = qpos[(t + u) / G];
-          any = any || !((o.causal && pmin > qp) || (W != 0 && j0 >= sinks && pmax <= qp - W));
-        }
-        if (!any) continue;
-        if (rows == kRows) {
-          kernels::scores_rows(s, kBlock, q_rows, keys, n, d);
-        } else {
-          for (std::size_t u = 0; u < rows; ++u) kernels::dot_keys(s + u * kBlock, q_rows[u], keys, d, n, d, 1.0f);
-        }
-        for (std::size_t u = 0; u < rows; ++u) {
-          const double qp = qpos[(t + u) / G];
-          float* sr = s + u * kBlock;
-          if (cap_s > 0.0f)
-            for (std::size_t j = 0; j < n; ++j) sr[j] = cap_s * std::tanh(sr[j] / cap_s);
-          position_bias::add_at(o, o.n_heads, h * G + (t + u) % G, qp, pos + j0, n, sr);
-          if ((o.causal && pmax > qp) || (W != 0 && (pmin <= qp - W || (!o.causal && pmax >= qp + W))))
-            for (std::size_t j = 0; j < n; ++j)
-              if (hidden(pos[j0 + j], qp, j0 + j)) sr[j] = kNegInf;
-        }
-        if (rows == kRows) {
-          kernels::softmax_tile(s, kBlock, n, vals, d, d, m + t, l + t, acc + t * d);
-        } else {
-          for (std::size_t u = 0; u < rows; ++u)
-            kernels::softmax_block(s + u * kBlock, n, vals, d, d, m + t + u, l + t + u, acc + (t + u) * d);
-        }
-      }
-    }
-    touched.fetch_or(seen, std::memory_order_relaxed);
-  });
-
-  for (std::size_t h = 0; h < Hk; ++h)
-    for (std::size_t r = 0; r < R; ++r) {
-      const std::size_t qh = h * G + r % G;
-      float* y = out + ((r / G) * o.n_heads + qh) * d;
-      const auto partial = [&](std::size_t c) { return parts + (h * n_chunks + c) * part; };
-      float M = o.sinks ? o.sinks[qh] : kNegInf;
-      for (std::size_t c = 0; c < n_chunks; ++c) M = std::max(M, partial(c)[r]);
-      std::fill(y, y + d, 0.0f);
-      if (M == kNegInf) continue;  // nothing visible: the output is 0, not NaN
-      float L = o.sinks ? std::exp(o.sinks[qh] - M) : 0.0f;
-      for (std::size_t c = 0; c < n_chunks; ++c) {
-        const float* pm = partial(c);
-        if (pm[r] == kNegInf) continue;
-        const float w = std::exp(pm[r] - M);
-        L += pm[R + r] * w;
-        const float* ar = pm + 2 * R + r * d;
-        for (std::size_t e = 0; e < d; ++e) y[e] += ar[e] * w;
-      }
-      const float inv = 1.0f / L;
-      for (std::size_t e = 0; e < d; ++e) y[e] *= inv;
-    }
+  float* parts = qr + q_len * o.n_heads * d;
+  const Attend a{o,
+                 Hk,
+                 d,
+                 o_.capacity,
+                 length_,
+                 G,
+                 R,
+                 n_chunks,
+                 chunk,
+                 part,
+                 per_worker,
+                 qr,
+                 parts,
+                 parts + n_tasks * part,
+                 qpos.data(),
+                 pos_,
+                 k32_,
+                 v32_,
+                 k16_,
+                 v16_,
+                 o_.dtype == DType::kFloat16,
+                 o.softcap > 0.0 ? static_cast<float>(o.softcap) : 0.0f,
+                 static_cast<double>(o_.window),
+                 o_.sink_tokens};
+  pool::parallel_for(n_tasks, workers, [&](std::size_t task, std::size_t worker) { attend_chunk(a, task, worker); });
+  combine_chunks(a, out);
   return Status::Ok();
 }
 

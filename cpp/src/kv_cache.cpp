@@ -43,7 +43,8 @@ Status KvCache::create(const KvCacheOptions& o, std::unique_ptr<KvCache>* out) n
     if (o.rope.rot_offset + o.rope_rot_dim > o.head_dim) return bad("rot_offset + rope_rot_dim must be <= head_dim");
     for (std::size_t i = 0; i < o.rope_rot_dim / 2; ++i)
       if (!std::isfinite(o.rope_inv_freq[i])) return bad("inv_freq must be finite");
-    if (o.rope.precision == Precision::kGgml && o.rope.ggml == nullptr) return bad("precision ggml needs the ggml parameters");
+    if (o.rope.precision == Precision::kGgml && o.rope.ggml == nullptr)
+      return bad("precision ggml needs the ggml parameters");
   }
   // Bytes: positions (8 each), then keys and values (4 or 2 each); counted in 64 bits, so that a
   // size that wraps a 32-bit size_t (WebAssembly) is refused, not allocated short.
@@ -69,7 +70,8 @@ Status KvCache::create(const KvCacheOptions& o, std::unique_ptr<KvCache>* out) n
     return {StatusCode::kTooLarge, "out of memory"};
   }
   c->store_.reset(new (std::nothrow) unsigned char[static_cast<std::size_t>(total)]);
-  if (!c->store_) return {StatusCode::kTooLarge, "the cache (2 * capacity * n_kv_heads * head_dim values) does not fit in memory"};
+  if (!c->store_)
+    return {StatusCode::kTooLarge, "the cache (2 * capacity * n_kv_heads * head_dim values) does not fit in memory"};
   unsigned char* at = c->store_.get();
   c->pos_ = reinterpret_cast<double*>(at);
   at += o.capacity * sizeof(double);
@@ -178,9 +180,11 @@ Status KvCache::shift(std::int64_t delta, std::int64_t keep) noexcept {
   if (delta == 0) return Status::Ok();
   // Without a window, slot t holds the t-th token and positions rise with t.
   const std::size_t H = o_.n_kv_heads, d = o_.head_dim, cap = o_.capacity;
-  const auto index_of = [&](double p) { return static_cast<std::size_t>(std::lower_bound(pos_, pos_ + length_, p) - pos_); };
-  const std::size_t to_index = index_of(k0);                             // the first token that moves or goes
-  const std::size_t first = delta < 0 ? index_of(k0 - dd) : to_index;    // the first token that moves
+  const auto index_of = [&](double p) {
+    return static_cast<std::size_t>(std::lower_bound(pos_, pos_ + length_, p) - pos_);
+  };
+  const std::size_t to_index = index_of(k0);                           // the first token that moves or goes
+  const std::size_t first = delta < 0 ? index_of(k0 - dd) : to_index;  // the first token that moves
   const std::size_t drop = first - to_index, moved = length_ - first;
   std::vector<double> by;
   try {

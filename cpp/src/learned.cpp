@@ -15,18 +15,13 @@ std::uint64_t splitmix64(std::uint64_t* state) {
 }
 
 // A uniform double in (0, 1]: 53 random bits, never 0 (Box–Muller takes its log).
-double uniform(std::uint64_t* state) {
-  return (static_cast<double>(splitmix64(state) >> 11) + 1.0) * 0x1.0p-53;
-}
+double uniform(std::uint64_t* state) { return (static_cast<double>(splitmix64(state) >> 11) + 1.0) * 0x1.0p-53; }
 
-bool overflows(std::size_t a, std::size_t b) {
-  return b != 0 && a > std::numeric_limits<std::size_t>::max() / b;
-}
+bool overflows(std::size_t a, std::size_t b) { return b != 0 && a > std::numeric_limits<std::size_t>::max() / b; }
 
 }  // namespace
 
-Status learned_init(float* out, std::size_t max_len, std::size_t d_model, std::uint64_t seed,
-                    double std) noexcept {
+Status learned_init(float* out, std::size_t max_len, std::size_t d_model, std::uint64_t seed, double std) noexcept {
   if (max_len == 0) return {StatusCode::kBadArgument, "max_len must be > 0"};
   if (d_model == 0) return {StatusCode::kBadArgument, "d_model must be > 0"};
   if (!(std::isfinite(std) && std >= 0.0)) return {StatusCode::kBadArgument, "std must be finite and >= 0"};
@@ -44,13 +39,12 @@ Status learned_init(float* out, std::size_t max_len, std::size_t d_model, std::u
   return Status::Ok();
 }
 
-Status learned_lookup(float* out, const float* table, std::size_t max_len, std::size_t d_model,
-                      const std::int32_t* pos, std::size_t n, std::int32_t offset) noexcept {
+Status learned_lookup(float* out, const float* table, std::size_t max_len, std::size_t d_model, const std::int32_t* pos,
+                      std::size_t n, std::int32_t offset) noexcept {
   if (max_len == 0) return {StatusCode::kBadArgument, "max_len must be > 0"};
   if (d_model == 0) return {StatusCode::kBadArgument, "d_model must be > 0"};
   if (n == 0) return {StatusCode::kBadArgument, "n must be > 0"};
-  if (overflows(n, d_model) || overflows(max_len, d_model))
-    return {StatusCode::kTooLarge, "n * d_model overflows"};
+  if (overflows(n, d_model) || overflows(max_len, d_model)) return {StatusCode::kTooLarge, "n * d_model overflows"};
   if (out == nullptr || table == nullptr || pos == nullptr)
     return {StatusCode::kBadArgument, "out, table and pos must not be null"};
   for (std::size_t t = 0; t < n; ++t) {
@@ -65,9 +59,9 @@ Status learned_lookup(float* out, const float* table, std::size_t max_len, std::
   return Status::Ok();
 }
 
-Status embed(float* out, const std::int32_t* tokens, std::size_t n, const float* tok_emb,
-             std::size_t vocab, std::size_t d_model, const float* pos_emb, std::size_t pos_rows,
-             const std::int32_t* pos, double scale) noexcept {
+Status embed(float* out, const std::int32_t* tokens, std::size_t n, const float* tok_emb, std::size_t vocab,
+             std::size_t d_model, const float* pos_emb, std::size_t pos_rows, const std::int32_t* pos,
+             double scale) noexcept {
   if (n == 0) return {StatusCode::kBadArgument, "n must be > 0"};
   if (vocab == 0) return {StatusCode::kBadArgument, "vocab must be > 0"};
   if (d_model == 0) return {StatusCode::kBadArgument, "d_model must be > 0"};

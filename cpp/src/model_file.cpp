@@ -17,8 +17,8 @@ float bfloat16_to_float(std::uint16_t b) noexcept {
   return f;
 }
 
-bool read_floats(const ByteSource& src, std::uint64_t offset, std::uint64_t count, Dtype dtype,
-                 std::vector<float>* out, Failure* failure, const char* what) {
+bool read_floats(const ByteSource& src, std::uint64_t offset, std::uint64_t count, Dtype dtype, std::vector<float>* out,
+                 Failure* failure, const char* what) {
   const std::uint64_t width = dtype == Dtype::kF32 ? 4 : dtype == Dtype::kF64 ? 8 : 2;
   Cursor c(src, what);
   c.seek(offset);
@@ -101,8 +101,7 @@ ByteSource memory_source(const std::uint8_t* data, std::size_t size) noexcept {
   return {size, const_cast<std::uint8_t*>(data), &read_memory};
 }
 
-Status read_model(const ByteSource& src, ModelInfo* out, std::string* detail,
-                  const ReadOptions& options) noexcept {
+Status read_model(const ByteSource& src, ModelInfo* out, std::string* detail, const ReadOptions& options) noexcept {
   if (out == nullptr || src.read == nullptr) return {StatusCode::kBadArgument, "out and src.read must not be null"};
   try {
     std::uint8_t head[9] = {};
@@ -128,7 +127,9 @@ Status read_model(const ByteSource& src, ModelInfo* out, std::string* detail,
     while (k < n && (head[k] == ' ' || head[k] == '\n' || head[k] == '\r' || head[k] == '\t')) ++k;
     if (k < n && head[k] == '{') {
       if (src.size > (std::uint64_t{64} << 20)) {
-        if (detail) *detail = "a config.json of " + std::to_string(src.size) + " bytes is larger than the 64 MiB this reader accepts";
+        if (detail)
+          *detail =
+              "a config.json of " + std::to_string(src.size) + " bytes is larger than the 64 MiB this reader accepts";
         return {StatusCode::kTooLarge, "model file: a table is too large"};
       }
       std::string text(static_cast<std::size_t>(src.size), '\0');
@@ -139,8 +140,9 @@ Status read_model(const ByteSource& src, ModelInfo* out, std::string* detail,
       return model_info_from_config(text, out, detail);
     }
     if (detail)
-      *detail = "at byte 0: expected \"GGUF\" (GGUF), \"\\x93NUMPY\" (.npy), a safetensors header length "
-                "followed by '{', or a JSON object (config.json)";
+      *detail =
+          "at byte 0: expected \"GGUF\" (GGUF), \"\\x93NUMPY\" (.npy), a safetensors header length "
+          "followed by '{', or a JSON object (config.json)";
     return {StatusCode::kBadArgument, "model file: malformed or unsupported"};
   } catch (...) {  // std::bad_alloc
     return {StatusCode::kTooLarge, "model file: out of memory"};

@@ -50,7 +50,8 @@ Status read_npy(const ByteSource& src, ModelInfo* out, std::string* detail, cons
       header_len = n;
     }
     if (header_len > (1u << 16))  // numpy's own reader refuses headers over 10000 bytes
-      return fail(detail, "at byte 8: a header of " + std::to_string(header_len) + " bytes is longer than the 65536 this reader accepts");
+      return fail(detail, "at byte 8: a header of " + std::to_string(header_len) +
+                              " bytes is longer than the 65536 this reader accepts");
     std::string h;
     c.string(header_len, &h, "the header");
     if (c.failed()) return file::status_of(c.failure(), detail);
@@ -64,10 +65,18 @@ Status read_npy(const ByteSource& src, ModelInfo* out, std::string* detail, cons
     const std::string descr = h.substr(at + 1, close - at - 1);
     file::Dtype dtype;
     std::uint64_t width;
-    if (descr == "<f4") { dtype = file::Dtype::kF32; width = 4; }
-    else if (descr == "<f2") { dtype = file::Dtype::kF16; width = 2; }
-    else if (descr == "<f8") { dtype = file::Dtype::kF64; width = 8; }
-    else return fail(detail, "dtype '" + descr + "' is not one of '<f4', '<f2', '<f8' (little-endian float32, float16, float64)");
+    if (descr == "<f4") {
+      dtype = file::Dtype::kF32;
+      width = 4;
+    } else if (descr == "<f2") {
+      dtype = file::Dtype::kF16;
+      width = 2;
+    } else if (descr == "<f8") {
+      dtype = file::Dtype::kF64;
+      width = 8;
+    } else
+      return fail(detail,
+                  "dtype '" + descr + "' is not one of '<f4', '<f2', '<f8' (little-endian float32, float16, float64)");
 
     at = value_of(h, "fortran_order");
     if (at == std::string::npos) return fail(detail, "the header has no 'fortran_order'");
@@ -75,11 +84,15 @@ Status read_npy(const ByteSource& src, ModelInfo* out, std::string* detail, cons
     if (!fortran && h.compare(at, 5, "False") != 0) return fail(detail, "'fortran_order' must be True or False");
 
     at = value_of(h, "shape");
-    if (at == std::string::npos || at >= h.size() || h[at] != '(') return fail(detail, "the header has no 'shape' tuple");
+    if (at == std::string::npos || at >= h.size() || h[at] != '(')
+      return fail(detail, "the header has no 'shape' tuple");
     std::vector<std::uint64_t> shape;
     ++at;
     while (at < h.size() && h[at] != ')') {
-      if (h[at] == ' ' || h[at] == ',') { ++at; continue; }
+      if (h[at] == ' ' || h[at] == ',') {
+        ++at;
+        continue;
+      }
       if (!std::isdigit(static_cast<unsigned char>(h[at]))) return fail(detail, "'shape' must hold whole numbers");
       std::uint64_t v = 0;
       while (at < h.size() && std::isdigit(static_cast<unsigned char>(h[at]))) {
@@ -95,17 +108,19 @@ Status read_npy(const ByteSource& src, ModelInfo* out, std::string* detail, cons
     info.format = ModelFormat::kNpy;
     info.tensors.push_back({"", descr == "<f4" ? "F32" : descr == "<f2" ? "F16" : "F64", shape});
     if (shape.size() != 2)
-      return fail(detail, "a position table is 2-D [max_len, d_model]; this array has " + std::to_string(shape.size()) + " dimensions");
+      return fail(detail, "a position table is 2-D [max_len, d_model]; this array has " + std::to_string(shape.size()) +
+                              " dimensions");
     const std::uint64_t rows = shape[0], cols = shape[1];
     if (rows == 0 || cols == 0) return fail(detail, "a position table needs rows and columns (shape has a 0)");
     if (cols != 0 && rows > options.max_table_floats / cols) {
-      if (detail != nullptr) *detail = "npy: the array holds more than " + std::to_string(options.max_table_floats) + " values";
+      if (detail != nullptr)
+        *detail = "npy: the array holds more than " + std::to_string(options.max_table_floats) + " values";
       return {StatusCode::kTooLarge, "model file: a table is too large"};
     }
     if (rows * cols * width > src.size - data_start)
-      return fail(detail, "at byte " + std::to_string(data_start) + ": shape (" + std::to_string(rows) + ", " + std::to_string(cols) +
-                              ") needs " + std::to_string(rows * cols * width) + " bytes, the file has " +
-                              std::to_string(src.size - data_start) + " after the header");
+      return fail(detail, "at byte " + std::to_string(data_start) + ": shape (" + std::to_string(rows) + ", " +
+                              std::to_string(cols) + ") needs " + std::to_string(rows * cols * width) +
+                              " bytes, the file has " + std::to_string(src.size - data_start) + " after the header");
     PositionTable table{"", static_cast<std::size_t>(rows), static_cast<std::size_t>(cols), {}};
     file::Failure failure;
     std::vector<float> raw;

@@ -35,9 +35,11 @@ struct Dims {
   bool three_d;
 };
 
-Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* out) {
+// Q, K and V: their element type, rank, batch, heads, lengths and head sizes; Q's rows.
+Status qkv_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* out) {
   if (!in.q.present() || !in.k.present() || !in.v.present()) return bad("Q, K and V are required");
-  if (in.q.dtype != DType::kFloat32 && in.q.dtype != DType::kFloat16) return bad("Q, K and V must be float32 or float16");
+  if (in.q.dtype != DType::kFloat32 && in.q.dtype != DType::kFloat16)
+    return bad("Q, K and V must be float32 or float16");
   for (const TensorRef* t : {&in.k, &in.v})
     if (t->dtype != in.q.dtype) return bad("Q, K and V must have one element type");
   if (in.q.rank != in.k.rank || in.q.rank != in.v.rank || (in.q.rank != 3 && in.q.rank != 4))
@@ -45,7 +47,7 @@ Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* 
   for (const TensorRef* t : {&in.q, &in.k, &in.v})
     for (int d = 0; d < t->rank; ++d)
       if (t->dims[d] < 1) return shape("Q, K and V dimensions must be >= 1");
-  Dims d{};
+  Dims& d = *out;
   d.three_d = in.q.rank == 3;
   d.B = in.q.dims[0];
   if (in.k.dims[0] != d.B || in.v.dims[0] != d.B) return shape("Q, K and V must have the same batch size");
@@ -79,10 +81,14 @@ Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* 
   d.Sq_all = in.q_len_total == 0 ? d.Sq : in.q_len_total;
   if (in.q_row0 < 0 || (in.q_len_total == 0 && in.q_row0 != 0) || d.Sq_all < d.Sq || d.q_row0 > d.Sq_all - d.Sq)
     return bad("Q's rows [q_row0, q_row0 + q_len) must lie in [0, q_len_total)");
+  return Status::Ok();
+}
 
+// past_key and past_value (P, and so T = P + Skv), nonpad_kv_seqlen and attn_mask against Q, K, V.
+Status past_and_mask_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* out) {
+  Dims& d = *out;
   d.P = 0;
-  if (in.past_key.present() != in.past_value.present())
-    return bad("past_key and past_value must be given together");
+  if (in.past_key.present() != in.past_value.present()) return bad("past_key and past_value must be given together");
   if (in.past_key.present()) {
     for (const TensorRef* t : {&in.past_key, &in.past_value}) {
       if (t->dtype != in.q.dtype) return bad("past_key and past_value must have Q's element type");
@@ -90,7 +96,8 @@ Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* 
     }
     const auto& pk = in.past_key.dims;
     const auto& pv = in.past_value.dims;
-    if (pk[0] != d.B || pk[1] != d.Hkv || pk[3] != d.D) return shape("past_key must be [B, kv_num_heads, past_len, head_size]");
+    if (pk[0] != d.B || pk[1] != d.Hkv || pk[3] != d.D)
+      return shape("past_key must be [B, kv_num_heads, past_len, head_size]");
     if (pv[0] != d.B || pv[1] != d.Hkv || pv[2] != pk[2] || pv[3] != d.Dv)
       return shape("past_value must be [B, kv_num_heads, past_len, v_head_size]");
     if (pk[2] < 0) return shape("past_key's past_len must be >= 0");
@@ -115,15 +122,23 @@ Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* 
     if (m.rank < 1 || m.rank > 4) return shape("attn_mask must have rank 1 to 4");
     const std::int64_t target[4] = {d.B, d.Hq, d.Sq_all, d.T};
     const std::int64_t last = m.dims[m.rank - 1];
-    if (last < 1 || last > d.T) return shape("attn_mask's last dimension must be in [1, total kv length] (shorter is padded with -inf)");
+    if (last < 1 || last > d.T)
+      return shape("attn_mask's last dimension must be in [1, total kv length] (shorter is padded with -inf)");
     for (int r = 0; r < m.rank - 1; ++r) {
       const std::int64_t want = target[4 - m.rank + r];
       if (m.dims[r] != 1 && m.dims[r] != want)
         return shape("attn_mask does not broadcast to [B, q_num_heads, q_len, total kv length]");
     }
   }
+  return Status::Ok();
+}
 
-  if (a.qk_matmul_output_mode < 0 || a.qk_matmul_output_mode > 3) return bad("qk_matmul_output_mode must be 0, 1, 2 or 3");
+Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* out) {
+  Dims d{};
+  if (Status s = qkv_dims(in, a, &d); !s.ok()) return s;
+  if (Status s = past_and_mask_dims(in, a, &d); !s.ok()) return s;
+  if (a.qk_matmul_output_mode < 0 || a.qk_matmul_output_mode > 3)
+    return bad("qk_matmul_output_mode must be 0, 1, 2 or 3");
   if (a.softmax_precision != 0 && a.softmax_precision != 1)
     return bad("softmax_precision must be FLOAT (1): posenc computes in float32");
   if (a.scale && !std::isfinite(*a.scale)) return bad("scale must be finite");
@@ -131,8 +146,7 @@ Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* 
   if (a.is_causal != 0 && a.is_causal != 1) return bad("is_causal must be 0 or 1");
 
   for (const std::int64_t n : {checked_product({d.B, d.Hq, d.Sq, d.D}), checked_product({d.B, d.Hkv, d.T, d.D}),
-                               checked_product({d.B, d.Hkv, d.T, d.Dv}),
-                               checked_product({d.B, d.Hq, d.Sq, d.Dv})})
+                               checked_product({d.B, d.Hkv, d.T, d.Dv}), checked_product({d.B, d.Hq, d.Sq, d.Dv})})
     if (n < 0) return {StatusCode::kTooLarge, "attention tensors too large for memory"};
   *out = d;
   return Status::Ok();
@@ -140,13 +154,14 @@ Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* 
 
 // Copies one [B][H][S][d] source (3D token-major or 4D head-major) into dst [B][H][dst_len][d]
 // at sequence offset `at`.
-void copy_heads(float* dst, std::size_t dst_len, std::size_t at, const float* src, bool three_d,
-                std::size_t B, std::size_t H, std::size_t S, std::size_t d) {
+void copy_heads(float* dst, std::size_t dst_len, std::size_t at, const float* src, bool three_d, std::size_t B,
+                std::size_t H, std::size_t S, std::size_t d) {
   const Strides st = strides(three_d, H, S, d);
   for (std::size_t b = 0; b < B; ++b)
     for (std::size_t h = 0; h < H; ++h)
       for (std::size_t s = 0; s < S; ++s)
-        std::memcpy(dst + ((b * H + h) * dst_len + at + s) * d, src + b * st.b + h * st.h + s * st.s, d * sizeof(float));
+        std::memcpy(dst + ((b * H + h) * dst_len + at + s) * d, src + b * st.b + h * st.h + s * st.s,
+                    d * sizeof(float));
 }
 
 }  // namespace
@@ -157,17 +172,21 @@ std::int64_t TensorRef::size() const noexcept {
   return n;
 }
 
-Status onnx_attention_shapes(const AttentionInputs& in, const AttentionAttrs& attrs,
-                             AttentionShapes* shapes) noexcept {
+Status onnx_attention_shapes(const AttentionInputs& in, const AttentionAttrs& attrs, AttentionShapes* shapes) noexcept {
   Dims d;
   if (Status s = attention_dims(in, attrs, &d); !s.ok()) return s;
   if (shapes == nullptr) return bad("shapes must not be null");
   AttentionShapes out;
   if (d.three_d) {
     out.y_rank = 3;
-    out.y[0] = d.B; out.y[1] = d.Sq; out.y[2] = d.Hq * d.Dv;
+    out.y[0] = d.B;
+    out.y[1] = d.Sq;
+    out.y[2] = d.Hq * d.Dv;
   } else {
-    out.y[0] = d.B; out.y[1] = d.Hq; out.y[2] = d.Sq; out.y[3] = d.Dv;
+    out.y[0] = d.B;
+    out.y[1] = d.Hq;
+    out.y[2] = d.Sq;
+    out.y[3] = d.Dv;
   }
   const std::int64_t pk[4] = {d.B, d.Hkv, d.T, d.D}, pv[4] = {d.B, d.Hkv, d.T, d.Dv}, qk[4] = {d.B, d.Hq, d.Sq, d.T};
   std::copy(pk, pk + 4, out.present_key);
@@ -177,8 +196,8 @@ Status onnx_attention_shapes(const AttentionInputs& in, const AttentionAttrs& at
   return Status::Ok();
 }
 
-Status onnx_attention(const AttentionInputs& in, const AttentionAttrs& a, float* y,
-                      float* present_key, float* present_value, float* qk_matmul_output) noexcept {
+Status onnx_attention(const AttentionInputs& in, const AttentionAttrs& a, float* y, float* present_key,
+                      float* present_value, float* qk_matmul_output) noexcept {
   Dims d;
   if (Status s = attention_dims(in, a, &d); !s.ok()) return s;
   if (in.q.dtype != DType::kFloat32 || (in.attn_mask.present() && in.attn_mask.dtype == DType::kFloat16))
@@ -189,11 +208,16 @@ Status onnx_attention(const AttentionInputs& in, const AttentionAttrs& a, float*
   const auto B = static_cast<std::size_t>(d.B), Hq = static_cast<std::size_t>(d.Hq),
              Hkv = static_cast<std::size_t>(d.Hkv), Sq = static_cast<std::size_t>(d.Sq),
              Skv = static_cast<std::size_t>(d.Skv), P = static_cast<std::size_t>(d.P),
-             T = static_cast<std::size_t>(d.T), D = static_cast<std::size_t>(d.D),
-             Dv = static_cast<std::size_t>(d.Dv);
+             T = static_cast<std::size_t>(d.T), D = static_cast<std::size_t>(d.D), Dv = static_cast<std::size_t>(d.Dv);
 
   Problem p;
-  p.batch = B; p.q_heads = Hq; p.kv_heads = Hkv; p.q_len = Sq; p.kv_len = T; p.head_dim = D; p.v_dim = Dv;
+  p.batch = B;
+  p.q_heads = Hq;
+  p.kv_heads = Hkv;
+  p.q_len = Sq;
+  p.kv_len = T;
+  p.head_dim = D;
+  p.v_dim = Dv;
   p.q = static_cast<const float*>(in.q.data);
   p.qs = strides(d.three_d, Hq, Sq, D);
   p.y = y;
@@ -207,8 +231,14 @@ Status onnx_attention(const AttentionInputs& in, const AttentionAttrs& a, float*
     float* pk = present_key;
     float* pv = present_value;
     try {
-      if (!pk) { scratch_k.resize(B * Hkv * T * D); pk = scratch_k.data(); }
-      if (!pv) { scratch_v.resize(B * Hkv * T * Dv); pv = scratch_v.data(); }
+      if (!pk) {
+        scratch_k.resize(B * Hkv * T * D);
+        pk = scratch_k.data();
+      }
+      if (!pv) {
+        scratch_v.resize(B * Hkv * T * Dv);
+        pv = scratch_v.data();
+      }
     } catch (const std::bad_alloc&) {
       return {StatusCode::kTooLarge, "present_key / present_value too large for memory"};
     }
@@ -271,20 +301,26 @@ struct RotaryDims {
 // Every check of RotaryEmbedding-23's inputs and attributes; the sizes they give.
 Status rotary_dims(const TensorRef& x, const TensorRef& cos_cache, const TensorRef& sin_cache,
                    const TensorRef& position_ids, const RotaryEmbeddingAttrs& a, RotaryDims* out) {
-  if (!x.present() || !cos_cache.present() || !sin_cache.present()) return bad("X, cos_cache and sin_cache are required");
+  if (!x.present() || !cos_cache.present() || !sin_cache.present())
+    return bad("X, cos_cache and sin_cache are required");
   if (x.dtype != DType::kFloat32 || cos_cache.dtype != DType::kFloat32 || sin_cache.dtype != DType::kFloat32)
     return bad("X, cos_cache and sin_cache must be float32");
-  if (x.rank != 3 && x.rank != 4) return shape("X must be 3D [B, S, num_heads*head_size] or 4D [B, num_heads, S, head_size]");
+  if (x.rank != 3 && x.rank != 4)
+    return shape("X must be 3D [B, S, num_heads*head_size] or 4D [B, num_heads, S, head_size]");
   for (int r = 0; r < x.rank; ++r)
     if (x.dims[r] < 1) return shape("X dimensions must be >= 1");
   if (a.interleaved != 0 && a.interleaved != 1) return bad("interleaved must be 0 or 1");
   std::int64_t B = x.dims[0], H, S, D;
   if (x.rank == 4) {
-    H = x.dims[1]; S = x.dims[2]; D = x.dims[3];
+    H = x.dims[1];
+    S = x.dims[2];
+    D = x.dims[3];
   } else {
     if (a.num_heads <= 0) return bad("num_heads is required for 3D X");
     if (x.dims[2] % a.num_heads != 0) return shape("X's last dimension must be a multiple of num_heads");
-    H = a.num_heads; S = x.dims[1]; D = x.dims[2] / a.num_heads;
+    H = a.num_heads;
+    S = x.dims[1];
+    D = x.dims[2] / a.num_heads;
   }
   const std::int64_t rd = a.rotary_embedding_dim == 0 ? D : a.rotary_embedding_dim;
   if (rd < 0 || rd > D || rd % 2 != 0) return bad("rotary_embedding_dim must be even and <= head_size (0: head_size)");
@@ -297,7 +333,8 @@ Status rotary_dims(const TensorRef& x, const TensorRef& cos_cache, const TensorR
     if (position_ids.dtype != DType::kInt64) return bad("position_ids must be int64");
     if (position_ids.rank != 2 || position_ids.dims[0] != B || position_ids.dims[1] != S)
       return shape("position_ids must be [B, S]");
-    if (cos_cache.rank != 2) return shape("cos_cache must be 2D [max_position, rotary_embedding_dim/2] with position_ids");
+    if (cos_cache.rank != 2)
+      return shape("cos_cache must be 2D [max_position, rotary_embedding_dim/2] with position_ids");
     if (cos_cache.dims[1] != half) return shape("cos_cache's last dimension must be rotary_embedding_dim / 2");
     max_pos = cos_cache.dims[0];
     const auto* ids = static_cast<const std::int64_t*>(position_ids.data);
@@ -322,9 +359,8 @@ Status onnx_rotary_embedding_check(const TensorRef& x, const TensorRef& cos_cach
   return rotary_dims(x, cos_cache, sin_cache, position_ids, a, &d);
 }
 
-Status onnx_rotary_embedding(const TensorRef& x, const TensorRef& cos_cache,
-                             const TensorRef& sin_cache, const TensorRef& position_ids,
-                             const RotaryEmbeddingAttrs& a, float* y) noexcept {
+Status onnx_rotary_embedding(const TensorRef& x, const TensorRef& cos_cache, const TensorRef& sin_cache,
+                             const TensorRef& position_ids, const RotaryEmbeddingAttrs& a, float* y) noexcept {
   RotaryDims d;
   if (Status s = rotary_dims(x, cos_cache, sin_cache, position_ids, a, &d); !s.ok()) return s;
   const std::int64_t B = d.B, H = d.H, S = d.S, D = d.D, rd = d.rd, half = d.half;
@@ -358,10 +394,8 @@ Status onnx_rotary_embedding(const TensorRef& x, const TensorRef& cos_cache,
       if (a.interleaved) kernels::rope_expand_interleaved(c, sn, uh, cd, sd);
       for (std::int64_t h = 0; h < H; ++h) {
         float* xh = y + (x.rank == 4 ? ((b * H + h) * S + s) * D : ((b * S + s) * H + h) * D);
-        if (a.interleaved)
-          kernels::rope_rotate_interleaved(xh, 1, ud, urd, cd, sd);
-        else
-          kernels::rope_rotate_half_split(xh, 1, ud, uh, c, sn);
+        if (a.interleaved) kernels::rope_rotate_interleaved(xh, 1, ud, urd, cd, sd);
+        else kernels::rope_rotate_half_split(xh, 1, ud, uh, c, sn);
       }
     }
   });

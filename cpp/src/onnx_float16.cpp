@@ -53,9 +53,14 @@ Status onnx_attention_f16(const AttentionInputs& in, const AttentionAttrs& attrs
     return bad("Q, K, V, past_key and past_value must all be float16 here (onnx_attention takes float32)");
   try {
     Widened q, k, v, mask, pk, pv;
-    widen(in.q, &q); widen(in.k, &k); widen(in.v, &v);
-    widen(in.attn_mask, &mask); widen(in.past_key, &pk); widen(in.past_value, &pv);
-    const AttentionInputs w{q.ref, k.ref, v.ref, mask.ref, pk.ref, pv.ref, in.nonpad_kv_seqlen, in.q_row0, in.q_len_total};
+    widen(in.q, &q);
+    widen(in.k, &k);
+    widen(in.v, &v);
+    widen(in.attn_mask, &mask);
+    widen(in.past_key, &pk);
+    widen(in.past_value, &pv);
+    const AttentionInputs w{q.ref,     k.ref,         v.ref, mask.ref, pk.ref, pv.ref, in.nonpad_kv_seqlen,
+                            in.q_row0, in.q_len_total};
     AttentionShapes s;
     if (Status st = onnx_attention_shapes(w, attrs, &s); !st.ok()) return st;
     if (y == nullptr) return bad("Y must not be null");
@@ -80,12 +85,15 @@ Status onnx_attention_f16(const AttentionInputs& in, const AttentionAttrs& attrs
 Status onnx_rotary_embedding_f16(const TensorRef& x, const TensorRef& cos_cache, const TensorRef& sin_cache,
                                  const TensorRef& position_ids, const RotaryEmbeddingAttrs& attrs,
                                  std::uint16_t* y) noexcept {
-  if (!x.present() || !cos_cache.present() || !sin_cache.present()) return bad("X, cos_cache and sin_cache are required");
+  if (!x.present() || !cos_cache.present() || !sin_cache.present())
+    return bad("X, cos_cache and sin_cache are required");
   if (x.dtype != DType::kFloat16 || cos_cache.dtype != DType::kFloat16 || sin_cache.dtype != DType::kFloat16)
     return bad("X, cos_cache and sin_cache must all be float16 here (onnx_rotary_embedding takes float32)");
   try {
     Widened xw, c, s;
-    widen(x, &xw); widen(cos_cache, &c); widen(sin_cache, &s);
+    widen(x, &xw);
+    widen(cos_cache, &c);
+    widen(sin_cache, &s);
     if (Status st = onnx_rotary_embedding_check(xw.ref, c.ref, s.ref, position_ids, attrs); !st.ok()) return st;
     if (y == nullptr) return bad("Y must not be null");
     std::vector<float> y32(xw.data.size());

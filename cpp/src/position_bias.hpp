@@ -47,8 +47,8 @@ inline void add_run(const PositionBias& b, std::size_t n_heads, std::size_t h, s
 
 // s[j] += the terms of head h (of n_heads) for a query at qpos and the key at key_pos[j], j < n
 // (positions: integers held as doubles, below 2^53).
-inline void add_at(const PositionBias& b, std::size_t n_heads, std::size_t h, double qpos,
-                   const double* key_pos, std::size_t n, float* s) {
+inline void add_at(const PositionBias& b, std::size_t n_heads, std::size_t h, double qpos, const double* key_pos,
+                   std::size_t n, float* s) {
   if (b.alibi_slopes) {
     const float slope = b.alibi_slopes[h];
     for (std::size_t j = 0; j < n; ++j) s[j] -= slope * static_cast<float>(std::fabs(qpos - key_pos[j]));

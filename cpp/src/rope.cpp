@@ -18,14 +18,11 @@ namespace {
 
 Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
 
-bool mul_overflows(std::size_t a, std::size_t b) {
-  return b != 0 && a > std::numeric_limits<std::size_t>::max() / b;
-}
+bool mul_overflows(std::size_t a, std::size_t b) { return b != 0 && a > std::numeric_limits<std::size_t>::max() / b; }
 
 // Checks shared by apply_rope and rope_cache; fills the float32 copy of inv_freq the fast path uses.
-Status check_frequencies(const double* inv_freq, std::size_t rot_dim, const double* pos,
-                         std::size_t n_pos, double pos_offset, const RopeApplyOptions& o,
-                         std::vector<float>* inv_freq_f) {
+Status check_frequencies(const double* inv_freq, std::size_t rot_dim, const double* pos, std::size_t n_pos,
+                         double pos_offset, const RopeApplyOptions& o, std::vector<float>* inv_freq_f) {
   if (rot_dim == 0) return bad("rot_dim must be > 0");
   if (rot_dim % 2 != 0) return bad("rot_dim must be even");
   const bool ggml = o.precision == Precision::kGgml;
@@ -55,8 +52,7 @@ Status check_frequencies(const double* inv_freq, std::size_t rot_dim, const doub
   if (pos != nullptr) {
     for (std::size_t t = 0; t < n_pos; ++t)
       if (!std::isfinite(pos[t])) return bad("pos must be finite");
-  } else if (!std::isfinite(pos_offset) ||
-             !std::isfinite(pos_offset + static_cast<double>(n_pos))) {
+  } else if (!std::isfinite(pos_offset) || !std::isfinite(pos_offset + static_cast<double>(n_pos))) {
     return bad("pos_offset must be finite");
   }
   if (inv_freq == nullptr) return Status::Ok();  // kGgml: the angle comes from o.ggml
@@ -75,17 +71,20 @@ double position(const double* pos, double pos_offset, std::size_t t) {
 kernels::GgmlAngles ggml_angles(const RopeApplyOptions& o) {
   if (o.precision != Precision::kGgml) return {};
   const GgmlRope& g = *o.ggml;
-  return {std::pow(g.freq_base, -2.0f / static_cast<float>(g.n_dims)), g.freq_scale, g.ext_factor, g.corr_low,
-          g.corr_high, g.attn_factor, g.freq_factors.empty() ? nullptr : g.freq_factors.data()};
+  return {std::pow(g.freq_base, -2.0f / static_cast<float>(g.n_dims)),
+          g.freq_scale,
+          g.ext_factor,
+          g.corr_low,
+          g.corr_high,
+          g.attn_factor,
+          g.freq_factors.empty() ? nullptr : g.freq_factors.data()};
 }
 
 // c, s [rot_dim/2] for one position, in the precision o asks for.
 void tables(float* c, float* s, std::size_t half, double p, const double* inv_freq, const float* inv_freq_f,
             const RopeApplyOptions& o, const kernels::GgmlAngles& g) {
-  if (o.precision == Precision::kGgml)
-    kernels::rope_tables_ggml(c, s, half, p, g);
-  else
-    kernels::rope_tables(c, s, half, p, inv_freq, inv_freq_f, o.precision, static_cast<float>(o.attention_factor));
+  if (o.precision == Precision::kGgml) kernels::rope_tables_ggml(c, s, half, p, g);
+  else kernels::rope_tables(c, s, half, p, inv_freq, inv_freq_f, o.precision, static_cast<float>(o.attention_factor));
 }
 
 }  // namespace
@@ -104,7 +103,8 @@ Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t he
   if (o.rot_offset > head_dim - rot_dim) return bad("rot_offset + rot_dim must be <= head_dim");
   if (o.xpos != nullptr) {
     if (n_rows != 1) return bad("xpos takes one position row, not M-RoPE's");
-    if (!(std::isfinite(o.xpos->scale_base) && o.xpos->scale_base > 0.0)) return bad("xpos.scale_base must be finite and > 0");
+    if (!(std::isfinite(o.xpos->scale_base) && o.xpos->scale_base > 0.0))
+      return bad("xpos.scale_base must be finite and > 0");
     if (!std::isfinite(o.xpos->center)) return bad("xpos.center must be finite");
   }
   if (mul_overflows(seq_len, n_heads) || mul_overflows(seq_len * n_heads, head_dim) || mul_overflows(seq_len, n_rows))
@@ -119,8 +119,8 @@ Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t he
       if (pair_row[k] >= n_rows && pair_row[k] != kMropeUnrotated) return bad("pair_row entries must be < n_rows");
   // Split over blocks of tokens (each token's tables and heads stay in one task); every worker
   // has its own tables, allocated here.
-  const std::size_t table_size = (o.layout == RopeLayout::kInterleaved ? 3 * rot_dim : rot_dim) +
-                                 (n_rows > 1 ? (n_rows + 1) * rot_dim : 0);
+  const std::size_t table_size =
+      (o.layout == RopeLayout::kInterleaved ? 3 * rot_dim : rot_dim) + (n_rows > 1 ? (n_rows + 1) * rot_dim : 0);
   const std::size_t block = pool::rows_per_task(n_heads * head_dim * sizeof(float));
   const std::size_t n_tasks = (seq_len + block - 1) / block, n_workers = n_tasks > 1 ? pool::pool_workers() : 1;
   try {
@@ -137,18 +137,18 @@ Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t he
     } catch (const std::bad_alloc&) {
       return {StatusCode::kTooLarge, "rot_dim too large for memory"};
     }
-    for (std::size_t k = 0; k < half; ++k)
-      log_zeta[k] = std::log(xpos_zeta(k, rot_dim));
+    for (std::size_t k = 0; k < half; ++k) log_zeta[k] = std::log(xpos_zeta(k, rot_dim));
   }
   const double xpos_sign = o.xpos != nullptr && o.xpos->key ? -1.0 : 1.0;
   pool::parallel_for(n_tasks, n_workers, [&](std::size_t task, std::size_t worker) {
     float* c = table.data() + worker * table_size;
     float* s = c + half;
-    float* cd = s + half;                   // interleaved: expanded tables [rot_dim] each
+    float* cd = s + half;  // interleaved: expanded tables [rot_dim] each
     float* sd = cd + rot_dim;
     float* rows = c + (o.layout == RopeLayout::kInterleaved ? 3 * rot_dim : rot_dim);  // [n_rows + 1][c | s]
     // Row n_rows: position 0, for the pairs that stay unrotated (kMropeUnrotated).
-    if (n_rows > 1) tables(rows + n_rows * rot_dim, rows + n_rows * rot_dim + half, half, 0.0, inv_freq, inv_freq_f.data(), o, g);
+    if (n_rows > 1)
+      tables(rows + n_rows * rot_dim, rows + n_rows * rot_dim + half, half, 0.0, inv_freq, inv_freq_f.data(), o, g);
     for (std::size_t t = task * block; t < std::min(seq_len, (task + 1) * block); ++t) {
       float* xt = x + t * n_heads * head_dim + o.rot_offset;
       if (n_rows == 1) {
@@ -164,7 +164,8 @@ Status rotate(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t he
         }
       } else {
         for (std::size_t r = 0; r < n_rows; ++r)
-          tables(rows + r * rot_dim, rows + r * rot_dim + half, half, pos[r * seq_len + t], inv_freq, inv_freq_f.data(), o, g);
+          tables(rows + r * rot_dim, rows + r * rot_dim + half, half, pos[r * seq_len + t], inv_freq, inv_freq_f.data(),
+                 o, g);
         for (std::size_t k = 0; k < half; ++k) {
           const std::size_t r = pair_row[k] == kMropeUnrotated ? n_rows : pair_row[k];
           c[k] = rows[r * rot_dim + k];
@@ -188,15 +189,14 @@ double xpos_zeta(std::size_t k, std::size_t rot_dim) noexcept {
   return (2.0 * static_cast<double>(k) / static_cast<double>(rot_dim) + 0.4) / 1.4;
 }
 
-Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
-                  const double* inv_freq, std::size_t rot_dim, const double* pos,
-                  double pos_offset, const RopeApplyOptions& o) noexcept {
+Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim, const double* inv_freq,
+                  std::size_t rot_dim, const double* pos, double pos_offset, const RopeApplyOptions& o) noexcept {
   return rotate(x, seq_len, n_heads, head_dim, inv_freq, rot_dim, pos, pos_offset, 1, nullptr, o);
 }
 
-Status apply_rope_rows(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
-                       const double* inv_freq, std::size_t rot_dim, const double* pos, std::size_t n_rows,
-                       const std::uint8_t* pair_row, const RopeApplyOptions& o) noexcept {
+Status apply_rope_rows(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim, const double* inv_freq,
+                       std::size_t rot_dim, const double* pos, std::size_t n_rows, const std::uint8_t* pair_row,
+                       const RopeApplyOptions& o) noexcept {
   if (n_rows == 0 || n_rows > 8) return bad("n_rows must be in [1, 8]");
   if (pos == nullptr || pair_row == nullptr) return bad("pos and pair_row must not be null");
   return rotate(x, seq_len, n_heads, head_dim, inv_freq, rot_dim, pos, 0.0, n_rows, pair_row, o);
@@ -209,20 +209,22 @@ Status mrope_pair_rows(const std::size_t* section, std::size_t n_sections, bool 
   if (section[0] > half || section[1] > half || section[2] > half) return bad("mrope_section must sum to rot_dim / 2");
   const std::size_t sum = section[0] + section[1] + section[2];
   if (rest_unrotated ? sum > half : sum != half)
-    return bad(rest_unrotated ? "mrope_section must sum to at most rot_dim / 2" : "mrope_section must sum to rot_dim / 2");
+    return bad(rest_unrotated ? "mrope_section must sum to at most rot_dim / 2"
+                              : "mrope_section must sum to rot_dim / 2");
   const std::uint8_t rest = rest_unrotated ? kMropeUnrotated : 0;
   for (std::size_t k = 0; k < half; ++k) {
     if (interleaved)
-      pair_row[k] = k % 3 == 1 && k < 3 * section[1]   ? 1
-                    : k % 3 == 2 && k < 3 * section[2] ? 2
-                    : !rest_unrotated || (k % 3 == 0 && k < 3 * section[0]) ? 0 : rest;
-    else
-      pair_row[k] = k < section[0] ? 0 : k < section[0] + section[1] ? 1 : k < sum ? 2 : rest;
+      pair_row[k] = k % 3 == 1 && k < 3 * section[1]                        ? 1
+                    : k % 3 == 2 && k < 3 * section[2]                      ? 2
+                    : !rest_unrotated || (k % 3 == 0 && k < 3 * section[0]) ? 0
+                                                                            : rest;
+    else pair_row[k] = k < section[0] ? 0 : k < section[0] + section[1] ? 1 : k < sum ? 2 : rest;
   }
   return Status::Ok();
 }
 
-Status mrope_positions(const MropeSegment* segments, std::size_t n_segments, double* pos, std::size_t seq_len) noexcept {
+Status mrope_positions(const MropeSegment* segments, std::size_t n_segments, double* pos,
+                       std::size_t seq_len) noexcept {
   if (segments == nullptr || pos == nullptr) return bad("segments and pos must not be null");
   std::size_t total = 0;
   for (std::size_t i = 0; i < n_segments; ++i) {
@@ -245,7 +247,8 @@ Status mrope_positions(const MropeSegment* segments, std::size_t n_segments, dou
   for (std::size_t i = 0; i < n_segments; ++i) {
     const MropeSegment& g = segments[i];
     if (g.text != 0) {
-      for (std::size_t j = 0; j < g.text; ++j, ++at) pos[at] = pos[seq_len + at] = pos[2 * seq_len + at] = next + double(j);
+      for (std::size_t j = 0; j < g.text; ++j, ++at)
+        pos[at] = pos[seq_len + at] = pos[2 * seq_len + at] = next + double(j);
       next += double(g.text);
       continue;
     }
@@ -274,9 +277,9 @@ Status rope_2d_frequencies(std::size_t head_dim, double theta, double* inv_freq,
   return Status::Ok();
 }
 
-Status shift_keys(float* k, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
-                  const double* inv_freq, std::size_t rot_dim, const double* delta, double delta_all,
-                  RopeLayout layout, Precision precision, std::size_t rot_offset) noexcept {
+Status shift_keys(float* k, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim, const double* inv_freq,
+                  std::size_t rot_dim, const double* delta, double delta_all, RopeLayout layout, Precision precision,
+                  std::size_t rot_offset) noexcept {
   if (precision == Precision::kGgml) return bad("shift_keys takes precision fast or accurate");
   if (delta == nullptr && !std::isfinite(delta_all)) return bad("delta must be finite");
   std::vector<double> deltas;
@@ -293,16 +296,13 @@ Status shift_keys(float* k, std::size_t seq_len, std::size_t n_heads, std::size_
   return apply_rope(k, seq_len, n_heads, head_dim, inv_freq, rot_dim, delta, 0.0, o);
 }
 
-Status rope_cache(float* cos, float* sin, std::size_t n_pos, const double* inv_freq,
-                  std::size_t rot_dim, const double* pos, double pos_offset,
-                  const RopeApplyOptions& o) noexcept {
+Status rope_cache(float* cos, float* sin, std::size_t n_pos, const double* inv_freq, std::size_t rot_dim,
+                  const double* pos, double pos_offset, const RopeApplyOptions& o) noexcept {
   if (n_pos == 0) return bad("n_pos must be > 0");
   if (mul_overflows(n_pos, rot_dim)) return {StatusCode::kTooLarge, "n_pos * rot_dim overflows"};
   if (cos == nullptr || sin == nullptr) return bad("cos and sin must not be null");
   std::vector<float> inv_freq_f;
-  if (Status s = check_frequencies(inv_freq, rot_dim, pos, n_pos, pos_offset, o, &inv_freq_f);
-      !s.ok())
-    return s;
+  if (Status s = check_frequencies(inv_freq, rot_dim, pos, n_pos, pos_offset, o, &inv_freq_f); !s.ok()) return s;
   const std::size_t half = rot_dim / 2;
   const kernels::GgmlAngles g = ggml_angles(o);
   for (std::size_t t = 0; t < n_pos; ++t)

@@ -16,8 +16,14 @@ using nlohmann::json;
 
 // Position-table names, most specific first; a name matches if it ends with one of them.
 constexpr const char* kTableSuffixes[] = {
-    "wpe.weight", "position_embeddings.weight", "embed_positions.weight", "position_embedding.weight",
-    "pos_emb.weight", "pos_emb", "pos_embed", "position_embd.weight",
+    "wpe.weight",
+    "position_embeddings.weight",
+    "embed_positions.weight",
+    "position_embedding.weight",
+    "pos_emb.weight",
+    "pos_emb",
+    "pos_embed",
+    "position_embd.weight",
 };
 
 bool ends_with(const std::string& s, const char* suffix) {
@@ -33,10 +39,26 @@ struct Entry {
 };
 
 bool float_dtype(const std::string& d, file::Dtype* out, std::uint64_t* width) {
-  if (d == "F32") { *out = file::Dtype::kF32; *width = 4; return true; }
-  if (d == "F16") { *out = file::Dtype::kF16; *width = 2; return true; }
-  if (d == "BF16") { *out = file::Dtype::kBF16; *width = 2; return true; }
-  if (d == "F64") { *out = file::Dtype::kF64; *width = 8; return true; }
+  if (d == "F32") {
+    *out = file::Dtype::kF32;
+    *width = 4;
+    return true;
+  }
+  if (d == "F16") {
+    *out = file::Dtype::kF16;
+    *width = 2;
+    return true;
+  }
+  if (d == "BF16") {
+    *out = file::Dtype::kBF16;
+    *width = 2;
+    return true;
+  }
+  if (d == "F64") {
+    *out = file::Dtype::kF64;
+    *width = 8;
+    return true;
+  }
   return false;
 }
 
@@ -56,13 +78,14 @@ Status read_table(const ByteSource& src, const Entry& e, std::size_t max_floats,
   const std::uint64_t rows = e.shape[0], cols = e.shape[1];
   if (rows == 0 || cols == 0) return fail(detail, "tensor " + e.name + " has a zero dimension");
   if (cols != 0 && rows > max_floats / cols) {
-    if (detail != nullptr) *detail = "safetensors: tensor " + e.name + " holds more than " + std::to_string(max_floats) + " values";
+    if (detail != nullptr)
+      *detail = "safetensors: tensor " + e.name + " holds more than " + std::to_string(max_floats) + " values";
     return {StatusCode::kTooLarge, "model file: a table is too large"};
   }
   if (rows * cols * width != e.end - e.begin)
-    return fail(detail, "tensor " + e.name + ": shape [" + std::to_string(rows) + ", " + std::to_string(cols) + "] of " +
-                            e.dtype + " needs " + std::to_string(rows * cols * width) + " bytes, data_offsets span " +
-                            std::to_string(e.end - e.begin));
+    return fail(detail, "tensor " + e.name + ": shape [" + std::to_string(rows) + ", " + std::to_string(cols) +
+                            "] of " + e.dtype + " needs " + std::to_string(rows * cols * width) +
+                            " bytes, data_offsets span " + std::to_string(e.end - e.begin));
   file::Failure failure;
   if (!file::read_floats(src, e.begin, rows * cols, dtype, out, &failure, "safetensors"))
     return file::status_of(failure, detail);
@@ -83,7 +106,8 @@ Status read_safetensors(const ByteSource& src, ModelInfo* out, std::string* deta
                               " bytes of JSON from byte 8, but the file ends " + std::to_string(c.remaining()) +
                               " bytes later, at byte " + std::to_string(src.size));
     if (n > (std::uint64_t{32} << 20))  // the format allows 100 MB; real headers are a few MB at most
-      return fail(detail, "at byte 0: a header of " + std::to_string(n) + " bytes is larger than the 32 MiB this reader accepts");
+      return fail(detail, "at byte 0: a header of " + std::to_string(n) +
+                              " bytes is larger than the 32 MiB this reader accepts");
     std::string header;
     if (!c.string(n, &header, "the JSON header")) return file::status_of(c.failure(), detail);
     if (!config_json::nesting_ok(header, 16)) return fail(detail, "at byte 8: the header nests deeper than 16 levels");
@@ -104,10 +128,12 @@ Status read_safetensors(const ByteSource& src, ModelInfo* out, std::string* deta
       if (!t.is_object() || dtype == t.end() || !dtype->is_string() || shape == t.end() || !shape->is_array() ||
           offsets == t.end() || !offsets->is_array() || offsets->size() != 2 || !(*offsets)[0].is_number_unsigned() ||
           !(*offsets)[1].is_number_unsigned())
-        return fail(detail, "tensor " + e.name + ": expected {\"dtype\": string, \"shape\": [...], \"data_offsets\": [begin, end]}");
+        return fail(detail, "tensor " + e.name +
+                                ": expected {\"dtype\": string, \"shape\": [...], \"data_offsets\": [begin, end]}");
       e.dtype = *dtype;
       for (const auto& d : *shape) {
-        if (!d.is_number_unsigned()) return fail(detail, "tensor " + e.name + ": shape entries must be whole numbers >= 0");
+        if (!d.is_number_unsigned())
+          return fail(detail, "tensor " + e.name + ": shape entries must be whole numbers >= 0");
         e.shape.push_back(d.get<std::uint64_t>());
       }
       const std::uint64_t b = (*offsets)[0], en = (*offsets)[1];
@@ -116,8 +142,8 @@ Status read_safetensors(const ByteSource& src, ModelInfo* out, std::string* deta
                                 "] must not end before they begin");
       if (en > data_size)
         return fail(detail, "the file is truncated: tensor " + e.name + "'s data_offsets [" + std::to_string(b) + ", " +
-                                std::to_string(en) + "] need " + std::to_string(data_start + en) + " bytes, the file has " +
-                                std::to_string(src.size));
+                                std::to_string(en) + "] need " + std::to_string(data_start + en) +
+                                " bytes, the file has " + std::to_string(src.size));
       e.begin = data_start + b;
       e.end = data_start + en;
       info.tensors.push_back({e.name, e.dtype, e.shape});
@@ -141,8 +167,10 @@ Status read_safetensors(const ByteSource& src, ModelInfo* out, std::string* deta
       }
     }
     if (table != nullptr) {
-      PositionTable t{table->name, static_cast<std::size_t>(table->shape.size() == 2 ? table->shape[0] : 0),
-                      static_cast<std::size_t>(table->shape.size() == 2 ? table->shape[1] : 0), {}};
+      PositionTable t{table->name,
+                      static_cast<std::size_t>(table->shape.size() == 2 ? table->shape[0] : 0),
+                      static_cast<std::size_t>(table->shape.size() == 2 ? table->shape[1] : 0),
+                      {}};
       if (Status s = read_table(src, *table, options.max_table_floats, &t.weights, detail); !s.ok()) return s;
       if (ends_with(table->name, "embed_positions.weight"))
         info.warnings.push_back(table->name + ": OPT-style tables keep 2 extra rows (position p is row p + 2)");
@@ -164,13 +192,15 @@ Status read_safetensors(const ByteSource& src, ModelInfo* out, std::string* deta
       if (Status s = read_table(src, *e, options.max_table_floats, &t5.table, detail); !s.ok()) return s;
       t5.num_buckets = static_cast<int>(e->shape[0]);
       t5.n_heads = static_cast<std::size_t>(e->shape[1]);
-      info.warnings.push_back("T5's max distance is not in the weights: assumed 128 (relative_attention_max_distance in config.json)");
+      info.warnings.push_back(
+          "T5's max distance is not in the weights: assumed 128 (relative_attention_max_distance in config.json)");
       info.t5 = std::move(t5);
       break;
     }
     if (!info.position_table && !info.t5)
-      info.warnings.push_back("no position tensor (wpe.weight, *.position_embeddings.weight, *.relative_attention_bias.weight, ...): "
-                              "RoPE and ALiBi models keep their positions in config.json, not in the weights");
+      info.warnings.push_back(
+          "no position tensor (wpe.weight, *.position_embeddings.weight, *.relative_attention_bias.weight, ...): "
+          "RoPE and ALiBi models keep their positions in config.json, not in the weights");
     *out = std::move(info);
     return Status::Ok();
   } catch (...) {  // std::bad_alloc

@@ -12,15 +12,15 @@ namespace posenc {
 namespace {
 
 // inv_freq[j] = ω_(first + j), j < n, for the layout's frequency series.
-void frequencies(std::size_t d_model, const SinusoidalParams& params, double* inv_freq,
-                 std::size_t n, std::size_t first = 0) {
+void frequencies(std::size_t d_model, const SinusoidalParams& params, double* inv_freq, std::size_t n,
+                 std::size_t first = 0) {
   const double d = static_cast<double>(d_model);
   const double half = static_cast<double>(d_model / 2);
   const double step = std::log(params.base) / std::fmax(half - 1.0, 1.0);
   for (std::size_t j = 0; j < n; ++j) {
     const double i = static_cast<double>(first + j);
-    inv_freq[j] = params.layout == SinusoidalLayout::kInterleaved ? std::pow(params.base, -2.0 * i / d)
-                                                                  : std::exp(-i * step);
+    inv_freq[j] =
+        params.layout == SinusoidalLayout::kInterleaved ? std::pow(params.base, -2.0 * i / d) : std::exp(-i * step);
   }
 }
 
@@ -51,15 +51,13 @@ Status sinusoidal_rows(float* out, const double* pos, std::size_t n_pos, std::si
   frequencies(d_model, params, inv_freq.data(), inv_freq.size());
   if (params.layout == SinusoidalLayout::kInterleaved)
     kernels::sinusoidal_interleaved(out, pos, n_pos, d_model, inv_freq.data());
-  else
-    kernels::sinusoidal_concat(out, pos, n_pos, d_model, inv_freq.data());
+  else kernels::sinusoidal_concat(out, pos, n_pos, d_model, inv_freq.data());
   return Status::Ok();
 }
 
 }  // namespace
 
-Status sinusoidal(float* out, std::size_t seq_len, std::size_t d_model,
-                  const SinusoidalParams& params) noexcept {
+Status sinusoidal(float* out, std::size_t seq_len, std::size_t d_model, const SinusoidalParams& params) noexcept {
   if (seq_len == 0) return {StatusCode::kBadArgument, "seq_len must be > 0"};
   return sinusoidal_rows(out, nullptr, seq_len, d_model, params);
 }
@@ -71,10 +69,8 @@ Status sinusoidal_at(float* out, const double* pos, std::size_t n_pos, std::size
   return sinusoidal_rows(out, pos, n_pos, d_model, params);
 }
 
-Status sinusoidal_shift(float* m, double k, std::size_t d_model,
-                        const SinusoidalParams& params) noexcept {
-  if (d_model == 0 || d_model % 2 != 0)
-    return {StatusCode::kBadArgument, "d_model must be even and > 0"};
+Status sinusoidal_shift(float* m, double k, std::size_t d_model, const SinusoidalParams& params) noexcept {
+  if (d_model == 0 || d_model % 2 != 0) return {StatusCode::kBadArgument, "d_model must be even and > 0"};
   if (!(std::isfinite(params.base) && params.base > 0.0))
     return {StatusCode::kBadArgument, "base must be finite and > 0"};
   if (!std::isfinite(k)) return {StatusCode::kBadArgument, "k must be finite"};

@@ -13,7 +13,8 @@ Status t5_check(const T5BucketParams& p) noexcept {
     return {StatusCode::kBadArgument, "num_buckets must be >= 4 when bidirectional, else >= 2"};
   const int max_exact = (p.bidirectional ? p.num_buckets / 2 : p.num_buckets) / 2;
   if (p.max_distance <= max_exact)
-    return {StatusCode::kBadArgument, "max_distance must be > the exact range (num_buckets / 2, halved again when bidirectional)"};
+    return {StatusCode::kBadArgument,
+            "max_distance must be > the exact range (num_buckets / 2, halved again when bidirectional)"};
   return Status::Ok();
 }
 
@@ -39,8 +40,8 @@ int t5_bucket(std::int64_t relative_position, const T5BucketParams& p) noexcept 
   return bucket + static_cast<int>(std::min<std::int64_t>(large, n - 1));
 }
 
-Status t5_bias(float* bias, const float* table, std::size_t n_heads, std::size_t q_len,
-               std::size_t k_len, const T5BucketParams& p, std::optional<std::size_t> query_offset) noexcept {
+Status t5_bias(float* bias, const float* table, std::size_t n_heads, std::size_t q_len, std::size_t k_len,
+               const T5BucketParams& p, std::optional<std::size_t> query_offset) noexcept {
   if (Status s = t5_check(p); !s.ok()) return s;
   if (Status s = check_bias_extents(n_heads, q_len, k_len, &query_offset); !s.ok()) return s;
   if (bias == nullptr || table == nullptr) return {StatusCode::kBadArgument, "bias and table must not be null"};

@@ -37,9 +37,9 @@ inline std::size_t rows_per_task(std::size_t row_bytes) noexcept {
 template <class F>
 void parallel_for(std::size_t n_tasks, std::size_t n_workers, F&& fn) noexcept {
   using Fn = std::remove_reference_t<F>;
-  parallel_for_fn(n_tasks, n_workers,
-                  [](void* c, std::size_t task, std::size_t worker) { (*static_cast<Fn*>(c))(task, worker); },
-                  const_cast<void*>(static_cast<const void*>(&fn)));
+  parallel_for_fn(
+      n_tasks, n_workers, [](void* c, std::size_t task, std::size_t worker) { (*static_cast<Fn*>(c))(task, worker); },
+      const_cast<void*>(static_cast<const void*>(&fn)));
 }
 
 }  // namespace posenc::pool

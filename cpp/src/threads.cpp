@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "posenc/threads.hpp"
+#include "work_probe.hpp"
 
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
 #define POSENC_NO_THREADS 1
@@ -128,7 +129,8 @@ class Pool {
       // A thread starts on a Web Worker of the pool Emscripten made at load; beyond it, it could
       // not start while this thread waits, and a failed std::thread aborts (no C++ exceptions).
       if (n - old > static_cast<std::size_t>(posenc_idle_web_workers()))
-        return {StatusCode::kUnavailable, "not enough Web Workers in the pool made at load (the thread count is unchanged)"};
+        return {StatusCode::kUnavailable,
+                "not enough Web Workers in the pool made at load (the thread count is unchanged)"};
 #endif
       {
         std::lock_guard<std::mutex> lk(lock_);
@@ -180,11 +182,16 @@ Pool& the_pool() {
 
 }  // namespace
 
-std::size_t pool_workers() noexcept { return the_pool().size(); }
+std::size_t pool_workers() noexcept {
+  probe::mark();  // what is sized by the thread count
+  return the_pool().size();
+}
 
 void parallel_for_fn(std::size_t n_tasks, std::size_t n_workers, TaskFn fn, void* context) noexcept {
   if (n_tasks == 0) return;
-  if (n_tasks > 1 && n_workers > 1 && !t_in_job && the_pool().size() > 1 && the_pool().run({fn, context, n_tasks, n_workers}))
+  probe::mark();
+  if (n_tasks > 1 && n_workers > 1 && !t_in_job && the_pool().size() > 1 &&
+      the_pool().run({fn, context, n_tasks, n_workers}))
     return;
   for (std::size_t t = 0; t < n_tasks; ++t) fn(context, t, 0);
 }
@@ -194,6 +201,7 @@ void parallel_for_fn(std::size_t n_tasks, std::size_t n_workers, TaskFn fn, void
 namespace posenc {
 
 Status set_num_threads(int n_threads) noexcept {
+  probe::mark();  // starts or joins the pool's threads
   if (n_threads < 1 || n_threads > pool::kMaxThreads) return {StatusCode::kBadArgument, "n_threads must be in [1, 64]"};
 #ifdef POSENC_NO_THREADS
   if (n_threads > 1)
@@ -202,6 +210,6 @@ Status set_num_threads(int n_threads) noexcept {
   return pool::the_pool().set_size(static_cast<std::size_t>(n_threads));
 }
 
-int num_threads() noexcept { return static_cast<int>(pool::the_pool().size()); }
+int num_threads() noexcept { return static_cast<int>(pool::pool_workers()); }
 
 }  // namespace posenc

@@ -252,6 +252,7 @@ test('a pasted config goes to its own scheme, or is refused with what could not 
 });
 
 test('Back undoes a typed change, one entry per committed change; a slider drag is one entry', async () => {
+  await ex.freshTab();
   await open();
   const length = await ex.page.evaluate(() => history.length);
   await ex.page.fill('#control-dModel', '64');
@@ -277,6 +278,7 @@ test('Back undoes a typed change, one entry per committed change; a slider drag 
 });
 
 test('values typed one after another are one history entry each (issue 20); one value\'s keystrokes and a drag stay one', async () => {
+  await ex.freshTab();
   await open();
   const length0 = await ex.page.evaluate(() => history.length);
   const entries = async () => (await ex.page.evaluate(() => history.length)) - length0;
@@ -484,7 +486,7 @@ test('a slider drag at head_dim 128, seq_len 2048 redraws once per step and ends
   const drag = async (from, steps) => {
     for (let i = 0; i < steps; i++) {
       await ex.page.$eval(slider, (el, v) => { el.value = String(v); el.dispatchEvent(new Event('input', { bubbles: true })); }, from + i * 5);
-      await ex.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await ex.settled('pe-heatmap');  // a step's redraw done, however long a loaded machine takes
     }
   };
   await drag(200, 10);

@@ -16,23 +16,34 @@ export async function openExplorer(mounts) {
   const server = await startServer({ port: 0, ...(mounts ? { mounts } : {}) });
   const origin = `http://127.0.0.1:${server.address().port}`;
   const browser = await launchChromium();
-  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  // The settings bar folds by default; these tests work with it open, as a desktop reader who opened
-  // it once has it (lesson.test.mjs checks the default in a fresh context).
-  await page.addInitScript(() => {
-    if (!localStorage.getItem('posenc-explorer-settings')) localStorage.setItem('posenc-explorer-settings', 'open');
-  });
   const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
-  page.on('request', (r) => { if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) problems.push(`request outside the origin: ${r.url()}`); });
+  // A page that records every error, failed or foreign request into problems.
+  async function watched(page) {
+    // The settings bar folds by default; these tests work with it open, as a desktop reader who opened
+    // it once has it (lesson.test.mjs checks the default in a fresh context).
+    await page.addInitScript(() => {
+      if (!localStorage.getItem('posenc-explorer-settings')) localStorage.setItem('posenc-explorer-settings', 'open');
+    });
+    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+    page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+    page.on('request', (r) => { if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) problems.push(`request outside the origin: ${r.url()}`); });
+    return page;
+  }
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const page = await watched(await context.newPage());
+  // The page closed and another opened in its place: a tab with no history (Chromium keeps 50 entries).
+  const newTab = async (old) => {
+    const tab = await watched(await context.newPage());
+    await old.close();
+    return tab;
+  };
   async function close() {
     await browser.close();
     await new Promise((ok) => server.close(ok));
   }
-  return { page, origin, problems, close };
+  return { page, origin, problems, close, newTab };
 }
 
 /** Number of distinct RGB colours in a canvas (0 for a blank one). */
@@ -57,6 +68,8 @@ export function explorerSession() {
     renders: (id) => ex.page.$eval(ex.view(id), (s) => Number(s.dataset.renders ?? 0)),
     pixels: (id) => ex.page.$eval(`${ex.view(id)} canvas`, (c) => c.toDataURL()),
     visits: 0,
+    // For a test that counts history entries: a new tab, since Chromium keeps at most 50 per tab.
+    async freshTab() { ex.page = await ex.newTab(ex.page); },
     // A fresh document each time (a hash-only change would be a same-document navigation).
     async open(hash = '') {
       ex.visits += 1;

@@ -47,7 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const auto want = posenc::reference::rope(x, seq_len, n_heads, head_dim, rot_dim, angle, interleaved);
       const posenc::RopeApplyOptions o{interleaved ? posenc::RopeLayout::kInterleaved : posenc::RopeLayout::kHalfSplit,
                                        posenc::Precision::kAccurate, 1.0};
-      if (!posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, inv.data(), rot_dim, pos.data(), 0, o).ok()) __builtin_trap();
+      if (!posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, inv.data(), rot_dim, pos.data(), 0, o).ok())
+        __builtin_trap();
       expect_close(x, want, 2e-6);
       break;
     }
@@ -71,7 +72,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       for (auto& e : v) e = in.finite(1.0f);
       std::vector<float> out(q.size()), w(o.n_heads * q_len * kv_len);
       const bool weights = in.flag();
-      if (!posenc::attention(q.data(), k.data(), v.data(), q_len, kv_len, o, out.data(), weights ? w.data() : nullptr).ok())
+      if (!posenc::attention(q.data(), k.data(), v.data(), q_len, kv_len, o, out.data(), weights ? w.data() : nullptr)
+               .ok())
         __builtin_trap();
       expect_close(out, posenc::reference::attention(q, k, v, q_len, kv_len, o), 1e-5);
       break;

@@ -81,8 +81,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Owned mask = tensor(in, in.flag() ? posenc::DType::kBool : posenc::DType::kFloat32, true);
   Owned pk = tensor(in, posenc::DType::kFloat32, true), pv = tensor(in, posenc::DType::kFloat32, true);
   Owned nonpad = tensor(in, posenc::DType::kInt64, true);
-  inputs.q = q.ref; inputs.k = k.ref; inputs.v = v.ref; inputs.attn_mask = mask.ref;
-  inputs.past_key = pk.ref; inputs.past_value = pv.ref; inputs.nonpad_kv_seqlen = nonpad.ref;
+  inputs.q = q.ref;
+  inputs.k = k.ref;
+  inputs.v = v.ref;
+  inputs.attn_mask = mask.ref;
+  inputs.past_key = pk.ref;
+  inputs.past_value = pv.ref;
+  inputs.nonpad_kv_seqlen = nonpad.ref;
   posenc::AttentionAttrs a;
   a.is_causal = static_cast<int>(in.range(0, 2));
   a.q_num_heads = static_cast<std::int64_t>(in.range(0, 6));
@@ -97,7 +102,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<float> y(count(shapes.y, shapes.y_rank) + 1), present_k(count(shapes.present_key, 4) + 1),
       present_v(count(shapes.present_value, 4) + 1), qk(count(shapes.qk_matmul_output, 4) + 1);
   const bool want_qk = in.flag();
-  if (!posenc::onnx_attention(inputs, a, y.data(), present_k.data(), present_v.data(), want_qk ? qk.data() : nullptr).ok())
+  if (!posenc::onnx_attention(inputs, a, y.data(), present_k.data(), present_v.data(), want_qk ? qk.data() : nullptr)
+           .ok())
     __builtin_trap();  // shapes said yes: the run must too
   // Finite inputs give finite outputs as long as the scaled scores fit in a float (|q|, |k| <= 4,
   // head size <= 20 here); a scale near FLT_MAX overflows the scores, as it would anywhere.

@@ -10,7 +10,8 @@
 
 #include "posenc/posenc.hpp"
 
-using Reader = posenc::Status (*)(const posenc::ByteSource&, posenc::ModelInfo*, std::string*, const posenc::ReadOptions&);
+using Reader = posenc::Status (*)(const posenc::ByteSource&, posenc::ModelInfo*, std::string*,
+                                  const posenc::ReadOptions&);
 
 inline int fuzz_model_file(const std::uint8_t* data, std::size_t size, const char* prefix, std::size_t prefix_len,
                            Reader reader) {

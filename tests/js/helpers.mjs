@@ -2,7 +2,7 @@
 // POSENC_TEST_THREADS=n loads the threaded build with n threads (npm test reruns the attention,
 // KV cache, RoPE, ALiBi, T5 and conformance suites that way).
 import { init } from 'posenc';
-import { data } from '../ops/data.mjs';
+import { data } from '../../bench/ops/data.mjs';
 
 export const pe = await init({ threads: Number(process.env.POSENC_TEST_THREADS ?? 1) });
 if (pe.threads > 1) console.log(`posenc threads: ${pe.threads} (threaded build)`);

@@ -1,10 +1,10 @@
 // Interop at small sizes: posenc's outputs equal onnxruntime-web's (and onnxruntime-node's) for
-// every benchmarked op, within 1e-5. The same cases as `npm run bench` (tests/ops/cases.mjs).
+// every benchmarked op, within 1e-5. The same cases as `npm run bench` (bench/ops/cases.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as ortWeb from 'onnxruntime-web';
-import { attentionCase, attentionHalfCase, ropeCase, sinusoidalCase } from '../ops/cases.mjs';
-import { decodeCase } from '../ops/decode.mjs';
+import { attentionCase, attentionHalfCase, ropeCase, sinusoidalCase } from '../../bench/ops/cases.mjs';
+import { decodeCase } from '../../bench/ops/decode.mjs';
 import { pe } from './helpers.mjs';
 
 ortWeb.env.wasm.numThreads = 1;

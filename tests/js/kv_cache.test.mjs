@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { error, maxAbsDiff, pe, randomFloats, rows } from './helpers.mjs';
 import { checkDecoding } from './bias_terms.mjs';
-import { halfValue, toHalfBits } from '../ops/cases.mjs';
+import { halfValue, toHalfBits } from '../../bench/ops/cases.mjs';
 
 test('kvCache: token-by-token decoding equals pe.attention and the float64 twin (GQA, softcap, scale, sinks)', () => {
   // Each positional bias term is decoded so by its scheme's suite (bias_terms.mjs).

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import * as ort from 'onnxruntime-web';
-import { oneNodeModel } from '../ops/onnx-model.mjs';
+import { oneNodeModel } from '../../bench/ops/onnx-model.mjs';
 import { badInputTest } from './bad_input.mjs';
 import { error, maxAbsDiff, pe, randomFloats } from './helpers.mjs';
 

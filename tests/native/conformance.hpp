@@ -13,8 +13,6 @@ inline std::string conformance_dir() {
   return std::string(POSENC_SOURCE_DIR) + "/../shared/conformance";
 }
 
-inline bool conformance_available() {
-  return std::ifstream(conformance_dir() + "/onnx/test_attention_4d.json").good();
-}
+inline bool conformance_available() { return std::ifstream(conformance_dir() + "/onnx/test_attention_4d.json").good(); }
 
 }  // namespace posenc::test

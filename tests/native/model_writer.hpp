@@ -102,18 +102,30 @@ struct Gguf {
     b.put<std::uint64_t>(kv.size());
     for (const auto& [k, v] : kv) {
       b.str(k);
-      if (const auto* u = std::get_if<std::uint32_t>(&v)) { b.put<std::uint32_t>(4); b.put(*u); }
-      else if (const auto* f = std::get_if<float>(&v)) { b.put<std::uint32_t>(6); b.put(*f); }
-      else if (const auto* s = std::get_if<std::string>(&v)) { b.put<std::uint32_t>(8); b.str(*s); }
-      else if (const auto* af = std::get_if<std::vector<float>>(&v)) {
-        b.put<std::uint32_t>(9); b.put<std::uint32_t>(6); b.put<std::uint64_t>(af->size());
+      if (const auto* u = std::get_if<std::uint32_t>(&v)) {
+        b.put<std::uint32_t>(4);
+        b.put(*u);
+      } else if (const auto* f = std::get_if<float>(&v)) {
+        b.put<std::uint32_t>(6);
+        b.put(*f);
+      } else if (const auto* s = std::get_if<std::string>(&v)) {
+        b.put<std::uint32_t>(8);
+        b.str(*s);
+      } else if (const auto* af = std::get_if<std::vector<float>>(&v)) {
+        b.put<std::uint32_t>(9);
+        b.put<std::uint32_t>(6);
+        b.put<std::uint64_t>(af->size());
         for (float x : *af) b.put(x);
       } else if (const auto* ai = std::get_if<std::vector<std::int32_t>>(&v)) {
-        b.put<std::uint32_t>(9); b.put<std::uint32_t>(5); b.put<std::uint64_t>(ai->size());
+        b.put<std::uint32_t>(9);
+        b.put<std::uint32_t>(5);
+        b.put<std::uint64_t>(ai->size());
         for (std::int32_t x : *ai) b.put(x);
       } else {
         const auto& as = std::get<std::vector<std::string>>(v);
-        b.put<std::uint32_t>(9); b.put<std::uint32_t>(8); b.put<std::uint64_t>(as.size());
+        b.put<std::uint32_t>(9);
+        b.put<std::uint32_t>(8);
+        b.put<std::uint64_t>(as.size());
         for (const auto& x : as) b.str(x);
       }
     }
@@ -178,8 +190,8 @@ struct Safetensors {
 // .npy format 1.0 with descr and shape (r, c).
 inline std::vector<std::uint8_t> npy(const std::string& descr, std::uint64_t rows, std::uint64_t cols,
                                      const std::vector<std::uint8_t>& bytes, bool fortran = false) {
-  std::string h = "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
-                  ", 'shape': (" + std::to_string(rows) + ", " + std::to_string(cols) + "), }";
+  std::string h = "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") + ", 'shape': (" +
+                  std::to_string(rows) + ", " + std::to_string(cols) + "), }";
   while ((10 + h.size() + 1) % 64 != 0) h.push_back(' ');
   h.push_back('\n');
   Bytes b;

@@ -14,8 +14,8 @@ inline std::vector<double> sinusoidal(std::size_t seq_len, std::size_t d_model, 
   std::vector<double> pe(seq_len * d_model);
   for (std::size_t pos = 0; pos < seq_len; ++pos)
     for (std::size_t j = 0; j < d_model; ++j) {
-      const double angle = static_cast<double>(pos) /
-                           std::pow(base, static_cast<double>(2 * (j / 2)) / static_cast<double>(d_model));
+      const double angle =
+          static_cast<double>(pos) / std::pow(base, static_cast<double>(2 * (j / 2)) / static_cast<double>(d_model));
       pe[pos * d_model + j] = (j % 2 == 0) ? std::sin(angle) : std::cos(angle);
     }
   return pe;
@@ -43,8 +43,8 @@ namespace posenc::reference {
 // Rotates x[seq_len][n_heads][head_dim] in float64 by the given angles angle[t][k] (k < rot_dim/2).
 // interleaved: pairs (2k, 2k+1); otherwise (k, k + rot_dim/2).
 inline std::vector<double> rope(const std::vector<float>& x, std::size_t seq_len, std::size_t n_heads,
-                                std::size_t head_dim, std::size_t rot_dim,
-                                const std::vector<double>& angle, bool interleaved, double scale = 1.0) {
+                                std::size_t head_dim, std::size_t rot_dim, const std::vector<double>& angle,
+                                bool interleaved, double scale = 1.0) {
   std::vector<double> y(x.begin(), x.end());
   const std::size_t half = rot_dim / 2;
   for (std::size_t t = 0; t < seq_len; ++t)
@@ -67,8 +67,8 @@ namespace posenc::reference {
 
 // Float64 twin of posenc::attention (tokens-major q/k/v, queries at the last q_len positions or at q_pos + i).
 inline std::vector<double> attention(const std::vector<float>& q, const std::vector<float>& k,
-                                   const std::vector<float>& v, std::size_t q_len, std::size_t kv_len,
-                                   const posenc::AttentionOptions& o, std::vector<double>* weights = nullptr) {
+                                     const std::vector<float>& v, std::size_t q_len, std::size_t kv_len,
+                                     const posenc::AttentionOptions& o, std::vector<double>* weights = nullptr) {
   const std::size_t H = o.n_heads, Hkv = o.n_kv_heads ? o.n_kv_heads : H, D = o.head_dim;
   const double scale = o.scale ? *o.scale : 1.0 / std::sqrt(double(D));
   std::vector<double> out(q_len * H * D, 0.0);
@@ -84,7 +84,8 @@ inline std::vector<double> attention(const std::vector<float>& q, const std::vec
         double dot = 0;
         for (std::size_t d = 0; d < D; ++d) dot += double(q[(i * H + h) * D + d]) * k[(j * Hkv + kvh) * D + d];
         // Llama 4 temperature: q ·= log(floor((pos + 1) / floor_scale) + 1) · attn_scale + 1.
-        if (o.temperature) dot *= std::log(std::floor((qpos + 1) / o.temperature->floor_scale) + 1) * o.temperature->attn_scale + 1;
+        if (o.temperature)
+          dot *= std::log(std::floor((qpos + 1) / o.temperature->floor_scale) + 1) * o.temperature->attn_scale + 1;
         double x = dot * scale;
         if (o.softcap > 0) x = o.softcap * std::tanh(x / o.softcap);
         if (o.alibi_slopes) x -= o.alibi_slopes[h] * std::fabs(qpos - double(j));
@@ -96,7 +97,8 @@ inline std::vector<double> attention(const std::vector<float>& q, const std::vec
         if (o.window && !sink_token && !(double(j) > qpos - double(*o.window))) x = -INFINITY;
         if (o.window && !o.causal && !(double(j) < qpos + double(*o.window))) x = -INFINITY;
         // HF chunked_overlay: kv_idx // chunk == q_idx // chunk.
-        if (o.chunk_size && std::floor(double(j) / double(*o.chunk_size)) != std::floor(qpos / double(*o.chunk_size))) x = -INFINITY;
+        if (o.chunk_size && std::floor(double(j) / double(*o.chunk_size)) != std::floor(qpos / double(*o.chunk_size)))
+          x = -INFINITY;
         s[j] = x;
         m = std::fmax(m, x);
       }

@@ -74,7 +74,9 @@ TEST_CASE("alibi_bias: -slope·distance, causal masks the future, queries sit at
 
 TEST_CASE("model files: ALiBi from a BLOOM GGUF and from BLOOM and MPT configs") {
   Gguf b;
-  b.set("general.architecture", std::string("bloom")).set("bloom.attention.head_count", 16u).set("bloom.embedding_length", 1024u);
+  b.set("general.architecture", std::string("bloom"))
+      .set("bloom.attention.head_count", 16u)
+      .set("bloom.embedding_length", 1024u);
   ModelInfo m = read(b.write());
   REQUIRE(m.alibi);
   CHECK(m.alibi->n_heads == 16);

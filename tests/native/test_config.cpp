@@ -91,9 +91,11 @@ TEST_CASE("config (HF): the pair layout is the model's, as transformers 5.12 rot
   // rotate_half (i, i + d/2) unless the model's code pairs consecutive dims.
   CHECK(parse(preset_config("llama-3.1-8b")).layout == RopeLayout::kHalfSplit);
   CHECK(parse(preset_config("qwen2.5-7b-yarn")).layout == RopeLayout::kHalfSplit);
-  CHECK(parse(preset_config("llama-4-scout")).layout == RopeLayout::kInterleaved);  // complex pairs, text_config llama4_text
+  CHECK(parse(preset_config("llama-4-scout")).layout ==
+        RopeLayout::kInterleaved);  // complex pairs, text_config llama4_text
   for (const char* type : {"cohere", "glm4", "ernie4_5", "gptj", "llama4_text"})
-    CHECK(parse(std::string(R"({"model_type": ")") + type + R"(", "head_dim": 64})").layout == RopeLayout::kInterleaved);
+    CHECK(parse(std::string(R"({"model_type": ")") + type + R"(", "head_dim": 64})").layout ==
+          RopeLayout::kInterleaved);
   for (const char* type : {"llama", "mistral", "gemma3_text", "phi3", "gpt_neox"})
     CHECK(parse(std::string(R"({"model_type": ")") + type + R"(", "head_dim": 64})").layout == RopeLayout::kHalfSplit);
   // MLA: interleaved by default (DeepSeek-V3's rope_interleave), half-split when the config says so.
@@ -109,7 +111,8 @@ TEST_CASE("config: one model in the HF (old and new) and GGUF dialects gives the
   const std::string hf_old = preset_config("qwen2.5-7b-yarn");
   const std::string hf_new = R"({"hidden_size": 3584, "num_attention_heads": 28, "max_position_embeddings": 32768,
     "rope_parameters": {"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 4.0, "original_max_position_embeddings": 32768}})";
-  const std::string gguf = R"({"general.architecture": "qwen2", "qwen2.embedding_length": 3584, "qwen2.attention.head_count": 28,
+  const std::string gguf =
+      R"({"general.architecture": "qwen2", "qwen2.embedding_length": 3584, "qwen2.attention.head_count": 28,
     "qwen2.context_length": 32768, "qwen2.rope.freq_base": 1000000.0, "qwen2.rope.scaling.type": "yarn",
     "qwen2.rope.scaling.factor": 4.0, "qwen2.rope.scaling.original_context_length": 32768})";
   double af_a = 0, af_b = 0, af_c = 0;
@@ -142,7 +145,9 @@ TEST_CASE("config: errors say what is wrong and name the value") {
   CHECK(detail.find("\"wobbly\"") != std::string::npos);
   s = posenc::rope_params_from_config(R"({"rope_theta": 10000})", {}, &p, &detail);
   CHECK(detail.find("head_dim") != std::string::npos);
-  s = posenc::rope_params_from_config(R"({"head_dim": 64, "rope_parameters": {"full_attention": {"rope_theta": 1e4}, "sliding_attention": {"rope_theta": 1e4}}})", {}, &p, &detail);
+  s = posenc::rope_params_from_config(
+      R"({"head_dim": 64, "rope_parameters": {"full_attention": {"rope_theta": 1e4}, "sliding_attention": {"rope_theta": 1e4}}})",
+      {}, &p, &detail);
   CHECK(detail.find("full_attention, sliding_attention") != std::string::npos);
   s = posenc::rope_params_from_config(R"({"head_dim": 64})", {ConfigDialect::kGguf, ""}, &p, &detail);
   CHECK(detail.find("general.architecture") != std::string::npos);

@@ -16,6 +16,7 @@
 
 #include "conformance.hpp"
 #include "posenc/posenc.hpp"
+#include "subsets.hpp"
 
 namespace {
 
@@ -28,13 +29,16 @@ std::uint16_t exact_half_bits(double v) {
   if (std::isinf(v)) return sign | 0x7c00;
   if (v == 0) return sign;
   int e;
-  std::frexp(v, &e);  // v = m 2^e, m in [0.5, 1)
+  std::frexp(v, &e);                                                             // v = m 2^e, m in [0.5, 1)
   if (e - 1 < -14) return sign | static_cast<std::uint16_t>(std::ldexp(v, 24));  // subnormal: v / 2^-24
-  return sign | static_cast<std::uint16_t>((e - 1 + 15) << 10) | static_cast<std::uint16_t>(std::ldexp(v, 11 - e) - 1024);
+  return sign | static_cast<std::uint16_t>((e - 1 + 15) << 10) |
+         static_cast<std::uint16_t>(std::ldexp(v, 11 - e) - 1024);
 }
 float half_value(std::uint16_t h) {
   const int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  const double mag = exp == 0 ? std::ldexp(mant, -24) : exp == 31 ? (mant ? NAN : INFINITY) : std::ldexp(mant + 1024, exp - 25);
+  const double mag = exp == 0    ? std::ldexp(mant, -24)
+                     : exp == 31 ? (mant ? NAN : INFINITY)
+                                 : std::ldexp(mant + 1024, exp - 25);
   return static_cast<float>((h & 0x8000) ? -mag : mag);
 }
 
@@ -52,10 +56,19 @@ struct Tensor {
     if (!present) return r;
     r.rank = static_cast<int>(dims.size());
     std::copy(dims.begin(), dims.end(), r.dims);
-    if (dtype == "bool") { r.dtype = posenc::DType::kBool; r.data = b.data(); }
-    else if (dtype == "int64") { r.dtype = posenc::DType::kInt64; r.data = i.data(); }
-    else if (dtype == "float16") { r.dtype = posenc::DType::kFloat16; r.data = h.data(); }
-    else { r.dtype = posenc::DType::kFloat32; r.data = f.data(); }
+    if (dtype == "bool") {
+      r.dtype = posenc::DType::kBool;
+      r.data = b.data();
+    } else if (dtype == "int64") {
+      r.dtype = posenc::DType::kInt64;
+      r.data = i.data();
+    } else if (dtype == "float16") {
+      r.dtype = posenc::DType::kFloat16;
+      r.data = h.data();
+    } else {
+      r.dtype = posenc::DType::kFloat32;
+      r.data = f.data();
+    }
     return r;
   }
   std::size_t size() const {
@@ -113,7 +126,7 @@ double worst_ratio(const std::vector<float>& got, const Tensor& want, double rto
 }  // namespace
 
 TEST_CASE("conformance: every shared ONNX RotaryEmbedding / Attention vector within the ONNX tolerance" *
-          doctest::skip(!posenc::test::conformance_available())) {
+          doctest::skip(!posenc::test::conformance_available()) * kKernels) {
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(posenc::test::conformance_dir() + "/onnx"))
     if (e.path().extension() == ".json") files.push_back(e.path().string());
@@ -150,10 +163,11 @@ TEST_CASE("conformance: every shared ONNX RotaryEmbedding / Attention vector wit
       a.num_heads = attr_i("num_heads", 0);
       std::vector<float> y(ins["X"].size());
       std::vector<std::uint16_t> yh(fp16 ? y.size() : 0);
-      const auto s = fp16 ? posenc::onnx_rotary_embedding_f16(ins["X"].ref(), ins["cos_cache"].ref(), ins["sin_cache"].ref(),
-                                                              ins["position_ids"].ref(), a, yh.data())
-                          : posenc::onnx_rotary_embedding(ins["X"].ref(), ins["cos_cache"].ref(), ins["sin_cache"].ref(),
-                                                          ins["position_ids"].ref(), a, y.data());
+      const auto s =
+          fp16 ? posenc::onnx_rotary_embedding_f16(ins["X"].ref(), ins["cos_cache"].ref(), ins["sin_cache"].ref(),
+                                                   ins["position_ids"].ref(), a, yh.data())
+               : posenc::onnx_rotary_embedding(ins["X"].ref(), ins["cos_cache"].ref(), ins["sin_cache"].ref(),
+                                               ins["position_ids"].ref(), a, y.data());
       INFO(s.message);
       REQUIRE(s.ok());
       got["Y"] = fp16 ? halves(yh) : y;
@@ -167,8 +181,13 @@ TEST_CASE("conformance: every shared ONNX RotaryEmbedding / Attention vector wit
       a.softmax_precision = static_cast<int>(attr_i("softmax_precision", 0));
       if (attrs.contains("scale")) a.scale = attrs["scale"].get<double>();
       if (attrs.contains("softcap")) a.softcap = attrs["softcap"].get<double>();
-      posenc::AttentionInputs in{ins["Q"].ref(), ins["K"].ref(), ins["V"].ref(), ins["attn_mask"].ref(),
-                                 ins["past_key"].ref(), ins["past_value"].ref(), ins["nonpad_kv_seqlen"].ref()};
+      posenc::AttentionInputs in{ins["Q"].ref(),
+                                 ins["K"].ref(),
+                                 ins["V"].ref(),
+                                 ins["attn_mask"].ref(),
+                                 ins["past_key"].ref(),
+                                 ins["past_value"].ref(),
+                                 ins["nonpad_kv_seqlen"].ref()};
       posenc::AttentionShapes shapes;
       const auto ss = posenc::onnx_attention_shapes(in, a, &shapes);
       INFO(ss.message);
@@ -181,7 +200,8 @@ TEST_CASE("conformance: every shared ONNX RotaryEmbedding / Attention vector wit
       auto hptr = [&](const char* slot) { return got_h.count(slot) ? got_h[slot].data() : nullptr; };
       const auto s = fp16 ? posenc::onnx_attention_f16(in, a, hptr("Y"), hptr("present_key"), hptr("present_value"),
                                                        hptr("qk_matmul_output"))
-                          : posenc::onnx_attention(in, a, ptr("Y"), ptr("present_key"), ptr("present_value"), ptr("qk_matmul_output"));
+                          : posenc::onnx_attention(in, a, ptr("Y"), ptr("present_key"), ptr("present_value"),
+                                                   ptr("qk_matmul_output"));
       INFO(s.message);
       REQUIRE(s.ok());
       if (fp16)

@@ -14,6 +14,7 @@
 #include "helpers.hpp"
 #include "kernels/table.hpp"
 #include "posenc/posenc.hpp"
+#include "subsets.hpp"
 
 namespace {
 
@@ -57,7 +58,8 @@ long first_difference(const std::vector<float>& got, const std::vector<float>& w
 std::string describe(const std::vector<float>& got, const std::vector<float>& want, long at) {
   if (at < 0) return "";
   const auto i = static_cast<std::size_t>(at);
-  return "at " + std::to_string(i) + ": got bits " + std::to_string(bits(got[i])) + ", want " + std::to_string(bits(want[i]));
+  return "at " + std::to_string(i) + ": got bits " + std::to_string(bits(got[i])) + ", want " +
+         std::to_string(bits(want[i]));
 }
 
 // Float16 patterns for the tail cases: the edge classes first, then a spread of the rest.
@@ -91,7 +93,8 @@ TEST_CASE("widen_half: all 65536 float16 patterns widen bitwise as half::to_floa
     };
     for (const std::size_t src_off : {0, 1, 2, 3, 5, 7}) {
       for (const std::size_t dst_off : {0, 1, 3}) {
-        CAPTURE(src_off); CAPTURE(dst_off);
+        CAPTURE(src_off);
+        CAPTURE(dst_off);
         check(all.data() + src_off, 65536, dst_off);
       }
     }
@@ -99,7 +102,8 @@ TEST_CASE("widen_half: all 65536 float16 patterns widen bitwise as half::to_floa
     for (std::size_t n = 0; n <= 70; ++n) {
       for (const std::size_t off : {0, 1, 3}) {
         const auto src = mixed_patterns(off + n, static_cast<unsigned>(n));
-        CAPTURE(n); CAPTURE(off);
+        CAPTURE(n);
+        CAPTURE(off);
         check(src.data() + off, n, off);
       }
     }
@@ -133,7 +137,9 @@ TEST_CASE("widen_transpose_keys: transpose_keys' panels of the widened keys, bit
         for (const std::size_t pad : {0, 3}) {
           const std::size_t k_stride = d + pad;
           const auto k = mixed_patterns(1 + n * k_stride, static_cast<unsigned>(d * 1000 + n));
-          CAPTURE(d); CAPTURE(n); CAPTURE(k_stride);
+          CAPTURE(d);
+          CAPTURE(n);
+          CAPTURE(k_stride);
           const std::string diff = check(t, k.data() + 1, k_stride, n, d);
           CHECK_MESSAGE(diff.empty(), diff);
         }
@@ -142,13 +148,15 @@ TEST_CASE("widen_transpose_keys: transpose_keys' panels of the widened keys, bit
   }
 }
 
-TEST_CASE("attention: float16 K/V with zeros, subnormals and the largest halves equal float32 on their values") {
+TEST_CASE("attention: float16 K/V with zeros, subnormals and the largest halves equal float32 on their values" *
+          kKernels) {
   // Finite float16 patterns of every class; the float32 call gets their exact values.
   std::mt19937 rng(11);
   auto halves = [&](std::size_t n, std::vector<std::uint16_t>* h, std::vector<float>* f) {
     for (std::size_t i = 0; i < n; ++i) {
       std::uint16_t b;
-      do b = static_cast<std::uint16_t>(rng()); while (((b >> 10) & 0x1f) == 0x1f);
+      do b = static_cast<std::uint16_t>(rng());
+      while (((b >> 10) & 0x1f) == 0x1f);
       if (i % 7 == 0) b &= 0x83ff;  // subnormal or ±0
       h->push_back(b);
       f->push_back(posenc::half::to_float(b));
@@ -164,12 +172,19 @@ TEST_CASE("attention: float16 K/V with zeros, subnormals and the largest halves 
     for (const bool heads_major : {false, true}) {
       for (const bool weights : {false, true}) {
         posenc::AttentionOptions o;
-        o.n_heads = H; o.n_kv_heads = Hkv; o.head_dim = D; o.causal = true; o.heads_major = heads_major;
+        o.n_heads = H;
+        o.n_kv_heads = Hkv;
+        o.head_dim = D;
+        o.causal = true;
+        o.heads_major = heads_major;
         std::vector<float> a(q.size()), b(q.size()), wa(H * T * T), wb(H * T * T);
         REQUIRE(posenc::attention(q.data(), k.data(), v.data(), T, T, o, a.data(), weights ? wa.data() : nullptr).ok());
         o.kv_dtype = posenc::DType::kFloat16;
-        REQUIRE(posenc::attention(q.data(), k16.data(), v16.data(), T, T, o, b.data(), weights ? wb.data() : nullptr).ok());
-        CAPTURE(D); CAPTURE(heads_major); CAPTURE(weights);
+        REQUIRE(
+            posenc::attention(q.data(), k16.data(), v16.data(), T, T, o, b.data(), weights ? wb.data() : nullptr).ok());
+        CAPTURE(D);
+        CAPTURE(heads_major);
+        CAPTURE(weights);
         CHECK(first_difference(b, a) == -1);
         CHECK(first_difference(wb, wa) == -1);
       }

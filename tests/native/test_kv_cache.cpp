@@ -14,6 +14,7 @@
 #include "helpers.hpp"
 #include "posenc/posenc.hpp"
 #include "reference.hpp"
+#include "subsets.hpp"
 
 using posenc::test::max_abs_diff;
 using posenc::test::random_floats;
@@ -41,7 +42,9 @@ std::vector<float> to_float(const std::vector<double>& x) { return {x.begin(), x
 
 }  // namespace
 
-TEST_CASE("kv cache: attend equals the float64 twin — GQA, chunk edges, pieces, causal, every bias term, softcap, sinks") {
+TEST_CASE(
+    "kv cache: attend equals the float64 twin — GQA, chunk edges, pieces, causal, every bias term, softcap, sinks" *
+    kKernels) {
   const auto cases = posenc::reference::position_bias_cases();  // ALiBi, T5 (to 1300 keys: past max_distance)
   const std::vector<float> sink_logits = {0.3f, -0.7f, 1.1f, 0.0f, 2.0f, -2.0f, 0.5f, 0.9f};
   for (const std::size_t D : {std::size_t{17}, std::size_t{64}}) {
@@ -51,23 +54,39 @@ TEST_CASE("kv cache: attend equals the float64 twin — GQA, chunk edges, pieces
         const std::size_t q_len = shape[0], H = shape[1], Hk = shape[2];
         if (q_len > T) continue;
         posenc::KvCacheOptions co;
-        co.n_kv_heads = Hk; co.head_dim = D; co.capacity = T + 3;
+        co.n_kv_heads = Hk;
+        co.head_dim = D;
+        co.capacity = T + 3;
         auto c = make(co);
-        const auto k = random_floats(T * Hk * D, 21), v = random_floats(T * Hk * D, 22), q = random_floats(q_len * H * D, 23);
+        const auto k = random_floats(T * Hk * D, 21), v = random_floats(T * Hk * D, 22),
+                   q = random_floats(q_len * H * D, 23);
         append_all(*c, k, v, T, Hk * D, T % 7 + 1);
         CHECK(c->length() == T);
         for (std::size_t variant = 0; variant < 3 + cases.size(); ++variant) {
           posenc::KvAttendOptions ko;
           ko.n_heads = H;
           posenc::AttentionOptions ao;
-          ao.n_heads = H; ao.n_kv_heads = Hk; ao.head_dim = D; ao.causal = true;
-          if (variant == 1) { ko.softcap = ao.softcap = 2.0; ko.scale = ao.scale = 0.5; }
-          if (variant == 2) { ko.sinks = ao.sinks = sink_logits.data(); ko.causal = ao.causal = false; }
+          ao.n_heads = H;
+          ao.n_kv_heads = Hk;
+          ao.head_dim = D;
+          ao.causal = true;
+          if (variant == 1) {
+            ko.softcap = ao.softcap = 2.0;
+            ko.scale = ao.scale = 0.5;
+          }
+          if (variant == 2) {
+            ko.sinks = ao.sinks = sink_logits.data();
+            ko.causal = ao.causal = false;
+          }
           if (variant >= 3) {
             static_cast<posenc::PositionBias&>(ko) = cases[variant - 3].bias;
             static_cast<posenc::PositionBias&>(ao) = cases[variant - 3].bias;
           }
-          CAPTURE(D); CAPTURE(T); CAPTURE(q_len); CAPTURE(H); CAPTURE(variant);
+          CAPTURE(D);
+          CAPTURE(T);
+          CAPTURE(q_len);
+          CAPTURE(H);
+          CAPTURE(variant);
           std::vector<float> out(q.size());
           REQUIRE(c->attend(q.data(), q_len, ko, out.data()).ok());
           CHECK(max_abs_diff(out, posenc::reference::attention(q, k, v, q_len, T, ao)) <= 2e-6);
@@ -77,33 +96,45 @@ TEST_CASE("kv cache: attend equals the float64 twin — GQA, chunk edges, pieces
   }
 }
 
-TEST_CASE("kv cache: a long cache (chunks of several touches, empty last chunks) equals the float64 twin") {
+TEST_CASE("kv cache: a long cache (chunks of several touches, empty last chunks) equals the float64 twin" * kKernels) {
   const std::size_t T = 9000, H = 4, Hk = 2, D = 8, q_len = 2;
   posenc::KvCacheOptions co;
-  co.n_kv_heads = Hk; co.head_dim = D; co.capacity = T;
+  co.n_kv_heads = Hk;
+  co.head_dim = D;
+  co.capacity = T;
   auto c = make(co);
   const auto k = random_floats(T * Hk * D, 91), v = random_floats(T * Hk * D, 92), q = random_floats(q_len * H * D, 93);
   append_all(*c, k, v, T, Hk * D, 4096);
   posenc::KvAttendOptions ko;
   ko.n_heads = H;
   posenc::AttentionOptions ao;
-  ao.n_heads = H; ao.n_kv_heads = Hk; ao.head_dim = D; ao.causal = true;
+  ao.n_heads = H;
+  ao.n_kv_heads = Hk;
+  ao.head_dim = D;
+  ao.causal = true;
   std::vector<float> out(q.size());
   REQUIRE(c->attend(q.data(), q_len, ko, out.data()).ok());
   CHECK(max_abs_diff(out, posenc::reference::attention(q, k, v, q_len, T, ao)) <= 2e-6);
 }
 
-TEST_CASE("kv cache: RoPE — keys stored as apply_rope turns them; attend equals the twin on float64-rotated q and k") {
+TEST_CASE("kv cache: RoPE — keys stored as apply_rope turns them; attend equals the twin on float64-rotated q and k" *
+          kKernels) {
   const std::size_t T = 700, H = 4, Hk = 1, D = 48, rot = 32, off = 8, q_len = 3;
   std::vector<double> inv(rot / 2);
   for (std::size_t i = 0; i < rot / 2; ++i) inv[i] = std::pow(10000.0, -2.0 * double(i) / double(rot));
   for (const auto layout : {posenc::RopeLayout::kHalfSplit, posenc::RopeLayout::kInterleaved}) {
     posenc::KvCacheOptions co;
-    co.n_kv_heads = Hk; co.head_dim = D; co.capacity = 1024;
-    co.rope_inv_freq = inv.data(); co.rope_rot_dim = rot;
-    co.rope.layout = layout; co.rope.rot_offset = off; co.rope.precision = posenc::Precision::kAccurate;
+    co.n_kv_heads = Hk;
+    co.head_dim = D;
+    co.capacity = 1024;
+    co.rope_inv_freq = inv.data();
+    co.rope_rot_dim = rot;
+    co.rope.layout = layout;
+    co.rope.rot_offset = off;
+    co.rope.precision = posenc::Precision::kAccurate;
     auto c = make(co);
-    const auto k = random_floats(T * Hk * D, 31), v = random_floats(T * Hk * D, 32), q = random_floats(q_len * H * D, 33);
+    const auto k = random_floats(T * Hk * D, 31), v = random_floats(T * Hk * D, 32),
+               q = random_floats(q_len * H * D, 33);
     append_all(*c, k, v, T, Hk * D, 1);
     std::vector<float> got(T * Hk * D), want = k;
     std::vector<double> pos(T);
@@ -125,19 +156,26 @@ TEST_CASE("kv cache: RoPE — keys stored as apply_rope turns them; attend equal
       return y;
     };
     posenc::AttentionOptions ao;
-    ao.n_heads = H; ao.n_kv_heads = Hk; ao.head_dim = D; ao.causal = true;
+    ao.n_heads = H;
+    ao.n_kv_heads = Hk;
+    ao.head_dim = D;
+    ao.causal = true;
     posenc::KvAttendOptions ko;
     ko.n_heads = H;
     std::vector<float> out(q.size());
     REQUIRE(c->attend(q.data(), q_len, ko, out.data()).ok());
-    CHECK(max_abs_diff(out, posenc::reference::attention(rotate(q, q_len, H, T - q_len), rotate(k, T, Hk, 0), v, q_len, T, ao)) <= 5e-6);
+    CHECK(max_abs_diff(out, posenc::reference::attention(rotate(q, q_len, H, T - q_len), rotate(k, T, Hk, 0), v, q_len,
+                                                         T, ao)) <= 5e-6);
   }
 }
 
-TEST_CASE("kv cache: float16 storage attends exactly as float32 over the same (rounded) keys and values") {
+TEST_CASE("kv cache: float16 storage attends exactly as float32 over the same (rounded) keys and values" * kKernels) {
   const std::size_t T = 1100, H = 8, Hk = 4, D = 64;
   posenc::KvCacheOptions co;
-  co.n_kv_heads = Hk; co.head_dim = D; co.capacity = T; co.dtype = posenc::DType::kFloat16;
+  co.n_kv_heads = Hk;
+  co.head_dim = D;
+  co.capacity = T;
+  co.dtype = posenc::DType::kFloat16;
   auto c = make(co);
   const auto k = random_floats(T * Hk * D, 41), v = random_floats(T * Hk * D, 42), q = random_floats(H * D, 43);
   append_all(*c, k, v, T, Hk * D, 100);
@@ -146,7 +184,10 @@ TEST_CASE("kv cache: float16 storage attends exactly as float32 over the same (r
   c->read(k16.data(), v16.data(), nullptr);
   CHECK(max_abs_diff(k16, std::vector<double>(k.begin(), k.end())) <= 1e-3);
   posenc::AttentionOptions ao;
-  ao.n_heads = H; ao.n_kv_heads = Hk; ao.head_dim = D; ao.causal = true;
+  ao.n_heads = H;
+  ao.n_kv_heads = Hk;
+  ao.head_dim = D;
+  ao.causal = true;
   posenc::KvAttendOptions ko;
   ko.n_heads = H;
   std::vector<float> out(q.size());
@@ -155,7 +196,7 @@ TEST_CASE("kv cache: float16 storage attends exactly as float32 over the same (r
 }
 
 #if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)  // a build with threads
-TEST_CASE("kv cache: the result is bit for bit the same on 1, 2 and 3 threads") {
+TEST_CASE("kv cache: the result is bit for bit the same on 1, 2 and 3 threads" * kKernels) {
   const int before = posenc::num_threads();
   const std::size_t T = 9000, H = 8, Hk = 8, D = 32;  // 16 chunks of 1024 keys, the last ones empty
   const auto k = random_floats(T * Hk * D, 51), v = random_floats(T * Hk * D, 52), q = random_floats(4 * H * D, 53);
@@ -163,7 +204,10 @@ TEST_CASE("kv cache: the result is bit for bit the same on 1, 2 and 3 threads") 
   for (const int threads : {1, 2, 3}) {
     REQUIRE(posenc::set_num_threads(threads).ok());
     posenc::KvCacheOptions co;
-    co.n_kv_heads = Hk; co.head_dim = D; co.capacity = T; co.dtype = threads == 3 ? posenc::DType::kFloat16 : posenc::DType::kFloat32;
+    co.n_kv_heads = Hk;
+    co.head_dim = D;
+    co.capacity = T;
+    co.dtype = threads == 3 ? posenc::DType::kFloat16 : posenc::DType::kFloat32;
     auto c = make(co);
     append_all(*c, k, v, T, Hk * D, 1000);
     posenc::KvAttendOptions ko;
@@ -184,21 +228,31 @@ TEST_CASE("kv cache: the result is bit for bit the same on 1, 2 and 3 threads") 
 }
 #endif
 
-TEST_CASE("kv cache: a window's ring with sink tokens equals windowed attention over the whole sequence") {
+TEST_CASE("kv cache: a window's ring with sink tokens equals windowed attention over the whole sequence" * kKernels) {
   const std::size_t H = 4, Hk = 2, D = 16, T = 904;  // a multiple of every q_len
   const auto k = random_floats(T * Hk * D, 61), v = random_floats(T * Hk * D, 62);
   for (const std::size_t window : {std::size_t{1}, std::size_t{100}, std::size_t{600}}) {
     for (const std::size_t sinks : {std::size_t{0}, std::size_t{4}}) {
       for (const std::size_t q_len : {std::size_t{1}, std::size_t{8}}) {
         posenc::KvCacheOptions co;
-        co.n_kv_heads = Hk; co.head_dim = D; co.window = window; co.sink_tokens = sinks;
+        co.n_kv_heads = Hk;
+        co.head_dim = D;
+        co.window = window;
+        co.sink_tokens = sinks;
         co.capacity = sinks + window + q_len - 1;
         auto c = make(co);
         posenc::AttentionOptions ao;
-        ao.n_heads = H; ao.n_kv_heads = Hk; ao.head_dim = D; ao.causal = true; ao.window = window; ao.sink_tokens = sinks;
+        ao.n_heads = H;
+        ao.n_kv_heads = Hk;
+        ao.head_dim = D;
+        ao.causal = true;
+        ao.window = window;
+        ao.sink_tokens = sinks;
         posenc::KvAttendOptions ko;
         ko.n_heads = H;
-        CAPTURE(window); CAPTURE(sinks); CAPTURE(q_len);
+        CAPTURE(window);
+        CAPTURE(sinks);
+        CAPTURE(q_len);
         // Decode q_len tokens at a time: append them, then attend with their queries.
         std::size_t held = 0;
         for (std::size_t t = 0; t < T; t += q_len) {
@@ -217,7 +271,10 @@ TEST_CASE("kv cache: a window's ring with sink tokens equals windowed attention 
   }
   // Too small a ring for 2 queries: the first query's window would need an evicted key.
   posenc::KvCacheOptions co;
-  co.n_kv_heads = 1; co.head_dim = 4; co.window = 3; co.capacity = 3;
+  co.n_kv_heads = 1;
+  co.head_dim = 4;
+  co.window = 3;
+  co.capacity = 3;
   auto c = make(co);
   const auto x = random_floats(10 * 4, 1), q = random_floats(2 * 4, 2);
   REQUIRE(c->append(x.data(), x.data(), 10, nullptr).ok());
@@ -230,20 +287,28 @@ TEST_CASE("kv cache: a window's ring with sink tokens equals windowed attention 
   CHECK(c->attend(q.data(), 1, ko, out.data()).ok());
 }
 
-TEST_CASE("kv cache: shift is llama.cpp's context shift — keys as if appended at their new positions") {
+TEST_CASE("kv cache: shift is llama.cpp's context shift — keys as if appended at their new positions" * kKernels) {
   const std::size_t T = 300, Hk = 2, D = 32, keep = 4, drop = 100;
   std::vector<double> inv(D / 2);
   for (std::size_t i = 0; i < D / 2; ++i) inv[i] = std::pow(500000.0, -2.0 * double(i) / double(D));
   posenc::RopeParams rp;
-  rp.head_dim = D; rp.theta = 500000.0; rp.scaling = posenc::RopeScaling::kYarn; rp.factor = 4.0;
+  rp.head_dim = D;
+  rp.theta = 500000.0;
+  rp.scaling = posenc::RopeScaling::kYarn;
+  rp.factor = 4.0;
   rp.original_max_position_embeddings = 64;
   posenc::GgmlRope g;
   REQUIRE(posenc::ggml_rope_params(rp, 0, &g).ok());
   for (const auto precision : {posenc::Precision::kFast, posenc::Precision::kAccurate, posenc::Precision::kGgml}) {
     for (const auto dtype : {posenc::DType::kFloat32, posenc::DType::kFloat16}) {
       posenc::KvCacheOptions co;
-      co.n_kv_heads = Hk; co.head_dim = D; co.capacity = T; co.dtype = dtype;
-      co.rope_inv_freq = inv.data(); co.rope_rot_dim = D; co.rope.precision = precision;
+      co.n_kv_heads = Hk;
+      co.head_dim = D;
+      co.capacity = T;
+      co.dtype = dtype;
+      co.rope_inv_freq = inv.data();
+      co.rope_rot_dim = D;
+      co.rope.precision = precision;
       if (precision == posenc::Precision::kGgml) co.rope.ggml = &g;
       else co.rope.attention_factor = 1.3;  // kept, not applied twice
       auto c = make(co);
@@ -262,8 +327,10 @@ TEST_CASE("kv cache: shift is llama.cpp's context shift — keys as if appended 
       append_all(*fresh, kk, vv, T - drop, Hk * D, T);
       std::vector<float> want(got.size()), wantv(got.size());
       fresh->read(want.data(), wantv.data(), nullptr);
-      CAPTURE(int(precision)); CAPTURE(int(dtype));
-      CHECK(max_abs_diff(got, std::vector<double>(want.begin(), want.end())) <= (dtype == posenc::DType::kFloat16 ? 4e-3 : 2e-5));
+      CAPTURE(int(precision));
+      CAPTURE(int(dtype));
+      CHECK(max_abs_diff(got, std::vector<double>(want.begin(), want.end())) <=
+            (dtype == posenc::DType::kFloat16 ? 4e-3 : 2e-5));
       CHECK(gotv == wantv);
       for (std::size_t t = 0; t < pos.size(); ++t) CHECK(pos[t] == double(t));
       // The next token goes on at position length.
@@ -279,12 +346,17 @@ TEST_CASE("kv cache: bad input gives a status naming the rule and leaves the cac
   std::unique_ptr<posenc::KvCache> c;
   posenc::KvCacheOptions co;
   CHECK(posenc::KvCache::create(co, &c).code == posenc::StatusCode::kBadArgument);
-  co.n_kv_heads = 8; co.head_dim = 128; co.capacity = std::numeric_limits<std::size_t>::max() / 2;
+  co.n_kv_heads = 8;
+  co.head_dim = 128;
+  co.capacity = std::numeric_limits<std::size_t>::max() / 2;
   const posenc::Status big = posenc::KvCache::create(co, &c);
   CHECK(big.code == posenc::StatusCode::kTooLarge);
-  co.capacity = 4; co.sink_tokens = 1;
+  co.capacity = 4;
+  co.sink_tokens = 1;
   CHECK(std::string(posenc::KvCache::create(co, &c).message) == "sink_tokens needs a window");
-  co.sink_tokens = 0; co.n_kv_heads = 2; co.head_dim = 2;
+  co.sink_tokens = 0;
+  co.n_kv_heads = 2;
+  co.head_dim = 2;
   c = make(co);
   const std::vector<float> x(40, 1.0f);
   std::vector<float> out(12);
@@ -310,12 +382,17 @@ TEST_CASE("kv cache: bad input gives a status naming the rule and leaves the cac
   CHECK(std::string(c->attend(x.data(), 1, ko, out.data()).message).find("num_buckets") != std::string::npos);
 }
 
-TEST_CASE("kv cache: shift works by position — keys appended at p + 100 and moved by -100 equal keys appended at p") {
+TEST_CASE("kv cache: shift works by position — keys appended at p + 100 and moved by -100 equal keys appended at p" *
+          kKernels) {
   const std::size_t Hk = 2, D = 16, T = 30;
   std::vector<double> inv(D / 2);
   for (std::size_t i = 0; i < D / 2; ++i) inv[i] = std::pow(10000.0, -2.0 * double(i) / double(D));
   posenc::KvCacheOptions co;
-  co.n_kv_heads = Hk; co.head_dim = D; co.capacity = T; co.rope_inv_freq = inv.data(); co.rope_rot_dim = D;
+  co.n_kv_heads = Hk;
+  co.head_dim = D;
+  co.capacity = T;
+  co.rope_inv_freq = inv.data();
+  co.rope_rot_dim = D;
   co.rope.precision = posenc::Precision::kAccurate;
   const auto k = random_floats(T * Hk * D, 81), v = random_floats(T * Hk * D, 82);
   std::vector<double> late(T), early(T);

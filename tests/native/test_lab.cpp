@@ -13,6 +13,7 @@
 
 #include "posenc/lab.hpp"
 #include "posenc/threads.hpp"
+#include "subsets.hpp"
 
 namespace {
 
@@ -38,8 +39,8 @@ struct Twin {
 
   const std::vector<double>& w(const std::string& name) const { return p.at(name); }
 
-  static void layer_norm(std::vector<double>& y, const std::vector<double>& x, std::size_t rows,
-                         std::size_t d, const std::vector<double>& g, const std::vector<double>& b) {
+  static void layer_norm(std::vector<double>& y, const std::vector<double>& x, std::size_t rows, std::size_t d,
+                         const std::vector<double>& g, const std::vector<double>& b) {
     y.assign(rows * d, 0.0);
     for (std::size_t r = 0; r < rows; ++r) {
       double mu = 0.0, var = 0.0;
@@ -51,8 +52,8 @@ struct Twin {
     }
   }
   // y[rows][n] = x[rows][k] · W[k][n]
-  static std::vector<double> matmul(const std::vector<double>& x, const std::vector<double>& W,
-                                    std::size_t rows, std::size_t k, std::size_t n) {
+  static std::vector<double> matmul(const std::vector<double>& x, const std::vector<double>& W, std::size_t rows,
+                                    std::size_t k, std::size_t n) {
     std::vector<double> y(rows * n, 0.0);
     for (std::size_t r = 0; r < rows; ++r)
       for (std::size_t i = 0; i < k; ++i)
@@ -90,12 +91,14 @@ struct Twin {
       // p-RoPE (Barbero et al. 2024; Gemma's apply_rope with rope_proportion 0.75): the pairs from
       // ⌊0.75·hd/2⌋ on have no angle.
       const std::size_t p_kept = static_cast<std::size_t>(std::floor(0.75 * static_cast<double>(hd) / 2.0));
-      if (c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos || c.scheme == Scheme::kPRope)  // half-split: pairs (i, i + hd/2), angle t θ^(-2i/hd)
+      if (c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos ||
+          c.scheme == Scheme::kPRope)  // half-split: pairs (i, i + hd/2), angle t θ^(-2i/hd)
         for (std::vector<double>* m : {&q, &k})
           for (std::size_t r = 0; r < R; ++r)
             for (std::size_t h = 0; h < H; ++h)
               for (std::size_t i = 0; i < hd / 2; ++i) {
-                const double ang = c.scheme == Scheme::kPRope && i >= p_kept ? 0.0 : P(r) * std::pow(10000.0, -2.0 * i / hd);
+                const double ang =
+                    c.scheme == Scheme::kPRope && i >= p_kept ? 0.0 : P(r) * std::pow(10000.0, -2.0 * i / hd);
                 // xPos (Sun et al. 2022): ζ_i = (2i/hd + 0.4)/1.4, queries × ζ_i^(t/512), keys × ζ_i^(−t/512).
                 const double zeta = (2.0 * static_cast<double>(i) / static_cast<double>(hd) + 0.4) / 1.4;
                 const double e = P(r) / 512.0 * (m == &q ? 1.0 : -1.0);
@@ -116,11 +119,13 @@ struct Twin {
             for (std::size_t j = 0; j <= i; ++j) {
               const double dist = qpos - P(b * T + j);  // the distance back, at the tokens' positions
               double dot = 0.0;
-              for (std::size_t e = 0; e < hd; ++e) dot += q[(b * T + i) * d + h * hd + e] * k[(b * T + j) * d + h * hd + e];
+              for (std::size_t e = 0; e < hd; ++e)
+                dot += q[(b * T + i) * d + h * hd + e] * k[(b * T + j) * d + h * hd + e];
               s[j] = dot / std::sqrt(static_cast<double>(hd));
               // ALiBi slopes for a power-of-two head count: 2^(-8 (h + 1) / H) (Press et al. 2022).
               if (c.scheme == Scheme::kAlibi) s[j] -= std::pow(2.0, -8.0 * (h + 1) / H) * dist;
-              if (c.scheme == Scheme::kT5) s[j] += w("t5_bias")[t5_bucket_causal(static_cast<std::size_t>(dist)) * H + h];
+              if (c.scheme == Scheme::kT5)
+                s[j] += w("t5_bias")[t5_bucket_causal(static_cast<std::size_t>(dist)) * H + h];
               // KERPLE (Chi et al. 2022), r1 = softplus(raw), r2 = softplus(raw) or 2 sigmoid(raw).
               if (c.scheme == Scheme::kKerpleLog || c.scheme == Scheme::kKerplePower) {
                 const double a = w("kerple_r1")[h], bb = w("kerple_r2")[h];
@@ -137,7 +142,8 @@ struct Twin {
                 const double xx = norm > 0.0 ? std::log(1.0 + cc * dist) / norm : 0.0;
                 double f = 0.0;
                 for (std::size_t u = 0; u < 32; ++u)
-                  f += w(pre + "fire.w2")[u * H + h] * std::max(0.0, w(pre + "fire.w1")[u] * xx + w(pre + "fire.b1")[u]);
+                  f +=
+                      w(pre + "fire.w2")[u * H + h] * std::max(0.0, w(pre + "fire.w1")[u] * xx + w(pre + "fire.b1")[u]);
                 s[j] += f;
               }
               mx = std::fmax(mx, s[j]);
@@ -215,7 +221,8 @@ void randomise(Model& m, std::uint64_t seed) {
     for (std::size_t i = 0; i < v.rows * v.cols; ++i) {
       const double u = 2.0 * rng.uniform() - 1.0;
       if (name.find(".weight") != std::string::npos) v.data[i] = static_cast<float>(1.0 + 0.3 * u);
-      else if (name.find("fire.L") != std::string::npos) v.data[i] = static_cast<float>(3.0 + u);  // L ≈ 3: clamps early rows
+      else if (name.find("fire.L") != std::string::npos)
+        v.data[i] = static_cast<float>(3.0 + u);  // L ≈ 3: clamps early rows
       else if (name.find(".bias") != std::string::npos || name == "t5_bias") v.data[i] = static_cast<float>(0.5 * u);
       else v.data[i] = static_cast<float>(0.4 * u);
     }
@@ -308,18 +315,20 @@ void check_close(const std::string& what, const GradCheck& g) {
 
 }  // namespace
 
-TEST_CASE("lab: every gradient of every scheme matches central differences of a float64 twin") {
+TEST_CASE("lab: every gradient of every scheme matches central differences of a float64 twin" * kKernels) {
   for (std::size_t s = 0; s < kNumSchemes; ++s) {
     const ModelConfig c = grad_model(s);
     const GradCheck g = check_gradients(c, 2, 6, 16);
     check_close(scheme_name(c.scheme), g);
     const bool kerple = c.scheme == Scheme::kKerpleLog || c.scheme == Scheme::kKerplePower;
-    CHECK(g.tensors == c.n_layers * (c.scheme == Scheme::kFire ? 15 : c.scheme == Scheme::kCope ? 11 : 10) + 3 +
-                           (c.scheme == Scheme::kLearned || c.scheme == Scheme::kT5 ? 1 : 0) + (kerple ? 2 : 0));
+    CHECK(g.tensors == c.n_layers * (c.scheme == Scheme::kFire   ? 15
+                                     : c.scheme == Scheme::kCope ? 11
+                                                                 : 10) +
+                           3 + (c.scheme == Scheme::kLearned || c.scheme == Scheme::kT5 ? 1 : 0) + (kerple ? 2 : 0));
   }
 }
 
-TEST_CASE("lab: footprint counts what a model and a call allocate") {
+TEST_CASE("lab: footprint counts what a model and a call allocate" * kKernels) {
   for (std::size_t s = 0; s < kNumSchemes; ++s) {
     const ModelConfig c = grad_model(s);
     std::unique_ptr<Model> m;
@@ -342,13 +351,13 @@ TEST_CASE("lab: footprint counts what a model and a call allocate") {
   CHECK(std::string(footprint(bad, 1, 6, &f).message) == "d_model must be a multiple of n_heads");
 }
 
-TEST_CASE("lab: CoPE's gradients where positions pass its last table row (clamped) match the twin") {
+TEST_CASE("lab: CoPE's gradients where positions pass its last table row (clamped) match the twin" * kKernels) {
   ModelConfig c = grad_model(static_cast<std::size_t>(Scheme::kCope));
   c.train_len = 2;  // P = 2: rows past their third key count beyond the table
   check_close("cope clamped", check_gradients(c, 2, 6, 16));
 }
 
-TEST_CASE("lab: at randomized positions every gradient of every scheme matches the float64 twin") {
+TEST_CASE("lab: at randomized positions every gradient of every scheme matches the float64 twin" * kKernels) {
   // Rows at sorted positions in [0, 40) (T 6) that reach every branch: the tables at pos, the biases
   // at pos_i − pos_j (T5 past its 16 exact buckets), FIRE's max(L, pos_i) on both sides of L ≈ 3
   // (randomise's fire.L), learned's 40-row table.
@@ -361,8 +370,9 @@ TEST_CASE("lab: at randomized positions every gradient of every scheme matches t
   }
 }
 
-TEST_CASE("lab: positions 0 … T − 1 given are the default, bit for bit; bad positions are refused") {
-  for (Scheme scheme : {Scheme::kLearned, Scheme::kRope, Scheme::kXpos, Scheme::kT5, Scheme::kKerpleLog, Scheme::kFire}) {
+TEST_CASE("lab: positions 0 … T − 1 given are the default, bit for bit; bad positions are refused" * kKernels) {
+  for (Scheme scheme :
+       {Scheme::kLearned, Scheme::kRope, Scheme::kXpos, Scheme::kT5, Scheme::kKerpleLog, Scheme::kFire}) {
     const ModelConfig c = lab_shape(scheme, 7, 8, 2, 2, 6);
     std::unique_ptr<Model> a, b;
     REQUIRE(Model::create(c, &a).ok());
@@ -385,7 +395,8 @@ TEST_CASE("lab: positions 0 … T − 1 given are the default, bit for bit; bad 
     CHECK(std::string(a->loss_and_gradients(tok.data(), 2, 6, &loss, {bad.data()}).message) ==
           "positions must be < max_positions (train_len if 0)");
     bad[0] = -1;
-    CHECK(std::string(a->loss_and_gradients(tok.data(), 2, 6, &loss, {bad.data()}).message) == "positions must be >= 0");
+    CHECK(std::string(a->loss_and_gradients(tok.data(), 2, 6, &loss, {bad.data()}).message) ==
+          "positions must be >= 0");
   }
   ModelConfig c;
   c.train_len = 8;
@@ -419,7 +430,8 @@ TEST_CASE("lab: random_positions draws sorted uniform subsets, the same for a se
   for (std::size_t b = 0; b < B; ++b) seen += pos[b * T] >= 8 ? 1 : 0;
   CHECK(std::fabs(static_cast<double>(seen) / B - at_least_8) < 6.0 * std::sqrt(at_least_8 * (1 - at_least_8) / B));
   std::int32_t one = 0;
-  CHECK(std::string(random_positions(&one, 1, 9, 8, 1).message) == "seq_len must be in [1, max_position] and max_position <= 2^31");
+  CHECK(std::string(random_positions(&one, 1, 9, 8, 1).message) ==
+        "seq_len must be in [1, max_position] and max_position <= 2^31");
   REQUIRE(random_positions(pos.data(), 1, 8, 8, 1).ok());  // all of them
   for (std::int32_t t = 0; t < 8; ++t) CHECK(pos[static_cast<std::size_t>(t)] == t);
 }
@@ -470,7 +482,8 @@ TEST_CASE("lab: position_parameters gives what each scheme learned, in the card'
             for (std::size_t h = 0; h < 2; ++h) {
               double want = 0.0;
               for (std::size_t u = 0; u < 32; ++u)
-                want += tw.w(pre + "w2")[u * 2 + h] * std::max(0.0, tw.w(pre + "w1")[u] * (k / 64.0) + tw.w(pre + "b1")[u]);
+                want +=
+                    tw.w(pre + "w2")[u * 2 + h] * std::max(0.0, tw.w(pre + "w1")[u] * (k / 64.0) + tw.w(pre + "b1")[u]);
               CHECK(f.values[k * 2 + h] == doctest::Approx(want).epsilon(1e-5));
             }
         }
@@ -483,23 +496,24 @@ TEST_CASE("lab: position_parameters gives what each scheme learned, in the card'
           CHECK(std::equal(by[name]->values.begin(), by[name]->values.end(), tw.w(name).begin()));
         }
         break;
-      default:
-        CHECK(got.empty());
+      default: CHECK(got.empty());
     }
   }
 }
 
-TEST_CASE("lab: gradients match at widths that use every SIMD lane (d_model 32, head_dim 16, seq_len 20)") {
-  for (Scheme scheme : {Scheme::kRope, Scheme::kT5, Scheme::kXpos, Scheme::kKerpleLog, Scheme::kKerplePower, Scheme::kFire,
-                        Scheme::kCope, Scheme::kPRope}) {
-    check_close(std::string(scheme_name(scheme)) + " wide", check_gradients(lab_shape(scheme, 19, 32, 1, 2, 20), 1, 20, 6));
+TEST_CASE("lab: gradients match at widths that use every SIMD lane (d_model 32, head_dim 16, seq_len 20)" * kKernels) {
+  for (Scheme scheme : {Scheme::kRope, Scheme::kT5, Scheme::kXpos, Scheme::kKerpleLog, Scheme::kKerplePower,
+                        Scheme::kFire, Scheme::kCope, Scheme::kPRope}) {
+    check_close(std::string(scheme_name(scheme)) + " wide",
+                check_gradients(lab_shape(scheme, 19, 32, 1, 2, 20), 1, 20, 6));
   }
 }
 
-TEST_CASE("lab: gradients match at widths that leave SIMD tails (d_model 12, head_dim 6, seq_len 7)") {
+TEST_CASE("lab: gradients match at widths that leave SIMD tails (d_model 12, head_dim 6, seq_len 7)" * kKernels) {
   // 12 = 2 + 1 vectors of 4 lanes, or 1 of 8 + 4; 6 and 48 leave scalar tails on every target.
   for (Scheme scheme : {Scheme::kRope, Scheme::kSinusoidal, Scheme::kXpos}) {
-    check_close(std::string(scheme_name(scheme)) + " tails", check_gradients(lab_shape(scheme, 5, 12, 1, 2, 7), 1, 7, 6));
+    check_close(std::string(scheme_name(scheme)) + " tails",
+                check_gradients(lab_shape(scheme, 5, 12, 1, 2, 7), 1, 7, 6));
   }
 }
 
@@ -697,13 +711,15 @@ TEST_CASE("lab: bad arguments give a clear Status, never a crash") {
   CHECK(std::string(Model::create(c, &m).message) == "d_model must be a multiple of n_heads");
   c.d_model = 18;
   c.n_heads = 2;  // head_dim 9
-  CHECK(std::string(Model::create(c, &m).message) == "head_dim (d_model / n_heads) must be even for rope, xpos and p_rope");
+  CHECK(std::string(Model::create(c, &m).message) ==
+        "head_dim (d_model / n_heads) must be even for rope, xpos and p_rope");
   c = tiny(Scheme::kNone);
   c.vocab_size = 1;
   CHECK(Model::create(c, &m).code == StatusCode::kBadArgument);
   Scheme s;
   CHECK(std::string(parse_scheme("kerple", &s).message) ==
-        "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log, kerple_power, fire, cope, p_rope");
+        "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log, kerple_power, fire, cope, "
+        "p_rope");
   REQUIRE(parse_scheme("alibi", &s).ok());
   CHECK(s == Scheme::kAlibi);
 
@@ -717,7 +733,8 @@ TEST_CASE("lab: bad arguments give a clear Status, never a crash") {
   CHECK(m->evaluate(tok.data(), 1, 16, {}, &eloss, nullptr).code == StatusCode::kBadShape);
   EvalOptions yarn;
   yarn.rope_scaling = RopeScaling::kYarn;
-  CHECK(std::string(m->evaluate(tok.data(), 1, 8, yarn, &eloss, nullptr).message) == "rope_scaling needs the rope or xpos scheme");
+  CHECK(std::string(m->evaluate(tok.data(), 1, 8, yarn, &eloss, nullptr).message) ==
+        "rope_scaling needs the rope or xpos scheme");
   CHECK(std::string(m->train_step(tok.data(), 1, 8, 1e-3, &loss, nullptr, {nullptr, RopeScaling::kYarn}).message) ==
         "rope_scaling needs the rope or xpos scheme");
   tok[3] = 8;
@@ -733,7 +750,7 @@ TEST_CASE("lab: bad arguments give a clear Status, never a crash") {
   CHECK(m->find_tensor("t5_bias", &v).code == StatusCode::kBadArgument);
 }
 
-TEST_CASE("lab: training is deterministic for a seed, and evaluate agrees with the training loss") {
+TEST_CASE("lab: training is deterministic for a seed, and evaluate agrees with the training loss" * kKernels) {
   DatasetConfig dc;
   dc.vocab_size = 8;
   std::unique_ptr<Dataset> d;
@@ -768,7 +785,7 @@ TEST_CASE("lab: training is deterministic for a seed, and evaluate agrees with t
   }
 }
 
-TEST_CASE("lab: rope scalings are the identity up to train_len and change the loss beyond it") {
+TEST_CASE("lab: rope scalings are the identity up to train_len and change the loss beyond it" * kKernels) {
   std::unique_ptr<Model> m;
   REQUIRE(Model::create(tiny(Scheme::kRope), &m).ok());
   randomise(*m, 5);
@@ -788,7 +805,7 @@ TEST_CASE("lab: rope scalings are the identity up to train_len and change the lo
   }
 }
 
-TEST_CASE("lab: a short run trains rope and alibi to within 0.1 nats of the markov floor at train_len") {
+TEST_CASE("lab: a short run trains rope and alibi to within 0.1 nats of the markov floor at train_len" * kKernels) {
   // A small instance of the default task (4 symbols: 16 contexts) so the debug + sanitizer build
   // trains it in seconds; the 32-symbol task is the CLI's (npm run lab). Beating H(X_{t+1} | X_t)
   // shows the model uses the token two back, which needs the position scheme.
@@ -845,12 +862,12 @@ TEST_CASE("lab: a short run trains rope and alibi to within 0.1 nats of the mark
     MESSAGE(std::string(scheme_name(scheme)), ": held-out loss at train_len ", at_t, ", optimum on the same rows ",
             oracle, " (floor ", d->loss_floor(T), "), order-1 entropy ", order1, ", first step ", first);
     CHECK(at_t > oracle - 0.01);  // held out: nothing beats the source itself
-    CHECK(at_t < oracle + 0.1);  // measured: 0.045 (rope), 0.077 (alibi) on every target
+    CHECK(at_t < oracle + 0.1);   // measured: 0.045 (rope), 0.077 (alibi) on every target
     CHECK(at_t < order1);
   }
 }
 
-TEST_CASE("lab: run_scheme counts the steps whose gradient norm was clipped") {
+TEST_CASE("lab: run_scheme counts the steps whose gradient norm was clipped" * kKernels) {
   // At learning rate 0 the weights never move, so every step's gradient can be recomputed here from
   // the batches the card names (stream_seed(data_seed, s)) and its norm compared with the clip.
   DatasetConfig dc;
@@ -885,11 +902,11 @@ TEST_CASE("lab: run_scheme counts the steps whose gradient norm was clipped") {
     if (std::sqrt(sq) > kGradClip) ++clipped;
   }
   MESSAGE("clipped ", clipped, " of 12 steps");  // measured: 11 (norms 0.92 to 1.92)
-  CHECK((clipped > 0 && clipped < 12));            // both cases occur, so the count is tested
+  CHECK((clipped > 0 && clipped < 12));          // both cases occur, so the count is tested
   CHECK(r.clipped_steps == clipped);
 }
 
-TEST_CASE("lab: run_scheme evaluates at train_len x {1/2, 1, 2, 4, 8}; learned has no embedding beyond") {
+TEST_CASE("lab: run_scheme evaluates at train_len x {1/2, 1, 2, 4, 8}; learned has no embedding beyond" * kKernels) {
   const std::unique_ptr<Dataset> d = markov5();
   RunConfig rc = short_run(Scheme::kNone, 2, 2);
   for (Scheme scheme : {Scheme::kLearned, Scheme::kRope}) {
@@ -911,7 +928,7 @@ TEST_CASE("lab: run_scheme evaluates at train_len x {1/2, 1, 2, 4, 8}; learned h
   CHECK(run_scheme(*d, rc, Scheme::kRope, &r).code == StatusCode::kBadArgument);
 }
 
-TEST_CASE("lab: run_extension fine-tunes copies of the run_scheme model, as the card says") {
+TEST_CASE("lab: run_extension fine-tunes copies of the run_scheme model, as the card says" * kKernels) {
   const std::unique_ptr<Dataset> d = markov5();
   RunConfig rc = short_run(Scheme::kRope, 3, 8);
   ExtendConfig ex;
@@ -960,17 +977,19 @@ TEST_CASE("lab: run_extension fine-tunes copies of the run_scheme model, as the 
   REQUIRE(d->sample(tune.data(), 2, 32, stream_seed(rc.data_seed + kTuneStream, 0)).ok());
   float loss = 0.0f;
   REQUIRE(m->train_step(tune.data(), 2, 32, rc.schedule.peak_lr * rc.schedule.final_fraction, &loss, nullptr,
-                        {nullptr, RopeScaling::kYarn, 4.0}).ok());
+                        {nullptr, RopeScaling::kYarn, 4.0})
+              .ok());
   CHECK(loss == r.tune_loss[3][0]);
   // Fine-tuning moves the loss at L: after 3 steps it differs from checkpoint 0 for every scaling.
   for (std::size_t k = 0; k < 4; ++k) CHECK(r.rows[k * 6 + 0].loss != r.rows[k * 6 + 4].loss);
   ExtendResult bad;
   CHECK(std::string(run_extension(*d, rc, Scheme::kAlibi, ex, &bad).message) == "extend needs the rope or xpos scheme");
   ex.checkpoints = {3, 2};
-  CHECK(std::string(run_extension(*d, rc, Scheme::kXpos, ex, &bad).message) == "checkpoints must be distinct, ascending and <= 100000");
+  CHECK(std::string(run_extension(*d, rc, Scheme::kXpos, ex, &bad).message) ==
+        "checkpoints must be distinct, ascending and <= 100000");
 }
 
-TEST_CASE("lab: run_scheme with randomized positions trains at the card's positions; learned reaches 8 T") {
+TEST_CASE("lab: run_scheme with randomized positions trains at the card's positions; learned reaches 8 T" * kKernels) {
   const std::unique_ptr<Dataset> d = markov5();
   RunConfig rc = short_run(Scheme::kLearned, 3, 2);
   rc.random_positions = 64;
@@ -996,5 +1015,6 @@ TEST_CASE("lab: run_scheme with randomized positions trains at the card's positi
     CHECK(loss == r.train_loss[s]);
   }
   rc.random_positions = 7;
-  CHECK(std::string(run_scheme(*d, rc, Scheme::kRope, &r).message) == "random_positions must be 0 or in [train_len, 65536]");
+  CHECK(std::string(run_scheme(*d, rc, Scheme::kRope, &r).message) ==
+        "random_positions must be 0 or in [train_len, 65536]");
 }

@@ -10,6 +10,7 @@
 
 #include "posenc/lab.hpp"
 #include "posenc/threads.hpp"
+#include "subsets.hpp"
 
 #if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)
 
@@ -71,7 +72,7 @@ bool same_bits(const V& a, const V& b) {
 
 }  // namespace
 
-TEST_CASE("lab threads: every scheme trains and evaluates bitwise the same on 1, 2 and 3 threads") {
+TEST_CASE("lab threads: every scheme trains and evaluates bitwise the same on 1, 2 and 3 threads" * kKernels) {
   const int before = num_threads();
   // d_model 12 / 2 heads leaves SIMD tails everywhere (head_dim 6, 4·d_model 48); d_model 32 / 4
   // heads fills the lanes. batch · seq_len = 4 · 24 = 96 rows: every split has several blocks.

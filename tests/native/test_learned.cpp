@@ -55,7 +55,10 @@ TEST_CASE("embed: token rows times scale plus position rows") {
   REQUIRE(posenc::embed(out.data(), tokens.data(), 2, tok.data(), vocab, d_model, pe.data(), 3, pos.data(), 1.0).ok());
   CHECK(out == std::vector<float>{7, 8, 1, 2});
   const std::vector<std::int32_t> bad_tokens = {4, 0};
-  CHECK(posenc::embed(out.data(), bad_tokens.data(), 2, tok.data(), vocab, d_model, pe.data(), 3, nullptr, 1.0).code == StatusCode::kBadArgument);
+  CHECK(posenc::embed(out.data(), bad_tokens.data(), 2, tok.data(), vocab, d_model, pe.data(), 3, nullptr, 1.0).code ==
+        StatusCode::kBadArgument);
   const std::vector<std::int32_t> bad_pos = {0, 3};
-  CHECK(posenc::embed(out.data(), tokens.data(), 2, tok.data(), vocab, d_model, pe.data(), 3, bad_pos.data(), 1.0).code == StatusCode::kBadArgument);
+  CHECK(
+      posenc::embed(out.data(), tokens.data(), 2, tok.data(), vocab, d_model, pe.data(), 3, bad_pos.data(), 1.0).code ==
+      StatusCode::kBadArgument);
 }

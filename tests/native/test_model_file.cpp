@@ -10,6 +10,7 @@
 #include "helpers.hpp"
 #include "model_writer.hpp"
 #include "posenc/posenc.hpp"
+#include "subsets.hpp"
 
 using posenc::ModelInfo;
 using posenc::RopeParams;
@@ -76,9 +77,12 @@ std::vector<float> json_floats(const std::string& preset, const char* key) {
 TEST_CASE("gguf: Llama-3.1-8B's rope_freqs tensor gives the HF llama3 frequencies") {
   // convert_hf_to_gguf.py writes no rope.scaling.type for llama3: only the rope_freqs tensor.
   Gguf g;
-  g.set("general.architecture", std::string("llama")).set("llama.context_length", 131072u)
-      .set("llama.embedding_length", 4096u).set("llama.attention.head_count", 32u)
-      .set("llama.attention.head_count_kv", 8u).set("llama.rope.dimension_count", 128u)
+  g.set("general.architecture", std::string("llama"))
+      .set("llama.context_length", 131072u)
+      .set("llama.embedding_length", 4096u)
+      .set("llama.attention.head_count", 32u)
+      .set("llama.attention.head_count_kv", 8u)
+      .set("llama.rope.dimension_count", 128u)
       .set("llama.rope.freq_base", 500000.0f)
       .set("tokenizer.ggml.tokens", std::vector<std::string>{"<s>", "a", "b"})
       .f32_tensor("rope_freqs.weight", {64}, llama3_rope_freqs(500000, 128, 8, 1, 4, 8192));
@@ -103,11 +107,16 @@ TEST_CASE("gguf: DeepSeek-V3 and V2 YaRN have a RoPE gain of 1, as in llama.cpp 
   for (const float mscale_all_dim : {1.0f, 0.707f}) {
     CAPTURE(mscale_all_dim);
     Gguf g;
-    g.set("general.architecture", std::string("deepseek2")).set("deepseek2.context_length", 163840u)
-        .set("deepseek2.embedding_length", 7168u).set("deepseek2.attention.head_count", 128u)
-        .set("deepseek2.attention.key_length", 192u).set("deepseek2.rope.dimension_count", 64u)
-        .set("deepseek2.rope.freq_base", 10000.0f).set("deepseek2.rope.scaling.type", std::string("yarn"))
-        .set("deepseek2.rope.scaling.factor", 40.0f).set("deepseek2.rope.scaling.original_context_length", 4096u)
+    g.set("general.architecture", std::string("deepseek2"))
+        .set("deepseek2.context_length", 163840u)
+        .set("deepseek2.embedding_length", 7168u)
+        .set("deepseek2.attention.head_count", 128u)
+        .set("deepseek2.attention.key_length", 192u)
+        .set("deepseek2.rope.dimension_count", 64u)
+        .set("deepseek2.rope.freq_base", 10000.0f)
+        .set("deepseek2.rope.scaling.type", std::string("yarn"))
+        .set("deepseek2.rope.scaling.factor", 40.0f)
+        .set("deepseek2.rope.scaling.original_context_length", 4096u)
         .set("deepseek2.rope.scaling.yarn_log_multiplier", 0.1f * mscale_all_dim);
     const ModelInfo m = read(g.write());
     REQUIRE(m.rope);
@@ -139,11 +148,16 @@ TEST_CASE("gguf: Phi-3.5-mini's LongRoPE factor tensors, attention factor and ll
   // Phi3MiniModel writes no scaling type, the attention factor, and the factors as tensors.
   const float attn = static_cast<float>(std::sqrt(1.0 + std::log(32.0) / std::log(4096.0)));
   Gguf g;
-  g.set("general.architecture", std::string("phi3")).set("phi3.context_length", 131072u)
-      .set("phi3.embedding_length", 3072u).set("phi3.attention.head_count", 32u)
-      .set("phi3.rope.dimension_count", 96u).set("phi3.rope.freq_base", 10000.0f)
-      .set("phi3.rope.scaling.original_context_length", 4096u).set("phi3.rope.scaling.attn_factor", attn)
-      .f32_tensor("rope_factors_long.weight", {48}, long_f).f32_tensor("rope_factors_short.weight", {48}, short_f);
+  g.set("general.architecture", std::string("phi3"))
+      .set("phi3.context_length", 131072u)
+      .set("phi3.embedding_length", 3072u)
+      .set("phi3.attention.head_count", 32u)
+      .set("phi3.rope.dimension_count", 96u)
+      .set("phi3.rope.freq_base", 10000.0f)
+      .set("phi3.rope.scaling.original_context_length", 4096u)
+      .set("phi3.rope.scaling.attn_factor", attn)
+      .f32_tensor("rope_factors_long.weight", {48}, long_f)
+      .f32_tensor("rope_factors_short.weight", {48}, short_f);
   const ModelInfo m = read(g.write());
   REQUIRE(m.rope);
   CHECK(m.rope->scaling == RopeScaling::kLongRope);
@@ -167,10 +181,14 @@ TEST_CASE("gguf: Phi-3.5-mini's LongRoPE factor tensors, attention factor and ll
 
 TEST_CASE("gguf: Qwen2.5-7B YaRN and gpt-oss-20b match HF (gpt-oss only with truncation, as GGUF has no other)") {
   Gguf q;
-  q.set("general.architecture", std::string("qwen2")).set("qwen2.context_length", 32768u)
-      .set("qwen2.embedding_length", 3584u).set("qwen2.attention.head_count", 28u)
-      .set("qwen2.rope.freq_base", 1000000.0f).set("qwen2.rope.scaling.type", std::string("yarn"))
-      .set("qwen2.rope.scaling.factor", 4.0f).set("qwen2.rope.scaling.original_context_length", 32768u);
+  q.set("general.architecture", std::string("qwen2"))
+      .set("qwen2.context_length", 32768u)
+      .set("qwen2.embedding_length", 3584u)
+      .set("qwen2.attention.head_count", 28u)
+      .set("qwen2.rope.freq_base", 1000000.0f)
+      .set("qwen2.rope.scaling.type", std::string("yarn"))
+      .set("qwen2.rope.scaling.factor", 4.0f)
+      .set("qwen2.rope.scaling.original_context_length", 32768u);
   ModelInfo m = read(q.write());
   double af = 0, af_hf = 0;
   CHECK(max_rel_diff(inv_freq(*m.rope, 0, &af), inv_freq(hf("qwen2.5-7b-yarn"), 0, &af_hf)) < 1e-12);
@@ -179,10 +197,14 @@ TEST_CASE("gguf: Qwen2.5-7B YaRN and gpt-oss-20b match HF (gpt-oss only with tru
 
   // gpt-oss without original_context_length: llama.cpp falls back to {arch}.context_length.
   Gguf o;
-  o.set("general.architecture", std::string("gpt-oss")).set("gpt-oss.context_length", 4096u)
-      .set("gpt-oss.attention.key_length", 64u).set("gpt-oss.attention.head_count", 64u)
-      .set("gpt-oss.rope.freq_base", 150000.0f).set("gpt-oss.rope.scaling.type", std::string("yarn"))
-      .set("gpt-oss.rope.scaling.factor", 32.0f).set("gpt-oss.attention.sliding_window", 128u);
+  o.set("general.architecture", std::string("gpt-oss"))
+      .set("gpt-oss.context_length", 4096u)
+      .set("gpt-oss.attention.key_length", 64u)
+      .set("gpt-oss.attention.head_count", 64u)
+      .set("gpt-oss.rope.freq_base", 150000.0f)
+      .set("gpt-oss.rope.scaling.type", std::string("yarn"))
+      .set("gpt-oss.rope.scaling.factor", 32.0f)
+      .set("gpt-oss.attention.sliding_window", 128u);
   m = read(o.write());
   CHECK(m.rope->original_max_position_embeddings == 4096);
   CHECK(m.rope->truncate);
@@ -199,7 +221,9 @@ TEST_CASE("gguf: Qwen2.5-7B YaRN and gpt-oss-20b match HF (gpt-oss only with tru
 TEST_CASE("gguf: llama.cpp's per-architecture choices: pair layout, the MLA rope slice, M-RoPE sections, YaRN β") {
   auto base = [](const std::string& arch) {
     Gguf g;
-    g.set("general.architecture", arch).set(arch + ".embedding_length", 256u).set(arch + ".attention.head_count", 4u)
+    g.set("general.architecture", arch)
+        .set(arch + ".embedding_length", 256u)
+        .set(arch + ".attention.head_count", 4u)
         .set(arch + ".context_length", 4096u);
     return g;
   };
@@ -215,12 +239,14 @@ TEST_CASE("gguf: llama.cpp's per-architecture choices: pair layout, the MLA rope
 
   // MLA without the deepseek2 name: attention.kv_lora_rank marks the [nope | rope] head.
   Gguf mla = base("some-mla-arch");
-  mla.set("some-mla-arch.attention.key_length", 192u).set("some-mla-arch.rope.dimension_count", 64u)
+  mla.set("some-mla-arch.attention.key_length", 192u)
+      .set("some-mla-arch.rope.dimension_count", 64u)
       .set("some-mla-arch.attention.kv_lora_rank", 512u);
   CHECK(read(mla.write()).rope->rot_offset == 128);
   // ... and DeepSeek converted for absorbed MLA: key_length 576 (kv_lora_rank + 64), key_length_mla 192.
   Gguf ds = base("deepseek2");
-  ds.set("deepseek2.attention.key_length", 576u).set("deepseek2.attention.key_length_mla", 192u)
+  ds.set("deepseek2.attention.key_length", 576u)
+      .set("deepseek2.attention.key_length_mla", 192u)
       .set("deepseek2.rope.dimension_count", 64u);
   m = read(ds.write());
   CHECK(m.rope->head_dim == 192);
@@ -236,7 +262,8 @@ TEST_CASE("gguf: llama.cpp's per-architecture choices: pair layout, the MLA rope
   // M-RoPE: rope.dimension_sections [t, h, w, e] (pairs); qwen3vl is llama.cpp's interleaved IMROPE.
   for (const char* arch : {"qwen2vl", "qwen3vl"}) {
     Gguf g = base(arch);
-    g.set(std::string(arch) + ".rope.dimension_count", 64u).set(std::string(arch) + ".rope.dimension_sections", std::vector<std::int32_t>{8, 12, 12, 0});
+    g.set(std::string(arch) + ".rope.dimension_count", 64u)
+        .set(std::string(arch) + ".rope.dimension_sections", std::vector<std::int32_t>{8, 12, 12, 0});
     m = read(g.write());
     CHECK(m.rope->mrope_section == std::vector<std::size_t>{8, 12, 12});
     CHECK(m.rope->mrope_interleaved == (std::string(arch) == "qwen3vl"));
@@ -252,8 +279,10 @@ TEST_CASE("gguf: llama.cpp's per-architecture choices: pair layout, the MLA rope
   for (const char* arch : {"qwen2", "grok"}) {
     Gguf g = base(arch);
     const std::string a = arch;
-    g.set(a + ".rope.scaling.type", std::string("yarn")).set(a + ".rope.scaling.factor", 4.0f)
-        .set(a + ".rope.scaling.yarn_beta_fast", 16.0f).set(a + ".rope.scaling.yarn_beta_slow", 2.0f);
+    g.set(a + ".rope.scaling.type", std::string("yarn"))
+        .set(a + ".rope.scaling.factor", 4.0f)
+        .set(a + ".rope.scaling.yarn_beta_fast", 16.0f)
+        .set(a + ".rope.scaling.yarn_beta_slow", 2.0f);
     m = read(g.write());
     CAPTURE(a);
     CHECK(m.rope->beta_fast == (a == "grok" ? 16.0 : 32.0));
@@ -262,11 +291,14 @@ TEST_CASE("gguf: llama.cpp's per-architecture choices: pair layout, the MLA rope
   }
 }
 
-TEST_CASE("gguf: tensor data offsets must follow the table, aligned and inside the file, as llama.cpp's loader requires") {
+TEST_CASE(
+    "gguf: tensor data offsets must follow the table, aligned and inside the file, as llama.cpp's loader requires") {
   auto model = [] {
     Gguf g;
-    g.set("general.architecture", std::string("llama")).set("llama.embedding_length", 64u)
-        .set("llama.attention.head_count", 2u).raw_tensor("token_embd.weight", {64, 10}, 0, 64 * 10 * 4)
+    g.set("general.architecture", std::string("llama"))
+        .set("llama.embedding_length", 64u)
+        .set("llama.attention.head_count", 2u)
+        .raw_tensor("token_embd.weight", {64, 10}, 0, 64 * 10 * 4)
         .f32_tensor("rope_freqs.weight", {16}, std::vector<float>(16, 2.0f));
     return g;
   };
@@ -284,8 +316,11 @@ TEST_CASE("gguf: tensor data offsets must follow the table, aligned and inside t
   CHECK(read_error(cut).find("ends past the end of the file") != std::string::npos);
   // Quantized tensors take ggml's block sizes: Q4_0 (type 2) is 18 bytes per 32 values.
   Gguf q;
-  q.set("general.architecture", std::string("llama")).set("llama.embedding_length", 64u).set("llama.attention.head_count", 2u)
-      .raw_tensor("token_embd.weight", {64, 10}, 2, 64 / 32 * 18 * 10).f32_tensor("rope_freqs.weight", {16}, std::vector<float>(16, 2.0f));
+  q.set("general.architecture", std::string("llama"))
+      .set("llama.embedding_length", 64u)
+      .set("llama.attention.head_count", 2u)
+      .raw_tensor("token_embd.weight", {64, 10}, 2, 64 / 32 * 18 * 10)
+      .f32_tensor("rope_freqs.weight", {16}, std::vector<float>(16, 2.0f));
   CHECK(read(q.write()).rope->freq_factors.size() == 16);
   Gguf odd;
   odd.set("general.architecture", std::string("llama")).raw_tensor("token_embd.weight", {48, 10}, 2, 480);
@@ -294,15 +329,18 @@ TEST_CASE("gguf: tensor data offsets must follow the table, aligned and inside t
   undefined.set("general.architecture", std::string("llama")).raw_tensor("token_embd.weight", {64}, 4, 64);
   CHECK(read_error(undefined.write()).find("ggml type 4, which ggml does not define") != std::string::npos);
   Gguf twice;
-  twice.set("general.architecture", std::string("llama")).f32_tensor("rope_freqs.weight", {16}, std::vector<float>(16, 1.0f))
+  twice.set("general.architecture", std::string("llama"))
+      .f32_tensor("rope_freqs.weight", {16}, std::vector<float>(16, 1.0f))
       .f32_tensor("rope_freqs.weight", {16}, std::vector<float>(16, 2.0f));
   CHECK(read_error(twice.write()).find("tensor name rope_freqs.weight appears twice") != std::string::npos);
 }
 
 TEST_CASE("gguf: a scaling factor without a type is linear; none ignores it") {
   Gguf g;
-  g.set("general.architecture", std::string("llama")).set("llama.embedding_length", 256u)
-      .set("llama.attention.head_count", 4u).set("llama.rope.scaling.factor", 4.0f);
+  g.set("general.architecture", std::string("llama"))
+      .set("llama.embedding_length", 256u)
+      .set("llama.attention.head_count", 4u)
+      .set("llama.rope.scaling.factor", 4.0f);
   ModelInfo m = read(g.write());
   CHECK(m.rope->scaling == RopeScaling::kLinear);
   CHECK(*m.rope->factor == 4.0);
@@ -316,9 +354,12 @@ TEST_CASE("gguf: GPT-2's position_embd table") {
   std::vector<float> table(16 * 8);
   for (std::size_t i = 0; i < table.size(); ++i) table[i] = 0.01f * static_cast<float>(i) - 0.5f;
   Gguf g;
-  g.set("general.architecture", std::string("gpt2")).set("gpt2.context_length", 16u)
-      .set("gpt2.embedding_length", 8u).set("gpt2.attention.head_count", 2u)
-      .f32_tensor("position_embd.weight", {8, 16}, table).raw_tensor("token_embd.weight", {8, 50257}, 1, 8 * 50257 * 2);
+  g.set("general.architecture", std::string("gpt2"))
+      .set("gpt2.context_length", 16u)
+      .set("gpt2.embedding_length", 8u)
+      .set("gpt2.attention.head_count", 2u)
+      .f32_tensor("position_embd.weight", {8, 16}, table)
+      .raw_tensor("token_embd.weight", {8, 50257}, 1, 8 * 50257 * 2);
   ModelInfo m = read(g.write());
   REQUIRE(m.position_table);
   CHECK(m.position_table->max_len == 16);
@@ -328,13 +369,14 @@ TEST_CASE("gguf: GPT-2's position_embd table") {
   CHECK(m.tensors.size() == 2);
   CHECK(m.tensors[1].shape == std::vector<std::uint64_t>{50257, 8});
   CHECK(m.tensors[1].dtype == "F16");
-
 }
 
 TEST_CASE("gguf: every truncation and every corrupted count fails cleanly, naming the offset") {
   Gguf g;
-  g.set("general.architecture", std::string("llama")).set("llama.embedding_length", 64u)
-      .set("llama.attention.head_count", 2u).set("llama.rope.freq_base", 10000.0f)
+  g.set("general.architecture", std::string("llama"))
+      .set("llama.embedding_length", 64u)
+      .set("llama.attention.head_count", 2u)
+      .set("llama.rope.freq_base", 10000.0f)
       .f32_tensor("rope_freqs.weight", {16}, std::vector<float>(16, 1.0f));
   const auto good = g.write();
   for (std::size_t n = 1; n < good.size(); ++n) {
@@ -357,7 +399,9 @@ TEST_CASE("gguf: every truncation and every corrupted count fails cleanly, namin
   bad[24 + 7] = 0x40;  // the first key's length: 2^62
   CHECK(read_error(bad).find("longer than") != std::string::npos);
   Gguf twice;
-  twice.set("general.architecture", std::string("llama")).set("llama.rope.freq_base", 10000.0f).set("llama.rope.freq_base", 500000.0f);
+  twice.set("general.architecture", std::string("llama"))
+      .set("llama.rope.freq_base", 10000.0f)
+      .set("llama.rope.freq_base", 500000.0f);
   CHECK(read_error(twice.write()).find("appears twice") != std::string::npos);
 }
 
@@ -470,7 +514,8 @@ TEST_CASE("alibi_bias and t5_bias: query_offset places the queries (0 = HF compu
   REQUIRE(posenc::t5_bias(a.data(), table.data(), 1, q_len, k_len, p, 0).ok());
   for (std::size_t i = 0; i < q_len; ++i)
     for (std::size_t j = 0; j < k_len; ++j)
-      CHECK(a[i * k_len + j] == static_cast<float>(posenc::t5_bucket(static_cast<std::int64_t>(j) - static_cast<std::int64_t>(i), p)));
+      CHECK(a[i * k_len + j] ==
+            static_cast<float>(posenc::t5_bucket(static_cast<std::int64_t>(j) - static_cast<std::int64_t>(i), p)));
 }
 
 namespace {
@@ -499,13 +544,15 @@ void ggml_cache_twin(const posenc::GgmlRope& g, float pos, std::vector<float>* c
 
 }  // namespace
 
-TEST_CASE("precision ggml: llama.cpp's parameters for each scheme, and ggml's angle to float32 rounding") {
+TEST_CASE("precision ggml: llama.cpp's parameters for each scheme, and ggml's angle to float32 rounding" * kKernels) {
   // Qwen2.5 YaRN: freq_scale 1/4, ext_factor 1, ggml's corr dims, attn_factor 1 (ggml adds 1 + 0.1 ln 4).
   RopeParams yarn = hf("qwen2.5-7b-yarn");
   posenc::GgmlRope g;
   REQUIRE(posenc::ggml_rope_params(yarn, 0, &g).ok());
   const double corr = [] {
-    auto dim = [](double beta) { return 128 * std::log(32768 / (beta * 2 * 3.14159265358979323846)) / (2 * std::log(1e6)); };
+    auto dim = [](double beta) {
+      return 128 * std::log(32768 / (beta * 2 * 3.14159265358979323846)) / (2 * std::log(1e6));
+    };
     return std::floor(dim(32)) * 1000 + std::ceil(dim(1));
   }();
   CHECK(g.n_dims == 128);

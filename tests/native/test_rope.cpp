@@ -10,6 +10,7 @@
 #include "posenc/posenc.hpp"
 #include "helpers.hpp"
 #include "reference.hpp"
+#include "subsets.hpp"
 
 using posenc::Precision;
 using posenc::RopeLayout;
@@ -50,7 +51,8 @@ TEST_CASE("rope frequencies: default inv_freq = theta^(-2i/rot_dim), partial rot
   REQUIRE(f.status.ok());
   CHECK(f.inv_freq.size() == 64);
   CHECK(f.attention_factor == 1.0);
-  for (std::size_t i = 0; i < 64; ++i) CHECK(f.inv_freq[i] == doctest::Approx(std::pow(500000.0, -(2.0 * i) / 128.0)).epsilon(1e-14));
+  for (std::size_t i = 0; i < 64; ++i)
+    CHECK(f.inv_freq[i] == doctest::Approx(std::pow(500000.0, -(2.0 * i) / 128.0)).epsilon(1e-14));
   // Phi-2 style partial rotary: int(80 * 0.4) = 32 rotated dims, exponents over 32.
   p = RopeParams{};
   p.head_dim = 80;
@@ -166,7 +168,8 @@ TEST_CASE("rope frequencies: proportional keeps head_dim/2 pairs, zero past the 
   REQUIRE(f.status.ok());
   REQUIRE(f.inv_freq.size() == 128);
   for (int i = 0; i < 128; ++i)
-    CHECK(f.inv_freq[i] == (i < 32 ? doctest::Approx(std::pow(1e6, -(2.0 * i) / 256.0)).epsilon(1e-14) : doctest::Approx(0.0)));
+    CHECK(f.inv_freq[i] ==
+          (i < 32 ? doctest::Approx(std::pow(1e6, -(2.0 * i) / 256.0)).epsilon(1e-14) : doctest::Approx(0.0)));
 }
 
 TEST_CASE("rope frequencies: bad parameters give a status naming the parameter") {
@@ -212,7 +215,7 @@ TEST_CASE("rope frequencies: bad parameters give a status naming the parameter")
   CHECK(message_names(status_of(q), "partial_rotary_factor"));
 }
 
-TEST_CASE("apply_rope: matches the float64 rotation at every tail length, both layouts and precisions") {
+TEST_CASE("apply_rope: matches the float64 rotation at every tail length, both layouts and precisions" * kKernels) {
   for (const auto layout : {RopeLayout::kHalfSplit, RopeLayout::kInterleaved}) {
     for (const auto precision : {Precision::kFast, Precision::kAccurate}) {
       for (std::size_t head_dim = 2; head_dim <= 40; head_dim += 2) {
@@ -228,15 +231,17 @@ TEST_CASE("apply_rope: matches the float64 rotation at every tail length, both l
           std::vector<double> angle(seq_len * rot_dim / 2);
           for (std::size_t t = 0; t < seq_len; ++t)
             for (std::size_t k = 0; k < rot_dim / 2; ++k)
-              angle[t * rot_dim / 2 + k] = precision == Precision::kFast
-                  ? static_cast<double>(static_cast<float>(pos[t]) * static_cast<float>(f.inv_freq[k]))
-                  : pos[t] * f.inv_freq[k];
+              angle[t * rot_dim / 2 + k] =
+                  precision == Precision::kFast
+                      ? static_cast<double>(static_cast<float>(pos[t]) * static_cast<float>(f.inv_freq[k]))
+                      : pos[t] * f.inv_freq[k];
           std::vector<float> x = random_floats(seq_len * n_heads * head_dim, 7 + head_dim);
           const auto want = posenc::reference::rope(x, seq_len, n_heads, head_dim, rot_dim, angle,
                                                     layout == RopeLayout::kInterleaved, 0.75);
           posenc::RopeApplyOptions o{layout, precision, 0.75};
-          REQUIRE(posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), rot_dim,
-                                     pos.data(), 0.0, o).ok());
+          REQUIRE(
+              posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), rot_dim, pos.data(), 0.0, o)
+                  .ok());
           CAPTURE(head_dim);
           CAPTURE(rot_dim);
           CAPTURE(static_cast<int>(layout));
@@ -248,7 +253,8 @@ TEST_CASE("apply_rope: matches the float64 rotation at every tail length, both l
   }
 }
 
-TEST_CASE("apply_rope: rot_offset rotates the slice [rot_offset, rot_offset + rot_dim) of each head, the rest pass") {
+TEST_CASE("apply_rope: rot_offset rotates the slice [rot_offset, rot_offset + rot_dim) of each head, the rest pass" *
+          kKernels) {
   // DeepSeek-V2/V3's MLA heads: [nope | rope], the rope part rotated in place (float64 twin on the
   // slices cut out by hand, so the kernel's own addressing is not what is compared against).
   const std::size_t seq_len = 4, n_heads = 3;
@@ -276,7 +282,8 @@ TEST_CASE("apply_rope: rot_offset rotates the slice [rot_offset, rot_offset + ro
       std::vector<float> x = x0;
       posenc::RopeApplyOptions o{layout, Precision::kAccurate, 1.0};
       o.rot_offset = rot_offset;
-      REQUIRE(posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), rot_dim, pos.data(), 0.0, o).ok());
+      REQUIRE(posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), rot_dim, pos.data(), 0.0, o)
+                  .ok());
       CAPTURE(head_dim);
       CAPTURE(rot_offset);
       CHECK(max_abs_diff(x, want) <= 1e-6);
@@ -286,8 +293,9 @@ TEST_CASE("apply_rope: rot_offset rotates the slice [rot_offset, rot_offset + ro
       // Past the head: refused, x untouched.
       o.rot_offset = head_dim - rot_dim + 2;
       x = x0;
-      CHECK(message_names(posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), rot_dim, pos.data(), 0.0, o),
-                          "rot_offset + rot_dim must be <= head_dim"));
+      CHECK(message_names(
+          posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), rot_dim, pos.data(), 0.0, o),
+          "rot_offset + rot_dim must be <= head_dim"));
       CHECK(x == x0);
     }
   }
@@ -301,7 +309,7 @@ TEST_CASE("apply_rope: rot_offset rotates the slice [rot_offset, rot_offset + ro
   CHECK(frequencies(p).status.ok());
 }
 
-TEST_CASE("apply_rope: keeps each pair's norm, -pos undoes +pos, and q·k depends only on i - j") {
+TEST_CASE("apply_rope: keeps each pair's norm, -pos undoes +pos, and q·k depends only on i - j" * kKernels) {
   const std::size_t head_dim = 64, n_heads = 2, seq_len = 6;
   RopeParams p;
   p.head_dim = head_dim;
@@ -313,14 +321,16 @@ TEST_CASE("apply_rope: keeps each pair's norm, -pos undoes +pos, and q·k depend
     const std::vector<float> x0 = random_floats(seq_len * n_heads * head_dim, 99);
     std::vector<float> x = x0;
     posenc::RopeApplyOptions o{layout, Precision::kAccurate, 1.0};
-    REQUIRE(posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), head_dim, pos.data(), 0, o).ok());
+    REQUIRE(
+        posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), head_dim, pos.data(), 0, o).ok());
     for (std::size_t v = 0; v < seq_len * n_heads; ++v)
       for (std::size_t k = 0; k < head_dim / 2; ++k) {
         const std::size_t a = v * head_dim + (layout == RopeLayout::kInterleaved ? 2 * k : k);
         const std::size_t b = v * head_dim + (layout == RopeLayout::kInterleaved ? 2 * k + 1 : k + head_dim / 2);
         CHECK(std::hypot(x[a], x[b]) == doctest::Approx(std::hypot(x0[a], x0[b])).epsilon(1e-6));
       }
-    REQUIRE(posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), head_dim, neg.data(), 0, o).ok());
+    REQUIRE(
+        posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), head_dim, neg.data(), 0, o).ok());
     for (std::size_t k = 0; k < x.size(); ++k) CHECK(x[k] == doctest::Approx(x0[k]).epsilon(0).scale(1).epsilon(2e-6));
 
     // The same q and k vectors placed at (i, j) pairs with equal i - j give the same score.
@@ -335,12 +345,14 @@ TEST_CASE("apply_rope: keeps each pair's norm, -pos undoes +pos, and q·k depend
     };
     for (const double delta : {0.0, 1.0, 5.0, 100.0}) {
       const double ref = score(delta, 0);
-      for (const double j : {1.0, 37.0, 5000.0, 300000.0}) CHECK(score(j + delta, j) == doctest::Approx(ref).epsilon(0).scale(1).epsilon(2e-5));
+      for (const double j : {1.0, 37.0, 5000.0, 300000.0})
+        CHECK(score(j + delta, j) == doctest::Approx(ref).epsilon(0).scale(1).epsilon(2e-5));
     }
   }
 }
 
-TEST_CASE("apply_rope with xpos: ζ_k^(±(p − c)/γ) on every pair against float64; q·k depends on n − m and decays") {
+TEST_CASE("apply_rope with xpos: ζ_k^(±(p − c)/γ) on every pair against float64; q·k depends on n − m and decays" *
+          kKernels) {
   // Sun et al. 2022 (torchscale's XPOS): ζ_k = (2k/d + 0.4)/1.4, queries scaled by ζ^(p/γ), keys by ζ^(−p/γ).
   const std::size_t seq_len = 5, n_heads = 2, head_dim = 16, half = 8;
   RopeParams p;
@@ -354,7 +366,8 @@ TEST_CASE("apply_rope with xpos: ζ_k^(±(p − c)/γ) on every pair against flo
         for (std::size_t t = 0; t < seq_len; ++t)
           for (std::size_t k = 0; k < half; ++k) angle[t * half + k] = pos[t] * f.inv_freq[k];
         const std::vector<float> x0 = random_floats(seq_len * n_heads * head_dim, 5);
-        auto want = posenc::reference::rope(x0, seq_len, n_heads, head_dim, head_dim, angle, layout == RopeLayout::kInterleaved);
+        auto want = posenc::reference::rope(x0, seq_len, n_heads, head_dim, head_dim, angle,
+                                            layout == RopeLayout::kInterleaved);
         for (std::size_t t = 0; t < seq_len; ++t)
           for (std::size_t h = 0; h < n_heads; ++h)
             for (std::size_t k = 0; k < half; ++k) {
@@ -369,9 +382,12 @@ TEST_CASE("apply_rope with xpos: ζ_k^(±(p − c)/γ) on every pair against flo
         const posenc::Xpos xpos{512.0, key, center};
         posenc::RopeApplyOptions o{layout, Precision::kAccurate, 1.0};
         o.xpos = &xpos;
-        REQUIRE(posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), head_dim, pos.data(), 0.0, o).ok());
+        REQUIRE(
+            posenc::apply_rope(x.data(), seq_len, n_heads, head_dim, f.inv_freq.data(), head_dim, pos.data(), 0.0, o)
+                .ok());
         double worst = 0;
-        for (std::size_t i = 0; i < x.size(); ++i) worst = std::fmax(worst, std::fabs(x[i] - want[i]) / std::fmax(1.0, std::fabs(want[i])));
+        for (std::size_t i = 0; i < x.size(); ++i)
+          worst = std::fmax(worst, std::fabs(x[i] - want[i]) / std::fmax(1.0, std::fabs(want[i])));
         CAPTURE(key);
         CAPTURE(center);
         CHECK(worst <= 2e-6);
@@ -421,7 +437,7 @@ TEST_CASE("apply_rope with xpos: ζ_k^(±(p − c)/γ) on every pair against flo
                       "xpos.scale_base must be finite and > 0"));
 }
 
-TEST_CASE("rope_cache: accurate angles stay within 1e-6 rad up to pos = 2^20; fast float32 drifts") {
+TEST_CASE("rope_cache: accurate angles stay within 1e-6 rad up to pos = 2^20; fast float32 drifts" * kKernels) {
   // θ = 1e4, head_dim 128: the angle error of cos/sin against the exact float64 angle pos·inv_freq.
   RopeParams p;
   p.head_dim = 128;
@@ -436,7 +452,8 @@ TEST_CASE("rope_cache: accurate angles stay within 1e-6 rad up to pos = 2^20; fa
       for (std::size_t k = 0; k < half; ++k) {
         const double exact = std::remainder((1048576.0 - n_pos + t) * f.inv_freq[k], 2 * kPi);
         const double got = std::atan2(s[t * half + k], c[t * half + k]);
-        worst[static_cast<int>(precision)] = std::fmax(worst[static_cast<int>(precision)], std::fabs(std::remainder(got - exact, 2 * kPi)));
+        worst[static_cast<int>(precision)] =
+            std::fmax(worst[static_cast<int>(precision)], std::fabs(std::remainder(got - exact, 2 * kPi)));
       }
   }
   MESSAGE("max angle error near pos = 2^20: fast ", worst[0], " rad, accurate ", worst[1], " rad");
@@ -444,12 +461,14 @@ TEST_CASE("rope_cache: accurate angles stay within 1e-6 rad up to pos = 2^20; fa
   CHECK(worst[0] > 1e-2);  // float32(inv_freq) alone is off by ~6e-8 relative: x 2^20 = 6e-2 rad
 }
 
-TEST_CASE("apply_rope: bad arguments give a status and leave x untouched") {
+TEST_CASE("apply_rope: bad arguments give a status and leave x untouched" * kKernels) {
   std::vector<float> x(2 * 2 * 8, 3.0f);
   const std::vector<double> inv = {1.0, 0.1, 0.01, 0.001};
-  CHECK(message_names(posenc::apply_rope(x.data(), 2, 2, 8, inv.data(), 6, nullptr, 0), "rot_dim must be even") == false);
+  CHECK(message_names(posenc::apply_rope(x.data(), 2, 2, 8, inv.data(), 6, nullptr, 0), "rot_dim must be even") ==
+        false);
   CHECK(message_names(posenc::apply_rope(x.data(), 2, 2, 8, inv.data(), 7, nullptr, 0), "rot_dim must be even"));
-  CHECK(message_names(posenc::apply_rope(x.data(), 2, 2, 8, inv.data(), 10, nullptr, 0), "rot_dim must be <= head_dim"));
+  CHECK(
+      message_names(posenc::apply_rope(x.data(), 2, 2, 8, inv.data(), 10, nullptr, 0), "rot_dim must be <= head_dim"));
   CHECK(message_names(posenc::apply_rope(x.data(), 0, 2, 8, inv.data(), 8, nullptr, 0), "seq_len"));
   const std::vector<double> bad_inv = {1.0, NAN, 0.01, 0.001};
   CHECK(message_names(posenc::apply_rope(x.data(), 2, 2, 8, bad_inv.data(), 8, nullptr, 0), "inv_freq must be finite"));
@@ -460,7 +479,8 @@ TEST_CASE("apply_rope: bad arguments give a status and leave x untouched") {
   for (float v : x) CHECK(v == 3.0f);
 }
 
-TEST_CASE("shift_keys: rotating at p then shifting by delta equals rotating at p + delta, gain applied once") {
+TEST_CASE("shift_keys: rotating at p then shifting by delta equals rotating at p + delta, gain applied once" *
+          kKernels) {
   const std::size_t seq_len = 5, n_heads = 2, head_dim = 64, half = head_dim / 2;
   posenc::RopeParams yarn;
   yarn.head_dim = head_dim;
@@ -475,17 +495,20 @@ TEST_CASE("shift_keys: rotating at p then shifting by delta equals rotating at p
   const posenc::RopeApplyOptions o{posenc::RopeLayout::kInterleaved, posenc::Precision::kAccurate, af};
   auto k = x, want = x;
   REQUIRE(posenc::apply_rope(k.data(), seq_len, n_heads, head_dim, inv.data(), head_dim, nullptr, 1000, o).ok());
-  REQUIRE(posenc::apply_rope(want.data(), seq_len, n_heads, head_dim, inv.data(), head_dim, nullptr, 1000 - 333, o).ok());
+  REQUIRE(
+      posenc::apply_rope(want.data(), seq_len, n_heads, head_dim, inv.data(), head_dim, nullptr, 1000 - 333, o).ok());
   REQUIRE(posenc::shift_keys(k.data(), seq_len, n_heads, head_dim, inv.data(), head_dim, nullptr, -333,
-                             posenc::RopeLayout::kInterleaved, posenc::Precision::kAccurate).ok());
+                             posenc::RopeLayout::kInterleaved, posenc::Precision::kAccurate)
+              .ok());
   double worst = 0;
   for (std::size_t i = 0; i < k.size(); ++i) worst = std::fmax(worst, std::fabs(k[i] - want[i]));
   CHECK(worst < 2e-6);
   CHECK(posenc::shift_keys(k.data(), seq_len, n_heads, head_dim, inv.data(), head_dim, nullptr, 1,
-                           posenc::RopeLayout::kHalfSplit, posenc::Precision::kGgml).code == posenc::StatusCode::kBadArgument);
+                           posenc::RopeLayout::kHalfSplit, posenc::Precision::kGgml)
+            .code == posenc::StatusCode::kBadArgument);
 }
 
-TEST_CASE("apply_rope_rows: M-RoPE sections, Qwen2-VL position ids and Pixtral 2-D RoPE against float64") {
+TEST_CASE("apply_rope_rows: M-RoPE sections, Qwen2-VL position ids and Pixtral 2-D RoPE against float64" * kKernels) {
   // Qwen2-VL get_rope_index by hand: text 2, image 1×2×2 at id 2, text at 2 + max(0, 1, 1) + 1 = 4.
   const posenc::MropeSegment segs[] = {{2, 0, 0, 0}, {0, 1, 2, 2}, {1, 0, 0, 0}};
   std::vector<double> pos(3 * 7);
@@ -521,7 +544,8 @@ TEST_CASE("apply_rope_rows: M-RoPE sections, Qwen2-VL position ids and Pixtral 2
   const auto x = random_floats(seq_len * n_heads * head_dim, 41);
   auto y = x;
   REQUIRE(posenc::apply_rope_rows(y.data(), seq_len, n_heads, head_dim, inv.data(), head_dim, pos.data(), 3, rows,
-                                  {RopeLayout::kHalfSplit, Precision::kAccurate, 1.0}).ok());
+                                  {RopeLayout::kHalfSplit, Precision::kAccurate, 1.0})
+              .ok());
   double worst = 0;
   for (std::size_t t = 0; t < seq_len; ++t)
     for (std::size_t h = 0; h < n_heads; ++h)
@@ -536,7 +560,8 @@ TEST_CASE("apply_rope_rows: M-RoPE sections, Qwen2-VL position ids and Pixtral 2
   REQUIRE(posenc::mrope_pair_rows(sec, 3, true, half, rows, true).ok());
   auto z = x;
   REQUIRE(posenc::apply_rope_rows(z.data(), seq_len, n_heads, head_dim, inv.data(), head_dim, pos.data(), 3, rows,
-                                  {RopeLayout::kHalfSplit, Precision::kAccurate, 1.0}).ok());
+                                  {RopeLayout::kHalfSplit, Precision::kAccurate, 1.0})
+              .ok());
   for (std::size_t v = 0; v < seq_len * n_heads; ++v)
     for (std::size_t k : {6}) {
       CHECK(z[v * head_dim + k] == x[v * head_dim + k]);
@@ -545,8 +570,8 @@ TEST_CASE("apply_rope_rows: M-RoPE sections, Qwen2-VL position ids and Pixtral 2
 
   std::vector<double> inv2(head_dim / 2);
   REQUIRE(posenc::rope_2d_frequencies(head_dim, 10000.0, inv2.data(), rows).ok());
-  CHECK(inv2[1] == doctest::Approx(std::pow(10000.0, -4.0 / 16)));   // freqs[2]: rows
-  CHECK(inv2[4] == doctest::Approx(std::pow(10000.0, -2.0 / 16)));   // freqs[1]: columns
+  CHECK(inv2[1] == doctest::Approx(std::pow(10000.0, -4.0 / 16)));  // freqs[2]: rows
+  CHECK(inv2[4] == doctest::Approx(std::pow(10000.0, -2.0 / 16)));  // freqs[1]: columns
   CHECK(rows[3] == 0);
   CHECK(rows[4] == 1);
   CHECK(posenc::rope_2d_frequencies(6, 10000.0, inv2.data(), rows).code == StatusCode::kBadArgument);

@@ -9,11 +9,12 @@
 #include "posenc/posenc.hpp"
 #include "helpers.hpp"
 #include "reference.hpp"
+#include "subsets.hpp"
 
 using posenc::StatusCode;
 using posenc::test::max_abs_diff;
 
-TEST_CASE("sinusoidal: matches the float64 formula at every tail length") {
+TEST_CASE("sinusoidal: matches the float64 formula at every tail length" * kKernels) {
   // d_model 1 … 40 covers every tail of every batch width (4 for wasm/SSE, 8 for AVX, 16 for AVX-512)
   // and odd d_model (a last sin column with no cos).
   for (const double base : {10000.0, 500000.0, 2.0}) {
@@ -28,7 +29,7 @@ TEST_CASE("sinusoidal: matches the float64 formula at every tail length") {
   }
 }
 
-TEST_CASE("sinusoidal: the error does not grow with position (angles reduced in float64)") {
+TEST_CASE("sinusoidal: the error does not grow with position (angles reduced in float64)" * kKernels) {
   // pos up to 2^17: a float32 angle pos * w_0 = pos would be off by up to 2^17 * 2^-24 = 7.8e-3 rad.
   const std::size_t seq_len = std::size_t{1} << 17, d_model = 6;
   std::vector<float> out(seq_len * d_model);
@@ -36,7 +37,7 @@ TEST_CASE("sinusoidal: the error does not grow with position (angles reduced in 
   CHECK(max_abs_diff(out, posenc::reference::sinusoidal(seq_len, d_model, 10000.0)) <= 4e-7);
 }
 
-TEST_CASE("sinusoidal: published d_model = 8 rows, to 3 decimals") {
+TEST_CASE("sinusoidal: published d_model = 8 rows, to 3 decimals" * kKernels) {
   // Rows of the table as printed in the course material for d_model = 8 (position 5 re-derived from
   // the formula: a widely copied version of this table gets its first two entries wrong).
   std::vector<float> out(6 * 8);
@@ -71,14 +72,15 @@ TEST_CASE("sinusoidal: bad arguments give a status naming the argument and leave
   for (float v : out) CHECK(v == 7.0f);
 }
 
-TEST_CASE("simd_arch: the kernels in use are the best supported target, or the one POSENC_SIMD names") {
+TEST_CASE("simd_arch: the kernels in use are the best supported target, or the one POSENC_SIMD names" * kKernels) {
   const std::string arch = posenc::simd_arch();
   posenc::SimdTarget targets[8];
   const std::size_t n = posenc::simd_targets(targets, 8);
   REQUIRE(n >= 1);
   std::string best, built;
   for (std::size_t i = 0; i < n; ++i) {
-    built += std::string(built.empty() ? "" : ", ") + targets[i].name + (targets[i].supported ? "" : " (not on this CPU)");
+    built +=
+        std::string(built.empty() ? "" : ", ") + targets[i].name + (targets[i].supported ? "" : " (not on this CPU)");
     if (targets[i].supported) best = targets[i].name;
   }
 #ifdef __EMSCRIPTEN__
@@ -97,7 +99,8 @@ TEST_CASE("simd_arch: the kernels in use are the best supported target, or the o
   MESSAGE("SIMD targets built: ", built, "; in use: ", arch);
 }
 
-TEST_CASE("sinusoidal concat: tensor2tensor [sin | cos] layout at every tail length, odd d_model zero-padded") {
+TEST_CASE("sinusoidal concat: tensor2tensor [sin | cos] layout at every tail length, odd d_model zero-padded" *
+          kKernels) {
   for (std::size_t d_model = 1; d_model <= 40; ++d_model) {
     const std::size_t seq_len = 51;
     std::vector<float> out(seq_len * d_model, -99.0f);
@@ -107,7 +110,7 @@ TEST_CASE("sinusoidal concat: tensor2tensor [sin | cos] layout at every tail len
   }
 }
 
-TEST_CASE("sinusoidal_shift: PE(pos + k) = M_k · PE(pos) for many pos and k, both layouts") {
+TEST_CASE("sinusoidal_shift: PE(pos + k) = M_k · PE(pos) for many pos and k, both layouts" * kKernels) {
   const std::size_t d_model = 32, seq_len = 300;
   for (const auto layout : {posenc::SinusoidalLayout::kInterleaved, posenc::SinusoidalLayout::kConcat}) {
     const posenc::SinusoidalParams params{10000.0, layout};
@@ -134,7 +137,7 @@ TEST_CASE("sinusoidal_shift: PE(pos + k) = M_k · PE(pos) for many pos and k, bo
   CHECK(posenc::sinusoidal_shift(m.data(), NAN, 2).code == StatusCode::kBadArgument);
 }
 
-TEST_CASE("sinusoidal_at: rows for arbitrary (fractional, negative, large) positions match the formula") {
+TEST_CASE("sinusoidal_at: rows for arbitrary (fractional, negative, large) positions match the formula" * kKernels) {
   const std::vector<double> pos = {0.0, 3.0, 2.5, -7.0, 1048576.0};
   for (std::size_t d_model : {6u, 9u, 32u}) {
     std::vector<float> out(pos.size() * d_model);

@@ -43,13 +43,13 @@ TEST_CASE("t5_bucket: HF's buckets (float32 edges) for distances up to ±400") {
   const posenc::T5BucketParams bi{true, 32, 128}, uni{false, 32, 128};
   REQUIRE(posenc::t5_check(bi).ok());
   CHECK(posenc::t5_bucket(0, bi) == 0);
-  CHECK(posenc::t5_bucket(1, bi) == 17);   // key after query: upper half
+  CHECK(posenc::t5_bucket(1, bi) == 17);  // key after query: upper half
   CHECK(posenc::t5_bucket(-1, bi) == 1);
   CHECK(posenc::t5_bucket(7, bi) == 23);   // last exact bucket (max_exact = 8)
   CHECK(posenc::t5_bucket(16, bi) == 26);  // 16 + 8 + int(log(2)/log(16) * 8) = 26
   CHECK(posenc::t5_bucket(1000, bi) == 31);
   CHECK(posenc::t5_bucket(-1000, bi) == 15);
-  CHECK(posenc::t5_bucket(5, uni) == 0);   // unidirectional: the future is bucket 0
+  CHECK(posenc::t5_bucket(5, uni) == 0);  // unidirectional: the future is bucket 0
   CHECK(posenc::t5_bucket(-5, uni) == 5);
   CHECK(posenc::t5_bucket(-1000, uni) == 31);
   // float32 and float64 logs could put an edge one bucket apart; for these settings they agree.
@@ -82,8 +82,10 @@ TEST_CASE("model files: T5's bias table from GGUF and safetensors, its settings 
   std::vector<float> bias(32 * 4);
   for (std::size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i);
   Gguf t;
-  t.set("general.architecture", std::string("t5")).set("t5.attention.head_count", 4u)
-      .set("t5.attention.relative_buckets_count", 32u).f32_tensor("enc.blk.0.attn_rel_b.weight", {4, 32}, bias);
+  t.set("general.architecture", std::string("t5"))
+      .set("t5.attention.head_count", 4u)
+      .set("t5.attention.relative_buckets_count", 32u)
+      .f32_tensor("enc.blk.0.attn_rel_b.weight", {4, 32}, bias);
   ModelInfo m = read(t.write());
   REQUIRE(m.t5);
   CHECK(m.t5->num_buckets == 32);

@@ -13,6 +13,7 @@
 
 #include "helpers.hpp"
 #include "posenc/posenc.hpp"
+#include "subsets.hpp"
 #include "thread_pool.hpp"
 
 using posenc::test::random_floats;
@@ -20,7 +21,7 @@ using posenc::test::random_floats;
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
 
 // WebAssembly without -pthread (the wasm-release suite): one thread, and a clear refusal of more.
-TEST_CASE("threads: a build without threads refuses n_threads > 1 and stays at 1") {
+TEST_CASE("threads: a build without threads refuses n_threads > 1 and stays at 1" * kKernels) {
   CHECK(posenc::set_num_threads(1).ok());
   const posenc::Status s = posenc::set_num_threads(2);
   CHECK(s.code == posenc::StatusCode::kBadArgument);
@@ -83,7 +84,7 @@ posenc::TensorRef tensor(const void* data, posenc::DType dtype, std::initializer
 
 }  // namespace
 
-TEST_CASE("threads: set_num_threads takes 1 … 64 and num_threads reports it") {
+TEST_CASE("threads: set_num_threads takes 1 … 64 and num_threads reports it" * kKernels) {
   KeepThreads keep;
   for (const int bad : {0, -1, 65, 1000}) {
     const posenc::Status s = posenc::set_num_threads(bad);
@@ -102,14 +103,14 @@ TEST_CASE("threads: set_num_threads takes 1 … 64 and num_threads reports it") 
   CHECK(posenc::num_threads() == 2);  // a refused count leaves the pool as it was
 }
 
-TEST_CASE("threads: parallel_for runs every task exactly once, on workers below n_workers") {
+TEST_CASE("threads: parallel_for runs every task exactly once, on workers below n_workers" * kKernels) {
   KeepThreads keep;
   for (const int n : {1, 2, 3, 8}) {
     if (n > kMaxThreads) continue;
     REQUIRE(posenc::set_num_threads(n).ok());
     for (const std::size_t n_tasks : {0u, 1u, 7u, 1000u}) {
       const std::size_t n_workers = posenc::pool::pool_workers();
-      std::vector<std::atomic<int>> runs(n_tasks);
+      std::vector<std::atomic<int> > runs(n_tasks);
       std::atomic<bool> worker_in_range{true};
       posenc::pool::parallel_for(n_tasks, n_workers, [&](std::size_t task, std::size_t worker) {
         runs[task].fetch_add(1);
@@ -125,7 +126,7 @@ TEST_CASE("threads: parallel_for runs every task exactly once, on workers below 
   }
 }
 
-TEST_CASE("threads: nested and concurrent parallel_for run inline instead of deadlocking") {
+TEST_CASE("threads: nested and concurrent parallel_for run inline instead of deadlocking" * kKernels) {
   KeepThreads keep;
   REQUIRE(posenc::set_num_threads(3).ok());
   std::atomic<int> inner{0};
@@ -153,7 +154,7 @@ TEST_CASE("threads: nested and concurrent parallel_for run inline instead of dea
   CHECK(total.load() == 2L * 200 * 50);
 }
 
-TEST_CASE("threads: fused attention is bitwise the same on 1, 2 and 3 threads") {
+TEST_CASE("threads: fused attention is bitwise the same on 1, 2 and 3 threads" * kKernels) {
   const std::size_t H = 8, D = 64, S = 200;
   const auto q = random_floats(S * H * D, 11), k = random_floats(S * H * D, 12), v = random_floats(S * H * D, 13);
   const auto k16 = random_halves(S * H * D, 14), v16 = random_halves(S * H * D, 15);
@@ -166,21 +167,54 @@ TEST_CASE("threads: fused attention is bitwise the same on 1, 2 and 3 threads") 
   for (std::size_t i = 0; i < D / 2; ++i) inv[i] = std::pow(10000.0, -2.0 * double(i) / double(D));
   for (int variant = 0; variant < 13; ++variant) {
     posenc::AttentionOptions o;
-    o.n_heads = H; o.head_dim = D; o.causal = variant != 1;
+    o.n_heads = H;
+    o.head_dim = D;
+    o.causal = variant != 1;
     std::size_t q_len = S, kv_len = S;
     bool weights = false, half = false;
     switch (variant) {
-      case 2: o.n_kv_heads = 2; break;                                   // GQA
-      case 3: q_len = 70; o.n_kv_heads = 4; break;                       // decode a block after a past
-      case 4: o.window = 50; o.sink_tokens = 4; o.sinks = sinks.data(); break;
+      case 2: o.n_kv_heads = 2; break;  // GQA
+      case 3:
+        q_len = 70;
+        o.n_kv_heads = 4;
+        break;  // decode a block after a past
+      case 4:
+        o.window = 50;
+        o.sink_tokens = 4;
+        o.sinks = sinks.data();
+        break;
       case 5: o.chunk_size = 64; break;
       case 6: o.alibi_slopes = slopes.data(); break;
-      case 7: o.t5_table = table.data(); o.t5 = {true, 32, 128}; o.causal = false; break;
-      case 8: o.bias = bias.data(); o.bias_per_head = true; o.softcap = 2.0; break;
-      case 9: half = true; o.kv_dtype = posenc::DType::kFloat16; o.n_kv_heads = 2; break;
-      case 10: weights = true; o.n_kv_heads = 4; break;                  // every score kept
-      case 11: weights = true; half = true; o.kv_dtype = posenc::DType::kFloat16; break;
-      case 12: o.heads_major = true; o.rope_inv_freq = inv.data(); o.rope_rot_dim = D; o.temperature.emplace(); break;
+      case 7:
+        o.t5_table = table.data();
+        o.t5 = {true, 32, 128};
+        o.causal = false;
+        break;
+      case 8:
+        o.bias = bias.data();
+        o.bias_per_head = true;
+        o.softcap = 2.0;
+        break;
+      case 9:
+        half = true;
+        o.kv_dtype = posenc::DType::kFloat16;
+        o.n_kv_heads = 2;
+        break;
+      case 10:
+        weights = true;
+        o.n_kv_heads = 4;
+        break;  // every score kept
+      case 11:
+        weights = true;
+        half = true;
+        o.kv_dtype = posenc::DType::kFloat16;
+        break;
+      case 12:
+        o.heads_major = true;
+        o.rope_inv_freq = inv.data();
+        o.rope_rot_dim = D;
+        o.temperature.emplace();
+        break;
       default: break;
     }
     CAPTURE(variant);
@@ -195,7 +229,7 @@ TEST_CASE("threads: fused attention is bitwise the same on 1, 2 and 3 threads") 
   }
 }
 
-TEST_CASE("threads: onnx_attention is bitwise the same on 1, 2 and 3 threads") {
+TEST_CASE("threads: onnx_attention is bitwise the same on 1, 2 and 3 threads" * kKernels) {
   using posenc::DType;
   const std::int64_t B = 2, Hq = 8, Hkv = 4, Sq = 70, P = 130, T = P + Sq, D = 64;
   const auto q = random_floats(B * Hq * Sq * D, 21), k = random_floats(B * Hkv * Sq * D, 22),
@@ -246,7 +280,8 @@ TEST_CASE("threads: onnx_attention is bitwise the same on 1, 2 and 3 threads") {
   }
 }
 
-TEST_CASE("threads: apply_rope, apply_rope_rows and onnx_rotary_embedding are bitwise the same on 1, 2 and 3 threads") {
+TEST_CASE("threads: apply_rope, apply_rope_rows and onnx_rotary_embedding are bitwise the same on 1, 2 and 3 threads" *
+          kKernels) {
   const std::size_t S = 1000, H = 8, D = 64;
   const auto x = random_floats(S * H * D, 31, 2.0f);
   std::vector<double> inv(D / 2), pos(3 * S);
@@ -297,7 +332,7 @@ TEST_CASE("threads: apply_rope, apply_rope_rows and onnx_rotary_embedding are bi
 }
 
 #ifdef __EMSCRIPTEN__
-TEST_CASE("threads: beyond the WASM pool, set_num_threads fails cleanly and keeps the count") {
+TEST_CASE("threads: beyond the WASM pool, set_num_threads fails cleanly and keeps the count" * kKernels) {
   KeepThreads keep;
   REQUIRE(posenc::set_num_threads(2).ok());
   const posenc::Status s = posenc::set_num_threads(64);  // 63 workers: the pool has 6

@@ -21,7 +21,7 @@ function panelColumns(n, width, minWidth = 300) {
  * title band included] }. each: a panel's height, or (k, pw) → panel k's height in a column pw
  * wide; a row is as tall as its tallest panel, so a square map does not leave a gap under it.
  */
-export function panelRows(n, width, each, minWidth) {
+function panelRows(n, width, each, minWidth) {
   const cols = panelColumns(n, width, minWidth), pw = width / cols;
   const want = typeof each === 'function' ? each : () => each;
   const squeeze = cols === 1 && n > 1 && width < PHONE ? STACKED : 1;

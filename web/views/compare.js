@@ -2,7 +2,7 @@
 import { DIVERGING } from '../colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { fmt } from '../numbers.js';
-import { ropeParams, ropeRule } from '../rope-params.js';
+import { ropeParams, ropeRule } from '../rope-settings.js';
 import { samplePositions, samplingNote } from '../sampling.js';
 import { SCALINGS } from '../state.js';
 

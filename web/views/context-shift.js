@@ -5,7 +5,7 @@ import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
 import { moveIndex } from '../cursor.js';
 import { fmt } from '../numbers.js';
-import { ropeParams, ropeRule } from '../rope-params.js';
+import { ropeParams, ropeRule } from '../rope-settings.js';
 import { seededVectors } from '../vectors.js';
 
 const largestDifference = (a, b) => a.reduce((m, x, e) => Math.max(m, Math.abs(x - b[e])), 0);

@@ -6,7 +6,7 @@ import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight, squareHeight } from '../plot/panels.js';
 import { movePanels } from '../cursor.js';
 import { fmt } from '../numbers.js';
-import { ropeRule } from '../rope-params.js';
+import { ropeRule } from '../rope-settings.js';
 import { seededVectors } from '../vectors.js';
 
 const DW = 64, PANEL = 240, MIN_WIDTH = 170;

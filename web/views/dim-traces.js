@@ -20,7 +20,8 @@ export default {
   controls: [['dims', { kind: 'text', label: 'dimensions', validate: dimsRule }]],
   compute(ctx) {
     const { pe, st } = ctx;
-    const xs = samplePositions(st.seqLen - 1, columnsFor(st.dModel));
+    // A whole table per position for a few dimensions drawn: fewer positions as d_model grows.
+    const xs = samplePositions(st.seqLen - 1, columnsFor(4 * st.dModel));
     const table = sinusoidalRows(ctx, xs);
     const dims = dimsOf(st);
     if (!dims.length) {

@@ -27,7 +27,7 @@ function everyKth(rope) {
  * Which layers of the model on the page are NoPE, in words, from readModel's irope
  * (extras.irope, web/settings.js): { text, rope } (rope: per layer, true = RoPE; null when unknown).
  */
-export function nopeLayers(irope) {
+function nopeLayers(irope) {
   if (!irope) {
     return { rope: null, text: 'No model chosen: the curve uses Llama-4-Scout\'s floor_scale and attn_scale. '
       + 'Choose Llama-4-Scout in the settings (model), or paste or open a Llama 4 config.json, '

@@ -7,7 +7,7 @@ import { panelsHeight } from '../plot/panels.js';
 import { drawStripPanels, stripHeight } from '../plot/strip.js';
 import { movePanels } from '../cursor.js';
 import { fmt } from '../numbers.js';
-import { ropeParams, ropeRule } from '../rope-params.js';
+import { ropeParams, ropeRule } from '../rope-settings.js';
 import { tile } from '../vectors.js';
 
 const NAMES = ['temporal', 'height', 'width'];

@@ -8,7 +8,7 @@ import { rows } from '../lab.js';
 import { fmt } from '../numbers.js';
 import { linesCsv } from '../plot/lines.js';
 import { panelsHeight } from '../plot/panels.js';
-import { ntkBase, ropeParams, ropeRule } from '../rope-params.js';
+import { ntkBase, ropeParams, ropeRule } from '../rope-settings.js';
 
 const PANEL = 270, MIN_WIDTH = 400;
 const n = (v) => v.toLocaleString('en-US');

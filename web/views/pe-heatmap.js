@@ -19,7 +19,8 @@ export default {
   height: (width) => panelsHeight(2, width, PANEL, MIN_WIDTH),
   compute(ctx) {
     const { st } = ctx;
-    const xs = samplePositions(st.seqLen - 1, columnsFor(st.dModel));
+    // Two tables share one table's budget of cells (sampling.js), so the pair draws as fast as one did.
+    const xs = samplePositions(st.seqLen - 1, columnsFor(2 * st.dModel));
     const panels = LAYOUTS.map((l) => ({ ...l, values: sinusoidalRows({ ...ctx, st: { ...st, sinLayout: l.layout } }, xs) }));
     return { xs, nx: xs.length, ny: st.dModel, panels, total: st.seqLen };
   },

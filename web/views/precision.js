@@ -2,7 +2,7 @@
 import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
 import { TWO_PI, fmt } from '../numbers.js';
-import { ropeParams, ropeRule } from '../rope-params.js';
+import { ropeParams, ropeRule } from '../rope-settings.js';
 
 export default {
   id: 'precision',

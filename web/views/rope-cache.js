@@ -5,9 +5,13 @@
 import { SERIES } from '../colormap.js';
 import { linesCsv } from '../plot/lines.js';
 import { fmt } from '../numbers.js';
-import { ropeParams, ropeRule } from '../rope-params.js';
+import { ropeParams, ropeRule } from '../rope-settings.js';
 
 const BATCHES = [1, 4, 16, 64, 256, 1024, 4096];
+// The batches timed hold at most this many angles (positions × pairs): a call of a larger one, at
+// the widest heads, would hold the page for a second.
+const MAX_ANGLES = 2 ** 19;
+const batchesFor = (half) => BATCHES.filter((b) => b === 1 || b * half <= MAX_ANGLES);
 const TABLE_BYTES = 16 * 2 ** 20;  // the table measured here holds at most 16 MiB
 const SAMPLE_MS = 1, SAMPLES = 3;  // each sample repeats a call for 1 ms at least; the median of 3
 
@@ -57,7 +61,7 @@ function* measurement(pe, invFreq, precision, rows) {
     r.build += performance.now() - t0;
     yield r;
   }
-  for (const b of BATCHES) {
+  for (const b of batchesFor(half)) {
     const positions = batchPositions(b, rows);
     r.recompute.push(timeIt(() => pe.ropeCache({ invFreq, positions, precision })));
     yield r;
@@ -71,7 +75,7 @@ function* measurement(pe, invFreq, precision, rows) {
       return { cos, sin };
     };
     r.gather.push(timeIt(take));
-    if (b === 4096) {  // the rows a batch gathers are the rows it would recompute, bit for bit
+    if (b === batchesFor(half).at(-1)) {  // the rows a batch gathers are the rows it would recompute, bit for bit
       const a = pe.ropeCache({ invFreq, positions, precision }), g = take();
       for (let k = 0; k < a.cos.length; k++) if (a.cos[k] !== g.cos[k] || a.sin[k] !== g.sin[k]) { r.identical = false; break; }
     }
@@ -120,10 +124,13 @@ export default {
     xLabel: 'positions in the batch (log)', yLabel: 'time per batch (ms, log)', cursor,
     note: `table: ${n(d.maxPositions)} positions × ${d.half} pairs × 2 (cos, sin) × 4 bytes = ${mib(d.bytes)}` } }),
   note(d) {
+    const batches = batchesFor(d.half);
     if (!d.done) {
-      return `Measuring in this browser, a step at a time: ${d.gather.length} of ${BATCHES.length} batch sizes timed…`;
+      return `Measuring in this browser, a step at a time: ${d.gather.length} of ${batches.length} batch sizes timed…`;
     }
-    const at = BATCHES.indexOf(4096);
+    const at = batches.length - 1, largest = batches[at];
+    const fewer = largest < BATCHES.at(-1) ? ` (batches up to ${n(largest)} positions at ${d.half} pairs: larger ones would `
+      + 'hold the page too long)' : '';
     const ratio = d.recompute[at] / d.gather[at];
     const built = d.rows < d.maxPositions ? `its first ${n(d.rows)} positions (16 MiB: the page builds no more, and `
       + 'gathers from those)' : 'it';
@@ -131,7 +138,7 @@ export default {
     return `The cos/sin table for ${d.model ?? 'these settings'}: ${n(d.maxPositions)} positions`
       + `${d.published ? ' (max_position_embeddings as published)' : ' (L_target)'} × ${d.half} pairs (rotary_dim ${d.rotaryDim} / 2) `
       + `× 2 tables × 4 bytes (float32) = ${n(d.bytes)} bytes, ${mib(d.bytes)}; one table serves every layer and head. `
-      + `Building ${built} took ${fmt(d.build, 1)} ms here. For a batch of 4,096 positions, recomputing took `
+      + `Building ${built} took ${fmt(d.build, 1)} ms here. For a batch of ${n(largest)} positions${fewer}, recomputing took `
       + `${fmt(d.recompute[at], 3)} ms and gathering ${fmt(d.gather[at], 3)} ms: ${verdict} (median of `
       + `${SAMPLES}, precision ${d.precision}); the gathered rows ${d.identical ? 'equal the recomputed ones bit for bit'
         : 'differ from the recomputed ones'}.`;
@@ -140,5 +147,5 @@ export default {
     + `(${fmt(d.recompute[c.i] / d.gather[c.i], 2)}×)`,
   csv: (d) => linesCsv('positions', d.xs, d.series),
   caption: (st) => `rope cos/sin cache head_dim=${st.dModel} partial=${st.partial} L_target=${st.lTarget} precision=${st.precision}`,
-  cursor0: () => ({ i: BATCHES.indexOf(4096) }),
+  cursor0: (d) => ({ i: d.xs.length - 1 }),
 };

@@ -7,7 +7,7 @@ import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight, squareHeight } from '../plot/panels.js';
 import { movePanels } from '../cursor.js';
 import { fmt } from '../numbers.js';
-import { ropeParams, ropeRule } from '../rope-params.js';
+import { ropeParams, ropeRule } from '../rope-settings.js';
 import { diagonalSpread, seededVectors, tile } from '../vectors.js';
 
 const PANEL = 280, MIN_WIDTH = 320;

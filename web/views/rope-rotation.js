@@ -5,7 +5,7 @@ import { linesCsv } from '../plot/lines.js';
 import { panelsHeight } from '../plot/panels.js';
 import { moveIndex } from '../cursor.js';
 import { fmt } from '../numbers.js';
-import { ropeParams, ropeRule } from '../rope-params.js';
+import { ropeParams, ropeRule } from '../rope-settings.js';
 import { seededVectors, tile } from '../vectors.js';
 
 const MIN_WIDTH = 420, SHIFTS = 129;

@@ -17,7 +17,8 @@ export default {
   compute(ctx) {
     const { st } = ctx;
     const last = Math.max(1, Math.min(st.seqLen - 1, 8191));
-    const xs = samplePositions(last, Math.min(1024, columnsFor(4 * st.dModel)));
+    // The RoPE panel rotates a d-wide vector per distance: the distances drawn shrink as d grows.
+    const xs = samplePositions(last, Math.min(1024, columnsFor(16 * st.dModel)));
     // In SCHEMES' order, whatever order the setting lists them in.
     const schemes = schemesOf(st);
     const panels = SCHEMES.filter((s) => schemes.includes(s)).map((s) => pageScheme(s).distance(ctx, xs));

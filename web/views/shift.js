@@ -6,6 +6,9 @@ import { moveIndex } from '../cursor.js';
 import { TWO_PI, fmt } from '../numbers.js';
 
 const MIN_WIDTH = 420;
+// M_k has d_model² entries: 1,048,576 at this width, 16.8 million at the page's largest d_model,
+// more than a view should build while a reader waits.
+const MAX_D = 1024;
 // The last M_k, kept while k, d_model, base and layout stay (it is d_model² numbers).
 let lastShift = { key: '', m: null };
 
@@ -26,6 +29,10 @@ export default {
     if (d % 2) {
       throw new Error(`M_k rotates (sin, cos) pairs, so d_model must be even; ${d} is odd. `
         + '(The worked example above uses d_model 8.)');
+    }
+    if (d > MAX_D) {
+      throw new Error(`M_k is a d_model × d_model matrix, ${(d * d).toLocaleString('en-US')} numbers at d_model ${d}: `
+        + `this view builds it up to d_model ${MAX_D}. The property holds at every width: pairs never mix.`);
     }
     const opts = { base: st.base, layout: st.sinLayout };
     const key = `${st.shiftK} ${d} ${st.base} ${st.sinLayout}`;

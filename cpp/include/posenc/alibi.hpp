@@ -20,8 +20,7 @@ Status alibi_slopes(float* slopes, std::size_t n_heads, double max_bias = 8.0) n
 // (query_offset = k_len - q_len, as in decoding with a cache; then q_len must be <= k_len).
 // causal: -inf for j > qpos_i; otherwise the symmetric -slope_h * |qpos_i - j| of bidirectional
 // ALiBi encoders.
-Status alibi_bias(float* bias, std::size_t n_heads, std::size_t q_len, std::size_t k_len,
-                  bool causal, double max_bias = 8.0,
-                  std::optional<std::size_t> query_offset = std::nullopt) noexcept;
+Status alibi_bias(float* bias, std::size_t n_heads, std::size_t q_len, std::size_t k_len, bool causal,
+                  double max_bias = 8.0, std::optional<std::size_t> query_offset = std::nullopt) noexcept;
 
 }  // namespace posenc

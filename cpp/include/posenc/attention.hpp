@@ -20,30 +20,30 @@ namespace posenc {
 // attention engine holds them as given (engine::Problem derives from this too). A new bias term is
 // its field here, and its rule and term in cpp/src/position_bias.hpp.
 struct PositionBias {
-  const float* alibi_slopes = nullptr;   // [n_heads]: bias -slope_h * |qpos_i - j|
-  const float* t5_table = nullptr;       // [num_buckets][n_heads]: bias table[bucket(j - qpos_i)][h]
+  const float* alibi_slopes = nullptr;  // [n_heads]: bias -slope_h * |qpos_i - j|
+  const float* t5_table = nullptr;      // [num_buckets][n_heads]: bias table[bucket(j - qpos_i)][h]
   T5BucketParams t5;
 };
 
 struct AttentionOptions : PositionBias {  // alibi_slopes, t5_table, t5
-  std::size_t n_heads = 0;       // query heads
-  std::size_t n_kv_heads = 0;    // 0: n_heads. Must divide n_heads (GQA/MQA).
+  std::size_t n_heads = 0;                // query heads
+  std::size_t n_kv_heads = 0;             // 0: n_heads. Must divide n_heads (GQA/MQA).
   std::size_t head_dim = 0;
-  bool causal = false;           // key j visible to query i iff j <= qpos_i
-  std::optional<double> scale;   // default 1/sqrt(head_dim)
+  bool causal = false;          // key j visible to query i iff j <= qpos_i
+  std::optional<double> scale;  // default 1/sqrt(head_dim)
   double softcap = 0.0;
-  const double* rope_inv_freq = nullptr; // [rope_rot_dim/2]: RoPE applied to q and k inside the call
+  const double* rope_inv_freq = nullptr;  // [rope_rot_dim/2]: RoPE applied to q and k inside the call
   std::size_t rope_rot_dim = 0;
   RopeApplyOptions rope;
-  const float* bias = nullptr;           // additive [n_heads][q_len][kv_len], or [q_len][kv_len]
+  const float* bias = nullptr;  // additive [n_heads][q_len][kv_len], or [q_len][kv_len]
   bool bias_per_head = false;
   // Sliding window (HF's sliding_window: Mistral, Gemma 2/3 local layers, gpt-oss): key j visible
   // to query i iff qpos_i - window < j — the window counts the query's own key; without causal
   // also j < qpos_i + window. Blocks of keys wholly outside are skipped. Must be > 0.
   std::optional<std::size_t> window;
-  std::size_t sink_tokens = 0;           // StreamingLLM: keys 0 … sink_tokens-1 stay visible (needs window)
-  const float* sinks = nullptr;          // [n_heads]: gpt-oss's learned sink logit, one more logit in
-                                         // every softmax row that carries no value (rows sum to < 1)
+  std::size_t sink_tokens = 0;   // StreamingLLM: keys 0 … sink_tokens-1 stay visible (needs window)
+  const float* sinks = nullptr;  // [n_heads]: gpt-oss's learned sink logit, one more logit in
+                                 // every softmax row that carries no value (rows sum to < 1)
   // Llama 4's chunked local attention (attention_chunk_size, its RoPE layers): key j visible iff
   // j / chunk_size == qpos_i / chunk_size (integer division), combined with causal. Must be > 0.
   std::optional<std::size_t> chunk_size;
@@ -76,8 +76,7 @@ double irope_attention_scale(double pos, double floor_scale, double attn_scale) 
 // weights (optional) [n_heads][q_len][kv_len] receives the softmax probabilities.
 // k and v are float32, or float16 bits (uint16) with options.kv_dtype = DType::kFloat16 — as
 // llama.cpp keeps its KV cache; they are widened to float32 one kv head at a time (per thread).
-Status attention(const float* q, const void* k, const void* v, std::size_t q_len,
-                 std::size_t kv_len, const AttentionOptions& options, float* out,
-                 float* weights = nullptr) noexcept;
+Status attention(const float* q, const void* k, const void* v, std::size_t q_len, std::size_t kv_len,
+                 const AttentionOptions& options, float* out, float* weights = nullptr) noexcept;
 
 }  // namespace posenc

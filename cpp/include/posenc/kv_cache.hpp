@@ -20,8 +20,8 @@ namespace posenc {
 struct KvCacheOptions {
   std::size_t n_kv_heads = 0;
   std::size_t head_dim = 0;
-  std::size_t capacity = 0;          // tokens held at most
-  DType dtype = DType::kFloat32;     // kFloat16: keys (rotated in float32 first) and values stored as float16
+  std::size_t capacity = 0;       // tokens held at most
+  DType dtype = DType::kFloat32;  // kFloat16: keys (rotated in float32 first) and values stored as float16
   // RoPE (none when rope_inv_freq is null): keys turn at their positions on append, queries at
   // theirs in attend — every layout, precision (kGgml too), offset and attention factor apply_rope
   // takes; not xPos. The cache keeps copies of inv_freq and ggml.
@@ -41,13 +41,13 @@ struct KvCacheOptions {
 // queries' and the keys' positions: alibi_slopes [n_heads], and t5_table [num_buckets][n_heads]
 // with t5 (bucket of key pos - query pos; t5.bidirectional false for a decoder).
 struct KvAttendOptions : PositionBias {
-  std::size_t n_heads = 0;                // query heads: a multiple of n_kv_heads (GQA, MQA)
-  const double* positions = nullptr;      // [q_len] the queries' positions; null: those of the
-                                          //   last q_len tokens appended
-  bool causal = true;                     // a key at pos is visible to a query at qpos iff pos <= qpos
-  std::optional<double> scale;            // default 1/sqrt(head_dim)
-  double softcap = 0.0;                   // > 0: scores become softcap * tanh(score / softcap)
-  const float* sinks = nullptr;           // [n_heads]: gpt-oss's learned sink logit (no value)
+  std::size_t n_heads = 0;            // query heads: a multiple of n_kv_heads (GQA, MQA)
+  const double* positions = nullptr;  // [q_len] the queries' positions; null: those of the
+                                      //   last q_len tokens appended
+  bool causal = true;                 // a key at pos is visible to a query at qpos iff pos <= qpos
+  std::optional<double> scale;        // default 1/sqrt(head_dim)
+  double softcap = 0.0;               // > 0: scores become softcap * tanh(score / softcap)
+  const float* sinks = nullptr;       // [n_heads]: gpt-oss's learned sink logit (no value)
 };
 
 // Not thread-safe: one call at a time per cache (each call uses the thread pool itself).
@@ -104,14 +104,14 @@ class KvCache {
   // status, not an abort (WebAssembly builds do not catch exceptions), and either all of it or
   // none: a WebAssembly heap that grew for half a cache would stay grown.
   std::unique_ptr<unsigned char[]> store_;
-  double* pos_ = nullptr;                         // [capacity] the position of the token in each slot
-  float *k32_ = nullptr, *v32_ = nullptr;         // [n_kv_heads][capacity][head_dim] (heads major: each
-  std::uint16_t *k16_ = nullptr, *v16_ = nullptr; //   head's keys contiguous for the decode read)
+  double* pos_ = nullptr;                          // [capacity] the position of the token in each slot
+  float *k32_ = nullptr, *v32_ = nullptr;          // [n_kv_heads][capacity][head_dim] (heads major: each
+  std::uint16_t *k16_ = nullptr, *v16_ = nullptr;  //   head's keys contiguous for the decode read)
   std::size_t length_ = 0;
-  std::size_t ring_start_ = 0;              // window: the ring slot of the oldest non-sink token
-  double next_pos_ = 0;                     // one after the last position appended
-  double evicted_max_ = -1;                 // the highest position evicted (-1: none)
-  std::vector<float> scratch_;              // append's rotated keys; attend's queries and partials
+  std::size_t ring_start_ = 0;  // window: the ring slot of the oldest non-sink token
+  double next_pos_ = 0;         // one after the last position appended
+  double evicted_max_ = -1;     // the highest position evicted (-1: none)
+  std::vector<float> scratch_;  // append's rotated keys; attend's queries and partials
 };
 
 }  // namespace posenc

@@ -17,15 +17,15 @@ Status learned_init(float* out, std::size_t max_len, std::size_t d_model, std::u
 // out[n][d_model] = table[pos[t] + offset] for a table[max_len][d_model] (RoBERTa: offset =
 // padding_idx + 1 = 2). Status: kBadArgument "pos + offset must be in [0, max_len)" when a row is
 // missing — a model trained on 512 positions has no row for a 513th.
-Status learned_lookup(float* out, const float* table, std::size_t max_len, std::size_t d_model,
-                      const std::int32_t* pos, std::size_t n, std::int32_t offset = 0) noexcept;
+Status learned_lookup(float* out, const float* table, std::size_t max_len, std::size_t d_model, const std::int32_t* pos,
+                      std::size_t n, std::int32_t offset = 0) noexcept;
 
 // out[n][d_model] = tok_emb[tokens[t]] * scale + pos_emb[pos[t]] (Vaswani et al. §3.4 scale
 // sqrt(d_model); BERT and GPT-2 use 1), tok_emb [vocab][d_model], pos_emb [pos_rows][d_model]
 // from any source (sinusoidal, learned, ...); pos null: positions 0 … n-1.
 // Status: kBadArgument for a token >= vocab or < 0, a position outside pos_emb, a non-finite scale.
-Status embed(float* out, const std::int32_t* tokens, std::size_t n, const float* tok_emb,
-             std::size_t vocab, std::size_t d_model, const float* pos_emb, std::size_t pos_rows,
-             const std::int32_t* pos, double scale) noexcept;
+Status embed(float* out, const std::int32_t* tokens, std::size_t n, const float* tok_emb, std::size_t vocab,
+             std::size_t d_model, const float* pos_emb, std::size_t pos_rows, const std::int32_t* pos,
+             double scale) noexcept;
 
 }  // namespace posenc

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "posenc/config.hpp"
+#include "posenc/rope_config.hpp"
 #include "posenc/rope.hpp"
 #include "posenc/status.hpp"
 
@@ -51,15 +51,15 @@ struct T5Info {
   int num_buckets = 32;
   int max_distance = 128;
   bool bidirectional = true;
-  std::string name;         // the bias tensor's name, if the file holds one
+  std::string name;          // the bias tensor's name, if the file holds one
   std::vector<float> table;  // [num_buckets][n_heads] (HF's relative_attention_bias.weight), or empty
 };
 
 // Llama 4's interleaved RoPE (iRoPE): RoPE layers with chunked local attention, NoPE layers
 // with the attention temperature (see AttentionOptions::chunk_size, ::temperature).
 struct IropeInfo {
-  std::size_t chunk_size = 0;     // attention_chunk_size, 0 if absent
-  double floor_scale = 8192.0;    // HF Llama4TextConfig defaults
+  std::size_t chunk_size = 0;   // attention_chunk_size, 0 if absent
+  double floor_scale = 8192.0;  // HF Llama4TextConfig defaults
   double attn_scale = 0.1;
   bool temperature_tuning = true;  // attn_temperature_tuning
   std::vector<bool> rope_layers;   // per layer: true = RoPE (no_rope_layers, or every 4th layer NoPE)
@@ -79,7 +79,7 @@ struct ModelInfo {
   std::size_t n_kv_heads = 0;
   std::size_t context_length = 0;  // max_position_embeddings / {arch}.context_length, 0 if unknown
   std::size_t d_model = 0;         // hidden_size, n_embd, d_model or dim / {arch}.embedding_length, 0 if unknown
-  std::optional<RopeParams> rope;          // for the (full-attention) RoPE layers
+  std::optional<RopeParams> rope;  // for the (full-attention) RoPE layers
   std::optional<RopeParams> rope_sliding;  // sliding-window layers, where they differ (Gemma 3)
   std::size_t sliding_window = 0;          // keys before each query in sliding layers, 0 = none
   std::optional<AlibiInfo> alibi;
@@ -115,8 +115,7 @@ Status read_npy(const ByteSource& src, ModelInfo* out, std::string* detail = nul
                 const ReadOptions& options = {}) noexcept;
 // config.json text: RoPE as rope_params_from_config reads it, or a learned table's shape (GPT-2,
 // BERT, ...), ALiBi (BLOOM, MPT, Falcon) or T5 settings. Refuses a config whose scheme it cannot tell.
-Status model_info_from_config(std::string_view json_text, ModelInfo* out,
-                              std::string* detail = nullptr) noexcept;
+Status model_info_from_config(std::string_view json_text, ModelInfo* out, std::string* detail = nullptr) noexcept;
 
 // A ByteSource over bytes in memory (data must outlive the source).
 ByteSource memory_source(const std::uint8_t* data, std::size_t size) noexcept;

@@ -6,12 +6,12 @@
 
 #include "posenc/alibi.hpp"
 #include "posenc/attention.hpp"
-#include "posenc/config.hpp"
 #include "posenc/kv_cache.hpp"
 #include "posenc/learned.hpp"
 #include "posenc/model_file.hpp"
 #include "posenc/onnx.hpp"
 #include "posenc/rope.hpp"
+#include "posenc/rope_config.hpp"
 #include "posenc/sinusoidal.hpp"
 #include "posenc/status.hpp"
 #include "posenc/t5.hpp"

@@ -32,31 +32,31 @@ enum class RopeLayout : int {
 };
 
 struct RopeParams {
-  std::size_t head_dim = 0;             // required
-  std::size_t rot_dim = 0;              // 0: int(head_dim * partial_rotary_factor), as HF does
-  double partial_rotary_factor = 1.0;   // in (0, 1]
-  double theta = 10000.0;               // rope_theta, finite and > 0
+  std::size_t head_dim = 0;            // required
+  std::size_t rot_dim = 0;             // 0: int(head_dim * partial_rotary_factor), as HF does
+  double partial_rotary_factor = 1.0;  // in (0, 1]
+  double theta = 10000.0;              // rope_theta, finite and > 0
   RopeScaling scaling = RopeScaling::kNone;
-  std::optional<double> factor;         // linear/ntk/dynamic/llama3 require it; yarn/longrope derive it
-                                        // from max / original max position embeddings when unset
+  std::optional<double> factor;                      // linear/ntk/dynamic/llama3 require it; yarn/longrope derive it
+                                                     // from max / original max position embeddings when unset
   std::size_t original_max_position_embeddings = 0;  // yarn, llama3, longrope (0 = unset)
   std::size_t max_position_embeddings = 0;           // dynamic; the derived yarn/longrope factor
-  double beta_fast = 32.0;              // yarn
-  double beta_slow = 1.0;               // yarn
-  double mscale = 0.0;                  // yarn: both mscale and mscale_all_dim non-zero →
-  double mscale_all_dim = 0.0;          //   attention_factor = get_mscale(f, mscale) / get_mscale(f, mscale_all_dim)
+  double beta_fast = 32.0;                           // yarn
+  double beta_slow = 1.0;                            // yarn
+  double mscale = 0.0;                               // yarn: both mscale and mscale_all_dim non-zero →
+  double mscale_all_dim = 0.0;             //   attention_factor = get_mscale(f, mscale) / get_mscale(f, mscale_all_dim)
   std::optional<double> attention_factor;  // overrides the scheme's default
-  bool truncate = true;                 // yarn: floor/ceil the correction range
-  double low_freq_factor = 1.0;         // llama3
-  double high_freq_factor = 4.0;        // llama3
-  std::vector<double> short_factor;     // longrope: rot_dim/2 values each
+  bool truncate = true;                    // yarn: floor/ceil the correction range
+  double low_freq_factor = 1.0;            // llama3
+  double high_freq_factor = 4.0;           // llama3
+  std::vector<double> short_factor;        // longrope: rot_dim/2 values each
   std::vector<double> long_factor;
-  std::size_t context_length = 0;       // longrope: 0 = HF's switch (long factors iff seq_len >
-                                        //   original_max_position_embeddings); else llama.cpp's
-                                        //   (iff context_length, its n_ctx per sequence, is)
-  std::vector<double> freq_factors;     // any scheme: rot_dim/2 per-pair divisors applied after the
-                                        //   scaling (llama.cpp's freq_factors, e.g. a GGUF's
-                                        //   rope_freqs.weight for Llama 3.1), or empty
+  std::size_t context_length = 0;          // longrope: 0 = HF's switch (long factors iff seq_len >
+                                           //   original_max_position_embeddings); else llama.cpp's
+                                           //   (iff context_length, its n_ctx per sequence, is)
+  std::vector<double> freq_factors;        // any scheme: rot_dim/2 per-pair divisors applied after the
+                                           //   scaling (llama.cpp's freq_factors, e.g. a GGUF's
+                                           //   rope_freqs.weight for Llama 3.1), or empty
   std::vector<std::size_t> mrope_section;  // M-RoPE (Qwen2-VL): pairs per position row (t, h, w),
   bool mrope_interleaved = false;          //   summing to rot_dim/2; interleaved: Qwen3-VL's layout
   bool mrope_rest_unrotated = false;       // the pairs no section claims: HF turns them by the
@@ -64,9 +64,9 @@ struct RopeParams {
                                            //   id, 0 for text and images, so they stay unrotated
                                            //   (true; the sections may then sum to less)
   // Where the rotation sits in a head — what the model does, which apply_rope takes as options:
-  std::size_t rot_offset = 0;           // first rotated dim: dims [rot_offset, rot_offset + rot_dim)
-                                        //   turn (DeepSeek-V2/V3's MLA: the rope part follows the
-                                        //   nope part, rot_offset = qk_nope_head_dim); the rest pass
+  std::size_t rot_offset = 0;                  // first rotated dim: dims [rot_offset, rot_offset + rot_dim)
+                                               //   turn (DeepSeek-V2/V3's MLA: the rope part follows the
+                                               //   nope part, rot_offset = qk_nope_head_dim); the rest pass
   RopeLayout layout = RopeLayout::kHalfSplit;  // the model's pair layout (HF rotate_half: half-split;
                                                //   llama.cpp NORM: interleaved, NEOX: half-split)
 };
@@ -85,14 +85,13 @@ std::size_t rope_rot_dim(const RopeParams& params) noexcept;
 // rot_offset,
 // non-finite theta or factor, factor < 1, a missing parameter the scheme needs, ...);
 // kBadShape if n_freq != rope_rot_dim(params) / 2 or a factor list has the wrong length.
-Status rope_frequencies(const RopeParams& params, std::size_t seq_len, double* inv_freq,
-                        std::size_t n_freq, double* attention_factor) noexcept;
+Status rope_frequencies(const RopeParams& params, std::size_t seq_len, double* inv_freq, std::size_t n_freq,
+                        double* attention_factor) noexcept;
 
 // YaRN helpers, exposed for plots and tests (HF's find_correction_range and get_mscale).
 // The range is clamped to [0, rot_dim - 1]; floored/ceiled first when truncate is set.
 void yarn_correction_range(double beta_fast, double beta_slow, std::size_t rot_dim, double theta,
-                           double original_max_position_embeddings, bool truncate, double* low,
-                           double* high) noexcept;
+                           double original_max_position_embeddings, bool truncate, double* low, double* high) noexcept;
 double yarn_get_mscale(double scale, double mscale = 1.0) noexcept;
 // YaRN's attention factor (HF's _compute_yarn_parameters): get_mscale(factor, mscale) /
 // get_mscale(factor, mscale_all_dim) when both are non-zero, else get_mscale(factor).
@@ -127,7 +126,7 @@ struct GgmlRope {
   float ext_factor = 0.0f;
   float attn_factor = 1.0f;
   float corr_low = 0.0f, corr_high = 0.0f;  // ggml_rope_yarn_corr_dims
-  std::vector<float> freq_factors;           // rot_dim/2 divisors, or empty
+  std::vector<float> freq_factors;          // rot_dim/2 divisors, or empty
 };
 
 // The ggml parameters that give params' frequencies and gain (as llama.cpp runs the model):
@@ -155,7 +154,7 @@ double xpos_zeta(std::size_t k, std::size_t rot_dim) noexcept;
 struct RopeApplyOptions {
   RopeLayout layout = RopeLayout::kHalfSplit;
   Precision precision = Precision::kFast;
-  double attention_factor = 1.0;  // multiplies cos and sin (HF's attention_scaling); not for kGgml
+  double attention_factor = 1.0;   // multiplies cos and sin (HF's attention_scaling); not for kGgml
   const GgmlRope* ggml = nullptr;  // kGgml: the angle's parameters (inv_freq is then unused and
                                    // may be null; rot_dim must equal ggml->n_dims)
   std::size_t rot_offset = 0;      // the rotated dims are [rot_offset, rot_offset + rot_dim) of each head
@@ -169,17 +168,17 @@ struct RopeApplyOptions {
 // as Xpos says.
 // Status: kBadArgument for zero sizes, odd or zero rot_dim, rot_offset + rot_dim > head_dim, a
 // non-finite inv_freq, position or attention_factor, a bad xpos; kTooLarge when the extents overflow.
-Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
-                  const double* inv_freq, std::size_t rot_dim, const double* pos,
-                  double pos_offset, const RopeApplyOptions& options = {}) noexcept;
+Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim, const double* inv_freq,
+                  std::size_t rot_dim, const double* pos, double pos_offset,
+                  const RopeApplyOptions& options = {}) noexcept;
 
 // Moves cached keys k[seq_len][n_heads][head_dim], rotated by apply_rope at positions p, to
 // positions p + delta[s] (delta null: delta_all for every token), in place — llama.cpp's context
 // shift. It rotates by delta alone with gain 1, so an attention factor already in k is kept, not
 // applied twice; the exact inverse of shifting by -delta (up to float rounding). Status as
 // apply_rope; kBadArgument for Precision::kGgml (use fast or accurate).
-Status shift_keys(float* k, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
-                  const double* inv_freq, std::size_t rot_dim, const double* delta, double delta_all,
+Status shift_keys(float* k, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim, const double* inv_freq,
+                  std::size_t rot_dim, const double* delta, double delta_all,
                   RopeLayout layout = RopeLayout::kHalfSplit, Precision precision = Precision::kFast,
                   std::size_t rot_offset = 0) noexcept;
 
@@ -189,9 +188,9 @@ Status shift_keys(float* k, std::size_t seq_len, std::size_t n_heads, std::size_
 // (Pixtral, rope_2d_frequencies) are instances. Status as apply_rope; kBadArgument if n_rows is 0
 // or > 8 or a pair_row entry is >= n_rows (and not kMropeUnrotated).
 constexpr std::uint8_t kMropeUnrotated = 255;
-Status apply_rope_rows(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim,
-                       const double* inv_freq, std::size_t rot_dim, const double* pos, std::size_t n_rows,
-                       const std::uint8_t* pair_row, const RopeApplyOptions& options = {}) noexcept;
+Status apply_rope_rows(float* x, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim, const double* inv_freq,
+                       std::size_t rot_dim, const double* pos, std::size_t n_rows, const std::uint8_t* pair_row,
+                       const RopeApplyOptions& options = {}) noexcept;
 
 // M-RoPE's pair → row map (HF Qwen2-VL apply_multimodal_rotary_pos_emb): section[0..2] pairs for
 // the temporal, height and width ids, summing to half = rot_dim/2, in consecutive runs; with
@@ -200,19 +199,18 @@ Status apply_rope_rows(float* x, std::size_t seq_len, std::size_t n_heads, std::
 // ggml_rope_multi instead — temporal only iff k % 3 == 0 and k < 3·section[0] (interleaved) or
 // k < the three sections (consecutive), the other pairs kMropeUnrotated; the sections may sum to
 // less than half. Status: kBadArgument naming the rule.
-Status mrope_pair_rows(const std::size_t* section, std::size_t n_sections, bool interleaved,
-                       std::size_t half, std::uint8_t* pair_row, bool rest_unrotated = false) noexcept;
+Status mrope_pair_rows(const std::size_t* section, std::size_t n_sections, bool interleaved, std::size_t half,
+                       std::uint8_t* pair_row, bool rest_unrotated = false) noexcept;
 
 // Qwen2-VL's get_rope_index for one sequence of text runs and image grids (t × h × w language-model
 // tokens, after the spatial merge): text tokens continue at the previous maximum + 1 with the same
 // id in all three rows; an image starting at s has ids (s + t_i, s + h_i, s + w_i), row-major.
 struct MropeSegment {
-  std::size_t text = 0;                           // a run of text tokens, or
+  std::size_t text = 0;                            // a run of text tokens, or
   std::size_t grid_t = 0, grid_h = 0, grid_w = 0;  // an image grid (all three > 0)
 };
 // Writes pos[3][seq_len]; seq_len must equal the segments' token count.
-Status mrope_positions(const MropeSegment* segments, std::size_t n_segments, double* pos,
-                       std::size_t seq_len) noexcept;
+Status mrope_positions(const MropeSegment* segments, std::size_t n_segments, double* pos, std::size_t seq_len) noexcept;
 
 // 2-D axial RoPE (HF PixtralRotaryEmbedding): freqs_i = theta^(-2i/head_dim), i < head_dim/2; the
 // first head_dim/4 pairs turn by the patch row with freqs_0, freqs_2, …, the others by the column
@@ -222,8 +220,7 @@ Status rope_2d_frequencies(std::size_t head_dim, double theta, double* inv_freq,
 
 // The cos/sin cache of ONNX RotaryEmbedding: cos[n_pos][rot_dim/2], sin[n_pos][rot_dim/2] for
 // positions pos[t] (or pos_offset + t when pos is null), each value times attention_factor.
-Status rope_cache(float* cos, float* sin, std::size_t n_pos, const double* inv_freq,
-                  std::size_t rot_dim, const double* pos, double pos_offset,
-                  const RopeApplyOptions& options = {}) noexcept;
+Status rope_cache(float* cos, float* sin, std::size_t n_pos, const double* inv_freq, std::size_t rot_dim,
+                  const double* pos, double pos_offset, const RopeApplyOptions& options = {}) noexcept;
 
 }  // namespace posenc

@@ -27,8 +27,7 @@ struct SinusoidalParams {
 // not grow with pos (<= 4e-7 absolute against float64 at any pos).
 // Status: kBadArgument if seq_len or d_model is 0 or base is not finite and > 0;
 //         kTooLarge if seq_len * d_model overflows size_t. Never throws.
-Status sinusoidal(float* out, std::size_t seq_len, std::size_t d_model,
-                  const SinusoidalParams& params = {}) noexcept;
+Status sinusoidal(float* out, std::size_t seq_len, std::size_t d_model, const SinusoidalParams& params = {}) noexcept;
 
 // The same rows for arbitrary positions: out[t][d_model] is the row of position pos[t] (finite,
 // may be fractional or negative), t < n_pos. Status: as above, plus kBadArgument for a
@@ -40,7 +39,6 @@ Status sinusoidal_at(float* out, const double* pos, std::size_t n_pos, std::size
 // for every pos: one 2x2 rotation [[cos kω, sin kω], [-sin kω, cos kω]] per frequency ω, on the
 // pair (2i, 2i+1) (interleaved) or (i, i + d_model/2) (concat), zero elsewhere. k may be any
 // finite number, negative too. Status: kBadArgument if d_model is 0 or odd, base or k invalid.
-Status sinusoidal_shift(float* m, double k, std::size_t d_model,
-                        const SinusoidalParams& params = {}) noexcept;
+Status sinusoidal_shift(float* m, double k, std::size_t d_model, const SinusoidalParams& params = {}) noexcept;
 
 }  // namespace posenc

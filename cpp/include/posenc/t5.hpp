@@ -30,8 +30,7 @@ int t5_bucket(std::int64_t relative_position, const T5BucketParams& params) noex
 // Default: the last q_len key positions (k_len - q_len + i, HF's slice
 // position_bias[:, :, -q_len:, :] when decoding with a cache; then q_len must be <= k_len);
 // query_offset 0 is HF's compute_bias without a cache and onnxruntime's RelativePositionBias.
-Status t5_bias(float* bias, const float* table, std::size_t n_heads, std::size_t q_len,
-               std::size_t k_len, const T5BucketParams& params,
-               std::optional<std::size_t> query_offset = std::nullopt) noexcept;
+Status t5_bias(float* bias, const float* table, std::size_t n_heads, std::size_t q_len, std::size_t k_len,
+               const T5BucketParams& params, std::optional<std::size_t> query_offset = std::nullopt) noexcept;
 
 }  // namespace posenc

@@ -3,10 +3,14 @@
 
 #include "lab/kernels/lab_table.hpp"
 #include "kernels/table.hpp"
+#include "work_probe.hpp"
 
 namespace posenc::kernels {
 
-#define POSENC_TARGET(ns) namespace ns { extern const LabKernelTable kLabTable; }
+#define POSENC_TARGET(ns)                \
+  namespace ns {                         \
+  extern const LabKernelTable kLabTable; \
+  }
 #include "kernels/targets.inc"
 #undef POSENC_TARGET
 
@@ -22,6 +26,7 @@ const LabKernelTable& lab_kernel_table() noexcept {
       if (std::strcmp(t->arch, want) == 0) return t;
     return all[0];
   }();
+  probe::mark();
   return *chosen;
 }
 

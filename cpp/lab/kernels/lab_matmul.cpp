@@ -27,8 +27,8 @@ constexpr std::size_t N = batch::size;
 // batch type rather than an array, so they stay in registers (an array is kept on the stack, and
 // under AddressSanitizer every access to it is instrumented).
 template <std::size_t R, std::size_t V>
-void gemm_tile(float* c, std::size_t ldc, const float* a, std::size_t a_rs, std::size_t a_cs,
-               const float* b, std::size_t ldb, std::size_t k, bool accumulate) {
+void gemm_tile(float* c, std::size_t ldc, const float* a, std::size_t a_rs, std::size_t a_cs, const float* b,
+               std::size_t ldb, std::size_t k, bool accumulate) {
   static_assert((R == 1 || R == 4) && (V == 1 || V == 2), "tiles are 1 or 4 rows by 1 or 2 vectors");
   const auto init = [&](std::size_t r, std::size_t v) {
     return accumulate ? batch::load_unaligned(c + r * ldc + v * N) : batch(0.0f);
@@ -75,18 +75,19 @@ void gemm_tile(float* c, std::size_t ldc, const float* a, std::size_t a_rs, std:
 
 }  // namespace
 
-void lab_gemm(float* c, std::size_t ldc, const float* a, std::size_t a_rs, std::size_t a_cs,
-              const float* b, std::size_t ldb, std::size_t m, std::size_t n, std::size_t k,
-              bool accumulate) noexcept {
+void lab_gemm(float* c, std::size_t ldc, const float* a, std::size_t a_rs, std::size_t a_cs, const float* b,
+              std::size_t ldb, std::size_t m, std::size_t n, std::size_t k, bool accumulate) noexcept {
   std::size_t j = 0;
   for (; j + 2 * N <= n; j += 2 * N) {
     std::size_t i = 0;
-    for (; i + 4 <= m; i += 4) gemm_tile<4, 2>(c + i * ldc + j, ldc, a + i * a_rs, a_rs, a_cs, b + j, ldb, k, accumulate);
+    for (; i + 4 <= m; i += 4)
+      gemm_tile<4, 2>(c + i * ldc + j, ldc, a + i * a_rs, a_rs, a_cs, b + j, ldb, k, accumulate);
     for (; i < m; ++i) gemm_tile<1, 2>(c + i * ldc + j, ldc, a + i * a_rs, a_rs, a_cs, b + j, ldb, k, accumulate);
   }
   for (; j + N <= n; j += N) {
     std::size_t i = 0;
-    for (; i + 4 <= m; i += 4) gemm_tile<4, 1>(c + i * ldc + j, ldc, a + i * a_rs, a_rs, a_cs, b + j, ldb, k, accumulate);
+    for (; i + 4 <= m; i += 4)
+      gemm_tile<4, 1>(c + i * ldc + j, ldc, a + i * a_rs, a_rs, a_cs, b + j, ldb, k, accumulate);
     for (; i < m; ++i) gemm_tile<1, 1>(c + i * ldc + j, ldc, a + i * a_rs, a_rs, a_cs, b + j, ldb, k, accumulate);
   }
   if (j == n) return;
@@ -100,8 +101,8 @@ void lab_gemm(float* c, std::size_t ldc, const float* a, std::size_t a_rs, std::
   }
 }
 
-void lab_gemm_nt(float* c, std::size_t ldc, const float* a, std::size_t lda, const float* b,
-                 std::size_t ldb, std::size_t m, std::size_t n, std::size_t k, bool accumulate) noexcept {
+void lab_gemm_nt(float* c, std::size_t ldc, const float* a, std::size_t lda, const float* b, std::size_t ldb,
+                 std::size_t m, std::size_t n, std::size_t k, bool accumulate) noexcept {
   for (std::size_t i = 0; i < m; ++i) {
     const float* ai = a + i * lda;
     float* ci = c + i * ldc;
@@ -109,9 +110,15 @@ void lab_gemm_nt(float* c, std::size_t ldc, const float* a, std::size_t lda, con
     for (; j + 4 <= n; j += 4) {
       const Dot4 r = dot4(ai, b + j * ldb, ldb, k);
       if (accumulate) {
-        ci[j] += r.r0; ci[j + 1] += r.r1; ci[j + 2] += r.r2; ci[j + 3] += r.r3;
+        ci[j] += r.r0;
+        ci[j + 1] += r.r1;
+        ci[j + 2] += r.r2;
+        ci[j + 3] += r.r3;
       } else {
-        ci[j] = r.r0; ci[j + 1] = r.r1; ci[j + 2] = r.r2; ci[j + 3] = r.r3;
+        ci[j] = r.r0;
+        ci[j + 1] = r.r1;
+        ci[j + 2] = r.r2;
+        ci[j + 3] = r.r3;
       }
     }
     for (; j < n; ++j) {

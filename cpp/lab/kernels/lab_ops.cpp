@@ -79,8 +79,8 @@ void lab_softmax_backward(float* ds, const float* p, const float* dp, std::size_
   for (; j < n; ++j) ds[j] = p[j] * (dp[j] - dot);
 }
 
-void lab_layernorm(float* y, float* mean, float* rstd, const float* x, const float* w, const float* b,
-                   std::size_t rows, std::size_t d, float eps) noexcept {
+void lab_layernorm(float* y, float* mean, float* rstd, const float* x, const float* w, const float* b, std::size_t rows,
+                   std::size_t d, float eps) noexcept {
   const std::size_t d_vec = d - d % N;
   const float inv_d = 1.0f / static_cast<float>(d);
   for (std::size_t r = 0; r < rows; ++r) {
@@ -108,9 +108,8 @@ void lab_layernorm(float* y, float* mean, float* rstd, const float* x, const flo
   }
 }
 
-void lab_layernorm_backward(float* dx, float* dw, float* db, const float* dy, const float* x,
-                            const float* mean, const float* rstd, const float* w, std::size_t rows,
-                            std::size_t d) noexcept {
+void lab_layernorm_backward(float* dx, float* dw, float* db, const float* dy, const float* x, const float* mean,
+                            const float* rstd, const float* w, std::size_t rows, std::size_t d) noexcept {
   const std::size_t d_vec = d - d % N;
   const float inv_d = 1.0f / static_cast<float>(d);
   for (std::size_t r = 0; r < rows; ++r) {
@@ -186,8 +185,8 @@ void lab_gelu_backward(float* dx, const float* dy, const float* x, std::size_t n
   }
 }
 
-void lab_rope(float* x, std::size_t rows, std::size_t row_stride, std::size_t n_heads,
-              std::size_t head_dim, const float* cos, const float* sin, bool transpose) noexcept {
+void lab_rope(float* x, std::size_t rows, std::size_t row_stride, std::size_t n_heads, std::size_t head_dim,
+              const float* cos, const float* sin, bool transpose) noexcept {
   const std::size_t half = head_dim / 2;
   const batch sign(transpose ? -1.0f : 1.0f);
   const float sg = transpose ? -1.0f : 1.0f;

@@ -34,8 +34,8 @@ constexpr std::size_t N = batch::size;
 
 }  // namespace
 
-void dot_keys(float* s, const float* q, const float* k, std::size_t k_stride, std::size_t n,
-              std::size_t d, float scale) noexcept {
+void dot_keys(float* s, const float* q, const float* k, std::size_t k_stride, std::size_t n, std::size_t d,
+              float scale) noexcept {
   std::size_t j = 0;
   for (; j + 4 <= n; j += 4) {
     const Dot4 r = dot4(q, k + j * k_stride, k_stride, d);
@@ -47,8 +47,8 @@ void dot_keys(float* s, const float* q, const float* k, std::size_t k_stride, st
   for (; j < n; ++j) s[j] = dot(q, k + j * k_stride, d) * scale;
 }
 
-void softmax_block(float* s, std::size_t n, const float* v, std::size_t v_stride, std::size_t dv,
-                   float* m, float* l, float* acc) noexcept {
+void softmax_block(float* s, std::size_t n, const float* v, std::size_t v_stride, std::size_t dv, float* m, float* l,
+                   float* acc) noexcept {
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
   float block_max = kNegInf;
   for (std::size_t j = 0; j < n; ++j) block_max = __builtin_fmaxf(block_max, s[j]);
@@ -91,8 +91,7 @@ void softmax_block(float* s, std::size_t n, const float* v, std::size_t v_stride
   }
 }
 
-void transpose_keys(float* panels, const float* k, std::size_t k_stride, std::size_t n,
-                    std::size_t d) noexcept {
+void transpose_keys(float* panels, const float* k, std::size_t k_stride, std::size_t n, std::size_t d) noexcept {
   static_assert(kKeyBlock % N == 0, "a group of N keys lies in one panel");
   // N keys × N dims at a time, transposed in registers: N vector stores instead of N² scalar ones.
   const std::size_t n_vec = n - n % N, d_vec = d - d % N;
@@ -114,8 +113,8 @@ void transpose_keys(float* panels, const float* k, std::size_t k_stride, std::si
   }
 }
 
-void scores_tile(float* s, std::size_t ld_s, const float* const* q, const float* panel,
-                 std::size_t n, std::size_t d, float scale) noexcept {
+void scores_tile(float* s, std::size_t ld_s, const float* const* q, const float* panel, std::size_t n, std::size_t d,
+                 float scale) noexcept {
   constexpr std::size_t ld = kKeyBlock;
   static_assert(kAttentionRows == 4, "the micro-kernel below is written for 4 rows");
   const batch sc(scale);
@@ -126,28 +125,42 @@ void scores_tile(float* s, std::size_t ld_s, const float* const* q, const float*
     for (std::size_t i = 0; i < d; ++i) {
       const batch k0 = batch::load_unaligned(col + i * ld), k1 = batch::load_unaligned(col + i * ld + N);
       const batch q0(q[0][i]), q1(q[1][i]), q2(q[2][i]), q3(q[3][i]);
-      a00 = xsimd::fma(q0, k0, a00); a01 = xsimd::fma(q0, k1, a01);
-      a10 = xsimd::fma(q1, k0, a10); a11 = xsimd::fma(q1, k1, a11);
-      a20 = xsimd::fma(q2, k0, a20); a21 = xsimd::fma(q2, k1, a21);
-      a30 = xsimd::fma(q3, k0, a30); a31 = xsimd::fma(q3, k1, a31);
+      a00 = xsimd::fma(q0, k0, a00);
+      a01 = xsimd::fma(q0, k1, a01);
+      a10 = xsimd::fma(q1, k0, a10);
+      a11 = xsimd::fma(q1, k1, a11);
+      a20 = xsimd::fma(q2, k0, a20);
+      a21 = xsimd::fma(q2, k1, a21);
+      a30 = xsimd::fma(q3, k0, a30);
+      a31 = xsimd::fma(q3, k1, a31);
     }
-    (a00 * sc).store_unaligned(s + j);              (a01 * sc).store_unaligned(s + j + N);
-    (a10 * sc).store_unaligned(s + ld_s + j);       (a11 * sc).store_unaligned(s + ld_s + j + N);
-    (a20 * sc).store_unaligned(s + 2 * ld_s + j);   (a21 * sc).store_unaligned(s + 2 * ld_s + j + N);
-    (a30 * sc).store_unaligned(s + 3 * ld_s + j);   (a31 * sc).store_unaligned(s + 3 * ld_s + j + N);
+    (a00 * sc).store_unaligned(s + j);
+    (a01 * sc).store_unaligned(s + j + N);
+    (a10 * sc).store_unaligned(s + ld_s + j);
+    (a11 * sc).store_unaligned(s + ld_s + j + N);
+    (a20 * sc).store_unaligned(s + 2 * ld_s + j);
+    (a21 * sc).store_unaligned(s + 2 * ld_s + j + N);
+    (a30 * sc).store_unaligned(s + 3 * ld_s + j);
+    (a31 * sc).store_unaligned(s + 3 * ld_s + j + N);
   }
   for (; j < n; ++j) {
     float r0 = 0, r1 = 0, r2 = 0, r3 = 0;
     for (std::size_t i = 0; i < d; ++i) {
       const float kv = panel[i * ld + j];
-      r0 += q[0][i] * kv; r1 += q[1][i] * kv; r2 += q[2][i] * kv; r3 += q[3][i] * kv;
+      r0 += q[0][i] * kv;
+      r1 += q[1][i] * kv;
+      r2 += q[2][i] * kv;
+      r3 += q[3][i] * kv;
     }
-    s[j] = r0 * scale; s[ld_s + j] = r1 * scale; s[2 * ld_s + j] = r2 * scale; s[3 * ld_s + j] = r3 * scale;
+    s[j] = r0 * scale;
+    s[ld_s + j] = r1 * scale;
+    s[2 * ld_s + j] = r2 * scale;
+    s[3 * ld_s + j] = r3 * scale;
   }
 }
 
-void softmax_tile(float* s, std::size_t ld_s, std::size_t n, const float* v, std::size_t v_stride,
-                  std::size_t dv, float* m, float* l, float* acc) noexcept {
+void softmax_tile(float* s, std::size_t ld_s, std::size_t n, const float* v, std::size_t v_stride, std::size_t dv,
+                  float* m, float* l, float* acc) noexcept {
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
   // Per row: new running max, the rescale of what was accumulated, exp weights and their sum.
   const std::size_t n_vec = n - n % N;
@@ -196,15 +209,23 @@ void softmax_tile(float* s, std::size_t ld_s, std::size_t n, const float* v, std
       const float* vj = v + j * v_stride + i;
       const batch v0 = batch::load_unaligned(vj), v1 = batch::load_unaligned(vj + N);
       const batch p0(s[j]), p1(s[ld_s + j]), p2(s[2 * ld_s + j]), p3(s[3 * ld_s + j]);
-      c00 = xsimd::fma(p0, v0, c00); c01 = xsimd::fma(p0, v1, c01);
-      c10 = xsimd::fma(p1, v0, c10); c11 = xsimd::fma(p1, v1, c11);
-      c20 = xsimd::fma(p2, v0, c20); c21 = xsimd::fma(p2, v1, c21);
-      c30 = xsimd::fma(p3, v0, c30); c31 = xsimd::fma(p3, v1, c31);
+      c00 = xsimd::fma(p0, v0, c00);
+      c01 = xsimd::fma(p0, v1, c01);
+      c10 = xsimd::fma(p1, v0, c10);
+      c11 = xsimd::fma(p1, v1, c11);
+      c20 = xsimd::fma(p2, v0, c20);
+      c21 = xsimd::fma(p2, v1, c21);
+      c30 = xsimd::fma(p3, v0, c30);
+      c31 = xsimd::fma(p3, v1, c31);
     }
-    c00.store_unaligned(acc + i); c01.store_unaligned(acc + i + N);
-    c10.store_unaligned(acc + dv + i); c11.store_unaligned(acc + dv + i + N);
-    c20.store_unaligned(acc + 2 * dv + i); c21.store_unaligned(acc + 2 * dv + i + N);
-    c30.store_unaligned(acc + 3 * dv + i); c31.store_unaligned(acc + 3 * dv + i + N);
+    c00.store_unaligned(acc + i);
+    c01.store_unaligned(acc + i + N);
+    c10.store_unaligned(acc + dv + i);
+    c11.store_unaligned(acc + dv + i + N);
+    c20.store_unaligned(acc + 2 * dv + i);
+    c21.store_unaligned(acc + 2 * dv + i + N);
+    c30.store_unaligned(acc + 3 * dv + i);
+    c31.store_unaligned(acc + 3 * dv + i + N);
   }
   for (; i < dv; ++i)
     for (std::size_t j = 0; j < n; ++j) {

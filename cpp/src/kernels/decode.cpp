@@ -34,11 +34,15 @@ void scores_rows(float* s, std::size_t ld_s, const float* const* q, const float*
     for (std::size_t i = 0; i < d_vec; i += N) {
       const batch x = batch::load_unaligned(ka + i), y = batch::load_unaligned(kb + i);
       const batch u0 = batch::load_unaligned(q0 + i), u1 = batch::load_unaligned(q1 + i);
-      a0 = xsimd::fma(u0, x, a0); b0 = xsimd::fma(u0, y, b0);
-      a1 = xsimd::fma(u1, x, a1); b1 = xsimd::fma(u1, y, b1);
+      a0 = xsimd::fma(u0, x, a0);
+      b0 = xsimd::fma(u0, y, b0);
+      a1 = xsimd::fma(u1, x, a1);
+      b1 = xsimd::fma(u1, y, b1);
       const batch u2 = batch::load_unaligned(q2 + i), u3 = batch::load_unaligned(q3 + i);
-      a2 = xsimd::fma(u2, x, a2); b2 = xsimd::fma(u2, y, b2);
-      a3 = xsimd::fma(u3, x, a3); b3 = xsimd::fma(u3, y, b3);
+      a2 = xsimd::fma(u2, x, a2);
+      b2 = xsimd::fma(u2, y, b2);
+      a3 = xsimd::fma(u3, x, a3);
+      b3 = xsimd::fma(u3, y, b3);
     }
     float ra[4] = {xsimd::reduce_add(a0), xsimd::reduce_add(a1), xsimd::reduce_add(a2), xsimd::reduce_add(a3)};
     float rb[4] = {xsimd::reduce_add(b0), xsimd::reduce_add(b1), xsimd::reduce_add(b2), xsimd::reduce_add(b3)};
@@ -56,7 +60,8 @@ void scores_rows(float* s, std::size_t ld_s, const float* const* q, const float*
     const float* ka = k + j * d;
     for (std::size_t r = 0; r < 4; ++r) {
       batch a(0.0f);
-      for (std::size_t i = 0; i < d_vec; i += N) a = xsimd::fma(batch::load_unaligned(q[r] + i), batch::load_unaligned(ka + i), a);
+      for (std::size_t i = 0; i < d_vec; i += N)
+        a = xsimd::fma(batch::load_unaligned(q[r] + i), batch::load_unaligned(ka + i), a);
       float t = xsimd::reduce_add(a);
       for (std::size_t i = d_vec; i < d; ++i) t += q[r][i] * ka[i];
       s[r * ld_s + j] = t;

@@ -7,10 +7,18 @@
 #include <cstring>
 
 #include "kernels/table.hpp"
+#include "work_probe.hpp"
+
+namespace posenc::probe {
+std::atomic<bool> g_marked{false};
+}  // namespace posenc::probe
 
 namespace posenc::kernels {
 
-#define POSENC_TARGET(ns) namespace ns { extern const KernelTable kTable; }
+#define POSENC_TARGET(ns)          \
+  namespace ns {                   \
+  extern const KernelTable kTable; \
+  }
 #include "kernels/targets.inc"
 #undef POSENC_TARGET
 
@@ -45,6 +53,7 @@ const KernelTable& kernel_table() noexcept {
         if (targets[i].supported && std::strcmp(targets[i].table->arch, want) == 0) best = targets[i].table;
     return best;
   }();
+  probe::mark();
   return *chosen;
 }
 

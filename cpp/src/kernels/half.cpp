@@ -136,7 +136,8 @@ void widen_transpose_keys(float* panels, const std::uint16_t* k, std::size_t k_s
     const std::size_t keys = n - j0 < N ? n - j0 : N;
     float* out = panels + (j0 / kKeyBlock) * d * kKeyBlock + j0 % kKeyBlock;
     const std::uint16_t* rows[N];
-    for (std::size_t r = 0; r < N; ++r) rows[r] = k + (j0 + (r < keys ? r : keys - 1)) * k_stride;  // spare rows repeat the last
+    for (std::size_t r = 0; r < N; ++r)
+      rows[r] = k + (j0 + (r < keys ? r : keys - 1)) * k_stride;  // spare rows repeat the last
     for (std::size_t i = 0; i < d_vec; i += 2 * N) widen_transpose_step(out, rows, i, keys, 2 * N);
     if (d_vec == d) continue;
     // The last d - d_vec dims of each row, zero-padded to 2N.

@@ -10,7 +10,10 @@ namespace posenc::kernels {
 inline const char* arch_name() noexcept { return kernel_table().arch; }
 
 #define POSENC_KERNEL(name, ret, params) \
-  template <class... A> inline ret name(A... a) noexcept { return kernel_table().name(a...); }
+  template <class... A>                  \
+  inline ret name(A... a) noexcept {     \
+    return kernel_table().name(a...);    \
+  }
 #include "kernels/kernels.inc"
 #undef POSENC_KERNEL
 

@@ -30,8 +30,8 @@ struct SwapPairs {
 
 }  // namespace
 
-void rope_tables(float* c, float* s, std::size_t half, double pos, const double* inv_freq,
-                 const float* inv_freq_f, Precision precision, float scale) noexcept {
+void rope_tables(float* c, float* s, std::size_t half, double pos, const double* inv_freq, const float* inv_freq_f,
+                 Precision precision, float scale) noexcept {
   std::size_t k = 0;
   if (precision == Precision::kFast) {
     const float p = static_cast<float>(pos);
@@ -103,8 +103,7 @@ void rope_tables_ggml(float* c, float* s, std::size_t half, double pos, const Gg
   }
 }
 
-void rope_expand_interleaved(const float* c, const float* s, std::size_t half, float* cd,
-                             float* sd) noexcept {
+void rope_expand_interleaved(const float* c, const float* s, std::size_t half, float* cd, float* sd) noexcept {
   for (std::size_t k = 0; k < half; ++k) {
     cd[2 * k] = cd[2 * k + 1] = c[k];
     sd[2 * k] = -s[k];
@@ -112,8 +111,8 @@ void rope_expand_interleaved(const float* c, const float* s, std::size_t half, f
   }
 }
 
-void rope_rotate_half_split(float* x, std::size_t n_heads, std::size_t head_dim, std::size_t half,
-                            const float* c, const float* s) noexcept {
+void rope_rotate_half_split(float* x, std::size_t n_heads, std::size_t head_dim, std::size_t half, const float* c,
+                            const float* s) noexcept {
   for (std::size_t h = 0; h < n_heads; ++h) {
     float* x1 = x + h * head_dim;
     float* x2 = x1 + half;
@@ -132,8 +131,8 @@ void rope_rotate_half_split(float* x, std::size_t n_heads, std::size_t head_dim,
   }
 }
 
-void rope_rotate_interleaved(float* x, std::size_t n_heads, std::size_t head_dim,
-                             std::size_t rot_dim, const float* cd, const float* sd) noexcept {
+void rope_rotate_interleaved(float* x, std::size_t n_heads, std::size_t head_dim, std::size_t rot_dim, const float* cd,
+                             const float* sd) noexcept {
   constexpr auto swap = xsimd::make_batch_constant<std::uint32_t, batch::arch_type, SwapPairs>();
   for (std::size_t h = 0; h < n_heads; ++h) {
     float* xh = x + h * head_dim;

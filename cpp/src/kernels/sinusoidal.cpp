@@ -57,13 +57,13 @@ void sinusoidal_rows(float* out, const double* positions, std::size_t seq_len, s
 
 }  // namespace
 
-void sinusoidal_interleaved(float* out, const double* positions, std::size_t seq_len,
-                            std::size_t d_model, const double* inv_freq) noexcept {
+void sinusoidal_interleaved(float* out, const double* positions, std::size_t seq_len, std::size_t d_model,
+                            const double* inv_freq) noexcept {
   sinusoidal_rows<false>(out, positions, seq_len, d_model, inv_freq);
 }
 
-void sinusoidal_concat(float* out, const double* positions, std::size_t seq_len,
-                       std::size_t d_model, const double* inv_freq) noexcept {
+void sinusoidal_concat(float* out, const double* positions, std::size_t seq_len, std::size_t d_model,
+                       const double* inv_freq) noexcept {
   sinusoidal_rows<true>(out, positions, seq_len, d_model, inv_freq);
 }
 

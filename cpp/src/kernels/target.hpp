@@ -10,19 +10,29 @@
 
 #if !defined(POSENC_KERNEL_ID) || POSENC_KERNEL_ID == 0
 #define POSENC_KERNEL_NS baseline
-namespace posenc::kernels::baseline { using Arch = xsimd::default_arch; }
+namespace posenc::kernels::baseline {
+using Arch = xsimd::default_arch;
+}
 #elif POSENC_KERNEL_ID == 1
 #define POSENC_KERNEL_NS sse2
-namespace posenc::kernels::sse2 { using Arch = xsimd::sse2; }
+namespace posenc::kernels::sse2 {
+using Arch = xsimd::sse2;
+}
 #elif POSENC_KERNEL_ID == 2
 #define POSENC_KERNEL_NS sse4_2
-namespace posenc::kernels::sse4_2 { using Arch = xsimd::sse4_2; }
+namespace posenc::kernels::sse4_2 {
+using Arch = xsimd::sse4_2;
+}
 #elif POSENC_KERNEL_ID == 3
 #define POSENC_KERNEL_NS avx2
-namespace posenc::kernels::avx2 { using Arch = xsimd::fma3<xsimd::avx2>; }
+namespace posenc::kernels::avx2 {
+using Arch = xsimd::fma3<xsimd::avx2>;
+}
 #elif POSENC_KERNEL_ID == 4
 #define POSENC_KERNEL_NS avx512f
-namespace posenc::kernels::avx512f { using Arch = xsimd::avx512f; }
+namespace posenc::kernels::avx512f {
+using Arch = xsimd::avx512f;
+}
 #else
 #error "unknown POSENC_KERNEL_ID"
 #endif

@@ -22,25 +22,25 @@
 namespace posenc::lab {
 
 enum class Scheme : int {
-  kNone = 0,    // NoPE: x₀ = tok_emb[token]
-  kSinusoidal,  // x₀ = tok_emb[token]·√d_model + the interleaved sinusoidal table (base 10000)
-  kLearned,     // x₀ = tok_emb[token] + pos_emb[pos], pos_emb [max_positions][d_model]
-  kRope,        // half-split RoPE (θ 10000, rot_dim = head_dim) on q and k in every layer
-  kAlibi,       // scores += -m_h (i - j), posenc::alibi_slopes(n_heads)
-  kT5,          // scores += t5_bias[bucket(j - i)][h], 32 causal buckets, max distance 128, shared
-  kXpos,        // rope's rotation with xPos's scale (Sun et al. 2022; posenc::Xpos, γ 512, centre 0):
-                //   q at t × ζ_k^(t/γ), k at t × ζ_k^(−t/γ), ζ_k = (2k/head_dim + 0.4)/1.4
-  kKerpleLog,   // KERPLE (Chi et al. 2022), logarithmic: scores += −r1_h log(1 + r2_h (i − j)), r1, r2 > 0
-                //   learned per head (shared by the layers) as softplus(kerple_r1), softplus(kerple_r2)
-  kKerplePower, // KERPLE, power: scores += −r1_h (i − j)^r2_h, r1 = softplus(kerple_r1) > 0,
-                //   r2 = 2 sigmoid(kerple_r2) in (0, 2)
-  kFire,        // FIRE (Li et al. 2023): scores += f(ψ(i − j) / ψ(max(L, i))), ψ(t) = log(1 + c t),
-                //   f an MLP 1 → 32 → n_heads (ReLU) per layer, c and L learned per layer (fire.cpp)
-  kCope,        // CoPE (Golovneva et al. 2024): scores += q_i·e[p_ij], p_ij = Σ_{t=j..i} σ(score_it) clamped
-                //   to train_len, e [train_len + 1][d_model] per layer (head h: its columns), interpolated
-                //   between rows (cope.cpp); positions ids are not used
-  kPRope,       // p-RoPE (Barbero et al. 2024): rope with its lowest frequencies removed; the first
-                //   ⌊0.75·head_dim/2⌋ pairs rotate as rope's, the others not (posenc's kProportional)
+  kNone = 0,     // NoPE: x₀ = tok_emb[token]
+  kSinusoidal,   // x₀ = tok_emb[token]·√d_model + the interleaved sinusoidal table (base 10000)
+  kLearned,      // x₀ = tok_emb[token] + pos_emb[pos], pos_emb [max_positions][d_model]
+  kRope,         // half-split RoPE (θ 10000, rot_dim = head_dim) on q and k in every layer
+  kAlibi,        // scores += -m_h (i - j), posenc::alibi_slopes(n_heads)
+  kT5,           // scores += t5_bias[bucket(j - i)][h], 32 causal buckets, max distance 128, shared
+  kXpos,         // rope's rotation with xPos's scale (Sun et al. 2022; posenc::Xpos, γ 512, centre 0):
+                 //   q at t × ζ_k^(t/γ), k at t × ζ_k^(−t/γ), ζ_k = (2k/head_dim + 0.4)/1.4
+  kKerpleLog,    // KERPLE (Chi et al. 2022), logarithmic: scores += −r1_h log(1 + r2_h (i − j)), r1, r2 > 0
+                 //   learned per head (shared by the layers) as softplus(kerple_r1), softplus(kerple_r2)
+  kKerplePower,  // KERPLE, power: scores += −r1_h (i − j)^r2_h, r1 = softplus(kerple_r1) > 0,
+                 //   r2 = 2 sigmoid(kerple_r2) in (0, 2)
+  kFire,         // FIRE (Li et al. 2023): scores += f(ψ(i − j) / ψ(max(L, i))), ψ(t) = log(1 + c t),
+                 //   f an MLP 1 → 32 → n_heads (ReLU) per layer, c and L learned per layer (fire.cpp)
+  kCope,         // CoPE (Golovneva et al. 2024): scores += q_i·e[p_ij], p_ij = Σ_{t=j..i} σ(score_it) clamped
+                 //   to train_len, e [train_len + 1][d_model] per layer (head h: its columns), interpolated
+                 //   between rows (cope.cpp); positions ids are not used
+  kPRope,        // p-RoPE (Barbero et al. 2024): rope with its lowest frequencies removed; the first
+                 //   ⌊0.75·head_dim/2⌋ pairs rotate as rope's, the others not (posenc's kProportional)
 };
 constexpr std::size_t kNumSchemes = 12;
 
@@ -56,12 +56,12 @@ struct ModelConfig {
   std::size_t d_model = 64;     // a multiple of n_heads; head_dim = d_model / n_heads (even for rope)
   std::size_t n_layers = 2;
   std::size_t n_heads = 4;
-  std::size_t train_len = 64;   // T_train: the original length for RoPE scaling (and FIRE's init of L)
+  std::size_t train_len = 64;  // T_train: the original length for RoPE scaling (and FIRE's init of L)
   // The positions the model can be given are [0, max_positions): rows of pos_emb. 0 means train_len;
   // otherwise in [train_len, 65536]. Randomized positions (RunConfig) train at positions up to it.
   std::size_t max_positions = 0;
   Scheme scheme = Scheme::kRope;
-  std::uint64_t seed = 0;       // initialisation
+  std::uint64_t seed = 0;  // initialisation
 };
 
 // One parameter tensor: shape [rows][cols] (rank 2) or [cols] (rank 1, rows = 1).
@@ -161,18 +161,18 @@ class Model {
   // tensor's gradient (StepOptions above). Status kBadArgument: null tokens, batch 0, seq_len < 2, a
   // token outside [0, vocab_size), a row of positions not increasing or out of range, a scaling as
   // evaluate refuses it; kBadShape: learned scheme and seq_len > max_positions.
-  Status loss_and_gradients(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
-                            float* loss, const StepOptions& options = {}) noexcept;
+  Status loss_and_gradients(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len, float* loss,
+                            const StepOptions& options = {}) noexcept;
   // loss_and_gradients, global gradient-norm clip, one AdamW step at learning rate lr (finite,
   // >= 0). loss is the loss before the update; grad_norm (may be null) the norm before clipping.
-  Status train_step(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len, double lr,
-                    float* loss, float* grad_norm = nullptr, const StepOptions& options = {}) noexcept;
+  Status train_step(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len, double lr, float* loss,
+                    float* grad_norm = nullptr, const StepOptions& options = {}) noexcept;
   // Forward only, one row at a time (memory ~ n_heads · seq_len² per layer). loss: the mean over all
   // targets; position_loss[seq_len - 1] (may be null): the mean over rows of the loss of predicting
   // token t + 1. Status as loss_and_gradients, and kBadArgument for rope_scaling with another
   // scheme than rope and xpos (kLlama3, kLongRope, kProportional are not offered).
-  Status evaluate(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
-                  const EvalOptions& options, double* loss, double* position_loss) noexcept;
+  Status evaluate(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len, const EvalOptions& options,
+                  double* loss, double* position_loss) noexcept;
 
   struct Impl;
 
@@ -195,9 +195,9 @@ Status parse_task(const char* name, Task* out) noexcept;
 
 struct DatasetConfig {
   Task task = Task::kMarkov;
-  std::size_t vocab_size = 32;  // markov and copy (>= 2; markov <= 256); flipflop 5; text: from the bytes
-  std::uint64_t seed = 0;       // markov: the transition table
-  double peak = 3.0;            // markov: row c|ab ∝ exp(peak · z_c), z ~ N(0, 1) seeded
+  std::size_t vocab_size = 32;         // markov and copy (>= 2; markov <= 256); flipflop 5; text: from the bytes
+  std::uint64_t seed = 0;              // markov: the transition table
+  double peak = 3.0;                   // markov: row c|ab ∝ exp(peak · z_c), z ~ N(0, 1) seeded
   const std::uint8_t* text = nullptr;  // text: the bytes (copied), at least 2 and 2 distinct
   std::size_t text_len = 0;
 };
@@ -224,8 +224,7 @@ class Dataset {
   // tokens[batch][seq_len], a function of (dataset, sample_seed) only. Status kBadArgument for
   // null tokens, batch 0, seq_len < 2; copy and flipflop need an even seq_len; text needs seq_len
   // <= its length.
-  Status sample(std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
-                std::uint64_t sample_seed) const noexcept;
+  Status sample(std::int32_t* tokens, std::size_t batch, std::size_t seq_len, std::uint64_t sample_seed) const noexcept;
 
   struct Impl;
 
@@ -240,9 +239,9 @@ struct RunConfig {
   ModelConfig model;  // vocab_size is taken from the dataset, scheme from run_scheme's argument
   Schedule schedule;  // total_steps training steps
   std::size_t batch = 16;
-  std::size_t eval_batch = 16;      // rows per evaluation length (the same rows for every scheme)
-  std::uint64_t data_seed = 1;      // training batch s: sample_seed = stream_seed(data_seed, s)
-  std::uint64_t eval_seed = 7;      // evaluation rows at length L: stream_seed(eval_seed, L)
+  std::size_t eval_batch = 16;  // rows per evaluation length (the same rows for every scheme)
+  std::uint64_t data_seed = 1;  // training batch s: sample_seed = stream_seed(data_seed, s)
+  std::uint64_t eval_seed = 7;  // evaluation rows at length L: stream_seed(eval_seed, L)
   // Randomized positions (Ruoss et al. 2023): 0 trains at 0 … train_len − 1; L_max in [train_len,
   // 65536] (the shipped runs use 8 · train_len) gives training batch s the positions
   // random_positions(…, L_max, stream_seed(data_seed + kPositionStream, s)) and the model
@@ -260,20 +259,20 @@ Status random_positions(std::int32_t* out, std::size_t batch, std::size_t seq_le
 
 struct EvalRow {
   std::size_t length;
-  RopeScaling scaling;   // kNone except the rope rows with scaling
-  bool no_embedding;     // learned beyond train_len: no number (loss and buckets NaN)
+  RopeScaling scaling;  // kNone except the rope rows with scaling
+  bool no_embedding;    // learned beyond train_len: no number (loss and buckets NaN)
   double loss;
-  double floor;          // the dataset's loss_floor(length) (NaN if unknown)
+  double floor;                     // the dataset's loss_floor(length) (NaN if unknown)
   std::size_t bucket_width;         // positions per bucket: max(1, train_len / 4)
   std::vector<double> bucket_loss;  // mean loss of the targets at positions [b w, (b + 1) w)
 };
 
 struct SchemeResult {
   Scheme scheme;
-  std::vector<float> train_loss;  // one per step
-  std::size_t clipped_steps;      // steps whose global gradient norm was above 1 (and was clipped)
+  std::vector<float> train_loss;        // one per step
+  std::size_t clipped_steps;            // steps whose global gradient norm was above 1 (and was clipped)
   std::vector<PositionArray> position;  // the trained model's position_parameters()
-  std::vector<EvalRow> eval;      // lengths ascending; for rope, each longer length once per scaling
+  std::vector<EvalRow> eval;            // lengths ascending; for rope, each longer length once per scaling
   double train_seconds;
 };
 
@@ -310,7 +309,7 @@ struct ExtendRow {
 
 struct ExtendResult {
   Scheme scheme;
-  std::vector<float> train_loss;             // the base run at train_len, as run_scheme's
+  std::vector<float> train_loss;              // the base run at train_len, as run_scheme's
   std::vector<std::vector<float>> tune_loss;  // per kExtendScalings entry, one per fine-tuning step
   std::vector<ExtendRow> rows;                // per scaling, per checkpoint: L, then 2·L
   double seconds;
