@@ -834,7 +834,12 @@ export interface LabModel {
   readonly config: Required<LabModelOptions>;
   readonly steps: number;
   readonly tensors: LabTensorInfo[];
-  /** What the model learned about positions (docs/lab.md): pos_emb, t5_bias, r1/r2, blocks.{l}.fire.c|L|f; {} for the other schemes. */
+  /**
+   * What the model learned about positions (docs/lab.md, "Position parameters"): learned pos_emb; t5 t5_bias;
+   * kerple_log and kerple_power r1, r2 (after softplus / 2·sigmoid); fire blocks.{l}.fire.c and .L (after
+   * softplus) and .f [65][nHeads] (f(k/64) at row k); cope blocks.{l}.cope.e [trainLength + 1][dModel].
+   * {} for none, sinusoidal, rope, alibi, xpos and p_rope.
+   */
   positionParameters(): LabPositionParameters;
   /**
    * tokens: batch × length ids (length defaults to trainLength). One AdamW step; the loss before it.
@@ -842,6 +847,7 @@ export interface LabModel {
    */
   trainStep(tokens: Int32Array | number[], options?: { lr?: number; length?: number; positions?: Int32Array | number[] }): number;
   lossAndGradients(tokens: Int32Array | number[], options?: { length?: number; positions?: Int32Array | number[] }): { loss: number; gradients: Record<string, Float32Array> };
+  /** ropeScaling (rope and xpos only; factor max(1, length / trainLength), dynamic 2): on the rotation, YaRN's attention factor included; xPos's decay is not scaled. */
   evaluate(tokens: Int32Array | number[], options?: { length?: number; ropeScaling?: LabRopeScaling }): LabEvaluation;
   /** safetensors bytes (F32; metadata.config is the JSON of config). */
   exportWeights(): Uint8Array;
@@ -911,7 +917,7 @@ export interface LabRunResult {
   entropyRate: number | null;
   floor: Record<string, number | null>;
   /** Per scheme, then per seed. clippedSteps: the training steps whose global gradient norm was above 1 (and was clipped). */
-  /** position: the trained model's position parameters by name (docs/lab.md): pos_emb, t5_bias, r1/r2, blocks.{l}.fire.c|L|f. */
+  /** position: the trained model's position parameters by name, as LabModel.positionParameters() returns them ({} for the schemes without). */
   results: { scheme: LabScheme; seed: number; trainSeconds: number; trainLoss: Float32Array; clippedSteps: number;
     position: LabPositionParameters; eval: LabEvalRow[] }[];
 }

@@ -7,10 +7,14 @@
 // comparison-table.js) read it and hear of changes through lab.onChange.
 import { SERIES } from './colormap.js';
 
-// The shipped native runs, one per task (npm run lab -- [--task T] --seeds 5: docs/lab.md).
-const SHIPPED_FILES = { markov: 'lab-result.json', copy: 'lab-result-copy.json', flipflop: 'lab-result-flipflop.json' };
-export const shippedUrl = (task) => new URL(`../data/${SHIPPED_FILES[task]}`, import.meta.url);
-export const hasShipped = (task) => Object.hasOwn(SHIPPED_FILES, task);
+// The shipped native runs, one per task (npm run lab -- [--task T] --seeds 5: docs/lab.md; text's on
+// data/kjv-genesis-joshua.txt, shown while the user's own file has not been trained on): data/lab-result
+// + the task's suffix + .json. The URL keeps that pattern written out, so that the production build
+// (Vite globs a template URL) bundles data/lab-result*.json only, not the text run's 915 KB corpus.
+const SHIPPED_SUFFIX = { markov: '', copy: '-copy', flipflop: '-flipflop', text: '-text' };
+const SHIPPED_FILES = Object.fromEntries(Object.entries(SHIPPED_SUFFIX).map(([t, s]) => [t, `lab-result${s}.json`]));
+export const shippedUrl = (task) => new URL(`../data/lab-result${SHIPPED_SUFFIX[task]}.json`, import.meta.url);
+export const hasShipped = (task) => Object.hasOwn(SHIPPED_SUFFIX, task);
 const PROGRESS_REDRAW = 250;  // ms between redraws of the live loss curve
 // pe.lab.run's training length and first seed, which the page keeps; randomized positions use
 // L_max = 8 T_train, as the lab's shipped runs do.

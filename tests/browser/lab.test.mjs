@@ -386,5 +386,7 @@ test('the text task needs a file, then trains on it', async () => {
   await ex.page.waitForFunction(() => window.posencExplorer.lab.run?.state === 'done', null, { timeout: 30000 });
   await drawn('lab-extrapolation', before);
   assert.match(await ex.page.textContent(`${view('lab-extrapolation')} .lab-source`), /--task text --text cats\.txt --schemes alibi --size tiny --steps 10/);
+  // The note under the plots says what the text task is, of this file (the shipped corpus is another).
+  assert.match(await ex.page.textContent(`${view('lab-extrapolation')} .note`), /one token per distinct byte of the file cats\.txt.*no held-out split/);
   assert.deepEqual(ex.problems, []);
 });

@@ -88,6 +88,18 @@ function positionSeries(r, L, scalings, n, lab) {
   return { series, missing, bucket: series[0]?.x.length ? series[0].x[1] - series[0].x[0] : 0 };
 }
 
+// The text task in words: which file, and what its numbers are not (docs/lab.md, "The tasks").
+const SHIPPED_TEXT = 'data/kjv-genesis-joshua.txt';
+function textNote(file) {
+  const what = file === SHIPPED_TEXT
+    ? `English: the King James Bible, Genesis to Joshua (${SHIPPED_TEXT}, 915,234 bytes, public domain)`
+    : `the file ${file ?? 'chosen'}`;
+  return `text is character level: one token per distinct byte of ${what}, each row a window of it at a random `
+    + 'offset. It has no floor (the least possible loss of the text is unknown) and no held-out split: training '
+    + 'batches and evaluation rows are windows of the same file, so the plot measures extrapolation in length, not '
+    + 'generalisation to unseen text.';
+}
+
 // A hidden series keeps its place (series 0 carries the cursor's x) but draws nothing.
 const shownOnly = (series, hidden) => series.map((s) => (hidden.has(s.label)
   ? { ...s, label: '', y: s.y.map(() => NaN), band: null } : s));
@@ -263,6 +275,7 @@ export default {
     const guess = (b) => `a blind guess scores ln ${d.r.config.vocabSize} = ${b.guess.toFixed(2)}`;
     const none = d.barely.find((b) => b.scheme === 'none'), others = d.barely.filter((b) => b.scheme !== 'none');
     const parts = [];
+    if (d.r.task === 'text') parts.push(textNote(/--text (\S+)/.exec(d.r.command ?? '')?.[1]));
     if (others.length) {
       const which = others.map((b) => `${b.scheme} (loss ${b.loss.toFixed(2)} at T_train; ${guess(b)})`).join(', ');
       parts.push(`Barely learned: ${which}. A model that did not learn the data cannot show how its positions `

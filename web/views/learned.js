@@ -79,6 +79,7 @@ const TASKS = {
   markov: 'markov (an order-2 source, where only the last two tokens matter)',
   copy: 'copy (the second half of each row repeats the first: the answer is T_train/2 back)',
   flipflop: 'flipflop (a read recalls the last written bit, any distance back)',
+  text: 'text (the characters of a file, a window of it per row)',
 };
 
 // What the trained table learned, in one sentence, against a sinusoidal table of the same size.
