@@ -2,7 +2,8 @@
 // Extrapolation"): head h's score of query i and key j ≤ i gets, with t = i − j ≥ 0,
 //
 //   log variant:    bias_h(t) = −r1_h · log(1 + r2_h · t)
-//   power variant:  bias_h(t) = −r1_h · t^r2_h,  0 < r2_h ≤ 2  (0 at t = 0)
+//   power variant:  bias_h(t) = −r1_h · t^r2_h  (0 at t = 0); the paper allows 0 < r2_h ≤ 2, here
+//                   r2_h = 2 · sigmoid(raw) lies in (0, 2)
 //
 // one (r1, r2) per head, shared by the layers (this lab's choice, as t5_bias is), from the raw
 // tensors kerple_r1, kerple_r2 [n_heads] through the positivity maps (kerple_head, model.hpp). The
