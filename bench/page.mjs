@@ -29,7 +29,7 @@ export async function pageBench({ smoke }) {
     await page.evaluate(() => performance.clearMeasures('frame'));
     await drag(300, steps);
     // A view slower than the scheduler's HEAVY (30 ms; a busy machine can make it so) waits for the
-    // drag to pause (SETTLE, 180 ms; web/scheduler.js): wait for that pause, so that the redraw it
+    // drag to pause (SETTLE, 180 ms; web/page/scheduler.js): wait for that pause, so that the redraw it
     // then gets is measured too. A fast view has drawn every step, and the pause draws nothing more.
     await page.waitForTimeout(400);
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));

@@ -6,19 +6,19 @@
 // page could not do as asked (notices.js), the redraws (scheduler.js) — and keeps them in step. This file holds no maths: views compute with the
 // posenc package.
 import { init } from '../dist/browser.js';
-import { buildChapters, loadViews } from './chapters.js';
-import { buildErrata } from './errata.js';
-import { setupFolds } from './folds.js';
-import { buildGuides } from './guide.js';
-import { createLab } from './lab.js';
-import { createNotices, droppedText, refusedText } from './notices.js';
-import { setupPageLinks } from './page-links.js';
-import { updateProse } from './prose.js';
-import { readPresets } from './presets.js';
-import { createScheduler } from './scheduler.js';
-import { applyTheme, createSettingsBar } from './settings-bar.js';
-import { createSettings } from './settings.js';
-import { FIELDS, defaults } from './state.js';
+import { buildChapters, loadViews } from './page/chapters.js';
+import { buildErrata } from './page/errata.js';
+import { setupFolds } from './page/folds.js';
+import { buildGuides } from './page/guide.js';
+import { createLab } from './lab/lab.js';
+import { createNotices, droppedText, refusedText } from './page/notices.js';
+import { setupPageLinks } from './page/page-links.js';
+import { updateProse } from './page/prose.js';
+import { readPresets } from './settings/presets.js';
+import { createScheduler } from './page/scheduler.js';
+import { applyTheme, createSettingsBar } from './settings/settings-bar.js';
+import { createSettings } from './settings/settings.js';
+import { FIELDS, defaults } from './settings/state.js';
 
 const $ = (id) => document.getElementById(id);
 

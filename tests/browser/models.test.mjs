@@ -5,7 +5,7 @@
 // frame (LongRoPE's factors and Llama 4's NoPE layers come from reading the preset, not the URL).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { toHash } from '../../web/state.js';
+import { toHash } from '../../web/settings/state.js';
 import { explorerSession } from './launch.mjs';
 
 const ex = explorerSession();

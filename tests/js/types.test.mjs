@@ -38,13 +38,13 @@ test('the argument checks accept exactly those names', () => {
   assert.throws(() => pe.ropeFrequencies({ headDim: 8, layout: 'neox' }), /params.layout must be one of 'halfSplit', 'interleaved'/);
 });
 
-test("the page's menus offer only names the package exports (web/state.js, web/lab.js)", async () => {
+test("the page's menus offer only names the package exports (web/settings/state.js, web/lab/lab.js)", async () => {
   // The page picks which of them it can draw (no 'proportional' plot); it may not invent one.
-  const { FIELDS, SCALINGS } = await import('../../web/state.js');
-  const lab = await import('../../web/lab.js');
-  for (const s of SCALINGS) assert.ok(pe.names.ropeScalings.includes(s), `web/state.js scaling ${s}`);
+  const { FIELDS, SCALINGS } = await import('../../web/settings/state.js');
+  const lab = await import('../../web/lab/lab.js');
+  for (const s of SCALINGS) assert.ok(pe.names.ropeScalings.includes(s), `web/settings/state.js scaling ${s}`);
   assert.deepEqual(FIELDS.layout.values, pe.names.ropeLayouts);
-  for (const p of FIELDS.precision.values) assert.ok(pe.names.precisions.includes(p), `web/state.js precision ${p}`);
+  for (const p of FIELDS.precision.values) assert.ok(pe.names.precisions.includes(p), `web/settings/state.js precision ${p}`);
   // The lab's menu and colours come from pe.lab.schemes; the palette must have one colour each.
   const page = lab.createLab();
   page.setSchemes(pe.lab.schemes);

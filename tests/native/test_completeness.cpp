@@ -141,8 +141,8 @@ TEST_CASE("completeness: every lab scheme is in the types, the lab's model card,
                  {"docs", "docs/lab.md (the model card's Schemes, each in backticks)",
                   after(section(read_source("docs/lab.md"), "* **Schemes**", "\n* **"), "`", "`")});
   check_complete("lab scheme", core,
-                 {"page", "web/schemes.js (PAGE_SCHEMES, an entry with id: '…')",
-                  after(read_source("web/schemes.js"), " id: '", "'")});
+                 {"page", "web/views/shared/schemes.js (PAGE_SCHEMES, an entry with id: '…')",
+                  after(read_source("web/views/shared/schemes.js"), " id: '", "'")});
   // The float64 twin of the gradient checks has a term for each scheme (NoPE adds none).
   std::set<std::string> twin;
   const std::set<std::string> used =

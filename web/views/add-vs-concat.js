@@ -3,12 +3,12 @@
 // concatenating and projecting is adding a projected position; concatenating costs width in every
 // layer. What adding costs, four terms in every score, is the cross-terms view's (chapter
 // "misconceptions").
-import { DIVERGING, SERIES } from '../colormap.js';
+import { DIVERGING, SERIES } from '../plot/colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
-import { movePanels } from '../cursor.js';
-import { fmt } from '../numbers.js';
-import { seededVectors } from '../vectors.js';
+import { movePanels } from '../plot/cursor.js';
+import { fmt } from './shared/numbers.js';
+import { seededVectors } from './shared/vectors.js';
 
 const WORDS = ['the', 'cat', 'sat', 'on', 'mat'];
 const SENTENCE = [0, 1, 2, 3, 0, 4];  // "the cat sat on the mat", as the embedding view

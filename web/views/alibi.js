@@ -1,9 +1,9 @@
 // ALiBi: one slope per head and the bias it adds at each distance (chapter "bias"; the lesson's
-// |i − j| against the distance back of causal models is in the errata, web/errata.js).
-import { SEQUENTIAL } from '../colormap.js';
+// |i − j| against the distance back of causal models is in the errata, web/page/errata.js).
+import { SEQUENTIAL } from '../plot/colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
-import { headsBySlope } from '../heads.js';
-import { fmt } from '../numbers.js';
+import { headsBySlope } from './shared/heads.js';
+import { fmt } from './shared/numbers.js';
 
 export default {
   id: 'alibi',

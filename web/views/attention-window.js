@@ -2,12 +2,12 @@
 // local layers, gpt-oss), Llama 4's chunked RoPE layers, StreamingLLM's kept sink tokens and
 // gpt-oss's learned sink logit (chapter "long-context"); the same sequence decoded token by token
 // through a KV cache with the window (pe.kvCache) gives the same outputs from a few tokens held.
-import { SEQUENTIAL, SERIES } from '../colormap.js';
+import { SEQUENTIAL, SERIES } from '../plot/colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight, squareHeight } from '../plot/panels.js';
-import { movePanels } from '../cursor.js';
-import { fmt } from '../numbers.js';
-import { seededVectors } from '../vectors.js';
+import { movePanels } from '../plot/cursor.js';
+import { fmt } from './shared/numbers.js';
+import { seededVectors } from './shared/vectors.js';
 
 const D = 32, PANEL = 330, MIN_WIDTH = 360;
 const MASKS = { causal: 'causal only', window: 'sliding window', chunk: 'chunked (Llama 4)' };

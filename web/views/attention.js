@@ -1,12 +1,12 @@
 // "dog bites man" vs "man bites dog": without positions the two attention maps are one map with
 // rows and columns permuted; each scheme breaks that (chapter "order").
-import { DIVERGING, SEQUENTIAL } from '../colormap.js';
+import { DIVERGING, SEQUENTIAL } from '../plot/colormap.js';
 import { panelsHeight } from '../plot/panels.js';
-import { pageScheme, PAGE_SCHEMES } from '../schemes.js';
-import { ATTENTION_SCHEMES } from '../state.js';
-import { movePanels } from '../cursor.js';
-import { csvLines, fmt } from '../numbers.js';
-import { seededVectors } from '../vectors.js';
+import { pageScheme, PAGE_SCHEMES } from './shared/schemes.js';
+import { ATTENTION_SCHEMES } from '../settings/state.js';
+import { movePanels } from '../plot/cursor.js';
+import { csvLines, fmt } from './shared/numbers.js';
+import { seededVectors } from './shared/vectors.js';
 
 const WORDS = ['dog', 'bites', 'man'];
 const SENTENCES = [[0, 1, 2], [2, 1, 0]];

@@ -1,7 +1,7 @@
 // Each pair's angle at one position, with angles never reached in training marked (chapter "long-context").
 import { FONT, wrapText } from '../plot/core.js';
-import { TWO_PI, csvLines, fmt } from '../numbers.js';
-import { ropeParams, ropeRule } from '../rope-settings.js';
+import { TWO_PI, csvLines, fmt } from './shared/numbers.js';
+import { ropeParams, ropeRule } from '../settings/rope-settings.js';
 
 function drawClocks(ctx, width, height, { data, cursor }, colors) {
   ctx.fillStyle = colors.bg;

@@ -1,10 +1,10 @@
 // cos table of one RoPE scaling minus another (chapter "long-context").
-import { DIVERGING } from '../colormap.js';
+import { DIVERGING } from '../plot/colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
-import { fmt } from '../numbers.js';
-import { ropeParams, ropeRule } from '../rope-settings.js';
-import { samplePositions, samplingNote } from '../sampling.js';
-import { SCALINGS } from '../state.js';
+import { fmt } from './shared/numbers.js';
+import { ropeParams, ropeRule } from '../settings/rope-settings.js';
+import { samplePositions, samplingNote } from './shared/sampling.js';
+import { SCALINGS } from '../settings/state.js';
 
 export default {
   id: 'compare',

@@ -1,9 +1,9 @@
 // The lesson's comparison table, live: parameter counts for the current settings, where each
 // scheme is used (from the presets), and the extrapolation column: the lesson's claim, beside what
-// the lab measured (lab.measured(), web/lab.js) (chapter "comparison"). The lesson's rows come
+// the lab measured (lab.measured(), web/lab/lab.js) (chapter "comparison"). The lesson's rows come
 // first; the research schemes' rows are in a fold under them.
-import { csvLines } from '../numbers.js';
-import { PAGE_SCHEMES } from '../schemes.js';
+import { csvLines } from './shared/numbers.js';
+import { PAGE_SCHEMES } from './shared/schemes.js';
 
 // The table's rows: the page's schemes that have one (schemes.js, compare), in that order.
 const ROWS = PAGE_SCHEMES.filter((s) => s.compare).map((s) => ({ scheme: s.id, name: s.name, ...s.compare }));

@@ -1,12 +1,12 @@
 // llama.cpp's context shift: keys cached at positions Δ … Δ+N−1 and moved back by Δ with the KV
 // cache's shift (pe.kvCache) equal keys appended at their new positions; left alone, they give the
 // next query wrong scores (chapter "long-context").
-import { SERIES } from '../colormap.js';
+import { SERIES } from '../plot/colormap.js';
 import { linesCsv } from '../plot/lines.js';
-import { moveIndex } from '../cursor.js';
-import { fmt } from '../numbers.js';
-import { ropeParams, ropeRule } from '../rope-settings.js';
-import { seededVectors } from '../vectors.js';
+import { moveIndex } from '../plot/cursor.js';
+import { fmt } from './shared/numbers.js';
+import { ropeParams, ropeRule } from '../settings/rope-settings.js';
+import { seededVectors } from './shared/vectors.js';
 
 const largestDifference = (a, b) => a.reduce((m, x, e) => Math.max(m, Math.abs(x - b[e])), 0);
 

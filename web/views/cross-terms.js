@@ -1,13 +1,13 @@
 // "Adding PE doesn't change attention", answered (chapter "misconceptions"): the four terms of
 // (x_i + p_i)·W_Q·W_Kᵀ·(x_j + p_j) against RoPE's single term — the lesson's "sinusoidal vs RoPE"
 // table made visible. Rows are query words, word 0 at the top, as in every query × key map of the page.
-import { DIVERGING } from '../colormap.js';
+import { DIVERGING } from '../plot/colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight, squareHeight } from '../plot/panels.js';
-import { movePanels } from '../cursor.js';
-import { fmt } from '../numbers.js';
-import { ropeRule } from '../rope-settings.js';
-import { seededVectors } from '../vectors.js';
+import { movePanels } from '../plot/cursor.js';
+import { fmt } from './shared/numbers.js';
+import { ropeRule } from '../settings/rope-settings.js';
+import { seededVectors } from './shared/vectors.js';
 
 const DW = 64, PANEL = 240, MIN_WIDTH = 170;
 const each = (k, pw) => squareHeight(pw, { max: PANEL, legend: false });

@@ -1,9 +1,9 @@
 // Chosen dimensions of the sinusoidal table against position (chapter "sinusoidal").
-import { SERIES } from '../colormap.js';
+import { SERIES } from '../plot/colormap.js';
 import { linesCsv } from '../plot/lines.js';
-import { MAX_DIMS, dimsOf } from '../state.js';
-import { fmt } from '../numbers.js';
-import { columnsFor, samplePositions, samplingNote, sinusoidalRows } from '../sampling.js';
+import { MAX_DIMS, dimsOf } from '../settings/state.js';
+import { fmt } from './shared/numbers.js';
+import { columnsFor, samplePositions, samplingNote, sinusoidalRows } from './shared/sampling.js';
 
 const wavelength = (w) => (!Number.isFinite(w) ? '—'
   : w < 100 ? w.toFixed(1) : w < 1e7 ? String(Math.round(w)) : w.toExponential(2));

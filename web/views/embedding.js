@@ -1,10 +1,10 @@
 // Token embedding, position embedding and their sum, with the √d_model scaling (chapter "embedding").
-import { DIVERGING, SEQUENTIAL } from '../colormap.js';
+import { DIVERGING, SEQUENTIAL } from '../plot/colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
-import { movePanels } from '../cursor.js';
-import { fmt } from '../numbers.js';
-import { seededVectors } from '../vectors.js';
+import { movePanels } from '../plot/cursor.js';
+import { fmt } from './shared/numbers.js';
+import { seededVectors } from './shared/vectors.js';
 
 const WORDS = ['the', 'cat', 'sat', 'on', 'mat'];
 const SENTENCE = [0, 1, 2, 3, 0, 4];  // "the cat sat on the mat": "the" twice, at positions 0 and 4

@@ -1,7 +1,7 @@
 // Llama 4's iRoPE: the NoPE layers' attention temperature against position (chapter "long-context").
-import { SERIES } from '../colormap.js';
+import { SERIES } from '../plot/colormap.js';
 import { linesCsv } from '../plot/lines.js';
-import { fmt } from '../numbers.js';
+import { fmt } from './shared/numbers.js';
 
 const SAMPLES = 1200;
 const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -25,7 +25,7 @@ function everyKth(rope) {
 
 /**
  * Which layers of the model on the page are NoPE, in words, from readModel's irope
- * (extras.irope, web/settings.js): { text, rope } (rope: per layer, true = RoPE; null when unknown).
+ * (extras.irope, web/settings/settings.js): { text, rope } (rope: per layer, true = RoPE; null when unknown).
  */
 function nopeLayers(irope) {
   if (!irope) {

@@ -2,9 +2,9 @@
 // (data/lab-extension.json, docs/lab.md "Context extension"): for RoPE and xPos, the loss at
 // L = 4 T_train and at 2 L against the fine-tuning steps at L, one line per scaling (the mean over the
 // seeds, thin lines at the lowest and highest seed), the floor at each length.
-import { SERIES } from '../colormap.js';
-import { LabLoading } from '../lab.js';
-import { fmt } from '../numbers.js';
+import { SERIES } from '../plot/colormap.js';
+import { LabLoading } from '../lab/lab.js';
+import { fmt } from './shared/numbers.js';
 import { panelsHeight } from '../plot/panels.js';
 
 const EXTENSION_URL = new URL('../../data/lab-extension.json', import.meta.url);

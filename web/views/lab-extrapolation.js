@@ -3,11 +3,11 @@
 // with the entropy floor and T_train; loss against position at one length; a legend of buttons,
 // grouped by family, that hide and show series; the numbers as a table; JSON export. (The
 // comparison table's extrapolation column, loss at 4 T_train ÷ loss at T_train, comes from the
-// same result: lab.measured(), web/lab.js.)
-import { moveLinePanels } from '../cursor.js';
-import { scrollTable } from '../html.js';
-import { LabLoading, barelyLearned, rows, scalingsIn, schemesIn, seedsText, shortCommand } from '../lab.js';
-import { fmt } from '../numbers.js';
+// same result: lab.measured(), web/lab/lab.js.)
+import { moveLinePanels } from '../plot/cursor.js';
+import { scrollTable } from './shared/html.js';
+import { LabLoading, barelyLearned, rows, scalingsIn, schemesIn, seedsText, shortCommand } from '../lab/lab.js';
+import { fmt } from './shared/numbers.js';
 import { panelsHeight } from '../plot/panels.js';
 
 const PANEL = 300, MIN_WIDTH = 460;

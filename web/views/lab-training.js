@@ -2,9 +2,9 @@
 // randomized positions) and how many steps that model needs, Start / Cancel, a progress bar and an
 // ETA per scheme and seed, and the training loss against step — live while workers train, else the
 // loss curves of the result on show (the shipped native run until you train your own). The work is
-// in web/lab.js and web/lab-worker.js; this view only draws.
-import { LabLoading, RANDOM_MAX, commandFor, eta, jobName } from '../lab.js';
-import { fmt } from '../numbers.js';
+// in web/lab/lab.js and web/lab/lab-worker.js; this view only draws.
+import { LabLoading, RANDOM_MAX, commandFor, eta, jobName } from '../lab/lab.js';
+import { fmt } from './shared/numbers.js';
 import { linesCsv } from '../plot/lines.js';
 
 const schemesOf = (st, lab) => st.labSchemes.split(',').filter((s) => lab.schemes().includes(s));

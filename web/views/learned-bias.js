@@ -3,10 +3,10 @@
 // −r1·log(1 + r2·d) and −r1·d^r2 from the trained r1, r2, and FIRE's sampled f per layer at the last
 // query of a training row (its 65 samples at x = k/64, placed at the distance where ψ(d)/ψ(max(L, i))
 // = x). Captions measure near and far steps.
-import { SERIES } from '../colormap.js';
-import { drawnFrom, requireTrained, resultTag } from '../lab-position.js';
-import { moveIndex } from '../cursor.js';
-import { fmt } from '../numbers.js';
+import { SERIES } from '../plot/colormap.js';
+import { drawnFrom, requireTrained, resultTag } from '../lab/lab-position.js';
+import { moveIndex } from '../plot/cursor.js';
+import { fmt } from './shared/numbers.js';
 import { panelsHeight } from '../plot/panels.js';
 
 const PANEL = 280, MIN_WIDTH = 380, FLOOR = -30;  // the KERPLE panel's y axis stops at e^−30 ≈ 1e−13

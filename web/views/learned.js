@@ -1,15 +1,15 @@
 // A learned position table (chapter "learned"): the lab's trained pos_emb by default (what training made
 // of it, measured), the seeded N(0, 0.02²) table at initialisation, or real weights from a file; its
 // heatmap, its similarity matrix, its size, and a lookup that fails plainly past its last row.
-import { DIVERGING, SERIES } from '../colormap.js';
+import { DIVERGING, SERIES } from '../plot/colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
-import { LabLoading, TRAIN_LENGTH } from '../lab.js';
-import { drawnFrom, resultTag, trainedPosition } from '../lab-position.js';
-import { hasReadModel } from '../model-file.js';
-import { moveGrid } from '../cursor.js';
-import { fmt } from '../numbers.js';
-import { columnsFor, samplePositions, samplingNote } from '../sampling.js';
+import { LabLoading, TRAIN_LENGTH } from '../lab/lab.js';
+import { drawnFrom, resultTag, trainedPosition } from '../lab/lab-position.js';
+import { hasReadModel } from '../settings/model-file.js';
+import { moveGrid } from '../plot/cursor.js';
+import { fmt } from './shared/numbers.js';
+import { columnsFor, samplePositions, samplingNote } from './shared/sampling.js';
 
 const LIMIT = 2 ** 22;  // numbers in a table this page draws (16 MiB of float32)
 const PANEL = 260, MIN_WIDTH = 330;

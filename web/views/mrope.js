@@ -1,14 +1,14 @@
 // M-RoPE (Qwen2-VL / Qwen2.5-VL; Qwen3-VL interleaved): the rotary pairs split into temporal,
 // height and width sections, each turned by its own position id; the ids of a text run followed by
 // an image grid, and each section's angle across that grid (chapter "rope").
-import { DIVERGING, SERIES } from '../colormap.js';
+import { DIVERGING, SERIES } from '../plot/colormap.js';
 import { linesCsv } from '../plot/lines.js';
 import { panelsHeight } from '../plot/panels.js';
 import { drawStripPanels, stripHeight } from '../plot/strip.js';
-import { movePanels } from '../cursor.js';
-import { fmt } from '../numbers.js';
-import { ropeParams, ropeRule } from '../rope-settings.js';
-import { tile } from '../vectors.js';
+import { movePanels } from '../plot/cursor.js';
+import { fmt } from './shared/numbers.js';
+import { ropeParams, ropeRule } from '../settings/rope-settings.js';
+import { tile } from './shared/vectors.js';
 
 const NAMES = ['temporal', 'height', 'width'];
 const COLORS = [SERIES[0], SERIES[1], SERIES[2]];

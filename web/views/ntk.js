@@ -2,13 +2,13 @@
 // interpolation (PI), NTK and YaRN slow each pair for the chapter's factor, L_train and θ (from the
 // package's ropeFrequencies), NTK's base and the cos/sin cache it builds, and the same trained model
 // read with each scaling: the lab's shipped RoPE run on markov, beside the lesson's claims.
-import { SERIES } from '../colormap.js';
-import { moveLinePanels } from '../cursor.js';
-import { rows } from '../lab.js';
-import { fmt } from '../numbers.js';
+import { SERIES } from '../plot/colormap.js';
+import { moveLinePanels } from '../plot/cursor.js';
+import { rows } from '../lab/lab.js';
+import { fmt } from './shared/numbers.js';
 import { linesCsv } from '../plot/lines.js';
 import { panelsHeight } from '../plot/panels.js';
-import { ntkBase, ropeParams, ropeRule } from '../rope-settings.js';
+import { ntkBase, ropeParams, ropeRule } from '../settings/rope-settings.js';
 
 const PANEL = 270, MIN_WIDTH = 400;
 const n = (v) => v.toLocaleString('en-US');

@@ -1,11 +1,11 @@
 // Why positions are not one-hot vectors (chapter "embedding"): one dimension per position (the
 // width grows with the length), no nearness (every two positions are orthogonal), and no vector
 // for a position past the table — against the sinusoidal vectors of chapter 3.
-import { DIVERGING, SERIES } from '../colormap.js';
+import { DIVERGING, SERIES } from '../plot/colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight, squareHeight } from '../plot/panels.js';
-import { movePanels } from '../cursor.js';
-import { fmt } from '../numbers.js';
+import { movePanels } from '../plot/cursor.js';
+import { fmt } from './shared/numbers.js';
 
 const SHOWN = 64, PANEL = 260, MIN_WIDTH = 300;
 const each = (k, pw) => (k < 2 ? squareHeight(pw, { max: PANEL, legend: k === 1 }) : PANEL);

@@ -1,12 +1,12 @@
 // The sinusoidal table PE[pos][dim] as two heatmaps (chapter "sinusoidal"): the formula's
 // interleaved layout (sin and cos alternate row by row: stripes) beside the concat layout most
 // introductions draw (all sines, then all cosines: bands).
-import { DIVERGING } from '../colormap.js';
-import { movePanels } from '../cursor.js';
+import { DIVERGING } from '../plot/colormap.js';
+import { movePanels } from '../plot/cursor.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
-import { TWO_PI, fmt } from '../numbers.js';
-import { columnsFor, samplePositions, samplingNote, sinusoidalRows } from '../sampling.js';
+import { TWO_PI, fmt } from './shared/numbers.js';
+import { columnsFor, samplePositions, samplingNote, sinusoidalRows } from './shared/sampling.js';
 
 const PANEL = 250, MIN_WIDTH = 420;
 const LAYOUTS = [

@@ -1,13 +1,13 @@
 // 2-D axial RoPE of vision transformers (Pixtral, Llama-4 vision): half the pairs turned by the
 // patch row, half by the column; the score of one patch's query against every patch's key, for the
 // same content everywhere, next to 1-D RoPE over the patches in reading order (chapter "rope").
-import { SEQUENTIAL, SERIES } from '../colormap.js';
+import { SEQUENTIAL, SERIES } from '../plot/colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
 import { drawStripPanels, stripHeight } from '../plot/strip.js';
-import { movePanels } from '../cursor.js';
-import { fmt } from '../numbers.js';
-import { tile } from '../vectors.js';
+import { movePanels } from '../plot/cursor.js';
+import { fmt } from './shared/numbers.js';
+import { tile } from './shared/vectors.js';
 
 const NAMES = ['row', 'column'];
 const COLORS = [SERIES[3], SERIES[5]];

@@ -2,10 +2,10 @@
 // position up to max_position_embeddings and gather rows by the batch's position ids. The view
 // gives that table's size for the model on the page and measures, in this browser, recomputing
 // the rows of a batch (pe.ropeCache) against copying them out of a table computed once.
-import { SERIES } from '../colormap.js';
+import { SERIES } from '../plot/colormap.js';
 import { linesCsv } from '../plot/lines.js';
-import { fmt } from '../numbers.js';
-import { ropeParams, ropeRule } from '../rope-settings.js';
+import { fmt } from './shared/numbers.js';
+import { ropeParams, ropeRule } from '../settings/rope-settings.js';
 
 const BATCHES = [1, 4, 16, 64, 256, 1024, 4096];
 // The batches timed hold at most this many angles (positions × pairs): a call of a larger one, at

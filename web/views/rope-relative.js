@@ -1,14 +1,14 @@
 // The score matrix of the same content at every position: RoPE (constant diagonals), no positions
 // (constant everywhere), sinusoidal added at the input (not constant along diagonals) (chapter
-// "rope"; why random q and k at each position test nothing is in the errata, web/errata.js).
+// "rope"; why random q and k at each position test nothing is in the errata, web/page/errata.js).
 // Rows are queries, query 0 at the top, as in every query × key map of the page.
-import { DIVERGING } from '../colormap.js';
+import { DIVERGING } from '../plot/colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight, squareHeight } from '../plot/panels.js';
-import { movePanels } from '../cursor.js';
-import { fmt } from '../numbers.js';
-import { ropeParams, ropeRule } from '../rope-settings.js';
-import { diagonalSpread, seededVectors, tile } from '../vectors.js';
+import { movePanels } from '../plot/cursor.js';
+import { fmt } from './shared/numbers.js';
+import { ropeParams, ropeRule } from '../settings/rope-settings.js';
+import { diagonalSpread, seededVectors, tile } from './shared/vectors.js';
 
 const PANEL = 280, MIN_WIDTH = 320;
 const each = (k, pw) => squareHeight(pw, { max: PANEL });

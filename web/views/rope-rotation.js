@@ -1,12 +1,12 @@
 // One pair of q and k as vectors on a circle, turned by pos·θ_i; their dot product stays the same
 // when both positions move by the same amount (chapter "rope").
-import { SERIES } from '../colormap.js';
+import { SERIES } from '../plot/colormap.js';
 import { linesCsv } from '../plot/lines.js';
 import { panelsHeight } from '../plot/panels.js';
-import { moveIndex } from '../cursor.js';
-import { fmt } from '../numbers.js';
-import { ropeParams, ropeRule } from '../rope-settings.js';
-import { seededVectors, tile } from '../vectors.js';
+import { moveIndex } from '../plot/cursor.js';
+import { fmt } from './shared/numbers.js';
+import { ropeParams, ropeRule } from '../settings/rope-settings.js';
+import { seededVectors, tile } from './shared/vectors.js';
 
 const MIN_WIDTH = 420, SHIFTS = 129;
 

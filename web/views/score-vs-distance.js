@@ -2,11 +2,11 @@
 // schemes.js) (chapter "comparison").
 import { linesCsv } from '../plot/lines.js';
 import { panelsHeight } from '../plot/panels.js';
-import { pageScheme } from '../schemes.js';
-import { SCHEMES, schemesOf } from '../state.js';
-import { moveIndex } from '../cursor.js';
-import { fmt } from '../numbers.js';
-import { columnsFor, samplePositions } from '../sampling.js';
+import { pageScheme } from './shared/schemes.js';
+import { SCHEMES, schemesOf } from '../settings/state.js';
+import { moveIndex } from '../plot/cursor.js';
+import { fmt } from './shared/numbers.js';
+import { columnsFor, samplePositions } from './shared/sampling.js';
 
 const PANEL = 230, MIN_WIDTH = 460;
 

@@ -1,9 +1,9 @@
 // The rotation property: M_k · PE(pos) = PE(pos + k) (chapter "sinusoidal").
-import { SERIES } from '../colormap.js';
+import { SERIES } from '../plot/colormap.js';
 import { linesCsv } from '../plot/lines.js';
 import { panelsHeight } from '../plot/panels.js';
-import { moveIndex } from '../cursor.js';
-import { TWO_PI, fmt } from '../numbers.js';
+import { moveIndex } from '../plot/cursor.js';
+import { TWO_PI, fmt } from './shared/numbers.js';
 
 const MIN_WIDTH = 420;
 // M_k has d_model² entries: 1,048,576 at this width, 16.8 million at the page's largest d_model,

@@ -1,10 +1,10 @@
 // PE(i)·PE(j) for sampled positions, and the check that every diagonal is constant (chapter "sinusoidal").
 // Position i down the rows from 0 at the top, j across, as the page's query × key maps.
-import { DIVERGING } from '../colormap.js';
+import { DIVERGING } from '../plot/colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
-import { fmt } from '../numbers.js';
-import { samplePositions, sinusoidalRows } from '../sampling.js';
-import { diagonalSpread } from '../vectors.js';
+import { fmt } from './shared/numbers.js';
+import { samplePositions, sinusoidalRows } from './shared/sampling.js';
+import { diagonalSpread } from './shared/vectors.js';
 
 export default {
   id: 'similarity',

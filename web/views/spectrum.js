@@ -1,8 +1,8 @@
 // Wavelength per rotary pair before and after scaling (chapter "long-context").
-import { SERIES } from '../colormap.js';
+import { SERIES } from '../plot/colormap.js';
 import { linesCsv } from '../plot/lines.js';
-import { TWO_PI, fmt } from '../numbers.js';
-import { fileRope, ropeParams, ropeRule } from '../rope-settings.js';
+import { TWO_PI, fmt } from './shared/numbers.js';
+import { fileRope, ropeParams, ropeRule } from '../settings/rope-settings.js';
 
 export default {
   id: 'spectrum',

@@ -1,5 +1,5 @@
 // T5's relative position buckets (chapter "bias").
-import { SERIES } from '../colormap.js';
+import { SERIES } from '../plot/colormap.js';
 import { linesCsv } from '../plot/lines.js';
 
 export default {

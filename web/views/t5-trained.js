@@ -1,8 +1,8 @@
 // What the lab's T5 model learned (chapter "bias"): its trained t5_bias [buckets][heads] read through
 // the lab's causal buckets, one step line per head against the distance back i − j, out to 2 T_train.
-import { SERIES } from '../colormap.js';
-import { LAB_T5, drawnFrom, requireTrained, resultTag } from '../lab-position.js';
-import { fmt } from '../numbers.js';
+import { SERIES } from '../plot/colormap.js';
+import { LAB_T5, drawnFrom, requireTrained, resultTag } from '../lab/lab-position.js';
+import { fmt } from './shared/numbers.js';
 import { linesCsv } from '../plot/lines.js';
 
 const range = (vs) => {

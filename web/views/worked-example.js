@@ -1,7 +1,7 @@
 // The lesson's worked example: the sinusoidal vectors of positions 0, 1 and 5 at d_model 8, base
 // 10000, one row per dimension (so it fits a phone), every number from the package (chapter
-// "sinusoidal"). The lesson misprints position 5: the errata list (web/errata.js) says how.
-import { csvLines } from '../numbers.js';
+// "sinusoidal"). The lesson misprints position 5: the errata list (web/page/errata.js) says how.
+import { csvLines } from './shared/numbers.js';
 
 const D = 8, POSITIONS = [0, 1, 5], BASE = 10000;
 

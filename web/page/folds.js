@@ -2,7 +2,7 @@
 // beyond the lesson, closed by default, so the lesson reads as one path. Opening or closing one is a
 // committed change of the setting `deeper` (the open folds), so a shared link opens them and Back
 // closes them again; a link or a guided step to something inside a closed fold opens it first.
-import { FOLDS, listOf } from './state.js';
+import { FOLDS, listOf } from '../settings/state.js';
 
 /**
  * Wires the folds under `root`. host: { state(), apply(patch) (one committed change) }. Returns

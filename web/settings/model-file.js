@@ -1,6 +1,6 @@
 // Opening a model file (.gguf, .safetensors, config.json, .npy), from the file input or dropped
 // anywhere on the page: the package's readModel parses it, and settingsFromModel
-// (web/model-settings.js) turns what it found into the page's settings. Without readModel in the
+// (web/settings/model-settings.js) turns what it found into the page's settings. Without readModel in the
 // package, the file controls stay hidden and nothing here runs.
 import { settingsFromModel } from './model-settings.js';
 

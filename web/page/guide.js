@@ -3,8 +3,8 @@
 // undoes it — scrolls to the view it is about, and shows a caption over that view's plot saying
 // what to look at. Steps and captions are computed from the settings on the page, so they follow a
 // preset: the clocks step puts the position past this model's L_train, whatever that is.
-import { ntkBase } from './rope-settings.js';
-import { FIELDS } from './state.js';
+import { ntkBase } from '../settings/rope-settings.js';
+import { FIELDS } from '../settings/state.js';
 
 const n = (v) => v.toLocaleString('en-US');
 const TWO_PI = 2 * Math.PI;

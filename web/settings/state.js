@@ -2,7 +2,7 @@
 // restores the page exactly and Back undoes the last committed change. The theme is not a setting
 // of the lesson: it lives in local storage (settings-bar.js), never in a shared link.
 
-import { PAGE_SCHEMES } from './schemes.js';
+import { PAGE_SCHEMES } from '../views/shared/schemes.js';
 
 export const SCALINGS = ['none', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope'];
 // The scheme menus, from the page's schemes (schemes.js): those "score vs distance" draws, and the

@@ -4,7 +4,7 @@
 // opened file — with what was read from it, and a one-line summary. Folded by default, so the lesson
 // has the screen (a desktop that opens it keeps it open). The theme and the fold are not settings of
 // the lesson: they live in local storage, never in a shared link.
-import { buildControl } from './controls.js';
+import { buildControl } from '../page/controls.js';
 import { setupModelFile } from './model-file.js';
 import { describeReading, readConfig } from './model-settings.js';
 import { toHash } from './state.js';

@@ -4,7 +4,7 @@
 // clocks "past L_train" at a position a model's L_train has not reached). Numbers come from the
 // settings or the package.
 
-import { ntkBase } from './rope-settings.js';
+import { ntkBase } from '../settings/rope-settings.js';
 
 const n = (v) => v.toLocaleString('en-US');
 

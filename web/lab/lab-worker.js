@@ -1,7 +1,7 @@
-// One lab run in a Web Worker (web/lab.js starts one per scheme): loads the package itself, trains
+// One lab run in a Web Worker (web/lab/lab.js starts one per scheme): loads the package itself, trains
 // and evaluates with pe.lab.run, and posts the losses as it goes (batched, a few times a second)
 // and the result at the end. The page terminates the worker to cancel.
-import { init } from '../dist/browser.js';
+import { init } from '../../dist/browser.js';
 
 const POST_EVERY = 100;  // ms
 const ready = init();

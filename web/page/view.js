@@ -10,14 +10,14 @@
 //   table?: true (no canvas, render(data) → HTML), setup?(section, host) (extra controls),
 //   rendered?(data, section) (after each drawing: updates DOM that setup made; data null on error) }.
 // plot gets a 4th argument { exporting: true } when it draws the PNG export.
-// ctx: { pe, st, extras, lab, memo, redraw(id) } (web/scheduler.js); host: web/chapters.js. A compute that
+// ctx: { pe, st, extras, lab, memo, redraw(id) } (web/page/scheduler.js); host: web/page/chapters.js. A compute that
 // throws an error with `waiting` set (the lab's LabLoading) is waiting for data: said, not a failure.
 import { buildControl } from './controls.js';
-import { moveGrid, moveIndex } from './cursor.js';
-import { drawMessage, themeColors } from './plot/core.js';
-import { drawHeatmap } from './plot/heatmap.js';
-import { drawLines } from './plot/lines.js';
-import { drawPanels } from './plot/panels.js';
+import { moveGrid, moveIndex } from '../plot/cursor.js';
+import { drawMessage, themeColors } from '../plot/core.js';
+import { drawHeatmap } from '../plot/heatmap.js';
+import { drawLines } from '../plot/lines.js';
+import { drawPanels } from '../plot/panels.js';
 
 const DRAW = { heatmap: drawHeatmap, lines: drawLines, panels: drawPanels };
 const KEYS = new Set(['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End']);

@@ -4,10 +4,10 @@
 // file read alike. Each reading starts from the defaults: nothing of the previous model remains.
 // GGUF metadata pasted as JSON has no readModel: pe.ropeParamsFromConfig reads its RoPE keys, and
 // ggufModel gives the result readModel's shape.
-import { PAGE_SCHEMES } from './schemes.js';
+import { PAGE_SCHEMES } from '../views/shared/schemes.js';
 import { FIELDS, SCALINGS, defaults } from './state.js';
 
-// The schemes whose model files set the page through their entry (web/schemes.js `model`).
+// The schemes whose model files set the page through their entry (web/views/shared/schemes.js `model`).
 const MODEL_SCHEMES = PAGE_SCHEMES.filter((s) => s.model);
 
 /**
@@ -82,7 +82,7 @@ function readRope(r, p, model) {
   r.longFactors = rs.longFactors;
   const contextLength = p.scaling?.contextLength ?? null;
   if (p.freqFactors || contextLength) {
-    // What the settings cannot hold: freq_factors (a Llama-3.1 GGUF), LongRoPE's context (web/rope-settings.js).
+    // What the settings cannot hold: freq_factors (a Llama-3.1 GGUF), LongRoPE's context (web/settings/rope-settings.js).
     r.ropeFile = { headDim: state.dModel, partial: state.partial, freqFactors: p.freqFactors ?? null, contextLength };
   }
   const factors = p.freqFactors ? ', freq_factors' : '';

@@ -1,6 +1,6 @@
 // The models in the settings bar's list: the package's presets (pe.presets, published configs of
 // real models), each read once at startup by readModel and settingsFromModel
-// (web/model-settings.js), like a pasted config. Reading them before the first frame means a
+// (web/settings/model-settings.js), like a pasted config. Reading them before the first frame means a
 // preset in the URL draws right from the start, and choosing one later is immediate.
 import { settingsFromModel } from './model-settings.js';
 

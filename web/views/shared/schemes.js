@@ -17,10 +17,10 @@
 //              config's names of the settings it sets, for the words about a value the limits changed
 // The settings' scheme menus are read from here (state.js): "positions" lists the entries with
 // order, "schemes shown" those with distance, in this order.
-import { SEQUENTIAL, SERIES } from './colormap.js';
+import { SEQUENTIAL, SERIES } from '../../plot/colormap.js';
 import { headsBySlope } from './heads.js';
-import { lutColor } from './plot/heatmap.js';
-import { fileRope, ropeParams } from './rope-settings.js';
+import { lutColor } from '../../plot/heatmap.js';
+import { fileRope, ropeParams } from '../../settings/rope-settings.js';
 import { seededVectors } from './vectors.js';
 
 // q·k / d for all-ones q and k, q at each distance Δ and k at 0, both rotated (so a scaling's

@@ -5,7 +5,7 @@
 // the field's rule is refused visibly, with the rule, and changes nothing.
 // sync(st, external) shows the settings; the box being typed in and the slider being dragged keep
 // what the user is doing, unless the change comes from elsewhere (external: Back, a new model).
-import { FIELDS, describeRule, parseField } from './state.js';
+import { FIELDS, describeRule, parseField } from '../settings/state.js';
 
 function sliderToValue(s, t) {
   return s.log ? s.min * (s.max / s.min) ** (t / 1000) : s.min + ((s.max - s.min) * t) / 1000;

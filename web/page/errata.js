@@ -3,11 +3,11 @@
 // and links to the view that shows it; the places it applies link to the entry (index.html's
 // a.erratum-link). `label` says what kind of slip it is; 'refines' marks a right statement made
 // more precise, not an error.
-import { scrollTable } from './html.js';
-import { rows } from './lab.js';
-import { fmt } from './numbers.js';
-import { ropeParams } from './rope-settings.js';
-import { diagonalSpread, seededVectors } from './vectors.js';
+import { scrollTable } from '../views/shared/html.js';
+import { rows } from '../lab/lab.js';
+import { fmt } from '../views/shared/numbers.js';
+import { ropeParams } from '../settings/rope-settings.js';
+import { diagonalSpread, seededVectors } from '../views/shared/vectors.js';
 
 const D = 64;  // the head size of the RoPE checks: small enough to recompute on every change
 const LESSON_ROW5 = [0.959, -0.279];  // the lesson's position 5, d_model 8: "0.959 -0.279 …"

@@ -1,4 +1,4 @@
-// The settings on the page and the URL that holds them (web/state.js: the fields and the hash).
+// The settings on the page and the URL that holds them (web/settings/state.js: the fields and the hash).
 // One history entry per committed change: the first step of a drag or of typing pushes an entry,
 // later steps replace it (at most every 250 ms: browsers throttle rapid URL writes), and the
 // commit finishes it. Back then undoes the whole change.
@@ -8,7 +8,7 @@
 // pushing its own (two typed values, one entry: issue 20).
 // A hash with values the page refuses (a hand-edited or old link) is corrected in place
 // (replaceState: no new entry) and the refusals are handed to onRefused, which says what and why.
-// `extras`: what the model on the page adds that the URL cannot hold (web/model-settings.js).
+// `extras`: what the model on the page adds that the URL cannot hold (web/settings/model-settings.js).
 import { defaults, readHash, toHash } from './state.js';
 
 const URL_WRITE_EVERY = 250;  // ms between URL writes while a change is in progress

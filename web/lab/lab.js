@@ -2,10 +2,10 @@
 // (host.lab, ctx.lab): the result on show (the shipped one from data/lab-result.json, a real
 // native run, fetched when a view first needs it, until the user trains their own), the runs in Web Workers — one worker per scheme and
 // seed, at most navigator.hardwareConcurrency at a time, each loading the package itself
-// (web/lab-worker.js) — and the extrapolation ratios the comparison table shows. Cancel
+// (web/lab/lab-worker.js) — and the extrapolation ratios the comparison table shows. Cancel
 // terminates the workers, which frees their WASM memory at once. The views (web/views/lab-*.js,
 // comparison-table.js) read it and hear of changes through lab.onChange.
-import { SERIES } from './colormap.js';
+import { SERIES } from '../plot/colormap.js';
 
 // The shipped native runs, one per task (npm run lab -- [--task T] --seeds 5: docs/lab.md; text's on
 // data/kjv-genesis-joshua.txt, shown while the user's own file has not been trained on): data/lab-result
@@ -13,7 +13,7 @@ import { SERIES } from './colormap.js';
 // (Vite globs a template URL) bundles data/lab-result*.json only, not the text run's 915 KB corpus.
 const SHIPPED_SUFFIX = { markov: '', copy: '-copy', flipflop: '-flipflop', text: '-text' };
 const SHIPPED_FILES = Object.fromEntries(Object.entries(SHIPPED_SUFFIX).map(([t, s]) => [t, `lab-result${s}.json`]));
-export const shippedUrl = (task) => new URL(`../data/lab-result${SHIPPED_SUFFIX[task]}.json`, import.meta.url);
+export const shippedUrl = (task) => new URL(`../../data/lab-result${SHIPPED_SUFFIX[task]}.json`, import.meta.url);
 export const hasShipped = (task) => Object.hasOwn(SHIPPED_SUFFIX, task);
 const PROGRESS_REDRAW = 250;  // ms between redraws of the live loss curve
 // pe.lab.run's training length and first seed, which the page keeps; randomized positions use

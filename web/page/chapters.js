@@ -1,12 +1,12 @@
 // The lesson's chapters, as index.html declares them: each <section data-chapter> holds its prose
 // and, inside .views, one <section data-view="id"> per view with the view's title and
 // explanation; the view's code is web/views/<id>.js. What goes beyond the lesson sits in the
-// chapter's fold (<details class="deeper">, web/folds.js), in a .views of its own. So adding a view
+// chapter's fold (<details class="deeper">, web/page/folds.js), in a .views of its own. So adding a view
 // is its module and its section in index.html; adding a chapter is a section (and its line in the
 // contents) there. This file adds the settings some chapters share (CHAPTER_CONTROLS) and builds
 // every view.
 import { buildControl } from './controls.js';
-import { SCALINGS } from './state.js';
+import { SCALINGS } from '../settings/state.js';
 import { createView } from './view.js';
 
 // Settings of one scaling: the others leave them disabled (controls.js `when`).
@@ -68,7 +68,7 @@ function controlBar(name, entries, box, onChange, controls) {
 export async function loadViews(root = document) {
   const ids = viewSections(root).map((s) => s.dataset.view);
   const defs = await Promise.all(ids.map(async (id) => {
-    const def = (await import(`./views/${id}.js`)).default;
+    const def = (await import(`../views/${id}.js`)).default;
     if (def?.id !== id) throw new Error(`web/views/${id}.js must export a default view with id '${id}'`);
     return def;
   }));
