@@ -283,12 +283,17 @@ function shippedStore() {
   return { fetch: fetchTask, peek: (task) => byTask.get(task) ?? null, failure: () => failure };
 }
 
-// Shows a shipped result (st: createLab's state) and tells the views.
-function showShippedResult(st, r) {
-  st.shipped = r;
-  st.show(r);
+// Shows a result (st: createLab's state) and tells the views.
+function display(st, result) {
+  st.show(result);
   st.emit('progress');
   st.emit('result');
+}
+
+// Shows a shipped result, remembered as the shipped one on show.
+function showShippedResult(st, r) {
+  st.shipped = r;
+  display(st, r);
 }
 
 // The task chosen for Start: while a shipped result is on show (not the user's own run), the plots
@@ -311,11 +316,7 @@ function startRun(st, options, concurrency) {
   const started = newRun(id, options, st.text, concurrency, {
     current: () => st.run?.id === id,
     emit: st.emit,
-    finished(result) {
-      st.show(result);
-      st.emit('progress');
-      st.emit('result');
-    },
+    finished: (result) => display(st, result),
   });
   st.run = started.run;
   started.start();
@@ -400,10 +401,8 @@ export function createLab() {
     setTextFile(name, bytes) { st.text = { name, bytes }; st.emit('progress'); },
     showShipped() {
       if (!st.shipped) return;
-      st.show(st.shipped);
       if (st.run && st.run.state !== 'running') st.run = null;  // the training plot goes back to the shipped curves too
-      st.emit('progress');
-      st.emit('result');
+      display(st, st.shipped);
       followTask(st, st.wantedTask);  // the task chosen meanwhile, if it has a shipped run
     },
     /**
