@@ -45,10 +45,12 @@ need() {  # builds once per run: native | tsan | wasm
 }
 
 for l in "${layers[@]}"; do
+  start=$SECONDS
   case "$l" in
     native) need native
       run bash scripts/format.sh                         # the C++ tree as .clang-format says
-      run ctest --preset native-debug --verbose ;;
+      # The runs side by side: each doctest run but one is single-threaded.
+      run ctest --preset native-debug --verbose -j "$(nproc 2>/dev/null || echo 2)" ;;
     tsan) need tsan
       # halt_on_error: the first report ends the run with TSan's exit code (66). The subset of the
       # cases that run kernels or the pool: the others run on one thread, with nothing to race.
@@ -76,6 +78,7 @@ for l in "${layers[@]}"; do
     fuzz)
       run bash scripts/fuzz.sh 5 ;;
   esac
+  echo "==> layer $l: $((SECONDS - start)) s (its builds included)"
 done
 
 # doctest: "[doctest] test cases: 5 | 5 passed | 0 failed | 0 skipped" (and "posenc probe: FAILED: …",
