@@ -798,7 +798,7 @@ export declare function initWorker(options?: WorkerInitOptions): Promise<PosencW
 
 // ---- The extrapolation lab (pe.lab; js/lab.js) ---------------------------------------
 
-export type LabScheme = 'none' | 'sinusoidal' | 'learned' | 'rope' | 'alibi' | 't5' | 'xpos' | 'kerple_log' | 'kerple_power' | 'fire' | 'cope' | 'p_rope';
+export type LabScheme = 'none' | 'sinusoidal' | 'learned' | 'rope' | 'alibi' | 't5' | 'xpos' | 'kerple_log' | 'kerple_power' | 'fire' | 'cope' | 'p_rope' | 'irope' | 'nope_interval' | 'gemma3' | 'swa_rope_nope';
 export type LabTask = 'markov' | 'copy' | 'flipflop' | 'text';
 export type LabRopeScaling = 'none' | 'linear' | 'ntk' | 'dynamic' | 'yarn';
 
@@ -838,7 +838,7 @@ export interface LabModel {
    * What the model learned about positions (docs/lab.md, "Position parameters"): learned pos_emb; t5 t5_bias;
    * kerple_log and kerple_power r1, r2 (after softplus / 2·sigmoid); fire blocks.{l}.fire.c and .L (after
    * softplus) and .f [65][nHeads] (f(k/64) at row k); cope blocks.{l}.cope.e [trainLength + 1][dModel].
-   * {} for none, sinusoidal, rope, alibi, xpos and p_rope.
+   * {} for none, sinusoidal, rope, alibi, xpos, p_rope, irope, nope_interval, gemma3 and swa_rope_nope.
    */
   positionParameters(): LabPositionParameters;
   /**

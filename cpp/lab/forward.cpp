@@ -14,6 +14,7 @@
 #include "lab/kernels/lab_table.hpp"
 #include "lab/model.hpp"
 #include "lab/parallel.hpp"
+#include "posenc/attention.hpp"
 #include "posenc/sinusoidal.hpp"
 #include "posenc/t5.hpp"
 
@@ -28,6 +29,30 @@ void gather(std::vector<float>& table, const std::vector<std::size_t>& pos, std:
     std::copy_n(table.begin() + static_cast<std::ptrdiff_t>(pos[r] * width), width,
                 rows.begin() + static_cast<std::ptrdiff_t>(r * width));
   table = std::move(rows);
+}
+
+// The mixed-layer schemes' RoPE tables at θ, unscaled, as rope's: [span][head_dim / 2] from posenc's
+// rope_frequencies + rope_cache, then row t at pos[t] when the positions are given.
+Status plain_rope_tables(const Workspace& ws, double theta, std::size_t seq_len, std::size_t hd,
+                         std::vector<float>& cos, std::vector<float>& sin) {
+  const std::size_t half = hd / 2;
+  RopeParams p;
+  p.head_dim = hd;
+  p.theta = theta;
+  std::vector<double> inv_freq(half);
+  double attention_factor = 1.0;
+  if (Status s = rope_frequencies(p, seq_len, inv_freq.data(), half, &attention_factor); !s.ok()) return s;
+  cos.resize(ws.span * half);
+  sin.resize(ws.span * half);
+  RopeApplyOptions o;
+  o.precision = Precision::kAccurate;
+  o.attention_factor = attention_factor;
+  if (Status s = rope_cache(cos.data(), sin.data(), ws.span, inv_freq.data(), hd, nullptr, 0.0, o); !s.ok()) return s;
+  if (!ws.shared) {
+    gather(cos, ws.pos, half);
+    gather(sin, ws.pos, half);
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -81,7 +106,11 @@ std::uint64_t activation_floats(const ModelConfig& c, std::uint64_t batch, std::
     case Scheme::kSinusoidal: return n + span * std::uint64_t{c.d_model};
     case Scheme::kRope:
     case Scheme::kPRope: return n + 2 * (span + batch * seq_len) * half;
-    case Scheme::kXpos: return n + 4 * (span + batch * seq_len) * half;
+    case Scheme::kXpos:
+    case Scheme::kGemma3: return n + 4 * (span + batch * seq_len) * half;
+    case Scheme::kIrope:
+    case Scheme::kNopeInterval:
+    case Scheme::kSwaRopeNope: return n + 2 * (span + batch * seq_len) * half;
     case Scheme::kT5: return n + span;
     case Scheme::kKerpleLog:
     case Scheme::kKerplePower:
@@ -153,6 +182,13 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const Rop
           if (!table->empty()) gather(*table, ws.pos, half);
       return Status::Ok();
     }
+    case Scheme::kIrope:
+    case Scheme::kNopeInterval:
+    case Scheme::kSwaRopeNope:  // the local layers' θ 10000 (no scaling reaches them: check_rope_choice)
+      return plain_rope_tables(ws, kLocalTheta, seq_len, hd, ws.cos, ws.sin);
+    case Scheme::kGemma3:  // and the global layers' θ 1e6
+      if (Status s = plain_rope_tables(ws, kLocalTheta, seq_len, hd, ws.cos, ws.sin); !s.ok()) return s;
+      return plain_rope_tables(ws, kGemma3GlobalTheta, seq_len, hd, ws.cos_g, ws.sin_g);
     case Scheme::kFire:  // every layer's bias from the current parameters, once for all rows
       for (std::size_t l = 0; l < c.n_layers; ++l) fire_bias(m, l);
       return Status::Ok();
@@ -204,6 +240,54 @@ float score_bias(const Model::Impl& m, std::size_t h, std::size_t dist, const fl
   return 0.0f;
 }
 
+// Layer l's rotation tables, the queries' and the keys' (xPos's differ; the mixed-layer schemes' by
+// the layer's θ), or null where the layer has none.
+struct Rotation {
+  const float *qc = nullptr, *qs = nullptr, *kc = nullptr, *ks = nullptr;
+};
+Rotation rotation(const Model::Impl& m, std::size_t l) {
+  const Workspace& ws = m.ws;
+  const Scheme s = m.config.scheme;
+  if (s == Scheme::kXpos) return {ws.cos.data(), ws.sin.data(), ws.cos_k.data(), ws.sin_k.data()};
+  if (rotates(s)) return {ws.cos.data(), ws.sin.data(), ws.cos.data(), ws.sin.data()};
+  const LayerPlan p = layer_plan(m.config, l);
+  if (p.theta == 0.0) return {};
+  const bool global = p.theta == kGemma3GlobalTheta;
+  const float* c = global ? ws.cos_g.data() : ws.cos.data();
+  const float* sn = global ? ws.sin_g.data() : ws.sin.data();
+  return {c, sn, c, sn};
+}
+
+// q and k (or ∂L/∂q and ∂L/∂k with inverse: Rᵀ, and for xPos (ζR)ᵀ = ζRᵀ) rotated by r, a task per batch row.
+void rotate(Model::Impl& m, const Rotation& r, float* q, float* k, bool inverse) {
+  const auto& K = kernels::lab_kernel_table();
+  const Workspace& ws = m.ws;
+  const Sizes z = sizes(m);
+  const std::size_t T = z.T, d = z.d, H = z.H, hd = z.hd;
+  parallel_tasks(z.B, pool::pool_workers(), [&](std::size_t b, std::size_t) {
+    const std::size_t g = ws.shared ? 0 : b * T * (hd / 2);
+    K.rope(q + b * T * d, T, d, H, hd, r.qc + g, r.qs + g, inverse);
+    K.rope(k + b * T * d, T, d, H, hd, r.kc + g, r.ks + g, inverse);
+  });
+}
+
+// Llama 4's temperature on irope's NoPE layers: row r of q (or of ∂L/∂q) × irope_attention_scale(pos_r,
+// floor_scale, 0.1), the scale from posenc's attention.hpp in double, rounded to float32.
+void scale_queries(Model::Impl& m, double floor_scale, float* q) {
+  const Workspace& ws = m.ws;
+  const Sizes z = sizes(m);
+  for (std::size_t r = 0; r < z.rows; ++r) {
+    const auto pos = static_cast<double>(ws.pos[ws.shared ? r % z.T : r]);
+    const auto scale = static_cast<float>(irope_attention_scale(pos, floor_scale, kIropeAttnScale));
+    for (std::size_t i = 0; i < z.d; ++i) q[r * z.d + i] *= scale;
+  }
+}
+
+// The first key query i sees: i + 1 − window inside a sliding window, else 0.
+inline std::size_t first_key(std::size_t i, std::size_t window) {
+  return window != 0 && i >= window ? i + 1 - window : 0;
+}
+
 // x₀: token embedding and the absolute position term.
 void embed(Model::Impl& m, const std::int32_t* tokens) {
   const ModelConfig& c = m.config;
@@ -241,15 +325,10 @@ void attention_forward(Model::Impl& m, std::size_t l) {
     K.gemm(lc.k.data() + r0 * d, d, a, d, 1, m.param(bl.wk), d, r1 - r0, d, d, false);
     K.gemm(lc.v.data() + r0 * d, d, a, d, 1, m.param(bl.wv), d, r1 - r0, d, d, false);
   });
-  if (rotates(c.scheme)) {
-    const float* kc = c.scheme == Scheme::kXpos ? ws.cos_k.data() : ws.cos.data();
-    const float* ks = c.scheme == Scheme::kXpos ? ws.sin_k.data() : ws.sin.data();
-    parallel_tasks(z.B, pool::pool_workers(), [&](std::size_t b, std::size_t) {
-      const std::size_t g = ws.shared ? 0 : b * T * (hd / 2);
-      K.rope(lc.q.data() + b * T * d, T, d, H, hd, ws.cos.data() + g, ws.sin.data() + g, false);
-      K.rope(lc.k.data() + b * T * d, T, d, H, hd, kc + g, ks + g, false);
-    });
-  }
+  const Rotation rot = rotation(m, l);
+  if (rot.qc != nullptr) rotate(m, rot, lc.q.data(), lc.k.data(), false);
+  const LayerPlan plan = layer_plan(c, l);
+  if (plan.floor_scale > 0.0) scale_queries(m, plan.floor_scale, lc.q.data());
   const float* t5 = c.scheme == Scheme::kT5 ? m.param(m.t5_bias) : nullptr;
   const bool cope = c.scheme == Scheme::kCope;
   // One (batch row b, head h): its scores, softmax and context; a task each.
@@ -264,10 +343,12 @@ void attention_forward(Model::Impl& m, std::size_t l) {
     if (cope) cope_forward_head(m, l, b, h);
     for (std::size_t i = 0; i < T; ++i) {
       float* row = p + i * T;
-      for (std::size_t j = 0; j <= i; ++j)
+      const std::size_t j0 = first_key(i, plan.window);
+      for (std::size_t j = j0; j <= i; ++j)
         row[j] = row[j] * z.scale + score_bias(m, h, pos[i] - pos[j], t5, fire, i, j);
       if (cope) cope_forward_row(m, l, b, h, i, row);
-      K.softmax(row, i + 1);
+      K.softmax(row + j0, i + 1 - j0);
+      std::fill(row, row + j0, 0.0f);
       std::fill(row + i + 1, row + T, 0.0f);
     }
     K.gemm(lc.ctx.data() + off, d, p, T, 1, lc.v.data() + off, d, T, hd, T, false);
@@ -418,12 +499,15 @@ void attend_backward(Model::Impl& m, std::size_t l, std::size_t b, std::size_t h
   const float* dctx = ws.dctx.data() + off;
   K.gemm_nt(w.dp.data(), T, dctx, d, lc.v.data() + off, d, T, T, hd, false);  // dP = dctx·Vᵀ
   K.gemm(ws.dv.data() + off, d, p, 1, T, dctx, d, T, hd, T, false);           // dV = Pᵀ·dctx
+  const std::size_t window = layer_plan(c, l).window;
   for (std::size_t i = 0; i < T; ++i) {
     float* ds = w.ds.data() + i * T;
-    K.softmax_backward(ds, p + i * T, w.dp.data() + i * T, i + 1);
+    const std::size_t j0 = first_key(i, window);
+    K.softmax_backward(ds + j0, p + i * T + j0, w.dp.data() + i * T + j0, i + 1 - j0);
+    std::fill(ds, ds + j0, 0.0f);
     std::fill(ds + i + 1, ds + T, 0.0f);
     if (cope) cope_backward_row(m, l, b, h, i, ds, w.cope_da.data());  // ∂L/∂z → ∂L/∂s
-    for (std::size_t j = 0; j <= i; ++j) {
+    for (std::size_t j = j0; j <= i; ++j) {
       const std::size_t dist = pos[i] - pos[j];
       if (d_t5) d_t5[static_cast<std::size_t>(ws.bucket[dist]) * H + h] += ds[j];  // ∂/∂bias = dS
       if (kerple) ws.kgrad[h * ws.span + dist] += ds[j];
@@ -443,7 +527,7 @@ void attention_backward(Model::Impl& m, std::size_t l) {
   const ModelConfig& c = m.config;
   Workspace& ws = m.ws;
   const Sizes z = sizes(m);
-  const std::size_t B = z.B, T = z.T, d = z.d, H = z.H, hd = z.hd, rows = z.rows;
+  const std::size_t B = z.B, d = z.d, H = z.H, rows = z.rows;
   const Block& bl = m.blocks[l];
   LayerCache& lc = ws.layers[l];
   const float* x = ws.x.data() + l * rows * d;
@@ -461,15 +545,9 @@ void attention_backward(Model::Impl& m, std::size_t l) {
     else attend_backward(m, l, task / H, task % H, w);
   });
   if (d_fire) fire_backward(m, l);
-  if (rotates(c.scheme)) {  // back through the rotation: Rᵀ (xPos: (ζR)ᵀ = ζRᵀ)
-    const float* kc = c.scheme == Scheme::kXpos ? ws.cos_k.data() : ws.cos.data();
-    const float* ks = c.scheme == Scheme::kXpos ? ws.sin_k.data() : ws.sin.data();
-    parallel_tasks(B, pool::pool_workers(), [&](std::size_t b, std::size_t) {
-      const std::size_t g = ws.shared ? 0 : b * T * (hd / 2);
-      K.rope(ws.dq.data() + b * T * d, T, d, H, hd, ws.cos.data() + g, ws.sin.data() + g, true);
-      K.rope(ws.dk.data() + b * T * d, T, d, H, hd, kc + g, ks + g, true);
-    });
-  }
+  // Back through the temperature, then the rotation (forward: rotated, then scaled).
+  if (const LayerPlan plan = layer_plan(c, l); plan.floor_scale > 0.0) scale_queries(m, plan.floor_scale, ws.dq.data());
+  if (const Rotation rot = rotation(m, l); rot.qc != nullptr) rotate(m, rot, ws.dq.data(), ws.dk.data(), true);
   // dW = aᵀ·dY for wq, wk, wv by rows of dW, and da = dq·wqᵀ + dk·wkᵀ + dv·wvᵀ (in that order) by rows.
   const Blocks by_row_d(rows, 4, d * d), by_d(d, 4, d * rows);
   parallel_blocks(

@@ -14,8 +14,9 @@
 namespace posenc::lab {
 namespace {
 
-constexpr const char* kSchemeNames[kNumSchemes] = {"none", "sinusoidal", "learned",      "rope", "alibi", "t5",
-                                                   "xpos", "kerple_log", "kerple_power", "fire", "cope",  "p_rope"};
+constexpr const char* kSchemeNames[kNumSchemes] = {
+    "none", "sinusoidal", "learned", "rope",  "alibi",         "t5",     "xpos",         "kerple_log", "kerple_power",
+    "fire", "cope",       "p_rope",  "irope", "nope_interval", "gemma3", "swa_rope_nope"};
 // "scheme must be one of none, sinusoidal, …", from the names above.
 const char* scheme_list() {
   static const std::string list = [] {
@@ -44,6 +45,8 @@ Status check_config(const ModelConfig& c) {
     return bad(scheme_list());
   if (detail::rotates(c.scheme) && (c.d_model / c.n_heads) % 2 != 0)
     return bad("head_dim (d_model / n_heads) must be even for rope, xpos and p_rope");
+  if (detail::mixes(c.scheme) && (c.d_model / c.n_heads) % 2 != 0)
+    return bad("head_dim (d_model / n_heads) must be even for irope, nope_interval, gemma3 and swa_rope_nope");
   return Status::Ok();
 }
 
@@ -267,6 +270,36 @@ Status Model::position_parameters(std::vector<PositionArray>* out) const noexcep
 }
 
 namespace detail {
+
+// Layer l of a mixed-layer scheme (lab.hpp): global iff (l + 1) % k == 0, k = min(interval, n_layers),
+// the intervals of HF's configs (Llama4TextConfig and SmolLM3Config no_rope_layer_interval 4, Gemma3
+// sliding_window_pattern 6, Cohere2 sliding_window_pattern 4). Any other scheme: a plan of NoPE.
+LayerPlan layer_plan(const ModelConfig& c, std::size_t l) {
+  LayerPlan p;
+  if (!mixes(c.scheme)) return p;
+  const std::size_t interval = c.scheme == Scheme::kGemma3 ? 6 : 4;
+  const bool global = (l + 1) % std::min(interval, c.n_layers) == 0;
+  const std::size_t window = std::max<std::size_t>(2, c.train_len / 4);
+  switch (c.scheme) {
+    case Scheme::kIrope:
+      if (global) p.floor_scale = static_cast<double>(std::max<std::size_t>(1, c.train_len / 32));
+      else p.theta = kLocalTheta;
+      break;
+    case Scheme::kNopeInterval:
+      if (!global) p.theta = kLocalTheta;
+      break;
+    case Scheme::kGemma3:
+      p.theta = global ? kGemma3GlobalTheta : kLocalTheta;
+      if (!global) p.window = window;
+      break;
+    default:  // kSwaRopeNope
+      if (!global) {
+        p.theta = kLocalTheta;
+        p.window = window;
+      }
+  }
+  return p;
+}
 
 Status check_call_size(std::size_t batch, std::size_t seq_len) noexcept {
   if (batch == 0) return bad("batch must be > 0");

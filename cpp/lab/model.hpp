@@ -29,6 +29,19 @@ inline bool rotates(Scheme s) { return s == Scheme::kRope || s == Scheme::kXpos 
 constexpr double kPRopeFraction = 0.75;
 constexpr std::size_t kFireWidth = 32;  // FIRE's hidden units (Li et al. 2023: 1 → 32 → n_heads)
 
+// The mixed-layer schemes (lab.hpp: irope, nope_interval, gemma3, swa_rope_nope): one layer's
+// position handling, from the scheme, the layer and the model's size (layer_plan, model.cpp).
+inline bool mixes(Scheme s) { return s >= Scheme::kIrope && s <= Scheme::kSwaRopeNope; }
+constexpr double kLocalTheta = 10000.0;     // every local RoPE layer's θ (Gemma 3's rope_local_base_freq)
+constexpr double kGemma3GlobalTheta = 1e6;  // Gemma 3's rope_theta (google/gemma-3-4b-it, config.json)
+constexpr double kIropeAttnScale = 0.1;     // Llama 4's attn_scale (meta-llama/Llama-4-Scout-17B-16E)
+struct LayerPlan {
+  double theta = 0.0;        // RoPE's base; 0: NoPE
+  std::size_t window = 0;    // the keys a query sees, its own included; 0: every earlier key
+  double floor_scale = 0.0;  // > 0: the queries × irope_attention_scale(pos, floor_scale, kIropeAttnScale)
+};
+LayerPlan layer_plan(const ModelConfig& c, std::size_t l);
+
 struct Tensor {
   std::string name;
   std::size_t rank, rows, cols;
@@ -76,11 +89,12 @@ struct Workspace {
   // rope and xpos, the queries' tables [groups][seq_len][head_dim / 2] (row t at position pos[t]); xpos:
   // the keys' tables (×ζ^(−pos/γ) where the queries' are ×ζ^(pos/γ))
   std::vector<float> cos, sin, cos_k, sin_k;
-  std::vector<int> bucket;    // t5: bucket of distance pos_i − pos_j, [span]
-  std::vector<float> kbias;   // kerple: the bias of distance pos_i − pos_j per head, [n_heads][span]
-  std::vector<double> kgrad;  // kerple backward: Σ ∂L/∂bias per head and distance, [n_heads][span]
-  std::vector<float> fbias;   // fire: [n_layers][groups][n_heads][seq_len][seq_len], j <= i (fire.cpp)
-  std::vector<double> fgrad;  // fire backward, one layer: Σ ∂L/∂score [groups][n_heads][seq_len][seq_len]
+  std::vector<float> cos_g, sin_g;  // gemma3: its global layers' tables (θ 1e6), as cos and sin (θ 10000)
+  std::vector<int> bucket;          // t5: bucket of distance pos_i − pos_j, [span]
+  std::vector<float> kbias;         // kerple: the bias of distance pos_i − pos_j per head, [n_heads][span]
+  std::vector<double> kgrad;        // kerple backward: Σ ∂L/∂bias per head and distance, [n_heads][span]
+  std::vector<float> fbias;         // fire: [n_layers][groups][n_heads][seq_len][seq_len], j <= i (fire.cpp)
+  std::vector<double> fgrad;        // fire backward, one layer: Σ ∂L/∂score [groups][n_heads][seq_len][seq_len]
   // backward scratch
   std::vector<float> dx, dh, da, dn, df, dq, dk, dv, dctx, dg, du;
   std::vector<WorkerScratch> workers;  // one per pool worker

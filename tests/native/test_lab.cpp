@@ -88,17 +88,29 @@ struct Twin {
       layer_norm(a, x, R, d, w(pre + "ln1.weight"), w(pre + "ln1.bias"));
       std::vector<double> q = matmul(a, w(pre + "wq"), R, d, d), k = matmul(a, w(pre + "wk"), R, d, d),
                           v = matmul(a, w(pre + "wv"), R, d, d);
+      // The mixed-layer schemes (the card): layer l is global iff (l + 1) is a multiple of
+      // k = min(interval, n_layers) — interval 4 (Llama 4, SmolLM3, Cohere 2), 6 (Gemma 3). irope: local
+      // RoPE θ 1e4, global NoPE with Llama 4's query temperature; nope_interval: the same without it;
+      // gemma3: local RoPE θ 1e4 in a window of W = max(2, T_train / 4) keys, global RoPE θ 1e6;
+      // swa_rope_nope: local RoPE θ 1e4 in that window, global NoPE.
+      const bool gemma3 = c.scheme == Scheme::kGemma3, swa = c.scheme == Scheme::kSwaRopeNope;
+      const bool irope = c.scheme == Scheme::kIrope,
+                 mixed = irope || gemma3 || swa || c.scheme == Scheme::kNopeInterval;
+      const bool global = mixed && (l + 1) % std::min<std::size_t>(gemma3 ? 6 : 4, c.n_layers) == 0;
+      const double theta = gemma3 && global ? 1e6 : 1e4;
+      const bool rotated = c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos || c.scheme == Scheme::kPRope ||
+                           (mixed && (gemma3 || !global));
+      const std::size_t window = (gemma3 || swa) && !global ? std::max<std::size_t>(2, c.train_len / 4) : 0;
       // p-RoPE (Barbero et al. 2024; Gemma's apply_rope with rope_proportion 0.75): the pairs from
       // ⌊0.75·hd/2⌋ on have no angle.
       const std::size_t p_kept = static_cast<std::size_t>(std::floor(0.75 * static_cast<double>(hd) / 2.0));
-      if (c.scheme == Scheme::kRope || c.scheme == Scheme::kXpos ||
-          c.scheme == Scheme::kPRope)  // half-split: pairs (i, i + hd/2), angle t θ^(-2i/hd)
+      if (rotated)  // half-split: pairs (i, i + hd/2), angle t θ^(-2i/hd)
         for (std::vector<double>* m : {&q, &k})
           for (std::size_t r = 0; r < R; ++r)
             for (std::size_t h = 0; h < H; ++h)
               for (std::size_t i = 0; i < hd / 2; ++i) {
                 const double ang =
-                    c.scheme == Scheme::kPRope && i >= p_kept ? 0.0 : P(r) * std::pow(10000.0, -2.0 * i / hd);
+                    c.scheme == Scheme::kPRope && i >= p_kept ? 0.0 : P(r) * std::pow(theta, -2.0 * i / hd);
                 // xPos (Sun et al. 2022): ζ_i = (2i/hd + 0.4)/1.4, queries × ζ_i^(t/512), keys × ζ_i^(−t/512).
                 const double zeta = (2.0 * static_cast<double>(i) / static_cast<double>(hd) + 0.4) / 1.4;
                 const double e = P(r) / 512.0 * (m == &q ? 1.0 : -1.0);
@@ -109,6 +121,14 @@ struct Twin {
                 x1 = (a1 * std::cos(ang) - a2 * std::sin(ang)) * g;
                 x2 = (a2 * std::cos(ang) + a1 * std::sin(ang)) * g;
               }
+      // Llama 4's temperature tuning (HF Llama4TextAttention) on irope's NoPE layers: the query at
+      // position p × (log(⌊(p + 1) / floor_scale⌋ + 1) · 0.1 + 1), floor_scale = max(1, ⌊T_train / 32⌋).
+      if (irope && global)
+        for (std::size_t r = 0; r < R; ++r) {
+          const double fs = static_cast<double>(std::max<std::size_t>(1, c.train_len / 32));
+          const double tau = std::log(std::floor((P(r) + 1.0) / fs) + 1.0) * 0.1 + 1.0;
+          for (std::size_t e = 0; e < d; ++e) q[r * d + e] *= tau;
+        }
       std::vector<double> ctx(R * d, 0.0);
       for (std::size_t b = 0; b < B; ++b)
         for (std::size_t h = 0; h < H; ++h)
@@ -146,6 +166,7 @@ struct Twin {
                       w(pre + "fire.w2")[u * H + h] * std::max(0.0, w(pre + "fire.w1")[u] * xx + w(pre + "fire.b1")[u]);
                 s[j] += f;
               }
+              if (window != 0 && i - j >= window) s[j] = -HUGE_VAL;  // outside the sliding window (in tokens)
               mx = std::fmax(mx, s[j]);
             }
             // CoPE (Golovneva et al. 2024): gates σ(s_j) summed from the query back to j give the
@@ -509,6 +530,20 @@ TEST_CASE("lab: gradients match at widths that use every SIMD lane (d_model 32, 
   }
 }
 
+TEST_CASE("lab: the mixed-layer schemes' gradients match the twin where the pattern repeats and at SIMD widths" *
+          kKernels) {
+  // 5 layers: k = 4 (layer 3 global, 4 local again); gemma3 7 layers: k = 6 (layer 5 global, 6 local).
+  // T_train 12: W = 3, floor_scale 1; seq_len 7 reaches past the window.
+  for (Scheme scheme : {Scheme::kIrope, Scheme::kNopeInterval, Scheme::kGemma3, Scheme::kSwaRopeNope}) {
+    const std::size_t layers = scheme == Scheme::kGemma3 ? 7 : 5;
+    check_close(std::string(scheme_name(scheme)) + " deep",
+                check_gradients(lab_shape(scheme, 7, 8, layers, 2, 12, 3), 2, 7, 8));
+    // d_model 32, head_dim 16, seq_len 20 (every SIMD lane); T_train 64: W = 16, floor_scale 2.
+    check_close(std::string(scheme_name(scheme)) + " wide",
+                check_gradients(lab_shape(scheme, 19, 32, 2, 2, 64), 1, 20, 6));
+  }
+}
+
 TEST_CASE("lab: gradients match at widths that leave SIMD tails (d_model 12, head_dim 6, seq_len 7)" * kKernels) {
   // 12 = 2 + 1 vectors of 4 lanes, or 1 of 8 + 4; 6 and 48 leave scalar tails on every target.
   for (Scheme scheme : {Scheme::kRope, Scheme::kSinusoidal, Scheme::kXpos}) {
@@ -713,13 +748,18 @@ TEST_CASE("lab: bad arguments give a clear Status, never a crash") {
   c.n_heads = 2;  // head_dim 9
   CHECK(std::string(Model::create(c, &m).message) ==
         "head_dim (d_model / n_heads) must be even for rope, xpos and p_rope");
+  c.scheme = Scheme::kGemma3;
+  CHECK(std::string(Model::create(c, &m).message) ==
+        "head_dim (d_model / n_heads) must be even for irope, nope_interval, gemma3 and swa_rope_nope");
   c = tiny(Scheme::kNone);
   c.vocab_size = 1;
   CHECK(Model::create(c, &m).code == StatusCode::kBadArgument);
   Scheme s;
   CHECK(std::string(parse_scheme("kerple", &s).message) ==
         "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log, kerple_power, fire, cope, "
-        "p_rope");
+        "p_rope, irope, nope_interval, gemma3, swa_rope_nope");
+  REQUIRE(parse_scheme("swa_rope_nope", &s).ok());
+  CHECK(s == Scheme::kSwaRopeNope);
   REQUIRE(parse_scheme("alibi", &s).ok());
   CHECK(s == Scheme::kAlibi);
 
@@ -755,7 +795,7 @@ TEST_CASE("lab: training is deterministic for a seed, and evaluate agrees with t
   dc.vocab_size = 8;
   std::unique_ptr<Dataset> d;
   REQUIRE(Dataset::create(dc, &d).ok());
-  for (Scheme scheme : {Scheme::kSinusoidal, Scheme::kRope, Scheme::kT5}) {
+  for (Scheme scheme : {Scheme::kSinusoidal, Scheme::kRope, Scheme::kT5, Scheme::kIrope, Scheme::kGemma3}) {
     std::vector<float> runs[3];
     for (int run = 0; run < 3; ++run) {
       std::unique_ptr<Model> m;
@@ -984,6 +1024,8 @@ TEST_CASE("lab: run_extension fine-tunes copies of the run_scheme model, as the 
   for (std::size_t k = 0; k < 4; ++k) CHECK(r.rows[k * 6 + 0].loss != r.rows[k * 6 + 4].loss);
   ExtendResult bad;
   CHECK(std::string(run_extension(*d, rc, Scheme::kAlibi, ex, &bad).message) == "extend needs the rope or xpos scheme");
+  CHECK(std::string(run_extension(*d, rc, Scheme::kGemma3, ex, &bad).message) ==
+        "extend needs the rope or xpos scheme");
   ex.checkpoints = {3, 2};
   CHECK(std::string(run_extension(*d, rc, Scheme::kXpos, ex, &bad).message) ==
         "checkpoints must be distinct, ascending and <= 100000");

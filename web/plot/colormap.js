@@ -11,7 +11,7 @@ const VIRIDIS_9 = ['#440154', '#472d7b', '#3b528b', '#2c728e', '#21918c', '#28ae
  * Paul Tol's (purple, green, red, teal, wine, sand), so that each of the lab's schemes (up to 14)
  * gets its own: web/lab/lab.js picks one by the scheme's place in pe.lab.schemes. */
 export const SERIES = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#F0E442', '#999999',
-  '#AA3377', '#228833', '#EE6677', '#44AA99', '#882255', '#DDCC77'];
+  '#AA3377', '#228833', '#EE6677', '#44AA99', '#882255', '#DDCC77', '#332288', '#117733'];
 
 function hexToRgb(hex) {
   const n = parseInt(hex.slice(1), 16);

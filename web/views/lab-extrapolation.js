@@ -25,6 +25,7 @@ const GROUPS = [
   ['bias', ['alibi']],
   ['learned bias', ['t5', 'kerple_log', 'kerple_power', 'fire']],
   ['contextual', ['cope']],
+  ['mixed layers', ['irope', 'nope_interval', 'gemma3', 'swa_rope_nope']],
 ];
 // A series' group and its place there: { group, rank } (the entropy floor has no scheme).
 const PLACES = new Map(GROUPS.flatMap(([group, members]) => members.map((m, rank) => [m, { group, rank }])));

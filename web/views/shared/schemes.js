@@ -207,6 +207,40 @@ export const PAGE_SCHEMES = [
       claim: 'claimed: the lowest frequencies carry meaning, not position; dropping them helps (Barbero et al. 2024)',
       usedBy: 'Gemma\'s code (apply_rope\'s rope_proportion); HF\'s "proportional" RoPE' },
   },
+  // The mixed-layer schemes: a pattern of position handling per layer (docs/lab.md's card; in the
+  // lab with 2 layers, layer 0 is the local one and layer 1 the global one).
+  {
+    id: 'irope', name: 'iRoPE (Llama 4)',
+    compare: { how: 'RoPE on three layers of four; the fourth has no positions and scales its queries by log(⌊(pos + 1) / s⌋ + 1)·0.1 + 1',
+      relative: 'on the RoPE layers; the NoPE layers see positions only through the causal mask and the temperature',
+      params: () => ({ formula: '0 (θ, floor scale and attn scale fixed)', value: 0 }),
+      claim: 'claimed to extend context past training (Meta\'s Llama 4 release)',
+      usedBy: 'Llama 4 Scout and Maverick (no_rope_layers, attn_temperature_tuning)' },
+  },
+  {
+    id: 'nope_interval', name: 'RoPE + NoPE layers (SmolLM3)',
+    compare: { how: 'RoPE on three layers of four, no positions at all on the fourth',
+      relative: 'on the RoPE layers; none on the NoPE layers',
+      params: () => ({ formula: '0 (θ fixed)', value: 0 }),
+      claim: 'claimed to help long context without hurting short (SmolLM3\'s report)',
+      usedBy: 'SmolLM3 (no_rope_layer_interval 4)' },
+  },
+  {
+    id: 'gemma3', name: 'local + global RoPE (Gemma 3)',
+    compare: { how: 'RoPE θ 10⁴ in a sliding window on five layers of six, RoPE θ 10⁶ over the whole context on the sixth',
+      relative: 'yes: q·k depends only on m − n in every layer',
+      params: () => ({ formula: '0 (both θ and the window fixed)', value: 0 }),
+      claim: 'claimed: local layers keep the KV cache small, the global θ 10⁶ carries long context (Gemma Team 2025)',
+      usedBy: 'Gemma 3 (layer_types, rope_local_base_freq, sliding_window)' },
+  },
+  {
+    id: 'swa_rope_nope', name: 'windowed RoPE + global NoPE',
+    compare: { how: 'RoPE in a sliding window on three layers of four, no positions over the whole context on the fourth',
+      relative: 'on the windowed layers; none on the global ones',
+      params: () => ({ formula: '0 (θ and the window fixed)', value: 0 }),
+      claim: 'claimed: the windowed RoPE layers never see a distance past the window, so length does not break them',
+      usedBy: 'Cohere\'s Command A (Cohere2: sliding_window_pattern 4, RoPE on the sliding layers only)' },
+  },
 ];
 
 /** The entry of a scheme id. */

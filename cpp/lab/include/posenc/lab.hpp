@@ -41,14 +41,23 @@ enum class Scheme : int {
                  //   between rows (cope.cpp); positions ids are not used
   kPRope,        // p-RoPE (Barbero et al. 2024): rope with its lowest frequencies removed; the first
                  //   ⌊0.75·head_dim/2⌋ pairs rotate as rope's, the others not (posenc's kProportional)
+  // The mixed-layer schemes: a pattern of position handling per layer. Layer l is a "global" layer
+  // iff (l + 1) % k == 0, k = min(the model's interval, n_layers) (HF's rule; with 2 layers: layer 1),
+  // the others "local". RoPE as rope's (half-split, rot_dim = head_dim); W = max(2, train_len / 4)
+  // keys (the query's own included) on the sliding-window layers, counted in tokens.
+  kIrope,         // Llama 4's iRoPE (k 4): local RoPE θ 10000, full causal; global NoPE with the queries ×
+                  //   irope_attention_scale(pos, floor_scale = max(1, train_len / 32), attn_scale 0.1)
+  kNopeInterval,  // SmolLM3's no_rope_layer_interval (k 4): local RoPE θ 10000, global NoPE, both full causal
+  kGemma3,        // Gemma 3 (k 6): local RoPE θ 10000 in a sliding window of W, global RoPE θ 1000000 full causal
+  kSwaRopeNope,   // Cohere 2 / Command A (k 4): local RoPE θ 10000 in a sliding window of W, global NoPE
 };
-constexpr std::size_t kNumSchemes = 12;
+constexpr std::size_t kNumSchemes = 16;
 
 // "none", "sinusoidal", "learned", "rope", "alibi", "t5", "xpos", "kerple_log", "kerple_power", "fire",
-// "cope", "p_rope".
+// "cope", "p_rope", "irope", "nope_interval", "gemma3", "swa_rope_nope".
 const char* scheme_name(Scheme scheme) noexcept;
 // Status kBadArgument "scheme must be one of none, sinusoidal, learned, rope, alibi, t5, xpos, kerple_log,
-// kerple_power, fire, cope, p_rope".
+// kerple_power, fire, cope, p_rope, irope, nope_interval, gemma3, swa_rope_nope".
 Status parse_scheme(const char* name, Scheme* out) noexcept;
 
 struct ModelConfig {
