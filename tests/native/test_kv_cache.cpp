@@ -470,8 +470,8 @@ TEST_CASE("kv cache: create_check gives create's rules without the tables, each 
   cases[2].capacity = 0;
   cases[3].sink_tokens = 1;  // without a window
   cases[4].window = 8;
-  cases[4].sink_tokens = 1;                       // capacity < sink_tokens + window
-  cases[5].capacity = std::size_t{1} << 60 >> 3;  // 2^57 · 2 · 4 values: past 2^56
+  cases[4].sink_tokens = 1;                                         // capacity < sink_tokens + window
+  cases[5].capacity = std::numeric_limits<std::size_t>::max() / 2;  // · 2 · 4 values: past memory, 32 or 64 bits
   for (const posenc::KvCacheOptions& o : cases) {
     const posenc::Status checked = posenc::KvCache::create_check(o);
     CHECK(!checked.ok());
