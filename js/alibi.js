@@ -1,9 +1,17 @@
 // ALiBi (docs/schemes/alibi.md; cpp/src/alibi.cpp): slopes and biases, and ALiBi as a positional
 // bias term of pe.attention and kvCache.attend (their `alibi` option).
-import { PosencRangeError, checkBool, checkElements, checkFinite, checkInt, checkOptions, checkQueryOffset, isPlainObject } from './checks.js';
+import {
+  PosencRangeError, checkBool, checkElements, checkInt, checkNumber, checkOptions, checkQueryOffset, isPlainObject, jsMessageWith
+} from './checks.js';
 
 export function alibiApi(module, heap) {
   const { scoped, copyOut, status } = heap;
+  // maxBias's rule is C++'s (alibi_check), asked before anything is allocated; name: its JS name.
+  function checkMaxBias(fn, maxBias, name = 'maxBias') {
+    checkNumber(fn, name, maxBias);
+    status(fn, module.alibiCheck(maxBias), { values: { [name]: maxBias }, names: jsMessageWith({ max_bias: name }) });
+    return maxBias;
+  }
   function alibiSlopes(nHeads, maxBias) {
     return scoped('alibiSlopes', (alloc) => {
       const out = alloc(nHeads * 4);
@@ -20,7 +28,7 @@ export function alibiApi(module, heap) {
       return alibi;
     }
     const { maxBias = 8 } = alibi === true ? {} : checkOptions(fn, alibi, ['maxBias'], 'alibi');
-    return alibiSlopes(nHeads, checkFinite(fn, 'alibi.maxBias', maxBias, { positive: true }));
+    return alibiSlopes(nHeads, checkMaxBias(fn, maxBias, 'alibi.maxBias'));
   }
 
   return {
@@ -32,7 +40,7 @@ export function alibiApi(module, heap) {
         const fn = 'alibiSlopes';
         const { maxBias = 8 } = checkOptions(fn, options, ['maxBias']);
         checkInt(fn, 'nHeads', nHeads, 1, 1 << 20);
-        checkFinite(fn, 'maxBias', maxBias, { positive: true });
+        checkMaxBias(fn, maxBias);
         return alibiSlopes(nHeads, maxBias);
       },
 
@@ -43,7 +51,7 @@ export function alibiApi(module, heap) {
         checkInt(fn, 'qLen', qLen, 1);
         checkInt(fn, 'kLen', kLen, 1);
         checkBool(fn, 'causal', causal);
-        checkFinite(fn, 'maxBias', maxBias, { positive: true });
+        checkMaxBias(fn, maxBias);
         const qOffset = checkQueryOffset(fn, queryOffset, qLen, kLen);
         const n = nHeads * qLen * kLen;
         checkElements(fn, 'nHeads * qLen * kLen', n);

@@ -13,7 +13,7 @@ const JS_NAMES = {
   attention_factor: 'attentionFactor', query_offset: 'queryOffset',
   sink_tokens: 'sinkTokens', chunk_size: 'chunkSize', n_kv_heads: 'nKvHeads', rope_rot_dim: 'rope.rotaryDim',
   n_tokens: 'the tokens appended', kv_len: 'kvLen', kv_dtype: 'kvDtype', floor_scale: 'floorScale', attn_scale: 'attnScale',
-  scale_base: 'scaleBase',
+  scale_base: 'scaleBase', shift_keys: 'shiftKeys',
 };
 
 // The C++ StatusCode names ("bad_shape" → 'kBadShape'), which errors carry as err.code.

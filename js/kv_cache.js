@@ -157,17 +157,23 @@ function kvCache(ctx, options) {
   if (options === undefined) throw new PosencTypeError(`${fn}: options { nKvHeads, headDim, capacity } are required`);
   checkOptions(fn, options, ['nKvHeads', 'headDim', 'capacity', 'dtype', 'rope', 'window', 'sinkTokens']);
   if (options.rope !== undefined) ropeOption(fn, options.rope, ctx.names.ropeParams);  // its keys, before any value
-  const nKvHeads = checkInt(fn, 'nKvHeads', options.nKvHeads, 1, 2 ** 20);
-  const headDim = checkInt(fn, 'headDim', options.headDim, 1, 2 ** 20);
-  const capacity = checkInt(fn, 'capacity', options.capacity, 1, MAX_SIZE);
+  // Sizes: their JS type here, their rules C++'s (KvCache::create_check, the storage's bytes too),
+  // asked before the RoPE's and before anything is allocated. window: 1 or more (none: left out).
+  const nKvHeads = checkInt(fn, 'nKvHeads', options.nKvHeads, 0, MAX_SIZE);
+  const headDim = checkInt(fn, 'headDim', options.headDim, 0, MAX_SIZE);
+  const capacity = checkInt(fn, 'capacity', options.capacity, 0, MAX_SIZE);
   const dtype = options.dtype ?? 'float32';
   const half = checkChoice(fn, 'dtype', dtype, DTYPES);
   const window = options.window === undefined ? 0 : checkInt(fn, 'window', options.window, 1, MAX_SIZE);
   const sinkTokens = options.sinkTokens === undefined ? 0 : checkInt(fn, 'sinkTokens', options.sinkTokens, 0, MAX_SIZE);
+  const sizes = { nKvHeads, headDim, capacity, half, window, sinkTokens };
+  const given = Object.fromEntries(['nKvHeads', 'headDim', 'capacity', 'window', 'sinkTokens']
+    .filter((k) => options[k] !== undefined).map((k) => [k, sizes[k]]));
+  status(fn, module.kvCacheCreateCheck(sizes), { values: given });
   const rope = options.rope === undefined ? null : ropeOf(ctx, fn, options.rope, nKvHeads, headDim, capacity);
   const h = scoped(fn, (alloc, put) => {
     const [message, handle] = module.kvCacheCreate({
-      nKvHeads, headDim, capacity, half, window, sinkTokens, ropeFrequencies: frequencyArg(put, rope),
+      ...sizes, ropeFrequencies: frequencyArg(put, rope),
       ropeRotDim: rope ? rope.rotaryDim : 0, ropeLayout: rope ? rope.layout : 0, ropePrecision: rope ? rope.precision : 0,
       ropeAttentionFactor: rope ? gainArg(rope) : NaN, ropeRotOffset: rope ? rope.rotaryOffset : 0,
     });

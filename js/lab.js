@@ -5,7 +5,7 @@
 
 import {
   PosencRangeError, PosencTypeError, checkChoice as checkChoiceOf, checkInt as checkIntIn,
-  checkOptions, describe, renamer
+  checkNumber, checkOptions, describe, renamer
 } from './checks.js';
 import { HeapObject, LIVE, heapTools } from './heap.js';
 
@@ -39,11 +39,12 @@ const checkChoice = (fn, name, v, choices) => checkChoiceOf(fn, name, v, Object.
 // ropeScalings } — the Embind module, its heap tools (heap.js, with the lab's names) and the names
 // the C++ lab has (lab.hpp).
 
-// lab::footprint of a config (createModel's names) for calls on [batch][length].
+// lab::footprint of a config (createModel's names) for calls on [batch][length]; its message
+// states the config's rules (Model::create's), with what the config gave.
 function footprint(lab, fn, c, batch, length) {
   const [message, params, activations] = lab.module.labFootprint(c.vocabSize, c.dModel, c.nLayers, c.nHeads, c.trainLength,
     c.maxPositions || 0, c.scheme, batch, length);
-  lab.status(fn, message);
+  lab.status(fn, message, { values: c });
   return { params, activations };
 }
 function checkParams(lab, fn, config) {
@@ -302,17 +303,18 @@ function dataset(lab, options) {
     ['task', 'seed', 'vocabSize', 'peak', 'text']);
   checkChoice(fn, 'task', task, lab.tasks);
   checkInt(fn, 'seed', seed, 0, Number.MAX_SAFE_INTEGER);
-  checkInt(fn, 'vocabSize', vocabSize, 2, task === 'markov' ? 256 : 65536);
-  if (typeof peak !== 'number' || !Number.isFinite(peak) || peak < 0 || peak > 20) {
-    throw new PosencRangeError(`${fn}: peak must be finite and in [0, 20] (got ${describe(peak)})`);
-  }
+  checkInt(fn, 'vocabSize', vocabSize, 0);
+  checkNumber(fn, 'peak', peak);
   let bytes = new Uint8Array(0);
   if (task === 'text') {
     if (typeof text === 'string') bytes = new TextEncoder().encode(text);
     else if (text instanceof Uint8Array) bytes = text;
     else throw new PosencTypeError(`${fn}: text must be a string or a Uint8Array for task 'text' (got ${describe(text)})`);
-    if (bytes.length < 2) throw new PosencRangeError(`${fn}: text must have at least 2 bytes (got ${bytes.length})`);
   }
+  // The rules are C++'s (Dataset::check), asked before the text is copied into the heap.
+  lab.status(fn, lab.module.labDatasetCheck(task, vocabSize, peak, bytes.length), {
+    values: { vocabSize, peak }, note: (m) => (/^text\b/.test(m) ? ` (got ${bytes.length})` : ''),
+  });
   return lab.scoped(fn, (alloc, put) => {
     const [message, ptr] = lab.module.labDatasetCreate(task, vocabSize, seed, peak, put(bytes, Uint8Array), bytes.length);
     lab.status(fn, message);
@@ -324,16 +326,12 @@ function createModel(lab, options) {
   const fn = 'createModel';
   const { vocabSize = 32, dModel = 64, nLayers = 2, nHeads = 4, trainLength = 64, maxPositions: maxGiven, scheme = 'rope',
     seed = 0 } = checkOptions(fn, options, ['vocabSize', 'dModel', 'nLayers', 'nHeads', 'trainLength', 'maxPositions', 'scheme', 'seed']);
-  checkInt(fn, 'vocabSize', vocabSize, 2, 65536);
-  checkInt(fn, 'dModel', dModel, 1, 4096);
-  checkInt(fn, 'nLayers', nLayers, 1, 64);
-  checkInt(fn, 'nHeads', nHeads, 1, dModel);
-  checkInt(fn, 'trainLength', trainLength, 2, 65536);
-  const maxPositions = maxGiven === undefined ? trainLength : checkInt(fn, 'maxPositions', maxGiven, trainLength, 65536);
+  // Sizes: their JS type here (integers C++ takes as size_t; maxPositions >= 1, as C++'s 0 is "left
+  // out"), their rules C++'s: footprint checks the config (Model::create's rules) before anything is allocated.
+  for (const [name, v] of Object.entries({ vocabSize, dModel, nLayers, nHeads, trainLength })) checkInt(fn, name, v, 0);
+  const maxPositions = maxGiven === undefined ? trainLength : checkInt(fn, 'maxPositions', maxGiven, 1);
   checkChoice(fn, 'scheme', scheme, lab.schemes);
   checkInt(fn, 'seed', seed, 0, Number.MAX_SAFE_INTEGER);
-  if (dModel % nHeads !== 0) throw new PosencRangeError(`${fn}: dModel must be a multiple of nHeads (got ${dModel} and ${nHeads})`);
-  // C++'s footprint checks the rest of the config first (an even headDim for the rotating schemes).
   checkParams(lab, fn, { vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme });
   const [message, ptr] = lab.module.labModelCreate(vocabSize, dModel, nLayers, nHeads, trainLength, maxPositions, scheme, seed);
   lab.status(fn, message);

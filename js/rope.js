@@ -2,7 +2,7 @@
 // of cached keys (cpp/src/rope.cpp). Every function below takes the RoPE context ctx = { module,
 // heap, names } (rope_params.js).
 import {
-  PosencRangeError, PosencTypeError, checkChoice, checkElements, checkFinite, checkFloat32Array,
+  PosencRangeError, PosencTypeError, checkChoice, checkElements, checkFloat32Array,
   checkInt, checkNumber, checkOptions, checkOut, describe, isPlainObject, numberOrBigint, toFloat64
 } from './checks.js';
 import {
@@ -31,9 +31,10 @@ function flatExtents(fn, given) {
     len: checkInt(fn, 'seqLen', given.len, 1), heads: checkInt(fn, 'nHeads', given.heads, 1), headDim: undefined };
 }
 
-// Checks applyRope's options against x (t: tensorArg's { data, dims }); returns what the C++ call
-// needs. Option keys first (and the params' and xpos's), then x's extents, then the values.
-function ropeCall(ctx, fn, t, options, headsMajor = false) {
+// Checks applyRope's options against x (t: tensorArg's { data, dims }) for nRows rows of positions
+// (M-RoPE: 3); returns what the C++ call needs. Option keys first (and the params' and xpos's), then
+// x's extents, then the values.
+function ropeCall(ctx, fn, t, options, headsMajor = false, nRows = 1) {
   const PRECISIONS = ctx.names.precisions;
   if (options === undefined) throw new PosencTypeError(`${fn}: options { seqLen, nHeads, headDim, invFreq | params } are required`);
   checkOptions(fn, options, ROPE_OPTIONS);
@@ -57,7 +58,7 @@ function ropeCall(ctx, fn, t, options, headsMajor = false) {
     throw new PosencTypeError(`${fn}: precision 'ggml' takes its gain from options.params (ggml's attn_factor); drop options.attentionFactor`);
   }
   const xpos = xposOf(fn, options.xpos);
-  checkRotation(ctx, fn, placed, { seqLen: e.len, nHeads: e.heads, headDim, offset: pos.positions ? null : pos.offset, precision, xpos });
+  checkRotation(ctx, fn, placed, { seqLen: e.len, nHeads: e.heads, headDim, offset: pos.positions ? null : pos.offset, precision, xpos, nRows });
   return { batch: e.batch, seqLen: e.len, nHeads: e.heads, headDim, precision, ...pos, ...placed,
     params: options.params && ropeParamsIn(ctx, fn, options.params).params, xpos };
 }
@@ -106,11 +107,10 @@ function applyMrope(ctx, fn, X, x, seqLen, options) {
   // Sizes, layout and frequencies; for seq_len-dependent scalings (dynamic, longrope) the
   // frequencies are those at the largest position id + 1, as HF takes them.
   if (rest.offset !== undefined) throw new PosencTypeError(`${fn}: pass options.positions or options.offset, not both`);
-  if (rest.xpos !== undefined) throw new PosencTypeError(`${fn}: xpos takes one position per token, not M-RoPE's three rows`);
   const pos = toFloat64(fn, 'positions', positions);
   let maxId = -Infinity;
   for (const p of pos) maxId = Math.max(maxId, p);
-  const c = ropeCall(ctx, fn, { data: x, dims: X.dims }, { ...rest, offset: maxId + 1 - seqLen });
+  const c = ropeCall(ctx, fn, { data: x, dims: X.dims }, { ...rest, offset: maxId + 1 - seqLen }, false, 3);
   if (c.batch > 1) throw new PosencRangeError(`${fn}: M-RoPE positions [3][seqLen] are one sequence's: batch must be 1 (got ${c.batch}); call once per batch row`);
   checkElements(fn, 'x.length', x.length);
   if (into !== undefined) checkOut(fn, into, { n: x.length, what: 'x.length', input: X.data, Type: X.data.constructor });
@@ -220,22 +220,22 @@ function applyRope2d(ctx, x, options) {
   checkOptions(fn, options, ['seqLen', 'nHeads', 'headDim', 'batch', 'theta', 'grid', 'positions', 'layout', 'precision']);
   const X = tensorArg(fn, 'x', x);
   const { data, half } = float32Data(fn, 'x', X);
-  const theta = options.theta === undefined ? 10000 : checkFinite(fn, 'theta', options.theta, { positive: true });
+  const theta = options.theta === undefined ? 10000 : checkNumber(fn, 'theta', options.theta);
   const pos = positions2d(fn, options);
   const seqLen = pos.length / 2;
   if (!Number.isInteger(seqLen) || seqLen === 0) throw new PosencRangeError(`${fn}: positions must hold 2 rows of equal length (got ${pos.length} values)`);
   if (options.seqLen !== undefined && checkInt(fn, 'seqLen', options.seqLen, 1) !== seqLen) {
     throw new PosencRangeError(`${fn}: seqLen = ${options.seqLen} differs from the ${seqLen} patches the grid or positions give`);
   }
-  const multipleOf4 = (d) => {
-    if (d < 4 || d % 4 !== 0) throw new PosencRangeError(`${fn}: headDim must be a multiple of 4 (half the pairs by row, half by column; got ${d})`);
-  };
-  if (options.headDim !== undefined) multipleOf4(checkInt(fn, 'headDim', options.headDim, 1));
+  // 2-D RoPE's rules are C++'s (rope_2d_check): on the headDim given, before x's extents, which it
+  // gives; then on x's.
+  const check2d = (d) => status(fn, module.rope2dCheck(d, theta), { values: { headDim: d, theta } });
+  if (options.headDim !== undefined) check2d(checkInt(fn, 'headDim', options.headDim, 1));
   // x [batch][patches][nHeads][headDim]: the same patch positions in every batch row.
   const e = extents(fn, 'x', { data, dims: X.dims }, { batch: options.batch, len: seqLen, heads: options.nHeads, headDim: options.headDim },
     { names: { len: 'patches', heads: 'nHeads' } });
   const { heads: nHeads, headDim } = e;
-  multipleOf4(headDim);
+  check2d(headDim);
   const layout = checkChoice(fn, 'layout', options.layout ?? 'halfSplit', ctx.names.layouts);
   const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', { fast: 0, accurate: 1 });
   const row = seqLen * nHeads * headDim;
@@ -277,10 +277,10 @@ function mropePositions(ctx, segments) {
 }
 
 // shiftKeys' options.delta for e's tokens: { deltas: Float64Array (one per token of every batch
-// row) or null, deltaAll (every token's, when deltas is null) }.
+// row) or null, deltaAll (every token's, when deltas is null; its rule is C++'s: shiftKeysCheck) }.
 function shiftDeltas(fn, delta, e) {
   const seqLen = e.batch * e.len;
-  if (typeof delta === 'number' || typeof delta === 'bigint') return { deltas: null, deltaAll: checkFinite(fn, 'delta', numberOrBigint(fn, 'delta', delta)) };
+  if (typeof delta === 'number' || typeof delta === 'bigint') return { deltas: null, deltaAll: checkNumber(fn, 'delta', numberOrBigint(fn, 'delta', delta)) };
   if (delta === undefined) throw new PosencTypeError(`${fn}: options.delta (a number, or one per token) is required`);
   let deltas = toFloat64(fn, 'delta', delta);
   if (deltas.length === e.len && e.batch > 1) deltas = Float64Array.from({ length: seqLen }, (_, i) => deltas[i % e.len]);
@@ -310,7 +310,9 @@ function shiftKeys(ctx, k, options) {
   const headDim = e.headDim ?? flatHeadDim(fn, 'k', K.data.length, e, options, frequencies);
   const nHeads = e.heads, seqLen = e.batch * e.len;
   const { deltas, deltaAll } = shiftDeltas(fn, options.delta, e);
-  const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', { fast: 0, accurate: 1 });
+  const precision = checkChoice(fn, 'precision', options.precision ?? 'fast', ctx.names.precisions);
+  // The core's rules of the shift (shift_keys_check), then of the rotation, before anything is in the heap.
+  status(fn, module.shiftKeysCheck(deltas ? null : deltaAll, precision), { values: deltas ? {} : { delta: deltaAll } });
   const f = placeRotation(frequencies, headDim, options.rotaryOffset !== undefined);
   checkRotation(ctx, fn, f, { seqLen, nHeads, headDim, precision });
   scoped(fn, (alloc, put) => {

@@ -140,8 +140,7 @@ export function resolveFrequencies(ctx, fn, options, maxPosition) {
     ctx.heap.status(fn, message, given);
     f = { fromParams: { params: given.params, seqLen }, rotaryDim, from: 'params' };
   } else {
-    const inv = toFloat64(fn, 'invFreq', invFreq);
-    if (inv.length === 0) throw new PosencRangeError(`${fn}: invFreq must not be empty`);
+    const inv = toFloat64(fn, 'invFreq', invFreq);  // empty: rotaryDim 0, which C++ refuses (checkRotation)
     f = { invFreq: inv, rotaryDim: inv.length * 2, from: `2 * invFreq.length = 2 * ${inv.length}` };
   }
   if (options.rotaryDim !== undefined && options.rotaryDim !== f.rotaryDim) {

@@ -1,16 +1,26 @@
 // T5's relative buckets (docs/schemes/t5.md; cpp/src/t5.cpp): buckets and biases, and T5 as a
 // positional bias term of pe.attention and kvCache.attend (their `t5` option).
 import {
-  PosencRangeError, checkBool, checkElements, checkFloat32Array, checkInt, checkOptions, checkQueryOffset, numberOrBigint, toFloat64
+  PosencRangeError, checkBool, checkElements, checkFloat32Array, checkInt, checkOptions, checkQueryOffset, jsMessageWith, numberOrBigint,
+  toFloat64
 } from './checks.js';
 
 const BUCKET_OPTIONS = ['bidirectional', 'numBuckets', 'maxDistance'];
+// numBuckets and maxDistance cross into C++ as int32.
+const INT32 = [-(2 ** 31), 2 ** 31 - 1];
 
-/** The bucket settings' rules (names under `prefix`, as 't5.' in the attention option). */
-function checkBuckets(fn, { bidirectional, numBuckets, maxDistance }, prefix = '') {
+/**
+ * The bucket settings (names under `prefix`, as 't5.' in the attention option): their JS types
+ * here, their rules C++'s (t5_check), asked through `status` (heap.js) before anything is allocated.
+ */
+function checkBuckets(module, status, fn, { bidirectional, numBuckets, maxDistance }, prefix = '') {
   checkBool(fn, `${prefix}bidirectional`, bidirectional);
-  checkInt(fn, `${prefix}numBuckets`, numBuckets, 1, 2 ** 30);
-  checkInt(fn, `${prefix}maxDistance`, maxDistance, 1, 2 ** 30);
+  checkInt(fn, `${prefix}numBuckets`, numBuckets, ...INT32);
+  checkInt(fn, `${prefix}maxDistance`, maxDistance, ...INT32);
+  status(fn, module.t5Check(bidirectional, numBuckets, maxDistance), {
+    values: { [`${prefix}numBuckets`]: numBuckets, [`${prefix}maxDistance`]: maxDistance },
+    names: jsMessageWith({ num_buckets: `${prefix}numBuckets`, max_distance: `${prefix}maxDistance` }),
+  });
 }
 
 /** A table is [numBuckets][nHeads]. */
@@ -30,7 +40,7 @@ export function t5Api(module, heap) {
     const { table, bidirectional = !causal, numBuckets = 32, maxDistance = 128 } = checkOptions(fn, t5,
       ['table', ...BUCKET_OPTIONS], 't5');
     checkFloat32Array(fn, 't5.table', table);
-    checkBuckets(fn, { bidirectional, numBuckets, maxDistance }, 't5.');
+    checkBuckets(module, status, fn, { bidirectional, numBuckets, maxDistance }, 't5.');
     checkTable(fn, 't5.table', table, numBuckets, nHeads);
     return { table, bidirectional, numBuckets, maxDistance };
   }
@@ -48,7 +58,7 @@ export function t5Api(module, heap) {
       t5Bucket(relativePosition, options) {
         const fn = 't5Bucket';
         const { bidirectional = true, numBuckets = 32, maxDistance = 128 } = checkOptions(fn, options, BUCKET_OPTIONS);
-        checkBuckets(fn, { bidirectional, numBuckets, maxDistance });
+        checkBuckets(module, status, fn, { bidirectional, numBuckets, maxDistance });
         const single = typeof relativePosition === 'number' || typeof relativePosition === 'bigint';
         const rel = single ? toFloat64(fn, 'relativePosition', [numberOrBigint(fn, 'relativePosition', relativePosition)], { integer: true })
           : toFloat64(fn, 'relativePosition', relativePosition, { integer: true });
@@ -70,7 +80,7 @@ export function t5Api(module, heap) {
         checkInt(fn, 'nHeads', nHeads, 1);
         checkInt(fn, 'qLen', qLen, 1);
         checkInt(fn, 'kLen', kLen, 1);
-        checkBuckets(fn, { bidirectional, numBuckets, maxDistance });
+        checkBuckets(module, status, fn, { bidirectional, numBuckets, maxDistance });
         const qOffset = checkQueryOffset(fn, queryOffset, qLen, kLen);
         checkTable(fn, 'table', table, numBuckets, nHeads);
         const n = nHeads * qLen * kLen;

@@ -17,6 +17,9 @@ using posenc_js::Ptr;
 using posenc_js::message;
 using posenc_js::query_offset;
 
+// max_bias's rule (alibi_check), which the JS layer asks before it allocates.
+std::string alibi_check(double max_bias) { return message(posenc::alibi_check(max_bias)); }
+
 std::string alibi_slopes(Ptr slopes, double n_heads, double max_bias) {
   return message(posenc::alibi_slopes(at<float>(slopes), static_cast<std::size_t>(n_heads), max_bias));
 }
@@ -43,6 +46,7 @@ const posenc_js::AddSchemePart kAlibi({
 
 EMSCRIPTEN_BINDINGS(posenc_alibi) {
   using emscripten::function;
+  function("alibiCheck", &alibi_check);
   function("alibiSlopes", &alibi_slopes);
   function("alibiBias", &alibi_bias);
 }

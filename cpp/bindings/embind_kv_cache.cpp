@@ -24,9 +24,9 @@ using posenc_js::read_if;
 
 posenc::KvCache* cache(Ptr h) { return at<posenc::KvCache>(h); }
 
-// o: the JS layer's normalized options (ropeFrequencies: RopeFrequencies', null without RoPE;
-// precision ggml's parameters are formed here from its params). Returns [message, handle].
-val kv_cache_create(const val& o) {
+// The cache's sizes from the JS layer's normalized options o (nKvHeads, headDim, capacity, half,
+// window, sinkTokens; 0 = no window).
+posenc::KvCacheOptions cache_options(const val& o) {
   posenc::KvCacheOptions c;
   c.n_kv_heads = o["nKvHeads"].as<std::size_t>();
   c.head_dim = o["headDim"].as<std::size_t>();
@@ -34,6 +34,16 @@ val kv_cache_create(const val& o) {
   c.dtype = o["half"].as<bool>() ? posenc::DType::kFloat16 : posenc::DType::kFloat32;
   c.window = o["window"].as<std::size_t>();
   c.sink_tokens = o["sinkTokens"].as<std::size_t>();
+  return c;
+}
+
+// The core's checks of the cache's sizes (KvCache::create_check), before the JS layer allocates.
+std::string kv_cache_create_check(const val& o) { return message(posenc::KvCache::create_check(cache_options(o))); }
+
+// o: cache_options' object with RoPE's (ropeFrequencies: RopeFrequencies', null without RoPE;
+// precision ggml's parameters are formed here from its params). Returns [message, handle].
+val kv_cache_create(const val& o) {
+  posenc::KvCacheOptions c = cache_options(o);
   c.rope_rot_dim = o["ropeRotDim"].as<std::size_t>();
   c.rope.layout = static_cast<posenc::RopeLayout>(o["ropeLayout"].as<int>());
   c.rope.precision = static_cast<posenc::Precision>(o["ropePrecision"].as<int>());
@@ -113,6 +123,7 @@ double kv_cache_bytes(Ptr h) { return static_cast<double>(cache(h)->bytes()); }
 EMSCRIPTEN_BINDINGS(posenc_kv_cache) {
   using emscripten::function;
   function("kvCacheCreate", &kv_cache_create);
+  function("kvCacheCreateCheck", &kv_cache_create_check);
   function("kvCacheDelete", &kv_cache_delete);
   function("kvCacheAppend", &kv_cache_append);
   function("kvCacheAttend", &kv_cache_attend);

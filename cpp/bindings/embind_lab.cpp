@@ -146,14 +146,27 @@ val evaluate(Ptr m, Ptr tokens, double batch, double seq_len, const std::string&
   return pair(s, loss);
 }
 
+// lab::DatasetConfig from dataset()'s checked options (text: a heap address, 0 before it is copied).
+posenc::Status dataset_config(const std::string& task, double vocab_size, double seed, double peak, Ptr text,
+                              double text_len, lab::DatasetConfig* c) {
+  c->vocab_size = static_cast<std::size_t>(vocab_size);
+  c->seed = static_cast<std::uint64_t>(seed);
+  c->peak = peak;
+  c->text = at<const std::uint8_t>(text);
+  c->text_len = static_cast<std::size_t>(text_len);
+  return lab::parse_task(task.c_str(), &c->task);
+}
+
+// The dataset's rules that read no text (lab::Dataset::check), before the JS layer copies the text.
+std::string dataset_check(const std::string& task, double vocab_size, double peak, double text_len) {
+  lab::DatasetConfig c;
+  posenc::Status s = dataset_config(task, vocab_size, 0, peak, 0, text_len, &c);
+  return message(s.ok() ? lab::Dataset::check(c) : s);
+}
+
 val dataset_create(const std::string& task, double vocab_size, double seed, double peak, Ptr text, double text_len) {
   lab::DatasetConfig c;
-  if (posenc::Status s = lab::parse_task(task.c_str(), &c.task); !s.ok()) return pair(s, 0);
-  c.vocab_size = static_cast<std::size_t>(vocab_size);
-  c.seed = static_cast<std::uint64_t>(seed);
-  c.peak = peak;
-  c.text = at<const std::uint8_t>(text);
-  c.text_len = static_cast<std::size_t>(text_len);
+  if (posenc::Status s = dataset_config(task, vocab_size, seed, peak, text, text_len, &c); !s.ok()) return pair(s, 0);
   std::unique_ptr<lab::Dataset> d;
   const posenc::Status s = lab::Dataset::create(c, &d);
   return pair(s, static_cast<double>(reinterpret_cast<Ptr>(d.release())));
@@ -315,6 +328,7 @@ EMSCRIPTEN_BINDINGS(posenc_lab) {
   function("labTrainStep", &train_step);
   function("labEvaluate", &evaluate);
   function("labDatasetCreate", &dataset_create);
+  function("labDatasetCheck", &dataset_check);
   function("labDatasetDelete", &dataset_delete);
   function("labDatasetVocabSize", &dataset_vocab_size);
   function("labDatasetEntropyRate", &dataset_entropy_rate);

@@ -389,6 +389,18 @@ std::string mrope_positions(const val& segments, Ptr pos, double seq_len) {
   return message(posenc::mrope_positions(segs.data(), segs.size(), at<double>(pos), static_cast<std::size_t>(seq_len)));
 }
 
+// shift_keys' own rules (shift_keys_check), which the JS layer asks before it allocates: delta_all
+// null when there is a delta per token.
+std::string shift_keys_check(const val& delta_all, int precision) {
+  const std::optional<double> all = delta_all.isNumber() ? std::optional<double>(delta_all.as<double>()) : std::nullopt;
+  return message(posenc::shift_keys_check(all, static_cast<posenc::Precision>(precision)));
+}
+
+// 2-D RoPE's rules (rope_2d_check), which the JS layer asks before it allocates.
+std::string rope_2d_check(double head_dim, double theta) {
+  return message(posenc::rope_2d_check(static_cast<std::size_t>(head_dim), theta));
+}
+
 std::string shift_keys(Ptr k, double seq_len, double n_heads, double head_dim, const val& freq, double rot_dim,
                        Ptr delta, double delta_all, int layout, int precision, double rot_offset) {
   const RopeFrequencies f(freq);
@@ -497,6 +509,8 @@ EMSCRIPTEN_BINDINGS(posenc_rope) {
   function("applyRopeCheck", &apply_rope_check);
   function("ropeCache", &rope_cache);
   function("shiftKeys", &shift_keys);
+  function("shiftKeysCheck", &shift_keys_check);
+  function("rope2dCheck", &rope_2d_check);
   function("applyRopeRows", &apply_rope_rows);
   function("mropePositions", &mrope_positions);
   function("ropeParamsFromConfig", &rope_params_from_config);

@@ -22,6 +22,11 @@ posenc::T5BucketParams t5_params(bool bidirectional, int num_buckets, int max_di
   return {bidirectional, num_buckets, max_distance};
 }
 
+// The bucket settings' rules (t5_check), which the JS layer asks before it allocates.
+std::string t5_check(bool bidirectional, int num_buckets, int max_distance) {
+  return message(posenc::t5_check(t5_params(bidirectional, num_buckets, max_distance)));
+}
+
 // Writes out[n] = bucket(rel[n]) (rel as float64 holding integers).
 std::string t5_buckets(Ptr out, Ptr rel, double n, bool bidirectional, int num_buckets, int max_distance) {
   const auto p = t5_params(bidirectional, num_buckets, max_distance);
@@ -65,6 +70,7 @@ const posenc_js::AddSchemePart kT5({
 
 EMSCRIPTEN_BINDINGS(posenc_t5) {
   using emscripten::function;
+  function("t5Check", &t5_check);
   function("t5Buckets", &t5_buckets);
   function("t5Bias", &t5_bias);
 }

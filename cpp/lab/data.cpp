@@ -116,29 +116,42 @@ void build_markov(Dataset::Impl& d, std::uint64_t seed, double peak) {
 Dataset::Dataset(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(impl)) {}
 Dataset::~Dataset() = default;
 
+Status Dataset::check(const DatasetConfig& config) noexcept {
+  switch (config.task) {
+    case Task::kMarkov:
+      if (config.vocab_size < 2 || config.vocab_size > 256) return bad("vocab_size must be in [2, 256] for markov");
+      if (!(std::isfinite(config.peak) && config.peak >= 0.0 && config.peak <= 20.0))
+        return bad("peak must be finite and in [0, 20]");
+      return Status::Ok();
+    case Task::kCopy:
+      if (config.vocab_size < 2 || config.vocab_size > 65536) return bad("vocab_size must be in [2, 65536] for copy");
+      return Status::Ok();
+    case Task::kFlipFlop: return Status::Ok();  // vocab_size is not used
+    case Task::kText:
+      if (config.text_len < 2) return bad("text must have at least 2 bytes");
+      if (config.text_len > (std::size_t{1} << 31)) return {StatusCode::kTooLarge, "text must be <= 2^31 bytes"};
+      return Status::Ok();
+    default: return bad("task must be one of markov, copy, flipflop, text");
+  }
+}
+
 Status Dataset::create(const DatasetConfig& config, std::unique_ptr<Dataset>* out) noexcept {
   if (out == nullptr) return bad("out must not be null");
+  if (Status s = check(config); !s.ok()) return s;
   try {
     auto d = std::make_unique<Impl>();
     d->task = config.task;
     switch (config.task) {
       case Task::kMarkov:
-        if (config.vocab_size < 2 || config.vocab_size > 256) return bad("vocab_size must be in [2, 256] for markov");
-        if (!(std::isfinite(config.peak) && config.peak >= 0.0 && config.peak <= 20.0))
-          return bad("peak must be finite and in [0, 20]");
         d->vocab = config.vocab_size;
         build_markov(*d, config.seed, config.peak);
         break;
-      case Task::kCopy:
-        if (config.vocab_size < 2 || config.vocab_size > 65536) return bad("vocab_size must be in [2, 65536] for copy");
-        d->vocab = config.vocab_size;
-        break;
+      case Task::kCopy: d->vocab = config.vocab_size; break;
       case Task::kFlipFlop:
         d->vocab = 5;  // vocab_size is not used
         break;
       case Task::kText: {
-        if (config.text == nullptr || config.text_len < 2) return bad("text must have at least 2 bytes");
-        if (config.text_len > (std::size_t{1} << 31)) return {StatusCode::kTooLarge, "text must be <= 2^31 bytes"};
+        if (config.text == nullptr) return bad("text must not be null");
         std::int32_t id[256];
         bool seen[256] = {};
         for (std::size_t i = 0; i < config.text_len; ++i) seen[config.text[i]] = true;
@@ -150,7 +163,7 @@ Status Dataset::create(const DatasetConfig& config, std::unique_ptr<Dataset>* ou
         for (std::size_t i = 0; i < config.text_len; ++i) d->text[i] = id[config.text[i]];
         break;
       }
-      default: return bad("task must be one of markov, copy, flipflop, text");
+      default: break;  // check() refused it
     }
     out->reset(new Dataset(std::move(d)));
   } catch (const std::bad_alloc&) {

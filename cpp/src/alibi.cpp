@@ -6,13 +6,14 @@
 #include "bias_extents.hpp"
 
 namespace posenc {
-namespace {
 
-Status check_max_bias(double max_bias) {
+Status alibi_check(double max_bias) noexcept {
   if (!(std::isfinite(max_bias) && max_bias > 0.0))
     return {StatusCode::kBadArgument, "max_bias must be finite and > 0"};
   return Status::Ok();
 }
+
+namespace {
 
 // 2^(-max_bias (h+1) / c) for h < c, else 2^(-max_bias (2 (h - c) + 1) / (2c)); c = 2^floor(log2 n).
 float slope(std::size_t h, std::size_t n_heads, double max_bias) {
@@ -26,7 +27,7 @@ float slope(std::size_t h, std::size_t n_heads, double max_bias) {
 
 Status alibi_slopes(float* slopes, std::size_t n_heads, double max_bias) noexcept {
   if (n_heads == 0) return {StatusCode::kBadArgument, "n_heads must be > 0"};
-  if (Status s = check_max_bias(max_bias); !s.ok()) return s;
+  if (Status s = alibi_check(max_bias); !s.ok()) return s;
   if (slopes == nullptr) return {StatusCode::kBadArgument, "slopes must not be null"};
   for (std::size_t h = 0; h < n_heads; ++h) slopes[h] = slope(h, n_heads, max_bias);
   return Status::Ok();
@@ -35,7 +36,7 @@ Status alibi_slopes(float* slopes, std::size_t n_heads, double max_bias) noexcep
 Status alibi_bias(float* bias, std::size_t n_heads, std::size_t q_len, std::size_t k_len, bool causal, double max_bias,
                   std::optional<std::size_t> query_offset) noexcept {
   if (Status s = check_bias_extents(n_heads, q_len, k_len, &query_offset); !s.ok()) return s;
-  if (Status s = check_max_bias(max_bias); !s.ok()) return s;
+  if (Status s = alibi_check(max_bias); !s.ok()) return s;
   if (bias == nullptr) return {StatusCode::kBadArgument, "bias must not be null"};
   for (std::size_t h = 0; h < n_heads; ++h) {
     const float m = slope(h, n_heads, max_bias);

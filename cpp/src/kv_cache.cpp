@@ -23,13 +23,26 @@ using engine::bad;
 
 namespace {
 constexpr double kMaxPos = 9007199254740992.0;  // 2^53
+
+// The storage's bytes: positions (8 each), then keys and values (4 or 2 each); counted in 64 bits,
+// so that a size that wraps a 32-bit size_t (WebAssembly) is refused, not allocated short.
+// Precondition: the sizes are > 0.
+Status store_bytes(const KvCacheOptions& o, std::uint64_t* total, std::uint64_t* kv) {
+  const std::uint64_t n = std::uint64_t{o.capacity} * o.n_kv_heads * o.head_dim;
+  const std::uint64_t elem = o.dtype == DType::kFloat16 ? 2 : 4;
+  const bool overflow = n / o.capacity / o.n_kv_heads != o.head_dim || n > (std::uint64_t{1} << 56);
+  *kv = overflow ? 0 : n * elem;
+  *total = overflow ? 0 : std::uint64_t{o.capacity} * 8 + 2 * n * elem;
+  if (overflow || *total > static_cast<std::uint64_t>(std::numeric_limits<std::ptrdiff_t>::max()))
+    return {StatusCode::kTooLarge, "the cache (2 * capacity * n_kv_heads * head_dim values) does not fit in memory"};
+  return Status::Ok();
 }
+
+}  // namespace
 
 KvCache::~KvCache() = default;
 
-Status KvCache::create(const KvCacheOptions& o, std::unique_ptr<KvCache>* out) noexcept {
-  if (out == nullptr) return bad("out must not be null");
-  out->reset();
+Status KvCache::create_check(const KvCacheOptions& o) noexcept {
   if (o.n_kv_heads == 0) return bad("n_kv_heads must be > 0");
   if (o.head_dim == 0) return bad("head_dim must be > 0");
   if (o.capacity == 0) return bad("capacity must be > 0");
@@ -37,6 +50,14 @@ Status KvCache::create(const KvCacheOptions& o, std::unique_ptr<KvCache>* out) n
   if (o.sink_tokens != 0 && o.window == 0) return bad("sink_tokens needs a window");
   if (o.window != 0 && (o.window > o.capacity || o.sink_tokens > o.capacity - o.window))
     return bad("capacity must be >= sink_tokens + window");
+  std::uint64_t total = 0, kv = 0;
+  return store_bytes(o, &total, &kv);
+}
+
+Status KvCache::create(const KvCacheOptions& o, std::unique_ptr<KvCache>* out) noexcept {
+  if (out == nullptr) return bad("out must not be null");
+  out->reset();
+  if (Status s = create_check(o); !s.ok()) return s;
   if (o.rope_inv_freq != nullptr) {
     if (o.rope.xpos != nullptr) return bad("the cache's rope does not take xpos");
     if (o.rope_rot_dim == 0 || o.rope_rot_dim % 2 != 0) return bad("rope_rot_dim must be even and > 0");
@@ -46,14 +67,8 @@ Status KvCache::create(const KvCacheOptions& o, std::unique_ptr<KvCache>* out) n
     if (o.rope.precision == Precision::kGgml && o.rope.ggml == nullptr)
       return bad("precision ggml needs the ggml parameters");
   }
-  // Bytes: positions (8 each), then keys and values (4 or 2 each); counted in 64 bits, so that a
-  // size that wraps a 32-bit size_t (WebAssembly) is refused, not allocated short.
-  const std::uint64_t n = std::uint64_t{o.capacity} * o.n_kv_heads * o.head_dim;
-  const std::uint64_t elem = o.dtype == DType::kFloat16 ? 2 : 4;
-  const bool overflow = n / o.capacity / o.n_kv_heads != o.head_dim || n > (std::uint64_t{1} << 56);
-  const std::uint64_t total = overflow ? 0 : std::uint64_t{o.capacity} * 8 + 2 * n * elem;
-  if (overflow || total > static_cast<std::uint64_t>(std::numeric_limits<std::ptrdiff_t>::max()))
-    return {StatusCode::kTooLarge, "the cache (2 * capacity * n_kv_heads * head_dim values) does not fit in memory"};
+  std::uint64_t total = 0, n_bytes = 0;
+  if (Status s = store_bytes(o, &total, &n_bytes); !s.ok()) return s;
   std::unique_ptr<KvCache> c(new (std::nothrow) KvCache());
   if (!c) return {StatusCode::kTooLarge, "out of memory"};
   try {
@@ -75,7 +90,7 @@ Status KvCache::create(const KvCacheOptions& o, std::unique_ptr<KvCache>* out) n
   unsigned char* at = c->store_.get();
   c->pos_ = reinterpret_cast<double*>(at);
   at += o.capacity * sizeof(double);
-  const std::size_t kv = static_cast<std::size_t>(n * elem);
+  const auto kv = static_cast<std::size_t>(n_bytes);
   if (o.dtype == DType::kFloat16) {
     c->k16_ = reinterpret_cast<std::uint16_t*>(at);
     c->v16_ = reinterpret_cast<std::uint16_t*>(at + kv);

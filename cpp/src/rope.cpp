@@ -21,12 +21,18 @@ Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
 
 bool mul_overflows(std::size_t a, std::size_t b) { return b != 0 && a > std::numeric_limits<std::size_t>::max() / b; }
 
+// rot_dim's own rule (an empty frequency table is a rot_dim of 0).
+Status check_rot_dim(std::size_t rot_dim) {
+  if (rot_dim == 0) return bad("rot_dim must be > 0");
+  if (rot_dim % 2 != 0) return bad("rot_dim must be even");
+  return Status::Ok();
+}
+
 // The rules of the rotation's options shared by apply_rope and rope_cache: rot_dim, the gain, layout,
 // precision and ggml's parameters; then pos_offset for n_pos positions when there are no positions.
 Status check_options(std::size_t rot_dim, std::size_t n_pos, std::optional<double> pos_offset,
                      const RopeApplyOptions& o) {
-  if (rot_dim == 0) return bad("rot_dim must be > 0");
-  if (rot_dim % 2 != 0) return bad("rot_dim must be even");
+  if (Status s = check_rot_dim(rot_dim); !s.ok()) return s;
   if (!(std::isfinite(o.attention_factor))) return bad("attention_factor must be finite");
   if (o.layout != RopeLayout::kHalfSplit && o.layout != RopeLayout::kInterleaved)
     return bad("layout is not a known RopeLayout");
@@ -100,6 +106,7 @@ Status apply_rope_check(std::size_t seq_len, std::size_t n_heads, std::size_t he
                         std::optional<double> pos_offset, const RopeApplyOptions& o, std::size_t n_rows) noexcept {
   if (seq_len == 0) return bad("seq_len must be > 0");
   if (n_heads == 0) return bad("n_heads must be > 0");
+  if (Status s = check_rot_dim(rot_dim); !s.ok()) return s;  // before head_dim: a head of rot_dim alone
   if (head_dim == 0) return bad("head_dim must be > 0");
   if (rot_dim > head_dim) return bad("rot_dim must be <= head_dim");
   if (o.rot_offset > head_dim - rot_dim) return bad("rot_offset + rot_dim must be <= head_dim");
@@ -277,9 +284,14 @@ Status mrope_positions(const MropeSegment* segments, std::size_t n_segments, dou
   return Status::Ok();
 }
 
-Status rope_2d_frequencies(std::size_t head_dim, double theta, double* inv_freq, std::uint8_t* pair_row) noexcept {
+Status rope_2d_check(std::size_t head_dim, double theta) noexcept {
   if (head_dim == 0 || head_dim % 4 != 0) return bad("head_dim must be a multiple of 4 for 2-D RoPE");
   if (!(std::isfinite(theta) && theta > 0.0)) return bad("theta must be finite and > 0");
+  return Status::Ok();
+}
+
+Status rope_2d_frequencies(std::size_t head_dim, double theta, double* inv_freq, std::uint8_t* pair_row) noexcept {
+  if (Status s = rope_2d_check(head_dim, theta); !s.ok()) return s;
   if (inv_freq == nullptr || pair_row == nullptr) return bad("inv_freq and pair_row must not be null");
   const std::size_t half = head_dim / 2, quarter = head_dim / 4;
   for (std::size_t k = 0; k < half; ++k) {
@@ -290,11 +302,17 @@ Status rope_2d_frequencies(std::size_t head_dim, double theta, double* inv_freq,
   return Status::Ok();
 }
 
+Status shift_keys_check(std::optional<double> delta_all, Precision precision) noexcept {
+  if (precision == Precision::kGgml) return bad("shift_keys takes precision fast or accurate");
+  if (delta_all && !std::isfinite(*delta_all)) return bad("delta must be finite");
+  return Status::Ok();
+}
+
 Status shift_keys(float* k, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim, const double* inv_freq,
                   std::size_t rot_dim, const double* delta, double delta_all, RopeLayout layout, Precision precision,
                   std::size_t rot_offset) noexcept {
-  if (precision == Precision::kGgml) return bad("shift_keys takes precision fast or accurate");
-  if (delta == nullptr && !std::isfinite(delta_all)) return bad("delta must be finite");
+  const std::optional<double> all = delta == nullptr ? std::optional<double>(delta_all) : std::nullopt;
+  if (Status s = shift_keys_check(all, precision); !s.ok()) return s;
   std::vector<double> deltas;
   if (delta == nullptr) {
     try {

@@ -45,11 +45,13 @@ test('readModel: ALiBi from a BLOOM GGUF and an MPT config.json', async () => {
 
 badInputTest('alibiSlopes', () => pe.alibiSlopes(6), [
   [() => pe.alibiSlopes(0), RangeError, 'nHeads'], [() => pe.alibiSlopes(4, { maxBias: 0 }), RangeError, 'maxBias'],
+  [() => pe.alibiSlopes(4, { maxBias: -Infinity }), RangeError, 'maxBias must be finite and > 0 (got -Infinity)'],
 ]);
 
 badInputTest('alibiBias', () => pe.alibiBias(2, 2, 3), [
   [() => pe.alibiBias(2, 0, 3), RangeError, 'qLen'], [() => pe.alibiBias(2, 2, 3, { causal: 'yes' }), TypeError, 'causal'],
   [() => pe.alibiBias(2 ** 10, 2 ** 10, 2 ** 10), RangeError, 'nHeads * qLen * kLen'],
+  [() => pe.alibiBias(2, 2, 3, { maxBias: Infinity }), RangeError, 'maxBias must be finite and > 0 (got Infinity)'],
 ]);
 
 // ALiBi's term of the float64 attention twin: −m_h·|query position − key position|.
@@ -62,6 +64,8 @@ positionBiasTests((H) => {
       [{ alibi: new Float32Array(H + 1) }, RangeError, new RegExp(`alibi slopes must have nHeads = ${H} entries`)],
       [{ alibi: nan }, RangeError, /alibi slopes must be finite/],
       [{ alibi: { maxBias: 0 } }, RangeError, /alibi\.maxBias must be finite and > 0 \(got 0\)/],
+      [{ alibi: { maxBias: NaN } }, RangeError, /^(attention|kvCache\.attend): alibi\.maxBias must be finite and > 0 \(got NaN\)$/],
+      [{ alibi: { maxBias: '8' } }, TypeError, /alibi\.maxBias must be a number/],
       [{ alibi: 'yes' }, TypeError, /alibi must be an object \(got "yes"\)/]] },
     { name: 'alibi maxBias 4', options: { alibi: { maxBias: 4 } }, twin: { terms: [alibiTerm(pe.alibiSlopes(H, { maxBias: 4 }))] } },
   ];

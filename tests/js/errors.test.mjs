@@ -1,15 +1,17 @@
 // Errors as a caller meets them: the exported classes and isPosencError; file-system failures
 // wrapped with err.code 'kUnavailable' (the system's error as err.cause); an unknown option key
 // named before any other check; bigints where positions are taken; a cut file called truncated,
-// with its byte counts.
+// with its byte counts; each rule stated once, by the core, whose message the JS error carries.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PosencRangeError, PosencTypeError, isPosencError } from 'posenc';
 import { gguf, safetensors } from './model_writer.mjs';
-import { pe, randomFloats } from './helpers.mjs';
+import { error, pe, randomFloats } from './helpers.mjs';
+import createPosencModule from '../../dist/posenc.mjs';
+import { wrap } from '../../dist/api.js';
 
 test('the error classes are exported: instanceof and isPosencError tell posenc errors from others', () => {
   const caught = (call) => { try { call(); } catch (e) { return e; } assert.fail('no error'); };
@@ -145,5 +147,46 @@ test('a cut file is called truncated, with the byte counts: safetensors in its h
     await assert.rejects(pe.readModel(join(dir, 'cut.safetensors')), /the file is truncated/);
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+// A rule the core states is not restated in JS: the JS layer asks the core's check before it
+// allocates, and its error is that check's message in the JS names, plus what the call gave. So
+// a core whose rules differ (here the real module with some checks made stricter, as an edit of
+// the C++ limit would) changes the JS errors with no JS edit — and a JS copy of a rule would show
+// here as a call the stricter core refuses but the package lets through.
+test('each rule is stated once, by the core: a stricter C++ check changes the JS error with no JS edit', async () => {
+  const core = await createPosencModule({ wasmBinary: await readFile(new URL('../../dist/posenc.wasm', import.meta.url)) });
+  assert.equal(core.alibiCheck(0), 'max_bias must be finite and > 0');  // the core's own words
+  const stricter = {
+    alibiCheck: (maxBias) => (maxBias > 4 ? 'max_bias must be <= 4' : core.alibiCheck(maxBias)),
+    t5Check: (bidirectional, numBuckets, maxDistance) => (numBuckets > 16 ? 'num_buckets must be <= 16'
+      : core.t5Check(bidirectional, numBuckets, maxDistance)),
+    shiftKeysCheck: (delta, precision) => (Math.abs(delta) > 100 ? 'delta must be within ±100' : core.shiftKeysCheck(delta, precision)),
+    rope2dCheck: (headDim, theta) => (theta > 1e5 ? 'theta must be <= 1e5' : core.rope2dCheck(headDim, theta)),
+    kvCacheCreateCheck: (o) => (o.capacity > 64 ? 'capacity must be <= 64' : core.kvCacheCreateCheck(o)),
+    applyRopeCheck: (...a) => (a[4] > 4 ? 'rot_dim must be <= 4' : core.applyRopeCheck(...a)),
+    labDatasetCheck: (task, vocabSize, ...rest) => (vocabSize > 16 ? 'vocab_size must be <= 16' : core.labDatasetCheck(task, vocabSize, ...rest)),
+  };
+  const changed = wrap(new Proxy(core, { get: (m, key) => stricter[key] ?? m[key] }));
+  const x = randomFloats(2 * 1 * 8, 4), table = new Float32Array(32 * 2);
+  const rope = { seqLen: 2, nHeads: 1, headDim: 8, invFreq: [1, 0.1, 0.01, 0.001] };
+  const cases = [
+    [(p) => p.alibiSlopes(2, { maxBias: 8 }), /^alibiSlopes: maxBias must be <= 4 \(got 8\)$/],
+    [(p) => p.alibiBias(2, 2, 2), /^alibiBias: maxBias must be <= 4 \(got 8\)$/],
+    [(p) => p.attention(x, x, x, { nHeads: 1, headDim: 8, alibi: true }), /^attention: alibi\.maxBias must be <= 4 \(got 8\)$/],
+    [(p) => p.t5Bucket(3), /^t5Bucket: numBuckets must be <= 16 \(got 32\)$/],
+    [(p) => p.t5Bias(table, 2, 2, 2), /^t5Bias: numBuckets must be <= 16 \(got 32\)$/],
+    [(p) => p.attention(x, x, x, { nHeads: 1, headDim: 8, t5: { table: table.subarray(0, 32) } }), /^attention: t5\.numBuckets must be <= 16 \(got 32\)$/],
+    [(p) => p.shiftKeys(x.slice(), { ...rope, delta: 1000 }), /^shiftKeys: delta must be within ±100 \(got 1000\)$/],
+    [(p) => p.applyRope2d(x, { nHeads: 1, headDim: 8, grid: [1, 2], theta: 1e6 }), /^applyRope2d: theta must be <= 1e5 \(got 1000000\)$/],
+    [(p) => p.kvCache({ nKvHeads: 1, headDim: 8, capacity: 128 }), /^kvCache: capacity must be <= 64 \(got 128\)$/],
+    [(p) => p.applyRope(x, rope), /^applyRope: rotaryDim must be <= 4 \(got 8\); rotaryDim from 2 \* invFreq\.length = 2 \* 4$/],
+    [(p) => p.lab.dataset({ vocabSize: 32 }), /^dataset: vocabSize must be <= 16 \(got 32\)$/],
+  ];
+  for (const [call, pattern] of cases) {
+    const made = call(pe);  // the real core takes it
+    made?.delete?.();
+    assert.throws(() => call(changed), error(RangeError, pattern));
   }
 });

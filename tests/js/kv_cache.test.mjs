@@ -120,7 +120,12 @@ test("kvCache: shift is llama.cpp's context shift — the same keys as shiftKeys
 
 test('kvCache: bad input is a TypeError/RangeError naming the rule, with err.code; the cache is left as it was', () => {
   assert.throws(() => pe.kvCache(), error(TypeError, /kvCache: options \{ nKvHeads, headDim, capacity \} are required/));
-  assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 0 }), error(RangeError, /capacity must be in/));
+  // The sizes' rules are C++'s (KvCache::create_check), asked before anything is allocated.
+  assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 0 }), error(RangeError, /^kvCache: capacity must be > 0 \(got 0\)$/));
+  assert.throws(() => pe.kvCache({ nKvHeads: 0, headDim: 8, capacity: 4 }), error(RangeError, /^kvCache: nKvHeads must be > 0 \(got 0\)$/));
+  assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 0, capacity: 4, rope: { headDim: 8 } }), error(RangeError, /^kvCache: headDim must be > 0 \(got 0\)$/));
+  assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 2 ** 31 }), error(RangeError, /capacity must be in \[0, 2147483647\]/));
+  assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, window: 0 }), error(RangeError, /window must be in \[1, /));
   assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, dtype: 'bfloat16' }), error(RangeError, /dtype must be one of 'float32', 'float16'/));
   assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, sinkTokens: 1 }), error(RangeError, /sinkTokens needs a window/));
   assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, window: 4, sinkTokens: 1 }), error(RangeError, /capacity must be >= sinkTokens \+ window/));
@@ -148,7 +153,9 @@ test('kvCache: bad input is a TypeError/RangeError naming the rule, with err.cod
   assert.equal(cache.length, 2);
   // Too large for the heap: refused with kTooLarge before anything is allocated.
   const inUse = pe.heapStats().inUseBytes;
-  assert.throws(() => pe.kvCache({ nKvHeads: 8, headDim: 128, capacity: 2 ** 20 }), (e) => e instanceof RangeError && e.code === 'kTooLarge');
+  assert.throws(() => pe.kvCache({ nKvHeads: 8, headDim: 128, capacity: 2 ** 20 }), (e) => e instanceof RangeError && e.code === 'kTooLarge' &&
+    /^kvCache: the cache \(2 \* capacity \* nKvHeads \* headDim values\) does not fit in memory \(got capacity = 1048576, nKvHeads = 8, headDim = 128\)$/.test(e.message));
+  assert.throws(() => pe.kvCache({ nKvHeads: 8, headDim: 128, capacity: 2 ** 20, rope: { headDim: 128 } }), (e) => e.code === 'kTooLarge');
   assert.equal(pe.heapStats().inUseBytes, inUse);
   cache.delete();
   cache.delete();  // a second delete does nothing

@@ -302,7 +302,8 @@ test('shiftKeys: keys rotated at p and shifted by Δ equal keys rotated at p + �
   const k = new Float32Array(8);
   assert.throws(() => pe.shiftKeys(k, { seqLen: 1, nHeads: 1, headDim: 8, invFreq: [1, 0.1, 0.01, 0.001] }), error(TypeError, /options.delta/));
   assert.throws(() => pe.shiftKeys(k, { seqLen: 2, nHeads: 1, headDim: 4, delta: [1], invFreq: [1, 0.1] }), error(RangeError, /delta.length must equal seqLen = 2/));
-  assert.throws(() => pe.shiftKeys(k, { seqLen: 1, nHeads: 1, headDim: 8, delta: 1, params: { headDim: 8 }, precision: 'ggml' }), error(RangeError, /precision must be one of/));
+  assert.throws(() => pe.shiftKeys(k, { seqLen: 1, nHeads: 1, headDim: 8, delta: 1, params: { headDim: 8 }, precision: 'ggml' }),
+    error(RangeError, /^shiftKeys: shiftKeys takes precision fast or accurate$/));
 });
 
 test('M-RoPE: Qwen2-VL position ids for text + image, sections against a float64 twin, interleaved (Qwen3-VL)', () => {
@@ -444,3 +445,41 @@ badInputTest('ropeCache', () => pe.ropeCache({ params: { headDim: 8 }, seqLen: 3
   [() => pe.ropeCache(), TypeError, 'options'], [() => pe.ropeCache({ params: { headDim: 8 }, seqLen: 0 }), RangeError, 'seqLen'],
   [() => pe.ropeCache({ params: { headDim: 8 }, seqLen: 3, precision: 'exact' }), RangeError, 'precision'],
 ]);
+
+// The rules below are C++'s alone (shift_keys_check, rope_2d_check, apply_rope_check): the JS layer
+// checks types and shapes, asks the core before it allocates, and adds "(got …)".
+test('RoPE rules the core states: shiftKeys delta, applyRope2d headDim and theta, an empty invFreq, M-RoPE with xpos', () => {
+  const k = new Float32Array(2 * 1 * 8), inv = [1, 0.1, 0.01, 0.001];
+  const shift = { seqLen: 2, nHeads: 1, headDim: 8, invFreq: inv };
+  for (const delta of [NaN, Infinity, -Infinity]) {
+    assert.throws(() => pe.shiftKeys(k, { ...shift, delta }), error(RangeError, new RegExp(`^shiftKeys: delta must be finite \\(got ${delta}\\)$`)));
+  }
+  assert.throws(() => pe.shiftKeys(k, { ...shift, delta: 10n ** 20n }), error(RangeError, /shiftKeys: delta must be within/));
+  assert.throws(() => pe.shiftKeys(k, { ...shift, delta: [0, NaN] }), error(RangeError, /delta\[1\] must be finite/));
+  assert.deepEqual(k, new Float32Array(16));  // nothing moved by a refused call
+
+  const x = randomFloats(4 * 2 * 12, 3);
+  assert.throws(() => pe.applyRope2d(x, { nHeads: 2, headDim: 12, grid: [2, 2], theta: 0 }),
+    error(RangeError, /^applyRope2d: theta must be finite and > 0 \(got 0\)$/));
+  assert.throws(() => pe.applyRope2d(x, { nHeads: 2, headDim: 12, grid: [2, 2], theta: NaN }), error(RangeError, /theta must be finite and > 0 \(got NaN\)/));
+  assert.throws(() => pe.applyRope2d(x, { nHeads: 2, headDim: 12, grid: [2, 2], theta: '1e4' }), error(TypeError, /theta must be a number/));
+  // headDim given (before x's extents) and headDim from x's dims.
+  assert.throws(() => pe.applyRope2d(new Float32Array(4 * 2 * 6), { nHeads: 2, headDim: 6, grid: [2, 2] }),
+    error(RangeError, /^applyRope2d: headDim must be a multiple of 4 for 2-D RoPE \(got 6\)$/));
+  assert.throws(() => pe.applyRope2d({ data: new Float32Array(4 * 2 * 6), dims: [1, 4, 2, 6] }, { grid: [2, 2] }),
+    error(RangeError, /^applyRope2d: headDim must be a multiple of 4 for 2-D RoPE \(got 6\)$/));
+
+  const empty = /rotaryDim must be > 0 \(got 0\); rotaryDim from 2 \* invFreq\.length = 2 \* 0/;
+  const q = new Float32Array(16);
+  assert.throws(() => pe.applyRope(q, { seqLen: 2, nHeads: 1, headDim: 8, invFreq: [] }), error(RangeError, new RegExp(`^applyRope: ${empty.source}`)));
+  assert.throws(() => pe.ropeCache({ seqLen: 2, invFreq: new Float64Array(0) }), error(RangeError, new RegExp(`^ropeCache: ${empty.source}`)));
+  assert.throws(() => pe.shiftKeys(q, { ...shift, invFreq: [], delta: 1 }), error(RangeError, empty));
+  assert.throws(() => pe.attention(q, q, q, { nHeads: 1, headDim: 8, rope: { invFreq: [] } }), error(RangeError, empty));
+  assert.throws(() => pe.kvCache({ nKvHeads: 1, headDim: 8, capacity: 4, rope: { invFreq: [] } }), error(RangeError, empty));
+
+  const params = { headDim: 8, mrope: { section: [2, 1, 1] } };
+  const positions = new Float64Array(3 * 2);
+  assert.throws(() => pe.applyRope(q, { seqLen: 2, nHeads: 1, params, positions, xpos: { role: 'key' } }),
+    error(RangeError, /^applyRope: xpos takes one position row, not M-RoPE's/));
+  assert.equal(pe.applyRope(q, { seqLen: 2, nHeads: 1, params, positions }).length, 16);  // without xpos it rotates
+});

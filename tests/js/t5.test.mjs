@@ -60,6 +60,11 @@ positionBiasTests((H) => {
     { name: 't5 decoder', options: t5(false).options, twin: { terms: [t5(false).term] }, refused: [
       [{ t5: { table: new Float32Array(3) } }, RangeError, new RegExp(`t5\\.table\\.length must equal numBuckets \\* nHeads = ${32 * H}`)],
       [{ t5: { table: new Float32Array(2 * H), numBuckets: 2, bidirectional: true } }, RangeError, /numBuckets must be >= 4 when bidirectional/],
+      // C++'s rules (t5_check), asked before the table's length is checked or anything allocated.
+      [{ t5: { table: new Float32Array(3), numBuckets: 1 } }, RangeError, /^(attention|kvCache\.attend): t5\.numBuckets must be >= 4 when bidirectional, else >= 2 \(got 1\)$/],
+      [{ t5: { table: new Float32Array(32 * H), maxDistance: 8 } }, RangeError,
+        /t5\.maxDistance must be > the exact range \(t5\.numBuckets \/ 2, halved again when bidirectional\) \(got t5\.maxDistance = 8, t5\.numBuckets = 32\)/],
+      [{ t5: { table: new Float32Array(32 * H), numBuckets: 2 ** 31 } }, RangeError, /t5\.numBuckets must be in \[-2147483648, 2147483647\]/],
       [{ t5: { table: new Float32Array(32 * H), bidirectional: 1 } }, TypeError, /t5\.bidirectional must be a boolean/],
       [{ t5: { table: [0] } }, TypeError, /t5\.table must be a Float32Array/]] },
     { name: 't5 encoder, with alibi', options: { ...t5(true).options, alibi: true }, twin: { terms: [t5(true).term, alibiTerm] } },

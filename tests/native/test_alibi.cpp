@@ -98,3 +98,17 @@ TEST_CASE("model files: ALiBi from a BLOOM GGUF and from BLOOM and MPT configs")
   m = read_config(R"({"model_type": "mpt", "n_heads": 8, "d_model": 512, "attn_config": {"alibi_bias_max": 4}})");
   CHECK(m.alibi->max_bias == 4.0);
 }
+
+TEST_CASE("alibi_check: max_bias's rule, which alibi_slopes and alibi_bias state with its message") {
+  // The JS layer asks alibi_check before it allocates: it must be the functions' own rule.
+  std::vector<float> slopes(4), bias(4 * 2 * 2);
+  CHECK(posenc::alibi_check(8.0).ok());
+  const double bad_max_bias[] = {0.0, -1.0, NAN, INFINITY};
+  for (double max_bias : bad_max_bias) {
+    const posenc::Status s = posenc::alibi_check(max_bias);
+    CHECK(s.code == StatusCode::kBadArgument);
+    CHECK(std::string(s.message) == "max_bias must be finite and > 0");
+    CHECK(std::string(posenc::alibi_slopes(slopes.data(), 4, max_bias).message) == s.message);
+    CHECK(std::string(posenc::alibi_bias(bias.data(), 4, 2, 2, true, max_bias).message) == s.message);
+  }
+}

@@ -1,7 +1,8 @@
 // Completeness of the layer lists: every scheme the C++ core names — each RopeScaling
 // (rope_scaling_name over kNumRopeScalings) and each lab Scheme (scheme_name over kNumSchemes) —
 // appears in every layer that lists them: the TypeScript unions, the docs (the scheme's page, the
-// README's table, the lab's model card), the float64 twins' cases and the page's scheme entries.
+// README's table, the lab's model card, each lab scheme's page in docs/schemes/), the float64 twins'
+// cases and the page's scheme entries.
 // A name missing from a layer fails with the layer and the file. The lists are read from the files
 // (POSENC_SOURCE_DIR), so a layer that is edited by hand and forgotten is caught here.
 #include <doctest/doctest.h>
@@ -9,6 +10,7 @@
 #include <cctype>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,10 +20,18 @@
 
 namespace {
 
-std::string read_source(const std::string& path) {
+// The file's text, or "" when there is none (*found false).
+std::string read_if_any(const std::string& path, bool* found) {
   std::ifstream in(std::string(POSENC_SOURCE_DIR) + "/" + path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot read ", path);
+  *found = in.good();
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string read_source(const std::string& path) {
+  bool found = false;
+  std::string text = read_if_any(path, &found);
+  REQUIRE_MESSAGE(found, "cannot read ", path);
+  return text;
 }
 
 // The text from the first match of `start` to the first match of `end` after it ("" if absent).
@@ -95,6 +105,26 @@ void check_complete(const std::string& what, const std::vector<std::string>& cor
   }
 }
 
+// Each lab scheme's page in docs/schemes/, one line per scheme (a page may describe several, as
+// kerple.md both kernels and rope.md RoPE's variants). A new scheme adds its line here; the test
+// below fails, naming the scheme, until it has one. (Not formatted: a line per scheme.)
+// clang-format off
+const std::map<std::string, std::string> kLabSchemePages = {
+    {"none", "docs/schemes/nope.md"},
+    {"sinusoidal", "docs/schemes/sinusoidal.md"},
+    {"learned", "docs/schemes/learned.md"},
+    {"rope", "docs/schemes/rope.md"},
+    {"alibi", "docs/schemes/alibi.md"},
+    {"t5", "docs/schemes/t5.md"},
+    {"xpos", "docs/schemes/rope.md"},
+    {"kerple_log", "docs/schemes/kerple.md"},
+    {"kerple_power", "docs/schemes/kerple.md"},
+    {"fire", "docs/schemes/fire.md"},
+    {"cope", "docs/schemes/cope.md"},
+    {"p_rope", "docs/schemes/rope.md"},
+};
+// clang-format on
+
 }  // namespace
 
 TEST_CASE(
@@ -150,4 +180,24 @@ TEST_CASE("completeness: every lab scheme is in the types, the lab's model card,
   for (std::size_t s = 0; s < enums.size(); ++s)
     if (used.count(enums[s])) twin.insert(core[s]);
   check_complete("lab scheme", core, {"float64 twin", "tests/native/test_lab.cpp (struct Twin)", twin}, {"none"});
+}
+
+TEST_CASE("completeness: every lab scheme has its page in docs/schemes/, which names it") {
+  for (std::size_t s = 0; s < posenc::lab::kNumSchemes; ++s) {
+    const std::string name = posenc::lab::scheme_name(static_cast<posenc::lab::Scheme>(s));
+    const auto page = kLabSchemePages.find(name);
+    CHECK_MESSAGE(page != kLabSchemePages.end(), "lab scheme '", name,
+                  "' is missing from the docs page layer: no page for it in kLabSchemePages "
+                  "(tests/native/test_completeness.cpp), one line per scheme");
+    if (page == kLabSchemePages.end()) continue;
+    bool found = false;
+    const std::string text = read_if_any(page->second, &found);
+    CHECK_MESSAGE(found, "lab scheme '", name, "' is missing from the docs page layer: ", page->second,
+                  " does not exist");
+    // The page names the scheme as the lab takes it: `name` or `'name'` (as `scheme: 'name'`).
+    const std::set<std::string> named = merged(after(text, "`", "`"), after(text, "'", "'`"));
+    CHECK_MESSAGE((!found || named.count(name)), "lab scheme '", name,
+                  "' is missing from the docs page layer: ", page->second, " (the scheme's name in backticks, as `",
+                  name, "` or `scheme: '", name, "'`)");
+  }
 }

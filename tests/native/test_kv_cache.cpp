@@ -456,3 +456,31 @@ TEST_CASE("kv cache: shift works by position — keys appended at p + 100 and mo
   moved->read(nullptr, nullptr, pa.data());
   CHECK(pa.back() == double(T - 6 + 7 + 1));
 }
+
+TEST_CASE("kv cache: create_check gives create's rules without the tables, each with create's own message") {
+  // The JS layer asks create_check before it allocates: its message must be create's.
+  posenc::KvCacheOptions good;
+  good.n_kv_heads = 2;
+  good.head_dim = 4;
+  good.capacity = 8;
+  CHECK(posenc::KvCache::create_check(good).ok());
+  std::vector<posenc::KvCacheOptions> cases(6, good);
+  cases[0].n_kv_heads = 0;
+  cases[1].head_dim = 0;
+  cases[2].capacity = 0;
+  cases[3].sink_tokens = 1;  // without a window
+  cases[4].window = 8;
+  cases[4].sink_tokens = 1;                                         // capacity < sink_tokens + window
+  cases[5].capacity = std::numeric_limits<std::size_t>::max() / 2;  // · 2 · 4 values: past memory, 32 or 64 bits
+  for (const posenc::KvCacheOptions& o : cases) {
+    const posenc::Status checked = posenc::KvCache::create_check(o);
+    CHECK(!checked.ok());
+    std::unique_ptr<posenc::KvCache> c;
+    const posenc::Status made = posenc::KvCache::create(o, &c);
+    CHECK(made.code == checked.code);
+    CHECK(std::string(made.message) == checked.message);
+    CHECK(!c);
+  }
+  CHECK(posenc::KvCache::create_check(cases[5]).code == posenc::StatusCode::kTooLarge);
+  CHECK(std::string(posenc::KvCache::create_check(cases[0]).message) == "n_kv_heads must be > 0");
+}

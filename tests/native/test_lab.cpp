@@ -1060,3 +1060,30 @@ TEST_CASE("lab: run_scheme with randomized positions trains at the card's positi
   CHECK(std::string(run_scheme(*d, rc, Scheme::kRope, &r).message) ==
         "random_positions must be 0 or in [train_len, 65536]");
 }
+
+TEST_CASE("lab: Dataset::check gives create's rules that read no text, each with create's own message") {
+  // The JS layer asks Dataset::check before it copies the text: its message must be create's.
+  const std::uint8_t text[] = {'a', 'b', 'a'};
+  DatasetConfig good;
+  CHECK(Dataset::check(good).ok());
+  std::vector<DatasetConfig> cases(6, good);
+  cases[0].vocab_size = 1;
+  cases[1].vocab_size = 257;  // markov <= 256
+  cases[2].peak = 21.0;
+  cases[3].peak = NAN;
+  cases[4].task = Task::kCopy;
+  cases[4].vocab_size = 65537;
+  cases[5].task = Task::kText;
+  cases[5].text = text;
+  cases[5].text_len = 1;
+  for (const DatasetConfig& c : cases) {
+    const Status checked = Dataset::check(c);
+    CHECK(checked.code == StatusCode::kBadArgument);
+    std::unique_ptr<Dataset> d;
+    CHECK(std::string(Dataset::create(c, &d).message) == checked.message);
+    CHECK(!d);
+  }
+  CHECK(std::string(Dataset::check(cases[1]).message) == "vocab_size must be in [2, 256] for markov");
+  cases[5].text_len = 3;
+  CHECK(Dataset::check(cases[5]).ok());
+}

@@ -3,8 +3,10 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "posenc/posenc.hpp"
@@ -603,4 +605,42 @@ TEST_CASE("apply_rope_rows: M-RoPE sections, Qwen2-VL position ids and Pixtral 2
   CHECK(rows[3] == 0);
   CHECK(rows[4] == 1);
   CHECK(posenc::rope_2d_frequencies(6, 10000.0, inv2.data(), rows).code == StatusCode::kBadArgument);
+}
+
+TEST_CASE("shift_keys_check and rope_2d_check: the rules shift_keys and rope_2d_frequencies run first, same messages") {
+  // The JS layer asks them before it allocates: each must be its function's own rule.
+  std::vector<float> k(2 * 1 * 4, 1.0f);
+  const double inv[2] = {1.0, 0.01};
+  CHECK(posenc::shift_keys_check(3.0, Precision::kFast).ok());
+  CHECK(posenc::shift_keys_check(std::nullopt, Precision::kAccurate).ok());
+  CHECK(std::string(posenc::shift_keys_check(NAN, Precision::kFast).message) == "delta must be finite");
+  CHECK(std::string(posenc::shift_keys_check(1.0, Precision::kGgml).message) ==
+        "shift_keys takes precision fast or accurate");
+  const std::vector<std::pair<double, Precision>> bad_shifts = {
+      {NAN, Precision::kFast}, {INFINITY, Precision::kAccurate}, {1.0, Precision::kGgml}};
+  for (const auto& [delta, precision] : bad_shifts) {
+    const posenc::Status s = posenc::shift_keys_check(delta, precision);
+    CHECK(s.code == StatusCode::kBadArgument);
+    CHECK(std::string(posenc::shift_keys(k.data(), 2, 1, 4, inv, 4, nullptr, delta, RopeLayout::kHalfSplit, precision)
+                          .message) == s.message);
+  }
+  std::vector<double> freq(8);
+  std::vector<std::uint8_t> rows(8);
+  CHECK(posenc::rope_2d_check(8, 100.0).ok());
+  CHECK(std::string(posenc::rope_2d_check(6, 1e4).message) == "head_dim must be a multiple of 4 for 2-D RoPE");
+  CHECK(std::string(posenc::rope_2d_check(8, 0.0).message) == "theta must be finite and > 0");
+  const std::vector<std::pair<std::size_t, double>> bad_2d = {{6, 1e4}, {0, 1e4}, {8, 0.0}, {8, NAN}, {8, -INFINITY}};
+  for (const auto& [head_dim, theta] : bad_2d) {
+    const posenc::Status s = posenc::rope_2d_check(head_dim, theta);
+    CHECK(s.code == StatusCode::kBadArgument);
+    CHECK(std::string(posenc::rope_2d_frequencies(head_dim, theta, freq.data(), rows.data()).message) == s.message);
+  }
+}
+
+TEST_CASE("apply_rope_check: an empty table (rot_dim 0) is refused as rot_dim, before head_dim") {
+  // A cache of the rotated dims alone (the JS ropeCache) has head_dim = rot_dim: an empty invFreq must
+  // read as rot_dim's rule, which the JS layer no longer states itself.
+  CHECK(std::string(posenc::apply_rope_check(1, 1, 0, 0, 0.0).message) == "rot_dim must be > 0");
+  CHECK(std::string(posenc::apply_rope_check(1, 1, 8, 0, 0.0).message) == "rot_dim must be > 0");
+  CHECK(std::string(posenc::apply_rope_check(1, 1, 0, 4, 0.0).message) == "head_dim must be > 0");
 }

@@ -8,11 +8,15 @@
 
 namespace posenc {
 
+// The rule of max_bias, which alibi_slopes and alibi_bias run first (and the JS layer before it
+// allocates): kBadArgument unless it is finite and > 0.
+Status alibi_check(double max_bias) noexcept;
+
 // slopes[n_heads], as BLOOM, MPT and ggml compute them: with c = 2^floor(log2 n_heads),
 //   head h <  c:  2^(-max_bias (h + 1) / c)
 //   head h >= c:  2^(-max_bias (2 (h - c) + 1) / (2 c))      (the odd steps of the 2c-head series)
 // e.g. n_heads = 12, max_bias = 8: 2^-1 … 2^-8, then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5.
-// Status: kBadArgument if n_heads is 0 or max_bias is not finite and > 0.
+// Status: kBadArgument if n_heads is 0 or max_bias is not finite and > 0 (alibi_check).
 Status alibi_slopes(float* slopes, std::size_t n_heads, double max_bias = 8.0) noexcept;
 
 // bias[n_heads][q_len][k_len] = -slope_h * (qpos_i - j), query i at key position

@@ -56,6 +56,11 @@ class KvCache {
   // The storage (2 · capacity · n_kv_heads · head_dim elements) is checked and allocated here,
   // once: kTooLarge if it does not fit in memory; kBadArgument naming the rule otherwise.
   static Status create(const KvCacheOptions& options, std::unique_ptr<KvCache>* out) noexcept;
+  // create()'s rules that need no table — every one but the RoPE's (its table, and where it sits,
+  // which apply_rope_check states): the sizes, dtype, the window and sink tokens within capacity, and
+  // the storage within memory. create() runs it first; a caller can run it before it allocates (the
+  // JS layer does).
+  static Status create_check(const KvCacheOptions& options) noexcept;
 
   // k and v [n_tokens][n_kv_heads][head_dim] float32 (tokens major, as apply_rope takes them).
   // Token s is at positions[s] (null: one after the last position appended, 0 for the first);

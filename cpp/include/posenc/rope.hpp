@@ -173,8 +173,8 @@ Status apply_rope(float* x, std::size_t seq_len, std::size_t n_heads, std::size_
                   const RopeApplyOptions& options = {}) noexcept;
 
 // apply_rope's argument rules that need no tensor (all but x, inv_freq and pos), in apply_rope's
-// order: the extents, rot_dim and options.rot_offset within the head, xpos, overflow, rot_dim even
-// and > 0, the gain, layout, precision (kGgml: options.ggml's parameters) and pos_offset (given
+// order: seq_len and n_heads, rot_dim even and > 0, head_dim, rot_dim and options.rot_offset within
+// the head, xpos, overflow, the gain, layout, precision (kGgml: options.ggml's parameters) and pos_offset (given
 // when there are no positions: nullopt when pos is). n_rows: apply_rope_rows' rows of positions.
 // apply_rope runs it first; a caller can run it before it allocates the tensors (the JS layer does).
 Status apply_rope_check(std::size_t seq_len, std::size_t n_heads, std::size_t head_dim, std::size_t rot_dim,
@@ -186,6 +186,9 @@ Status apply_rope_check(std::size_t seq_len, std::size_t n_heads, std::size_t he
 // shift. It rotates by delta alone with gain 1, so an attention factor already in k is kept, not
 // applied twice; the exact inverse of shifting by -delta (up to float rounding). Status as
 // apply_rope; kBadArgument for Precision::kGgml (use fast or accurate).
+// shift_keys' own rules, which it runs first (then apply_rope's): precision fast or accurate and,
+// without per-token deltas (delta_all given; nullopt when delta is), a finite delta_all.
+Status shift_keys_check(std::optional<double> delta_all, Precision precision) noexcept;
 Status shift_keys(float* k, std::size_t seq_len, std::size_t n_heads, std::size_t head_dim, const double* inv_freq,
                   std::size_t rot_dim, const double* delta, double delta_all,
                   RopeLayout layout = RopeLayout::kHalfSplit, Precision precision = Precision::kFast,
@@ -224,8 +227,12 @@ Status mrope_positions(const MropeSegment* segments, std::size_t n_segments, dou
 // 2-D axial RoPE (HF PixtralRotaryEmbedding): freqs_i = theta^(-2i/head_dim), i < head_dim/2; the
 // first head_dim/4 pairs turn by the patch row with freqs_0, freqs_2, …, the others by the column
 // with freqs_1, freqs_3, … Writes inv_freq[head_dim/2] and pair_row[head_dim/2] (0 row, 1 column)
-// for apply_rope_rows with pos [2][n_patches] = (row, column). head_dim must be a multiple of 4.
+// for apply_rope_rows with pos [2][n_patches] = (row, column). Status: rope_2d_check's.
 Status rope_2d_frequencies(std::size_t head_dim, double theta, double* inv_freq, std::uint8_t* pair_row) noexcept;
+// 2-D RoPE's rules, which rope_2d_frequencies runs first (the JS layer before it allocates):
+// kBadArgument unless head_dim is a multiple of 4 (half the pairs by row, half by column) and
+// theta finite and > 0.
+Status rope_2d_check(std::size_t head_dim, double theta) noexcept;
 
 // The cos/sin cache of ONNX RotaryEmbedding: cos[n_pos][rot_dim/2], sin[n_pos][rot_dim/2] for
 // positions pos[t] (or pos_offset + t when pos is null), each value times attention_factor.

@@ -17,7 +17,8 @@ struct T5BucketParams {
   int max_distance = 128;     // > the exact range (num_buckets/2, halved again when bidirectional)
 };
 
-// Checks params. Status: kBadArgument naming num_buckets or max_distance.
+// Checks params (t5_bias runs it first; the JS layer before it allocates). Status: kBadArgument
+// naming num_buckets or max_distance.
 Status t5_check(const T5BucketParams& params) noexcept;
 
 // The bucket of relative_position = key - query: exact buckets for |d| < max_exact, then

@@ -214,6 +214,10 @@ struct DatasetConfig {
 class Dataset {
  public:
   static Status create(const DatasetConfig& config, std::unique_ptr<Dataset>* out) noexcept;
+  // create()'s rules that read no text (all but the text's distinct bytes): the task, vocab_size and
+  // peak, and text_len. create() runs it first; a caller can run it before it copies the text (the
+  // JS layer does).
+  static Status check(const DatasetConfig& config) noexcept;
   ~Dataset();
   Dataset(const Dataset&) = delete;
   Dataset& operator=(const Dataset&) = delete;
