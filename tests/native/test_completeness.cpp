@@ -122,6 +122,10 @@ const std::map<std::string, std::string> kLabSchemePages = {
     {"fire", "docs/schemes/fire.md"},
     {"cope", "docs/schemes/cope.md"},
     {"p_rope", "docs/schemes/rope.md"},
+    {"irope", "docs/schemes/mixed-layers.md"},
+    {"nope_interval", "docs/schemes/mixed-layers.md"},
+    {"gemma3", "docs/schemes/mixed-layers.md"},
+    {"swa_rope_nope", "docs/schemes/mixed-layers.md"},
 };
 // clang-format on
 
