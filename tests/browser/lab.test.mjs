@@ -299,7 +299,7 @@ test('the legend groups the series by family; Enter and Space on an item hide an
   await ex.page.waitForFunction(() => /the shipped result/.test(document.querySelector('section[data-view="lab-extrapolation"] .lab-source').textContent));
   const legend = `${view('lab-extrapolation')} .lab-legend`;
   assert.deepEqual(await ex.page.$$eval(`${legend} .group`, (g) => g.map((x) => x.getAttribute('aria-label'))),
-    ['none / absolute', 'rotary', 'bias', 'learned bias', 'contextual', 'reference']);
+    ['none / absolute', 'rotary', 'bias', 'learned bias', 'contextual', 'mixed layers', 'reference']);
   // One item per scheme of the shipped markov run, RoPE's 4 scalings and the floor.
   const schemes = new Set(shipped.results.map((r) => r.scheme)).size;
   assert.equal(await ex.page.$$eval(`${legend} button`, (b) => b.length), schemes + 4 + 1);
