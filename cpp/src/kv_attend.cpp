@@ -126,13 +126,15 @@ void attend_chunk(const Attend& a, std::size_t task, std::size_t worker) {
       seen |= a.half ? touch(a.k16 + at, bytes) | touch(a.v16 + at, bytes)
                      : touch(a.k32 + at, bytes) | touch(a.v32 + at, bytes);
     }
-    const float* keys = a.k32 + at;
-    const float* vals = a.v32 + at;
+    // Only the storage the cache has is addressed (the other pointer is null: no offset on it).
+    const float* keys = kb;
+    const float* vals = vb;
     if (a.half) {
       kernels::widen_half(kb, a.k16 + at, n * d);
       kernels::widen_half(vb, a.v16 + at, n * d);
-      keys = kb;
-      vals = vb;
+    } else {
+      keys = a.k32 + at;
+      vals = a.v32 + at;
     }
     const auto [lo, hi] = std::minmax_element(a.pos + j0, a.pos + j0 + n);
     const double pmin = *lo, pmax = *hi;
