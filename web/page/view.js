@@ -149,17 +149,18 @@ export function createView(def, section, host) {
     if (v.readout && v.cursor && v.data) v.readout.textContent = def.readout(v.data, v.cursor, host.state());
   }
 
-  function draw() {
+  function draw(colors = themeColors(v.canvas)) {
     if (!v.canvas) return;
     const width = v.canvas.clientWidth || 300;
-    if (def.height) v.canvas.style.height = `${def.height(width, v.data)}px`;
-    const height = v.canvas.clientHeight || 300;
+    // A height of the view's own is set, not read back (a read after the write would lay the page out again).
+    const own = def.height?.(width, v.data);
+    if (own !== undefined && v.canvas.style.height !== `${own}px`) v.canvas.style.height = `${own}px`;
+    const height = own ?? (v.canvas.clientHeight || 300);
     const dpr = window.devicePixelRatio || 1;
     const w = Math.max(1, Math.round(width * dpr)), h = Math.max(1, Math.round(height * dpr));
     if (v.canvas.width !== w || v.canvas.height !== h) { v.canvas.width = w; v.canvas.height = h; }
     const ctx = v.canvas.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    const colors = themeColors(v.canvas);
     v.layout = v.error ? drawMessage(ctx, width, height, v.error, colors)
       : drawInto(ctx, width, height, def.plot(v.data, v.cursor, width), colors);
   }
@@ -183,7 +184,7 @@ export function createView(def, section, host) {
       const box = v.section.querySelector('.view-table');
       keepOpen(box, () => { box.innerHTML = v.error ? `<p class="message bad">${v.error}</p>` : def.render(v.data); });
     }
-    else draw();
+    else draw(ctx.memo('theme-colors', () => themeColors(v.canvas)));  // one getComputedStyle a frame
     const note = v.error ?? (v.data && def.note ? def.note(v.data) : '');
     v.note.textContent = note;
     v.note.hidden = !note;
