@@ -2,7 +2,7 @@
 // FRAME_BUDGET ms of them (the rest wait a frame), and while a slider drags the slow views wait
 // until it pauses (a view is slow by its last drawing after the first, which also compiles it). Each frame gets a fresh memo, so views share work (the sinusoidal table) within
 // it. A view's first drawing gets a frame of its own, and a compute slower than half the budget
-// is painted in the next frame (view.js: compute, then paint), so that no frame holds both a slow
+// is painted in the next frame (view.js: compute, then paint; not while a slider drags), so that no frame holds both a slow
 // compute and the drawing and commit of a canvas: a frame stays under 50 ms (issue 36).
 // The status line says how many visible views are drawn and how long the last step took.
 const FRAME_BUDGET = 10;   // ms of redraw work per animation frame before the rest waits a frame
@@ -46,8 +46,9 @@ export function createScheduler({ pe, context, status }) {
       const t1 = performance.now();
       v.compute(ctx);
       drawn += 1;
-      // A slow compute leaves its painting to the next frame: a frame holds one or the other.
-      if (performance.now() - t1 > FRAME_BUDGET / 2) { more = true; continue; }
+      // A slow compute leaves its painting to the next frame: a frame holds one or the other. Not
+      // while a slider drags: each step is then drawn in the frame that computed it.
+      if (!dragging && performance.now() - t1 > FRAME_BUDGET / 2) { more = true; continue; }
       v.paint();
     }
     for (const v of views) v.section.classList.toggle('stale', (v.dirty || Boolean(v.computed)) && v.visible);
@@ -86,7 +87,9 @@ export function createScheduler({ pe, context, status }) {
     },
     schedule,
     redrawAll() {
-      for (const v of views) { v.dirty = true; v.computed = null; }  // computed data for old settings: not painted
+      // Data computed and not yet painted is painted first (a frame late), then computed again:
+      // changes at every frame (a window resized) cannot keep a slow view from being drawn.
+      for (const v of views) v.dirty = true;
       schedule();
     },
     refresh,
