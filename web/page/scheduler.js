@@ -1,7 +1,10 @@
 // Redraws, so that nothing blocks the page: only views on screen draw, a frame does at most
 // FRAME_BUDGET ms of them (the rest wait a frame), and while a slider drags the slow views wait
 // until it pauses (a view is slow by its last drawing after the first, which also compiles it). Each frame gets a fresh memo, so views share work (the sinusoidal table) within
-// it. The status line says how many visible views are drawn and how long the last step took.
+// it. A view's first drawing gets a frame of its own, and a compute slower than half the budget
+// is painted in the next frame (view.js: compute, then paint; not while a slider drags), so that no frame holds both a slow
+// compute and the drawing and commit of a canvas: a frame stays under 50 ms (issue 36).
+// The status line says how many visible views are drawn and how long the last step took.
 const FRAME_BUDGET = 10;   // ms of redraw work per animation frame before the rest waits a frame
 const HEAVY = 30;          // ms: a view this slow is redrawn only once a drag pauses
 const SETTLE = 180;        // ms without a drag step that count as a pause
@@ -25,19 +28,33 @@ export function createScheduler({ pe, context, status }) {
     memoTable = new Map();
     const ctx = { ...context(), memo, redraw: refresh };
     let more = false, drawn = 0;
+    const over = () => drawn > 0 && performance.now() - t0 > FRAME_BUDGET;
     for (const v of views) {
-      if (!v.dirty || !v.visible) continue;
+      if (!v.visible || !(v.dirty || v.computed)) continue;
+      if (v.computed) {  // computed in the last frame: painted now
+        if (over()) { more = true; continue; }
+        v.paint();
+        drawn += 1;
+        if (v.dirty) more = true;  // asked for again (a measurement's next step): computed next frame
+        continue;
+      }
       // The settle timer brings a slow view back. A first drawing also compiles the view's code, so
       // its time alone does not make a view slow: it is timed again on its next drawing.
       if (dragging && v.cost > HEAVY && v.renders > 1) continue;
-      if (drawn > 0 && performance.now() - t0 > FRAME_BUDGET) { more = true; continue; }
-      v.render(ctx);
+      // A first drawing (compiling its code, sizing its canvas) gets a frame of its own.
+      if (over() || (drawn > 0 && v.renders === 0)) { more = true; continue; }
+      const t1 = performance.now();
+      v.compute(ctx);
       drawn += 1;
+      // A slow compute leaves its painting to the next frame: a frame holds one or the other. Not
+      // while a slider drags: each step is then drawn in the frame that computed it.
+      if (!dragging && performance.now() - t1 > FRAME_BUDGET / 2) { more = true; continue; }
+      v.paint();
     }
-    for (const v of views) v.section.classList.toggle('stale', v.dirty && v.visible);
+    for (const v of views) v.section.classList.toggle('stale', (v.dirty || Boolean(v.computed)) && v.visible);
     performance.mark('frame-end');
     if (drawn) performance.measure('frame', 'frame-start', 'frame-end');  // one redraw step of the visible views
-    const shown = views.filter((v) => v.visible && !v.dirty).length;
+    const shown = views.filter((v) => v.visible && !v.dirty && !v.computed).length;
     status.textContent = `SIMD: ${pe.simdArch} · threads: ${pe.threads} · ${shown} visible views drawn, `
       + `the last step in ${(performance.now() - t0).toFixed(1)} ms`;
     if (more) schedule();
@@ -70,6 +87,8 @@ export function createScheduler({ pe, context, status }) {
     },
     schedule,
     redrawAll() {
+      // Data computed and not yet painted is painted first (a frame late), then computed again:
+      // changes at every frame (a window resized) cannot keep a slow view from being drawn.
       for (const v of views) v.dirty = true;
       schedule();
     },

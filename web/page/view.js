@@ -99,6 +99,24 @@ function viewBody(def) {
     ${def.table ? actions : ''}`;
 }
 
+// A view's data for the frame's context (its compute), or the error it gave; the view is then no
+// longer dirty, and v.computed (the context) says that its data waits to be painted.
+function computeView(v, ctx) {
+  const t0 = performance.now();
+  v.waiting = false;  // data on its way (the lab's run): said, not a failure
+  try {
+    v.data = v.def.compute(ctx);
+    v.error = null;
+  } catch (e) {
+    v.waiting = Boolean(e.waiting);
+    v.error = v.waiting ? e.message : `This view cannot be drawn with these settings. ${e.message}`;
+    v.data = null;
+  }
+  v.dirty = false;
+  v.computed = ctx;
+  v.cost = performance.now() - t0;
+}
+
 /**
  * Builds the view into its `section` (<section data-view> with its <h3> title and explanation).
  * host: { pe, lab, state(), extras, onChange(key, value, commit), refresh(id), loadLearned(table) }.
@@ -122,6 +140,7 @@ export function createView(def, section, host) {
   controlsBox.hidden = controlsBox.childElementCount === 0;
   const v = {
     def, section, controls, dirty: true, visible: false, cursor: null, data: null, layout: null, error: null, cost: 0,
+    computed: null, waiting: false,
     canvas: section.querySelector('canvas'), readout: section.querySelector('.readout'),
     note: section.querySelector('.note'), html: section.querySelector('.view-html'), renders: 0,
   };
@@ -130,17 +149,18 @@ export function createView(def, section, host) {
     if (v.readout && v.cursor && v.data) v.readout.textContent = def.readout(v.data, v.cursor, host.state());
   }
 
-  function draw() {
+  function draw(colors = themeColors(v.canvas)) {
     if (!v.canvas) return;
     const width = v.canvas.clientWidth || 300;
-    if (def.height) v.canvas.style.height = `${def.height(width, v.data)}px`;
-    const height = v.canvas.clientHeight || 300;
+    // A height of the view's own is set, not read back (a read after the write would lay the page out again).
+    const own = def.height?.(width, v.data);
+    if (own !== undefined && v.canvas.style.height !== `${own}px`) v.canvas.style.height = `${own}px`;
+    const height = own ?? (v.canvas.clientHeight || 300);
     const dpr = window.devicePixelRatio || 1;
     const w = Math.max(1, Math.round(width * dpr)), h = Math.max(1, Math.round(height * dpr));
     if (v.canvas.width !== w || v.canvas.height !== h) { v.canvas.width = w; v.canvas.height = h; }
     const ctx = v.canvas.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    const colors = themeColors(v.canvas);
     v.layout = v.error ? drawMessage(ctx, width, height, v.error, colors)
       : drawInto(ctx, width, height, def.plot(v.data, v.cursor, width), colors);
   }
@@ -148,17 +168,13 @@ export function createView(def, section, host) {
   v.sync = (st, external) => { for (const c of controls) c.sync(st, external); };
   v.stopPlay = () => { for (const c of controls) c.stop?.(false); };
 
-  v.render = (ctx) => {
-    const t0 = performance.now();
-    let waiting = false;  // data on its way (the lab's run): said, not a failure
-    try {
-      v.data = def.compute(ctx);
-      v.error = null;
-    } catch (e) {
-      waiting = Boolean(e.waiting);
-      v.error = waiting ? e.message : `This view cannot be drawn with these settings. ${e.message}`;
-      v.data = null;
-    }
+  // A drawing in two steps, which the scheduler may run in two frames (a slow compute, a first
+  // drawing): compute (computeView) and paint (the canvas and the DOM after it).
+  v.compute = (ctx) => computeView(v, ctx);
+
+  v.paint = () => {
+    const t0 = performance.now(), ctx = v.computed, { waiting } = v;
+    v.computed = null;
     section.classList.toggle('failed', Boolean(v.error) && !waiting);
     section.toggleAttribute('data-waiting', waiting);  // for the tests: a drawing that waits for data
     if (v.data && v.cursor) v.cursor = (def.move ?? defaultMove)(v.data, v.cursor, '');
@@ -168,7 +184,7 @@ export function createView(def, section, host) {
       const box = v.section.querySelector('.view-table');
       keepOpen(box, () => { box.innerHTML = v.error ? `<p class="message bad">${v.error}</p>` : def.render(v.data); });
     }
-    else draw();
+    else draw(ctx.memo('theme-colors', () => themeColors(v.canvas)));  // one getComputedStyle a frame
     const note = v.error ?? (v.data && def.note ? def.note(v.data) : '');
     v.note.textContent = note;
     v.note.hidden = !note;
@@ -178,13 +194,14 @@ export function createView(def, section, host) {
       markScrolling(v.html);
     }
     def.rendered?.(v.data, section);
-    v.dirty = false;
     v.renders += 1;
     section.dataset.renders = String(v.renders);
     if (v.readout) { if (v.error) v.readout.textContent = ''; else showReadout(); }
-    v.cost = performance.now() - t0;
+    v.cost += performance.now() - t0;
     return v.cost;
   };
+
+  v.render = (ctx) => { v.compute(ctx); return v.paint(); };
 
   if (v.canvas) wireCursor(v, draw, showReadout);
   wireExports(v, host);

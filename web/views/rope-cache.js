@@ -18,18 +18,21 @@ const SAMPLE_MS = 1, SAMPLES = 3;  // each sample repeats a call for 1 ms at lea
 const mib = (b) => (b >= 2 ** 30 ? `${fmt(b / 2 ** 30, 2)} GiB` : b >= 2 ** 20 ? `${fmt(b / 2 ** 20, 1)} MiB` : `${fmt(b / 1024, 1)} KiB`);
 const n = (v) => v.toLocaleString('en-US');
 
-// Time per call of fn, in ms: the median of SAMPLES samples, each as many calls as fill SAMPLE_MS.
-function timeIt(fn) {
+// Time per call of fn, in ms, pushed onto `out` (a list in the result r): the median of SAMPLES samples, each as many calls
+// as fill SAMPLE_MS. A generator: it yields before each sample, so a large batch's timing is spread
+// over steps (the page's frames) like the rest.
+function* timeIt(fn, out, r) {
   const samples = [];
   fn();  // a first call compiles and allocates: not timed
   for (let s = 0; s < SAMPLES; s++) {
+    yield r;
     let calls = 0;
     const t0 = performance.now();
     let t = t0;
     do { fn(); calls += 1; t = performance.now(); } while (t - t0 < SAMPLE_MS);
     samples.push((t - t0) / calls);
   }
-  return samples.sort((a, b) => a - b)[SAMPLES >> 1];
+  out.push(samples.sort((a, b) => a - b)[SAMPLES >> 1]);
 }
 
 // Positions of a batch: spread over the table like the requests of many sequences (a fixed LCG).
@@ -45,7 +48,7 @@ function batchPositions(count, rows) {
 // again (ctx.redraw), so the page never waits on it. Kept while the pairs, the precision and the
 // rows measured stay the same (the timings do not depend on θ or the scaling; the table does, and
 // is rebuilt with them).
-const STEP_MS = 25;
+const STEP_MS = 10;
 let job = { key: '', steps: null, result: null };
 
 function* measurement(pe, invFreq, precision, rows) {
@@ -63,7 +66,7 @@ function* measurement(pe, invFreq, precision, rows) {
   }
   for (const b of batchesFor(half)) {
     const positions = batchPositions(b, rows);
-    r.recompute.push(timeIt(() => pe.ropeCache({ invFreq, positions, precision })));
+    yield* timeIt(() => pe.ropeCache({ invFreq, positions, precision }), r.recompute, r);
     yield r;
     // A gather, as index_select does it: each position's row copied out of the table.
     const take = () => {
@@ -74,7 +77,8 @@ function* measurement(pe, invFreq, precision, rows) {
       }
       return { cos, sin };
     };
-    r.gather.push(timeIt(take));
+    yield* timeIt(take, r.gather, r);
+    yield r;
     if (b === batchesFor(half).at(-1)) {  // the rows a batch gathers are the rows it would recompute, bit for bit
       const a = pe.ropeCache({ invFreq, positions, precision }), g = take();
       for (let k = 0; k < a.cos.length; k++) if (a.cos[k] !== g.cos[k] || a.sin[k] !== g.sin[k]) { r.identical = false; break; }
