@@ -213,7 +213,7 @@ TEST_CASE("threads: fused attention is bitwise the same on 1, 2 and 3 threads" *
         o.heads_major = true;
         o.rope_inv_freq = inv.data();
         o.rope_rot_dim = D;
-        o.temperature.emplace();
+        o.temperature = posenc::AttentionOptions::Temperature{};  // not emplace(): clang 14 rejects it here
         break;
       default: break;
     }
