@@ -36,6 +36,26 @@ run() {
   "$@" 2>&1 | tee -a "$log"
   local rc=${PIPESTATUS[0]}
   [ "$rc" -eq 0 ] || { echo "==> FAILED ($rc): $*"; status=1; }
+  return "$rc"
+}
+# Two runs side by side (each keeps one of the two cores busy): `beside cmd...` starts one in the
+# background with its output held apart; `joined` waits for them and shows each output in turn.
+besides=()
+beside() {
+  local out
+  out=$(mktemp)
+  (log=$out.log; run "$@") >"$out" 2>&1 &
+  besides+=("$!:$out")
+}
+joined() {
+  local b
+  for b in "${besides[@]}"; do
+    wait "${b%%:*}" || status=1
+    cat "${b#*:}"
+    cat "${b#*:}.log" >>"$log" 2>/dev/null
+    rm -f "${b#*:}" "${b#*:}.log"
+  done
+  besides=()
 }
 built=" "
 need() {  # builds once per run: native | tsan | wasm
@@ -57,16 +77,20 @@ for l in "${layers[@]}"; do
       run env TSAN_OPTIONS=halt_on_error=1 ./build/native-tsan/posenc_tests --no-colors=true --posenc-threads=2 \
         --posenc-subset=kernels ;;
     wasm) need wasm
-      run ctest --preset wasm-release --verbose          # the same doctest suite as WASM SIMD128, in Node
-      run ctest --preset wasm-threads --verbose ;;       # and again in the pthreads build, on two threads
+      beside ctest --preset wasm-release --verbose       # the same doctest suite as WASM SIMD128, in Node
+      beside ctest --preset wasm-threads --verbose       # and again in the pthreads build, on two threads
+      joined ;;
     js) need wasm
-      run node --test tests/js/
+      run node --test --test-concurrency=2 tests/js/    # two files at a time: most use one core
       # The threaded build against the float64 twins and the conformance vectors (2 threads); the
       # bias terms' attention checks are in their schemes' suites (bias_terms.mjs).
       run env POSENC_TEST_THREADS=2 node --test tests/js/attention.test.mjs tests/js/conformance.test.mjs \
         tests/js/kv_cache.test.mjs tests/js/rope.test.mjs tests/js/alibi.test.mjs tests/js/t5.test.mjs ;;
     page) need wasm
-      run node --test tests/browser/ ;;
+      # Two files at a time (a page mostly keeps one core busy); the audit alone after them, as the
+      # long tasks and Lighthouse's Performance it prints depend on what else runs.
+      run node --test --test-concurrency=2 $(ls tests/browser/*.test.mjs | grep -v /audit.test.mjs)
+      run node --test tests/browser/audit.test.mjs ;;
     consumers) need wasm
       run node --test tests/consumers/ ;;
     llamacpp) need wasm

@@ -43,7 +43,7 @@ async function setNumber(key, value) {
 async function trainAndRead(i) {
   const before = await renders('lab-extrapolation');
   await ex.page.click(`${view('lab-training')} [data-lab="start"]`);
-  await ex.page.waitForFunction(() => window.posencExplorer.lab.run?.state === 'done', null, { timeout: 60000 });
+  await ex.page.waitForFunction(() => window.posencExplorer.lab.run?.state === 'done', null, { timeout: 300000 });
   await drawn('lab-extrapolation', before);
   await ex.page.focus(`${view('lab-extrapolation')} canvas`);
   await ex.page.keyboard.press('Home');
@@ -188,7 +188,7 @@ test('a tiny run (2 schemes, 20 steps) trains in workers, reports progress, fini
   const t0 = Date.now();
   await ex.page.click(`${view('lab-training')} [data-lab="start"]`);
   assert.equal(await ex.page.isDisabled(`${view('lab-training')} [data-lab="cancel"]`), false);
-  await ex.page.waitForFunction(() => window.posencExplorer.lab.run?.state === 'done', null, { timeout: 60000 });
+  await ex.page.waitForFunction(() => window.posencExplorer.lab.run?.state === 'done', null, { timeout: 300000 });
   const seconds = (Date.now() - t0) / 1000;
   console.log(`lab: tiny run (rope, alibi; 20 steps) in workers: ${seconds.toFixed(1)} s from Start to drawn result`);
   const seen = await ex.page.evaluate(() => window.labSeen);
@@ -383,7 +383,7 @@ test('the text task needs a file, then trains on it', async () => {
   await ex.page.waitForFunction((n) => document.querySelector('.lab-text .message').textContent.startsWith(`cats.txt: ${n} bytes`), text.length.toLocaleString('en-US'));
   const before = await renders('lab-extrapolation');
   await ex.page.click(`${view('lab-training')} [data-lab="start"]`);
-  await ex.page.waitForFunction(() => window.posencExplorer.lab.run?.state === 'done', null, { timeout: 30000 });
+  await ex.page.waitForFunction(() => window.posencExplorer.lab.run?.state === 'done', null, { timeout: 300000 });
   await drawn('lab-extrapolation', before);
   assert.match(await ex.page.textContent(`${view('lab-extrapolation')} .lab-source`), /--task text --text cats\.txt --schemes alibi --size tiny --steps 10/);
   // The note under the plots says what the text task is, of this file (the shipped corpus is another).

@@ -161,7 +161,7 @@ test('a result trained in the page is drawn instead of the shipped one, and the 
   await ex.page.waitForFunction(() => window.posencExplorer.state.labSteps === 20);
   const before = await ex.renders('learned');
   await ex.page.click(`${view('lab-training')} [data-lab="start"]`);
-  await ex.page.waitForFunction(() => window.posencExplorer.lab.run?.state === 'done', null, { timeout: 60000 });
+  await ex.page.waitForFunction(() => window.posencExplorer.lab.run?.state === 'done', null, { timeout: 300000 });
   const [rows, d, values] = await ex.page.evaluate(() => {
     const p = window.posencExplorer.lab.run.jobs['learned:1'].result.results[0].position.pos_emb;
     return [...p.shape, Array.from(p.values)];
