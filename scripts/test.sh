@@ -87,10 +87,11 @@ for l in "${layers[@]}"; do
       run env POSENC_TEST_THREADS=2 node --test tests/js/attention.test.mjs tests/js/conformance.test.mjs \
         tests/js/kv_cache.test.mjs tests/js/rope.test.mjs tests/js/alibi.test.mjs tests/js/t5.test.mjs ;;
     page) need wasm
-      # Two files at a time (a page mostly keeps one core busy); the audit alone after them, as the
-      # long tasks and Lighthouse's Performance it prints depend on what else runs.
-      run node --test --test-concurrency=2 $(ls tests/browser/*.test.mjs | grep -v /audit.test.mjs)
-      run node --test tests/browser/audit.test.mjs ;;
+      # Two files at a time (a page mostly keeps one core busy); the lab's and the audit's alone after
+      # them, one after the other: the lab's times, the long tasks and Lighthouse's Performance they
+      # print depend on what else runs.
+      run node --test --test-concurrency=2 $(ls tests/browser/*.test.mjs | grep -v -e /audit.test.mjs -e /lab.test.mjs)
+      run node --test --test-concurrency=1 tests/browser/lab.test.mjs tests/browser/audit.test.mjs ;;
     consumers) need wasm
       run node --test tests/consumers/ ;;
     llamacpp) need wasm
