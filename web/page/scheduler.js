@@ -78,7 +78,7 @@ export function createScheduler({ pe, context, status }) {
     for (const e of entries) {
       const v = views.find((x) => x.section === e.target);
       v.visible = e.isIntersecting;
-      if (v.visible && v.dirty) schedule();
+      if (v.visible && (v.dirty || v.computed)) schedule();  // computed data waits for its paint too
     }
   }, { rootMargin: '300px' });  // drawn a little before they scroll in, so a drawing moves nothing on screen
 
