@@ -243,6 +243,42 @@ function drawBand(ctx, s, xScale, ys) {
   ctx.globalAlpha = 1;
 }
 
+// A line of many segments, stroked in pieces of PIECE segments, each from where the last ended and
+// its dashes at their phase; a point within a pixel of the last one drawn (both ways) is left out,
+// unless it ends the line. The browser rasterizes a canvas's drawing when it commits the frame, and a
+// wide stroke of thousands of segments is slow there: the lab-training view's 16 curves of 2000 steps
+// cost 26–56 ms drawn as one stroke each, 12–26 ms this way (tests/browser/lines.test.mjs; the
+// measurement in docs/explorer.md).
+const PIECE = 48;
+function piecewise(ctx) {
+  let n = 0, run = 0, x0 = 0, y0 = 0;  // run: the length of the subpath so far (where its dashes are)
+  let left = null;                     // the point left out last, drawn if the line ends on it
+  const end = () => { if (left) ctx.lineTo(left[0], left[1]); left = null; };
+  return {
+    moveTo(x, y) {  // a new subpath: its dashes start at their beginning
+      end();
+      ctx.stroke();
+      ctx.beginPath();
+      ctx.lineDashOffset = 0;
+      ctx.moveTo(x, y);
+      run = 0; x0 = x; y0 = y;
+    },
+    lineTo(x, y) {
+      if (Math.abs(x - x0) < 1 && Math.abs(y - y0) < 1) { left = [x, y]; return; }
+      left = null;
+      ctx.lineTo(x, y);
+      run += Math.hypot(x - x0, y - y0);
+      x0 = x; y0 = y;
+      if (++n % PIECE) return;
+      ctx.stroke();
+      ctx.beginPath();
+      ctx.lineDashOffset = run;
+      ctx.moveTo(x, y);
+    },
+    end,
+  };
+}
+
 // Many more points than pixels (and not steps): one vertical min–max stroke per pixel column,
 // which keeps the envelope of fast oscillations that plain sampling would alias away.
 function drawSeries(ctx, plot, s, xScale, ys, log, xLog) {
@@ -250,13 +286,14 @@ function drawSeries(ctx, plot, s, xScale, ys, log, xLog) {
   ctx.lineWidth = s.width ?? 1.6;
   ctx.setLineDash(s.dash ?? []);
   ctx.beginPath();
+  const { moveTo, lineTo, end } = piecewise(ctx);
   let pen = false, prevY = 0;
   const decimate = !s.step && s.x.length > 2 * plot.w;
   let column = -1, lo = 0, hi = 0;
   const flush = () => {
     if (column < 0) return;
-    if (!pen) ctx.moveTo(column, lo); else ctx.lineTo(column, lo);
-    ctx.lineTo(column, hi);
+    if (!pen) moveTo(column, lo); else lineTo(column, lo);
+    lineTo(column, hi);
     pen = true;
   };
   for (let i = 0; i < s.x.length; i++) {
@@ -272,15 +309,17 @@ function drawSeries(ctx, plot, s, xScale, ys, log, xLog) {
       if (col !== column) { flush(); column = col; lo = hi = py; } else { lo = Math.min(lo, py); hi = Math.max(hi, py); }
       continue;
     }
-    if (!pen) ctx.moveTo(px, py);
-    else if (s.step) { ctx.lineTo(px, prevY); ctx.lineTo(px, py); }
-    else ctx.lineTo(px, py);
+    if (!pen) moveTo(px, py);
+    else if (s.step) { lineTo(px, prevY); lineTo(px, py); }
+    else lineTo(px, py);
     pen = true;
     prevY = py;
   }
   if (decimate) flush();
+  end();
   ctx.stroke();
   ctx.setLineDash([]);
+  ctx.lineDashOffset = 0;
   if (!s.points) return;
   ctx.fillStyle = s.color;
   for (let i = 0; i < s.x.length; i++) {

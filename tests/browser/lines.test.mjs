@@ -1,0 +1,77 @@
+// How the explorer's line charts stroke a long series (web/plot/lines.js holds no DOM code, so Node
+// runs it on a canvas context that records its calls): in pieces of at most 48 segments, each from
+// where the last ended with its dashes at their phase, leaving out a point only where the line moves
+// less than a pixel for it. The browser rasterizes a canvas's drawing when it commits the frame, where
+// one stroke of 2000 segments cost the page's lab-training view a long task.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { drawLines } from '../../web/plot/lines.js';
+
+const COLOR = '#123456';
+
+// A 2-D context that records the series' strokes: each a list of subpaths, each a list of [x, y]
+// vertices, with the dash offset it was stroked at.
+function recorder() {
+  const strokes = [];
+  let path = [], state = { strokeStyle: '', lineDashOffset: 0, dash: [] };
+  const ctx = new Proxy({}, {
+    get(_, k) {
+      if (k === 'measureText') return (t) => ({ width: 7 * String(t).length });
+      if (k === 'beginPath') return () => { path = []; };
+      if (k === 'moveTo') return (x, y) => { path.push([[x, y]]); };
+      if (k === 'lineTo') return (x, y) => { path.at(-1).push([x, y]); };
+      if (k === 'setLineDash') return (d) => { state.dash = d; };
+      if (k === 'stroke') {
+        return () => { if (state.strokeStyle === COLOR && path.length) strokes.push({ path, offset: state.lineDashOffset, dash: state.dash }); };
+      }
+      if (k in state) return state[k];
+      return () => {};
+    },
+    set(_, k, v) { state[k] = v; return true; },
+  });
+  return { ctx, strokes, state };
+}
+
+function draw(dash) {
+  const n = 1500;
+  const x = Float64Array.from({ length: n }, (_, i) => i + 1);
+  // A decaying loss with noise at every step, as the lab's training curves are.
+  const y = x.map((s) => 1.5 + 2 * Math.exp(-s / 300) + 0.004 * Math.sin(s * 2.3));
+  const rec = recorder();
+  const colors = { bg: '#fff', fg: '#000', muted: '#666', grid: '#eee', accent: '#00f' };
+  const layout = drawLines(rec.ctx, 1142, 280, { series: [{ label: 's', x, y, color: COLOR, width: 1.5, dash }],
+    legend: false, xDomain: [1, n] }, colors);
+  return { ...rec, layout, points: Array.from(x, (xv, i) => layout.toPixel(xv, y[i])) };
+}
+
+test('a long series is stroked in pieces of at most 48 segments, fewer than its points', () => {
+  const { strokes, points } = draw(undefined);
+  const segments = strokes.flatMap((s) => s.path.map((p) => p.length - 1));
+  assert.ok(strokes.length > 1, `${strokes.length} strokes`);
+  assert.ok(segments.every((k) => k <= 48), `a piece of ${Math.max(...segments)} segments`);
+  const total = segments.reduce((a, b) => a + b, 0);
+  assert.ok(total < points.length * 0.8, `${total} segments for ${points.length} points`);
+});
+
+test('every point left out lies within a pixel of a vertex drawn, and the line ends on the last point', () => {
+  const { strokes, points } = draw(undefined);
+  const vertices = strokes.flatMap((s) => s.path.flat());
+  for (const [px, py] of points) {
+    assert.ok(vertices.some(([vx, vy]) => Math.abs(vx - px) <= 1 && Math.abs(vy - py) <= 1), `no vertex near ${px}, ${py}`);
+  }
+  assert.deepEqual(vertices.at(-1), points.at(-1));
+  // Each piece starts where the last ended: one unbroken line.
+  for (let i = 1; i < strokes.length; i++) assert.deepEqual(strokes[i].path[0][0], strokes[i - 1].path.at(-1).at(-1));
+});
+
+test('a dashed series keeps its dash phase across the pieces, and the context is left as it was', () => {
+  const { strokes, state } = draw([6, 3]);
+  let run = 0;
+  for (const s of strokes) {
+    assert.ok(Math.abs(s.offset - run) < 1e-9, `piece stroked at dash offset ${s.offset}, the line's length so far ${run}`);
+    assert.deepEqual(s.dash, [6, 3]);
+    for (const p of s.path) for (let i = 1; i < p.length; i++) run += Math.hypot(p[i][0] - p[i - 1][0], p[i][1] - p[i - 1][1]);
+  }
+  assert.equal(state.lineDashOffset, 0);
+  assert.deepEqual(state.dash, []);
+});
