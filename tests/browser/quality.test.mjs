@@ -177,3 +177,34 @@ test('the keyboard reaches every chapter: two skip links, and the contents from 
   assert.ok(await ex.page.$eval('#contents', (n) => n.getBoundingClientRect().top) < 300);
   assert.deepEqual(ex.problems, []);
 });
+
+// A canvas's first commit (its buffer allocated and filled) costs the frame about as much as a
+// drawing: web/page/view.js prepares each canvas in an earlier frame, so that no frame holds both.
+test('every canvas is prepared in a frame before its view\'s first drawing', async () => {
+  await ex.freshTab();
+  await ex.page.addInitScript(() => {
+    let frame = -1;  // the animation frame's time: every callback of one frame gets the same
+    const raf = window.requestAnimationFrame.bind(window);
+    window.requestAnimationFrame = (cb) => raf((t) => { frame = t; cb(t); });
+    window.canvasFrames = new Map();  // canvas → { touched: first frame it was used, drawn: first drawn in }
+    const P = CanvasRenderingContext2D.prototype;
+    for (const m of ['clearRect', 'fillRect', 'stroke', 'fill', 'fillText', 'putImageData', 'drawImage']) {
+      const f = P[m];
+      P[m] = function (...a) {
+        const r = window.canvasFrames.get(this.canvas) ?? { touched: frame, drawn: null };
+        window.canvasFrames.set(this.canvas, r);
+        if (r.drawn === null && !(m === 'clearRect' && a[2] <= 1 && a[3] <= 1)) r.drawn = frame;
+        return f.apply(this, a);
+      };
+    }
+  });
+  await open('#deeper=rope,long-context');
+  const canvases = '#chapter-rope section[data-view] canvas, #chapter-long-context section[data-view] canvas';
+  const ids = await ex.page.$$eval(canvases, (c) => c.map((x) => x.closest('section').dataset.view));
+  assert.ok(ids.length >= 8, `${ids}`);
+  for (const id of ids) await drawn(id);
+  const frames = await ex.page.$$eval(canvases,
+    (cs) => cs.map((c) => [c.closest('section').dataset.view, window.canvasFrames.get(c)]));
+  for (const [id, r] of frames) assert.ok(r && r.drawn > r.touched, `${id}: prepared in frame ${r?.touched}, drawn in ${r?.drawn}`);
+  assert.deepEqual(ex.problems, []);
+});

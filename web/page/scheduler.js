@@ -1,7 +1,8 @@
 // Redraws, so that nothing blocks the page: only views on screen draw, a frame does at most
 // FRAME_BUDGET ms of them (the rest wait a frame), and while a slider drags the slow views wait
 // until it pauses (a view is slow by its last drawing after the first, which also compiles it). Each frame gets a fresh memo, so views share work (the sinusoidal table) within
-// it. A view's first drawing gets a frame of its own, and a compute slower than half the budget
+// it. A view's first drawing gets a frame of its own (after one that prepares its canvas, in a frame
+// with nothing else to do when the view is near the screen), and a compute slower than half the budget
 // is painted in the next frame (view.js: compute, then paint; not while a slider drags), so that
 // no frame holds both a slow compute and the drawing and commit of a canvas (issue 36 asks for no
 // frame over 50 ms at the defaults; docs/explorer.md has what is measured).
@@ -9,6 +10,32 @@
 const FRAME_BUDGET = 10;   // ms of redraw work per animation frame before the rest waits a frame
 const HEAVY = 30;          // ms: a view this slow is redrawn only once a drag pauses
 const SETTLE = 180;        // ms without a drag step that count as a pause
+
+// Watches where views are: v.visible (drawn a little before they scroll in, so a drawing moves nothing
+// on screen) and v.near (a screen or two away: its canvas prepared, view.js prepare). Returns watch(v).
+function watcher(views, schedule) {
+  const observer = (key, rootMargin, due) => new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      const v = views.find((x) => x.section === e.target);
+      v[key] = e.isIntersecting;
+      if (v[key] && due(v)) schedule();
+    }
+  }, { rootMargin });
+  const visibility = observer('visible', '300px', (v) => v.dirty || v.computed);  // computed data waits for its paint too
+  const nearby = observer('near', '1500px 0px', (v) => !v.prepared);
+  return (v) => {
+    visibility.observe(v.section);
+    nearby.observe(v.section);
+  };
+}
+
+// A frame with nothing else to do (idle) prepares the canvas of one view that is not far off screen.
+// True while one waits: the others are prepared in the frames that follow.
+function prepareNear(views, idle) {
+  const next = views.find((v) => v.near && !v.prepared);
+  if (next && idle) next.prepare();
+  return Boolean(next);
+}
 
 /**
  * context(): what a view's compute gets besides memo and redraw(id) ({ pe, st, extras, lab }); status: the
@@ -42,8 +69,15 @@ export function createScheduler({ pe, context, status }) {
       // The settle timer brings a slow view back. A first drawing also compiles the view's code, so
       // its time alone does not make a view slow: it is timed again on its next drawing.
       if (dragging && v.cost > HEAVY && v.renders > 1) continue;
-      // A first drawing (compiling its code, sizing its canvas) gets a frame of its own.
+      // A first drawing (compiling its code, sizing its canvas) gets a frame of its own, and its
+      // canvas is prepared in a frame before it (view.js: the browser's first commit of a canvas).
       if (over() || (drawn > 0 && v.renders === 0)) { more = true; continue; }
+      if (!v.prepared) {
+        v.prepare();
+        drawn += 1;
+        more = true;
+        continue;
+      }
       const t1 = performance.now();
       v.compute(ctx);
       drawn += 1;
@@ -52,6 +86,7 @@ export function createScheduler({ pe, context, status }) {
       if (!dragging && performance.now() - t1 > FRAME_BUDGET / 2) { more = true; continue; }
       v.paint();
     }
+    if (prepareNear(views, !drawn)) more = true;
     for (const v of views) v.section.classList.toggle('stale', (v.dirty || Boolean(v.computed)) && v.visible);
     performance.mark('frame-end');
     if (drawn) performance.measure('frame', 'frame-start', 'frame-end');  // one redraw step of the visible views
@@ -74,17 +109,14 @@ export function createScheduler({ pe, context, status }) {
     if (started) schedule();
   }
 
-  const visibility = new IntersectionObserver((entries) => {
-    for (const e of entries) {
-      const v = views.find((x) => x.section === e.target);
-      v.visible = e.isIntersecting;
-      if (v.visible && (v.dirty || v.computed)) schedule();  // computed data waits for its paint too
-    }
-  }, { rootMargin: '300px' });  // drawn a little before they scroll in, so a drawing moves nothing on screen
+  const watch = watcher(views, schedule);
 
   return {
     track(built) {
-      for (const v of built) { views.push(v); visibility.observe(v.section); }
+      for (const v of built) {
+        views.push(v);
+        watch(v);
+      }
     },
     schedule,
     redrawAll() {

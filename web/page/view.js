@@ -99,6 +99,22 @@ function viewBody(def) {
     ${def.table ? actions : ''}`;
 }
 
+// A view's canvas at the size it is shown (CSS pixels, times the screen's pixel ratio): its 2-D
+// context, set to draw in CSS pixels, and that size.
+function sized(v) {
+  const width = v.canvas.clientWidth || 300;
+  // A height of the view's own is set, not read back (a read after the write would lay the page out again).
+  const own = v.def.height?.(width, v.data);
+  if (own !== undefined && v.canvas.style.height !== `${own}px`) v.canvas.style.height = `${own}px`;
+  const height = own ?? (v.canvas.clientHeight || 300);
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.max(1, Math.round(width * dpr)), h = Math.max(1, Math.round(height * dpr));
+  if (v.canvas.width !== w || v.canvas.height !== h) { v.canvas.width = w; v.canvas.height = h; }
+  const ctx = v.canvas.getContext('2d');
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return { ctx, width, height };
+}
+
 // A view's data for the frame's context (its compute), or the error it gave; the view is then no
 // longer dirty, and v.computed (the context) says that its data waits to be painted.
 function computeView(v, ctx) {
@@ -140,10 +156,11 @@ export function createView(def, section, host) {
   controlsBox.hidden = controlsBox.childElementCount === 0;
   const v = {
     def, section, controls, dirty: true, visible: false, cursor: null, data: null, layout: null, error: null, cost: 0,
-    computed: null, waiting: false,
+    computed: null, waiting: false, near: false,
     canvas: section.querySelector('canvas'), readout: section.querySelector('.readout'),
     note: section.querySelector('.note'), html: section.querySelector('.view-html'), renders: 0,
   };
+  v.prepared = !v.canvas;  // a table has no canvas to prepare
 
   function showReadout() {
     if (v.readout && v.cursor && v.data) v.readout.textContent = def.readout(v.data, v.cursor, host.state());
@@ -151,16 +168,7 @@ export function createView(def, section, host) {
 
   function draw(colors = themeColors(v.canvas)) {
     if (!v.canvas) return;
-    const width = v.canvas.clientWidth || 300;
-    // A height of the view's own is set, not read back (a read after the write would lay the page out again).
-    const own = def.height?.(width, v.data);
-    if (own !== undefined && v.canvas.style.height !== `${own}px`) v.canvas.style.height = `${own}px`;
-    const height = own ?? (v.canvas.clientHeight || 300);
-    const dpr = window.devicePixelRatio || 1;
-    const w = Math.max(1, Math.round(width * dpr)), h = Math.max(1, Math.round(height * dpr));
-    if (v.canvas.width !== w || v.canvas.height !== h) { v.canvas.width = w; v.canvas.height = h; }
-    const ctx = v.canvas.getContext('2d');
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const { ctx, width, height } = sized(v);
     v.layout = v.error ? drawMessage(ctx, width, height, v.error, colors)
       : drawInto(ctx, width, height, def.plot(v.data, v.cursor, width), colors);
   }
@@ -171,6 +179,14 @@ export function createView(def, section, host) {
   // A drawing in two steps, which the scheduler may run in two frames (a slow compute, a first
   // drawing): compute (computeView) and paint (the canvas and the DOM after it).
   v.compute = (ctx) => computeView(v, ctx);
+
+  // Before the first drawing, in a frame of its own: the canvas sized and touched. The browser's first
+  // commit of a canvas (allocating the buffer it is shown from) costs about as much as a drawing; a canvas
+  // prepared a frame or more before its drawing leaves that cost out of the drawing's frame.
+  v.prepare = () => {
+    v.prepared = true;
+    if (v.canvas) sized(v).ctx.clearRect(0, 0, 1, 1);
+  };
 
   v.paint = () => {
     const t0 = performance.now(), ctx = v.computed, { waiting } = v;
