@@ -54,7 +54,7 @@ let job = { key: '', steps: null, result: null };
 function* measurement(pe, invFreq, precision, rows) {
   const half = invFreq.length;
   const table = { cos: new Float32Array(rows * half), sin: new Float32Array(rows * half) };
-  const slice = Math.max(1, Math.floor(2 ** 16 / half));  // rows a step builds
+  const slice = Math.max(1, Math.floor(2 ** 15 / half));  // rows a step builds
   const r = { build: 0, recompute: [], gather: [], identical: true, done: false };
   for (let r0 = 0; r0 < rows; r0 += slice) {
     const t0 = performance.now();
@@ -80,7 +80,10 @@ function* measurement(pe, invFreq, precision, rows) {
     yield* timeIt(take, r.gather, r);
     yield r;
     if (b === batchesFor(half).at(-1)) {  // the rows a batch gathers are the rows it would recompute, bit for bit
-      const a = pe.ropeCache({ invFreq, positions, precision }), g = take();
+      const a = pe.ropeCache({ invFreq, positions, precision });
+      yield r;  // each a step of its own: at the largest batch, one call is a step's worth
+      const g = take();
+      yield r;
       for (let k = 0; k < a.cos.length; k++) if (a.cos[k] !== g.cos[k] || a.sin[k] !== g.sin[k]) { r.identical = false; break; }
     }
     yield r;
