@@ -27,17 +27,21 @@ export default {
     const Q = pe.applyRope(tile(q, n), opts), K = pe.applyRope(tile(k, n), opts);
     const P = pe.sinusoidal(n, d, { base: st.base, layout: st.sinLayout });
     const panels = { rope: new Float32Array(n * n), none: new Float32Array(n * n), sinusoidal: new Float32Array(n * n) };
+    // q + P_i and k + P_j once each, not once per pair, and q·k once: the same sums, two products a term.
+    const qs = new Float64Array(n * d), ks = new Float64Array(n * d);
+    for (let i = 0; i < n * d; i++) { qs[i] = q[i % d] + P[i]; ks[i] = k[i % d] + P[i]; }
+    let c = 0;
+    for (let t = 0; t < d; t++) c += q[t] * k[t];
+    panels.none.fill(c * scale);
     for (let i = 0; i < n; i++) {
       for (let j = 0; j < n; j++) {
-        let r = 0, c = 0, s = 0;
+        let r = 0, s = 0;
         for (let t = 0; t < d; t++) {
           r += Q[i * d + t] * K[j * d + t];
-          c += q[t] * k[t];
-          s += (q[t] + P[i * d + t]) * (k[t] + P[j * d + t]);
+          s += qs[i * d + t] * ks[j * d + t];
         }
         // x-major with x = key j, y = query i (drawn from the top).
         panels.rope[j * n + i] = r * scale;
-        panels.none[j * n + i] = c * scale;
         panels.sinusoidal[j * n + i] = s * scale;
       }
     }
