@@ -167,6 +167,9 @@ test('each rule is stated once, by the core: a stricter C++ check changes the JS
     kvCacheCreateCheck: (o) => (o.capacity > 64 ? 'capacity must be <= 64' : core.kvCacheCreateCheck(o)),
     applyRopeCheck: (...a) => (a[4] > 4 ? 'rot_dim must be <= 4' : core.applyRopeCheck(...a)),
     labDatasetCheck: (task, vocabSize, ...rest) => (vocabSize > 16 ? 'vocab_size must be <= 16' : core.labDatasetCheck(task, vocabSize, ...rest)),
+    sinusoidalCheck: (base, layout) => (base > 1e5 ? 'base must be <= 1e5' : core.sinusoidalCheck(base, layout)),
+    sinusoidalShiftCheck: (k, dModel, base, layout) => (Math.abs(k) > 100 ? 'k must be within ±100'
+      : dModel > 8 ? 'd_model must be <= 8' : core.sinusoidalShiftCheck(k, dModel, base, layout)),
   };
   const changed = wrap(new Proxy(core, { get: (m, key) => stricter[key] ?? m[key] }));
   const x = randomFloats(2 * 1 * 8, 4), table = new Float32Array(32 * 2);
@@ -183,6 +186,9 @@ test('each rule is stated once, by the core: a stricter C++ check changes the JS
     [(p) => p.kvCache({ nKvHeads: 1, headDim: 8, capacity: 128 }), /^kvCache: capacity must be <= 64 \(got 128\)$/],
     [(p) => p.applyRope(x, rope), /^applyRope: rotaryDim must be <= 4 \(got 8\); rotaryDim from 2 \* invFreq\.length = 2 \* 4$/],
     [(p) => p.lab.dataset({ vocabSize: 32 }), /^dataset: vocabSize must be <= 16 \(got 32\)$/],
+    [(p) => p.sinusoidal(2, 4, { base: 1e6 }), /^sinusoidal: base must be <= 1e5 \(got 1000000\)$/],
+    [(p) => p.sinusoidalShift(1000, 4, { base: 1e6 }), /^sinusoidalShift: k must be within ±100 \(got 1000\)$/],
+    [(p) => p.sinusoidalShift(1, 16), /^sinusoidalShift: dModel must be <= 8 \(got 16\)$/],
   ];
   for (const [call, pattern] of cases) {
     const made = call(pe);  // the real core takes it
