@@ -170,6 +170,10 @@ test('each rule is stated once, by the core: a stricter C++ check changes the JS
     sinusoidalCheck: (base, layout) => (base > 1e5 ? 'base must be <= 1e5' : core.sinusoidalCheck(base, layout)),
     sinusoidalShiftCheck: (k, dModel, base, layout) => (Math.abs(k) > 100 ? 'k must be within ±100'
       : dModel > 8 ? 'd_model must be <= 8' : core.sinusoidalShiftCheck(k, dModel, base, layout)),
+    learnedInitCheck: (std) => (std > 0.1 ? 'std must be <= 0.1' : core.learnedInitCheck(std)),
+    learnedLookupCheck: (pos, offset, maxLen) => (pos > 2 ? 'pos must be <= 2' : core.learnedLookupCheck(pos, offset, maxLen)),
+    embedCheck: (scale) => (scale > 4 ? 'scale must be <= 4' : core.embedCheck(scale)),
+    embedTokenCheck: (token, ...rest) => (token > 2 ? 'tokens must be <= 2' : core.embedTokenCheck(token, ...rest)),
   };
   const changed = wrap(new Proxy(core, { get: (m, key) => stricter[key] ?? m[key] }));
   const x = randomFloats(2 * 1 * 8, 4), table = new Float32Array(32 * 2);
@@ -189,6 +193,10 @@ test('each rule is stated once, by the core: a stricter C++ check changes the JS
     [(p) => p.sinusoidal(2, 4, { base: 1e6 }), /^sinusoidal: base must be <= 1e5 \(got 1000000\)$/],
     [(p) => p.sinusoidalShift(1000, 4, { base: 1e6 }), /^sinusoidalShift: k must be within ±100 \(got 1000\)$/],
     [(p) => p.sinusoidalShift(1, 16), /^sinusoidalShift: dModel must be <= 8 \(got 16\)$/],
+    [(p) => p.learnedTable(4, 2, { std: 0.5 }), /^learnedTable: std must be <= 0\.1 \(got 0\.5\)$/],
+    [(p) => p.learnedTable(4, 2).lookup([0, 3]), /^learnedTable\.lookup: positions\[1\] must be <= 2 \(got 3\)/],
+    [(p) => p.embed([0, 3], { tokenEmbeddings: x, dModel: 4, positionTable: x }), /^embed: tokenIds\[1\] must be <= 2 \(got 3\)$/],
+    [(p) => p.embed([0], { tokenEmbeddings: x, dModel: 4, positionTable: x, scale: 8 }), /^embed: scale must be <= 4 \(got 8\)$/],
   ];
   for (const [call, pattern] of cases) {
     const made = call(pe);  // the real core takes it
