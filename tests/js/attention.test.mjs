@@ -117,6 +117,12 @@ test('attention: Llama 4 chunked attention and the NoPE temperature equal the tw
   // HF Llama4TextAttention: q ·= log(floor((pos + 1) / floor_scale) + 1) · attn_scale + 1.
   assert.deepEqual(Array.from(pe.iropeScale([0, 8190, 8191, 16383])), [1, 1, 1 + 0.1 * Math.log(2), 1 + 0.1 * Math.log(3)]);
   const scales = pe.iropeScale(Array.from({ length: T }, (_, i) => i), { floorScale: 8, attnScale: 0.5 });
+  // The temperature's rule is C++'s (irope_check), the one attention's temperature option meets.
+  const rule = 'temperature floorScale must be finite and > 0, attnScale finite';
+  assert.throws(() => pe.iropeScale(5, { floorScale: 0 }), error(RangeError, new RegExp(`^iropeScale: ${rule} \\(got floorScale = 0, attnScale = 0\\.1\\)$`)));
+  assert.throws(() => pe.iropeScale(5, { attnScale: NaN }), error(RangeError, new RegExp(`^iropeScale: ${rule} \\(got floorScale = 8192, attnScale = NaN\\)$`)));
+  assert.throws(() => pe.attention(q, k, v, { nHeads: H, headDim: D, temperature: { floorScale: -1 } }), error(RangeError, new RegExp(`^attention: ${rule}`)));
+  assert.throws(() => pe.iropeScale(5, { floorScale: '8' }), error(TypeError, /floorScale must be a number/));
   const qs = Float32Array.from(q, (x, e) => x * scales[Math.floor(e / (H * D))]);
   const warm = pe.attention(q, k, v, { nHeads: H, headDim: D, causal: true, temperature: { floorScale: 8, attnScale: 0.5 } });
   assert.ok(maxAbsDiff(warm, twin(qs, k, v, { nHeads: H, headDim: D, causal: true })) < 2e-6);

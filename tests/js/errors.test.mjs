@@ -174,6 +174,7 @@ test('each rule is stated once, by the core: a stricter C++ check changes the JS
     learnedLookupCheck: (pos, offset, maxLen) => (pos > 2 ? 'pos must be <= 2' : core.learnedLookupCheck(pos, offset, maxLen)),
     embedCheck: (scale) => (scale > 4 ? 'scale must be <= 4' : core.embedCheck(scale)),
     embedTokenCheck: (token, ...rest) => (token > 2 ? 'tokens must be <= 2' : core.embedTokenCheck(token, ...rest)),
+    iropeCheck: (floorScale, attnScale) => (floorScale > 4096 ? 'floor_scale must be <= 4096' : core.iropeCheck(floorScale, attnScale)),
   };
   const changed = wrap(new Proxy(core, { get: (m, key) => stricter[key] ?? m[key] }));
   const x = randomFloats(2 * 1 * 8, 4), table = new Float32Array(32 * 2);
@@ -197,6 +198,7 @@ test('each rule is stated once, by the core: a stricter C++ check changes the JS
     [(p) => p.learnedTable(4, 2).lookup([0, 3]), /^learnedTable\.lookup: positions\[1\] must be <= 2 \(got 3\)/],
     [(p) => p.embed([0, 3], { tokenEmbeddings: x, dModel: 4, positionTable: x }), /^embed: tokenIds\[1\] must be <= 2 \(got 3\)$/],
     [(p) => p.embed([0], { tokenEmbeddings: x, dModel: 4, positionTable: x, scale: 8 }), /^embed: scale must be <= 4 \(got 8\)$/],
+    [(p) => p.iropeScale([0, 1]), /^iropeScale: floorScale must be <= 4096 \(got 8192\)$/],
   ];
   for (const [call, pattern] of cases) {
     const made = call(pe);  // the real core takes it
