@@ -175,10 +175,14 @@ test('each rule is stated once, by the core: a stricter C++ check changes the JS
     embedCheck: (scale) => (scale > 4 ? 'scale must be <= 4' : core.embedCheck(scale)),
     embedTokenCheck: (token, ...rest) => (token > 2 ? 'tokens must be <= 2' : core.embedTokenCheck(token, ...rest)),
     iropeCheck: (floorScale, attnScale) => (floorScale > 4096 ? 'floor_scale must be <= 4096' : core.iropeCheck(floorScale, attnScale)),
+    onnxAttentionAttrsCheck: (a) => (a.scale !== null && a.scale > 1 ? 'scale must be <= 1'
+      : a.softcap > 30 ? 'softcap must be <= 30' : a.is_causal === 1 ? 'is_causal must be 0'
+        : a.qk_matmul_output_mode === 3 ? 'qk_matmul_output_mode must be 0, 1 or 2' : core.onnxAttentionAttrsCheck(a)),
   };
   const changed = wrap(new Proxy(core, { get: (m, key) => stricter[key] ?? m[key] }));
   const x = randomFloats(2 * 1 * 8, 4), table = new Float32Array(32 * 2);
   const rope = { seqLen: 2, nHeads: 1, headDim: 8, invFreq: [1, 0.1, 0.01, 0.001] };
+  const qkv = Object.fromEntries(['Q', 'K', 'V'].map((slot) => [slot, { data: x, dims: [1, 1, 2, 8] }]));
   const cases = [
     [(p) => p.alibiSlopes(2, { maxBias: 8 }), /^alibiSlopes: maxBias must be <= 4 \(got 8\)$/],
     [(p) => p.alibiBias(2, 2, 2), /^alibiBias: maxBias must be <= 4 \(got 8\)$/],
@@ -199,6 +203,10 @@ test('each rule is stated once, by the core: a stricter C++ check changes the JS
     [(p) => p.embed([0, 3], { tokenEmbeddings: x, dModel: 4, positionTable: x }), /^embed: tokenIds\[1\] must be <= 2 \(got 3\)$/],
     [(p) => p.embed([0], { tokenEmbeddings: x, dModel: 4, positionTable: x, scale: 8 }), /^embed: scale must be <= 4 \(got 8\)$/],
     [(p) => p.iropeScale([0, 1]), /^iropeScale: floorScale must be <= 4096 \(got 8192\)$/],
+    [(p) => p.onnx.attention(qkv, { scale: 2 }), /^onnx\.attention: attrs\.scale must be <= 1 \(got 2\)$/],
+    [(p) => p.onnx.attention(qkv, { softcap: 50 }), /^onnx\.attention: attrs\.softcap must be <= 30 \(got 50\)$/],
+    [(p) => p.onnx.attention(qkv, { is_causal: 1 }), /^onnx\.attention: attrs\.is_causal must be 0 \(got 1\)$/],
+    [(p) => p.onnx.attention(qkv, { qk_matmul_output_mode: 3 }), /^onnx\.attention: attrs\.qk_matmul_output_mode must be 0, 1 or 2 \(got 3\)$/],
   ];
   for (const [call, pattern] of cases) {
     const made = call(pe);  // the real core takes it
