@@ -1,7 +1,7 @@
 // Attention with positions fused in (cpp/src/attention.cpp): RoPE, ALiBi, T5, masks, sliding
 // windows, sinks, Llama 4's chunks and temperature.
 import {
-  PosencRangeError, PosencTypeError, checkBool, checkChoice, checkElements, checkFinite,
+  PosencRangeError, PosencTypeError, checkBool, checkChoice, checkElements,
   checkFloat32Array, checkInt, checkNumber, checkOptions, checkOut, describe, isPlainObject, numberOrBigint, toFloat64
 } from './checks.js';
 import { checkRopeParamsKeys, checkRotation, frequencyArg, gainArg, placeRotation, resolveFrequencies } from './rope_params.js';
@@ -238,16 +238,18 @@ function attention(ctx, q, k, v, options) {
 
 function iropeScale(ctx, positions, options) {
   const fn = 'iropeScale';
-  const { module, heap: { scoped, f64 } } = ctx;
+  const { module, heap: { scoped, f64, status } } = ctx;
   const { floorScale = 8192, attnScale = 0.1 } = checkOptions(fn, options, ['floorScale', 'attnScale']);
-  checkFinite(fn, 'floorScale', floorScale, { positive: true });
-  checkFinite(fn, 'attnScale', attnScale);
+  checkNumber(fn, 'floorScale', floorScale);
+  checkNumber(fn, 'attnScale', attnScale);
+  // The rule is C++'s (irope_check), asked before anything is allocated.
+  status(fn, module.iropeCheck(floorScale, attnScale), { values: { floorScale, attnScale } });
   const single = typeof positions === 'number' || typeof positions === 'bigint';
   const pos = toFloat64(fn, 'positions', single ? [numberOrBigint(fn, 'positions', positions)] : positions);
   checkElements(fn, 'positions.length', pos.length);
   return scoped(fn, (alloc, put) => {
     const p = put(pos, Float64Array), out = alloc(Math.max(1, pos.length) * 8);
-    module.iropeScales(out, p, pos.length, floorScale, attnScale);
+    status(fn, module.iropeScales(out, p, pos.length, floorScale, attnScale));
     const scales = f64(out, pos.length).slice();
     return single ? scales[0] : scales;
   });

@@ -1,6 +1,9 @@
 // Argument checks shared by every module of the JS API: they name the argument and the rule, in the
 // user's (camelCase) names, before anything is allocated in the WASM heap.
 
+/** The largest size C++ takes: sizes cross the binding as wasm32's size_t. */
+export const MAX_SIZE_T = 2 ** 32 - 1;
+
 /** The largest result one call may return, in float32 elements (1 GiB); the heap may grow to 2 GiB. */
 export const MAX_ELEMENTS = 2 ** 28;
 

@@ -1,6 +1,7 @@
-// pe.lab: the extrapolation lab (docs/lab.md) over embind_lab.cpp. Arguments are
-// checked here first, with the JS names, before anything is allocated; C++ checks them again and
-// its status messages are re-worded with the same names. Models and datasets hold WASM memory:
+// pe.lab: the extrapolation lab (docs/lab.md) over embind_lab.cpp. Arguments' JS types are
+// checked here; their rules are C++'s, asked before anything is allocated where C++ has a check
+// for them (footprint, Dataset::check, lr_check, run_check, extend_check, random_positions_check),
+// and its status messages are re-worded with the JS names. Models and datasets hold WASM memory:
 // free them with delete() (or `using`); a second delete() is a no-op. Every result is a fresh copy.
 
 import {
@@ -68,40 +69,29 @@ function int32Out(lab, fn, n, fill) {
   });
 }
 
-// tokens: an Int32Array or array of ids in [0, vocabSize), batch × length of them.
-function checkTokens(fn, tokens, length, vocabSize) {
-  if (!(tokens instanceof Int32Array) && !Array.isArray(tokens)) {
-    throw new PosencTypeError(`${fn}: tokens must be an Int32Array or an array of integers (got ${describe(tokens)})`);
-  }
+// ids (tokens, positions): an Int32Array, or an array of integers within int32 (the type they cross
+// into C++ as). Their rules (tokens in [0, vocabSize), positions increasing within [0, maxPositions))
+// are C++'s, which the call's status gives.
+function checkIds(fn, name, ids) {
+  if (ids instanceof Int32Array) return ids;
+  if (!Array.isArray(ids)) throw new PosencTypeError(`${fn}: ${name} must be an Int32Array or an array of integers (got ${describe(ids)})`);
+  for (let i = 0; i < ids.length; i++) checkIntIn(fn, `${name}[${i}]`, ids[i], -(2 ** 31), 2 ** 31 - 1);
+  return ids;
+}
+// tokens: batch × length ids. → batch.
+function checkTokens(fn, tokens, length) {
+  checkIds(fn, 'tokens', tokens);
   if (tokens.length === 0 || tokens.length % length !== 0) {
     throw new PosencRangeError(`${fn}: tokens.length must be a positive multiple of length = ${length} (got ${tokens.length})`);
   }
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i];
-    if (!Number.isInteger(t) || t < 0 || t >= vocabSize) {
-      throw new PosencRangeError(`${fn}: tokens[${i}] must be an integer in [0, ${vocabSize}) (got ${describe(t)})`);
-    }
-  }
   return tokens.length / length;
 }
-// positions (optional): one per token, strictly increasing along each row of `length`, in
-// [0, maxPositions). Returns them, or null when not given.
-function checkPositions(fn, positions, tokens, length, maxPositions) {
+// positions (optional): one per token. Returns them, or null when not given.
+function checkPositions(fn, positions, tokens) {
   if (positions === undefined) return null;
-  if (!(positions instanceof Int32Array) && !Array.isArray(positions)) {
-    throw new PosencTypeError(`${fn}: positions must be an Int32Array or an array of integers (got ${describe(positions)})`);
-  }
+  checkIds(fn, 'positions', positions);
   if (positions.length !== tokens.length) {
     throw new PosencRangeError(`${fn}: positions must have one entry per token (${tokens.length}, got ${positions.length})`);
-  }
-  for (let i = 0; i < positions.length; i++) {
-    const p = positions[i], first = i % length === 0;
-    if (!Number.isInteger(p) || p < 0 || p >= maxPositions) {
-      throw new PosencRangeError(`${fn}: positions[${i}] must be an integer in [0, maxPositions = ${maxPositions}) (got ${describe(p)})`);
-    }
-    if (!first && p <= positions[i - 1]) {
-      throw new PosencRangeError(`${fn}: positions must increase strictly along each row (positions[${i}] = ${p} after ${positions[i - 1]})`);
-    }
   }
   return positions;
 }
@@ -122,8 +112,8 @@ class LabModel extends HeapObject {
   // run(tokens, batch, length, positions) gets heap addresses (positions 0 when not given).
   #rows(fn, tokens, len, given, run) {
     const length = this.#length(fn, len);
-    const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
-    const positions = checkPositions(fn, given, tokens, length, this.#config.maxPositions);
+    const batch = checkTokens(fn, tokens, length);
+    const positions = checkPositions(fn, given, tokens);
     checkWorkspace(this.#lab, fn, this.#config, batch, length);
     return this.#lab.scoped(fn, (alloc, put) => run(put(tokens, Int32Array), batch, length, put(positions, Int32Array)));
   }
@@ -145,7 +135,8 @@ class LabModel extends HeapObject {
     const fn = 'trainStep';
     const ptr = this.#live(fn);
     const { lr = 1e-3, length: len, positions: given } = checkOptions(fn, options, ['lr', 'length', 'positions']);
-    if (typeof lr !== 'number' || !Number.isFinite(lr) || lr < 0) throw new PosencRangeError(`${fn}: lr must be finite and >= 0 (got ${describe(lr)})`);
+    checkNumber(fn, 'lr', lr);
+    this.#lab.status(fn, this.#lab.module.labLrCheck(lr), { values: { lr } });  // C++'s rule (lr_check)
     return this.#rows(fn, tokens, len, given, (tok, batch, length, pos) => {
       const [message, loss] = this.#lab.module.labTrainStep(ptr, tok, batch, length, lr, pos);
       this.#lab.status(fn, message);
@@ -181,7 +172,7 @@ class LabModel extends HeapObject {
     if (ropeScaling !== 'none' && this.#config.scheme !== 'rope' && this.#config.scheme !== 'xpos') {
       throw new PosencRangeError(`${fn}: ropeScaling needs the rope or xpos scheme (this model is '${this.#config.scheme}')`);
     }
-    const batch = checkTokens(fn, tokens, length, this.#config.vocabSize);
+    const batch = checkTokens(fn, tokens, length);
     if (this.#config.scheme === 'learned' && length > this.#config.maxPositions) {
       return { loss: null, noEmbedding: true, positionLoss: null };
     }
@@ -340,17 +331,20 @@ function createModel(lab, options) {
 
 // experiment's options o (the card's model and schedule, the seeds; size: o.size's) → config, checked.
 function experimentConfig(fn, o, size) {
-  const steps = checkInt(fn, 'steps', o.steps ?? 2000, 1, 1e7);
+  // Sizes: integers within what C++ takes (size_t) and the caps of a run here (batch, evalBatch,
+  // steps, seeds; warmupSteps <= steps); their rules are C++'s: the model's Model::create's
+  // (footprint), the run's run_check's and extend_check's, asked in experiment().
+  const steps = checkInt(fn, 'steps', o.steps ?? 2000, 0, 1e7);
   const config = {
-    dModel: checkInt(fn, 'dModel', o.dModel ?? size.dModel, 1, 4096),
-    nLayers: checkInt(fn, 'nLayers', o.nLayers ?? size.nLayers, 1, 64),
-    nHeads: checkInt(fn, 'nHeads', o.nHeads ?? size.nHeads, 1, 4096),
-    trainLength: checkInt(fn, 'trainLength', o.trainLength ?? 64, 4, 8192),
-    batch: checkInt(fn, 'batch', o.batch ?? 16, 1, 4096),
-    evalBatch: checkInt(fn, 'evalBatch', o.evalBatch ?? 16, 1, 4096),
+    dModel: checkInt(fn, 'dModel', o.dModel ?? size.dModel, 0),
+    nLayers: checkInt(fn, 'nLayers', o.nLayers ?? size.nLayers, 0),
+    nHeads: checkInt(fn, 'nHeads', o.nHeads ?? size.nHeads, 0),
+    trainLength: checkInt(fn, 'trainLength', o.trainLength ?? 64, 0),
+    batch: checkInt(fn, 'batch', o.batch ?? 16, 0, 4096),
+    evalBatch: checkInt(fn, 'evalBatch', o.evalBatch ?? 16, 0, 4096),
     steps,
-    warmupSteps: checkInt(fn, 'warmupSteps', o.warmupSteps ?? Math.max(1, Math.floor(steps / 20)), 0, steps),
-    lr: o.lr ?? 1e-2,
+    warmupSteps: checkInt(fn, 'warmupSteps', o.warmupSteps ?? Math.min(steps, Math.max(1, Math.floor(steps / 20))), 0, steps),
+    lr: checkNumber(fn, 'lr', o.lr ?? 1e-2),
     seed: checkInt(fn, 'seed', o.seed ?? 1, 0, Number.MAX_SAFE_INTEGER - 1024),
     seeds: checkInt(fn, 'seeds', o.seeds ?? 1, 1, 1024),
     randomPositions: 0,
@@ -383,7 +377,8 @@ function experimentCall(lab, fn, kind, data, config, scheme, seed, onProgress) {
 // checks before anything is allocated, and one C++ call per (scheme, seed) on the same data.
 // kind: { keys (extra option names), schemes (the default and the ones allowed), extra(o, config)
 // (adds its options to config) → { maxLength (longest evaluated), tokens ([what, n] per call) },
-// floorLengths(config), call(data, config, scheme, progress) → [message, result] }. Returns { task, config, entropyRate,
+// floorLengths(config), check(task, config) → C++'s message on the config, call(data, config, scheme, progress) →
+// [message, result] }. Returns { task, config, entropyRate,
 // floor: { length: floor }, results: [{ scheme, seed, ...result }] }.
 function experiment(lab, fn, options, onProgress, kind) {
   const o = checkOptions(fn, options, ['task', 'text', 'vocabSize', 'schemes', 'steps', 'size', 'dModel', 'nLayers',
@@ -399,10 +394,13 @@ function experiment(lab, fn, options, onProgress, kind) {
   // The task's data (the Markov table) comes from taskSeed, seed by default: run({ seed: S + k,
   // taskSeed: S }) is seed S + k's part of run({ seed: S, seeds: N }), one job of it (the page's workers).
   const taskSeed = checkInt(fn, 'taskSeed', o.taskSeed ?? config.seed, 0, Number.MAX_SAFE_INTEGER);
-  if (typeof config.lr !== 'number' || !Number.isFinite(config.lr) || config.lr <= 0) {
-    throw new PosencRangeError(`${fn}: lr must be finite and > 0 (got ${describe(config.lr)})`);
-  }
   const { maxLength, tokens } = kind.extra(o, config);
+  const task = checkChoice(fn, 'task', o.task ?? 'markov', lab.tasks);
+  // The run's rules are C++'s (run_check, extend_check), asked before the dataset is made.
+  const { checkpoints, ...values } = config;
+  lab.status(fn, kind.check(task, config), {
+    values, note: (m) => (/^checkpoints\b/.test(m) ? ` (got [${checkpoints.join(', ')}])` : ''),
+  });
   for (const scheme of schemes) {
     const sizes = { vocabSize: o.vocabSize ?? 32, ...config, maxPositions: config.randomPositions, scheme };
     checkParams(lab, fn, sizes);
@@ -413,7 +411,6 @@ function experiment(lab, fn, options, onProgress, kind) {
   for (const [what, n] of [['batch * trainLength', config.batch * config.trainLength], ...tokens]) {
     if (n > 2 ** 24) throw new PosencRangeError(`${fn}: ${what} = ${n} tokens exceeds the 2^24 one call takes`);
   }
-  const task = o.task ?? 'markov';
   const data = dataset(lab, { task, seed: taskSeed, vocabSize: o.vocabSize ?? 32, ...(o.text !== undefined ? { text: o.text } : {}) });
   try {
     const results = [];
@@ -435,13 +432,13 @@ function run(lab, options, onProgress) {
   return experiment(lab, fn, options, onProgress, {
     keys: ['randomPositions'], schemes: lab.schemes,
     extra: (o, config) => {
-      // Randomized positions (docs/lab.md): 0 (off) or L_max in [trainLength, 65536].
-      config.randomPositions = o.randomPositions === undefined || o.randomPositions === 0 ? 0
-        : checkInt(fn, 'randomPositions', o.randomPositions, config.trainLength, 65536);
+      // Randomized positions (docs/lab.md): 0 (off) or L_max (C++'s run_check states the range).
+      config.randomPositions = checkInt(fn, 'randomPositions', o.randomPositions ?? 0, 0);
       return { maxLength: 8 * config.trainLength,
         tokens: [['evalBatch * 8 * trainLength', config.evalBatch * 8 * config.trainLength]] };
     },
     floorLengths: (config) => [1, 2, 4, 8, 16].map((k) => (config.trainLength * k) / 2),
+    check: (task, config) => lab.module.labRunCheck(task, config),
     call: (data, config, scheme, progress) => {
       const [message, result] = lab.module.labRunScheme(data, config, scheme, progress);
       if (result) for (const row of result.eval) row.bucketLoss = Array.from(row.bucketLoss, (v) => (Number.isNaN(v) ? null : v));
@@ -457,20 +454,18 @@ function extend(lab, options, onProgress) {
   return experiment(lab, fn, options, onProgress, {
     keys: ['factor', 'checkpoints'], schemes: ['rope', 'xpos'],
     extra: (o, config) => {
-      const factor = checkInt(fn, 'factor', o.factor ?? 4, 2, 64);
+      // factor and the checkpoints (step counts): their rules are C++'s (extend_check).
+      const factor = checkInt(fn, 'factor', o.factor ?? 4, 0);
       const checkpoints = o.checkpoints ?? [0, 25, 100, 400];
-      if (!Array.isArray(checkpoints) || checkpoints.length === 0) throw new PosencTypeError(`${fn}: checkpoints must be a non-empty array of step counts`);
-      checkpoints.forEach((n, i) => {
-        checkInt(fn, `checkpoints[${i}]`, n, 0, 100000);
-        if (i > 0 && n <= checkpoints[i - 1]) throw new PosencRangeError(`${fn}: checkpoints must be ascending and distinct (checkpoints[${i}] = ${n})`);
-      });
+      if (!Array.isArray(checkpoints)) throw new PosencTypeError(`${fn}: checkpoints must be an array of step counts (got ${describe(checkpoints)})`);
+      checkpoints.forEach((n, i) => checkInt(fn, `checkpoints[${i}]`, n, 0));
       const L = factor * config.trainLength;
-      if (2 * L > 65536) throw new PosencRangeError(`${fn}: factor * trainLength must be <= 32768 (got ${L}; evaluated at twice that)`);
       Object.assign(config, { factor, checkpoints: [...checkpoints] });
       return { maxLength: 2 * L,
         tokens: [['evalBatch * 2 * factor * trainLength', config.evalBatch * 2 * L]] };
     },
     floorLengths: (config) => [config.factor * config.trainLength, 2 * config.factor * config.trainLength],
+    check: (task, config) => lab.module.labExtendCheck(task, config),
     call: (data, config, scheme, progress) => lab.module.labRunExtension(data, config, scheme, progress),
   });
 }
@@ -491,8 +486,9 @@ function streamSeed(lab, seed, index) {
 function randomPositions(lab, batch, length, maxPosition, seed) {
   const fn = 'randomPositions';
   checkInt(fn, 'batch', batch, 1, 2 ** 24);
-  checkInt(fn, 'maxPosition', maxPosition, 1, 2 ** 31);
-  checkInt(fn, 'length', length, 1, maxPosition);
+  checkIntIn(fn, 'maxPosition', maxPosition, 0, 2 ** 32 - 1);  // size_t; the rule is C++'s (random_positions_check)
+  checkIntIn(fn, 'length', length, 0, 2 ** 32 - 1);
+  lab.status(fn, lab.module.labRandomPositionsCheck(length, maxPosition), { values: { length, maxPosition } });
   const [hi, lo] = seedHalves(fn, 'seed', seed);
   if (batch * length > 2 ** 24) throw new PosencRangeError(`${fn}: batch * length must be <= 2^24 (got ${batch * length})`);
   return int32Out(lab, fn, batch * length, (out) => lab.module.labRandomPositions(out, batch, length, maxPosition, hi, lo));

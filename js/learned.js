@@ -1,11 +1,31 @@
 // Learned absolute position tables and embedding (cpp/src/learned.cpp).
 import {
-  PosencRangeError, PosencTypeError, checkElements, checkFinite, checkFloat32Array, checkInt,
-  checkOptions, numberOrBigint, toFloat64
+  PosencRangeError, PosencTypeError, checkElements, checkFloat32Array, checkInt, checkNumber,
+  checkOptions, jsMessageWith, numberOrBigint, toFloat64
 } from './checks.js';
+
+// The rules of std, scale and the rows a call reads are C++'s (learned_init_check,
+// learned_lookup_check, embed_check, embed_token_check), asked before anything is allocated, a
+// position or token at a time, named as the call gave it; JS checks the types and lengths.
+// ctx: { module, status } (learnedApi's).
+function checkRow({ module, status }, fn, i, p, offset, maxLen) {
+  const name = `positions[${i}]`;
+  status(fn, module.learnedLookupCheck(p, offset, maxLen), {
+    values: { [name]: p, offset, maxLen }, names: jsMessageWith({ pos: name }),
+    note: () => `: a model trained on ${maxLen} positions has no embedding for it`,
+  });
+}
+function checkToken({ module, status }, fn, i, token, vocab, pos, rows, given) {
+  const [t, p] = [`tokenIds[${i}]`, given ? `positions[${i}]` : `the position of tokenIds[${i}]`];
+  const sizes = { vocab: 'tokenEmbeddings rows', pos_rows: 'positionTable rows' };
+  status(fn, module.embedTokenCheck(token, vocab, pos, rows), {
+    values: { [t]: token, [p]: pos, [sizes.vocab]: vocab, [sizes.pos_rows]: rows }, names: jsMessageWith({ tokens: t, pos: p, ...sizes }),
+  });
+}
 
 export function learnedApi(module, heap) {
   const { scoped, f32, copyOut, status } = heap;
+  const ctx = { module, status };
 
   return {
     learnedTable(maxLen, dModel, options) {
@@ -24,7 +44,8 @@ export function learnedApi(module, heap) {
         table = weights.slice();
       } else {
         checkInt(fn, 'seed', seed, 0);
-        checkFinite(fn, 'std', std);
+        checkNumber(fn, 'std', std);
+        status(fn, module.learnedInitCheck(std), { values: { std } });
         table = scoped(fn, (alloc) => {
           const out = alloc(maxLen * dModel * 4);
           status(fn, module.learnedInit(out, maxLen, dModel, seed, std));
@@ -36,11 +57,7 @@ export function learnedApi(module, heap) {
         const pos = toFloat64(lfn, 'positions', positions, { integer: true });
         if (pos.length === 0) throw new PosencRangeError(`${lfn}: positions must not be empty`);
         checkElements(lfn, 'positions.length * dModel', pos.length * dModel);
-        pos.forEach((p, i) => {
-          if (p < 0 || p + offset >= maxLen) {
-            throw new PosencRangeError(`${lfn}: positions[${i}] = ${p} (row ${p + offset} with offset ${offset}) is outside the table of maxLen = ${maxLen}: a model trained on ${maxLen} positions has no embedding for it`);
-          }
-        });
+        pos.forEach((p, i) => checkRow(ctx, lfn, i, p, offset, maxLen));
         return scoped(lfn, (alloc, put) => {
           const t = put(table), p = put(pos, Int32Array);
           const out = alloc(pos.length * dModel * 4);
@@ -61,7 +78,8 @@ export function learnedApi(module, heap) {
       checkInt(fn, 'dModel', dModel, 1);
       checkFloat32Array(fn, 'tokenEmbeddings', tokenEmbeddings);
       checkFloat32Array(fn, 'positionTable', positionTable);
-      checkFinite(fn, 'scale', scale);
+      checkNumber(fn, 'scale', scale);
+      status(fn, module.embedCheck(scale), { values: { scale } });
       for (const [name, t] of [['tokenEmbeddings', tokenEmbeddings], ['positionTable', positionTable]]) {
         if (t.length === 0 || t.length % dModel !== 0) {
           throw new PosencRangeError(`${fn}: ${name}.length must be a non-zero multiple of dModel = ${dModel} (got ${t.length})`);
@@ -73,12 +91,7 @@ export function learnedApi(module, heap) {
       if (pos.length !== tokens.length) {
         throw new PosencRangeError(`${fn}: positions.length must equal tokenIds.length = ${tokens.length} (got ${pos.length})`);
       }
-      tokens.forEach((t, i) => {
-        if (t < 0 || t >= vocab) throw new PosencRangeError(`${fn}: tokenIds[${i}] = ${t} is outside the vocabulary [0, ${vocab})`);
-      });
-      pos.forEach((p, i) => {
-        if (p < 0 || p >= rows) throw new PosencRangeError(`${fn}: position ${p} (token ${i}) is outside positionTable, which has ${rows} rows`);
-      });
+      tokens.forEach((t, i) => checkToken(ctx, fn, i, t, vocab, pos[i], rows, positions !== undefined));
       const n = tokens.length;
       checkElements(fn, 'tokenIds.length * dModel', n * dModel);
       // Only the rows used cross into the heap: row i of each gathered table belongs to token i.

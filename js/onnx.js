@@ -1,8 +1,8 @@
 // ONNX operators with their exact semantics (cpp/src/onnx.cpp): tensors { data, dims } keyed by
 // slot, attributes by ONNX name. An onnxruntime-web Tensor works as is.
 import {
-  MAX_ELEMENTS, PosencRangeError, PosencTypeError, checkElements, checkFinite, checkInt,
-  checkOptions, checkOut, describe, isPlainObject
+  MAX_ELEMENTS, PosencRangeError, PosencTypeError, checkElements, checkInt, checkNumber,
+  checkOptions, checkOut, describe, isPlainObject, jsMessageWith
 } from './checks.js';
 import { halfBits, halfLike, isTfTensor, wrapperOf } from './tensor.js';
 
@@ -91,6 +91,10 @@ function wantedOutputs(fn, outputs, slots, dflt) {
   return wanted;
 }
 
+// The int32 range integer attributes cross into C++ in (their rules, where C++ has one, are its:
+// onnx_attention_attrs_check).
+const INT32 = [-(2 ** 31), 2 ** 31 - 1];
+
 function intAttr(fn, attrs, name, dflt, min, max) {
   let v = attrs[name];
   if (v === undefined) return dflt;
@@ -126,7 +130,7 @@ function tensorsToHeap(module, alloc, tensors) {
 
 // onnx.attention's arguments, checked → { tensors (per ATTENTION_INPUTS slot, or null), normalized
 // (the attributes as the binding takes them), wanted (the output slots), out }.
-function attentionArgs(fn, inputs, attrs, options) {
+function attentionArgs({ module, heap: { status } }, fn, inputs, attrs, options) {
   if (!isPlainObject(inputs)) throw new PosencTypeError(`${fn}: inputs must be an object keyed by slot (Q, K, V, ...) (got ${describe(inputs)})`);
   for (const key of Object.keys(inputs)) {
     if (!ATTENTION_INPUTS.includes(key)) throw new PosencTypeError(`${fn}: unknown input slot ${JSON.stringify(key)} (slots: ${ATTENTION_INPUTS.join(', ')})`);
@@ -140,15 +144,21 @@ function attentionArgs(fn, inputs, attrs, options) {
     slot === 'attn_mask' ? ['float32', 'float16', 'bool'] : slot === 'nonpad_kv_seqlen' ? ['int64'] : ['float32', 'float16']));
   const a = attrs ?? {};
   const normalized = {
-    is_causal: intAttr(fn, a, 'is_causal', 0, 0, 1),
+    is_causal: intAttr(fn, a, 'is_causal', 0, ...INT32),
     q_num_heads: intAttr(fn, a, 'q_num_heads', 0, 1, 2 ** 30),
     kv_num_heads: intAttr(fn, a, 'kv_num_heads', 0, 1, 2 ** 30),
-    qk_matmul_output_mode: intAttr(fn, a, 'qk_matmul_output_mode', 0, 0, 3),
-    softmax_precision: intAttr(fn, a, 'softmax_precision', 0, 0, 2 ** 30),
-    scale: a.scale === undefined ? NaN : checkFinite(fn, 'attrs.scale', a.scale),
-    softcap: a.softcap === undefined ? 0 : checkFinite(fn, 'attrs.softcap', a.softcap),
+    qk_matmul_output_mode: intAttr(fn, a, 'qk_matmul_output_mode', 0, ...INT32),
+    softmax_precision: intAttr(fn, a, 'softmax_precision', 0, ...INT32),
+    scale: a.scale === undefined ? null : checkNumber(fn, 'attrs.scale', a.scale),
+    softcap: a.softcap === undefined ? 0 : checkNumber(fn, 'attrs.softcap', a.softcap),
     opset: checkInt(fn, 'opset', opset, 23, 24),
   };
+  // The attributes' rules are C++'s (onnx_attention_attrs_check), asked before anything is in the heap.
+  const given = ATTENTION_ATTRS.filter((k) => a[k] !== undefined && k in normalized);
+  const attrNames = Object.fromEntries(ATTENTION_ATTRS.map((k) => [k, `attrs.${k}`]));
+  status(fn, module.onnxAttentionAttrsCheck(normalized), {
+    values: Object.fromEntries(given.map((k) => [`attrs.${k}`, normalized[k]])), names: jsMessageWith(attrNames),
+  });
   const hasPast = tensors[4] !== null;
   const wanted = wantedOutputs(fn, outputs, ATTENTION_OUTPUTS, hasPast ? ['Y', 'present_key', 'present_value'] : ['Y']);
   return { tensors, normalized, wanted, out };
@@ -158,7 +168,7 @@ function attentionArgs(fn, inputs, attrs, options) {
 function attentionOp(ctx, inputs, attrs, options) {
   const fn = 'onnx.attention';
   const { module, heap: { scoped, f32, u16, status, pieceRows, gatherRows, scatterRows } } = ctx;
-  const { tensors, normalized, wanted, out } = attentionArgs(fn, inputs, attrs, options);
+  const { tensors, normalized, wanted, out } = attentionArgs(ctx, fn, inputs, attrs, options);
   // Everything but Q goes into the heap whole; Q streams through it in pieces of its rows
   // (heap.js pieceRows; C++ AttentionInputs::q_row0), Y and qk_matmul_output coming out piece by
   // piece: the heap holds K, V, the mask, the past and the presents, and ~4 MiB of Q and Y.

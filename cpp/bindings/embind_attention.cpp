@@ -78,10 +78,17 @@ std::string attention(Ptr q, Ptr k, Ptr v, double q_len, double kv_len, const va
                                    at<float>(weights)));
 }
 
-// Llama 4's attention temperature at n positions (float64 in, float64 out).
-void irope_scales(Ptr out, Ptr pos, double n, double floor_scale, double attn_scale) {
+// The temperature's rule (irope_check), which the JS layer asks before it allocates.
+std::string irope_check(double floor_scale, double attn_scale) {
+  return message(posenc::irope_check(floor_scale, attn_scale));
+}
+
+// Llama 4's attention temperature at n positions (float64 in, float64 out), after irope_check.
+std::string irope_scales(Ptr out, Ptr pos, double n, double floor_scale, double attn_scale) {
+  if (posenc::Status s = posenc::irope_check(floor_scale, attn_scale); !s.ok()) return message(s);
   for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i)
     at<double>(out)[i] = posenc::irope_attention_scale(at<const double>(pos)[i], floor_scale, attn_scale);
+  return message(posenc::Status::Ok());
 }
 
 }  // namespace
@@ -90,5 +97,6 @@ EMSCRIPTEN_BINDINGS(posenc_attention) {
   using emscripten::function;
   function("attention", &attention);
   function("attentionCheck", &attention_check);
+  function("iropeCheck", &irope_check);
   function("iropeScales", &irope_scales);
 }

@@ -126,6 +126,9 @@ val loss_and_gradients(Ptr m, Ptr tokens, double batch, double seq_len, Ptr posi
   return pair(s, loss);
 }
 
+// train_step's rule of lr (lab::lr_check), which the JS layer asks before it copies the tokens.
+std::string lr_check(double lr) { return message(lab::lr_check(lr)); }
+
 val train_step(Ptr m, Ptr tokens, double batch, double seq_len, double lr, Ptr positions) {
   float loss = 0.0f;
   const auto s = at<lab::Model>(m)->train_step(at<const std::int32_t>(tokens), static_cast<std::size_t>(batch),
@@ -189,6 +192,12 @@ std::string dataset_sample(Ptr d, Ptr out, double batch, double seq_len, double 
                                              static_cast<std::size_t>(seq_len), seed64(seed_hi, seed_lo)));
 }
 
+// random_positions' rule (lab::random_positions_check), which the JS layer asks before it allocates.
+std::string random_positions_check(double seq_len, double max_position) {
+  return message(
+      lab::random_positions_check(static_cast<std::size_t>(seq_len), static_cast<std::size_t>(max_position)));
+}
+
 std::string random_positions(Ptr out, double batch, double seq_len, double max_position, double seed_hi,
                              double seed_lo) {
   return message(lab::random_positions(at<std::int32_t>(out), static_cast<std::size_t>(batch),
@@ -221,6 +230,27 @@ lab::RunConfig run_config(const val& c) {
   rc.data_seed = static_cast<std::uint64_t>(c["seed"].as<double>());
   rc.random_positions = c["randomPositions"].as<std::size_t>();
   return rc;
+}
+
+// lab::ExtendConfig of extend()'s checked config object (config.factor, config.checkpoints).
+lab::ExtendConfig extend_config(const val& c) {
+  lab::ExtendConfig ex;
+  ex.factor = c["factor"].as<std::size_t>();
+  ex.checkpoints = emscripten::vecFromJSArray<std::size_t>(c["checkpoints"]);
+  return ex;
+}
+
+// The rules of run()'s and extend()'s configs for a task (lab::run_check, lab::extend_check), which
+// the JS layer asks before it makes the dataset.
+std::string run_check(const std::string& task, const val& c) {
+  lab::Task t;
+  const posenc::Status s = lab::parse_task(task.c_str(), &t);
+  return message(s.ok() ? lab::run_check(t, run_config(c)) : s);
+}
+std::string extend_check(const std::string& task, const val& c) {
+  lab::Task t;
+  const posenc::Status s = lab::parse_task(task.c_str(), &t);
+  return message(s.ok() ? lab::extend_check(t, run_config(c), extend_config(c)) : s);
 }
 
 // lab::Progress over a JS function (or undefined) passed as user.
@@ -268,9 +298,7 @@ val run_scheme(Ptr d, const val& c, const std::string& scheme, const val& progre
 // run_scheme's. Returns [message, { trainLoss, tuneLoss: { scaling: Float32Array }, rows, seconds }].
 val run_extension(Ptr d, const val& c, const std::string& scheme, const val& progress) {
   const lab::RunConfig rc = run_config(c);
-  lab::ExtendConfig ex;
-  ex.factor = c["factor"].as<std::size_t>();
-  ex.checkpoints = emscripten::vecFromJSArray<std::size_t>(c["checkpoints"]);
+  const lab::ExtendConfig ex = extend_config(c);
   lab::Scheme sc;
   if (posenc::Status s = lab::parse_scheme(scheme.c_str(), &sc); !s.ok()) return pair(s, 0);
   lab::ExtendResult res;
@@ -325,6 +353,7 @@ EMSCRIPTEN_BINDINGS(posenc_lab) {
   function("labModelSteps", &model_steps);
   function("labModelPosition", &model_position);
   function("labLossAndGradients", &loss_and_gradients);
+  function("labLrCheck", &lr_check);
   function("labTrainStep", &train_step);
   function("labEvaluate", &evaluate);
   function("labDatasetCreate", &dataset_create);
@@ -335,7 +364,10 @@ EMSCRIPTEN_BINDINGS(posenc_lab) {
   function("labDatasetFloor", &dataset_floor);
   function("labDatasetSample", &dataset_sample);
   function("labStreamSeed", &stream_seed);
+  function("labRandomPositionsCheck", &random_positions_check);
   function("labRandomPositions", &random_positions);
+  function("labRunCheck", &run_check);
   function("labRunScheme", &run_scheme);
+  function("labExtendCheck", &extend_check);
   function("labRunExtension", &run_extension);
 }

@@ -2,7 +2,6 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
-#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,12 +45,11 @@ posenc::AttentionInputs attention_inputs(const val& in) {
           count("qLenTotal")};
 }
 
-// attrs: every field present; scale NaN = default.
+// attrs: every field present; scale null = default.
 posenc::AttentionAttrs attention_attrs(const val& a) {
   posenc::AttentionAttrs r;
   r.is_causal = a["is_causal"].as<int>();
-  const double scale = a["scale"].as<double>();
-  if (!std::isnan(scale)) r.scale = scale;
+  if (const val scale = a["scale"]; !scale.isNull()) r.scale = scale.as<double>();
   r.q_num_heads = static_cast<std::int64_t>(a["q_num_heads"].as<double>());
   r.kv_num_heads = static_cast<std::int64_t>(a["kv_num_heads"].as<double>());
   r.softcap = a["softcap"].as<double>();
@@ -59,6 +57,11 @@ posenc::AttentionAttrs attention_attrs(const val& a) {
   r.softmax_precision = a["softmax_precision"].as<int>();
   r.opset = a["opset"].as<int>();
   return r;
+}
+
+// The attributes' rules (onnx_attention_attrs_check), which the JS layer asks before it allocates.
+std::string onnx_attention_attrs_check(const val& attrs) {
+  return message(posenc::onnx_attention_attrs_check(attention_attrs(attrs)));
 }
 
 val dims_array(const std::int64_t* d, int rank) {
@@ -126,6 +129,7 @@ std::string onnx_rotary_embedding_f16(const val& inputs, int interleaved, double
 
 EMSCRIPTEN_BINDINGS(posenc_onnx) {
   using emscripten::function;
+  function("onnxAttentionAttrsCheck", &onnx_attention_attrs_check);
   function("onnxAttentionShapes", &onnx_attention_shapes);
   function("onnxAttention", &onnx_attention);
   function("onnxRotaryEmbedding", &onnx_rotary_embedding);

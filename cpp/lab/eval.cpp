@@ -53,11 +53,16 @@ std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t index) noexcept {
   return r.next();
 }
 
+Status random_positions_check(std::size_t seq_len, std::size_t max_position) noexcept {
+  if (seq_len == 0 || seq_len > max_position || max_position > (std::size_t{1} << 31))
+    return {StatusCode::kBadArgument, "seq_len must be in [1, max_position] and max_position <= 2^31"};
+  return Status::Ok();
+}
+
 Status random_positions(std::int32_t* out, std::size_t batch, std::size_t seq_len, std::size_t max_position,
                         std::uint64_t seed) noexcept {
   if (out == nullptr) return {StatusCode::kBadArgument, "out must not be null"};
-  if (seq_len == 0 || seq_len > max_position || max_position > (std::size_t{1} << 31))
-    return {StatusCode::kBadArgument, "seq_len must be in [1, max_position] and max_position <= 2^31"};
+  if (Status s = random_positions_check(seq_len, max_position); !s.ok()) return s;
   detail::Rng r(seed);
   for (std::size_t b = 0; b < batch; ++b) {
     std::int32_t* row = out + b * seq_len;
@@ -71,13 +76,13 @@ Status random_positions(std::int32_t* out, std::size_t batch, std::size_t seq_le
 
 namespace detail {
 
-Status check_run(const Dataset& data, const RunConfig& rc) noexcept {
+Status check_run(Task task, const RunConfig& rc) noexcept {
   if (rc.batch == 0 || rc.eval_batch == 0) return {StatusCode::kBadArgument, "batch and eval_batch must be > 0"};
   if (rc.schedule.total_steps == 0) return {StatusCode::kBadArgument, "total_steps must be > 0"};
   if (!(std::isfinite(rc.schedule.peak_lr) && rc.schedule.peak_lr >= 0.0))
     return {StatusCode::kBadArgument, "peak_lr must be finite and >= 0"};
   if (rc.model.train_len < 4) return {StatusCode::kBadArgument, "train_len must be >= 4"};
-  if ((data.task() == Task::kCopy || data.task() == Task::kFlipFlop) && rc.model.train_len % 4 != 0)
+  if ((task == Task::kCopy || task == Task::kFlipFlop) && rc.model.train_len % 4 != 0)
     return {StatusCode::kBadArgument, "train_len must be a multiple of 4 for copy and flipflop (every length even)"};
   if (rc.random_positions != 0 && (rc.random_positions < rc.model.train_len || rc.random_positions > 65536))
     return {StatusCode::kBadArgument, "random_positions must be 0 or in [train_len, 65536]"};
@@ -118,10 +123,17 @@ Status train(const Dataset& data, const RunConfig& rc, Scheme scheme, std::uniqu
 
 }  // namespace detail
 
+Status run_check(Task task, const RunConfig& rc) noexcept {
+  if (Status s = detail::check_run(task, rc); !s.ok()) return s;
+  if (rc.model.train_len > 65536 / 8)
+    return {StatusCode::kBadArgument, "train_len must be <= 8192 (evaluated at 8 · train_len, at most 65536)"};
+  return Status::Ok();
+}
+
 Status run_scheme(const Dataset& data, const RunConfig& rc, Scheme scheme, SchemeResult* out, Progress progress,
                   void* user) noexcept {
   if (out == nullptr) return {StatusCode::kBadArgument, "out must not be null"};
-  if (Status s = detail::check_run(data, rc); !s.ok()) return s;
+  if (Status s = run_check(data.task(), rc); !s.ok()) return s;
   try {
     std::unique_ptr<Model> model;
     detail::Trained trained;

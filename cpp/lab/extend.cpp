@@ -32,21 +32,28 @@ Status mean_loss(Model& model, const Dataset& data, const RunConfig& rc, std::si
 
 }  // namespace
 
+Status extend_check(Task task, const RunConfig& rc, const ExtendConfig& ex) noexcept {
+  if (ex.factor < 2 || ex.factor > 64) return {StatusCode::kBadArgument, "factor must be in [2, 64]"};
+  if (ex.checkpoints.empty()) return {StatusCode::kBadArgument, "checkpoints must not be empty"};
+  if (!std::is_sorted(ex.checkpoints.begin(), ex.checkpoints.end()) ||
+      std::adjacent_find(ex.checkpoints.begin(), ex.checkpoints.end()) != ex.checkpoints.end() ||
+      ex.checkpoints.back() > 100000)
+    return {StatusCode::kBadArgument, "checkpoints must be distinct, ascending and <= 100000"};
+  if (Status s = detail::check_run(task, rc); !s.ok()) return s;
+  if (rc.random_positions != 0) return {StatusCode::kBadArgument, "extend trains without random_positions"};
+  if (rc.model.train_len > 65536 / 2 / ex.factor)  // factor · train_len > 32768, without overflow
+    return {StatusCode::kBadArgument, "factor · train_len must be <= 32768 (evaluated at twice that)"};
+  return Status::Ok();
+}
+
 Status run_extension(const Dataset& data, const RunConfig& rc, Scheme scheme, const ExtendConfig& ex, ExtendResult* out,
                      Progress progress, void* user) noexcept {
   if (out == nullptr) return {StatusCode::kBadArgument, "out must not be null"};
   if (scheme != Scheme::kRope && scheme != Scheme::kXpos)
     return {StatusCode::kBadArgument, "extend needs the rope or xpos scheme"};
-  if (ex.factor < 2 || ex.factor > 64) return {StatusCode::kBadArgument, "factor must be in [2, 64]"};
-  if (ex.checkpoints.empty() || !std::is_sorted(ex.checkpoints.begin(), ex.checkpoints.end()) ||
-      std::adjacent_find(ex.checkpoints.begin(), ex.checkpoints.end()) != ex.checkpoints.end() ||
-      ex.checkpoints.back() > 100000)
-    return {StatusCode::kBadArgument, "checkpoints must be distinct, ascending and <= 100000"};
-  if (Status s = detail::check_run(data, rc); !s.ok()) return s;
-  if (rc.random_positions != 0) return {StatusCode::kBadArgument, "extend trains without random_positions"};
+  if (Status s = extend_check(data.task(), rc, ex); !s.ok()) return s;
   const std::size_t T = rc.model.train_len, L = ex.factor * T, tune_steps = ex.checkpoints.back();
   const std::size_t n_scalings = std::size(kExtendScalings);
-  if (L > 65536 / 2) return {StatusCode::kBadArgument, "factor · train_len must be <= 32768 (evaluated at twice that)"};
   try {
     const auto start = std::chrono::steady_clock::now();
     const std::size_t total = rc.schedule.total_steps + n_scalings * tune_steps;

@@ -17,9 +17,14 @@ double learning_rate(const Schedule& s, std::size_t step) noexcept {
   return floor + (s.peak_lr - floor) * 0.5 * (1.0 + std::cos(kPi * progress));
 }
 
+Status lr_check(double lr) noexcept {
+  if (!(std::isfinite(lr) && lr >= 0.0)) return {StatusCode::kBadArgument, "lr must be finite and >= 0"};
+  return Status::Ok();
+}
+
 Status Model::train_step(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len, double lr, float* loss,
                          float* grad_norm, const StepOptions& options) noexcept {
-  if (!(std::isfinite(lr) && lr >= 0.0)) return {StatusCode::kBadArgument, "lr must be finite and >= 0"};
+  if (Status s = lr_check(lr); !s.ok()) return s;
   if (Status s = loss_and_gradients(tokens, batch, seq_len, loss, options); !s.ok()) return s;
   Impl& m = *impl_;
 

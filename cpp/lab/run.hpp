@@ -24,7 +24,10 @@ struct Trained {
   double seconds = 0.0;
 };
 
-Status check_run(const Dataset& data, const RunConfig& rc) noexcept;
+// The rules of a RunConfig that run_scheme and run_extension share (run_check and extend_check
+// add their own): batch, eval_batch, total_steps, peak_lr, train_len (>= 4, a multiple of 4 for copy
+// and flipflop) and random_positions.
+Status check_run(Task task, const RunConfig& rc) noexcept;
 // A fresh model of the scheme (vocabulary from the data, max_positions from random_positions)
 // trained for rc.schedule.total_steps: batch s = sample(batch, T, stream_seed(data_seed, s)), at
 // random_positions(…, stream_seed(data_seed + kPositionStream, s)) if asked. May throw bad_alloc.

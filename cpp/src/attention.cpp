@@ -23,6 +23,12 @@ using engine::strides;
 
 // ---- attention with fused positional terms ------------------------------------------------------
 
+Status irope_check(double floor_scale, double attn_scale) noexcept {
+  if (!(std::isfinite(floor_scale) && floor_scale > 0 && std::isfinite(attn_scale)))
+    return bad("temperature floor_scale must be finite and > 0, attn_scale finite");
+  return Status::Ok();
+}
+
 Status attention_check(std::size_t q_len, std::size_t kv_len, const AttentionOptions& o, bool with_weights) noexcept {
   if (o.kv_dtype != DType::kFloat32 && o.kv_dtype != DType::kFloat16) return bad("kv_dtype must be float32 or float16");
   if (q_len == 0) return bad("q_len must be > 0");
@@ -38,9 +44,8 @@ Status attention_check(std::size_t q_len, std::size_t kv_len, const AttentionOpt
   if (o.sink_tokens != 0 && !o.window) return bad("sink_tokens needs a window");
   if (o.chunk_size && *o.chunk_size == 0) return bad("chunk_size must be > 0");
   if (o.chunk_size && o.sink_tokens != 0) return bad("sink_tokens works with a window, not with chunk_size");
-  if (o.temperature && !(std::isfinite(o.temperature->floor_scale) && o.temperature->floor_scale > 0 &&
-                         std::isfinite(o.temperature->attn_scale)))
-    return bad("temperature floor_scale must be finite and > 0, attn_scale finite");
+  if (o.temperature)
+    if (Status s = irope_check(o.temperature->floor_scale, o.temperature->attn_scale); !s.ok()) return s;
   if (o.sinks)
     for (std::size_t h = 0; h < o.n_heads; ++h)
       if (!std::isfinite(o.sinks[h])) return bad("sinks must be finite");

@@ -21,10 +21,15 @@ bool overflows(std::size_t a, std::size_t b) { return b != 0 && a > std::numeric
 
 }  // namespace
 
+Status learned_init_check(double std) noexcept {
+  if (!(std::isfinite(std) && std >= 0.0)) return {StatusCode::kBadArgument, "std must be finite and >= 0"};
+  return Status::Ok();
+}
+
 Status learned_init(float* out, std::size_t max_len, std::size_t d_model, std::uint64_t seed, double std) noexcept {
   if (max_len == 0) return {StatusCode::kBadArgument, "max_len must be > 0"};
   if (d_model == 0) return {StatusCode::kBadArgument, "d_model must be > 0"};
-  if (!(std::isfinite(std) && std >= 0.0)) return {StatusCode::kBadArgument, "std must be finite and >= 0"};
+  if (Status s = learned_init_check(std); !s.ok()) return s;
   if (overflows(max_len, d_model)) return {StatusCode::kTooLarge, "max_len * d_model overflows"};
   if (out == nullptr) return {StatusCode::kBadArgument, "out must not be null"};
   constexpr double kTwoPi = 6.283185307179586476925286766559;
@@ -39,6 +44,13 @@ Status learned_init(float* out, std::size_t max_len, std::size_t d_model, std::u
   return Status::Ok();
 }
 
+Status learned_lookup_check(double pos, double offset, std::size_t max_len) noexcept {
+  const double row = pos + offset;  // exact: integers within ±2^53
+  if (!(row >= 0.0 && row < static_cast<double>(max_len)))
+    return {StatusCode::kBadArgument, "pos + offset must be in [0, max_len)"};
+  return Status::Ok();
+}
+
 Status learned_lookup(float* out, const float* table, std::size_t max_len, std::size_t d_model, const std::int32_t* pos,
                       std::size_t n, std::int32_t offset) noexcept {
   if (max_len == 0) return {StatusCode::kBadArgument, "max_len must be > 0"};
@@ -47,15 +59,25 @@ Status learned_lookup(float* out, const float* table, std::size_t max_len, std::
   if (overflows(n, d_model) || overflows(max_len, d_model)) return {StatusCode::kTooLarge, "n * d_model overflows"};
   if (out == nullptr || table == nullptr || pos == nullptr)
     return {StatusCode::kBadArgument, "out, table and pos must not be null"};
-  for (std::size_t t = 0; t < n; ++t) {
-    const std::int64_t row = static_cast<std::int64_t>(pos[t]) + offset;
-    if (row < 0 || static_cast<std::uint64_t>(row) >= max_len)
-      return {StatusCode::kBadArgument, "pos + offset must be in [0, max_len)"};
-  }
+  for (std::size_t t = 0; t < n; ++t)
+    if (Status s = learned_lookup_check(pos[t], offset, max_len); !s.ok()) return s;
   for (std::size_t t = 0; t < n; ++t) {
     const float* src = table + static_cast<std::size_t>(pos[t] + offset) * d_model;
     std::copy(src, src + d_model, out + t * d_model);
   }
+  return Status::Ok();
+}
+
+Status embed_check(double scale) noexcept {
+  if (!std::isfinite(scale)) return {StatusCode::kBadArgument, "scale must be finite"};
+  return Status::Ok();
+}
+
+Status embed_token_check(double token, std::size_t vocab, double pos, std::size_t pos_rows) noexcept {
+  if (!(token >= 0.0 && token < static_cast<double>(vocab)))
+    return {StatusCode::kBadArgument, "tokens must be in [0, vocab)"};
+  if (!(pos >= 0.0 && pos < static_cast<double>(pos_rows)))
+    return {StatusCode::kBadArgument, "pos must be in [0, pos_rows)"};
   return Status::Ok();
 }
 
@@ -66,18 +88,15 @@ Status embed(float* out, const std::int32_t* tokens, std::size_t n, const float*
   if (vocab == 0) return {StatusCode::kBadArgument, "vocab must be > 0"};
   if (d_model == 0) return {StatusCode::kBadArgument, "d_model must be > 0"};
   if (pos_rows == 0) return {StatusCode::kBadArgument, "pos_rows must be > 0"};
-  if (!std::isfinite(scale)) return {StatusCode::kBadArgument, "scale must be finite"};
+  if (Status s = embed_check(scale); !s.ok()) return s;
   if (overflows(n, d_model) || overflows(vocab, d_model) || overflows(pos_rows, d_model))
     return {StatusCode::kTooLarge, "sizes * d_model overflow"};
   if (out == nullptr || tokens == nullptr || tok_emb == nullptr || pos_emb == nullptr)
     return {StatusCode::kBadArgument, "out, tokens, tok_emb and pos_emb must not be null"};
-  for (std::size_t t = 0; t < n; ++t) {
-    if (tokens[t] < 0 || static_cast<std::size_t>(tokens[t]) >= vocab)
-      return {StatusCode::kBadArgument, "tokens must be in [0, vocab)"};
-    const std::int64_t p = pos != nullptr ? pos[t] : static_cast<std::int64_t>(t);
-    if (p < 0 || static_cast<std::uint64_t>(p) >= pos_rows)
-      return {StatusCode::kBadArgument, "pos must be in [0, pos_rows)"};
-  }
+  for (std::size_t t = 0; t < n; ++t)
+    if (Status s = embed_token_check(tokens[t], vocab, pos != nullptr ? pos[t] : static_cast<double>(t), pos_rows);
+        !s.ok())
+      return s;
   const auto s = static_cast<float>(scale);
   for (std::size_t t = 0; t < n; ++t) {
     const float* e = tok_emb + static_cast<std::size_t>(tokens[t]) * d_model;

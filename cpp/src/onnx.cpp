@@ -137,13 +137,7 @@ Status attention_dims(const AttentionInputs& in, const AttentionAttrs& a, Dims* 
   Dims d{};
   if (Status s = qkv_dims(in, a, &d); !s.ok()) return s;
   if (Status s = past_and_mask_dims(in, a, &d); !s.ok()) return s;
-  if (a.qk_matmul_output_mode < 0 || a.qk_matmul_output_mode > 3)
-    return bad("qk_matmul_output_mode must be 0, 1, 2 or 3");
-  if (a.softmax_precision != 0 && a.softmax_precision != 1)
-    return bad("softmax_precision must be FLOAT (1): posenc computes in float32");
-  if (a.scale && !std::isfinite(*a.scale)) return bad("scale must be finite");
-  if (!std::isfinite(a.softcap)) return bad("softcap must be finite");
-  if (a.is_causal != 0 && a.is_causal != 1) return bad("is_causal must be 0 or 1");
+  if (Status s = onnx_attention_attrs_check(a); !s.ok()) return s;
 
   for (const std::int64_t n : {checked_product({d.B, d.Hq, d.Sq, d.D}), checked_product({d.B, d.Hkv, d.T, d.D}),
                                checked_product({d.B, d.Hkv, d.T, d.Dv}), checked_product({d.B, d.Hq, d.Sq, d.Dv})})
@@ -165,6 +159,17 @@ void copy_heads(float* dst, std::size_t dst_len, std::size_t at, const float* sr
 }
 
 }  // namespace
+
+Status onnx_attention_attrs_check(const AttentionAttrs& a) noexcept {
+  if (a.qk_matmul_output_mode < 0 || a.qk_matmul_output_mode > 3)
+    return bad("qk_matmul_output_mode must be 0, 1, 2 or 3");
+  if (a.softmax_precision != 0 && a.softmax_precision != 1)
+    return bad("softmax_precision must be FLOAT (1): posenc computes in float32");
+  if (a.scale && !std::isfinite(*a.scale)) return bad("scale must be finite");
+  if (!std::isfinite(a.softcap)) return bad("softcap must be finite");
+  if (a.is_causal != 0 && a.is_causal != 1) return bad("is_causal must be 0 or 1");
+  return Status::Ok();
+}
 
 std::int64_t TensorRef::size() const noexcept {
   std::int64_t n = 1;

@@ -12,6 +12,7 @@
 
 #include "kernels/kernels.hpp"
 #include "posenc/rope.hpp"
+#include "rope_rules.hpp"
 #include "thread_pool.hpp"
 
 namespace posenc {
@@ -20,13 +21,6 @@ namespace {
 Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
 
 bool mul_overflows(std::size_t a, std::size_t b) { return b != 0 && a > std::numeric_limits<std::size_t>::max() / b; }
-
-// rot_dim's own rule (an empty frequency table is a rot_dim of 0).
-Status check_rot_dim(std::size_t rot_dim) {
-  if (rot_dim == 0) return bad("rot_dim must be > 0");
-  if (rot_dim % 2 != 0) return bad("rot_dim must be even");
-  return Status::Ok();
-}
 
 // The rules of the rotation's options shared by apply_rope and rope_cache: rot_dim, the gain, layout,
 // precision and ggml's parameters; then pos_offset for n_pos positions when there are no positions.
@@ -108,8 +102,7 @@ Status apply_rope_check(std::size_t seq_len, std::size_t n_heads, std::size_t he
   if (n_heads == 0) return bad("n_heads must be > 0");
   if (Status s = check_rot_dim(rot_dim); !s.ok()) return s;  // before head_dim: a head of rot_dim alone
   if (head_dim == 0) return bad("head_dim must be > 0");
-  if (rot_dim > head_dim) return bad("rot_dim must be <= head_dim");
-  if (o.rot_offset > head_dim - rot_dim) return bad("rot_offset + rot_dim must be <= head_dim");
+  if (Status s = check_rot_placement(head_dim, rot_dim, o.rot_offset); !s.ok()) return s;
   if (o.xpos != nullptr) {
     if (n_rows != 1) return bad("xpos takes one position row, not M-RoPE's");
     if (!(std::isfinite(o.xpos->scale_base) && o.xpos->scale_base > 0.0))

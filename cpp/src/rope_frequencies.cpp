@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "posenc/rope.hpp"
+#include "rope_rules.hpp"
 
 namespace posenc {
 namespace {
@@ -359,10 +360,8 @@ Status rope_frequencies(const RopeParams& p, std::size_t seq_len, double* inv_fr
   const std::size_t rot = rope_rot_dim(p);
   if (p.scaling == RopeScaling::kProportional && p.head_dim % 2 != 0)
     return bad("head_dim must be even for proportional scaling");
-  if (rot == 0) return bad("rot_dim must be > 0");
-  if (rot % 2 != 0) return bad("rot_dim must be even");
-  if (rot > p.head_dim) return bad("rot_dim must be <= head_dim");
-  if (p.rot_offset > p.head_dim - rot) return bad("rot_offset + rot_dim must be <= head_dim");
+  if (Status s = check_rot_dim(rot); !s.ok()) return s;
+  if (Status s = check_rot_placement(p.head_dim, rot, p.rot_offset); !s.ok()) return s;
   if (!finite_positive(p.theta)) return bad("theta must be finite and > 0");
   if (inv_freq == nullptr || attention_factor == nullptr) return bad("outputs must not be null");
   if (n_freq != rot / 2) return {StatusCode::kBadShape, "inv_freq must have rot_dim / 2 entries"};

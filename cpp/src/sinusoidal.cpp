@@ -26,18 +26,23 @@ void frequencies(std::size_t d_model, const SinusoidalParams& params, double* in
 
 }  // namespace
 
+Status sinusoidal_check(const SinusoidalParams& params) noexcept {
+  if (!(std::isfinite(params.base) && params.base > 0.0))
+    return {StatusCode::kBadArgument, "base must be finite and > 0"};
+  if (params.layout != SinusoidalLayout::kInterleaved && params.layout != SinusoidalLayout::kConcat)
+    return {StatusCode::kBadArgument, "layout is not a known SinusoidalLayout"};
+  return Status::Ok();
+}
+
 namespace {
 
 Status sinusoidal_rows(float* out, const double* pos, std::size_t n_pos, std::size_t d_model,
                        const SinusoidalParams& params) {
   if (d_model == 0) return {StatusCode::kBadArgument, "d_model must be > 0"};
-  if (!(std::isfinite(params.base) && params.base > 0.0))
-    return {StatusCode::kBadArgument, "base must be finite and > 0"};
+  if (Status s = sinusoidal_check(params); !s.ok()) return s;
   if (n_pos > std::numeric_limits<std::size_t>::max() / d_model)
     return {StatusCode::kTooLarge, "seq_len * d_model overflows"};
   if (out == nullptr) return {StatusCode::kBadArgument, "out must not be null"};
-  if (params.layout != SinusoidalLayout::kInterleaved && params.layout != SinusoidalLayout::kConcat)
-    return {StatusCode::kBadArgument, "layout is not a known SinusoidalLayout"};
   if (pos != nullptr)
     for (std::size_t t = 0; t < n_pos; ++t)
       if (!std::isfinite(pos[t])) return {StatusCode::kBadArgument, "pos must be finite"};
@@ -69,15 +74,17 @@ Status sinusoidal_at(float* out, const double* pos, std::size_t n_pos, std::size
   return sinusoidal_rows(out, pos, n_pos, d_model, params);
 }
 
-Status sinusoidal_shift(float* m, double k, std::size_t d_model, const SinusoidalParams& params) noexcept {
+Status sinusoidal_shift_check(double k, std::size_t d_model, const SinusoidalParams& params) noexcept {
   if (d_model == 0 || d_model % 2 != 0) return {StatusCode::kBadArgument, "d_model must be even and > 0"};
-  if (!(std::isfinite(params.base) && params.base > 0.0))
-    return {StatusCode::kBadArgument, "base must be finite and > 0"};
+  if (Status s = sinusoidal_check(params); !s.ok()) return s;
   if (!std::isfinite(k)) return {StatusCode::kBadArgument, "k must be finite"};
-  if (params.layout != SinusoidalLayout::kInterleaved && params.layout != SinusoidalLayout::kConcat)
-    return {StatusCode::kBadArgument, "layout is not a known SinusoidalLayout"};
   if (d_model > std::numeric_limits<std::size_t>::max() / d_model)
     return {StatusCode::kTooLarge, "d_model * d_model overflows"};
+  return Status::Ok();
+}
+
+Status sinusoidal_shift(float* m, double k, std::size_t d_model, const SinusoidalParams& params) noexcept {
+  if (Status s = sinusoidal_shift_check(k, d_model, params); !s.ok()) return s;
   if (m == nullptr) return {StatusCode::kBadArgument, "m must not be null"};
   const std::size_t half = d_model / 2;
   std::fill(m, m + d_model * d_model, 0.0f);

@@ -72,7 +72,13 @@ test('attention and ONNX ops: bad input names the argument, slot or attribute', 
     [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: { data: [1, 2], dims: [2] } }), TypeError, /inputs\.V\.data must be a Float32Array/],
     [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]), bias: T([1]) }), TypeError, /unknown input slot "bias"/],
     [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]) }, { causal: 1 }), TypeError, /unknown attribute "causal"/],
-    [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]) }, { qk_matmul_output_mode: 7 }), RangeError, /attrs\.qk_matmul_output_mode must be in \[0, 3\]/],
+    [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]) }, { qk_matmul_output_mode: 7 }), RangeError, /^onnx\.attention: attrs\.qk_matmul_output_mode must be 0, 1, 2 or 3 \(got 7\)$/],
+    // The attributes' rules are C++'s (onnx_attention_attrs_check), asked before the heap is used.
+    [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]) }, { is_causal: 2 }), RangeError, /^onnx\.attention: attrs\.is_causal must be 0 or 1 \(got 2\)$/],
+    [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]) }, { scale: NaN }), RangeError, /^onnx\.attention: attrs\.scale must be finite \(got NaN\)$/],
+    [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]) }, { softcap: -Infinity }), RangeError, /^onnx\.attention: attrs\.softcap must be finite \(got -Infinity\)$/],
+    [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]) }, { softmax_precision: 16 }), RangeError, /^onnx\.attention: attrs\.softmax_precision must be FLOAT \(1\)/],
+    [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]) }, { scale: '1' }), TypeError, /attrs\.scale must be a number/],
     [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]), nonpad_kv_seqlen: { data: [2], dims: [1] } }, {}, { opset: 23 }), RangeError, /nonpad_kv_seqlen needs opset 24/],
     [() => pe.onnx.attention({ Q: T([1, 2, 3, 4]), K: T([1, 2, 3, 4]), V: T([1, 2, 3, 4]) }, {}, { outputs: ['Y', 'attention_probs'] }), RangeError, /unknown output slot "attention_probs"/],
     [() => pe.onnx.rotaryEmbedding({ X: T([1, 2, 8]), cos_cache: T([4, 4]), sin_cache: T([4, 4]), position_ids: { data: [0, 1], dims: [1, 2] } }), RangeError, /num_heads is required for 3D X/],
@@ -117,6 +123,12 @@ test('attention: Llama 4 chunked attention and the NoPE temperature equal the tw
   // HF Llama4TextAttention: q ·= log(floor((pos + 1) / floor_scale) + 1) · attn_scale + 1.
   assert.deepEqual(Array.from(pe.iropeScale([0, 8190, 8191, 16383])), [1, 1, 1 + 0.1 * Math.log(2), 1 + 0.1 * Math.log(3)]);
   const scales = pe.iropeScale(Array.from({ length: T }, (_, i) => i), { floorScale: 8, attnScale: 0.5 });
+  // The temperature's rule is C++'s (irope_check), the one attention's temperature option meets.
+  const rule = 'temperature floorScale must be finite and > 0, attnScale finite';
+  assert.throws(() => pe.iropeScale(5, { floorScale: 0 }), error(RangeError, new RegExp(`^iropeScale: ${rule} \\(got floorScale = 0, attnScale = 0\\.1\\)$`)));
+  assert.throws(() => pe.iropeScale(5, { attnScale: NaN }), error(RangeError, new RegExp(`^iropeScale: ${rule} \\(got floorScale = 8192, attnScale = NaN\\)$`)));
+  assert.throws(() => pe.attention(q, k, v, { nHeads: H, headDim: D, temperature: { floorScale: -1 } }), error(RangeError, new RegExp(`^attention: ${rule}`)));
+  assert.throws(() => pe.iropeScale(5, { floorScale: '8' }), error(TypeError, /floorScale must be a number/));
   const qs = Float32Array.from(q, (x, e) => x * scales[Math.floor(e / (H * D))]);
   const warm = pe.attention(q, k, v, { nHeads: H, headDim: D, causal: true, temperature: { floorScale: 8, attnScale: 0.5 } });
   assert.ok(maxAbsDiff(warm, twin(qs, k, v, { nHeads: H, headDim: D, causal: true })) < 2e-6);

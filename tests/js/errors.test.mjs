@@ -167,10 +167,41 @@ test('each rule is stated once, by the core: a stricter C++ check changes the JS
     kvCacheCreateCheck: (o) => (o.capacity > 64 ? 'capacity must be <= 64' : core.kvCacheCreateCheck(o)),
     applyRopeCheck: (...a) => (a[4] > 4 ? 'rot_dim must be <= 4' : core.applyRopeCheck(...a)),
     labDatasetCheck: (task, vocabSize, ...rest) => (vocabSize > 16 ? 'vocab_size must be <= 16' : core.labDatasetCheck(task, vocabSize, ...rest)),
+    sinusoidalCheck: (base, layout) => (base > 1e5 ? 'base must be <= 1e5' : core.sinusoidalCheck(base, layout)),
+    sinusoidalShiftCheck: (k, dModel, base, layout) => (Math.abs(k) > 100 ? 'k must be within ±100'
+      : dModel > 8 ? 'd_model must be <= 8' : core.sinusoidalShiftCheck(k, dModel, base, layout)),
+    learnedInitCheck: (std) => (std > 0.1 ? 'std must be <= 0.1' : core.learnedInitCheck(std)),
+    learnedLookupCheck: (pos, offset, maxLen) => (pos > 2 ? 'pos must be <= 2' : core.learnedLookupCheck(pos, offset, maxLen)),
+    embedCheck: (scale) => (scale > 4 ? 'scale must be <= 4' : core.embedCheck(scale)),
+    embedTokenCheck: (token, ...rest) => (token > 2 ? 'tokens must be <= 2' : core.embedTokenCheck(token, ...rest)),
+    iropeCheck: (floorScale, attnScale) => (floorScale > 4096 ? 'floor_scale must be <= 4096' : core.iropeCheck(floorScale, attnScale)),
+    onnxAttentionAttrsCheck: (a) => (a.scale !== null && a.scale > 1 ? 'scale must be <= 1'
+      : a.softcap > 30 ? 'softcap must be <= 30' : a.is_causal === 1 ? 'is_causal must be 0'
+        : a.qk_matmul_output_mode === 3 ? 'qk_matmul_output_mode must be 0, 1 or 2' : core.onnxAttentionAttrsCheck(a)),
+    labLrCheck: (lr) => (lr > 0.1 ? 'lr must be <= 0.1' : core.labLrCheck(lr)),
+    labRunCheck: (task, c) => (c.trainLength > 16 ? 'train_len must be <= 16' : core.labRunCheck(task, c)),
+    labExtendCheck: (task, c) => (c.factor > 2 ? 'factor must be <= 2' : core.labExtendCheck(task, c)),
+    labRandomPositionsCheck: (len, max) => (max > 100 ? 'max_position must be <= 100' : core.labRandomPositionsCheck(len, max)),
+    // The tokens' and positions' rules are the calls' own statuses: a stricter call.
+    labTrainStep: (m, tok, batch, len, lr, pos) => (core.HEAP32.subarray(tok >> 2, (tok >> 2) + batch * len).some((t) => t > 4)
+      ? ['tokens must be <= 4', 0] : core.labTrainStep(m, tok, batch, len, lr, pos)),
+    labLossAndGradients: (m, tok, batch, len, pos) => (pos && core.HEAP32.subarray(pos >> 2, (pos >> 2) + batch * len).some((q) => q > 50)
+      ? ['positions must be <= 50', 0] : core.labLossAndGradients(m, tok, batch, len, pos)),
   };
   const changed = wrap(new Proxy(core, { get: (m, key) => stricter[key] ?? m[key] }));
   const x = randomFloats(2 * 1 * 8, 4), table = new Float32Array(32 * 2);
   const rope = { seqLen: 2, nHeads: 1, headDim: 8, invFreq: [1, 0.1, 0.01, 0.001] };
+  const tokens = Int32Array.of(0, 1, 2, 3, 4, 5, 6, 7);
+  const tinyRun = { schemes: ['alibi'], steps: 1, size: 'tiny', trainLength: 8, vocabSize: 8, batch: 1, evalBatch: 1 };
+  const withModel = (p, body) => {
+    const m = p.lab.createModel({ vocabSize: 8, dModel: 16, nLayers: 1, nHeads: 2, trainLength: 8, maxPositions: 64 });
+    try {
+      body(m);
+    } finally {
+      m.delete();
+    }
+  };
+  const qkv = Object.fromEntries(['Q', 'K', 'V'].map((slot) => [slot, { data: x, dims: [1, 1, 2, 8] }]));
   const cases = [
     [(p) => p.alibiSlopes(2, { maxBias: 8 }), /^alibiSlopes: maxBias must be <= 4 \(got 8\)$/],
     [(p) => p.alibiBias(2, 2, 2), /^alibiBias: maxBias must be <= 4 \(got 8\)$/],
@@ -183,6 +214,25 @@ test('each rule is stated once, by the core: a stricter C++ check changes the JS
     [(p) => p.kvCache({ nKvHeads: 1, headDim: 8, capacity: 128 }), /^kvCache: capacity must be <= 64 \(got 128\)$/],
     [(p) => p.applyRope(x, rope), /^applyRope: rotaryDim must be <= 4 \(got 8\); rotaryDim from 2 \* invFreq\.length = 2 \* 4$/],
     [(p) => p.lab.dataset({ vocabSize: 32 }), /^dataset: vocabSize must be <= 16 \(got 32\)$/],
+    [(p) => p.sinusoidal(2, 4, { base: 1e6 }), /^sinusoidal: base must be <= 1e5 \(got 1000000\)$/],
+    [(p) => p.sinusoidalShift(1000, 4, { base: 1e6 }), /^sinusoidalShift: k must be within ±100 \(got 1000\)$/],
+    [(p) => p.sinusoidalShift(1, 16), /^sinusoidalShift: dModel must be <= 8 \(got 16\)$/],
+    [(p) => p.learnedTable(4, 2, { std: 0.5 }), /^learnedTable: std must be <= 0\.1 \(got 0\.5\)$/],
+    [(p) => p.learnedTable(4, 2).lookup([0, 3]), /^learnedTable\.lookup: positions\[1\] must be <= 2 \(got 3\)/],
+    [(p) => p.embed([0, 3], { tokenEmbeddings: x, dModel: 4, positionTable: x }), /^embed: tokenIds\[1\] must be <= 2 \(got 3\)$/],
+    [(p) => p.embed([0], { tokenEmbeddings: x, dModel: 4, positionTable: x, scale: 8 }), /^embed: scale must be <= 4 \(got 8\)$/],
+    [(p) => p.iropeScale([0, 1]), /^iropeScale: floorScale must be <= 4096 \(got 8192\)$/],
+    [(p) => p.onnx.attention(qkv, { scale: 2 }), /^onnx\.attention: attrs\.scale must be <= 1 \(got 2\)$/],
+    [(p) => p.onnx.attention(qkv, { softcap: 50 }), /^onnx\.attention: attrs\.softcap must be <= 30 \(got 50\)$/],
+    [(p) => p.onnx.attention(qkv, { is_causal: 1 }), /^onnx\.attention: attrs\.is_causal must be 0 \(got 1\)$/],
+    [(p) => p.onnx.attention(qkv, { qk_matmul_output_mode: 3 }), /^onnx\.attention: attrs\.qk_matmul_output_mode must be 0, 1 or 2 \(got 3\)$/],
+    [(p) => withModel(p, (m) => m.trainStep(tokens, { lr: 0.5 })), /^trainStep: lr must be <= 0\.1 \(got 0\.5\)$/],
+    [(p) => withModel(p, (m) => m.trainStep(tokens)), /^trainStep: tokens must be <= 4$/],
+    [(p) => withModel(p, (m) => m.lossAndGradients(tokens.map(() => 0), { positions: [0, 10, 20, 30, 40, 50, 60, 63] })),
+      /^lossAndGradients: positions must be <= 50$/],
+    [(p) => p.lab.run({ ...tinyRun, trainLength: 32 }), /^run: trainLength must be <= 16 \(got 32\)$/],
+    [(p) => p.lab.extend({ ...tinyRun, schemes: ['rope'], factor: 3, checkpoints: [0] }), /^extend: factor must be <= 2 \(got 3\)$/],
+    [(p) => p.lab.randomPositions(1, 4, 200, 0), /^randomPositions: maxPosition must be <= 100 \(got 200\)$/],
   ];
   for (const [call, pattern] of cases) {
     const made = call(pe);  // the real core takes it

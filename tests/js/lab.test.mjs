@@ -222,16 +222,23 @@ test('lab: randomized positions — run() reproduced from randomPositions; learn
       assert.notEqual(m.lossAndGradients(tokens).loss, r.results[0].trainLoss[0]);  // the positions mattered
       const bad = Int32Array.from(positions);
       bad[3] = bad[2];
-      assert.throws(() => m.trainStep(tokens, { positions: bad }), error(RangeError, /trainStep: positions must increase strictly along each row \(positions\[3\]/));
-      bad[3] = 64;
-      assert.throws(() => m.lossAndGradients(tokens, { positions: bad }), error(RangeError, /positions\[3\] must be an integer in \[0, maxPositions = 64\)/));
+      // The positions' rules are C++'s (the call's status); JS checks their type and int32 range.
+      assert.throws(() => m.trainStep(tokens, { positions: bad }), error(RangeError, /^trainStep: positions must increase strictly along each row$/));
+      bad[3] = positions[3];
+      bad[7] = 64;
+      assert.throws(() => m.lossAndGradients(tokens, { positions: bad }), error(RangeError, /^lossAndGradients: positions must be < maxPositions \(trainLength if 0\)$/));
+      assert.throws(() => m.lossAndGradients(tokens, { positions: [-1, ...positions.subarray(1)] }), error(RangeError, /^lossAndGradients: positions must be >= 0$/));
+      assert.throws(() => m.lossAndGradients(tokens, { positions: [2 ** 31, ...positions.subarray(1)] }), error(RangeError, /positions\[0\] must be in \[-2147483648, 2147483647\]/));
       assert.throws(() => m.trainStep(tokens, { positions: positions.subarray(1) }), error(RangeError, /one entry per token \(16, got 15\)/));
       assert.throws(() => m.trainStep(tokens, { positions: 'abc' }), error(TypeError, /trainStep: positions must be an Int32Array/));
     } finally { m.delete(); }
   });
-  assert.throws(() => pe.lab.run({ ...opts, randomPositions: 7 }), error(RangeError, /run: randomPositions must be in \[8, 65536\] \(got 7\)/));
+  // The run's rules are C++'s (run_check), asked before the dataset is made.
+  assert.throws(() => pe.lab.run({ ...opts, randomPositions: 7 }), error(RangeError,
+    /^run: randomPositions must be 0 or in \[trainLength, 65536\] \(got randomPositions = 7, trainLength = 8\)$/));
   assert.throws(() => pe.lab.createModel({ ...small, maxPositions: 4 }), error(RangeError, /createModel: maxPositions/));
-  assert.throws(() => pe.lab.randomPositions(1, 9, 8, 0), error(RangeError, /randomPositions: length/));
+  assert.throws(() => pe.lab.randomPositions(1, 9, 8, 0), error(RangeError,
+    /^randomPositions: length must be in \[1, maxPosition\] and maxPosition <= 2\^31 \(got length = 9, maxPosition = 8\)$/));
 });
 
 test('lab: extend — the run() model fine-tuned per scaling; checkpoint 0 is the scaled evaluation of run()', () => {
@@ -252,8 +259,12 @@ test('lab: extend — the run() model fine-tuned per scaling; checkpoint 0 is th
     assert.equal(at0.loss, r.eval.find((x) => x.length === 32 && x.ropeScaling === scaling).loss, scaling);
   }
   assert.throws(() => pe.lab.extend({ ...opts, schemes: ['alibi'] }), error(RangeError, /extend: schemes\[0\]/));
-  assert.throws(() => pe.lab.extend({ ...opts, checkpoints: [5, 5] }), error(RangeError, /checkpoints must be ascending and distinct/));
-  assert.throws(() => pe.lab.extend({ ...opts, factor: 1 }), error(RangeError, /extend: factor must be in \[2, 64\]/));
+  // extend's rules are C++'s (extend_check), asked before the dataset is made.
+  assert.throws(() => pe.lab.extend({ ...opts, checkpoints: [5, 5] }), error(RangeError, /^extend: checkpoints must be distinct, ascending and <= 100000 \(got \[5, 5\]\)$/));
+  assert.throws(() => pe.lab.extend({ ...opts, checkpoints: [] }), error(RangeError, /^extend: checkpoints must not be empty \(got \[\]\)$/));
+  assert.throws(() => pe.lab.extend({ ...opts, factor: 1 }), error(RangeError, /^extend: factor must be in \[2, 64\] \(got 1\)$/));
+  assert.throws(() => pe.lab.extend({ ...opts, factor: 64, trainLength: 1024 }), error(RangeError,
+    /^extend: factor · trainLength must be <= 32768 \(evaluated at twice that\) \(got factor = 64, trainLength = 1024\)$/));
 });
 
 test('lab: run with seeds — one run per scheme and seed, seed S the same as a single run', () => {
@@ -347,10 +358,23 @@ test('lab: bad arguments are TypeError or RangeError naming the argument; nothin
     [() => pe.lab.run({ schemes: ['rope', 'nope'] }), RangeError, /schemes\[1\] must be one of/],
     [() => pe.lab.createModel({ vocabSize: 32, dModel: 4096, nLayers: 64, nHeads: 4 }), RangeError, /parameters/],
     [() => pe.lab.run({ trainLength: 8192 }), RangeError, /run: batch 16 × length 8192 needs/],
+    // run()'s rules are C++'s (run_check): the cap of trainLength, lr >= 0, positive counts.
+    [() => pe.lab.run({ trainLength: 8196 }), RangeError, /^run: trainLength must be <= 8192 \(evaluated at 8 · trainLength, at most 65536\) \(got 8196\)$/],
+    [() => pe.lab.run({ trainLength: 2 }), RangeError, /^run: trainLength must be >= 4 \(got 2\)$/],
+    [() => pe.lab.run({ lr: -1 }), RangeError, /^run: lr must be finite and >= 0 \(got -1\)$/],
+    [() => pe.lab.extend({ lr: NaN }), RangeError, /^extend: lr must be finite and >= 0 \(got NaN\)$/],
+    [() => pe.lab.run({ steps: 0 }), RangeError, /^run: steps must be > 0 \(got 0\)$/],
+    [() => pe.lab.run({ evalBatch: 0 }), RangeError, /^run: batch and evalBatch must be > 0 \(got batch = 16, evalBatch = 0\)$/],
+    [() => pe.lab.run({ task: 'copy', trainLength: 10 }), RangeError, /^run: trainLength must be a multiple of 4 for copy and flipflop/],
+    [() => pe.lab.run({ lr: '1' }), TypeError, /lr must be a number/],
   ];
   for (const [call, type, pattern] of bad) assert.throws(call, error(type, pattern));
   withModel({ scheme: 'alibi' }, (m) => {
-    assert.throws(() => m.trainStep(new Int32Array(8).fill(8)), error(RangeError, /trainStep: tokens\[0\] must be an integer in \[0, 8\)/));
+    // The tokens' and lr's rules are C++'s (the call's status; lr_check, asked first).
+    assert.throws(() => m.trainStep(new Int32Array(8).fill(8)), error(RangeError, /^trainStep: tokens must be in \[0, vocabSize\)$/));
+    assert.throws(() => m.evaluate([0, 1, 2, 3, 4, 5, 6, -1]), error(RangeError, /^evaluate: tokens must be in \[0, vocabSize\)$/));
+    assert.throws(() => m.trainStep([0, 1, 2, 3, 4, 5, 6, 0.5]), error(RangeError, /trainStep: tokens\[7\] must be an integer/));
+    assert.throws(() => m.trainStep(new Int32Array(8), { lr: NaN }), error(RangeError, /^trainStep: lr must be finite and >= 0 \(got NaN\)$/));
     assert.throws(() => m.trainStep(new Int32Array(7)), error(RangeError, /tokens.length must be a positive multiple of length = 8/));
     assert.throws(() => m.trainStep(new Float32Array(8)), error(TypeError, /tokens must be an Int32Array/));
     assert.throws(() => m.trainStep(new Int32Array(8), { lr: -1 }), error(RangeError, /lr must be finite and >= 0/));

@@ -110,7 +110,12 @@ test('sinusoidalShift: PE(p + k) = M_k · PE(p) for many p and k (the relative p
       }
     }
   }
-  assert.throws(() => pe.sinusoidalShift(1, 7), error(RangeError, /dModel must be even \(got 7\)/));
+  // The rules are C++'s (sinusoidal_shift_check): its message, with what the call gave.
+  assert.throws(() => pe.sinusoidalShift(1, 7), error(RangeError, /^sinusoidalShift: dModel must be even and > 0 \(got 7\)$/));
+  assert.throws(() => pe.sinusoidalShift(1, 0), error(RangeError, /^sinusoidalShift: dModel must be even and > 0 \(got 0\)$/));
+  assert.throws(() => pe.sinusoidalShift(Infinity, 4), error(RangeError, /^sinusoidalShift: k must be finite \(got Infinity\)$/));
+  assert.throws(() => pe.sinusoidalShift(1, 4, { base: 0 }), error(RangeError, /^sinusoidalShift: base must be finite and > 0 \(got 0\)$/));
+  assert.throws(() => pe.sinusoidalShift('1', 4), error(TypeError, /k must be a number/));
 });
 
 badInputTest('sinusoidal', () => pe.sinusoidal(3, 4), [

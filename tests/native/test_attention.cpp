@@ -393,6 +393,18 @@ TEST_CASE("attention: Llama 4 chunked local attention and the NoPE layers' tempe
   CHECK(posenc::irope_attention_scale(3, 4, 0.1) == doctest::Approx(1 + 0.1 * std::log(2.0)));
   CHECK(posenc::irope_attention_scale(8190, 8192, 0.1) == 1.0);
   CHECK(posenc::irope_attention_scale(8191, 8192, 0.1) == doctest::Approx(1 + 0.1 * std::log(2.0)));
+  // Its rule (irope_check) is attention_check's for the temperature option, with one message.
+  CHECK(posenc::irope_check(8192, 0.1).ok());
+  const double bad_temperatures[][2] = {{0.0, 0.1}, {-1.0, 0.1}, {NAN, 0.1}, {8.0, INFINITY}};
+  for (const auto& [floor_scale, attn_scale] : bad_temperatures) {
+    const posenc::Status s = posenc::irope_check(floor_scale, attn_scale);
+    CHECK(std::string(s.message) == "temperature floor_scale must be finite and > 0, attn_scale finite");
+    posenc::AttentionOptions bad;
+    bad.n_heads = 1;
+    bad.head_dim = 4;
+    bad.temperature = posenc::AttentionOptions::Temperature{floor_scale, attn_scale};
+    CHECK(std::string(posenc::attention_check(1, 1, bad).message) == s.message);
+  }
   posenc::AttentionOptions t;
   t.n_heads = H;
   t.head_dim = D;

@@ -223,3 +223,27 @@ TEST_CASE("conformance: every shared ONNX RotaryEmbedding / Attention vector wit
           " of the allowed tolerance");
   CHECK(static_cast<std::size_t>(passed) == files.size());
 }
+
+TEST_CASE("onnx attention: onnx_attention_attrs_check is the attributes' rule onnx_attention_shapes states") {
+  // The JS layer asks the check before it allocates: its message must be the operator's own.
+  const std::vector<float> t(1 * 1 * 2 * 4, 0.5f);
+  posenc::TensorRef ref{t.data(), posenc::DType::kFloat32, 4, {1, 1, 2, 4}};
+  posenc::AttentionInputs in{ref, ref, ref};
+  posenc::AttentionShapes shapes;
+  CHECK(posenc::onnx_attention_attrs_check({}).ok());
+  std::vector<posenc::AttentionAttrs> bad(5);
+  bad[0].qk_matmul_output_mode = 4;
+  bad[1].softmax_precision = 16;
+  bad[2].scale = NAN;
+  bad[3].softcap = INFINITY;
+  bad[4].is_causal = 2;
+  const char* messages[] = {"qk_matmul_output_mode must be 0, 1, 2 or 3",
+                            "softmax_precision must be FLOAT (1): posenc computes in float32", "scale must be finite",
+                            "softcap must be finite", "is_causal must be 0 or 1"};
+  for (std::size_t i = 0; i < bad.size(); ++i) {
+    const posenc::Status s = posenc::onnx_attention_attrs_check(bad[i]);
+    CHECK(s.code == posenc::StatusCode::kBadArgument);
+    CHECK(std::string(s.message) == messages[i]);
+    CHECK(std::string(posenc::onnx_attention_shapes(in, bad[i], &shapes).message) == s.message);
+  }
+}

@@ -1087,3 +1087,55 @@ TEST_CASE("lab: Dataset::check gives create's rules that read no text, each with
   cases[5].text_len = 3;
   CHECK(Dataset::check(cases[5]).ok());
 }
+
+TEST_CASE("lab: lr_check, random_positions_check, run_check and extend_check are the functions' own rules") {
+  // The JS layer asks these before it allocates or makes the dataset: each message must be the one
+  // the function gives (run_scheme and run_extension run them before training anything).
+  const std::unique_ptr<Dataset> d = markov5();
+  CHECK(lr_check(0.0).ok());
+  CHECK(std::string(lr_check(-1e-3).message) == "lr must be finite and >= 0");
+  CHECK(std::string(lr_check(NAN).message) == "lr must be finite and >= 0");
+  CHECK(random_positions_check(8, 8).ok());
+  std::int32_t one = 0;
+  CHECK(std::string(random_positions_check(9, 8).message) == random_positions(&one, 1, 9, 8, 1).message);
+  CHECK(run_check(Task::kMarkov, short_run(Scheme::kRope, 3, 2)).ok());
+  std::vector<RunConfig> bad(6, short_run(Scheme::kRope, 3, 2));
+  bad[0].batch = 0;
+  bad[1].schedule.total_steps = 0;
+  bad[2].schedule.peak_lr = -1.0;
+  bad[3].model.train_len = 2;
+  bad[4].model.train_len = 8200;  // evaluated at 8 · 8200 > 65536
+  bad[5].random_positions = 4;
+  SchemeResult r;
+  ExtendResult e;
+  const ExtendConfig ex{2, {0, 1}};
+  for (const RunConfig& rc : bad) {
+    const Status s = run_check(Task::kMarkov, rc);
+    CHECK(s.code == StatusCode::kBadArgument);
+    CHECK(std::string(run_scheme(*d, rc, Scheme::kRope, &r).message) == s.message);
+  }
+  CHECK(std::string(run_check(Task::kMarkov, bad[4]).message) ==
+        "train_len must be <= 8192 (evaluated at 8 · train_len, at most 65536)");
+  CHECK(std::string(run_check(Task::kMarkov, bad[2]).message) == "peak_lr must be finite and >= 0");
+  // extend's: its own, then the shared ones (not run's bound of train_len: it evaluates at 2 · factor · T).
+  const RunConfig base = short_run(Scheme::kRope, 3, 2);
+  CHECK(extend_check(Task::kMarkov, base, ex).ok());
+  RunConfig long_train = base;
+  long_train.model.train_len = 8200;
+  CHECK(extend_check(Task::kMarkov, long_train, ex).ok());
+  std::vector<ExtendConfig> bad_ex(4, ex);
+  bad_ex[0].factor = 1;
+  bad_ex[1].checkpoints = {};
+  bad_ex[2].checkpoints = {2, 2};
+  bad_ex[3].factor = 64;
+  RunConfig wide = base;
+  wide.model.train_len = 1024;  // 64 · 1024 > 32768
+  for (const ExtendConfig& x : bad_ex) {
+    const RunConfig& rc = x.factor == 64 ? wide : base;
+    const Status s = extend_check(Task::kMarkov, rc, x);
+    CHECK(s.code == StatusCode::kBadArgument);
+    CHECK(std::string(run_extension(*d, rc, Scheme::kRope, x, &e).message) == s.message);
+  }
+  CHECK(std::string(extend_check(Task::kMarkov, base, bad_ex[1]).message) == "checkpoints must not be empty");
+  CHECK(std::string(extend_check(Task::kMarkov, bad[0], ex).message) == "batch and eval_batch must be > 0");
+}

@@ -62,3 +62,36 @@ TEST_CASE("embed: token rows times scale plus position rows") {
       posenc::embed(out.data(), tokens.data(), 2, tok.data(), vocab, d_model, pe.data(), 3, bad_pos.data(), 1.0).code ==
       StatusCode::kBadArgument);
 }
+
+TEST_CASE("learned checks: std's, a row's, scale's and a token's rules, with the functions' messages") {
+  // The JS layer asks these before it allocates (a row or token at a time): each must be the rule
+  // the function states, with its message.
+  std::vector<float> table(4 * 2, 1.0f), out(4 * 2);
+  const double bad_std[] = {-0.02, NAN, INFINITY};
+  for (const double std : bad_std) {
+    const posenc::Status s = posenc::learned_init_check(std);
+    CHECK(std::string(s.message) == "std must be finite and >= 0");
+    CHECK(std::string(posenc::learned_init(out.data(), 4, 2, 1, std).message) == s.message);
+  }
+  CHECK(posenc::learned_init_check(0.0).ok());
+  CHECK(posenc::learned_lookup_check(-1.0, 2.0, 4).ok());  // RoBERTa's padding row 1
+  for (const std::int32_t pos : {-3, 2, 100}) {
+    const posenc::Status s = posenc::learned_lookup_check(pos, 2.0, 4);
+    CHECK(std::string(s.message) == "pos + offset must be in [0, max_len)");
+    CHECK(std::string(posenc::learned_lookup(out.data(), table.data(), 4, 2, &pos, 1, 2).message) == s.message);
+  }
+  CHECK(std::string(posenc::embed_check(NAN).message) == "scale must be finite");
+  CHECK(posenc::embed_check(1.0).ok());
+  const std::int32_t tokens[] = {0, 4, -1}, positions[] = {0, 0, 9};
+  CHECK(std::string(
+            posenc::embed(out.data(), tokens, 1, table.data(), 4, 2, table.data(), 4, nullptr, INFINITY).message) ==
+        "scale must be finite");
+  for (std::size_t t = 1; t < 3; ++t) {
+    const posenc::Status s = posenc::embed_token_check(tokens[t], 4, positions[t], 4);
+    CHECK(std::string(s.message) == "tokens must be in [0, vocab)");
+    CHECK(std::string(posenc::embed(out.data(), tokens + t, 1, table.data(), 4, 2, table.data(), 4, positions + t, 1.0)
+                          .message) == s.message);
+  }
+  CHECK(std::string(posenc::embed_token_check(0, 4, 9, 4).message) == "pos must be in [0, pos_rows)");
+  CHECK(posenc::embed_token_check(3, 4, 3, 4).ok());
+}

@@ -152,3 +152,36 @@ TEST_CASE("sinusoidal_at: rows for arbitrary (fractional, negative, large) posit
   std::vector<float> out(4);
   CHECK(posenc::sinusoidal_at(out.data(), &bad, 1, 4).code == StatusCode::kBadArgument);
 }
+
+TEST_CASE("sinusoidal_check and sinusoidal_shift_check: the functions' own rules, with their messages") {
+  // The JS layer asks these before it allocates: each must be the rule the functions state.
+  std::vector<float> out(4 * 4);
+  const double pos[] = {0.0};
+  CHECK(posenc::sinusoidal_check({}).ok());
+  CHECK(posenc::sinusoidal_shift_check(3.0, 4).ok());
+  const posenc::SinusoidalParams bad_params[] = {
+      {0.0}, {-1.0}, {NAN}, {INFINITY}, {10000.0, static_cast<posenc::SinusoidalLayout>(2)}};
+  for (const posenc::SinusoidalParams& p : bad_params) {
+    const posenc::Status s = posenc::sinusoidal_check(p);
+    CHECK(s.code == StatusCode::kBadArgument);
+    CHECK(std::string(posenc::sinusoidal(out.data(), 4, 4, p).message) == s.message);
+    CHECK(std::string(posenc::sinusoidal_at(out.data(), pos, 1, 4, p).message) == s.message);
+    CHECK(std::string(posenc::sinusoidal_shift_check(1.0, 4, p).message) == s.message);
+    CHECK(std::string(posenc::sinusoidal_shift(out.data(), 1.0, 4, p).message) == s.message);
+  }
+  CHECK(std::string(posenc::sinusoidal_check({0.0}).message) == "base must be finite and > 0");
+  const struct {
+    double k;
+    std::size_t d_model;
+    const char* message;
+  } bad_shift[] = {{1.0, 0, "d_model must be even and > 0"},
+                   {1.0, 3, "d_model must be even and > 0"},
+                   {NAN, 4, "k must be finite"},
+                   {INFINITY, 4, "k must be finite"}};
+  for (const auto& c : bad_shift) {
+    const posenc::Status s = posenc::sinusoidal_shift_check(c.k, c.d_model);
+    CHECK(s.code == StatusCode::kBadArgument);
+    CHECK(std::string(s.message) == c.message);
+    CHECK(std::string(posenc::sinusoidal_shift(out.data(), c.k, c.d_model).message) == c.message);
+  }
+}

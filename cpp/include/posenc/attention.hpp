@@ -67,7 +67,12 @@ struct AttentionOptions : PositionBias {  // alibi_slopes, t5_table, t5
 
 // HF Llama4TextAttention: log(floor((pos + 1) / floor_scale) + 1) * attn_scale + 1 (1 up to
 // pos = floor_scale - 2, then growing with the log of the position).
+// Precondition: irope_check(floor_scale, attn_scale).ok().
 double irope_attention_scale(double pos, double floor_scale, double attn_scale) noexcept;
+// The temperature's rule (attention_check's for options.temperature; the binding of
+// irope_attention_scale and the JS layer ask it first): kBadArgument unless floor_scale is finite
+// and > 0 and attn_scale finite.
+Status irope_check(double floor_scale, double attn_scale) noexcept;
 
 // q [q_len][n_heads][head_dim], k and v [kv_len][n_kv_heads][head_dim] (one sequence, tokens
 // major, as applyRope takes them); out [q_len][n_heads][head_dim]. Queries sit at the last q_len

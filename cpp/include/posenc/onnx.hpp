@@ -85,6 +85,11 @@ struct AttentionShapes {
   std::int64_t qk_matmul_output[4] = {0, 0, 0, 0};  // [B, Hq, Sq, T]
 };
 
+// The attributes' rules that need no tensor (qk_matmul_output_mode 0-3, softmax_precision 0 or 1,
+// scale and softcap finite, is_causal 0 or 1), which onnx_attention_shapes and onnx_attention state
+// after the inputs' shapes and the JS layer asks before it allocates. Status: kBadArgument.
+Status onnx_attention_attrs_check(const AttentionAttrs& attrs) noexcept;
+
 // Checks every input and attribute and reports the output shapes. Status names the slot or
 // attribute: "attn_mask does not broadcast to [B, q_num_heads, q_len, total kv length]", ...
 Status onnx_attention_shapes(const AttentionInputs& in, const AttentionAttrs& attrs, AttentionShapes* shapes) noexcept;

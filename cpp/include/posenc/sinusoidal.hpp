@@ -18,6 +18,10 @@ struct SinusoidalParams {
   SinusoidalLayout layout = SinusoidalLayout::kInterleaved;
 };
 
+// The rules of params, which sinusoidal, sinusoidal_at and sinusoidal_shift run first (the JS layer
+// before it allocates): kBadArgument unless base is finite and > 0 and layout a SinusoidalLayout.
+Status sinusoidal_check(const SinusoidalParams& params) noexcept;
+
 // Writes out[seq_len][d_model] (row-major, positions pos = 0 … seq_len-1). Interleaved:
 //   out[pos][2i]   = sin(pos / base^(2i / d_model))
 //   out[pos][2i+1] = cos(pos / base^(2i / d_model))
@@ -38,7 +42,11 @@ Status sinusoidal_at(float* out, const double* pos, std::size_t n_pos, std::size
 // The relative-position matrix M_k, m[d_model][d_model] row-major, with PE(pos + k) = M_k · PE(pos)
 // for every pos: one 2x2 rotation [[cos kω, sin kω], [-sin kω, cos kω]] per frequency ω, on the
 // pair (2i, 2i+1) (interleaved) or (i, i + d_model/2) (concat), zero elsewhere. k may be any
-// finite number, negative too. Status: kBadArgument if d_model is 0 or odd, base or k invalid.
+// finite number, negative too. Status: kBadArgument if d_model is 0 or odd, base or k invalid
+// (sinusoidal_shift_check's); kTooLarge if d_model * d_model overflows size_t.
 Status sinusoidal_shift(float* m, double k, std::size_t d_model, const SinusoidalParams& params = {}) noexcept;
+// sinusoidal_shift's rules (all but m), in its order: d_model even and > 0, sinusoidal_check's, k
+// finite, the overflow. sinusoidal_shift runs it first; the JS layer before it allocates.
+Status sinusoidal_shift_check(double k, std::size_t d_model, const SinusoidalParams& params = {}) noexcept;
 
 }  // namespace posenc

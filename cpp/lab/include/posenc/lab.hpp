@@ -269,6 +269,9 @@ constexpr std::uint64_t kPositionStream = std::uint64_t{1} << 32;
 // (max_position − p), i.e. when uniform() · (max_position − p) < seq_len − taken (uniform: 53 bits, rng.hpp).
 Status random_positions(std::int32_t* out, std::size_t batch, std::size_t seq_len, std::size_t max_position,
                         std::uint64_t seed) noexcept;
+// random_positions' rule, which it runs first (the JS layer before it allocates): kBadArgument
+// unless seq_len is in [1, max_position] and max_position <= 2^31.
+Status random_positions_check(std::size_t seq_len, std::size_t max_position) noexcept;
 
 struct EvalRow {
   std::size_t length;
@@ -294,11 +297,22 @@ struct SchemeResult {
 // stream_seed(data_seed, s) and the evaluation rows at length L with stream_seed(eval_seed, L).
 std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t index) noexcept;
 
+// train_step's rule of lr, which it runs first (the JS layer before it copies the tokens):
+// kBadArgument unless lr is finite and >= 0.
+Status lr_check(double lr) noexcept;
+
 // Called every step; return false to cancel (run_scheme then returns kBadArgument "cancelled").
 using Progress = bool (*)(void* user, std::size_t step, std::size_t total_steps, float loss);
 
 Status run_scheme(const Dataset& data, const RunConfig& config, Scheme scheme, SchemeResult* out,
                   Progress progress = nullptr, void* user = nullptr) noexcept;
+// run_scheme's rules of config for data of a task, which it runs first (the JS layer before it makes
+// the dataset): batch and eval_batch > 0, total_steps > 0, peak_lr finite and >= 0 (0 trains
+// nothing: the weights stay at their init), train_len in [4, 8192] (it is evaluated at up to
+// 8 · train_len <= 65536) and a multiple of 4 for copy and flipflop, random_positions 0 or in
+// [train_len, 65536]. Status: kBadArgument naming the field. The model's own rules are
+// Model::create's (footprint).
+Status run_check(Task task, const RunConfig& config) noexcept;
 
 // ---- Context extension by fine-tuning (Chen et al. 2023, PI; Peng et al. 2023, YaRN) -------------
 
@@ -337,5 +351,10 @@ struct ExtendResult {
 constexpr std::uint64_t kTuneStream = std::uint64_t{2} << 32;
 Status run_extension(const Dataset& data, const RunConfig& config, Scheme scheme, const ExtendConfig& extend,
                      ExtendResult* out, Progress progress = nullptr, void* user = nullptr) noexcept;
+// run_extension's rules of its configs (all but the scheme's, rope or xpos), which it runs first
+// (the JS layer before it makes the dataset): factor in [2, 64]; checkpoints not empty, distinct,
+// ascending and <= 100000; run_scheme's rules but train_len's bound above, no random_positions;
+// factor · train_len <= 32768 (evaluated at twice that). Status: kBadArgument naming the field.
+Status extend_check(Task task, const RunConfig& config, const ExtendConfig& extend) noexcept;
 
 }  // namespace posenc::lab
