@@ -48,6 +48,10 @@ test('task text: the lab shows the shipped text run, explained, fetched once its
   const source = await ex.page.textContent(`${view('lab-extrapolation')} .lab-source`);
   assert.match(source, /\(text, d_model 64, 2 layers, 4 heads, T_train 64, batch 16, 2000 steps, seeds 1–5\)/);
   assert.ok(source.includes(shipped.command.replace(/ --$/, '')), source);
+  // The schemes a later command added (the file's `added`): their date and command too.
+  for (const a of shipped.added ?? []) {
+    assert.ok(source.includes(`${a.schemes.join(', ')} added ${a.date}: ${a.command.replace(/ --$/, '')}`), source);
+  }
   const note = await ex.page.textContent(`${view('lab-extrapolation')} .note`);
   assert.match(note, /text is character level: .*King James Bible, Genesis to Joshua/);
   assert.match(note, /no floor .* no held-out split/);

@@ -15,6 +15,8 @@ const shipped = JSON.parse(await readFile(new URL('../../data/lab-result.json', 
 let ex;
 
 const view = (id) => `section[data-view="${id}"]`;
+// How the page names a command that added schemes to a shipped file (an entry of its `added`).
+const addedWords = (a) => `${a.schemes.join(', ')} added ${a.date}: ${a.command.replace(/ --$/, '')}`;
 const renders = (id) => ex.page.$eval(view(id), (s) => Number(s.dataset.renders ?? 0));
 async function drawn(id, after = 0) {
   await ex.page.$eval(view(id), (s) => s.scrollIntoView());
@@ -75,6 +77,10 @@ test('the lab chapter opens with the shipped native result: both plots drawn, it
   const source = await ex.page.textContent(`${view('lab-extrapolation')} .lab-source`);
   assert.ok(source.includes(shipped.date), source);
   assert.ok(source.includes(shipped.command.replace(/ --$/, '')), source);
+  // The schemes a later command added to the file (its `added`): their date and command too, here
+  // and in the comparison table's source.
+  assert.ok(shipped.added?.length > 0, 'data/lab-result.json has no "added"');
+  for (const a of shipped.added) assert.ok(source.includes(addedWords(a)), source);
   assert.match(await ex.page.textContent(`${view('lab-training')} .note`), /shipped native run/);
   // learned beyond T_train is "no emb." in the table, not a number.
   assert.match(await ex.page.textContent(`${view('lab-extrapolation')} tr[data-lab-row="learned"]`), /no emb\./);
@@ -98,6 +104,8 @@ test('the lab chapter opens with the shipped native result: both plots drawn, it
   assert.match(await extrapolationCell('learned'), /measured: no embedding past T_train/);
   assert.match(await extrapolationCell('rope'), /with scaling: linear [\d.]+, ntk [\d.]+, dynamic [\d.]+, yarn [\d.]+/);
   assert.match(await ex.page.textContent(`${view('comparison-table')} [data-measured-source]`), new RegExp(`loss at ${4 * T} ÷ loss at ${T}.*${shipped.date}`));
+  const measuredSource = await ex.page.textContent(`${view('comparison-table')} [data-measured-source]`);
+  for (const a of shipped.added) assert.ok(measuredSource.includes(addedWords(a)), measuredSource);
   await (await ex.page.$('section[data-chapter="lab"]')).screenshot({ path: new URL('lab-shipped.png', artifacts).pathname });
   assert.deepEqual(ex.problems, []);
 });
@@ -137,6 +145,7 @@ test('choosing copy or flipflop shows that task\'s shipped run (5 seeds), and ma
     await ex.page.waitForFunction(({ id, date }) => document.querySelector(`section[data-view="${id}"] .lab-source`)
       ?.textContent.includes(date), { id: 'lab-extrapolation', date: want.date });
     assert.match(await source(), new RegExp(`\\(${task}, d_model 64`));
+    for (const a of want.added ?? []) assert.ok((await source()).includes(addedWords(a)), `${task}: ${await source()}`);
     // The comparison table measures the same result (it redraws once in view).
     await ex.page.$eval(view('comparison-table'), (el) => el.scrollIntoView());
     await ex.page.waitForFunction(({ id, date }) => document.querySelector(`section[data-view="${id}"] [data-measured-source]`)

@@ -41,7 +41,7 @@ function normalise(r, source) {
   }
   return {
     source, date: r.date, command: r.command, simd: r.simd, task: r.task, config: r.config,
-    entropyRate: r.entropyRate ?? null, floors,
+    ...(r.added ? { added: r.added } : {}), entropyRate: r.entropyRate ?? null, floors,
     results: r.results.map((s) => (s.trainLoss ? { ...s, trainLoss: Array.from(s.trainLoss) } : { ...s })),
   };
 }
@@ -119,13 +119,20 @@ export function seedsText(c) {
   return c.randomPositions ? `${seeds}, randomized positions (L_max ${c.randomPositions})` : seeds;
 }
 
+/**
+ * The schemes a shipped result gained by later commands (its `added`), in words: "; irope, gemma3
+ * added DATE: COMMAND" for each, or ''. `code` wraps a command, `esc` escapes text (both for HTML).
+ */
+export const addedText = (r, code = (c) => c, esc = (t) => t) => (r.added ?? [])
+  .map((a) => `; ${esc(a.schemes.join(', '))} added ${esc(a.date)}: ${code(shortCommand(a.command))}`).join('');
+
 /** A result in words: where it comes from and what was trained. */
 export function describeSource(r) {
   const c = r.config;
   const what = `${r.task}, d_model ${c.dModel}, ${c.nLayers} layers, ${c.nHeads} heads, T_train ${c.trainLength}, `
     + `${c.steps} steps, ${seedsText(c)}`;
   return r.source === 'shipped'
-    ? `the shipped result, a real native run (${r.simd}) of ${r.date}: ${shortCommand(r.command)} (${what})`
+    ? `the shipped result, a real native run (${r.simd}) of ${r.date}: ${shortCommand(r.command)}${addedText(r)} (${what})`
     : `your run in this browser (WASM workers, ${r.seconds?.toFixed(1)} s) of ${r.date} (${what}); `
       + `natively: ${shortCommand(r.command)}`;
 }

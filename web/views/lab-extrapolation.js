@@ -6,7 +6,7 @@
 // same result: lab.measured(), web/lab/lab.js.)
 import { moveLinePanels } from '../plot/cursor.js';
 import { scrollTable } from './shared/html.js';
-import { LabLoading, barelyLearned, rows, scalingsIn, schemesIn, seedsText, shortCommand } from '../lab/lab.js';
+import { LabLoading, addedText, barelyLearned, rows, scalingsIn, schemesIn, seedsText, shortCommand } from '../lab/lab.js';
 import { fmt } from './shared/numbers.js';
 import { panelsHeight } from '../plot/panels.js';
 
@@ -118,7 +118,7 @@ function sourceLine(d) {
     + `batch ${c.batch}, ${c.steps} steps, ${seedsText(c)}`;
   const text = d.r.source === 'shipped'
     ? `Shown: the shipped result, a real native run (${esc(d.r.simd)}) of ${esc(d.r.date)} (${what}). `
-      + `Reproduce it with ${command}.`
+      + `Reproduce it with ${command}${addedText(d.r, (x) => `<code>${esc(x)}</code>`, esc)}.`
     : `Shown: your run in this browser of ${esc(d.r.date)} (${what}; ${d.r.seconds.toFixed(1)} s in WASM workers). `
       + `The same run natively: ${command}.`;
   const back = d.r.source !== 'shipped' && d.shipped
