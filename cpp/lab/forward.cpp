@@ -79,6 +79,9 @@ void each_buffer(Workspace& ws, const ModelConfig& c, Size batch, Size seq_len, 
   }
   visit(ws.fbias, fire ? c.n_layers * groups * H * tt : 0);
   visit(ws.fgrad, fire ? groups * H * tt : 0);
+  const Size chunk = fire ? fire_chunk_pairs(static_cast<std::size_t>(seq_len)) : 0;
+  visit(ws.fpair, 3 * chunk);
+  visit(ws.fback, kFireWidth * chunk);
   visit(ws.f, rows * d);
   visit(ws.muf, rows);
   visit(ws.rf, rows);
