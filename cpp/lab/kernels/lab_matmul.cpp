@@ -8,8 +8,12 @@
              rows, each broadcast of A serves 2 vectors); then 4 × 1 vector, 1 × 1 vector, and a
              scalar tail of columns.
    gemm_nt:  c[i][j] (+)= Σ_p a[i][p] b[j][p]     (A·Bᵀ, both row-major, p along SIMD lanes)
-             one row of a against 4 rows of b at a time, 4 accumulators, then reduce_add; scalar
-             tail of p (dot4 and dot, kernels/dot.hpp, which attention's dot_keys shares).
+             two rows of a against 4 rows of b at a time, 8 accumulators (each load of b serves
+             both rows, and 8 independent chains of fma keep the units busy), then reduce_add4;
+             a last odd row and the columns past a multiple of 4 as dot4 and dot (kernels/dot.hpp,
+             which attention's dot_keys shares). Every c[i][j] is the same sum as dot4's — its
+             lanes' fma chains over p, the same reduction tree, then the scalar tail of p — so
+             the pairing of rows changes no bit.
    Float32 with fused multiply-add where the target has it; the summation order is fixed, so a
    result is the same on every run on one target. */
 
@@ -73,6 +77,65 @@ void gemm_tile(float* c, std::size_t ldc, const float* a, std::size_t a_rs, std:
   }
 }
 
+// dot4 of two rows of a (a0, a1) against the same 4 rows of b: each result as dot4's.
+void dot2x4(const float* a0, const float* a1, const float* b, std::size_t stride, std::size_t d, Dot4& r0, Dot4& r1) {
+  const float *b0 = b, *b1 = b0 + stride, *b2 = b1 + stride, *b3 = b2 + stride;
+  const std::size_t d_vec = d - d % N;
+  batch s00(0.0f), s01(0.0f), s02(0.0f), s03(0.0f), s10(0.0f), s11(0.0f), s12(0.0f), s13(0.0f);
+  for (std::size_t i = 0; i < d_vec; i += N) {
+    const batch x0 = batch::load_unaligned(a0 + i), x1 = batch::load_unaligned(a1 + i);
+    const batch y0 = batch::load_unaligned(b0 + i), y1 = batch::load_unaligned(b1 + i);
+    const batch y2 = batch::load_unaligned(b2 + i), y3 = batch::load_unaligned(b3 + i);
+    s00 = xsimd::fma(x0, y0, s00);
+    s01 = xsimd::fma(x0, y1, s01);
+    s02 = xsimd::fma(x0, y2, s02);
+    s03 = xsimd::fma(x0, y3, s03);
+    s10 = xsimd::fma(x1, y0, s10);
+    s11 = xsimd::fma(x1, y1, s11);
+    s12 = xsimd::fma(x1, y2, s12);
+    s13 = xsimd::fma(x1, y3, s13);
+  }
+  r0 = reduce_add4(s00, s01, s02, s03);
+  r1 = reduce_add4(s10, s11, s12, s13);
+  for (std::size_t i = d_vec; i < d; ++i) {
+    r0.r0 += a0[i] * b0[i];
+    r0.r1 += a0[i] * b1[i];
+    r0.r2 += a0[i] * b2[i];
+    r0.r3 += a0[i] * b3[i];
+  }
+  for (std::size_t i = d_vec; i < d; ++i) {
+    r1.r0 += a1[i] * b0[i];
+    r1.r1 += a1[i] * b1[i];
+    r1.r2 += a1[i] * b2[i];
+    r1.r3 += a1[i] * b3[i];
+  }
+}
+
+void put4(float* c, const Dot4& r, bool accumulate) {
+  if (accumulate) {
+    c[0] += r.r0;
+    c[1] += r.r1;
+    c[2] += r.r2;
+    c[3] += r.r3;
+  } else {
+    c[0] = r.r0;
+    c[1] = r.r1;
+    c[2] = r.r2;
+    c[3] = r.r3;
+  }
+}
+
+// Row i of c: columns j ≥ j0 (in groups of 4 from j0, then one at a time) by dot4 and dot.
+void gemm_nt_row(float* ci, const float* ai, const float* b, std::size_t ldb, std::size_t j0, std::size_t n,
+                 std::size_t k, bool accumulate) {
+  std::size_t j = j0;
+  for (; j + 4 <= n; j += 4) put4(ci + j, dot4(ai, b + j * ldb, ldb, k), accumulate);
+  for (; j < n; ++j) {
+    const float r = dot(ai, b + j * ldb, k);
+    ci[j] = accumulate ? ci[j] + r : r;
+  }
+}
+
 }  // namespace
 
 void lab_gemm(float* c, std::size_t ldc, const float* a, std::size_t a_rs, std::size_t a_cs, const float* b,
@@ -103,29 +166,21 @@ void lab_gemm(float* c, std::size_t ldc, const float* a, std::size_t a_rs, std::
 
 void lab_gemm_nt(float* c, std::size_t ldc, const float* a, std::size_t lda, const float* b, std::size_t ldb,
                  std::size_t m, std::size_t n, std::size_t k, bool accumulate) noexcept {
-  for (std::size_t i = 0; i < m; ++i) {
-    const float* ai = a + i * lda;
-    float* ci = c + i * ldc;
+  std::size_t i = 0;
+  for (; i + 2 <= m; i += 2) {
+    const float *a0 = a + i * lda, *a1 = a0 + lda;
+    float *c0 = c + i * ldc, *c1 = c0 + ldc;
     std::size_t j = 0;
     for (; j + 4 <= n; j += 4) {
-      const Dot4 r = dot4(ai, b + j * ldb, ldb, k);
-      if (accumulate) {
-        ci[j] += r.r0;
-        ci[j + 1] += r.r1;
-        ci[j + 2] += r.r2;
-        ci[j + 3] += r.r3;
-      } else {
-        ci[j] = r.r0;
-        ci[j + 1] = r.r1;
-        ci[j + 2] = r.r2;
-        ci[j + 3] = r.r3;
-      }
+      Dot4 r0, r1;
+      dot2x4(a0, a1, b + j * ldb, ldb, k, r0, r1);
+      put4(c0 + j, r0, accumulate);
+      put4(c1 + j, r1, accumulate);
     }
-    for (; j < n; ++j) {
-      const float r = dot(ai, b + j * ldb, k);
-      ci[j] = accumulate ? ci[j] + r : r;
-    }
+    gemm_nt_row(c0, a0, b, ldb, j, n, k, accumulate);
+    gemm_nt_row(c1, a1, b, ldb, j, n, k, accumulate);
   }
+  if (i < m) gemm_nt_row(c + i * ldc, a + i * lda, b, ldb, 0, n, k, accumulate);
 }
 
 }  // namespace posenc::kernels::POSENC_KERNEL_NS
