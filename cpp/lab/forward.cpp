@@ -79,6 +79,9 @@ void each_buffer(Workspace& ws, const ModelConfig& c, Size batch, Size seq_len, 
   }
   visit(ws.fbias, fire ? c.n_layers * groups * H * tt : 0);
   visit(ws.fgrad, fire ? groups * H * tt : 0);
+  const Size chunk = fire ? fire_chunk_pairs(static_cast<std::size_t>(seq_len)) : 0;
+  visit(ws.fpair, 3 * chunk);
+  visit(ws.fback, kFireWidth * chunk);
   visit(ws.f, rows * d);
   visit(ws.muf, rows);
   visit(ws.rf, rows);
@@ -288,6 +291,29 @@ inline std::size_t first_key(std::size_t i, std::size_t window) {
   return window != 0 && i >= window ? i + 1 - window : 0;
 }
 
+// Attention's products over the causal triangle, with the terms a masked entry would add left out.
+// Row i of S = Q·Kᵀ (and of dP = dctx·Vᵀ) is needed at j ≤ i only: it is computed up to the next
+// multiple of 4 (gemm_nt's column groups), two rows a call, the same dot products. P and dS are 0 above the diagonal,
+// so in P·V and dS·K row i's terms p > i, and in Pᵀ·dctx and dSᵀ·Q row i's terms p < i, add an exact
+// 0 to a sum that starts at +0: each 4-row tile stops at, or starts from, its own rows. Every
+// element keeps its kernel, its tile and the order of its terms, so its bits.
+void causal_nt(float* c, const float* a, const float* b, std::size_t T, std::size_t d, std::size_t hd) {
+  const auto& K = kernels::lab_kernel_table();
+  for (std::size_t i = 0; i < T; i += 2)  // rows i, i + 1: the same group of 4 (i is even)
+    K.gemm_nt(c + i * T, T, a + i * d, d, b, d, std::min<std::size_t>(2, T - i), std::min(T, (i / 4 + 1) * 4), hd,
+              false);
+}
+// c = L·b for a lower-triangular L [T][T] (row stride T); transposed: c = Lᵀ·b.
+void causal_gemm(float* c, const float* l, const float* b, std::size_t T, std::size_t d, std::size_t hd,
+                 bool transposed) {
+  const auto& K = kernels::lab_kernel_table();
+  for (std::size_t i0 = 0; i0 < T; i0 += 4) {
+    const std::size_t rows = std::min<std::size_t>(4, T - i0);
+    if (transposed) K.gemm(c + i0 * d, d, l + i0 * T + i0, 1, T, b + i0 * d, d, rows, hd, T - i0, false);
+    else K.gemm(c + i0 * d, d, l + i0 * T, T, 1, b, d, rows, hd, std::min(T, i0 + 4), false);
+  }
+}
+
 // x₀: token embedding and the absolute position term.
 void embed(Model::Impl& m, const std::int32_t* tokens) {
   const ModelConfig& c = m.config;
@@ -339,7 +365,7 @@ void attention_forward(Model::Impl& m, std::size_t l) {
     float* p = lc.p.data() + (b * H + h) * T * T;
     const std::size_t off = b * T * d + h * hd;
     // s[i][j] = scale q_i·k_j + bias(i, j) for j <= i, then the causal softmax of each row.
-    K.gemm_nt(p, T, lc.q.data() + off, d, lc.k.data() + off, d, T, T, hd, false);
+    causal_nt(p, lc.q.data() + off, lc.k.data() + off, T, d, hd);
     if (cope) cope_forward_head(m, l, b, h);
     for (std::size_t i = 0; i < T; ++i) {
       float* row = p + i * T;
@@ -351,7 +377,7 @@ void attention_forward(Model::Impl& m, std::size_t l) {
       std::fill(row, row + j0, 0.0f);
       std::fill(row + i + 1, row + T, 0.0f);
     }
-    K.gemm(lc.ctx.data() + off, d, p, T, 1, lc.v.data() + off, d, T, hd, T, false);
+    causal_gemm(lc.ctx.data() + off, p, lc.v.data() + off, T, d, hd, false);
   };
   parallel_tasks(z.B * H, pool::pool_workers(), [&](std::size_t task, std::size_t) { attend(task / H, task % H); });
 }
@@ -497,8 +523,8 @@ void attend_backward(Model::Impl& m, std::size_t l, std::size_t b, std::size_t h
   const float* p = lc.p.data() + (b * H + h) * T * T;
   const std::size_t off = b * T * d + h * hd;
   const float* dctx = ws.dctx.data() + off;
-  K.gemm_nt(w.dp.data(), T, dctx, d, lc.v.data() + off, d, T, T, hd, false);  // dP = dctx·Vᵀ
-  K.gemm(ws.dv.data() + off, d, p, 1, T, dctx, d, T, hd, T, false);           // dV = Pᵀ·dctx
+  causal_nt(w.dp.data(), dctx, lc.v.data() + off, T, d, hd);  // dP = dctx·Vᵀ
+  causal_gemm(ws.dv.data() + off, p, dctx, T, d, hd, true);   // dV = Pᵀ·dctx
   const std::size_t window = layer_plan(c, l).window;
   for (std::size_t i = 0; i < T; ++i) {
     float* ds = w.ds.data() + i * T;
@@ -515,8 +541,8 @@ void attend_backward(Model::Impl& m, std::size_t l, std::size_t b, std::size_t h
       ds[j] *= z.scale;
     }
   }
-  K.gemm(ws.dq.data() + off, d, w.ds.data(), T, 1, lc.k.data() + off, d, T, hd, T, false);  // dQ = dS·K
-  K.gemm(ws.dk.data() + off, d, w.ds.data(), 1, T, lc.q.data() + off, d, T, hd, T, false);  // dK = dSᵀ·Q
+  causal_gemm(ws.dq.data() + off, w.ds.data(), lc.k.data() + off, T, d, hd, false);  // dQ = dS·K
+  causal_gemm(ws.dk.data() + off, w.ds.data(), lc.q.data() + off, T, d, hd, true);   // dK = dSᵀ·Q
   if (cope) cope_backward_head(m, l, b, h, w.cope_da.data(), ws.dq.data() + off);
 }
 

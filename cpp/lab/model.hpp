@@ -95,6 +95,8 @@ struct Workspace {
   std::vector<double> kgrad;        // kerple backward: Σ ∂L/∂bias per head and distance, [n_heads][span]
   std::vector<float> fbias;         // fire: [n_layers][groups][n_heads][seq_len][seq_len], j <= i (fire.cpp)
   std::vector<double> fgrad;        // fire backward, one layer: Σ ∂L/∂score [groups][n_heads][seq_len][seq_len]
+  std::vector<double> fpair;        // fire backward, one chunk of pairs: x, ∂x/∂c, ∂x/∂L [pairs][3] (fire.cpp)
+  std::vector<double> fback;        // and each pair's Σ_h G·w2 per hidden unit [pairs][32]
   // backward scratch
   std::vector<float> dx, dh, da, dn, df, dq, dk, dv, dctx, dg, du;
   std::vector<WorkerScratch> workers;  // one per pool worker
@@ -182,6 +184,8 @@ void xpos_tables(Workspace& ws, std::size_t span, std::size_t head_dim);
 void fire_bias(Model::Impl& m, std::size_t l);
 void fire_backward(Model::Impl& m, std::size_t l);
 void fire_function(const Model::Impl& m, std::size_t l, std::size_t n_points, float* out);
+// The pairs fire_backward takes at a time on [batch][seq_len] (its scratch ws.fpair, ws.fback).
+std::size_t fire_chunk_pairs(std::size_t seq_len);
 double fire_c(const Model::Impl& m, std::size_t l);
 double fire_L(const Model::Impl& m, std::size_t l);
 

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -86,6 +87,31 @@ TEST_CASE(
     std::vector<float> out2(q.size());
     REQUIRE(posenc::attention(q.data(), k.data(), v.data(), q_len, kv_len, o, out2.data()).ok());
     CHECK(max_abs_diff(out2, std::vector<double>(out.begin(), out.end())) <= 1e-6);
+  }
+}
+
+// dot_keys scores keys four at a time (dot4, whose four sums reduce_add4 ends together) and the
+// last ones alone (dot, reduce_add): a key scored in a group of four and the same key scored alone
+// must be the same bits, so that a score does not depend on where its key falls (kernels/dot.hpp).
+// The raw scores are ONNX attention's qk_matmul_output (mode 0).
+TEST_CASE("attention: a key scored in a group of four and alone gives the same bits" * kKernels) {
+  for (const std::int64_t D : {16, 19, 32, 48, 64, 80, 128}) {
+    for (std::int64_t t = 0; t < 4; ++t) {
+      const std::int64_t T = 5;  // keys 0-3 in dot4, key 4 alone: a copy of key t
+      const auto q = random_floats(std::size_t(D), 900 + std::uint32_t(D));
+      auto k = random_floats(std::size_t(T * D), 901 + std::uint32_t(D + t));
+      const auto v = random_floats(std::size_t(T * D), 902 + std::uint32_t(D));
+      std::copy_n(k.begin() + t * D, D, k.begin() + 4 * D);
+      posenc::AttentionInputs in;
+      in.q = {q.data(), posenc::DType::kFloat32, 4, {1, 1, 1, D}};
+      in.k = {k.data(), posenc::DType::kFloat32, 4, {1, 1, T, D}};
+      in.v = {v.data(), posenc::DType::kFloat32, 4, {1, 1, T, D}};
+      std::vector<float> y(static_cast<std::size_t>(D)), qk(static_cast<std::size_t>(T));
+      REQUIRE(posenc::onnx_attention(in, posenc::AttentionAttrs{}, y.data(), nullptr, nullptr, qk.data()).ok());
+      CAPTURE(D);
+      CAPTURE(t);
+      CHECK(qk[std::size_t(t)] == qk[4]);
+    }
   }
 }
 
