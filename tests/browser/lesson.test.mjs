@@ -47,7 +47,7 @@ test('one-hot: every two positions are orthogonal, nothing past the table, again
   await drawn('one-hot');
   const text = await note('one-hot');
   assert.match(text, /^One-hot: 100 positions need 100 dimensions \(d_model here is 128\)/);
-  assert.match(text, /has no row 64: the package's lookup says “positions\[0\] = 64/);
+  assert.match(text, /has no row 64: the package's lookup says “positions\[0\] \+ offset must be in \[0, maxLen\) \(got positions\[0\] = 64, offset = 0, maxLen = 64\)/);
   // The cursor starts on position 10 with itself, 1; beside it 0; ArrowDown goes down a row, to i = 11.
   await ex.page.focus(`${view('one-hot')} canvas`);
   assert.match(await readout('one-hot'), /^one-hot: position i = 10, j = 10 \(i − j = 0\): 1\.0+$/);
