@@ -16,7 +16,7 @@ let ex;
 
 const view = (id) => `section[data-view="${id}"]`;
 // How the page names a command that added schemes to a shipped file (an entry of its `added`).
-const addedWords = (a) => `${a.schemes.join(', ')} added ${a.date}: ${a.command.replace(/ --$/, '')}`;
+const addedWords = (a) => `added ${a.date}: ${a.command.replace(/ --$/, '')}`;  // the command names the schemes
 const renders = (id) => ex.page.$eval(view(id), (s) => Number(s.dataset.renders ?? 0));
 async function drawn(id, after = 0) {
   await ex.page.$eval(view(id), (s) => s.scrollIntoView());
@@ -104,8 +104,8 @@ test('the lab chapter opens with the shipped native result: both plots drawn, it
   assert.match(await extrapolationCell('learned'), /measured: no embedding past T_train/);
   assert.match(await extrapolationCell('rope'), /with scaling: linear [\d.]+, ntk [\d.]+, dynamic [\d.]+, yarn [\d.]+/);
   assert.match(await ex.page.textContent(`${view('comparison-table')} [data-measured-source]`), new RegExp(`loss at ${4 * T} ÷ loss at ${T}.*${shipped.date}`));
-  const measuredSource = await ex.page.textContent(`${view('comparison-table')} [data-measured-source]`);
-  for (const a of shipped.added) assert.ok(measuredSource.includes(addedWords(a)), measuredSource);
+  // The rows added later by a second command: the lab chapter gives it (above); the table points there.
+  assert.match(await ex.page.textContent(`${view('comparison-table')} [data-measured-source]`), /by the lab \(chapter 11\)/);
   await (await ex.page.$('section[data-chapter="lab"]')).screenshot({ path: new URL('lab-shipped.png', artifacts).pathname });
   assert.deepEqual(ex.problems, []);
 });

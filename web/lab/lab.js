@@ -120,19 +120,24 @@ export function seedsText(c) {
 }
 
 /**
- * The schemes a shipped result gained by later commands (its `added`), in words: "; irope, gemma3
- * added DATE: COMMAND" for each, or ''. `code` wraps a command, `esc` escapes text (both for HTML).
+ * The schemes a shipped result gained by later commands (its `added`), in words: "; added DATE:
+ * COMMAND" for each (the command names them), or ''. `code` wraps a command, `esc` escapes text
+ * (both for HTML).
  */
 export const addedText = (r, code = (c) => c, esc = (t) => t) => (r.added ?? [])
-  .map((a) => `; ${esc(a.schemes.join(', '))} added ${esc(a.date)}: ${code(shortCommand(a.command))}`).join('');
+  .map((a) => `; added ${esc(a.date)}: ${code(shortCommand(a.command))}`).join('');
 
-/** A result in words: where it comes from and what was trained. */
-export function describeSource(r) {
+/**
+ * A result in words: where it comes from and what was trained; with `added`, also the commands that
+ * added schemes to it later (the lab chapter gives them; a trained-parameter view draws a model of
+ * the first command, and the comparison table's line points to the lab chapter).
+ */
+export function describeSource(r, added = true) {
   const c = r.config;
   const what = `${r.task}, d_model ${c.dModel}, ${c.nLayers} layers, ${c.nHeads} heads, T_train ${c.trainLength}, `
     + `${c.steps} steps, ${seedsText(c)}`;
   return r.source === 'shipped'
-    ? `the shipped result, a real native run (${r.simd}) of ${r.date}: ${shortCommand(r.command)}${addedText(r)} (${what})`
+    ? `the shipped result, a real native run (${r.simd}) of ${r.date}: ${shortCommand(r.command)}${added ? addedText(r) : ''} (${what})`
     : `your run in this browser (WASM workers, ${r.seconds?.toFixed(1)} s) of ${r.date} (${what}); `
       + `natively: ${shortCommand(r.command)}`;
 }
@@ -148,7 +153,7 @@ function measuredFrom(r) {
     details[b.scheme] = `${before}but this model barely learned the task, so the ratio says little`;
   }
   const n = r.config.seeds ?? 1;
-  const source = `loss at ${4 * T} ÷ loss at ${T} tokens, by the lab (chapter 11) — ${describeSource(r)}. `
+  const source = `loss at ${4 * T} ÷ loss at ${T} tokens, by the lab (chapter 11) — ${describeSource(r, false)}. `
     + `${n > 1 ? `The mean of ${n} seeds' ratios` : 'One seed'}, tiny models.`;
   return { ratios, source, details };
 }
