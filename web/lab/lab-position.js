@@ -37,7 +37,7 @@ export function requireTrained(lab, scheme) {
 export function drawnFrom(t, schemes) {
   const why = t.fallback ? ` (the lab's result on show has no ${schemes} model)` : '';
   const seed = (t.result.config.seeds ?? 1) > 1 ? `seed ${t.seed}'s model of ` : '';
-  return `Drawn from ${seed}${describeSource(t.result, false)}${why}.`;  // a model of the first command
+  return `Drawn from ${seed}${describeSource(t.result)}${why}.`;
 }
 
 /** A caption fragment for exports: the result's source and date. */

@@ -128,16 +128,15 @@ export const addedText = (r, code = (c) => c, esc = (t) => t) => (r.added ?? [])
   .map((a) => `; added ${esc(a.date)}: ${code(shortCommand(a.command))}`).join('');
 
 /**
- * A result in words: where it comes from and what was trained; with `added`, also the commands that
- * added schemes to it later (the lab chapter gives them; a trained-parameter view draws a model of
- * the first command, and the comparison table's line points to the lab chapter).
+ * A result in words: where it comes from and what was trained, by its first command (the schemes
+ * added later are the lab chapter's to name: addedText).
  */
-export function describeSource(r, added = true) {
+export function describeSource(r) {
   const c = r.config;
   const what = `${r.task}, d_model ${c.dModel}, ${c.nLayers} layers, ${c.nHeads} heads, T_train ${c.trainLength}, `
     + `${c.steps} steps, ${seedsText(c)}`;
   return r.source === 'shipped'
-    ? `the shipped result, a real native run (${r.simd}) of ${r.date}: ${shortCommand(r.command)}${added ? addedText(r) : ''} (${what})`
+    ? `the shipped result, a real native run (${r.simd}) of ${r.date}: ${shortCommand(r.command)} (${what})`
     : `your run in this browser (WASM workers, ${r.seconds?.toFixed(1)} s) of ${r.date} (${what}); `
       + `natively: ${shortCommand(r.command)}`;
 }
@@ -153,7 +152,7 @@ function measuredFrom(r) {
     details[b.scheme] = `${before}but this model barely learned the task, so the ratio says little`;
   }
   const n = r.config.seeds ?? 1;
-  const source = `loss at ${4 * T} ÷ loss at ${T} tokens, by the lab (chapter 11) — ${describeSource(r, false)}. `
+  const source = `loss at ${4 * T} ÷ loss at ${T} tokens, by the lab (chapter 11) — ${describeSource(r)}. `
     + `${n > 1 ? `The mean of ${n} seeds' ratios` : 'One seed'}, tiny models.`;
   return { ratios, source, details };
 }
