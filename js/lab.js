@@ -1,11 +1,12 @@
 // pe.lab: the extrapolation lab (docs/lab.md) over embind_lab.cpp. Arguments' JS types are
 // checked here; their rules are C++'s, asked before anything is allocated where C++ has a check
-// for them (footprint, Dataset::check, lr_check, run_check, extend_check, random_positions_check),
-// and its status messages are re-worded with the JS names. Models and datasets hold WASM memory:
-// free them with delete() (or `using`); a second delete() is a no-op. Every result is a fresh copy.
+// for them (footprint, shape_check, Dataset::check, lr_check, run_check, extend_check,
+// random_positions_check), and its status messages are re-worded with the JS names. Models and
+// datasets hold WASM memory: free them with delete() (or `using`); a second delete() is a no-op.
+// Every result is a fresh copy.
 
 import {
-  PosencRangeError, PosencTypeError, checkChoice as checkChoiceOf, checkInt as checkIntIn,
+  MAX_SIZE_T, PosencRangeError, PosencTypeError, checkChoice as checkChoiceOf, checkInt as checkIntIn,
   checkNumber, checkOptions, describe, renamer
 } from './checks.js';
 import { HeapObject, LIVE, heapTools } from './heap.js';
@@ -47,6 +48,11 @@ function footprint(lab, fn, c, batch, length) {
     c.maxPositions || 0, c.scheme, batch, length);
   lab.status(fn, message, { values: c });
   return { params, activations };
+}
+// lab::shape_check: the rule of a call's rows (batch of them, `length` tokens each), asked before
+// the tokens are copied in or out.
+function checkShape(lab, fn, batch, length) {
+  lab.status(fn, lab.module.labShapeCheck(batch, length), { values: { batch, length } });
 }
 function checkParams(lab, fn, config) {
   const { params } = footprint(lab, fn, config, 1, 2);
@@ -105,8 +111,11 @@ class LabModel extends HeapObject {
     this.#config = config;
   }
   #live(fn) { return this[LIVE](fn); }
+  // options.length: trainLength if not given; a size_t here, its rule C++'s (shape_check).
   #length(fn, length) {
-    return length === undefined ? this.#config.trainLength : checkInt(fn, 'length', length, 2, 65536);
+    if (length === undefined) return this.#config.trainLength;
+    checkShape(this.#lab, fn, 1, checkInt(fn, 'length', length, 0, MAX_SIZE_T));
+    return length;
   }
   // The checks and heap copies of a batch of rows that trainStep and lossAndGradients share:
   // run(tokens, batch, length, positions) gets heap addresses (positions 0 when not given).
@@ -114,6 +123,7 @@ class LabModel extends HeapObject {
     const length = this.#length(fn, len);
     const batch = checkTokens(fn, tokens, length);
     const positions = checkPositions(fn, given, tokens);
+    checkShape(this.#lab, fn, batch, length);
     checkWorkspace(this.#lab, fn, this.#config, batch, length);
     return this.#lab.scoped(fn, (alloc, put) => run(put(tokens, Int32Array), batch, length, put(positions, Int32Array)));
   }
@@ -173,6 +183,7 @@ class LabModel extends HeapObject {
       throw new PosencRangeError(`${fn}: ropeScaling needs the rope or xpos scheme (this model is '${this.#config.scheme}')`);
     }
     const batch = checkTokens(fn, tokens, length);
+    checkShape(this.#lab, fn, batch, length);
     if (this.#config.scheme === 'learned' && length > this.#config.maxPositions) {
       return { loss: null, noEmbedding: true, positionLoss: null };
     }
@@ -271,7 +282,7 @@ class LabDataset extends HeapObject {
   #live(fn) { return this[LIVE](fn); }
   /** The least expected mean loss over a row of `length` (null if unknown). */
   floor(length) {
-    checkInt('floor', 'length', length, 2, 65536);
+    checkShape(this.#lab, 'floor', 1, checkInt('floor', 'length', length, 0, MAX_SIZE_T));
     const f = this.#lab.module.labDatasetFloor(this.#live('floor'), length);
     return Number.isNaN(f) ? null : f;
   }
@@ -279,10 +290,9 @@ class LabDataset extends HeapObject {
   sample(batch, length, seed = 0) {
     const fn = 'sample';
     const ptr = this.#live(fn);
-    checkInt(fn, 'batch', batch, 1, 2 ** 24);
-    checkInt(fn, 'length', length, 2, 65536);
+    // size_t here; their rule is C++'s (shape_check), asked before the heap.
+    checkShape(this.#lab, fn, checkInt(fn, 'batch', batch, 0, MAX_SIZE_T), checkInt(fn, 'length', length, 0, MAX_SIZE_T));
     const [hi, lo] = seedHalves(fn, 'seed', seed);
-    if (batch * length > 2 ** 24) throw new PosencRangeError(`${fn}: batch * length must be <= 2^24 (got ${batch * length})`);
     return int32Out(this.#lab, fn, batch * length, (out) => this.#lab.module.labDatasetSample(ptr, out, batch, length, hi, lo));
   }
   static ptrOf(d) { return d.#live('run'); }
@@ -376,8 +386,8 @@ function experimentCall(lab, fn, kind, data, config, scheme, seed, onProgress) {
 // What run() and extend() share: the options of a run (the card's model, schedule and seeds), the
 // checks before anything is allocated, and one C++ call per (scheme, seed) on the same data.
 // kind: { keys (extra option names), schemes (the default and the ones allowed), extra(o, config)
-// (adds its options to config) → { maxLength (longest evaluated), tokens ([what, n] per call) },
-// floorLengths(config), check(task, config) → C++'s message on the config, call(data, config, scheme, progress) →
+// (adds its options to config) → { maxLength (longest evaluated) }, floorLengths(config),
+// check(task, config) → C++'s message on the config, call(data, config, scheme, progress) →
 // [message, result] }. Returns { task, config, entropyRate,
 // floor: { length: floor }, results: [{ scheme, seed, ...result }] }.
 function experiment(lab, fn, options, onProgress, kind) {
@@ -394,9 +404,10 @@ function experiment(lab, fn, options, onProgress, kind) {
   // The task's data (the Markov table) comes from taskSeed, seed by default: run({ seed: S + k,
   // taskSeed: S }) is seed S + k's part of run({ seed: S, seeds: N }), one job of it (the page's workers).
   const taskSeed = checkInt(fn, 'taskSeed', o.taskSeed ?? config.seed, 0, Number.MAX_SAFE_INTEGER);
-  const { maxLength, tokens } = kind.extra(o, config);
+  const { maxLength } = kind.extra(o, config);
   const task = checkChoice(fn, 'task', o.task ?? 'markov', lab.tasks);
-  // The run's rules are C++'s (run_check, extend_check), asked before the dataset is made.
+  // The run's rules are C++'s (run_check, extend_check: the evaluation's rows within one call's too),
+  // asked before the dataset is made.
   const { checkpoints, ...values } = config;
   lab.status(fn, kind.check(task, config), {
     values, note: (m) => (/^checkpoints\b/.test(m) ? ` (got [${checkpoints.join(', ')}])` : ''),
@@ -406,10 +417,6 @@ function experiment(lab, fn, options, onProgress, kind) {
     checkParams(lab, fn, sizes);
     checkWorkspace(lab, fn, sizes, config.batch, config.trainLength);
     checkWorkspace(lab, fn, sizes, 1, maxLength);
-  }
-  // The C++ side takes at most 2^24 tokens per call.
-  for (const [what, n] of [['batch * trainLength', config.batch * config.trainLength], ...tokens]) {
-    if (n > 2 ** 24) throw new PosencRangeError(`${fn}: ${what} = ${n} tokens exceeds the 2^24 one call takes`);
   }
   const data = dataset(lab, { task, seed: taskSeed, vocabSize: o.vocabSize ?? 32, ...(o.text !== undefined ? { text: o.text } : {}) });
   try {
@@ -434,8 +441,7 @@ function run(lab, options, onProgress) {
     extra: (o, config) => {
       // Randomized positions (docs/lab.md): 0 (off) or L_max (C++'s run_check states the range).
       config.randomPositions = checkInt(fn, 'randomPositions', o.randomPositions ?? 0, 0);
-      return { maxLength: 8 * config.trainLength,
-        tokens: [['evalBatch * 8 * trainLength', config.evalBatch * 8 * config.trainLength]] };
+      return { maxLength: 8 * config.trainLength };
     },
     floorLengths: (config) => [1, 2, 4, 8, 16].map((k) => (config.trainLength * k) / 2),
     check: (task, config) => lab.module.labRunCheck(task, config),
@@ -461,8 +467,7 @@ function extend(lab, options, onProgress) {
       checkpoints.forEach((n, i) => checkInt(fn, `checkpoints[${i}]`, n, 0));
       const L = factor * config.trainLength;
       Object.assign(config, { factor, checkpoints: [...checkpoints] });
-      return { maxLength: 2 * L,
-        tokens: [['evalBatch * 2 * factor * trainLength', config.evalBatch * 2 * L]] };
+      return { maxLength: 2 * L };
     },
     floorLengths: (config) => [config.factor * config.trainLength, 2 * config.factor * config.trainLength],
     check: (task, config) => lab.module.labExtendCheck(task, config),
@@ -485,12 +490,10 @@ function streamSeed(lab, seed, index) {
 // randomPositions(batch, trainLength, randomPositions, streamSeed(seed + 2^32, s)).
 function randomPositions(lab, batch, length, maxPosition, seed) {
   const fn = 'randomPositions';
-  checkInt(fn, 'batch', batch, 1, 2 ** 24);
-  checkIntIn(fn, 'maxPosition', maxPosition, 0, 2 ** 32 - 1);  // size_t; the rule is C++'s (random_positions_check)
-  checkIntIn(fn, 'length', length, 0, 2 ** 32 - 1);
-  lab.status(fn, lab.module.labRandomPositionsCheck(length, maxPosition), { values: { length, maxPosition } });
+  // size_t's; the rules are C++'s (random_positions_check), asked before the heap.
+  for (const [name, v] of Object.entries({ batch, length, maxPosition })) checkInt(fn, name, v, 0, MAX_SIZE_T);
+  lab.status(fn, lab.module.labRandomPositionsCheck(batch, length, maxPosition), { values: { batch, length, maxPosition } });
   const [hi, lo] = seedHalves(fn, 'seed', seed);
-  if (batch * length > 2 ** 24) throw new PosencRangeError(`${fn}: batch * length must be <= 2^24 (got ${batch * length})`);
   return int32Out(lab, fn, batch * length, (out) => lab.module.labRandomPositions(out, batch, length, maxPosition, hi, lo));
 }
 

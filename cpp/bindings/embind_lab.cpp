@@ -71,6 +71,11 @@ val footprint(double vocab_size, double d_model, double n_layers, double n_heads
   return r;
 }
 
+// A call's rule of its rows (lab::shape_check), which the JS layer asks before it copies the tokens.
+std::string shape_check(double batch, double seq_len) {
+  return message(lab::shape_check(static_cast<std::size_t>(batch), static_cast<std::size_t>(seq_len)));
+}
+
 // Returns [message, model address] (address 0 on failure).
 val model_create(double vocab_size, double d_model, double n_layers, double n_heads, double train_len,
                  double max_positions, const std::string& scheme, double seed) {
@@ -193,9 +198,9 @@ std::string dataset_sample(Ptr d, Ptr out, double batch, double seq_len, double 
 }
 
 // random_positions' rule (lab::random_positions_check), which the JS layer asks before it allocates.
-std::string random_positions_check(double seq_len, double max_position) {
-  return message(
-      lab::random_positions_check(static_cast<std::size_t>(seq_len), static_cast<std::size_t>(max_position)));
+std::string random_positions_check(double batch, double seq_len, double max_position) {
+  return message(lab::random_positions_check(static_cast<std::size_t>(batch), static_cast<std::size_t>(seq_len),
+                                             static_cast<std::size_t>(max_position)));
 }
 
 std::string random_positions(Ptr out, double batch, double seq_len, double max_position, double seed_hi,
@@ -347,6 +352,7 @@ EMSCRIPTEN_BINDINGS(posenc_lab) {
   using emscripten::function;
   function("labNames", &lab_names);
   function("labFootprint", &footprint);
+  function("labShapeCheck", &shape_check);
   function("labModelCreate", &model_create);
   function("labModelDelete", &model_delete);
   function("labModelTensors", &model_tensors);

@@ -204,10 +204,7 @@ double Dataset::loss_floor(std::size_t seq_len) const noexcept {
 Status Dataset::sample(std::int32_t* tokens, std::size_t batch, std::size_t seq_len,
                        std::uint64_t sample_seed) const noexcept {
   if (tokens == nullptr) return bad("tokens must not be null");
-  if (batch == 0) return bad("batch must be > 0");
-  if (seq_len < 2) return bad("seq_len must be >= 2");
-  if (seq_len > 65536 || batch > (std::size_t{1} << 24) / seq_len)
-    return {StatusCode::kTooLarge, "batch * seq_len must be <= 2^24 (and seq_len <= 65536)"};
+  if (Status s = shape_check(batch, seq_len); !s.ok()) return s;
   const Impl& d = *impl_;
   if (d.task == Task::kCopy && seq_len % 2 != 0) return bad("seq_len must be even for copy");
   if (d.task == Task::kFlipFlop && seq_len % 2 != 0) return bad("seq_len must be even for flipflop");

@@ -7,6 +7,7 @@
 #include <limits>
 #include <new>
 
+#include "lab/model.hpp"
 #include "lab/rng.hpp"
 #include "lab/run.hpp"
 #include "posenc/lab.hpp"
@@ -53,16 +54,16 @@ std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t index) noexcept {
   return r.next();
 }
 
-Status random_positions_check(std::size_t seq_len, std::size_t max_position) noexcept {
+Status random_positions_check(std::size_t batch, std::size_t seq_len, std::size_t max_position) noexcept {
   if (seq_len == 0 || seq_len > max_position || max_position > (std::size_t{1} << 31))
     return {StatusCode::kBadArgument, "seq_len must be in [1, max_position] and max_position <= 2^31"};
-  return Status::Ok();
+  return detail::check_rows(batch, seq_len);
 }
 
 Status random_positions(std::int32_t* out, std::size_t batch, std::size_t seq_len, std::size_t max_position,
                         std::uint64_t seed) noexcept {
   if (out == nullptr) return {StatusCode::kBadArgument, "out must not be null"};
-  if (Status s = random_positions_check(seq_len, max_position); !s.ok()) return s;
+  if (Status s = random_positions_check(batch, seq_len, max_position); !s.ok()) return s;
   detail::Rng r(seed);
   for (std::size_t b = 0; b < batch; ++b) {
     std::int32_t* row = out + b * seq_len;
@@ -76,6 +77,9 @@ Status random_positions(std::int32_t* out, std::size_t batch, std::size_t seq_le
 
 namespace detail {
 
+// The messages here and extend.cpp's state these numbers.
+static_assert(kMaxSeqLen == 65536 && kMaxTokens == std::size_t{1} << 24, "update the messages that state them");
+
 Status check_run(Task task, const RunConfig& rc) noexcept {
   if (rc.batch == 0 || rc.eval_batch == 0) return {StatusCode::kBadArgument, "batch and eval_batch must be > 0"};
   if (rc.schedule.total_steps == 0) return {StatusCode::kBadArgument, "total_steps must be > 0"};
@@ -84,8 +88,18 @@ Status check_run(Task task, const RunConfig& rc) noexcept {
   if (rc.model.train_len < 4) return {StatusCode::kBadArgument, "train_len must be >= 4"};
   if ((task == Task::kCopy || task == Task::kFlipFlop) && rc.model.train_len % 4 != 0)
     return {StatusCode::kBadArgument, "train_len must be a multiple of 4 for copy and flipflop (every length even)"};
-  if (rc.random_positions != 0 && (rc.random_positions < rc.model.train_len || rc.random_positions > 65536))
+  if (rc.random_positions != 0 && (rc.random_positions < rc.model.train_len || rc.random_positions > kMaxSeqLen))
     return {StatusCode::kBadArgument, "random_positions must be 0 or in [train_len, 65536]"};
+  return Status::Ok();
+}
+
+Status check_run_rows(const RunConfig& rc, std::size_t longest) noexcept {
+  if (!shape_check(rc.batch, rc.model.train_len).ok())
+    return {StatusCode::kTooLarge, "batch * train_len must be <= 2^24"};
+  if (!shape_check(rc.eval_batch, longest).ok())
+    return {StatusCode::kTooLarge,
+            "eval_batch * the longest length evaluated (8 · train_len; extend: 2 · factor · train_len) must be <= "
+            "2^24"};
   return Status::Ok();
 }
 
@@ -125,9 +139,9 @@ Status train(const Dataset& data, const RunConfig& rc, Scheme scheme, std::uniqu
 
 Status run_check(Task task, const RunConfig& rc) noexcept {
   if (Status s = detail::check_run(task, rc); !s.ok()) return s;
-  if (rc.model.train_len > 65536 / 8)
+  if (rc.model.train_len > kMaxSeqLen / 8)
     return {StatusCode::kBadArgument, "train_len must be <= 8192 (evaluated at 8 · train_len, at most 65536)"};
-  return Status::Ok();
+  return detail::check_run_rows(rc, 8 * rc.model.train_len);
 }
 
 Status run_scheme(const Dataset& data, const RunConfig& rc, Scheme scheme, SchemeResult* out, Progress progress,

@@ -41,9 +41,9 @@ Status extend_check(Task task, const RunConfig& rc, const ExtendConfig& ex) noex
     return {StatusCode::kBadArgument, "checkpoints must be distinct, ascending and <= 100000"};
   if (Status s = detail::check_run(task, rc); !s.ok()) return s;
   if (rc.random_positions != 0) return {StatusCode::kBadArgument, "extend trains without random_positions"};
-  if (rc.model.train_len > 65536 / 2 / ex.factor)  // factor · train_len > 32768, without overflow
+  if (rc.model.train_len > kMaxSeqLen / 2 / ex.factor)  // factor · train_len > 32768, without overflow
     return {StatusCode::kBadArgument, "factor · train_len must be <= 32768 (evaluated at twice that)"};
-  return Status::Ok();
+  return detail::check_run_rows(rc, 2 * ex.factor * rc.model.train_len);
 }
 
 Status run_extension(const Dataset& data, const RunConfig& rc, Scheme scheme, const ExtendConfig& ex, ExtendResult* out,

@@ -26,8 +26,8 @@ const char* scheme_list() {
   }();
   return list.c_str();
 }
-// Limits that keep every product of sizes far from overflow and the model "tiny".
-constexpr std::size_t kMaxVocab = 65536, kMaxDModel = 4096, kMaxLayers = 64, kMaxLen = 65536;
+// Limits that keep every product of sizes far from overflow and the model "tiny" (a row's: kMaxSeqLen).
+constexpr std::size_t kMaxVocab = 65536, kMaxDModel = 4096, kMaxLayers = 64;
 
 Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
 Status out_of_memory() { return {StatusCode::kTooLarge, "out of memory"}; }
@@ -38,8 +38,8 @@ Status check_config(const ModelConfig& c) {
   if (c.n_layers == 0 || c.n_layers > kMaxLayers) return bad("n_layers must be in [1, 64]");
   if (c.n_heads == 0 || c.n_heads > c.d_model) return bad("n_heads must be in [1, d_model]");
   if (c.d_model % c.n_heads != 0) return bad("d_model must be a multiple of n_heads");
-  if (c.train_len < 2 || c.train_len > kMaxLen) return bad("train_len must be in [2, 65536]");
-  if (c.max_positions != 0 && (c.max_positions < c.train_len || c.max_positions > kMaxLen))
+  if (c.train_len < 2 || c.train_len > kMaxSeqLen) return bad("train_len must be in [2, 65536]");
+  if (c.max_positions != 0 && (c.max_positions < c.train_len || c.max_positions > kMaxSeqLen))
     return bad("max_positions must be 0 or in [train_len, 65536]");
   if (static_cast<int>(c.scheme) < 0 || static_cast<int>(c.scheme) >= static_cast<int>(kNumSchemes))
     return bad(scheme_list());
@@ -162,10 +162,18 @@ Status parse_scheme(const char* name, Scheme* out) noexcept {
   return bad(scheme_list());
 }
 
+// shape_check's, check_rows' and check_config's messages state these numbers.
+static_assert(kMaxSeqLen == 65536 && kMaxTokens == std::size_t{1} << 24, "update the messages that state them");
+
+Status shape_check(std::size_t batch, std::size_t seq_len) noexcept {
+  if (seq_len < 2 || seq_len > kMaxSeqLen) return bad("seq_len must be in [2, 65536]");
+  return detail::check_rows(batch, seq_len);
+}
+
 Status footprint(const ModelConfig& config, std::size_t batch, std::size_t seq_len, Footprint* out) noexcept {
   if (out == nullptr) return bad("out must not be null");
   if (Status s = check_config(config); !s.ok()) return s;
-  if (Status s = detail::check_call_size(batch, seq_len); !s.ok()) return s;
+  if (Status s = shape_check(batch, seq_len); !s.ok()) return s;
   try {
     Model::Impl m;
     m.config = config;
@@ -271,6 +279,12 @@ Status Model::position_parameters(std::vector<PositionArray>* out) const noexcep
 
 namespace detail {
 
+Status check_rows(std::size_t batch, std::size_t seq_len) noexcept {
+  if (batch == 0) return bad("batch must be > 0");
+  if (batch > kMaxTokens / seq_len) return {StatusCode::kTooLarge, "batch * seq_len must be <= 2^24"};
+  return Status::Ok();
+}
+
 // Layer l of a mixed-layer scheme (lab.hpp): global iff (l + 1) % k == 0, k = min(interval, n_layers),
 // the intervals of HF's configs (Llama4TextConfig and SmolLM3Config no_rope_layer_interval 4, Gemma3
 // sliding_window_pattern 6, Cohere2 sliding_window_pattern 4). Any other scheme: a plan of NoPE.
@@ -301,17 +315,9 @@ LayerPlan layer_plan(const ModelConfig& c, std::size_t l) {
   return p;
 }
 
-Status check_call_size(std::size_t batch, std::size_t seq_len) noexcept {
-  if (batch == 0) return bad("batch must be > 0");
-  if (seq_len < 2) return bad("seq_len must be >= 2");
-  if (seq_len > kMaxLen || batch > (std::size_t{1} << 24) / seq_len)
-    return {StatusCode::kTooLarge, "batch * seq_len must be <= 2^24 (and seq_len <= 65536)"};
-  return Status::Ok();
-}
-
 Status check_tokens(const Model::Impl& m, const std::int32_t* tokens, std::size_t batch, std::size_t seq_len) noexcept {
   if (tokens == nullptr) return bad("tokens must not be null");
-  if (Status s = check_call_size(batch, seq_len); !s.ok()) return s;
+  if (Status s = shape_check(batch, seq_len); !s.ok()) return s;
   if (m.config.scheme == Scheme::kLearned && seq_len > m.max_positions)
     return {StatusCode::kBadShape,
             "seq_len must be <= max_positions for the learned scheme (positions beyond have no embedding)"};

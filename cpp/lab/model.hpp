@@ -126,6 +126,9 @@ struct Model::Impl {
 
 namespace detail {
 
+// shape_check's rule of the rows' count: batch > 0, batch · seq_len <= kMaxTokens (seq_len >= 1);
+// random_positions_check's too (the positions of a call's tokens).
+Status check_rows(std::size_t batch, std::size_t seq_len) noexcept;
 // Checks tokens[batch][seq_len] against the model (ids, sizes, learned length).
 Status check_tokens(const Model::Impl& m, const std::int32_t* tokens, std::size_t batch, std::size_t seq_len) noexcept;
 // Positions [batch][seq_len] (may be null) against the model: each row strictly increasing, in
@@ -145,8 +148,6 @@ Status prepare(Model::Impl& m, std::size_t batch, std::size_t seq_len, const Rop
                const std::int32_t* positions = nullptr);
 // The floats prepare() allocates at most for a call on [batch][seq_len] at positions below span.
 std::uint64_t activation_floats(const ModelConfig& c, std::uint64_t batch, std::uint64_t seq_len, std::uint64_t span);
-// batch and seq_len within what one call takes (kBadArgument, kTooLarge).
-Status check_call_size(std::size_t batch, std::size_t seq_len) noexcept;
 // The forward pass over checked tokens; fills ws (token_loss, probabilities, caches).
 void forward(Model::Impl& m, const std::int32_t* tokens);
 // The backward pass of the mean loss after forward(); writes every gradient.

@@ -28,6 +28,11 @@ struct Trained {
 // add their own): batch, eval_batch, total_steps, peak_lr, train_len (>= 4, a multiple of 4 for copy
 // and flipflop) and random_positions.
 Status check_run(Task task, const RunConfig& rc) noexcept;
+// The rows of a run's calls within what one call takes (shape_check), once their lengths are
+// within kMaxSeqLen: batch rows of train_len (a fine-tuning batch holds no more tokens), and
+// eval_batch rows of the longest length evaluated (run_check: 8 · train_len; extend_check:
+// 2 · factor · train_len). Without it a run would fail after training, at its last evaluation.
+Status check_run_rows(const RunConfig& rc, std::size_t longest) noexcept;
 // A fresh model of the scheme (vocabulary from the data, max_positions from random_positions)
 // trained for rc.schedule.total_steps: batch s = sample(batch, T, stream_seed(data_seed, s)), at
 // random_positions(…, stream_seed(data_seed + kPositionStream, s)) if asked. May throw bad_alloc.

@@ -181,7 +181,10 @@ test('each rule is stated once, by the core: a stricter C++ check changes the JS
     labLrCheck: (lr) => (lr > 0.1 ? 'lr must be <= 0.1' : core.labLrCheck(lr)),
     labRunCheck: (task, c) => (c.trainLength > 16 ? 'train_len must be <= 16' : core.labRunCheck(task, c)),
     labExtendCheck: (task, c) => (c.factor > 2 ? 'factor must be <= 2' : core.labExtendCheck(task, c)),
-    labRandomPositionsCheck: (len, max) => (max > 100 ? 'max_position must be <= 100' : core.labRandomPositionsCheck(len, max)),
+    labRandomPositionsCheck: (batch, len, max) => (max > 100 ? 'max_position must be <= 100'
+      : batch * len > 64 ? 'batch * seq_len must be <= 64' : core.labRandomPositionsCheck(batch, len, max)),
+    labShapeCheck: (batch, len) => (len > 32 ? 'seq_len must be <= 32' : batch * len > 64 ? 'batch * seq_len must be <= 64'
+      : core.labShapeCheck(batch, len)),
     // The tokens' and positions' rules are the calls' own statuses: a stricter call.
     labTrainStep: (m, tok, batch, len, lr, pos) => (core.HEAP32.subarray(tok >> 2, (tok >> 2) + batch * len).some((t) => t > 4)
       ? ['tokens must be <= 4', 0] : core.labTrainStep(m, tok, batch, len, lr, pos)),
@@ -199,6 +202,14 @@ test('each rule is stated once, by the core: a stricter C++ check changes the JS
       body(m);
     } finally {
       m.delete();
+    }
+  };
+  const withData = (p, body) => {
+    const d = p.lab.dataset({ vocabSize: 8 });
+    try {
+      return body(d);
+    } finally {
+      d.delete();
     }
   };
   const qkv = Object.fromEntries(['Q', 'K', 'V'].map((slot) => [slot, { data: x, dims: [1, 1, 2, 8] }]));
@@ -233,10 +244,54 @@ test('each rule is stated once, by the core: a stricter C++ check changes the JS
     [(p) => p.lab.run({ ...tinyRun, trainLength: 32 }), /^run: trainLength must be <= 16 \(got 32\)$/],
     [(p) => p.lab.extend({ ...tinyRun, schemes: ['rope'], factor: 3, checkpoints: [0] }), /^extend: factor must be <= 2 \(got 3\)$/],
     [(p) => p.lab.randomPositions(1, 4, 200, 0), /^randomPositions: maxPosition must be <= 100 \(got 200\)$/],
+    [(p) => p.lab.randomPositions(16, 8, 64, 0), /^randomPositions: batch \* length must be <= 64 \(got batch = 16, length = 8\)$/],
+    [(p) => withData(p, (d) => d.floor(64)), /^floor: length must be <= 32 \(got 64\)$/],
+    [(p) => withData(p, (d) => d.sample(4, 32)), /^sample: batch \* length must be <= 64 \(got batch = 4, length = 32\)$/],
+    [(p) => withModel(p, (m) => m.evaluate(new Int32Array(64), { length: 64 })), /^evaluate: length must be <= 32 \(got 64\)$/],
+    [(p) => withModel(p, (m) => m.evaluate(new Int32Array(128))), /^evaluate: batch \* length must be <= 64 \(got batch = 16, length = 8\)$/],
+    [(p) => withModel(p, (m) => m.lossAndGradients(new Int32Array(128))),
+      /^lossAndGradients: batch \* length must be <= 64 \(got batch = 16, length = 8\)$/],
   ];
   for (const [call, pattern] of cases) {
     const made = call(pe);  // the real core takes it
     made?.delete?.();
     assert.throws(() => call(changed), error(RangeError, pattern));
+  }
+});
+
+// The lab's rule of a call's rows is C++'s (lab::shape_check): each JS error at its limits is that
+// check's message in the JS names (seq_len is a row's length), and the call's name before it.
+test("the lab's rows: the JS errors carry shape_check's message, at the length and token limits", async () => {
+  const core = await createPosencModule({ wasmBinary: await readFile(new URL('../../dist/posenc.wasm', import.meta.url)) });
+  const d = pe.lab.dataset({ vocabSize: 8 });
+  const m = pe.lab.createModel({ vocabSize: 8, dModel: 16, nLayers: 1, nHeads: 2, trainLength: 8 });
+  try {
+    const cases = [
+      ['floor', () => d.floor(65537), 1, 65537],
+      ['sample', () => d.sample(1, 65537), 1, 65537],
+      ['sample', () => d.sample(2 ** 23 + 1, 2), 2 ** 23 + 1, 2],
+      ['sample', () => d.sample(257, 65536), 257, 65536],
+      ['sample', () => d.sample(0, 8), 0, 8],
+      ['evaluate', () => m.evaluate(new Int32Array(8), { length: 65537 }), 1, 65537],
+      ['trainStep', () => m.trainStep(new Int32Array(8), { length: 65537 }), 1, 65537],
+      ['lossAndGradients', () => m.lossAndGradients(new Int32Array(8), { length: 1 }), 1, 1],
+    ];
+    // randomPositions' rows (the positions of a call's tokens) are counted by the same rule, in its words.
+    assert.equal(core.labRandomPositionsCheck(2 ** 23 + 1, 2, 8), core.labShapeCheck(2 ** 23 + 1, 2));
+    assert.equal(core.labRandomPositionsCheck(0, 2, 8), core.labShapeCheck(0, 2));
+    cases.push(['randomPositions', () => pe.lab.randomPositions(2 ** 23 + 1, 2, 8, 0), 2 ** 23 + 1, 2],
+      ['randomPositions', () => pe.lab.randomPositions(0, 2, 8, 0), 0, 2]);
+    for (const [fn, call, batch, length] of cases) {
+      const said = core.labShapeCheck(batch, length);
+      assert.notEqual(said, '', `the core refuses batch ${batch} × length ${length}`);
+      assert.throws(call, (e) => {
+        assert.ok(e instanceof RangeError, e?.message);
+        assert.ok(e.message.startsWith(`${fn}: ${said.replaceAll('seq_len', 'length')} (got `), `${e.message} vs ${said}`);
+        return true;
+      });
+    }
+  } finally {
+    d.delete();
+    m.delete();
   }
 });

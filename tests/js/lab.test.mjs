@@ -239,6 +239,11 @@ test('lab: randomized positions — run() reproduced from randomPositions; learn
   assert.throws(() => pe.lab.createModel({ ...small, maxPositions: 4 }), error(RangeError, /createModel: maxPositions/));
   assert.throws(() => pe.lab.randomPositions(1, 9, 8, 0), error(RangeError,
     /^randomPositions: length must be in \[1, maxPosition\] and maxPosition <= 2\^31 \(got length = 9, maxPosition = 8\)$/));
+  // Its rows are counted as a call's (C++'s random_positions_check, in shape_check's words).
+  assert.throws(() => pe.lab.randomPositions(0, 4, 8, 0), error(RangeError, /^randomPositions: batch must be > 0 \(got 0\)$/));
+  assert.throws(() => pe.lab.randomPositions(2 ** 23 + 1, 2, 8, 0), (e) => e instanceof RangeError && e.code === 'kTooLarge' &&
+    e.message === 'randomPositions: batch * length must be <= 2^24 (got batch = 8388609, length = 2)');
+  assert.throws(() => pe.lab.randomPositions(2, 0.5, 8, 0), error(RangeError, /^randomPositions: length must be an integer/));
 });
 
 test('lab: extend — the run() model fine-tuned per scaling; checkpoint 0 is the scaled evaluation of run()', () => {
@@ -380,11 +385,22 @@ test('lab: bad arguments are TypeError or RangeError naming the argument; nothin
     assert.throws(() => m.trainStep(new Int32Array(8), { lr: -1 }), error(RangeError, /lr must be finite and >= 0/));
     assert.throws(() => m.evaluate(new Int32Array(8), { ropeScaling: 'llama3' }), error(RangeError, /ropeScaling must be one of/));
     assert.throws(() => m.evaluate(new Int32Array(32768), { length: 32768 }), error(RangeError, /evaluate: batch 1 × length 32768 needs/));
+    assert.throws(() => m.evaluate(new Int32Array(8), { length: 65537 }), error(RangeError, /^evaluate: length must be in \[2, 65536\] \(got 65537\)$/));
+    assert.throws(() => m.trainStep(new Int32Array(8), { length: 1 }), error(RangeError, /^trainStep: length must be in \[2, 65536\] \(got 1\)$/));
     m.delete();
     m.delete();  // a no-op
     assert.throws(() => m.trainStep(new Int32Array(8)), error(TypeError, /trainStep: the model was deleted/));
   });
   withData({ task: 'markov', vocabSize: 4 }, (d) => {
+    // A call's rows follow C++'s rule (shape_check; errors.test.mjs: its message, whatever it says);
+    // their JS type is checked here.
+    assert.throws(() => d.sample(1, 65537), error(RangeError, /^sample: length must be in \[2, 65536\] \(got 65537\)$/));
+    assert.throws(() => d.floor(1), error(RangeError, /^floor: length must be in \[2, 65536\] \(got 1\)$/));
+    assert.throws(() => d.sample(0, 8), error(RangeError, /^sample: batch must be > 0 \(got 0\)$/));
+    assert.throws(() => d.sample(2 ** 23 + 1, 2), (e) => e instanceof RangeError && e.code === 'kTooLarge' &&
+      e.message === 'sample: batch * length must be <= 2^24 (got batch = 8388609, length = 2)');
+    assert.throws(() => d.sample(1.5, 8), error(RangeError, /^sample: batch must be an integer \(got 1\.5\)$/));
+    assert.throws(() => d.floor('8'), error(TypeError, /^floor: length must be a number/));
     d.delete();
     d.delete();  // a no-op
     assert.throws(() => d.sample(2, 8), error(TypeError, /sample: the dataset was deleted/));
@@ -406,6 +422,11 @@ test('lab: an exception thrown by onProgress cancels the run, reaches the caller
     }), (e) => e === boom);
   }
   assert.equal(pe.heapStats().inUseBytes, before);
-  assert.throws(() => pe.lab.run({ schemes: ['rope'], steps: 1, trainLength: 8192, evalBatch: 4096 }),
-    (e) => e instanceof RangeError && /exceeds the 2\^24 one call takes|activations/.test(e.message));
+  // The evaluation's rows within one call's (C++'s run_check and extend_check), before any training.
+  assert.throws(() => pe.lab.run({ schemes: ['rope'], steps: 1, trainLength: 8192, evalBatch: 4096 }), (e) => e instanceof RangeError &&
+    e.code === 'kTooLarge' && /^run: evalBatch \* the longest length evaluated \(8 · trainLength; extend: 2 · factor · trainLength\) must be <= 2\^24 \(got evalBatch = 4096, trainLength = 8192\)$/.test(e.message));
+  assert.throws(() => pe.lab.run({ schemes: ['rope'], batch: 4096, trainLength: 8192 }), (e) => e instanceof RangeError &&
+    e.code === 'kTooLarge' && e.message === 'run: batch * trainLength must be <= 2^24 (got batch = 4096, trainLength = 8192)');
+  assert.throws(() => pe.lab.extend({ trainLength: 1024, factor: 16, evalBatch: 1024 }), (e) => e instanceof RangeError &&
+    e.code === 'kTooLarge' && /^extend: evalBatch \* the longest length evaluated .* \(got evalBatch = 1024, trainLength = 1024, factor = 16\)$/.test(e.message));
 });

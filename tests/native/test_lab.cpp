@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "posenc/lab.hpp"
@@ -790,6 +791,49 @@ TEST_CASE("lab: bad arguments give a clear Status, never a crash") {
   CHECK(m->find_tensor("t5_bias", &v).code == StatusCode::kBadArgument);
 }
 
+TEST_CASE("lab: shape_check is the rule of every call on rows, each refusal with its message") {
+  // The JS layer asks shape_check before it copies the tokens: each call on rows must refuse what it
+  // refuses, with its message (the calls check the shape before they read a token: one is enough).
+  CHECK(shape_check(1, 2).ok());
+  CHECK(shape_check(kMaxTokens / kMaxSeqLen, kMaxSeqLen).ok());
+  CHECK(shape_check(kMaxTokens / 2, 2).ok());
+  struct Bad {
+    std::size_t batch, seq_len;
+    StatusCode code;
+    const char* message;
+  };
+  const Bad bad[] = {
+      {0, 8, StatusCode::kBadArgument, "batch must be > 0"},
+      {1, 1, StatusCode::kBadArgument, "seq_len must be in [2, 65536]"},
+      {1, kMaxSeqLen + 1, StatusCode::kBadArgument, "seq_len must be in [2, 65536]"},
+      {kMaxTokens / kMaxSeqLen + 1, kMaxSeqLen, StatusCode::kTooLarge, "batch * seq_len must be <= 2^24"},
+      {kMaxTokens / 2 + 1, 2, StatusCode::kTooLarge, "batch * seq_len must be <= 2^24"},
+  };
+  const ModelConfig c = tiny(Scheme::kNone);
+  std::unique_ptr<Model> m;
+  REQUIRE(Model::create(c, &m).ok());
+  const std::unique_ptr<Dataset> d = markov5();
+  std::int32_t tok = 0;
+  float loss = 0.0f;
+  double eloss = 0.0;
+  Footprint f;
+  for (const Bad& b : bad) {
+    CAPTURE(b.batch);
+    CAPTURE(b.seq_len);
+    const Status s = shape_check(b.batch, b.seq_len);
+    CHECK(s.code == b.code);
+    CHECK(std::string(s.message) == b.message);
+    for (const Status& call :
+         {m->loss_and_gradients(&tok, b.batch, b.seq_len, &loss), m->train_step(&tok, b.batch, b.seq_len, 1e-3, &loss),
+          m->evaluate(&tok, b.batch, b.seq_len, {}, &eloss, nullptr), footprint(c, b.batch, b.seq_len, &f),
+          d->sample(&tok, b.batch, b.seq_len, 1)}) {
+      CHECK(call.code == s.code);
+      CHECK(std::string(call.message) == s.message);
+    }
+  }
+  CHECK(m->steps_taken() == 0);
+}
+
 TEST_CASE("lab: training is deterministic for a seed, and evaluate agrees with the training loss" * kKernels) {
   DatasetConfig dc;
   dc.vocab_size = 8;
@@ -1095,9 +1139,17 @@ TEST_CASE("lab: lr_check, random_positions_check, run_check and extend_check are
   CHECK(lr_check(0.0).ok());
   CHECK(std::string(lr_check(-1e-3).message) == "lr must be finite and >= 0");
   CHECK(std::string(lr_check(NAN).message) == "lr must be finite and >= 0");
-  CHECK(random_positions_check(8, 8).ok());
+  CHECK(random_positions_check(1, 8, 8).ok());
   std::int32_t one = 0;
-  CHECK(std::string(random_positions_check(9, 8).message) == random_positions(&one, 1, 9, 8, 1).message);
+  CHECK(std::string(random_positions_check(1, 9, 8).message) == random_positions(&one, 1, 9, 8, 1).message);
+  // The count of its rows is shape_check's rule, in its words (seq_len 1 is random_positions' own).
+  CHECK(random_positions_check(kMaxTokens, 1, 8).ok());
+  for (const auto& [batch, seq_len] : {std::pair<std::size_t, std::size_t>{0, 4}, {kMaxTokens / 4 + 1, 4}}) {
+    const Status s = random_positions_check(batch, seq_len, 8);
+    CHECK(s.code == shape_check(batch, seq_len).code);
+    CHECK(std::string(s.message) == shape_check(batch, seq_len).message);
+    CHECK(std::string(random_positions(&one, batch, seq_len, 8, 1).message) == s.message);
+  }
   CHECK(run_check(Task::kMarkov, short_run(Scheme::kRope, 3, 2)).ok());
   std::vector<RunConfig> bad(6, short_run(Scheme::kRope, 3, 2));
   bad[0].batch = 0;
@@ -1116,6 +1168,29 @@ TEST_CASE("lab: lr_check, random_positions_check, run_check and extend_check are
   }
   CHECK(std::string(run_check(Task::kMarkov, bad[4]).message) ==
         "train_len must be <= 8192 (evaluated at 8 · train_len, at most 65536)");
+  // The evaluation's rows within one call's, as shape_check counts them: refused before training,
+  // not at the last evaluation; with the bound shape_check states.
+  const std::string cap = shape_check(kMaxTokens, 2).message;
+  const std::string bound = cap.substr(cap.find("must be"));
+  RunConfig evals = short_run(Scheme::kRope, 3, 2);
+  evals.model.train_len = 1024;
+  evals.eval_batch = kMaxTokens / (8 * 1024);
+  CHECK(run_check(Task::kMarkov, evals).ok());
+  ++evals.eval_batch;
+  const Status rows = run_check(Task::kMarkov, evals);
+  CHECK(rows.code == StatusCode::kTooLarge);
+  CHECK(std::string(rows.message).find("eval_batch * the longest length evaluated") == 0);
+  CHECK(std::string(rows.message).find(bound) != std::string::npos);
+  CHECK(std::string(run_scheme(*d, evals, Scheme::kRope, &r).message) == rows.message);
+  RunConfig batches = evals;
+  batches.eval_batch = 2;
+  batches.batch = kMaxTokens / 1024;
+  CHECK(run_check(Task::kMarkov, batches).ok());
+  ++batches.batch;
+  const Status train_rows = run_check(Task::kMarkov, batches);
+  CHECK(train_rows.code == StatusCode::kTooLarge);
+  CHECK(std::string(train_rows.message) == "batch * train_len " + bound);
+  CHECK(std::string(extend_check(Task::kMarkov, batches, {2, {0, 1}}).message) == train_rows.message);
   CHECK(std::string(run_check(Task::kMarkov, bad[2]).message) == "peak_lr must be finite and >= 0");
   // extend's: its own, then the shared ones (not run's bound of train_len: it evaluates at 2 · factor · T).
   const RunConfig base = short_run(Scheme::kRope, 3, 2);
@@ -1138,4 +1213,12 @@ TEST_CASE("lab: lr_check, random_positions_check, run_check and extend_check are
   }
   CHECK(std::string(extend_check(Task::kMarkov, base, bad_ex[1]).message) == "checkpoints must not be empty");
   CHECK(std::string(extend_check(Task::kMarkov, bad[0], ex).message) == "batch and eval_batch must be > 0");
+  // Its evaluation's rows: eval_batch rows of 2 · factor · train_len, the same rule and message as run's.
+  RunConfig evals_ex = base;
+  evals_ex.model.train_len = 1024;
+  evals_ex.eval_batch = kMaxTokens / (2 * 2 * 1024);
+  CHECK(extend_check(Task::kMarkov, evals_ex, ex).ok());
+  ++evals_ex.eval_batch;
+  CHECK(std::string(extend_check(Task::kMarkov, evals_ex, ex).message) == rows.message);
+  CHECK(std::string(run_extension(*d, evals_ex, Scheme::kRope, ex, &e).message) == rows.message);
 }

@@ -60,6 +60,16 @@ const char* scheme_name(Scheme scheme) noexcept;
 // kerple_power, fire, cope, p_rope, irope, nope_interval, gemma3, swa_rope_nope".
 Status parse_scheme(const char* name, Scheme* out) noexcept;
 
+// The longest row a model takes (seq_len, train_len, max_positions) and the most tokens one call
+// takes (batch · seq_len): limits that keep every product of sizes far from overflow.
+constexpr std::size_t kMaxSeqLen = 65536;
+constexpr std::size_t kMaxTokens = std::size_t{1} << 24;
+// The rule of a call's rows, tokens[batch][seq_len]: kBadArgument "batch must be > 0", "seq_len must
+// be in [2, 65536]" (kMaxSeqLen); kTooLarge "batch * seq_len must be <= 2^24" (kMaxTokens). Every
+// call on rows runs it first (Model's loss_and_gradients, train_step and evaluate, footprint,
+// Dataset::sample); the JS layer asks it before it copies the tokens.
+Status shape_check(std::size_t batch, std::size_t seq_len) noexcept;
+
 struct ModelConfig {
   std::size_t vocab_size = 32;  // >= 2
   std::size_t d_model = 64;     // a multiple of n_heads; head_dim = d_model / n_heads (even for rope)
@@ -67,7 +77,7 @@ struct ModelConfig {
   std::size_t n_heads = 4;
   std::size_t train_len = 64;  // T_train: the original length for RoPE scaling (and FIRE's init of L)
   // The positions the model can be given are [0, max_positions): rows of pos_emb. 0 means train_len;
-  // otherwise in [train_len, 65536]. Randomized positions (RunConfig) train at positions up to it.
+  // otherwise in [train_len, kMaxSeqLen]. Randomized positions (RunConfig) train at positions up to it.
   std::size_t max_positions = 0;
   Scheme scheme = Scheme::kRope;
   std::uint64_t seed = 0;  // initialisation
@@ -140,8 +150,8 @@ struct StepOptions {
 // What a model of `config` allocates, in floats: its parameters (gradients and the two AdamW
 // moments are as many again each), and at most one call's activations on [batch][seq_len]
 // (evaluate: batch 1) — for callers that refuse sizes before anything is allocated (in WebAssembly a
-// failed allocation aborts). Status as Model::create for the config, as loss_and_gradients for
-// batch and seq_len; kTooLarge if memory runs out. 64-bit counts, also in 32-bit WebAssembly.
+// failed allocation aborts). Status as Model::create for the config, as shape_check for batch
+// and seq_len; kTooLarge if memory runs out. 64-bit counts, also in 32-bit WebAssembly.
 struct Footprint {
   std::uint64_t params = 0, activations = 0;
 };
@@ -167,7 +177,7 @@ class Model {
   Status position_parameters(std::vector<PositionArray>* out) const noexcept;
 
   // The mean next-token cross-entropy over batch · (seq_len - 1) targets (nats), and every
-  // tensor's gradient (StepOptions above). Status kBadArgument: null tokens, batch 0, seq_len < 2, a
+  // tensor's gradient (StepOptions above). Status as shape_check; kBadArgument: null tokens, a
   // token outside [0, vocab_size), a row of positions not increasing or out of range, a scaling as
   // evaluate refuses it; kBadShape: learned scheme and seq_len > max_positions.
   Status loss_and_gradients(const std::int32_t* tokens, std::size_t batch, std::size_t seq_len, float* loss,
@@ -234,9 +244,9 @@ class Dataset {
   double loss_floor(std::size_t seq_len) const noexcept;
   // markov: P(c | a, b) at [(a V + b) V + c]; null for the other tasks.
   const double* transition() const noexcept;
-  // tokens[batch][seq_len], a function of (dataset, sample_seed) only. Status kBadArgument for
-  // null tokens, batch 0, seq_len < 2; copy and flipflop need an even seq_len; text needs seq_len
-  // <= its length.
+  // tokens[batch][seq_len], a function of (dataset, sample_seed) only. Status as shape_check;
+  // kBadArgument for null tokens; copy and flipflop need an even seq_len; text needs seq_len <= its
+  // length.
   Status sample(std::int32_t* tokens, std::size_t batch, std::size_t seq_len, std::uint64_t sample_seed) const noexcept;
 
   struct Impl;
@@ -270,8 +280,10 @@ constexpr std::uint64_t kPositionStream = std::uint64_t{1} << 32;
 Status random_positions(std::int32_t* out, std::size_t batch, std::size_t seq_len, std::size_t max_position,
                         std::uint64_t seed) noexcept;
 // random_positions' rule, which it runs first (the JS layer before it allocates): kBadArgument
-// unless seq_len is in [1, max_position] and max_position <= 2^31.
-Status random_positions_check(std::size_t seq_len, std::size_t max_position) noexcept;
+// unless seq_len is in [1, max_position] and max_position <= 2^31; the count of a call's rows as
+// shape_check states it (the positions of a call's tokens): kBadArgument for batch 0, kTooLarge
+// unless batch · seq_len <= kMaxTokens.
+Status random_positions_check(std::size_t batch, std::size_t seq_len, std::size_t max_position) noexcept;
 
 struct EvalRow {
   std::size_t length;
@@ -310,8 +322,9 @@ Status run_scheme(const Dataset& data, const RunConfig& config, Scheme scheme, S
 // the dataset): batch and eval_batch > 0, total_steps > 0, peak_lr finite and >= 0 (0 trains
 // nothing: the weights stay at their init), train_len in [4, 8192] (it is evaluated at up to
 // 8 · train_len <= 65536) and a multiple of 4 for copy and flipflop, random_positions 0 or in
-// [train_len, 65536]. Status: kBadArgument naming the field. The model's own rules are
-// Model::create's (footprint).
+// [train_len, 65536]; kTooLarge unless the rows of its calls are within one call's (shape_check:
+// batch · train_len and eval_batch · 8 · train_len <= 2^24). Status: kBadArgument naming the field.
+// The model's own rules are Model::create's (footprint).
 Status run_check(Task task, const RunConfig& config) noexcept;
 
 // ---- Context extension by fine-tuning (Chen et al. 2023, PI; Peng et al. 2023, YaRN) -------------
@@ -354,7 +367,9 @@ Status run_extension(const Dataset& data, const RunConfig& config, Scheme scheme
 // run_extension's rules of its configs (all but the scheme's, rope or xpos), which it runs first
 // (the JS layer before it makes the dataset): factor in [2, 64]; checkpoints not empty, distinct,
 // ascending and <= 100000; run_scheme's rules but train_len's bound above, no random_positions;
-// factor · train_len <= 32768 (evaluated at twice that). Status: kBadArgument naming the field.
+// factor · train_len <= 32768 (evaluated at twice that); kTooLarge unless the rows of its calls are
+// within one call's (batch · train_len and eval_batch · 2 · factor · train_len <= 2^24). Status:
+// kBadArgument naming the field.
 Status extend_check(Task task, const RunConfig& config, const ExtendConfig& extend) noexcept;
 
 }  // namespace posenc::lab
