@@ -173,8 +173,8 @@ Args parse(int argc, char** argv) {
     else if (f == "--lr") {
       char* end = nullptr;
       a.lr = std::strtod(v, &end);
-      if (end == v || *end != '\0' || !(a.lr > 0.0 && std::isfinite(a.lr)))
-        fail(std::string("--lr must be > 0 (got ") + v + ")");
+      if (end == v || *end != '\0') fail(std::string("--lr must be a number (got ") + v + ")");
+      if (const Status s = lr_check(a.lr); !s.ok()) fail(std::string("--lr: ") + s.message + " (got " + v + ")");
     } else {
       fail("unknown option " + f + " (see --help)");
     }

@@ -3,7 +3,6 @@
 // per-position buckets; rope also with each inference-time scaling at the longer lengths; learned
 // reports "no embedding" beyond train_len.
 #include <chrono>
-#include <cmath>
 #include <limits>
 #include <new>
 
@@ -83,8 +82,7 @@ static_assert(kMaxSeqLen == 65536 && kMaxTokens == std::size_t{1} << 24, "update
 Status check_run(Task task, const RunConfig& rc) noexcept {
   if (rc.batch == 0 || rc.eval_batch == 0) return {StatusCode::kBadArgument, "batch and eval_batch must be > 0"};
   if (rc.schedule.total_steps == 0) return {StatusCode::kBadArgument, "total_steps must be > 0"};
-  if (!(std::isfinite(rc.schedule.peak_lr) && rc.schedule.peak_lr >= 0.0))
-    return {StatusCode::kBadArgument, "peak_lr must be finite and >= 0"};
+  if (Status s = lr_check(rc.schedule.peak_lr); !s.ok()) return s;  // the peak is a learning rate
   if (rc.model.train_len < 4) return {StatusCode::kBadArgument, "train_len must be >= 4"};
   if ((task == Task::kCopy || task == Task::kFlipFlop) && rc.model.train_len % 4 != 0)
     return {StatusCode::kBadArgument, "train_len must be a multiple of 4 for copy and flipflop (every length even)"};

@@ -1191,7 +1191,7 @@ TEST_CASE("lab: lr_check, random_positions_check, run_check and extend_check are
   CHECK(train_rows.code == StatusCode::kTooLarge);
   CHECK(std::string(train_rows.message) == "batch * train_len " + bound);
   CHECK(std::string(extend_check(Task::kMarkov, batches, {2, {0, 1}}).message) == train_rows.message);
-  CHECK(std::string(run_check(Task::kMarkov, bad[2]).message) == "peak_lr must be finite and >= 0");
+  CHECK(std::string(run_check(Task::kMarkov, bad[2]).message) == lr_check(-1.0).message);  // the peak is an lr
   // extend's: its own, then the shared ones (not run's bound of train_len: it evaluates at 2 · factor · T).
   const RunConfig base = short_run(Scheme::kRope, 3, 2);
   CHECK(extend_check(Task::kMarkov, base, ex).ok());

@@ -319,7 +319,7 @@ using Progress = bool (*)(void* user, std::size_t step, std::size_t total_steps,
 Status run_scheme(const Dataset& data, const RunConfig& config, Scheme scheme, SchemeResult* out,
                   Progress progress = nullptr, void* user = nullptr) noexcept;
 // run_scheme's rules of config for data of a task, which it runs first (the JS layer before it makes
-// the dataset): batch and eval_batch > 0, total_steps > 0, peak_lr finite and >= 0 (0 trains
+// the dataset): batch and eval_batch > 0, total_steps > 0, peak_lr as lr_check's lr (0 trains
 // nothing: the weights stay at their init), train_len in [4, 8192] (it is evaluated at up to
 // 8 · train_len <= 65536) and a multiple of 4 for copy and flipflop, random_positions 0 or in
 // [train_len, 65536]; kTooLarge unless the rows of its calls are within one call's (shape_check:
