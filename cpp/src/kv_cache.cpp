@@ -12,10 +12,12 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <optional>
 
 #include "attention_engine.hpp"
 #include "half.hpp"
 #include "kernels/kernels.hpp"
+#include "rope_rules.hpp"
 
 namespace posenc {
 
@@ -60,12 +62,12 @@ Status KvCache::create(const KvCacheOptions& o, std::unique_ptr<KvCache>* out) n
   if (Status s = create_check(o); !s.ok()) return s;
   if (o.rope_inv_freq != nullptr) {
     if (o.rope.xpos != nullptr) return bad("the cache's rope does not take xpos");
-    if (o.rope_rot_dim == 0 || o.rope_rot_dim % 2 != 0) return bad("rope_rot_dim must be even and > 0");
-    if (o.rope.rot_offset + o.rope_rot_dim > o.head_dim) return bad("rot_offset + rope_rot_dim must be <= head_dim");
-    for (std::size_t i = 0; i < o.rope_rot_dim / 2; ++i)
-      if (!std::isfinite(o.rope_inv_freq[i])) return bad("inv_freq must be finite");
-    if (o.rope.precision == Precision::kGgml && o.rope.ggml == nullptr)
-      return bad("precision ggml needs the ggml parameters");
+    // The rotation's rules are apply_rope's, which rotate_at runs on every key and query: asked
+    // here once, in its words (positions come with append and attend).
+    if (Status s = apply_rope_check(o.capacity, o.n_kv_heads, o.head_dim, o.rope_rot_dim, std::nullopt, o.rope);
+        !s.ok())
+      return s;
+    if (Status s = check_inv_freq(o.rope_inv_freq, o.rope_rot_dim); !s.ok()) return s;
   }
   std::uint64_t total = 0, n_bytes = 0;
   if (Status s = store_bytes(o, &total, &n_bytes); !s.ok()) return s;

@@ -57,8 +57,7 @@ Status check_frequencies(const double* inv_freq, std::size_t rot_dim, const doub
                          const RopeApplyOptions& o, std::vector<float>* inv_freq_f) {
   if (inv_freq == nullptr && o.precision != Precision::kGgml) return bad("inv_freq must not be null");
   if (inv_freq != nullptr)
-    for (std::size_t k = 0; k < rot_dim / 2; ++k)
-      if (!std::isfinite(inv_freq[k])) return bad("inv_freq must be finite");
+    if (Status s = check_inv_freq(inv_freq, rot_dim); !s.ok()) return s;
   if (pos != nullptr)
     for (std::size_t t = 0; t < n_pos; ++t)
       if (!std::isfinite(pos[t])) return bad("pos must be finite");

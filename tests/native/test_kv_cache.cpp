@@ -457,6 +457,44 @@ TEST_CASE("kv cache: shift works by position — keys appended at p + 100 and mo
   CHECK(pa.back() == double(T - 6 + 7 + 1));
 }
 
+TEST_CASE("kv cache: create refuses a rotation as apply_rope does, with apply_rope's messages") {
+  // The cache's RoPE is apply_rope's (it turns every key and query by it): one rule, one message.
+  posenc::KvCacheOptions o;
+  o.n_kv_heads = 2;
+  o.head_dim = 8;
+  o.capacity = 4;
+  const std::vector<double> inv_freq = {1.0, 0.1, 0.01, 0.001};
+  o.rope_inv_freq = inv_freq.data();
+  o.rope_rot_dim = 8;
+  std::unique_ptr<posenc::KvCache> c;
+  REQUIRE(posenc::KvCache::create(o, &c).ok());
+  std::vector<posenc::KvCacheOptions> cases(6, o);
+  cases[0].rope_rot_dim = 0;
+  cases[1].rope_rot_dim = 3;                           // odd
+  cases[2].rope_rot_dim = 10;                          // > head_dim
+  cases[3].rope.rot_offset = 2;                        // rot_offset + rot_dim > head_dim
+  cases[4].rope.precision = posenc::Precision::kGgml;  // without its parameters
+  cases[5].rope.attention_factor = std::nan("");
+  for (const posenc::KvCacheOptions& bad : cases) {
+    const posenc::Status rule =
+        posenc::apply_rope_check(bad.capacity, bad.n_kv_heads, bad.head_dim, bad.rope_rot_dim, 0.0, bad.rope);
+    REQUIRE(!rule.ok());
+    const posenc::Status made = posenc::KvCache::create(bad, &c);
+    CHECK(made.code == rule.code);
+    CHECK(std::string(made.message) == rule.message);
+    CHECK(!c);
+  }
+  CHECK(std::string(posenc::KvCache::create(cases[1], &c).message) == "rot_dim must be even");
+  // Its frequencies: finite, as apply_rope says (checked before it turns anything).
+  const std::vector<double> nan_freq = {1.0, std::nan(""), 0.01, 0.001};
+  std::vector<float> x(o.n_kv_heads * o.head_dim, 1.0f);
+  o.rope_inv_freq = nan_freq.data();
+  const posenc::Status made = posenc::KvCache::create(o, &c);
+  CHECK(made.code == posenc::StatusCode::kBadArgument);
+  CHECK(std::string(made.message) ==
+        posenc::apply_rope(x.data(), 1, o.n_kv_heads, o.head_dim, nan_freq.data(), 8, nullptr, 0.0).message);
+}
+
 TEST_CASE("kv cache: create_check gives create's rules without the tables, each with create's own message") {
   // The JS layer asks create_check before it allocates: its message must be create's.
   posenc::KvCacheOptions good;

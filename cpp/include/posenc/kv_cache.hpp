@@ -54,7 +54,8 @@ struct KvAttendOptions : PositionBias {
 class KvCache {
  public:
   // The storage (2 · capacity · n_kv_heads · head_dim elements) is checked and allocated here,
-  // once: kTooLarge if it does not fit in memory; kBadArgument naming the rule otherwise.
+  // once: kTooLarge if it does not fit in memory; kBadArgument naming the rule otherwise (RoPE's:
+  // apply_rope_check's, with its messages, and a finite inv_freq).
   static Status create(const KvCacheOptions& options, std::unique_ptr<KvCache>* out) noexcept;
   // create()'s rules that need no table — every one but the RoPE's (its table, and where it sits,
   // which apply_rope_check states): the sizes, dtype, the window and sink tokens within capacity, and
