@@ -12,12 +12,26 @@ build() {
   cmake --build --preset "$1" -j "$jobs"
 }
 
+# Two builds side by side, each output shown whole after both end: Emscripten's links and binaryen's
+# passes are serial, so one build alone leaves a core idle for much of its time.
+beside() {
+  local a b pa rc=0
+  a=$(mktemp) b=$(mktemp)
+  build "$1" >"$a" 2>&1 &
+  pa=$!
+  build "$2" >"$b" 2>&1 || rc=1
+  wait "$pa" || rc=1
+  cat "$a" "$b"
+  rm -f "$a" "$b"
+  return $rc
+}
+
 case "${1:-all}" in
-  wasm) build wasm-release && build wasm-threads ;;
+  wasm) beside wasm-release wasm-threads ;;
   page) node scripts/build-page.mjs ;;
   native) build native-debug ;;
   release) build native-release ;;
   tsan) build native-tsan ;;
-  all) build native-debug && build wasm-release && build wasm-threads ;;
+  all) build native-debug && beside wasm-release wasm-threads ;;
   *) echo "usage: scripts/build.sh [all|wasm|page|native|release|tsan]" >&2; exit 2 ;;
 esac
