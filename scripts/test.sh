@@ -18,11 +18,20 @@
 #              job array on a one-node Slurm cluster (root; SKIPPED otherwise)
 #   bench      the benchmark harness at tiny sizes (no timing judged)
 #   fuzz       each libFuzzer target for 5 s
+#
+# The whole run (no layer named) keeps both cores busy with three streams side by side; each
+# stream's output is shown whole, one after the other:
+#   1. the WASM builds, then the page layer, in front: the page mostly waits on the browser's frames
+#      and timers (≈ 40 % of a core over its 10 minutes), and what it times and prints (the lab's
+#      first comparison, long tasks, Lighthouse's Performance) gets the CPU first;
+#   2. niced, from the start: native, tsan, slurm, fuzz (they need no WASM);
+#   3. niced, once the WASM is built: wasm, js, consumers, llamacpp, bench.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LAYERS=(native tsan wasm js page consumers llamacpp slurm bench fuzz)
 layers=("$@")
-[ ${#layers[@]} -gt 0 ] || layers=("${LAYERS[@]}")
+whole=0
+[ ${#layers[@]} -gt 0 ] || { layers=("${LAYERS[@]}"); whole=1; }
 for l in "${layers[@]}"; do
   [[ " ${LAYERS[*]} " == *" $l "* ]] || { echo "usage: scripts/test.sh [${LAYERS[*]}]..." >&2; exit 2; }
 done
@@ -57,12 +66,23 @@ joined() {
   done
   besides=()
 }
-built=" "
+built=" ${POSENC_TEST_BUILT:-} "  # the whole run's streams: what the run built before them
 need() {  # builds once per run: native | tsan | wasm
   [[ "$built" == *" $1 "* ]] && return 0
   bash scripts/build.sh "$1" || exit 1
   built+="$1 "
 }
+
+if [ $whole -eq 1 ]; then
+  layers=()
+  beside nice -n 10 bash scripts/test.sh native tsan slurm fuzz
+  if run bash scripts/build.sh wasm; then
+    beside env POSENC_TEST_BUILT=wasm nice -n 10 bash scripts/test.sh wasm js consumers llamacpp bench
+    run env POSENC_TEST_BUILT=wasm bash scripts/test.sh page
+  fi
+  joined
+  echo "==> the whole run: $SECONDS s"
+fi
 
 for l in "${layers[@]}"; do
   start=$SECONDS
