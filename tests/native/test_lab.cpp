@@ -70,6 +70,13 @@ struct Twin {
     const auto P = [&](std::size_t r) { return positions.empty() ? static_cast<double>(r % T) : positions[r]; };
     std::vector<double> x(R * d);
     const auto& E = w("tok_emb");
+    // Each scheme's own tensors, looked up once here, not per element (the finite differences call
+    // loss() thousands of times, and the lookups were most of a sanitized run's time).
+    const double* pos_emb = c.scheme == Scheme::kLearned ? w("pos_emb").data() : nullptr;
+    const double* t5_bias = c.scheme == Scheme::kT5 ? w("t5_bias").data() : nullptr;
+    const bool kerple = c.scheme == Scheme::kKerpleLog || c.scheme == Scheme::kKerplePower;
+    const double* kerple_r1 = kerple ? w("kerple_r1").data() : nullptr;
+    const double* kerple_r2 = kerple ? w("kerple_r2").data() : nullptr;
     for (std::size_t r = 0; r < R; ++r) {
       const auto t = static_cast<std::size_t>(P(r));
       for (std::size_t i = 0; i < d; ++i) {
@@ -78,13 +85,19 @@ struct Twin {
           const double freq = std::pow(10000.0, -static_cast<double>(i / 2 * 2) / static_cast<double>(d));
           e = e * std::sqrt(static_cast<double>(d)) + (i % 2 == 0 ? std::sin(t * freq) : std::cos(t * freq));
         } else if (c.scheme == Scheme::kLearned) {
-          e += w("pos_emb")[t * d + i];
+          e += pos_emb[t * d + i];
         }
         x[r * d + i] = e;
       }
     }
     for (std::size_t l = 0; l < c.n_layers; ++l) {
       const std::string pre = "blocks." + std::to_string(l) + ".";
+      const bool fire = c.scheme == Scheme::kFire;
+      const double* fire_c = fire ? w(pre + "fire.c").data() : nullptr;
+      const double* fire_L = fire ? w(pre + "fire.L").data() : nullptr;
+      const double* fire_w1 = fire ? w(pre + "fire.w1").data() : nullptr;
+      const double* fire_b1 = fire ? w(pre + "fire.b1").data() : nullptr;
+      const double* fire_w2 = fire ? w(pre + "fire.w2").data() : nullptr;
       std::vector<double> a;
       layer_norm(a, x, R, d, w(pre + "ln1.weight"), w(pre + "ln1.bias"));
       std::vector<double> q = matmul(a, w(pre + "wq"), R, d, d), k = matmul(a, w(pre + "wk"), R, d, d),
@@ -130,11 +143,11 @@ struct Twin {
           const double tau = std::log(std::floor((P(r) + 1.0) / fs) + 1.0) * 0.1 + 1.0;
           for (std::size_t e = 0; e < d; ++e) q[r * d + e] *= tau;
         }
-      std::vector<double> ctx(R * d, 0.0);
+      std::vector<double> ctx(R * d, 0.0), s;
       for (std::size_t b = 0; b < B; ++b)
         for (std::size_t h = 0; h < H; ++h)
           for (std::size_t i = 0; i < T; ++i) {
-            std::vector<double> s(i + 1);
+            s.resize(i + 1);  // every score below is set before it is read
             double mx = -1e300;
             const double qpos = P(b * T + i);
             for (std::size_t j = 0; j <= i; ++j) {
@@ -145,26 +158,24 @@ struct Twin {
               s[j] = dot / std::sqrt(static_cast<double>(hd));
               // ALiBi slopes for a power-of-two head count: 2^(-8 (h + 1) / H) (Press et al. 2022).
               if (c.scheme == Scheme::kAlibi) s[j] -= std::pow(2.0, -8.0 * (h + 1) / H) * dist;
-              if (c.scheme == Scheme::kT5)
-                s[j] += w("t5_bias")[t5_bucket_causal(static_cast<std::size_t>(dist)) * H + h];
+              if (c.scheme == Scheme::kT5) s[j] += t5_bias[t5_bucket_causal(static_cast<std::size_t>(dist)) * H + h];
               // KERPLE (Chi et al. 2022), r1 = softplus(raw), r2 = softplus(raw) or 2 sigmoid(raw).
-              if (c.scheme == Scheme::kKerpleLog || c.scheme == Scheme::kKerplePower) {
-                const double a = w("kerple_r1")[h], bb = w("kerple_r2")[h];
+              if (kerple) {
+                const double a = kerple_r1[h], bb = kerple_r2[h];
                 const double r1 = std::log1p(std::exp(a));
                 if (c.scheme == Scheme::kKerpleLog) s[j] -= r1 * std::log1p(std::log1p(std::exp(bb)) * dist);
                 else if (dist > 0) s[j] -= r1 * std::pow(dist, 2.0 / (1.0 + std::exp(-bb)));
               }
               // FIRE (Li et al. 2023): f(ψ(i − j) / ψ(max(L, i))), ψ(t) = log(1 + c t), f: 1 → 32 → H
               // with ReLU; c = softplus(fire.c), L = softplus(fire.L), per layer.
-              if (c.scheme == Scheme::kFire) {
-                const double cc = std::log1p(std::exp(w(pre + "fire.c")[0]));
-                const double L = std::log1p(std::exp(w(pre + "fire.L")[0]));
+              if (fire) {
+                const double cc = std::log1p(std::exp(fire_c[0]));
+                const double L = std::log1p(std::exp(fire_L[0]));
                 const double norm = std::log(1.0 + cc * std::max(L, qpos));
                 const double xx = norm > 0.0 ? std::log(1.0 + cc * dist) / norm : 0.0;
                 double f = 0.0;
                 for (std::size_t u = 0; u < 32; ++u)
-                  f +=
-                      w(pre + "fire.w2")[u * H + h] * std::max(0.0, w(pre + "fire.w1")[u] * xx + w(pre + "fire.b1")[u]);
+                  f += fire_w2[u * H + h] * std::max(0.0, fire_w1[u] * xx + fire_b1[u]);
                 s[j] += f;
               }
               if (window != 0 && i - j >= window) s[j] = -HUGE_VAL;  // outside the sliding window (in tokens)
