@@ -1,4 +1,7 @@
 // Float64 scalar twins of the kernels: the straight formulas, written for clarity, never for speed.
+// Each is `static inline`, a copy per test file: the suites compiled -O2 in Debug (CMakeLists.txt)
+// then run their own optimised copy, where one shared inline function would be whichever copy the
+// linker kept (an -O0 one made the KV cache's twin case 9× slower under ASan).
 #pragma once
 
 #include <cmath>
@@ -10,7 +13,7 @@
 namespace posenc::reference {
 
 // PE[pos][2i] = sin(pos / base^(2i/d_model)), PE[pos][2i+1] = cos(same), row-major.
-inline std::vector<double> sinusoidal(std::size_t seq_len, std::size_t d_model, double base) {
+static inline std::vector<double> sinusoidal(std::size_t seq_len, std::size_t d_model, double base) {
   std::vector<double> pe(seq_len * d_model);
   for (std::size_t pos = 0; pos < seq_len; ++pos)
     for (std::size_t j = 0; j < d_model; ++j) {
@@ -23,7 +26,7 @@ inline std::vector<double> sinusoidal(std::size_t seq_len, std::size_t d_model, 
 
 // tensor2tensor get_timing_signal_1d: [sin | cos] halves, ω_i = exp(-i ln(base) / max(h - 1, 1)),
 // a zero column last when d_model is odd.
-inline std::vector<double> sinusoidal_concat(std::size_t seq_len, std::size_t d_model, double base) {
+static inline std::vector<double> sinusoidal_concat(std::size_t seq_len, std::size_t d_model, double base) {
   std::vector<double> pe(seq_len * d_model, 0.0);
   const std::size_t h = d_model / 2;
   const double step = std::log(base) / std::fmax(static_cast<double>(h) - 1.0, 1.0);
@@ -42,9 +45,9 @@ namespace posenc::reference {
 
 // Rotates x[seq_len][n_heads][head_dim] in float64 by the given angles angle[t][k] (k < rot_dim/2).
 // interleaved: pairs (2k, 2k+1); otherwise (k, k + rot_dim/2).
-inline std::vector<double> rope(const std::vector<float>& x, std::size_t seq_len, std::size_t n_heads,
-                                std::size_t head_dim, std::size_t rot_dim, const std::vector<double>& angle,
-                                bool interleaved, double scale = 1.0) {
+static inline std::vector<double> rope(const std::vector<float>& x, std::size_t seq_len, std::size_t n_heads,
+                                       std::size_t head_dim, std::size_t rot_dim, const std::vector<double>& angle,
+                                       bool interleaved, double scale = 1.0) {
   std::vector<double> y(x.begin(), x.end());
   const std::size_t half = rot_dim / 2;
   for (std::size_t t = 0; t < seq_len; ++t)
@@ -66,9 +69,9 @@ inline std::vector<double> rope(const std::vector<float>& x, std::size_t seq_len
 namespace posenc::reference {
 
 // Float64 twin of posenc::attention (tokens-major q/k/v, queries at the last q_len positions or at q_pos + i).
-inline std::vector<double> attention(const std::vector<float>& q, const std::vector<float>& k,
-                                     const std::vector<float>& v, std::size_t q_len, std::size_t kv_len,
-                                     const posenc::AttentionOptions& o, std::vector<double>* weights = nullptr) {
+static inline std::vector<double> attention(const std::vector<float>& q, const std::vector<float>& k,
+                                            const std::vector<float>& v, std::size_t q_len, std::size_t kv_len,
+                                            const posenc::AttentionOptions& o, std::vector<double>* weights = nullptr) {
   const std::size_t H = o.n_heads, Hkv = o.n_kv_heads ? o.n_kv_heads : H, D = o.head_dim;
   const double scale = o.scale ? *o.scale : 1.0 / std::sqrt(double(D));
   std::vector<double> out(q_len * H * D, 0.0);
@@ -126,7 +129,7 @@ struct PositionBiasCase {
   const char* name;
   PositionBias bias;
 };
-inline std::vector<PositionBiasCase> position_bias_cases() {
+static inline std::vector<PositionBiasCase> position_bias_cases() {
   static const std::vector<float> slopes = {0.5f, 0.25f, 0.125f, 0.0625f, 0.03f, 0.02f, 0.01f, 0.005f};
   static const std::vector<float> table = [] {  // [32 buckets][up to 8 heads]
     std::vector<float> t(32 * 8);
