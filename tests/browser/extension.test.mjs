@@ -25,7 +25,9 @@ test('lab-extension draws the shipped extension run; the read-out is the mean an
   assert.deepEqual(shipped.extend.checkpoints, [0, 25, 100, 400]);
   assert.equal(shipped.extend.length, 4 * shipped.config.trainLength);
   await ex.page.$eval(section, (s) => s.scrollIntoView());
+  // Drawn with its data: a drawing that waits for the fetch (data-waiting) has a note too.
   await ex.page.waitForFunction((sel) => Number(document.querySelector(sel).dataset.renders ?? 0) > 0
+    && !document.querySelector(sel).hasAttribute('data-waiting')
     && !document.querySelector(sel).querySelector('.note').hidden, section, { timeout: 15000 });
   assert.ok(await distinctColors(ex.page, `${section} canvas`) > 8, 'the plot is drawn');
   await ex.page.focus(`${section} canvas`);
