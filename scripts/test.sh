@@ -21,11 +21,12 @@
 #
 # The whole run (no layer named) keeps both cores busy with three streams side by side; each
 # stream's output is shown whole, one after the other:
-#   1. the WASM builds, then the page layer, at normal priority: the page is the longest chain, and
-#      it mostly waits on the browser's frames and timers (≈ 40 % of a core);
+#   1. the package's WASM builds (dist/ only), then the page layer, at normal priority: the page is
+#      the longest chain, and it mostly waits on the browser's frames and timers (≈ 40 % of a core);
 #   2. niced, from the start: native and tsan (they need no WASM), then slurm (on the native build;
 #      it mostly waits on its scheduler);
-#   3. niced, once the WASM is built: wasm, js, consumers, llamacpp, bench and fuzz.
+#   3. niced, once the package is built: js, then wasm (which builds the doctest suite as WASM),
+#      consumers, llamacpp, bench and fuzz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LAYERS=(native tsan wasm js page consumers llamacpp slurm bench fuzz)
@@ -67,7 +68,7 @@ joined() {
   besides=()
 }
 built=" ${POSENC_TEST_BUILT:-} "  # the whole run's streams: what the run built before them
-need() {  # builds once per run: native | tsan | wasm
+need() {  # builds once per run: native | tsan | wasm (the package) | wasm-tests
   [[ "$built" == *" $1 "* ]] && return 0
   bash scripts/build.sh "$1" || exit 1
   built+="$1 "
@@ -77,7 +78,7 @@ if [ $whole -eq 1 ]; then
   layers=()
   beside nice -n 10 bash scripts/test.sh native tsan slurm
   if run bash scripts/build.sh wasm; then
-    beside env POSENC_TEST_BUILT=wasm nice -n 10 bash scripts/test.sh wasm js consumers llamacpp bench fuzz
+    beside env POSENC_TEST_BUILT=wasm nice -n 10 bash scripts/test.sh js wasm consumers llamacpp bench fuzz
     run env POSENC_TEST_BUILT=wasm bash scripts/test.sh page
   fi
   joined
@@ -96,7 +97,7 @@ for l in "${layers[@]}"; do
       # cases that run kernels or the pool: the others run on one thread, with nothing to race.
       run env TSAN_OPTIONS=halt_on_error=1 ./build/native-tsan/posenc_tests --no-colors=true --posenc-threads=2 \
         --posenc-subset=kernels ;;
-    wasm) need wasm
+    wasm) need wasm-tests
       beside ctest --preset wasm-release --verbose       # the same doctest suite as WASM SIMD128, in Node
       beside ctest --preset wasm-threads --verbose       # and again in the pthreads build, on two threads
       joined ;;
