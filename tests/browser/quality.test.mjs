@@ -162,6 +162,33 @@ test('the similarity map fills its plot; the extension plot\'s floor label cover
   assert.deepEqual(ex.problems, []);
 });
 
+// rope-cache measures in this browser a step at a time. Its note has the same shape while it
+// measures and after ("…" for each number to come), so nothing below it moves when the numbers
+// arrive: a one-line note that grew to a paragraph once moved the fold summary under it by a line
+// between a click's aim and the click.
+test('rope-cache\'s note keeps its height while it measures and after, on a desktop and a phone', async () => {
+  for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    await ex.page.setViewportSize(size);
+    await open();
+    const note = `${view('rope-cache')} .note`;
+    await ex.page.$eval(note, (n) => {
+      window.noteSeen = [];
+      new MutationObserver(() => window.noteSeen.push({ text: n.textContent, h: n.getBoundingClientRect().height }))
+        .observe(n, { childList: true, characterData: true, subtree: true });
+    });
+    await ex.page.$eval(view('rope-cache'), (s) => s.scrollIntoView());
+    await ex.page.waitForFunction((sel) => /rows (equal|differ)/.test(document.querySelector(sel).textContent), note,
+      { timeout: 30000 });
+    const seen = await ex.page.evaluate(() => window.noteSeen);
+    const measuring = seen.filter((x) => /measuring: /.test(x.text));
+    const done = seen.at(-1).h;
+    assert.ok(measuring.length > 0, `${size.width}×${size.height}: the note was never seen while measuring`);
+    for (const x of measuring) assert.equal(x.h, done, `${size.width}×${size.height}: "${x.text}"`);
+  }
+  await ex.page.setViewportSize({ width: 1200, height: 900 });  // launch.mjs's
+  assert.deepEqual(ex.problems, []);
+});
+
 test('the keyboard reaches every chapter: two skip links, and the contents from the settings bar', async () => {
   await open();
   await ex.page.keyboard.press('Tab');

@@ -102,6 +102,49 @@ function measureSome(pe, invFreq, precision, rows, redraw) {
   return job.result;
 }
 
+// The note: the table's size, then what was measured. `s` holds the measured parts as shown
+// (shown(d)): "…" for each number until the measurement is done.
+function noteText(d, s) {
+  const largest = batchesFor(d.half).at(-1);
+  const fewer = largest < BATCHES.at(-1) ? ` (none larger at ${d.half} pairs: it would hold the page)` : '';
+  const built = d.rows < d.maxPositions ? `Its first ${n(d.rows)} positions (16 MiB, as far as the page goes) built` : 'Built';
+  return `The cos/sin table for ${d.model ?? 'these settings'}: ${n(d.maxPositions)} positions`
+    + `${d.published ? ' (max_position_embeddings as published)' : ' (L_target)'} × ${d.half} pairs (rotary_dim ${d.rotaryDim} / 2) `
+    + `× 2 tables × 4 bytes (float32) = ${n(d.bytes)} bytes, ${mib(d.bytes)}, for every layer and head. `
+    + `${built} in ${s.build} ms; ${n(largest)} positions${fewer} took ${s.recompute} ms to recompute, ${s.gather} ms `
+    + `to gather (median of ${SAMPLES}, ${d.precision}): ${s.verdict}.`;
+}
+
+function shown(d) {
+  const batches = batchesFor(d.half), at = batches.length - 1;
+  if (!d.done) {
+    return { build: '…', recompute: '…', gather: '…', verdict: `measuring: ${d.gather.length} of ${batches.length} batch sizes timed so far` };
+  }
+  const ratio = d.recompute[at] / d.gather[at];
+  const faster = ratio >= 1 ? `gathering is ${fmt(ratio, 1)}` : `recomputing is ${fmt(1 / ratio, 1)}`;
+  return { build: fmt(d.build, 1), recompute: fmt(d.recompute[at], 3), gather: fmt(d.gather[at], 3),
+    verdict: `${faster}× faster, ${d.identical ? 'rows equal bit for bit' : 'but rows differ'}` };
+}
+
+// The note keeps one height while the numbers arrive, so that nothing below it moves: its least
+// height is that of the note with the widest numbers and words it is likely to show (times under
+// 1 s to build, 100 ms a batch), measured (one layout) when the settings or the window's width change.
+const WIDEST = { build: '888.8', recompute: '88.888', gather: '88.888', verdict: 'recomputing is 88.8× faster, rows equal bit for bit' };
+let reserved = '';
+function reserve(d, section) {
+  const note = section.querySelector('.note');
+  if (!d) { note.style.minHeight = ''; reserved = ''; return; }
+  const widest = noteText(d, WIDEST), key = `${window.innerWidth} ${widest}`;
+  if (key === reserved) return;
+  const text = note.textContent;
+  note.style.minHeight = '';
+  note.textContent = widest;
+  const height = note.getBoundingClientRect().height;
+  note.textContent = text;
+  note.style.minHeight = `${height}px`;
+  reserved = key;
+}
+
 export default {
   id: 'rope-cache',
   compute({ pe, st, extras, redraw }) {
@@ -130,26 +173,8 @@ export default {
     xDomain: [0.7, BATCHES[BATCHES.length - 1] * 1.5],
     xLabel: 'positions in the batch (log)', yLabel: 'time per batch (ms, log)', cursor,
     note: `table: ${n(d.maxPositions)} positions × ${d.half} pairs × 2 (cos, sin) × 4 bytes = ${mib(d.bytes)}` } }),
-  note(d) {
-    const batches = batchesFor(d.half);
-    if (!d.done) {
-      return `Measuring in this browser, a step at a time: ${d.gather.length} of ${batches.length} batch sizes timed…`;
-    }
-    const at = batches.length - 1, largest = batches[at];
-    const fewer = largest < BATCHES.at(-1) ? ` (batches up to ${n(largest)} positions at ${d.half} pairs: larger ones would `
-      + 'hold the page too long)' : '';
-    const ratio = d.recompute[at] / d.gather[at];
-    const built = d.rows < d.maxPositions ? `its first ${n(d.rows)} positions (16 MiB: the page builds no more, and `
-      + 'gathers from those)' : 'it';
-    const verdict = ratio >= 1 ? `gathering is ${fmt(ratio, 1)}× faster` : `recomputing is ${fmt(1 / ratio, 1)}× faster`;
-    return `The cos/sin table for ${d.model ?? 'these settings'}: ${n(d.maxPositions)} positions`
-      + `${d.published ? ' (max_position_embeddings as published)' : ' (L_target)'} × ${d.half} pairs (rotary_dim ${d.rotaryDim} / 2) `
-      + `× 2 tables × 4 bytes (float32) = ${n(d.bytes)} bytes, ${mib(d.bytes)}; one table serves every layer and head. `
-      + `Building ${built} took ${fmt(d.build, 1)} ms here. For a batch of ${n(largest)} positions${fewer}, recomputing took `
-      + `${fmt(d.recompute[at], 3)} ms and gathering ${fmt(d.gather[at], 3)} ms: ${verdict} (median of `
-      + `${SAMPLES}, precision ${d.precision}); the gathered rows ${d.identical ? 'equal the recomputed ones bit for bit'
-        : 'differ from the recomputed ones'}.`;
-  },
+  note: (d) => noteText(d, shown(d)),
+  rendered: reserve,
   readout: (d, c) => `${n(d.xs[c.i])} positions: recompute ${fmt(d.recompute[c.i], 4)} ms, gather ${fmt(d.gather[c.i], 4)} ms `
     + `(${fmt(d.recompute[c.i] / d.gather[c.i], 2)}×)`,
   csv: (d) => linesCsv('positions', d.xs, d.series),
