@@ -7,7 +7,7 @@
 // every view.
 import { buildControl } from './controls.js';
 import { SCALINGS } from '../settings/state.js';
-import { createView } from './view.js';
+import { createView, reserveHeights } from './view.js';
 
 // Settings of one scaling: the others leave them disabled (controls.js `when`).
 const yarn = { when: (st) => st.scaling === 'yarn', whenText: 'with scaling (A) yarn' };
@@ -94,11 +94,14 @@ export async function buildChapters(defs, host, root = document) {
     const fold = chapter.querySelector(':scope > details.deeper > .views');
     controlBar(name, entries.filter(([, o]) => !o.fold), core, host.onChange, controls);
     if (fold) controlBar(`${name} (go deeper)`, entries.filter(([, o]) => o.fold), fold, host.onChange, controls);
+    const built = [];
     for (const box of [core, fold].filter(Boolean)) {
       for (const section of box.querySelectorAll('section[data-view]')) {  // .pair puts two side by side
-        views.push(createView(defs.get(section.dataset.view), section, host));
+        built.push(createView(defs.get(section.dataset.view), section, host));
       }
     }
+    reserveHeights(built);
+    views.push(...built);
   }
   return { views, controls };
 }

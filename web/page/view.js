@@ -115,6 +115,17 @@ function sized(v) {
   return { ctx, width, height };
 }
 
+/**
+ * Sets each view's canvas to its own height (def.height at its width) before anything is drawn, so
+ * that a first drawing on screen moves nothing below it (the stylesheet's 280 px stand in until
+ * then). The widths are read in one pass (one layout), the heights written in another; a canvas not
+ * laid out (in a closed fold) keeps its height until it is drawn.
+ */
+export function reserveHeights(views) {
+  const widths = views.map((v) => (v.canvas && v.def.height ? v.canvas.clientWidth : 0));
+  views.forEach((v, k) => { if (widths[k]) v.canvas.style.height = `${v.def.height(widths[k], null)}px`; });
+}
+
 // A view's data for the frame's context (its compute), or the error it gave; the view is then no
 // longer dirty, and v.computed (the context) says that its data waits to be painted.
 function computeView(v, ctx) {
