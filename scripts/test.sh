@@ -21,10 +21,10 @@
 #
 # The whole run (no layer named) keeps both cores busy with three streams side by side; each
 # stream's output is shown whole, one after the other:
-#   1. the package's WASM builds (dist/ only), then the page layer, at normal priority: the page is
-#      the longest chain, and it mostly waits on the browser's frames and timers (≈ 40 % of a core);
-#   2. niced, from the start: native and tsan (they need no WASM), then slurm (on the native build;
-#      it mostly waits on its scheduler);
+#   1. the package's WASM builds (dist/ only), then the page layer, at normal priority: the longest
+#      chain (the browser keeps about one core busy);
+#   2. niced, from the start: native, then slurm (on the native build; it mostly waits on its
+#      scheduler, so it goes where the other streams still keep the cores busy), then tsan;
 #   3. niced, once the package is built: js, then wasm (which builds the doctest suite as WASM),
 #      consumers, llamacpp, bench and fuzz.
 set -uo pipefail
@@ -76,7 +76,7 @@ need() {  # builds once per run: native | tsan | wasm (the package) | wasm-tests
 
 if [ $whole -eq 1 ]; then
   layers=()
-  beside nice -n 10 bash scripts/test.sh native tsan slurm
+  beside nice -n 10 bash scripts/test.sh native slurm tsan
   if run bash scripts/build.sh wasm; then
     beside env POSENC_TEST_BUILT=wasm nice -n 10 bash scripts/test.sh js wasm consumers llamacpp bench fuzz
     run env POSENC_TEST_BUILT=wasm bash scripts/test.sh page
