@@ -124,7 +124,10 @@ Status Dataset::check(const DatasetConfig& config) noexcept {
         return bad("peak must be finite and in [0, 20]");
       return Status::Ok();
     case Task::kCopy:
-      if (config.vocab_size < 2 || config.vocab_size > 65536) return bad("vocab_size must be in [2, 65536] for copy");
+      // The model's limit (kMaxVocab): the copy task draws from every token a model may have.
+      static_assert(kMaxVocab == 65536, "update the message that states it");
+      if (config.vocab_size < 2 || config.vocab_size > kMaxVocab)
+        return bad("vocab_size must be in [2, 65536] for copy");
       return Status::Ok();
     case Task::kFlipFlop: return Status::Ok();  // vocab_size is not used
     case Task::kText:

@@ -26,8 +26,9 @@ const char* scheme_list() {
   }();
   return list.c_str();
 }
-// Limits that keep every product of sizes far from overflow and the model "tiny" (a row's: kMaxSeqLen).
-constexpr std::size_t kMaxVocab = 65536, kMaxDModel = 4096, kMaxLayers = 64;
+// Limits that keep every product of sizes far from overflow and the model "tiny" (a row's: kMaxSeqLen;
+// the vocabulary's: kMaxVocab, lab.hpp).
+constexpr std::size_t kMaxDModel = 4096, kMaxLayers = 64;
 
 Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
 Status out_of_memory() { return {StatusCode::kTooLarge, "out of memory"}; }
@@ -163,7 +164,8 @@ Status parse_scheme(const char* name, Scheme* out) noexcept {
 }
 
 // shape_check's, check_rows' and check_config's messages state these numbers.
-static_assert(kMaxSeqLen == 65536 && kMaxTokens == std::size_t{1} << 24, "update the messages that state them");
+static_assert(kMaxSeqLen == 65536 && kMaxTokens == std::size_t{1} << 24 && kMaxVocab == 65536,
+              "update the messages that state them");
 
 Status shape_check(std::size_t batch, std::size_t seq_len) noexcept {
   if (seq_len < 2 || seq_len > kMaxSeqLen) return bad("seq_len must be in [2, 65536]");

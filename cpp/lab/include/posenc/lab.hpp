@@ -64,6 +64,8 @@ Status parse_scheme(const char* name, Scheme* out) noexcept;
 // takes (batch · seq_len): limits that keep every product of sizes far from overflow.
 constexpr std::size_t kMaxSeqLen = 65536;
 constexpr std::size_t kMaxTokens = std::size_t{1} << 24;
+// The largest vocabulary a model takes (ModelConfig::vocab_size), and so the copy task's.
+constexpr std::size_t kMaxVocab = 65536;
 // The rule of a call's rows, tokens[batch][seq_len]: kBadArgument "batch must be > 0", "seq_len must
 // be in [2, 65536]" (kMaxSeqLen); kTooLarge "batch * seq_len must be <= 2^24" (kMaxTokens). Every
 // call on rows runs it first (Model's loss_and_gradients, train_step and evaluate, footprint,
