@@ -181,8 +181,8 @@ test('rope-cache\'s note keeps its height while it measures and after, on a desk
       { timeout: 30000 });
     const seen = await ex.page.evaluate(() => window.noteSeen);
     const measuring = seen.filter((x) => /measuring: /.test(x.text));
-    const done = seen.at(-1).h;
     assert.ok(measuring.length > 0, `${size.width}×${size.height}: the note was never seen while measuring`);
+    const done = seen.at(-1).h;
     for (const x of measuring) assert.equal(x.h, done, `${size.width}×${size.height}: "${x.text}"`);
   }
   await ex.page.setViewportSize({ width: 1200, height: 900 });  // launch.mjs's

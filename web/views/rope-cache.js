@@ -110,10 +110,15 @@ function noteText(d, s) {
   const built = d.rows < d.maxPositions ? `Its first ${n(d.rows)} positions (16 MiB, as far as the page goes) built` : 'Built';
   return `The cos/sin table for ${d.model ?? 'these settings'}: ${n(d.maxPositions)} positions`
     + `${d.published ? ' (max_position_embeddings as published)' : ' (L_target)'} × ${d.half} pairs (rotary_dim ${d.rotaryDim} / 2) `
-    + `× 2 tables × 4 bytes (float32) = ${n(d.bytes)} bytes, ${mib(d.bytes)}, for every layer and head. `
+    + `× 2 tables × 4 bytes (float32) = ${n(d.bytes)} bytes, ${mib(d.bytes)}, shared by every layer and head. `
     + `${built} in ${s.build} ms; ${n(largest)} positions${fewer} took ${s.recompute} ms to recompute, ${s.gather} ms `
     + `to gather (median of ${SAMPLES}, ${d.precision}): ${s.verdict}.`;
 }
+
+// A time in ms with four significant digits at most (at most five characters below 10 s), a ratio
+// with three: so that WIDEST below bounds every note's width.
+const ms4 = (v) => fmt(v, v < 10 ? 3 : v < 100 ? 2 : v < 1000 ? 1 : 0);
+const times = (r) => fmt(r, r < 100 ? 1 : 0);
 
 function shown(d) {
   const batches = batchesFor(d.half), at = batches.length - 1;
@@ -121,15 +126,16 @@ function shown(d) {
     return { build: '…', recompute: '…', gather: '…', verdict: `measuring: ${d.gather.length} of ${batches.length} batch sizes timed so far` };
   }
   const ratio = d.recompute[at] / d.gather[at];
-  const faster = ratio >= 1 ? `gathering is ${fmt(ratio, 1)}` : `recomputing is ${fmt(1 / ratio, 1)}`;
-  return { build: fmt(d.build, 1), recompute: fmt(d.recompute[at], 3), gather: fmt(d.gather[at], 3),
+  const faster = ratio >= 1 ? `gathering is ${times(ratio)}` : `recomputing is ${times(1 / ratio)}`;
+  return { build: ms4(d.build), recompute: ms4(d.recompute[at]), gather: ms4(d.gather[at]),
     verdict: `${faster}× faster, ${d.identical ? 'rows equal bit for bit' : 'but rows differ'}` };
 }
 
 // The note keeps one height while the numbers arrive, so that nothing below it moves: its least
-// height is that of the note with the widest numbers and words it is likely to show (times under
-// 1 s to build, 100 ms a batch), measured (one layout) when the settings or the window's width change.
-const WIDEST = { build: '888.8', recompute: '88.888', gather: '88.888', verdict: 'recomputing is 88.8× faster, rows equal bit for bit' };
+// height is that of the note with the widest numbers and words it can show (times under 10 s, a
+// ratio under 1000; the page's digits are all one width), measured (one layout: the page's other
+// views set their heights without reading them back) when the settings or the window's width change.
+const WIDEST = { build: '88.88', recompute: '88.88', gather: '88.88', verdict: 'recomputing is 88.8× faster, rows equal bit for bit' };
 let reserved = '';
 function reserve(d, section) {
   const note = section.querySelector('.note');
