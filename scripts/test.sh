@@ -21,10 +21,10 @@
 #
 # The whole run (no layer named) keeps both cores busy with three streams side by side; each
 # stream's output is shown whole, one after the other:
-#   1. the package's WASM builds (dist/ only), then the page layer, at normal priority: the longest
-#      chain (the browser keeps about one core busy);
-#   2. niced, from the start: native, then slurm (on the native build; it mostly waits on its
-#      scheduler, so it goes where the other streams still keep the cores busy), then tsan;
+#   1. the package's WASM builds (dist/ and the benchmark's limits module), then the page layer (the
+#      browser keeps about one core busy), then tsan, at normal priority;
+#   2. niced, from the start: slurm (after the native build it needs: it mostly waits on its
+#      scheduler, so it goes early, while the other streams keep the cores busy), then native;
 #   3. niced, once the package is built: js, then wasm (which builds the doctest suite as WASM),
 #      consumers, llamacpp, bench and fuzz.
 set -uo pipefail
@@ -76,11 +76,12 @@ need() {  # builds once per run: native | tsan | wasm (the package) | wasm-tests
 
 if [ $whole -eq 1 ]; then
   layers=()
-  beside nice -n 10 bash scripts/test.sh native slurm tsan
+  beside nice -n 10 bash scripts/test.sh slurm native
   if run bash scripts/build.sh wasm; then
     beside env POSENC_TEST_BUILT=wasm nice -n 10 bash scripts/test.sh js wasm consumers llamacpp bench fuzz
     run env POSENC_TEST_BUILT=wasm bash scripts/test.sh page
   fi
+  run bash scripts/test.sh tsan  # the page leaves room: without this, tsan alone ended the run
   joined
   echo "==> the whole run: $SECONDS s"
 fi
@@ -108,9 +109,9 @@ for l in "${layers[@]}"; do
       run env POSENC_TEST_THREADS=2 node --test tests/js/attention.test.mjs tests/js/conformance.test.mjs \
         tests/js/kv_cache.test.mjs tests/js/rope.test.mjs tests/js/alibi.test.mjs tests/js/t5.test.mjs ;;
     page) need wasm
-      # One file at a time: two at once (beside the other streams) twice failed path.test.mjs, a click
-      # on the last fold's summary that left it closed (docs/contributing.md). What the files print
-      # (the lab's times, long tasks, Lighthouse's Performance) depends on what else runs; none is judged.
+      # One file at a time: the browser keeps about one core busy by itself, so two at once would only
+      # take CPU from the other streams (docs/contributing.md). What the files print (the lab's times,
+      # long tasks, Lighthouse's Performance) depends on what else runs; none is judged.
       run node --test --test-concurrency=1 tests/browser/ ;;
     consumers) need wasm
       run node --test tests/consumers/ ;;
