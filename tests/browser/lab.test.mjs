@@ -110,6 +110,35 @@ test('the lab chapter opens with the shipped native result: both plots drawn, it
   assert.deepEqual(ex.problems, []);
 });
 
+// The numbers' table is wider than a phone: a hint says it scrolls, and goes once the table fits
+// or is scrolled to its end (view.js measures it once it is laid out, not while the frame draws).
+test('the lab\'s numbers table says it scrolls sideways only while it does not fit', async () => {
+  const box = `${view('lab-extrapolation')} .scroll-x`;
+  const hint = () => ex.page.$eval(box, (w) => ({ wide: w.classList.contains('overflows'), end: w.classList.contains('at-end'),
+    hintShown: !w.previousElementSibling.hidden, fits: w.scrollWidth <= w.clientWidth + 1 }));
+  const settled = (state) => ex.page.waitForFunction(({ sel, s }) => {
+    const w = document.querySelector(sel);
+    return w.classList.contains('overflows') === s.wide && w.previousElementSibling.hidden === !s.wide;
+  }, { sel: box, s: state });
+  await drawn('lab-extrapolation');
+  await ex.page.$eval(`${view('lab-extrapolation')} details.numbers`, (d) => { d.open = true; });
+  await ex.page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await settled({ wide: true });
+    assert.deepEqual(await hint(), { wide: true, end: false, hintShown: true, fits: false });
+    await ex.page.$eval(box, (w) => { w.scrollLeft = w.scrollWidth; });
+    await ex.page.waitForFunction((sel) => document.querySelector(sel).classList.contains('at-end'), box);
+    await ex.page.setViewportSize({ width: 1920, height: 800 });
+    const fits = await ex.page.$eval(box, (w) => w.scrollWidth <= w.clientWidth + 1);
+    await settled({ wide: !fits });
+    assert.equal((await hint()).hintShown, !fits);
+  } finally {
+    await ex.page.setViewportSize({ width: 1280, height: 800 });
+    await ex.page.$eval(`${view('lab-extrapolation')} details.numbers`, (d) => { d.open = false; });
+  }
+  assert.deepEqual(ex.problems, []);
+});
+
 test('the result exports as JSON (the shipped run itself), CSV (every row and bucket) and PNG', async () => {
   const section = view('lab-extrapolation');
   await drawn('lab-extrapolation');

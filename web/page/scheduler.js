@@ -37,6 +37,14 @@ function prepareNear(views, idle) {
   return Boolean(next);
 }
 
+// Every canvas a frame may draw, measured in one pass before any view writes to the page: a size
+// read after a write would lay the whole page out again in the middle of the frame (view.js sized).
+function measureDue(views) {
+  const due = views.filter((v) => v.visible && (v.dirty || v.computed));
+  for (const v of due) v.measure();
+  return due;
+}
+
 /**
  * context(): what a view's compute gets besides memo and redraw(id) ({ pe, st, extras, lab }); status: the
  * element for the status line. Returns { track(views), schedule, redrawAll, refresh(id),
@@ -57,6 +65,7 @@ export function createScheduler({ pe, context, status }) {
     const ctx = { ...context(), memo, redraw: refresh };
     let more = false, drawn = 0;
     const over = () => drawn > 0 && performance.now() - t0 > FRAME_BUDGET;
+    const due = measureDue(views);
     for (const v of views) {
       if (!v.visible || !(v.dirty || v.computed)) continue;
       if (v.computed) {  // computed in the last frame: painted now
@@ -86,6 +95,7 @@ export function createScheduler({ pe, context, status }) {
       if (!dragging && performance.now() - t1 > FRAME_BUDGET / 2) { more = true; continue; }
       v.paint();
     }
+    for (const v of due) v.measured = null;
     if (prepareNear(views, !drawn)) more = true;
     for (const v of views) v.section.classList.toggle('stale', (v.dirty || Boolean(v.computed)) && v.visible);
     performance.mark('frame-end');

@@ -60,16 +60,18 @@ const readoutHint = () => (window.matchMedia(COARSE).matches
   ? 'Tap the plot, or drag a finger across it, for exact values.'
   : 'Hover, or focus and use the arrow keys, for exact values.');
 
-/** Marks each wide table in `box` (wrapped in .scroll-x) that is wider than its box: it shows a scroll hint. */
-function markScrolling(box) {
-  for (const w of box.querySelectorAll('.scroll-x')) {
-    const wide = w.scrollWidth > w.clientWidth + 1;
-    w.classList.toggle('overflows', wide);
-    w.classList.toggle('at-end', wide && w.scrollLeft + w.clientWidth >= w.scrollWidth - 1);
-    const hint = w.previousElementSibling?.classList.contains('scroll-hint') ? w.previousElementSibling : null;
-    if (hint) hint.hidden = !wide;
-  }
+// A table that is wider than its box (wrapped in .scroll-x) shows a scroll hint. Measured when the
+// browser reports the box laid out (a ResizeObserver: on its first layout and on every change of
+// its width), not right after the table is written, which would lay out the whole page in the
+// middle of a frame's drawing.
+function markScrolling(w) {
+  const wide = w.scrollWidth > w.clientWidth + 1;
+  w.classList.toggle('overflows', wide);
+  w.classList.toggle('at-end', wide && w.scrollLeft + w.clientWidth >= w.scrollWidth - 1);
+  const hint = w.previousElementSibling?.classList.contains('scroll-hint') ? w.previousElementSibling : null;
+  if (hint) hint.hidden = !wide;
 }
+const scrollBoxes = new ResizeObserver((entries) => { for (const e of entries) markScrolling(e.target); });
 
 // Rewrites `box` (fill), keeping open the <details data-keep="name"> the reader opened in it.
 function keepOpen(box, fill) {
@@ -100,13 +102,15 @@ function viewBody(def) {
 }
 
 // A view's canvas at the size it is shown (CSS pixels, times the screen's pixel ratio): its 2-D
-// context, set to draw in CSS pixels, and that size.
+// context, set to draw in CSS pixels, and that size. Within a frame the size is the one measured at
+// its start (v.measured: scheduler.js), before any view wrote to the page.
 function sized(v) {
-  const width = v.canvas.clientWidth || 300;
+  const shown = v.measured ?? { width: v.canvas.clientWidth, height: v.canvas.clientHeight };
+  const width = shown.width || 300;
   // A height of the view's own is set, not read back (a read after the write would lay the page out again).
   const own = v.def.height?.(width, v.data);
   if (own !== undefined && v.canvas.style.height !== `${own}px`) v.canvas.style.height = `${own}px`;
-  const height = own ?? (v.canvas.clientHeight || 300);
+  const height = own ?? (shown.height || 300);
   const dpr = window.devicePixelRatio || 1;
   const w = Math.max(1, Math.round(width * dpr)), h = Math.max(1, Math.round(height * dpr));
   if (v.canvas.width !== w || v.canvas.height !== h) { v.canvas.width = w; v.canvas.height = h; }
@@ -167,11 +171,13 @@ export function createView(def, section, host) {
   controlsBox.hidden = controlsBox.childElementCount === 0;
   const v = {
     def, section, controls, dirty: true, visible: false, cursor: null, data: null, layout: null, error: null, cost: 0,
-    computed: null, waiting: false, near: false,
+    computed: null, waiting: false, near: false, measured: null,
     canvas: section.querySelector('canvas'), readout: section.querySelector('.readout'),
     note: section.querySelector('.note'), html: section.querySelector('.view-html'), renders: 0,
   };
   v.prepared = !v.canvas;  // a table has no canvas to prepare
+  // The canvas's size, read for a frame before any drawing in it (scheduler.js); null outside frames.
+  v.measure = () => { v.measured = v.canvas ? { width: v.canvas.clientWidth, height: v.canvas.clientHeight } : null; };
 
   function showReadout() {
     if (v.readout && v.cursor && v.data) v.readout.textContent = def.readout(v.data, v.cursor, host.state());
@@ -217,8 +223,9 @@ export function createView(def, section, host) {
     v.note.hidden = !note;
     v.note.classList.toggle('bad', Boolean(v.error) && !waiting);
     if (def.html) {
+      for (const w of v.html.querySelectorAll('.scroll-x')) scrollBoxes.unobserve(w);  // about to be replaced
       keepOpen(v.html, () => { v.html.innerHTML = def.html(v.data, ctx); });
-      markScrolling(v.html);
+      for (const w of v.html.querySelectorAll('.scroll-x')) scrollBoxes.observe(w);
     }
     def.rendered?.(v.data, section);
     v.renders += 1;
@@ -232,9 +239,9 @@ export function createView(def, section, host) {
 
   if (v.canvas) wireCursor(v, draw, showReadout);
   wireExports(v, host);
-  // Tables after the plot: their scroll hint follows the width and the scroll position.
-  new ResizeObserver(() => markScrolling(v.html)).observe(v.html);
-  v.html.addEventListener('scroll', () => markScrolling(v.html), { capture: true, passive: true });
+  // Tables after the plot: their scroll hint follows the width (scrollBoxes) and the scroll position.
+  v.html.addEventListener('scroll', (e) => { if (e.target.classList?.contains('scroll-x')) markScrolling(e.target); },
+    { capture: true, passive: true });
   return v;
 }
 
