@@ -109,10 +109,16 @@ test('axe-core: no violations with every chapter, fold and data table open, ligh
     await page.waitForTimeout(500);
     assert.equal(await page.evaluate(() => document.querySelectorAll('details:not([open])').length), 0);
     await page.addScriptTag({ path: AXE });
-    const { violations, passes } = await page.evaluate(() => window.axe.run());
-    console.log(`audit: axe-core ${await page.evaluate(() => window.axe.version)}, ${colorScheme}: ${violations.length} `
-      + `violations, ${passes.length} rules passed, ${views.length} views and every fold open`);
-    assert.deepEqual(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(', ')}`), []);
+    // Summed up in the page: axe's whole result (every passing node of about 28,000 elements, with its
+    // HTML) took twice as long to come back over the wire as axe took to run.
+    const { version, violations, passed } = await page.evaluate(async () => {
+      const r = await window.axe.run(document, { resultTypes: ['violations'] });
+      return { version: window.axe.version, passed: r.passes.length,
+        violations: r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(', ')}`) };
+    });
+    console.log(`audit: axe-core ${version}, ${colorScheme}: ${violations.length} violations, ${passed} rules passed, `
+      + `${views.length} views and every fold open`);
+    assert.deepEqual(violations, []);
     assert.deepEqual(problems, []);
     await context.close();
   }
