@@ -103,10 +103,10 @@ test('every preset loads exactly its published values, chosen in the list or ope
   // A preset's URL opens the same settings: the long form older pages wrote, and the short one
   // (the preset alone), which is what the page writes now — a link holds what differs from it.
   for (const id of ids) {
-    await open(toHash(chosen[id]));
+    await open(toHash(chosen[id]), { drawn: false });
     assert.deepEqual(await state(), chosen[id], `${id} from its URL`);
     assert.equal(await ex.page.inputValue('#preset'), id);
-    await open(`#preset=${id}`);
+    await open(`#preset=${id}`, { drawn: false });
     assert.deepEqual(await state(), chosen[id], `${id} from #preset=${id}`);
     assert.equal(await ex.page.evaluate(() => location.hash), `#preset=${id}`);
   }
