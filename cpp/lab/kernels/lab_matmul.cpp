@@ -25,9 +25,6 @@
 namespace posenc::kernels::POSENC_KERNEL_NS {
 namespace {
 
-using batch = xsimd::batch<float, Arch>;
-constexpr std::size_t N = batch::size;
-
 // A tile of up to 4 rows (R) × 4 vectors (V) of c at (i, j). The accumulators are named scalars of
 // batch type rather than an array, so they stay in registers (an array is kept on the stack, and
 // under AddressSanitizer every access to it is instrumented).

@@ -21,8 +21,6 @@
 namespace posenc::kernels::POSENC_KERNEL_NS {
 namespace {
 
-using batch = xsimd::batch<float, Arch>;
-constexpr std::size_t N = batch::size;
 constexpr float kSqrt2OverPi = 0.7978845608028654f;
 constexpr float kGeluCubic = 0.044715f;
 

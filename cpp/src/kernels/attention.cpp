@@ -27,12 +27,6 @@
 #include "kernels/dot.hpp"
 
 namespace posenc::kernels::POSENC_KERNEL_NS {
-namespace {
-
-using batch = xsimd::batch<float, Arch>;
-constexpr std::size_t N = batch::size;
-
-}  // namespace
 
 void dot_keys(float* s, const float* q, const float* k, std::size_t k_stride, std::size_t n, std::size_t d,
               float scale) noexcept {

@@ -14,12 +14,6 @@
 #include "kernels/target.hpp"
 
 namespace posenc::kernels::POSENC_KERNEL_NS {
-namespace {
-
-using batch = xsimd::batch<float, Arch>;
-constexpr std::size_t N = batch::size;
-
-}  // namespace
 
 void scores_rows(float* s, std::size_t ld_s, const float* const* q, const float* k, std::size_t n,
                  std::size_t d) noexcept {

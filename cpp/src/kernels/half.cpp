@@ -49,10 +49,8 @@
 namespace posenc::kernels::POSENC_KERNEL_NS {
 namespace {
 
-using batch = xsimd::batch<float, Arch>;
 using ibatch = xsimd::batch<std::int32_t, Arch>;
 using hbatch = xsimd::batch<std::uint16_t, Arch>;
-constexpr std::size_t N = batch::size;
 static_assert(ibatch::size == N && hbatch::size == 2 * N, "2N halves fill the N int32 lanes");
 static_assert(kKeyBlock % N == 0, "a group of N keys lies in one panel");
 

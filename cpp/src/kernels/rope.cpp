@@ -21,9 +21,6 @@
 namespace posenc::kernels::POSENC_KERNEL_NS {
 namespace {
 
-using batch = xsimd::batch<float, Arch>;
-constexpr std::size_t N = batch::size;
-
 struct SwapPairs {
   static constexpr std::uint32_t get(std::size_t i, std::size_t) { return static_cast<std::uint32_t>(i ^ 1); }
 };

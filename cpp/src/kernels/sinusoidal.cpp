@@ -25,8 +25,6 @@ namespace {
 template <bool kConcat>
 void sinusoidal_rows(float* out, const double* positions, std::size_t seq_len, std::size_t d_model,
                      const double* inv_freq) noexcept {
-  using batch = xsimd::batch<float, Arch>;
-  constexpr std::size_t N = batch::size;
   const std::size_t half = d_model / 2;
   const std::size_t n_vec = half - half % N;
   alignas(batch::arch_type::alignment()) float angle[N];

@@ -36,3 +36,9 @@ using Arch = xsimd::avx512f;
 #else
 #error "unknown POSENC_KERNEL_ID"
 #endif
+
+namespace posenc::kernels::POSENC_KERNEL_NS {
+// The float vector of this target, N lanes wide: what every kernel file computes in.
+using batch = xsimd::batch<float, Arch>;
+constexpr std::size_t N = batch::size;
+}  // namespace posenc::kernels::POSENC_KERNEL_NS
