@@ -9,6 +9,7 @@
 
 #include "lab/rng.hpp"
 #include "posenc/lab.hpp"
+#include "refusals.hpp"
 
 namespace posenc::lab {
 namespace {
@@ -20,8 +21,6 @@ static_assert(sizeof kTaskNames / sizeof kTaskNames[0] == kNumTasks);
 // probabilities — denser than Liu et al. 2023's FFL(0.8), whose reads (0.1) no lab model learned.
 constexpr std::int32_t kWrite = 2, kIgnore = 3, kRead = 4;
 constexpr double kPWrite = 0.25, kPIgnore = 0.5, kPRead = 0.25;
-
-Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
 
 // Index of the first cumulative weight above u·total (weights w[n], total their sum).
 std::size_t draw(const double* w, std::size_t n, double u) {

@@ -10,6 +10,7 @@
 #include "lab/model.hpp"
 #include "lab/rng.hpp"
 #include "posenc/alibi.hpp"
+#include "refusals.hpp"
 
 namespace posenc::lab {
 namespace {
@@ -30,7 +31,6 @@ const char* scheme_list() {
 // the vocabulary's: kMaxVocab, lab.hpp).
 constexpr std::size_t kMaxDModel = 4096, kMaxLayers = 64;
 
-Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
 Status out_of_memory() { return {StatusCode::kTooLarge, "out of memory"}; }
 
 Status check_config(const ModelConfig& c) {

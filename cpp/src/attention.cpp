@@ -16,7 +16,6 @@
 
 namespace posenc {
 
-using engine::bad;
 using engine::checked_product;
 using engine::Problem;
 using engine::strides;

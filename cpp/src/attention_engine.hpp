@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "posenc/attention.hpp"
+#include "refusals.hpp"
 
 namespace posenc::engine {
 
-inline Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
 inline Status shape(const char* message) { return {StatusCode::kBadShape, message}; }
 
 // Element strides of a [batch][heads][seq][dim] tensor stored token-major ([B][S][H][d], ONNX 3D

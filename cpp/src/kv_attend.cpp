@@ -30,8 +30,6 @@
 
 namespace posenc {
 
-using engine::bad;
-
 namespace {
 
 // Chunks per kv head: the tasks of one head, each with its partials for every row, so that the

@@ -21,8 +21,6 @@
 
 namespace posenc {
 
-using engine::bad;
-
 namespace {
 constexpr double kMaxPos = 9007199254740992.0;  // 2^53
 

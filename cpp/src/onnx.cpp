@@ -20,7 +20,6 @@
 namespace posenc {
 namespace {
 
-using engine::bad;
 using engine::checked_product;
 using engine::Problem;
 using engine::shape;

@@ -7,11 +7,10 @@
 #include "half.hpp"
 #include "kernels/kernels.hpp"
 #include "posenc/onnx.hpp"
+#include "refusals.hpp"
 
 namespace posenc {
 namespace {
-
-Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
 
 // A float32 copy of a float16 tensor (other tensors pass through as they are).
 struct Widened {

@@ -14,11 +14,10 @@
 #include "posenc/rope.hpp"
 #include "rope_rules.hpp"
 #include "thread_pool.hpp"
+#include "refusals.hpp"
 
 namespace posenc {
 namespace {
-
-Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
 
 bool mul_overflows(std::size_t a, std::size_t b) { return b != 0 && a > std::numeric_limits<std::size_t>::max() / b; }
 

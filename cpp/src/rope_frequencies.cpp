@@ -14,13 +14,12 @@
 
 #include "posenc/rope.hpp"
 #include "rope_rules.hpp"
+#include "refusals.hpp"
 
 namespace posenc {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-
-Status bad(const char* message) { return {StatusCode::kBadArgument, message}; }
 
 bool finite_positive(double v) { return std::isfinite(v) && v > 0.0; }
 
