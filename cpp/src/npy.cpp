@@ -9,7 +9,7 @@
 namespace posenc {
 namespace {
 
-Status fail(std::string* detail, const std::string& why) {
+Status npy_fail(std::string* detail, const std::string& why) {
   if (detail != nullptr) *detail = "npy: " + why;
   return {StatusCode::kBadArgument, "model file: malformed or unsupported"};
 }
@@ -29,23 +29,24 @@ std::size_t value_of(const std::string& h, const char* key) {
 // The header's 'shape' tuple: whole numbers, at most 8 of them, each at most 2^40.
 Status parse_shape(const std::string& h, std::vector<std::uint64_t>* shape, std::string* detail) {
   std::size_t at = value_of(h, "shape");
-  if (at == std::string::npos || at >= h.size() || h[at] != '(') return fail(detail, "the header has no 'shape' tuple");
+  if (at == std::string::npos || at >= h.size() || h[at] != '(')
+    return npy_fail(detail, "the header has no 'shape' tuple");
   ++at;
   while (at < h.size() && h[at] != ')') {
     if (h[at] == ' ' || h[at] == ',') {
       ++at;
       continue;
     }
-    if (!std::isdigit(static_cast<unsigned char>(h[at]))) return fail(detail, "'shape' must hold whole numbers");
+    if (!std::isdigit(static_cast<unsigned char>(h[at]))) return npy_fail(detail, "'shape' must hold whole numbers");
     std::uint64_t v = 0;
     while (at < h.size() && std::isdigit(static_cast<unsigned char>(h[at]))) {
-      if (v > (std::uint64_t{1} << 40)) return fail(detail, "a 'shape' entry is too large");
+      if (v > (std::uint64_t{1} << 40)) return npy_fail(detail, "a 'shape' entry is too large");
       v = v * 10 + static_cast<std::uint64_t>(h[at++] - '0');
     }
     shape->push_back(v);
-    if (shape->size() > 8) return fail(detail, "'shape' has more than 8 dimensions");
+    if (shape->size() > 8) return npy_fail(detail, "'shape' has more than 8 dimensions");
   }
-  if (at >= h.size()) return fail(detail, "the header's 'shape' tuple is not closed");
+  if (at >= h.size()) return npy_fail(detail, "the header's 'shape' tuple is not closed");
   return Status::Ok();
 }
 
@@ -57,11 +58,11 @@ Status read_npy(const ByteSource& src, ModelInfo* out, std::string* detail, cons
     file::Cursor c(src, "npy");
     std::uint8_t magic[6], major = 0, minor = 0;
     if (c.bytes(magic, 6, "the magic \\x93NUMPY") && std::memcmp(magic, "\x93NUMPY", 6) != 0)
-      return fail(detail, "at byte 0: expected the magic \\x93NUMPY");
+      return npy_fail(detail, "at byte 0: expected the magic \\x93NUMPY");
     c.value(&major, "the major version");
     c.value(&minor, "the minor version");
     if (!c.failed() && (major < 1 || major > 3))
-      return fail(detail, "at byte 6: expected format version 1, 2 or 3, got " + std::to_string(major));
+      return npy_fail(detail, "at byte 6: expected format version 1, 2 or 3, got " + std::to_string(major));
     std::uint64_t header_len = 0;
     if (major == 1) {
       std::uint16_t n = 0;
@@ -73,8 +74,8 @@ Status read_npy(const ByteSource& src, ModelInfo* out, std::string* detail, cons
       header_len = n;
     }
     if (header_len > (1u << 16))  // numpy's own reader refuses headers over 10000 bytes
-      return fail(detail, "at byte 8: a header of " + std::to_string(header_len) +
-                              " bytes is longer than the 65536 this reader accepts");
+      return npy_fail(detail, "at byte 8: a header of " + std::to_string(header_len) +
+                                  " bytes is longer than the 65536 this reader accepts");
     std::string h;
     c.string(header_len, &h, "the header");
     if (c.failed()) return file::status_of(c.failure(), detail);
@@ -82,9 +83,9 @@ Status read_npy(const ByteSource& src, ModelInfo* out, std::string* detail, cons
 
     std::size_t at = value_of(h, "descr");
     if (at == std::string::npos || at >= h.size() || (h[at] != '\'' && h[at] != '"'))
-      return fail(detail, "the header has no 'descr' string");
+      return npy_fail(detail, "the header has no 'descr' string");
     const std::size_t close = h.find(h[at], at + 1);
-    if (close == std::string::npos) return fail(detail, "the header's 'descr' string is not closed");
+    if (close == std::string::npos) return npy_fail(detail, "the header's 'descr' string is not closed");
     const std::string descr = h.substr(at + 1, close - at - 1);
     file::Dtype dtype;
     std::uint64_t width;
@@ -98,13 +99,13 @@ Status read_npy(const ByteSource& src, ModelInfo* out, std::string* detail, cons
       dtype = file::Dtype::kF64;
       width = 8;
     } else
-      return fail(detail,
-                  "dtype '" + descr + "' is not one of '<f4', '<f2', '<f8' (little-endian float32, float16, float64)");
+      return npy_fail(
+          detail, "dtype '" + descr + "' is not one of '<f4', '<f2', '<f8' (little-endian float32, float16, float64)");
 
     at = value_of(h, "fortran_order");
-    if (at == std::string::npos) return fail(detail, "the header has no 'fortran_order'");
+    if (at == std::string::npos) return npy_fail(detail, "the header has no 'fortran_order'");
     const bool fortran = h.compare(at, 4, "True") == 0;
-    if (!fortran && h.compare(at, 5, "False") != 0) return fail(detail, "'fortran_order' must be True or False");
+    if (!fortran && h.compare(at, 5, "False") != 0) return npy_fail(detail, "'fortran_order' must be True or False");
 
     std::vector<std::uint64_t> shape;
     if (Status s = parse_shape(h, &shape, detail); !s.ok()) return s;
@@ -113,19 +114,20 @@ Status read_npy(const ByteSource& src, ModelInfo* out, std::string* detail, cons
     info.format = ModelFormat::kNpy;
     info.tensors.push_back({"", descr == "<f4" ? "F32" : descr == "<f2" ? "F16" : "F64", shape});
     if (shape.size() != 2)
-      return fail(detail, "a position table is 2-D [max_len, d_model]; this array has " + std::to_string(shape.size()) +
-                              " dimensions");
+      return npy_fail(detail, "a position table is 2-D [max_len, d_model]; this array has " +
+                                  std::to_string(shape.size()) + " dimensions");
     const std::uint64_t rows = shape[0], cols = shape[1];
-    if (rows == 0 || cols == 0) return fail(detail, "a position table needs rows and columns (shape has a 0)");
+    if (rows == 0 || cols == 0) return npy_fail(detail, "a position table needs rows and columns (shape has a 0)");
     if (cols != 0 && rows > options.max_table_floats / cols) {
       if (detail != nullptr)
         *detail = "npy: the array holds more than " + std::to_string(options.max_table_floats) + " values";
       return {StatusCode::kTooLarge, "model file: a table is too large"};
     }
     if (rows * cols * width > src.size - data_start)
-      return fail(detail, "at byte " + std::to_string(data_start) + ": shape (" + std::to_string(rows) + ", " +
-                              std::to_string(cols) + ") needs " + std::to_string(rows * cols * width) +
-                              " bytes, the file has " + std::to_string(src.size - data_start) + " after the header");
+      return npy_fail(detail, "at byte " + std::to_string(data_start) + ": shape (" + std::to_string(rows) + ", " +
+                                  std::to_string(cols) + ") needs " + std::to_string(rows * cols * width) +
+                                  " bytes, the file has " + std::to_string(src.size - data_start) +
+                                  " after the header");
     PositionTable table{"", static_cast<std::size_t>(rows), static_cast<std::size_t>(cols), {}};
     file::Failure failure;
     std::vector<float> raw;

@@ -62,7 +62,7 @@ bool float_dtype(const std::string& d, file::Dtype* out, std::uint64_t* width) {
   return false;
 }
 
-Status fail(std::string* detail, const std::string& why) {
+Status safetensors_fail(std::string* detail, const std::string& why) {
   if (detail != nullptr) *detail = "safetensors: " + why;
   return {StatusCode::kBadArgument, "model file: malformed or unsupported"};
 }
@@ -73,19 +73,21 @@ Status read_table(const ByteSource& src, const Entry& e, std::size_t max_floats,
   file::Dtype dtype;
   std::uint64_t width;
   if (!float_dtype(e.dtype, &dtype, &width))
-    return fail(detail, "tensor " + e.name + " has dtype " + e.dtype + "; posenc reads F32, F16, BF16 and F64");
-  if (e.shape.size() != 2) return fail(detail, "tensor " + e.name + " is not 2-D");
+    return safetensors_fail(detail,
+                            "tensor " + e.name + " has dtype " + e.dtype + "; posenc reads F32, F16, BF16 and F64");
+  if (e.shape.size() != 2) return safetensors_fail(detail, "tensor " + e.name + " is not 2-D");
   const std::uint64_t rows = e.shape[0], cols = e.shape[1];
-  if (rows == 0 || cols == 0) return fail(detail, "tensor " + e.name + " has a zero dimension");
+  if (rows == 0 || cols == 0) return safetensors_fail(detail, "tensor " + e.name + " has a zero dimension");
   if (cols != 0 && rows > max_floats / cols) {
     if (detail != nullptr)
       *detail = "safetensors: tensor " + e.name + " holds more than " + std::to_string(max_floats) + " values";
     return {StatusCode::kTooLarge, "model file: a table is too large"};
   }
   if (rows * cols * width != e.end - e.begin)
-    return fail(detail, "tensor " + e.name + ": shape [" + std::to_string(rows) + ", " + std::to_string(cols) +
-                            "] of " + e.dtype + " needs " + std::to_string(rows * cols * width) +
-                            " bytes, data_offsets span " + std::to_string(e.end - e.begin));
+    return safetensors_fail(detail, "tensor " + e.name + ": shape [" + std::to_string(rows) + ", " +
+                                        std::to_string(cols) + "] of " + e.dtype + " needs " +
+                                        std::to_string(rows * cols * width) + " bytes, data_offsets span " +
+                                        std::to_string(e.end - e.begin));
   file::Failure failure;
   if (!file::read_floats(src, e.begin, rows * cols, dtype, out, &failure, "safetensors"))
     return file::status_of(failure, detail);
@@ -101,21 +103,24 @@ Status parse_entry(const std::string& name, const json& t, std::uint64_t data_st
   if (!t.is_object() || dtype == t.end() || !dtype->is_string() || shape == t.end() || !shape->is_array() ||
       offsets == t.end() || !offsets->is_array() || offsets->size() != 2 || !(*offsets)[0].is_number_unsigned() ||
       !(*offsets)[1].is_number_unsigned())
-    return fail(detail, "tensor " + e.name +
-                            ": expected {\"dtype\": string, \"shape\": [...], \"data_offsets\": [begin, end]}");
+    return safetensors_fail(
+        detail,
+        "tensor " + e.name + ": expected {\"dtype\": string, \"shape\": [...], \"data_offsets\": [begin, end]}");
   e.dtype = *dtype;
   for (const auto& d : *shape) {
-    if (!d.is_number_unsigned()) return fail(detail, "tensor " + e.name + ": shape entries must be whole numbers >= 0");
+    if (!d.is_number_unsigned())
+      return safetensors_fail(detail, "tensor " + e.name + ": shape entries must be whole numbers >= 0");
     e.shape.push_back(d.get<std::uint64_t>());
   }
   const std::uint64_t b = (*offsets)[0], en = (*offsets)[1];
   if (b > en)
-    return fail(detail, "tensor " + e.name + ": data_offsets [" + std::to_string(b) + ", " + std::to_string(en) +
-                            "] must not end before they begin");
+    return safetensors_fail(detail, "tensor " + e.name + ": data_offsets [" + std::to_string(b) + ", " +
+                                        std::to_string(en) + "] must not end before they begin");
   if (en > file_size - data_start)
-    return fail(detail, "the file is truncated: tensor " + e.name + "'s data_offsets [" + std::to_string(b) + ", " +
-                            std::to_string(en) + "] need " + std::to_string(data_start + en) + " bytes, the file has " +
-                            std::to_string(file_size));
+    return safetensors_fail(detail, "the file is truncated: tensor " + e.name + "'s data_offsets [" +
+                                        std::to_string(b) + ", " + std::to_string(en) + "] need " +
+                                        std::to_string(data_start + en) + " bytes, the file has " +
+                                        std::to_string(file_size));
   e.begin = data_start + b;
   e.end = data_start + en;
   return Status::Ok();
@@ -131,17 +136,20 @@ Status read_safetensors(const ByteSource& src, ModelInfo* out, std::string* deta
     std::uint64_t n = 0;
     if (!c.value(&n, "the header length")) return file::status_of(c.failure(), detail);
     if (n > c.remaining())
-      return fail(detail, "the file is truncated: its header length (byte 0) says " + std::to_string(n) +
-                              " bytes of JSON from byte 8, but the file ends " + std::to_string(c.remaining()) +
-                              " bytes later, at byte " + std::to_string(src.size));
+      return safetensors_fail(detail, "the file is truncated: its header length (byte 0) says " + std::to_string(n) +
+                                          " bytes of JSON from byte 8, but the file ends " +
+                                          std::to_string(c.remaining()) + " bytes later, at byte " +
+                                          std::to_string(src.size));
     if (n > (std::uint64_t{32} << 20))  // the format allows 100 MB; real headers are a few MB at most
-      return fail(detail, "at byte 0: a header of " + std::to_string(n) +
-                              " bytes is larger than the 32 MiB this reader accepts");
+      return safetensors_fail(detail, "at byte 0: a header of " + std::to_string(n) +
+                                          " bytes is larger than the 32 MiB this reader accepts");
     std::string header;
     if (!c.string(n, &header, "the JSON header")) return file::status_of(c.failure(), detail);
-    if (!config_json::nesting_ok(header, 16)) return fail(detail, "at byte 8: the header nests deeper than 16 levels");
+    if (!config_json::nesting_ok(header, 16))
+      return safetensors_fail(detail, "at byte 8: the header nests deeper than 16 levels");
     const json root = json::parse(header, nullptr, false);
-    if (root.is_discarded() || !root.is_object()) return fail(detail, "at byte 8: the header is not a JSON object");
+    if (root.is_discarded() || !root.is_object())
+      return safetensors_fail(detail, "at byte 8: the header is not a JSON object");
     const std::uint64_t data_start = 8 + n;
 
     ModelInfo info;
@@ -160,7 +168,7 @@ Status read_safetensors(const ByteSource& src, ModelInfo* out, std::string* deta
     if (!options.table_name.empty()) {
       for (const auto& e : entries)
         if (e.name == options.table_name) table = &e;
-      if (table == nullptr) return fail(detail, "no tensor named " + options.table_name);
+      if (table == nullptr) return safetensors_fail(detail, "no tensor named " + options.table_name);
     } else {
       for (const char* suffix : kTableSuffixes) {
         for (const auto& e : entries)
@@ -193,7 +201,7 @@ Status read_safetensors(const ByteSource& src, ModelInfo* out, std::string* deta
       t5.name = name;
       t5.bidirectional = name[0] == 'e';
       if (e->shape.size() == 2 && e->shape[0] > (1u << 20))
-        return fail(detail, "tensor " + std::string(name) + " has more than 2^20 buckets");
+        return safetensors_fail(detail, "tensor " + std::string(name) + " has more than 2^20 buckets");
       if (Status s = read_table(src, *e, options.max_table_floats, &t5.table, detail); !s.ok()) return s;
       t5.num_buckets = static_cast<int>(e->shape[0]);
       t5.n_heads = static_cast<std::size_t>(e->shape[1]);
