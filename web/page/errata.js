@@ -4,6 +4,7 @@
 // a.erratum-link). `label` says what kind of slip it is; 'refines' marks a right statement made
 // more precise, not an error.
 import { scrollTable } from '../views/shared/html.js';
+import { scrollHints } from './view.js';
 import { rows } from '../lab/lab.js';
 import { fmt } from '../views/shared/numbers.js';
 import { ropeParams } from '../settings/rope-settings.js';
@@ -186,12 +187,13 @@ export function buildErrata(list, viewTitle, lab) {
     + `<div class="correction"></div><p><a class="erratum-view" href="#view-${e.view}">See it: ${viewTitle(e.view)}</a></p>`
     + '</details></li>').join('');
   let near = false, latest = null, last = '';
+  const refill = scrollHints(list);  // the ALiBi correction's table is wider than a phone
   function compute(ctx) {
     const { st } = ctx;
     const key = [st.theta, st.layout, st.heads, st.maxBias, Boolean(lab.peekShipped('markov'))].join();
     if (key === last) return;
     last = key;
-    for (const e of ERRATA) list.querySelector(`#erratum-${e.id} .correction`).innerHTML = e.correct(ctx);
+    refill(() => { for (const e of ERRATA) list.querySelector(`#erratum-${e.id} .correction`).innerHTML = e.correct(ctx); });
   }
   new IntersectionObserver((entries, observer) => {
     if (!entries.some((e) => e.isIntersecting)) return;

@@ -73,6 +73,20 @@ function markScrolling(w) {
 }
 const scrollBoxes = new ResizeObserver((entries) => { for (const e of entries) markScrolling(e.target); });
 
+/**
+ * The scroll hints of the wide tables that `box` holds: returns refill(fill), which runs fill (it
+ * rewrites what box holds) and watches the tables it made; the hint also follows the scroll position.
+ */
+export function scrollHints(box) {
+  box.addEventListener('scroll', (e) => { if (e.target.classList?.contains('scroll-x')) markScrolling(e.target); },
+    { capture: true, passive: true });
+  return (fill) => {
+    for (const w of box.querySelectorAll('.scroll-x')) scrollBoxes.unobserve(w);  // about to be replaced
+    fill();
+    for (const w of box.querySelectorAll('.scroll-x')) scrollBoxes.observe(w);
+  };
+}
+
 // Rewrites `box` (fill), keeping open the <details data-keep="name"> the reader opened in it.
 function keepOpen(box, fill) {
   const open = new Set([...box.querySelectorAll('details[data-keep][open]')].map((d) => d.dataset.keep));
@@ -205,6 +219,7 @@ export function createView(def, section, host) {
     if (v.canvas) sized(v).ctx.clearRect(0, 0, 1, 1);
   };
 
+  const refillHtml = scrollHints(v.html);  // tables after the plot: their scroll hints
   v.paint = () => {
     const t0 = performance.now(), ctx = v.computed, { waiting } = v;
     v.computed = null;
@@ -222,11 +237,7 @@ export function createView(def, section, host) {
     v.note.textContent = note;
     v.note.hidden = !note;
     v.note.classList.toggle('bad', Boolean(v.error) && !waiting);
-    if (def.html) {
-      for (const w of v.html.querySelectorAll('.scroll-x')) scrollBoxes.unobserve(w);  // about to be replaced
-      keepOpen(v.html, () => { v.html.innerHTML = def.html(v.data, ctx); });
-      for (const w of v.html.querySelectorAll('.scroll-x')) scrollBoxes.observe(w);
-    }
+    if (def.html) refillHtml(() => keepOpen(v.html, () => { v.html.innerHTML = def.html(v.data, ctx); }));
     def.rendered?.(v.data, section);
     v.renders += 1;
     section.dataset.renders = String(v.renders);
@@ -239,9 +250,6 @@ export function createView(def, section, host) {
 
   if (v.canvas) wireCursor(v, draw, showReadout);
   wireExports(v, host);
-  // Tables after the plot: their scroll hint follows the width (scrollBoxes) and the scroll position.
-  v.html.addEventListener('scroll', (e) => { if (e.target.classList?.contains('scroll-x')) markScrolling(e.target); },
-    { capture: true, passive: true });
   return v;
 }
 
