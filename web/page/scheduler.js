@@ -40,6 +40,7 @@ function prepareNear(views, idle) {
 // Every canvas a frame may draw, measured in one pass before any view writes to the page: a size
 // read after a write would lay the whole page out again in the middle of the frame (view.js sized).
 function measureDue(views) {
+  for (const v of views) v.measured = null;  // a frame that threw before its end left its sizes
   const due = views.filter((v) => v.visible && (v.dirty || v.computed));
   for (const v of due) v.measure();
   return due;
