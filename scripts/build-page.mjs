@@ -5,7 +5,7 @@
 // Policy allows scripts, styles and data from its own origin only.
 //   node scripts/build-page.mjs      (after the WASM build: dist/ must exist)
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
@@ -39,6 +39,16 @@ export async function precompress(dir) {
     br += brotli.length;
   }
   return { files: count, raw, br };
+}
+
+/** A file the build is made from (web/, dist/, data/) that is newer than the build, or null when it is up to date. */
+export async function staleSource() {
+  const built = await stat(join(PAGE_DIR, 'index.html')).then((s) => s.mtimeMs, () => -1);
+  if (built < 0) return 'nothing (build/page/ is missing)';
+  for (const dir of ['web', 'dist', 'data']) {
+    for (const file of await files(join(root, dir))) if ((await stat(file)).mtimeMs > built) return relative(root, file);
+  }
+  return null;
 }
 
 /** Bundles web/ into PAGE_DIR and precompresses it. */

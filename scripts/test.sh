@@ -68,7 +68,7 @@ joined() {
   besides=()
 }
 built=" ${POSENC_TEST_BUILT:-} "  # the whole run's streams: what the run built before them
-need() {  # builds once per run: native | tsan | wasm (the package) | wasm-tests
+need() {  # builds once per run: native | tsan | wasm (the package) | wasm-tests | page (the explorer's production build)
   [[ "$built" == *" $1 "* ]] && return 0
   bash scripts/build.sh "$1" || exit 1
   built+="$1 "
@@ -109,6 +109,7 @@ for l in "${layers[@]}"; do
       run env POSENC_TEST_THREADS=2 node --test tests/js/attention.test.mjs tests/js/conformance.test.mjs \
         tests/js/kv_cache.test.mjs tests/js/rope.test.mjs tests/js/alibi.test.mjs tests/js/t5.test.mjs ;;
     page) need wasm
+      need page                                          # the browser files drive the page as npm start serves it
       # One file at a time: the browser keeps about one core busy by itself, so two at once would only
       # take CPU from the other streams (docs/contributing.md). What the files print (the lab's times,
       # long tasks, Lighthouse's Performance) depends on what else runs; none is judged.

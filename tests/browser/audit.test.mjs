@@ -7,20 +7,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { buildPage } from '../../scripts/build-page.mjs';
-import { PAGE, startServer } from '../../scripts/serve.mjs';
-import { launchChromium } from './launch.mjs';
+import { startServer } from '../../scripts/serve.mjs';
+import { launchChromium, pageBuild } from './launch.mjs';
 
 const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
 const FIRST_LOAD = 700 * 1024;  // bytes over the wire before the reader scrolls
 let server, origin, browser;
 
 before(async () => {
-  const t0 = performance.now();
-  const { raw, br } = await buildPage({ quiet: true });
-  console.log(`audit: production build in ${((performance.now() - t0) / 1000).toFixed(1)} s, `
-    + `${(raw / 1024).toFixed(0)} KiB → ${(br / 1024).toFixed(0)} KiB with brotli`);
-  server = await startServer({ port: 0, mounts: PAGE });
+  server = await startServer({ port: 0, mounts: await pageBuild() });
   origin = `http://127.0.0.1:${server.address().port}`;
   browser = await launchChromium();
 });

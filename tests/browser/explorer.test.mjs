@@ -6,7 +6,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
 import { gguf, npy, safetensors } from '../js/model_writer.mjs';
-import { distinctColors, explorerSession } from './launch.mjs';
+import { EXPLORER } from '../../scripts/serve.mjs';
+import { distinctColors, explorerSession, openExplorer } from './launch.mjs';
 
 const artifacts = new URL('../../test-results/', import.meta.url);
 // The chapters and views, in page order, as docs/explorer.md's "Chapters and views" table documents
@@ -39,6 +40,21 @@ test('the page loads the WASM module with a strict CSP and no console, page or r
   assert.equal(await ex.page.isVisible('#error'), false);
   assert.match(await ex.page.textContent('#status'), /SIMD: wasm/);
   assert.deepEqual(ex.problems, []);
+});
+
+// The other files drive the production build (launch.mjs); the page as written, which
+// `node scripts/serve.mjs --dev` serves while one edits it, must load and draw as well.
+test('the page as written (web/, serve.mjs --dev) loads and draws its first views with no error', async () => {
+  const dev = await openExplorer(EXPLORER);
+  try {
+    await dev.page.goto(`${dev.origin}/`);
+    await dev.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    assert.equal(await dev.page.isVisible('#error'), false);
+    assert.match(await dev.page.textContent('#status'), /SIMD: wasm.* [1-9]\d* visible views drawn/);
+    assert.deepEqual(dev.problems, []);
+  } finally {
+    await dev.close();
+  }
 });
 
 test('the server isolates the page (COOP/COEP), so the explorer runs on the threaded build', async () => {
