@@ -149,16 +149,15 @@ function recordFirstDrawings() {
 
 test('a preset in the URL draws right from its first frame: LongRoPE factors and NoPE layers are read before it', async () => {
   await ex.page.addInitScript(recordFirstDrawings);
-  // A viewport tall enough that the views up to context-shift are on screen when the page first
-  // draws, measured once every view up to it has drawn (a drawn view can be taller: its HTML after the plot).
-  // Those views are beyond the lesson: the links open their folds.
+  // A viewport tall enough that every view up to context-shift is on screen when the page first
+  // draws (a view draws only on screen: too short a viewport times out below): its bottom before
+  // any view has drawn, and 2,000 px for what drawing adds above it (the views' HTML after their
+  // plots: about 1,200 px at 1200 px wide). Those views are beyond the lesson: the links open their folds.
   const folds = '&deeper=long-context%2Cproduction';
   await ex.page.setViewportSize({ width: 1200, height: 900 });
-  await open(`#${folds.slice(1)}`);
-  const upTo = await ex.page.$$eval('section[data-view]', (all) => all.map((s) => s.dataset.view));
-  for (const id of upTo.slice(0, upTo.indexOf('context-shift') + 1)) await ex.drawn(id);
-  const top = await ex.page.$eval(ex.view('context-shift'), (s) => s.getBoundingClientRect().bottom + window.scrollY);
-  await ex.page.setViewportSize({ width: 1200, height: Math.ceil(top) + 100 });
+  await open(`#${folds.slice(1)}`, { drawn: false });
+  const bottom = await ex.page.$eval(ex.view('context-shift'), (s) => s.getBoundingClientRect().bottom + window.scrollY);
+  await ex.page.setViewportSize({ width: 1200, height: Math.ceil(bottom) + 2000 });
   try {
     await open('#dModel=96&heads=32&preset=phi-3.5-mini&attnScheme=rope&scaling=longrope&factor=32&lTarget=131072'
       + `&schemes=sinusoidal%2Crope${folds}`);
