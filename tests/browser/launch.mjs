@@ -6,18 +6,19 @@ import { EXPLORER, PAGE, startServer } from '../../scripts/serve.mjs';
 
 /**
  * The explorer as `npm start` serves it: the production build (build/page/, which the page layer
- * builds first), refused when a file it is made from is newer.
+ * builds first), refused when out of date.
  */
 export async function pageBuild() {
   const stale = await staleSource();
-  if (stale) throw new Error(`build/page/ is older than ${stale}: bash scripts/build.sh page (or POSENC_PAGE=web)`);
+  if (stale) throw new Error(`build/page/ is out of date (${stale}): bash scripts/build.sh page builds it`);
   return PAGE;
 }
 
 /**
  * What the browser tests serve: the production build (a page load there costs about 0.9 s of CPU,
  * against 1.4 s for web/'s 68 modules fetched one by one), or with POSENC_PAGE=web the page as
- * written (no build: a quick look while editing it; the audit always takes the build).
+ * written: for a file run alone while editing web/ (`POSENC_PAGE=web node --test tests/browser/F`),
+ * with no build. The audit always takes the build.
  */
 export const explorerMounts = () => (process.env.POSENC_PAGE === 'web' ? EXPLORER : pageBuild());
 
