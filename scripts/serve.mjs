@@ -70,7 +70,7 @@ export function startServer({ port = 8080, host = '127.0.0.1', mounts = EXPLORER
       // A validator for the file as sent: a browser holding this copy gets a 304, and reuses what
       // it compiled from it (V8's code cache for scripts and WebAssembly) instead of fetching again.
       const { size, mtimeMs } = await stat(path);
-      const etag = `"${size.toString(36)}-${Math.trunc(mtimeMs).toString(36)}"`;
+      const etag = `"${size.toString(36)}-${Math.trunc(mtimeMs).toString(36)}${encoding ? `-${encoding}` : ''}"`;
       const fresh = req.headers['if-none-match'] === etag;
       const body = fresh ? undefined : await readFile(path);
       res.writeHead(fresh ? 304 : 200, {
