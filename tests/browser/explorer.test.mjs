@@ -43,14 +43,21 @@ test('the page loads the WASM module with a strict CSP and no console, page or r
 });
 
 // The other files drive the production build (launch.mjs); the page as written, which
-// `node scripts/serve.mjs --dev` serves while one edits it, must load and draw as well.
-test('the page as written (web/, serve.mjs --dev) loads and draws its first views with no error', async () => {
+// `node scripts/serve.mjs --dev` serves while one edits it, must load and draw as well, with the
+// lab's shipped data fetched by its path in data/ (a hashed asset in the build).
+test('the page as written (web/, serve.mjs --dev) loads, draws and fetches the lab\'s data with no error', async () => {
   const dev = await openExplorer(EXPLORER);
   try {
-    await dev.page.goto(`${dev.origin}/`);
+    await dev.page.goto(`${dev.origin}/#deeper=lab`);
     await dev.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
     assert.equal(await dev.page.isVisible('#error'), false);
     assert.match(await dev.page.textContent('#status'), /SIMD: wasm.* [1-9]\d* visible views drawn/);
+    for (const id of ['lab-extrapolation', 'lab-extension']) {
+      await dev.page.$eval(`section[data-view="${id}"]`, (s) => s.scrollIntoView());
+      await dev.page.waitForFunction((sel) => Number(document.querySelector(sel).dataset.renders ?? 0) > 0
+        && !document.querySelector(sel).hasAttribute('data-waiting'), `section[data-view="${id}"]`, { timeout: 15000 });
+      assert.match(await dev.page.textContent(`section[data-view="${id}"] .note`), /\d/, id);
+    }
     assert.deepEqual(dev.problems, []);
   } finally {
     await dev.close();
