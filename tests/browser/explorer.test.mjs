@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
 import { gguf, npy, safetensors } from '../js/model_writer.mjs';
 import { EXPLORER } from '../../scripts/serve.mjs';
-import { distinctColors, explorerSession, openExplorer } from './launch.mjs';
+import { distinctColors, explorerSession } from './launch.mjs';
 
 const artifacts = new URL('../../test-results/', import.meta.url);
 // The chapters and views, in page order, as docs/explorer.md's "Chapters and views" table documents
@@ -46,17 +46,15 @@ test('the page loads the WASM module with a strict CSP and no console, page or r
 // `node scripts/serve.mjs --dev` serves while one edits it, must load and draw as well, with the
 // lab's shipped data fetched by its path in data/ (a hashed asset in the build).
 test('the page as written (web/, serve.mjs --dev) loads, draws and fetches the lab\'s data with no error', async () => {
-  const dev = await openExplorer(EXPLORER);
+  const dev = explorerSession(EXPLORER);
+  await dev.start();
   try {
-    await dev.page.goto(`${dev.origin}/#deeper=lab`);
-    await dev.page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    await dev.open('#deeper=lab');
     assert.equal(await dev.page.isVisible('#error'), false);
     assert.match(await dev.page.textContent('#status'), /SIMD: wasm.* [1-9]\d* visible views drawn/);
     for (const id of ['lab-extrapolation', 'lab-extension']) {
-      await dev.page.$eval(`section[data-view="${id}"]`, (s) => s.scrollIntoView());
-      await dev.page.waitForFunction((sel) => Number(document.querySelector(sel).dataset.renders ?? 0) > 0
-        && !document.querySelector(sel).hasAttribute('data-waiting'), `section[data-view="${id}"]`, { timeout: 15000 });
-      assert.match(await dev.page.textContent(`section[data-view="${id}"] .note`), /\d/, id);
+      await dev.drawn(id);
+      assert.match(await dev.page.textContent(`${dev.view(id)} .note`), /\d/, id);
     }
     assert.deepEqual(dev.problems, []);
   } finally {

@@ -76,12 +76,13 @@ export function distinctColors(page, selector) {
 }
 
 /**
- * The explorer for a test file: openExplorer's fields once start() ran, and the helpers the tests
- * share (a fresh document per open(), "drawn", "reacts" to a control, ...).
+ * The explorer for a test file (served from `mounts`, by default explorerMounts()): openExplorer's
+ * fields once start() ran, and the helpers the tests share (a fresh document per open(), "drawn",
+ * "reacts" to a control, ...).
  */
-export function explorerSession() {
+export function explorerSession(mounts) {
   const ex = {
-    async start() { Object.assign(ex, await openExplorer()); },
+    async start() { Object.assign(ex, await openExplorer(mounts)); },
     view: (id) => `section[data-view="${id}"]`,
     state: () => ex.page.evaluate(() => window.posencExplorer.state),
     renders: (id) => ex.page.$eval(ex.view(id), (s) => Number(s.dataset.renders ?? 0)),
