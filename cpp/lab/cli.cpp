@@ -1,5 +1,5 @@
 // npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|rope,alibi,...] [--steps N]
-//   [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S] [--seeds N] [--jobs J]
+//   [--size tiny|small] [--layers L] [--train-len T] [--batch B] [--lr PEAK] [--seed S] [--seeds N] [--jobs J]
 //   [--threads N] [--random-positions L_MAX] [--extend FACTOR [--checkpoints 0,25,100,400]] [--shard K/N]
 //   [--out FILE]        or: npm run lab -- --merge SHARD,SHARD,... --out FILE
 // Trains the lab model per scheme and per seed S, S + 1, … S + N − 1 (model init and batch order; the
@@ -136,7 +136,7 @@ Args parse(int argc, char** argv) {
     if (f == "--help" || f == "-h") {
       std::printf(
           "usage: npm run lab -- [--task markov|copy|flipflop|text] [--text PATH] [--schemes all|a,b,...]\n"
-          "  [--steps N] [--size tiny|small] [--train-len T] [--batch B] [--lr PEAK] [--seed S]\n"
+          "  [--steps N] [--size tiny|small] [--layers L] [--train-len T] [--batch B] [--lr PEAK] [--seed S]\n"
           "  [--seeds N] [--jobs J] [--threads N] [--random-positions L_MAX]\n"
           "  [--extend FACTOR [--checkpoints 0,25,100,400]] [--shard K/N] [--out FILE]\n"
           "   or: npm run lab -- --merge SHARD,SHARD,... --out FILE\n");
@@ -150,6 +150,7 @@ Args parse(int argc, char** argv) {
     else if (f == "--schemes") a.schemes = v;
     else if (f == "--steps") a.steps = parse_size("--steps", v);
     else if (f == "--size") a.size = v;
+    else if (f == "--layers") a.layers = parse_size("--layers", v);
     else if (f == "--train-len") a.train_len = parse_size("--train-len", v);
     else if (f == "--batch") a.batch = parse_size("--batch", v);
     else if (f == "--jobs") a.jobs = parse_size("--jobs", v);
@@ -259,6 +260,7 @@ RunConfig run_config(const Args& a) {
   } else if (a.size != "small") {
     fail("--size must be tiny or small (got " + a.size + ")");
   }
+  if (a.layers != 0) rc.model.n_layers = a.layers;
   rc.model.train_len = a.train_len;
   rc.model.seed = a.seed;
   rc.schedule.peak_lr = a.lr;
@@ -466,6 +468,8 @@ int main(int argc, char** argv) {
   if (a.threads > 64) fail("--threads must be in [1, 64]");
   check(set_num_threads(static_cast<int>(a.threads)), "--threads");
   const RunConfig rc = run_config(a);
+  Footprint size;  // the model's rules (model.cpp), said before any training
+  check(footprint(rc.model, rc.batch, rc.model.train_len, &size), "the model (--size, --layers, --train-len, --batch)");
   const std::vector<Scheme> schemes = parse_schemes(a.extend != 0 && a.schemes == "all" ? "rope,xpos" : a.schemes);
 
   std::printf(

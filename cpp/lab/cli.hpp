@@ -16,6 +16,7 @@ struct Args {
   std::string task = "markov", text_path, schemes = "all", size = "small", out = "build/lab-results.json";
   std::size_t steps = 2000, train_len = 64, batch = 16, jobs = 0, seeds = 3, random_positions = 0, extend = 0;
   std::size_t threads = 1;  // --threads: posenc's pool, which one model's steps split over
+  std::size_t layers = 0;   // --layers: n_layers (0: the size's, 2)
   double lr = 1e-2;
   std::uint64_t seed = 1;
   std::vector<std::size_t> checkpoints;          // --checkpoints for --extend (empty: ExtendConfig's)
