@@ -130,8 +130,10 @@ test('each new view reacts to its own control', async () => {
   await open();
   await reacts('attention', () => ex.page.selectOption('#control-attnScheme', 'rope'));
   assert.match(await ex.page.textContent(`${view('attention')} .note`), /With RoPE on q and k: the maps differ by up to/);
+  // Counted before the change: counted after it, a drawing still to come would pass as done.
+  const before = await renders('attention');
   await ex.page.selectOption('#control-attnScheme', 'none');
-  await drawn('attention', await renders('attention') - 1);
+  await drawn('attention', before);
   assert.match(await ex.page.textContent(`${view('attention')} .note`), /No positions: the re-ordered map (is exactly|equals)/);
   await reacts('embedding', () => ex.page.uncheck('#control-embScale'));
   assert.match(await ex.page.textContent(`${view('embedding')} .note`), /Unscaled, the position dominates/);
@@ -558,10 +560,11 @@ test('the learned view loads a position table from .npy and .safetensors; a file
   await drawn('learned');
   const input = `${view('learned')} input[data-learned-file]`;
   const message = `${view('learned')} .file-box .message`;
+  const before = await renders('learned');  // counted before the change (a drawing to come is not done)
   await ex.page.setInputFiles(input, file('gpt-wpe.npy', npy(TABLE, 24, 8)));
   await ex.page.waitForFunction(() => window.posencExplorer.state.maxLen === 24);
   assert.match(await ex.page.textContent(message), /Loaded “gpt-wpe\.npy”, 24 × 8/);
-  await drawn('learned', await renders('learned') - 1);
+  await drawn('learned', before);
   assert.match(await ex.page.textContent(`${view('learned')} .note`), /Table: “gpt-wpe\.npy” from your file/);
   assert.equal((await state()).dModel, 8);
   // The read-out is the file's number: row 3, dim 0 = TABLE[24].
