@@ -40,10 +40,47 @@ function prepareNear(views, idle) {
 // Every canvas a frame may draw, measured in one pass before any view writes to the page: a size
 // read after a write would lay the whole page out again in the middle of the frame (view.js sized).
 function measureDue(views) {
-  for (const v of views) v.measured = null;  // a frame that threw before its end left its sizes
   const due = views.filter((v) => v.visible && (v.dirty || v.computed));
   for (const v of due) v.measure();
   return due;
+}
+
+// A frame's drawing of the visible views that need it, within its budget from t0 (dragging: a
+// slider is being dragged); returns { drawn: how many steps were taken, more: whether some wait for
+// the next frame }.
+function drawViews(views, ctx, t0, dragging) {
+  let more = false, drawn = 0;
+  const over = () => drawn > 0 && performance.now() - t0 > FRAME_BUDGET;
+  for (const v of views) {
+    if (!v.visible || !(v.dirty || v.computed)) continue;
+    if (v.computed) {  // computed in the last frame: painted now
+      if (over()) { more = true; continue; }
+      v.paint();
+      drawn += 1;
+      if (v.dirty) more = true;  // asked for again (a measurement's next step): computed next frame
+      continue;
+    }
+    // The settle timer brings a slow view back. A first drawing also compiles the view's code, so
+    // its time alone does not make a view slow: it is timed again on its next drawing.
+    if (dragging && v.cost > HEAVY && v.renders > 1) continue;
+    // A first drawing (compiling its code, sizing its canvas) gets a frame of its own, and its
+    // canvas is prepared in a frame before it (view.js: the browser's first commit of a canvas).
+    if (over() || (drawn > 0 && v.renders === 0)) { more = true; continue; }
+    if (!v.prepared) {
+      v.prepare();
+      drawn += 1;
+      more = true;
+      continue;
+    }
+    const t1 = performance.now();
+    v.compute(ctx);
+    drawn += 1;
+    // A slow compute leaves its painting to the next frame: a frame holds one or the other. Not
+    // while a slider drags: each step is then drawn in the frame that computed it.
+    if (!dragging && performance.now() - t1 > FRAME_BUDGET / 2) { more = true; continue; }
+    v.paint();
+  }
+  return { drawn, more };
 }
 
 /**
@@ -64,39 +101,13 @@ export function createScheduler({ pe, context, status }) {
     performance.mark('frame-start');
     memoTable = new Map();
     const ctx = { ...context(), memo, redraw: refresh };
-    let more = false, drawn = 0;
-    const over = () => drawn > 0 && performance.now() - t0 > FRAME_BUDGET;
     const due = measureDue(views);
-    for (const v of views) {
-      if (!v.visible || !(v.dirty || v.computed)) continue;
-      if (v.computed) {  // computed in the last frame: painted now
-        if (over()) { more = true; continue; }
-        v.paint();
-        drawn += 1;
-        if (v.dirty) more = true;  // asked for again (a measurement's next step): computed next frame
-        continue;
-      }
-      // The settle timer brings a slow view back. A first drawing also compiles the view's code, so
-      // its time alone does not make a view slow: it is timed again on its next drawing.
-      if (dragging && v.cost > HEAVY && v.renders > 1) continue;
-      // A first drawing (compiling its code, sizing its canvas) gets a frame of its own, and its
-      // canvas is prepared in a frame before it (view.js: the browser's first commit of a canvas).
-      if (over() || (drawn > 0 && v.renders === 0)) { more = true; continue; }
-      if (!v.prepared) {
-        v.prepare();
-        drawn += 1;
-        more = true;
-        continue;
-      }
-      const t1 = performance.now();
-      v.compute(ctx);
-      drawn += 1;
-      // A slow compute leaves its painting to the next frame: a frame holds one or the other. Not
-      // while a slider drags: each step is then drawn in the frame that computed it.
-      if (!dragging && performance.now() - t1 > FRAME_BUDGET / 2) { more = true; continue; }
-      v.paint();
+    let drawn = 0, more = false;
+    try {
+      ({ drawn, more } = drawViews(views, ctx, t0, dragging));
+    } finally {
+      for (const v of due) v.measured = null;  // sizes hold for this frame only, also when a view threw
     }
-    for (const v of due) v.measured = null;
     if (prepareNear(views, !drawn)) more = true;
     for (const v of views) v.section.classList.toggle('stale', (v.dirty || Boolean(v.computed)) && v.visible);
     performance.mark('frame-end');
