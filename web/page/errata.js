@@ -3,8 +3,7 @@
 // and links to the view that shows it; the places it applies link to the entry (index.html's
 // a.erratum-link). `label` says what kind of slip it is; 'refines' marks a right statement made
 // more precise, not an error.
-import { scrollTable } from '../views/shared/html.js';
-import { scrollHints } from './view.js';
+import { scrollHints, scrollTable } from '../views/shared/html.js';
 import { rows } from '../lab/lab.js';
 import { fmt } from '../views/shared/numbers.js';
 import { ropeParams } from '../settings/rope-settings.js';

@@ -18,6 +18,7 @@ import { drawMessage, themeColors } from '../plot/core.js';
 import { drawHeatmap } from '../plot/heatmap.js';
 import { drawLines } from '../plot/lines.js';
 import { drawPanels } from '../plot/panels.js';
+import { scrollHints } from '../views/shared/html.js';
 
 const DRAW = { heatmap: drawHeatmap, lines: drawLines, panels: drawPanels };
 const KEYS = new Set(['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End']);
@@ -59,33 +60,6 @@ const COARSE = '(pointer: coarse)';
 const readoutHint = () => (window.matchMedia(COARSE).matches
   ? 'Tap the plot, or drag a finger across it, for exact values.'
   : 'Hover, or focus and use the arrow keys, for exact values.');
-
-// A table that is wider than its box (wrapped in .scroll-x) shows a scroll hint. Measured when the
-// browser reports the box laid out (a ResizeObserver: on its first layout and on every change of
-// its width), not right after the table is written, which would lay out the whole page in the
-// middle of a frame's drawing.
-function markScrolling(w) {
-  const wide = w.scrollWidth > w.clientWidth + 1;
-  w.classList.toggle('overflows', wide);
-  w.classList.toggle('at-end', wide && w.scrollLeft + w.clientWidth >= w.scrollWidth - 1);
-  const hint = w.previousElementSibling?.classList.contains('scroll-hint') ? w.previousElementSibling : null;
-  if (hint) hint.hidden = !wide;
-}
-const scrollBoxes = new ResizeObserver((entries) => { for (const e of entries) markScrolling(e.target); });
-
-/**
- * The scroll hints of the wide tables that `box` holds: returns refill(fill), which runs fill (it
- * rewrites what box holds) and watches the tables it made; the hint also follows the scroll position.
- */
-export function scrollHints(box) {
-  box.addEventListener('scroll', (e) => { if (e.target.classList?.contains('scroll-x')) markScrolling(e.target); },
-    { capture: true, passive: true });
-  return (fill) => {
-    for (const w of box.querySelectorAll('.scroll-x')) scrollBoxes.unobserve(w);  // about to be replaced
-    fill();
-    for (const w of box.querySelectorAll('.scroll-x')) scrollBoxes.observe(w);
-  };
-}
 
 // Rewrites `box` (fill), keeping open the <details data-keep="name"> the reader opened in it.
 function keepOpen(box, fill) {
