@@ -60,8 +60,10 @@ export async function staleSource() {
     const path = join(root, source);
     const info = await stat(path).catch(() => null);
     if (!info) return `${source} is missing`;
-    const paths = info.isDirectory() ? [path, ...await entries(path)] : [path];
-    for (const p of paths) if ((await stat(p)).mtimeMs >= readAt) return `${relative(root, p)} changed since`;
+    if (info.mtimeMs >= readAt) return `${source} changed since`;
+    for (const p of info.isDirectory() ? await entries(path) : []) {
+      if ((await stat(p)).mtimeMs >= readAt) return `${relative(root, p)} changed since`;
+    }
   }
   return null;
 }

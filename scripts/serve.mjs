@@ -51,13 +51,15 @@ function resolve(mounts, urlPath) {
   return null;
 }
 
-// The file to send for `file`: its precompressed form when there is one the browser accepts.
+// The file to send for `file`: its precompressed form when there is one the browser accepts, and
+// its stat (throws ENOENT when there is no such file).
 async function encoded(file, accept = '') {
   for (const [name, ext] of ENCODINGS) {
     if (!new RegExp(`\\b${name}\\b`).test(accept)) continue;
-    if (await stat(file + ext).then((s) => s.isFile(), () => false)) return { path: file + ext, encoding: name };
+    const info = await stat(file + ext).catch(() => null);
+    if (info?.isFile()) return { path: file + ext, encoding: name, info };
   }
-  return { path: file, encoding: null };
+  return { path: file, encoding: null, info: await stat(file) };
 }
 
 /** Serves `mounts` ([url prefix, folder] pairs, first match wins) on host:port (0: any free port). */
@@ -66,10 +68,9 @@ export function startServer({ port = 8080, host = '127.0.0.1', mounts = EXPLORER
     const file = req.method === 'GET' || req.method === 'HEAD' ? resolve(mounts, req.url) : null;
     try {
       if (!file) throw Object.assign(new Error('not found'), { code: 'ENOENT' });
-      const { path, encoding } = await encoded(file, req.headers['accept-encoding']);
+      const { path, encoding, info: { size, mtimeMs } } = await encoded(file, req.headers['accept-encoding']);
       // A validator for the file as sent: a browser holding this copy gets a 304, and reuses what
       // it compiled from it (V8's code cache for scripts and WebAssembly) instead of fetching again.
-      const { size, mtimeMs } = await stat(path);
       const etag = `"${size.toString(36)}-${Math.trunc(mtimeMs).toString(36)}${encoding ? `-${encoding}` : ''}"`;
       const fresh = req.headers['if-none-match'] === etag;
       const body = fresh ? undefined : await readFile(path);
