@@ -7,24 +7,14 @@ import { scrollHints, scrollTable } from '../views/shared/html.js';
 import { rows } from '../lab/lab.js';
 import { fmt } from '../views/shared/numbers.js';
 import { ropeParams } from '../settings/rope-settings.js';
-import { diagonalSpread, seededVectors } from '../views/shared/vectors.js';
+import { diagonalSpread, dotRows, seededVectors } from '../views/shared/vectors.js';
 
 const D = 64;  // the head size of the RoPE checks: small enough to recompute on every change
 const LESSON_ROW5 = [0.959, -0.279];  // the lesson's position 5, d_model 8: "0.959 -0.279 …"
 const f3 = (v) => fmt(v, 3);
 
-// Scores q_i·k_j / √d of rows [n][d] (x-major: x = key j).
-function scoreMap(q, k, n, d) {
-  const out = new Float32Array(n * n);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < n; j++) {
-      let s = 0;
-      for (let t = 0; t < d; t++) s += q[i * d + t] * k[j * d + t];
-      out[j * n + i] = s / Math.sqrt(d);
-    }
-  }
-  return out;
-}
+// Scores q_i·k_j / √d of rows [n][d] (x-major: x = key j), as keys times queries.
+const scoreMap = (q, k, n, d) => Float32Array.from(dotRows(k, q, n, n, d), (s) => s / Math.sqrt(d));
 
 // RoPE on rows [n][D] at positions 0 … n − 1, with the rope chapter's θ and pair layout.
 const rope = (pe, st, x, n) => pe.applyRope(x, { seqLen: n, nHeads: 1, headDim: D,

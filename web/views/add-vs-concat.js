@@ -8,26 +8,13 @@ import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
 import { movePanels } from '../plot/cursor.js';
 import { fmt } from './shared/numbers.js';
-import { seededVectors } from './shared/vectors.js';
+import { project, seededVectors } from './shared/vectors.js';
 
 const WORDS = ['the', 'cat', 'sat', 'on', 'mat'];
 const SENTENCE = [0, 1, 2, 3, 0, 4];  // "the cat sat on the mat", as the embedding view
 const OUT = 32, PANEL = 230, BARS = 96, MIN_WIDTH = 270;
 // The two maps, then two panels of two bars: on a phone, where they stack, the bars need less height.
 const each = (k) => (k < 2 ? PANEL : BARS);
-
-// rows [n][d] × w [d][m] (rows r0 … r0 + d of a taller w) → [n][m], summed in float64.
-function project(rows, n, d, w, m, r0 = 0) {
-  const out = new Float64Array(n * m);
-  for (let i = 0; i < n; i++) {
-    for (let c = 0; c < m; c++) {
-      let s = 0;
-      for (let k = 0; k < d; k++) s += rows[i * d + k] * w[(r0 + k) * m + c];
-      out[i * m + c] = s;
-    }
-  }
-  return out;
-}
 
 export default {
   id: 'add-vs-concat',

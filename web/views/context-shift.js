@@ -6,7 +6,7 @@ import { linesCsv } from '../plot/lines.js';
 import { moveIndex } from '../plot/cursor.js';
 import { fmt } from './shared/numbers.js';
 import { ropeParams, ropeRule } from '../settings/rope-settings.js';
-import { seededVectors } from './shared/vectors.js';
+import { dotRows, seededVectors } from './shared/vectors.js';
 
 const largestDifference = (a, b) => a.reduce((m, x, e) => Math.max(m, Math.abs(x - b[e])), 0);
 
@@ -55,11 +55,7 @@ export default {
     const k = caches(pe, { d, n, delta, rope, q });
     // The next query, turned at position n as the caches' attend turns it, for the scores drawn.
     const query = pe.applyRope(q, { seqLen: 1, nHeads: 1, headDim: d, ...rope, positions: [n] });
-    const scores = (keys) => Float64Array.from({ length: n }, (_, j) => {
-      let s = 0;
-      for (let e = 0; e < d; e++) s += query[e] * keys[j * d + e];
-      return s / Math.sqrt(d);
-    });
+    const scores = (keys) => dotRows(query, keys, 1, n, d).map((s) => s / Math.sqrt(d));
     const xs = Float64Array.from({ length: n }, (_, j) => j);
     const series = [
       { label: 'recomputed at the new positions', x: xs, y: scores(k.recomputed), color: SERIES[0], width: 3 },

@@ -7,7 +7,7 @@ import { panelsHeight, squareHeight } from '../plot/panels.js';
 import { movePanels } from '../plot/cursor.js';
 import { fmt } from './shared/numbers.js';
 import { ropeRule } from '../settings/rope-settings.js';
-import { seededVectors } from './shared/vectors.js';
+import { dotRows, project, seededVectors } from './shared/vectors.js';
 
 const DW = 64, PANEL = 240, MIN_WIDTH = 170;
 const each = (k, pw) => squareHeight(pw, { max: PANEL, legend: false });
@@ -19,28 +19,12 @@ function byKey(values, n) {
   return out;
 }
 
-// rows [n][d] × W [d][d] → [n][d]
-function project(rows, w, n, d) {
-  const out = new Float32Array(n * d);
-  for (let i = 0; i < n; i++) {
-    for (let c = 0; c < d; c++) {
-      let s = 0;
-      for (let k = 0; k < d; k++) s += rows[i * d + k] * w[k * d + c];
-      out[i * d + c] = s;
-    }
-  }
-  return out;
-}
+// rows [n][d] × W [d][d] → [n][d], in float32 as a model's activations.
+const projected = (rows, w, n, d) => Float32Array.from(project(rows, n, d, w, d));
+// Scores a_i·b_j / √d, [i][j].
 function scores(a, b, n, d) {
-  const out = new Float32Array(n * n), scale = 1 / Math.sqrt(d);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < n; j++) {
-      let s = 0;
-      for (let k = 0; k < d; k++) s += a[i * d + k] * b[j * d + k];
-      out[i * n + j] = s * scale;
-    }
-  }
-  return out;
+  const scale = 1 / Math.sqrt(d);
+  return Float32Array.from(dotRows(a, b, n, n, d), (s) => s * scale);
 }
 
 export default {
@@ -53,7 +37,7 @@ export default {
     const x = seededVectors(pe, n, d, 41);
     const p = pe.sinusoidal(n, d, { base: st.base, layout: st.sinLayout });
     const wq = seededVectors(pe, d, d, 42, 1 / Math.sqrt(d)), wk = seededVectors(pe, d, d, 43, 1 / Math.sqrt(d));
-    const [xq, xk, pq, pk] = [project(x, wq, n, d), project(x, wk, n, d), project(p, wq, n, d), project(p, wk, n, d)];
+    const [xq, xk, pq, pk] = [projected(x, wq, n, d), projected(x, wk, n, d), projected(p, wq, n, d), projected(p, wk, n, d)];
     const opts = { seqLen: n, nHeads: 1, headDim: d, params: { headDim: d, theta: st.theta }, layout: st.layout };
     const terms = [
       { key: 'content_content', title: 'content · content', values: scores(xq, xk, n, d) },
@@ -64,7 +48,7 @@ export default {
     ];
     // The four add up to the full score of the summed inputs.
     const sum = Float32Array.from({ length: n * d }, (_, i) => x[i] + p[i]);
-    const full = scores(project(sum, wq, n, d), project(sum, wk, n, d), n, d);
+    const full = scores(projected(sum, wq, n, d), projected(sum, wk, n, d), n, d);
     let gap = 0, hi = 0;
     const four = terms.slice(0, 4);
     for (let c = 0; c < n * n; c++) gap = Math.max(gap, Math.abs(full[c] - four.reduce((s, t) => s + t.values[c], 0)));

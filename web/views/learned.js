@@ -10,6 +10,7 @@ import { hasReadModel } from '../settings/model-file.js';
 import { moveGrid } from '../plot/cursor.js';
 import { fmt } from './shared/numbers.js';
 import { columnsFor, samplePositions, samplingNote } from './shared/sampling.js';
+import { dotRows } from './shared/vectors.js';
 
 const LIMIT = 2 ** 22;  // numbers in a table this page draws (16 MiB of float32)
 const PANEL = 260, MIN_WIDTH = 330;
@@ -67,7 +68,8 @@ function tableFor(pe, st, extras, lab) {
 // Mean cosine similarity of neighbouring rows and of all pairs of rows of a [rows][d] table.
 function smoothness(w, rows, d) {
   const norm = Array.from({ length: rows }, (_, i) => Math.hypot(...w.subarray(i * d, (i + 1) * d)) || 1);
-  const cos = (i, j) => { let s = 0; for (let k = 0; k < d; k++) s += w[i * d + k] * w[j * d + k]; return s / (norm[i] * norm[j]); };
+  const dots = dotRows(w, w, rows, rows, d);
+  const cos = (i, j) => dots[i * rows + j] / (norm[i] * norm[j]);
   let near = 0, all = 0;
   for (let i = 0; i + 1 < rows; i++) near += cos(i, i + 1);
   for (let i = 0; i < rows; i++) for (let j = i + 1; j < rows; j++) all += cos(i, j);
@@ -161,15 +163,11 @@ export default {
     for (const v of values) hi = Math.max(hi, Math.abs(v));
     // Cosine similarity of sampled rows.
     const ss = samplePositions(maxLen - 1, Math.min(128, Math.max(8, Math.floor(Math.sqrt(4e6 / d)))));
-    const n = ss.length, sim = new Float32Array(n * n);
+    const n = ss.length, rows = new Float32Array(n * d);
+    ss.forEach((p, i) => { rows.set(table.weights.subarray(p * d, (p + 1) * d), i * d); });
     const norms = ss.map((p) => Math.hypot(...table.weights.subarray(p * d, (p + 1) * d)) || 1);
-    for (let i = 0; i < n; i++) {
-      for (let j = i; j < n; j++) {
-        let s = 0;
-        for (let k = 0; k < d; k++) s += table.weights[ss[i] * d + k] * table.weights[ss[j] * d + k];
-        sim[i * n + j] = sim[j * n + i] = s / (norms[i] * norms[j]);
-      }
-    }
+    const dots = dotRows(rows, rows, n, n, d);
+    const sim = Float32Array.from(dots, (s, c) => s / (norms[Math.floor(c / n)] * norms[c % n]));
     let row = null, failure = '';
     try {
       row = table.lookup([st.learnedPos]);

@@ -6,6 +6,7 @@ import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight, squareHeight } from '../plot/panels.js';
 import { movePanels } from '../plot/cursor.js';
 import { fmt } from './shared/numbers.js';
+import { dotRows } from './shared/vectors.js';
 
 const SHOWN = 64, PANEL = 260, MIN_WIDTH = 300;
 const each = (k, pw) => (k < 2 ? squareHeight(pw, { max: PANEL, legend: k === 1 }) : PANEL);
@@ -30,16 +31,9 @@ export default {
     }
     const pe0 = pe.sinusoidal(n, d, { base: st.base, layout: st.sinLayout });
     const norm = Math.ceil(d / 2);
-    const oneHot = new Float32Array(n * n), sin = new Float32Array(n * n);
-    for (let i = 0; i < n; i++) {
-      for (let j = 0; j < n; j++) {
-        let a = 0, b = 0;
-        for (let k = 0; k < n; k++) a += hot[i * n + k] * hot[j * n + k];
-        for (let k = 0; k < d; k++) b += pe0[i * d + k] * pe0[j * d + k];
-        oneHot[j * n + i] = a;   // x-major: x = j (column), y = i (row)
-        sin[j * n + i] = b / norm;
-      }
-    }
+    // Symmetric maps: [i][j] is also the heatmaps' x-major order (x = j, y = i).
+    const oneHot = Float32Array.from(dotRows(hot, hot, n, n, n));
+    const sin = Float32Array.from(dotRows(pe0, pe0, n, n, d), (v) => v / norm);
     const p0 = Math.min(st.hotPos, n - 1);
     const xs = Float64Array.from({ length: n }, (_, j) => j);
     const series = [

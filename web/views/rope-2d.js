@@ -7,7 +7,7 @@ import { panelsHeight } from '../plot/panels.js';
 import { drawStripPanels, stripHeight } from '../plot/strip.js';
 import { movePanels } from '../plot/cursor.js';
 import { fmt } from './shared/numbers.js';
-import { tile } from './shared/vectors.js';
+import { dotRows, tile } from './shared/vectors.js';
 
 const NAMES = ['row', 'column'];
 const COLORS = [SERIES[3], SERIES[5]];
@@ -47,17 +47,10 @@ export default {
     const x = new Float32Array(n * d).fill(1);
     const two = pe.applyRope2d(x, { nHeads: 1, headDim: d, grid: [h, w], theta: st.theta });
     const one = pe.applyRope(x, { seqLen: n, nHeads: 1, headDim: d, params: { headDim: d, theta: st.theta } });
+    // The query's score with the patch at row r, column c (k = r·w + c), x-major: [c][r].
     const scoreMap = (y) => {
-      const values = new Float32Array(n);
-      for (let c = 0; c < w; c++) {
-        for (let r = 0; r < h; r++) {
-          let s = 0;
-          const k = r * w + c;
-          for (let t = 0; t < d; t++) s += y[query * d + t] * y[k * d + t];
-          values[c * h + r] = s / Math.sqrt(d);
-        }
-      }
-      return values;
+      const s = dotRows(y.subarray(query * d, (query + 1) * d), y, 1, n, d);
+      return Float32Array.from({ length: n }, (_, at) => s[(at % h) * w + Math.floor(at / h)] / Math.sqrt(d));
     };
     const maps = [
       { key: 'rope2d', title: '2-D axial RoPE (Pixtral)', values: scoreMap(two) },

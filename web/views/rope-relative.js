@@ -8,7 +8,7 @@ import { panelsHeight, squareHeight } from '../plot/panels.js';
 import { movePanels } from '../plot/cursor.js';
 import { fmt } from './shared/numbers.js';
 import { ropeParams, ropeRule } from '../settings/rope-settings.js';
-import { diagonalSpread, seededVectors, tile } from './shared/vectors.js';
+import { diagonalSpread, dotRows, seededVectors, tile } from './shared/vectors.js';
 
 const PANEL = 280, MIN_WIDTH = 320;
 const each = (k, pw) => squareHeight(pw, { max: PANEL });
@@ -26,25 +26,13 @@ export default {
     const opts = { seqLen: n, nHeads: 1, headDim: d, params: ropeParams(st, extras), layout: st.layout };
     const Q = pe.applyRope(tile(q, n), opts), K = pe.applyRope(tile(k, n), opts);
     const P = pe.sinusoidal(n, d, { base: st.base, layout: st.sinLayout });
-    const panels = { rope: new Float32Array(n * n), none: new Float32Array(n * n), sinusoidal: new Float32Array(n * n) };
-    // q + P_i and k + P_j once each, not once per pair, and q·k once: the same sums, two products a term.
+    // q + P_i and k + P_j once each, not once per pair, and q·k once.
     const qs = new Float64Array(n * d), ks = new Float64Array(n * d);
     for (let i = 0; i < n * d; i++) { qs[i] = q[i % d] + P[i]; ks[i] = k[i % d] + P[i]; }
-    let c = 0;
-    for (let t = 0; t < d; t++) c += q[t] * k[t];
-    panels.none.fill(c * scale);
-    for (let i = 0; i < n; i++) {
-      for (let j = 0; j < n; j++) {
-        let r = 0, s = 0;
-        for (let t = 0; t < d; t++) {
-          r += Q[i * d + t] * K[j * d + t];
-          s += qs[i * d + t] * ks[j * d + t];
-        }
-        // x-major with x = key j, y = query i (drawn from the top).
-        panels.rope[j * n + i] = r * scale;
-        panels.sinusoidal[j * n + i] = s * scale;
-      }
-    }
+    // Keys times queries: [j][i], x-major with x = key j, y = query i (drawn from the top).
+    const scaled = (keys, queries) => Float32Array.from(dotRows(keys, queries, n, n, d), (s) => s * scale);
+    const panels = { rope: scaled(K, Q), none: new Float32Array(n * n).fill(dotRows(q, k, 1, 1, d)[0] * scale),
+      sinusoidal: scaled(ks, qs) };
     const list = [
       { key: 'rope', title: 'RoPE on q and k' },
       { key: 'none', title: 'no positions' },

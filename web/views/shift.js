@@ -4,6 +4,7 @@ import { linesCsv } from '../plot/lines.js';
 import { panelsHeight } from '../plot/panels.js';
 import { moveIndex } from '../plot/cursor.js';
 import { TWO_PI, fmt } from './shared/numbers.js';
+import { dotRows } from './shared/vectors.js';
 
 const MIN_WIDTH = 420;
 // M_k has d_model² entries: 1,048,576 at this width, 16.8 million at the page's largest d_model,
@@ -40,14 +41,9 @@ export default {
     const { m } = lastShift;
     const p = pe.sinusoidal(1, d, { ...opts, positions: [st.shiftPos] });
     const target = pe.sinusoidal(1, d, { ...opts, positions: [st.shiftPos + st.shiftK] });
-    const mapped = new Float64Array(d);
+    const mapped = dotRows(m, p, d, 1, d);  // M·p
     let worst = 0;
-    for (let r = 0; r < d; r++) {
-      let s = 0;
-      for (let c = 0; c < d; c++) s += m[r * d + c] * p[c];
-      mapped[r] = s;
-      worst = Math.max(worst, Math.abs(s - target[r]));
-    }
+    for (let r = 0; r < d; r++) worst = Math.max(worst, Math.abs(mapped[r] - target[r]));
     const pair = Math.min(st.shiftPair, d / 2 - 1);
     const [ds, dc] = pairDims(pair, d, st.sinLayout);
     const omega = 1 / st.base ** ((2 * pair) / d);

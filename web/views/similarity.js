@@ -4,7 +4,7 @@ import { DIVERGING } from '../plot/colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { fmt } from './shared/numbers.js';
 import { samplePositions, sinusoidalRows } from './shared/sampling.js';
-import { diagonalSpread } from './shared/vectors.js';
+import { diagonalSpread, dotRows } from './shared/vectors.js';
 
 export default {
   id: 'similarity',
@@ -18,15 +18,8 @@ export default {
     const xs = samplePositions(st.seqLen - 1, Math.min(256, budget));
     const n = xs.length, d = st.dModel;
     const rows = sinusoidalRows(ctx, xs);
-    const values = new Float32Array(n * n);
     const norm = Math.ceil(d / 2);
-    for (let i = 0; i < n; i++) {
-      for (let j = i; j < n; j++) {
-        let s = 0;
-        for (let k = 0; k < d; k++) s += rows[i * d + k] * rows[j * d + k];
-        values[i * n + j] = values[j * n + i] = s / norm;
-      }
-    }
+    const values = Float32Array.from(dotRows(rows, rows, n, n, d), (v) => v / norm);
     return { xs, ys: xs, nx: n, ny: n, yDown: true, values, spread: diagonalSpread(values, n), total: st.seqLen, norm };
   },
   plot: (d, cursor) => ({ kind: 'heatmap', spec: { values: d.values, nx: d.nx, ny: d.ny, xDomain: [d.xs[0], d.xs[d.nx - 1]],

@@ -21,7 +21,7 @@ import { SEQUENTIAL, SERIES } from '../../plot/colormap.js';
 import { headsBySlope } from './heads.js';
 import { lutColor } from '../../plot/heatmap.js';
 import { fileRope, ropeParams } from '../../settings/rope-settings.js';
-import { seededVectors } from './vectors.js';
+import { dotRows, seededVectors } from './vectors.js';
 
 // q·k / d for all-ones q and k, q at each distance Δ and k at 0, both rotated (so a scaling's
 // attention factor a enters twice: a²).
@@ -30,7 +30,7 @@ function ropeCurve(pe, st, params, xs) {
   const opts = { nHeads: 1, headDim: d, params, layout: st.layout, precision: st.precision };
   const q = pe.applyRope(new Float32Array(xs.length * d).fill(1), { ...opts, seqLen: xs.length, positions: xs });
   const k = pe.applyRope(new Float32Array(d).fill(1), { ...opts, seqLen: 1, positions: [0] });
-  return Float64Array.from(xs, (_, i) => { let s = 0; for (let j = 0; j < d; j++) s += q[i * d + j] * k[j]; return s / d; });
+  return dotRows(q, k, xs.length, 1, d).map((s) => s / d);
 }
 
 export const PAGE_SCHEMES = [
@@ -45,11 +45,7 @@ export const PAGE_SCHEMES = [
     distance({ pe, st }, xs) {
       const rows = pe.sinusoidal(xs.length, st.dModel, { base: st.base, layout: st.sinLayout, positions: xs });
       const norm = Math.ceil(st.dModel / 2);
-      const y = Float64Array.from(xs, (_, i) => {
-        let s = 0;
-        for (let k = 0; k < st.dModel; k++) s += rows[k] * rows[i * st.dModel + k];
-        return s / norm;
-      });
+      const y = dotRows(rows, rows.subarray(0, st.dModel), xs.length, 1, st.dModel).map((s) => s / norm);  // each row · the first
       return { title: 'Sinusoidal: PE(0)·PE(Δ)', yLabel: `score / ${norm}`,
         series: [{ label: `base ${st.base}`, x: xs, y, color: SERIES[0] }] };
     },
