@@ -114,6 +114,15 @@ export function explorerSession(mounts) {
       }, { sel: ex.view(id), n: after }, { timeout: 15000 });
       return `${ex.view(id)} canvas`;
     },
+    // Clicks `selector` once it is on screen and the views there are drawn: a view drawn for the first
+    // time between Playwright's check of the target and its click could move the target from under
+    // the pointer (a note or table written, a fold's height settling).
+    async clickSettled(selector) {
+      await ex.page.$eval(selector, (e) => e.scrollIntoView({ block: 'center' }));
+      await ex.page.waitForFunction(() => window.posencExplorer.views.every((v) => !v.visible || (!v.dirty && !v.computed)),
+        null, { timeout: 15000 });
+      await ex.page.click(selector);
+    },
     // Waits until a view has no redraw pending (a view drawn earlier may be due for another).
     settled: (id) => ex.page.waitForFunction((i) => !window.posencExplorer.views.find((v) => v.def.id === i).dirty, id,
       { timeout: 15000 }),

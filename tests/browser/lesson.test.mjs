@@ -139,11 +139,8 @@ test('the lesson ends with its key takeaways, one per chapter, and its errata, e
   assert.match(await ex.page.textContent('#erratum-pair0 .correction'),
     /0\.000, 0\.841, 0\.909, 0\.141, -0\.757, -0\.959, -0\.279/);
   // A link to an erratum opens it (its correction shows), and its "see it" link opens the fold of its view.
-  // The link is clicked once the views around it are drawn: a view above it drawn for the first time
-  // between Playwright's check of the link and its click could move the link from under the pointer.
   await drawn('alibi');
-  await ex.page.waitForFunction(() => window.posencExplorer.views.every((v) => !v.visible || (!v.dirty && !v.computed)));
-  await ex.page.click(`${view('alibi')} a.erratum-link`);
+  await ex.clickSettled(`${view('alibi')} a.erratum-link`);
   // Where the click went, should it miss: the link moves the focus to the erratum.
   const focused = await ex.page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName);
   assert.equal(await ex.page.$eval('#erratum-alibi-distance > details', (d) => d.open), true, `focus on ${focused}`);

@@ -65,7 +65,7 @@ test('each fold opens and closes with one click or key, says it is beyond the le
   for (const name of names) {
     const summary = `details[data-fold="${name}"] > summary`;
     assert.match(await ex.page.textContent(summary), /^Go deeper \(beyond the lesson\): .+ \(\d+ views?\)$/);
-    await ex.page.click(summary);
+    await ex.clickSettled(summary);
     await settled(name, true);
     assert.equal(new URLSearchParams(await ex.page.evaluate(() => location.hash.slice(1))).get('deeper'), name);
     // Its views draw once it is open.
@@ -77,7 +77,7 @@ test('each fold opens and closes with one click or key, says it is beyond the le
     await ex.page.focus(summary);
     await ex.page.keyboard.press('Enter');
     await settled(name, true);
-    await ex.page.click(summary);
+    await ex.clickSettled(summary);
     await settled(name, false);
     assert.equal(await ex.page.evaluate(() => location.hash), '');
   }
