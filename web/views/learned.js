@@ -65,6 +65,13 @@ function tableFor(pe, st, extras, lab) {
   return r;
 }
 
+// Rows `positions` of a [rows][d] table, one after another.
+function rowsAt(w, positions, d) {
+  const out = new Float32Array(positions.length * d);
+  positions.forEach((p, i) => { out.set(w.subarray(p * d, (p + 1) * d), i * d); });
+  return out;
+}
+
 // Mean cosine similarity of neighbouring rows and of all pairs of rows of a [rows][d] table.
 function smoothness(w, rows, d) {
   const norm = Array.from({ length: rows }, (_, i) => Math.hypot(...w.subarray(i * d, (i + 1) * d)) || 1);
@@ -157,15 +164,13 @@ export default {
     const { table, source, trained = null, more = [] } = tableFor(pe, st, extras, lab);
     const { maxLen, dModel: d } = table;
     const xs = samplePositions(maxLen - 1, columnsFor(d));
-    const values = new Float32Array(xs.length * d);
+    const values = rowsAt(table.weights, xs, d);
     let hi = 0;
-    xs.forEach((p, i) => { values.set(table.weights.subarray(p * d, (p + 1) * d), i * d); });
     for (const v of values) hi = Math.max(hi, Math.abs(v));
     // Cosine similarity of sampled rows.
     const ss = samplePositions(maxLen - 1, Math.min(128, Math.max(8, Math.floor(Math.sqrt(4e6 / d)))));
-    const n = ss.length, rows = new Float32Array(n * d);
-    ss.forEach((p, i) => { rows.set(table.weights.subarray(p * d, (p + 1) * d), i * d); });
-    const norms = ss.map((p) => Math.hypot(...table.weights.subarray(p * d, (p + 1) * d)) || 1);
+    const n = ss.length, rows = rowsAt(table.weights, ss, d);
+    const norms = ss.map((_, i) => Math.hypot(...rows.subarray(i * d, (i + 1) * d)) || 1);
     const dots = dotRows(rows, rows, n, n, d);
     const sim = Float32Array.from(dots, (s, c) => s / (norms[Math.floor(c / n)] * norms[c % n]));
     let row = null, failure = '';
