@@ -374,6 +374,32 @@ test('the legend groups the series by family; Enter and Space on an item hide an
   assert.deepEqual(ex.problems, []);
 });
 
+test('the legend\'s swatches are drawn as the plot draws its series: 3 : 1 against the page, light and dark', async () => {
+  await drawn('lab-extrapolation');
+  const legend = `${view('lab-extrapolation')} .lab-legend`;
+  // WCAG 2.x contrast of two computed 'rgb(…)' colours.
+  const worst = () => ex.page.$$eval(`${legend} .swatch`, (swatches) => {
+    const lum = (css) => {
+      const [r, g, b] = css.match(/\d+/g).slice(0, 3).map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const bg = lum(getComputedStyle(document.body).backgroundColor);
+    return Math.min(...swatches.map((s) => {
+      const c = lum(getComputedStyle(s).borderTopColor);
+      return (Math.max(c, bg) + 0.05) / (Math.min(c, bg) + 0.05);
+    }));
+  });
+  for (const theme of ['dark', 'light']) {
+    const n = await renders('lab-extrapolation');
+    await ex.page.selectOption('#theme', theme);
+    await drawn('lab-extrapolation', n);
+    const ratio = await worst();
+    assert.ok(ratio >= 3, `${theme}: a swatch at ${ratio.toFixed(2)} : 1`);
+  }
+  await ex.page.selectOption('#theme', 'auto');
+  assert.deepEqual(ex.problems, []);
+});
+
 test('while workers train, a slider on another view still redraws promptly; Cancel stops the run and its workers', async () => {
   await drawn('lab-training');
   await chooseSchemes(['rope', 'alibi']);

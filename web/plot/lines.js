@@ -1,6 +1,7 @@
 // Line charts: series on one or two y axes, horizontal and vertical reference lines with labels
 // that move out of each other's way, a legend above the plot, min–max decimation for long series,
 // shaded bands (a range per point, e.g. min–max over seeds) under their series.
+import { legible } from './colormap.js';
 import { FONT, axisScale, drawAxes, frame, logTicks, niceTicks, tickLabels } from './core.js';
 
 /** Line-chart CSV: x and one column per series. */
@@ -40,7 +41,9 @@ function range(series, log, key) {
  * (none: the page shows its own) }; a series with `points` also marks each point, one with `band:
  * { lo, hi }` (arrays along x) shades lo … hi in its colour.
  */
-export function drawLines(ctx, width, height, spec, colors) {
+export function drawLines(ctx, width, height, plainSpec, colors) {
+  // Every series, in its legend too, in a colour with 3 : 1 against the background (colormap.js).
+  const spec = { ...plainSpec, series: plainSpec.series.map((s) => ({ ...s, color: legible(s.color, colors) })) };
   const hasY2 = spec.series.some((s) => s.axis === 2);
   ctx.font = FONT;
   // The legend goes above the plot: lay it out first to know how many rows it takes.
@@ -161,7 +164,7 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
   const taken = { right: [], left: [] }, labels = [];
   const hl = (spec.hlines ?? []).map((h) => ({ ...h, py: yScale.to(h.y) })).sort((a, b) => a.py - b.py);
   for (const h of hl) {
-    ctx.strokeStyle = h.color ?? colors.muted;
+    ctx.strokeStyle = legible(h.color ?? colors.muted, colors);
     ctx.setLineDash([6, 4]);
     ctx.beginPath(); ctx.moveTo(plot.x, h.py); ctx.lineTo(plot.x + plot.w, h.py); ctx.stroke();
     ctx.setLineDash([]);
@@ -177,7 +180,7 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
     while (clash(side, y)) y += 14;
     taken[side].push({ y, w });
     labels.push(() => {
-      ctx.fillStyle = h.color ?? colors.muted;
+      ctx.fillStyle = legible(h.color ?? colors.muted, colors, 4.5);
       ctx.textAlign = side;
       ctx.textBaseline = 'bottom';
       return backedText(ctx, h.label, side === 'right' ? plot.x + plot.w - 4 : plot.x + 4, y, colors);
@@ -185,14 +188,14 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
   }
   for (const v of spec.vlines ?? []) {
     const x = xScale.to(v.x);
-    ctx.strokeStyle = v.color ?? colors.muted;
+    ctx.strokeStyle = legible(v.color ?? colors.muted, colors);
     ctx.setLineDash([3, 3]);
     ctx.beginPath(); ctx.moveTo(x, plot.y); ctx.lineTo(x, plot.y + plot.h); ctx.stroke();
     ctx.setLineDash([]);
     // Right of the line, or left of it when the label would run past the plot.
     const right = x + 3 + ctx.measureText(v.label).width <= plot.x + plot.w - 2;
     labels.push(() => {
-      ctx.fillStyle = v.color ?? colors.muted;
+      ctx.fillStyle = legible(v.color ?? colors.muted, colors, 4.5);
       ctx.textAlign = right ? 'left' : 'right';
       ctx.textBaseline = 'top';
       return backedText(ctx, v.label, right ? x + 3 : x - 3, plot.y + 3, colors);
@@ -218,7 +221,7 @@ function drawTexts(ctx, plot, texts, xScale, yScale, colors) {
     ctx.fillStyle = colors.bg;
     ctx.fillRect(px - 2, py - 8, w + 4, 16);
     ctx.globalAlpha = 1;
-    ctx.fillStyle = t.color ?? colors.fg;
+    ctx.fillStyle = legible(t.color ?? colors.fg, colors, 4.5);
     ctx.textAlign = 'left';
     ctx.fillText(t.label, px, py);
   }

@@ -3,6 +3,7 @@
 // circle, and labelled bars. One canvas per view keeps
 // hover, the keyboard cursor and PNG export the same for every view.
 import { FONT, SMALL, drawMessage, wrapText } from './core.js';
+import { legible } from './colormap.js';
 import { drawHeatmap, lutColor } from './heatmap.js';
 import { drawLines } from './lines.js';
 
@@ -119,7 +120,7 @@ function drawBars(ctx, width, height, spec, colors) {
     ctx.textAlign = 'right';
     ctx.textBaseline = 'middle';
     ctx.fillText(b.label, x0 - 8, y + rowH / 2, x0 - 10);
-    ctx.fillStyle = b.color;
+    ctx.fillStyle = legible(b.color, colors);
     ctx.fillRect(x0, y + rowH * 0.2, w, rowH * 0.6);
     if (spec.cursor && spec.cursor.i === i) {
       for (const [style, lw] of [['rgba(0,0,0,0.85)', 3], ['#ffffff', 1]]) {
@@ -215,14 +216,15 @@ function drawCircle(ctx, width, height, spec, colors) {
   ctx.strokeStyle = colors.muted;
   ctx.beginPath(); ctx.arc(cx, cy, r, 0, 2 * Math.PI); ctx.stroke();
   for (const a of spec.arcs ?? []) {
-    ctx.strokeStyle = a.color;
+    ctx.strokeStyle = legible(a.color, colors);
     ctx.lineWidth = 2;
     ctx.beginPath(); ctx.arc(cx, cy, a.radius * unit, -a.from, -a.to, a.to > a.from); ctx.stroke();
   }
   for (const v of spec.vectors) {
     const x = cx + v.x * unit, y = cy - v.y * unit;
-    ctx.strokeStyle = v.color;
-    ctx.fillStyle = v.color;
+    const ink = legible(v.color, colors);
+    ctx.strokeStyle = ink;
+    ctx.fillStyle = ink;
     ctx.lineWidth = v.width ?? 2.5;
     ctx.setLineDash(v.dash ?? []);
     ctx.beginPath(); ctx.moveTo(cx, cy); ctx.lineTo(x, y); ctx.stroke();
@@ -236,6 +238,7 @@ function drawCircle(ctx, width, height, spec, colors) {
       let lx = x + ((x - cx) / len) * 10;
       if (x < cx) lx -= w;
       lx = Math.max(2, Math.min(width - 2 - w, lx));
+      ctx.fillStyle = legible(v.color, colors, 4.5);
       ctx.textAlign = 'left';
       ctx.textBaseline = 'middle';
       ctx.fillText(v.label, lx, Math.max(8, Math.min(room - 8, y + ((y - cy) / len) * 10)));

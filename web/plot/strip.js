@@ -1,6 +1,7 @@
 // A strip of rotary pairs coloured by what turns them (M-RoPE's temporal / height / width sections,
 // 2-D RoPE's rows / columns) above a set of panels, in one canvas: the strip's cells take the
 // cursor { panel: -1, x: pair } and the panels below keep theirs.
+import { legible } from './colormap.js';
 import { FONT, SMALL } from './core.js';
 import { drawPanels } from './panels.js';
 
@@ -33,7 +34,7 @@ export function drawStripPanels(ctx, width, height, spec, colors) {
   strip.legend.forEach((text, g) => {
     const w = ctx.measureText(text).width + 24;
     if (x + w > width - 8 && x > 8) { x = 8; y += 16; }
-    ctx.fillStyle = strip.colors[g];
+    ctx.fillStyle = legible(strip.colors[g], colors);
     ctx.fillRect(x, y - 6, 14, 12);
     ctx.fillStyle = colors.fg;
     ctx.fillText(text, x + 18, y, width - x - 26);
@@ -43,7 +44,7 @@ export function drawStripPanels(ctx, width, height, spec, colors) {
   const top = y + 12, left = 8, cw = (width - 16) / n;
   for (let i = 0; i < n; i++) {
     const g = strip.groups[i];
-    ctx.fillStyle = g < 0 ? colors.grid : strip.colors[g];
+    ctx.fillStyle = g < 0 ? colors.grid : legible(strip.colors[g], colors);
     ctx.fillRect(left + i * cw, top, Math.max(1, cw - (cw > 4 ? 1 : 0)), CELL_H);
   }
   // Pair numbers: about one per 40 px.

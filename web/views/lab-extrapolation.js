@@ -9,6 +9,8 @@ import { scrollTable } from './shared/html.js';
 import { LabLoading, addedText, barelyLearned, rows, scalingsIn, schemesIn, seedsText, shortCommand } from '../lab/lab.js';
 import { fmt } from './shared/numbers.js';
 import { panelsHeight } from '../plot/panels.js';
+import { legible } from '../plot/colormap.js';
+import { themeColors } from '../plot/core.js';
 
 const PANEL = 300, MIN_WIDTH = 460;
 // Evaluation lengths in multiples of T_train (a Map: an object would put the key '1/2' last).
@@ -152,7 +154,13 @@ function legendBox(host) {
         .sort((a, b) => placeOf(a).rank - placeOf(b).rank)])
         .filter(([, series]) => series.length).map(([name, series]) => legendGroup(name, series)));
     }
-    for (const b of box.querySelectorAll('button')) b.setAttribute('aria-pressed', String(!d.hidden.has(b.dataset.series)));
+    // Each swatch in its series' colour as the plot draws it on this theme (CSSOM: the CSP forbids
+    // style attributes).
+    const colors = themeColors(box), color = new Map(d.series.map((s) => [s.label, s.color]));
+    for (const b of box.querySelectorAll('button')) {
+      b.setAttribute('aria-pressed', String(!d.hidden.has(b.dataset.series)));
+      b.firstChild.style.borderTopColor = legible(color.get(b.dataset.series), colors);
+    }
   };
   return { box, update };
 }
@@ -168,9 +176,7 @@ function legendGroup(name, series) {
     b.type = 'button';
     b.dataset.series = s.label;
     b.innerHTML = `<span class="swatch" aria-hidden="true"></span>${esc(s.label)}`;
-    const swatch = b.firstChild.style;  // CSSOM: the CSP forbids style attributes
-    swatch.borderTopColor = s.color;
-    swatch.borderTopStyle = s.dash ? 'dashed' : 'solid';
+    b.firstChild.style.borderTopStyle = s.dash ? 'dashed' : 'solid';
     group.append(b);
   }
   return group;

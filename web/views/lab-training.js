@@ -5,6 +5,8 @@
 // in web/lab/lab.js and web/lab/lab-worker.js; this view only draws.
 import { LabLoading, RANDOM_MAX, commandFor, eta, jobName } from '../lab/lab.js';
 import { fmt } from './shared/numbers.js';
+import { legible } from '../plot/colormap.js';
+import { themeColors } from '../plot/core.js';
 import { linesCsv } from '../plot/lines.js';
 
 const schemesOf = (st, lab) => st.labSchemes.split(',').filter((s) => lab.schemes().includes(s));
@@ -74,7 +76,6 @@ function progressRows(list, rows, jobs, lab) {
     li.dataset.scheme = e.scheme;
     li.dataset.seed = String(e.seed);
     li.innerHTML = `<span class="name">${jobName(e)}</span><progress max="1" value="0"></progress><span class="what"></span>`;
-    li.querySelector('.name').style.borderColor = lab.color(e.scheme);  // CSSOM: the CSP forbids style attributes
     list.append(li);
     rows.set(key, li);
   }
@@ -153,9 +154,11 @@ function setup(section, host) {
       return;
     }
     progressRows(list, rows, run.jobs, lab);
-    const now = performance.now();
+    const now = performance.now(), colors = themeColors(list);
     for (const [key, e] of Object.entries(run.jobs)) {
       const li = rows.get(key);
+      // Its curve's colour as the plot draws it (CSSOM: the CSP forbids style attributes).
+      li.querySelector('.name').style.borderColor = legible(lab.color(e.scheme), colors);
       li.dataset.state = e.state;
       const p = li.querySelector('progress');
       p.max = e.total;

@@ -2,7 +2,7 @@
 // puts position — added to the embedding (sinusoidal, learned), rotating q and k (RoPE, xPos), a
 // bias on the scores (ALiBi, T5, KERPLE, FIRE), or nothing but the causal mask (NoPE) — and the
 // scheme on the page highlighted (chapter "comparison"). A diagram: no numbers to compute.
-import { SERIES } from '../plot/colormap.js';
+import { SERIES, contrast, legible } from '../plot/colormap.js';
 import { FONT, SMALL } from '../plot/core.js';
 import { PAGE_SCHEMES } from './shared/schemes.js';
 import { ATTENTION_SCHEMES } from '../settings/state.js';
@@ -33,13 +33,14 @@ function roundRect(ctx, x, y, w, h, r) {
 
 // One tag: outlined in its group's colour, filled when it is the page's scheme.
 function drawTag(ctx, tag, x, y, w, current, colors) {
-  const color = GROUPS[tag.group].color;
+  const color = legible(GROUPS[tag.group].color, colors);
   roundRect(ctx, x, y, w, 20, 10);
   ctx.lineWidth = current ? 3 : 1.5;
   ctx.strokeStyle = color;
   if (current) { ctx.fillStyle = color; ctx.fill(); }
   ctx.stroke();
-  ctx.fillStyle = current ? '#ffffff' : colors.fg;
+  // On the filled tag, white or black: whichever reads better on its colour.
+  ctx.fillStyle = !current ? colors.fg : contrast('#ffffff', color) >= contrast('#000000', color) ? '#ffffff' : '#000000';
   ctx.font = current ? `bold ${FONT}` : FONT;
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';
@@ -52,7 +53,7 @@ function drawStage(ctx, s, k, box, current, cursor, colors) {
   ctx.fillStyle = colors.bg;
   ctx.fill();
   ctx.lineWidth = current ? 3.5 : 1;
-  ctx.strokeStyle = current ? GROUPS[current.group].color : colors.muted;
+  ctx.strokeStyle = current ? legible(GROUPS[current.group].color, colors) : colors.muted;
   ctx.stroke();
   if (cursor) {
     ctx.setLineDash([4, 3]);
@@ -95,7 +96,7 @@ function drawLegend(ctx, width, y, colors) {
   for (const g of Object.values(GROUPS)) {
     const w = ctx.measureText(g.name).width + 26;
     if (x + w > width - 8 && x > 8) { x = 8; y += 20; }
-    ctx.fillStyle = g.color;
+    ctx.fillStyle = legible(g.color, colors);
     ctx.fillRect(x, y - 6, 16, 12);
     ctx.fillStyle = colors.fg;
     ctx.fillText(g.name, x + 22, y, width - x - 30);
@@ -138,7 +139,7 @@ function drawBlock(ctx, width, height, { data, cursor }, colors) {
       hits.push({ ...box, i: k });
       TAGS.filter((t) => t.stage === k).forEach((t, r) => {
         const y = top + bh + 12 + r * 26;
-        ctx.strokeStyle = GROUPS[t.group].color;
+        ctx.strokeStyle = legible(GROUPS[t.group].color, colors);
         ctx.lineWidth = 1;
         if (r === 0) { ctx.beginPath(); ctx.moveTo(box.x + bw / 2, top + bh); ctx.lineTo(box.x + bw / 2, y); ctx.stroke(); }
         drawTag(ctx, t, box.x + 4, y, bw - 8, t === current, colors);

@@ -1,0 +1,142 @@
+// Every colour the explorer's plots draw data in has WCAG 2.x's contrast against the plot's
+// background, on both of the page's themes: 3 : 1 for lines, bars, markers and swatches (SC 1.4.11,
+// graphics needed to read the plot) and 4.5 : 1 for text (SC 1.4.3). web/plot/ holds no DOM code,
+// so Node draws each kind of plot on a context that records the colour of each stroke, fill and text.
+// The contrast is computed here from WCAG's definition, not with the module's own function, and
+// that function is checked against figures WCAG's understanding documents and checkers publish.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { SERIES, contrast, legible } from '../../web/plot/colormap.js';
+import { drawLines } from '../../web/plot/lines.js';
+import { drawPanels } from '../../web/plot/panels.js';
+import { drawStripPanels } from '../../web/plot/strip.js';
+
+// The two themes as web/style.css defines them (:root and :root[data-theme="dark"]).
+const css = readFileSync(new URL('../../web/style.css', import.meta.url), 'utf8');
+function theme(selector) {
+  const block = css.slice(css.indexOf(`${selector} {`)).split('}')[0];
+  const get = (name) => new RegExp(`--${name}:\\s*(#[0-9a-fA-F]{6})`).exec(block)[1];
+  return { bg: get('bg'), fg: get('fg'), muted: get('muted'), grid: get('grid'), mark: get('mark') };
+}
+const THEMES = { light: theme(':root'), dark: theme(':root[data-theme="dark"]') };
+
+// WCAG 2.x: relative luminance of sRGB, and (L1 + 0.05) / (L2 + 0.05).
+function rgbOf(c) {
+  const hex = /^#([0-9a-f]{6})$/i.exec(c);
+  if (hex) return [0, 2, 4].map((i) => parseInt(hex[1].slice(i, i + 2), 16));
+  const rgb = /^rgb\((\d+),(\d+),(\d+)\)$/.exec(c.replace(/\s/g, ''));
+  assert.ok(rgb, `a colour this test cannot read: ${c}`);
+  return rgb.slice(1).map(Number);
+}
+function ratio(a, b) {
+  const lum = (c) => {
+    const [r, g, bl] = rgbOf(c).map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+test('contrast() gives WCAG\'s published ratios', () => {
+  // Black on white is the scale's top; #767676 is the lightest grey with 4.5 : 1 on white (4.54),
+  // #777777 just misses it (4.48); WebAIM's checker and WCAG's examples give the same figures.
+  assert.equal(contrast('#000000', '#ffffff'), 21);
+  assert.equal(contrast('#fff', '#ffffff'), 1);
+  assert.equal(contrast('#767676', '#ffffff').toFixed(2), '4.54');
+  assert.equal(contrast('#777777', 'rgb(255, 255, 255)').toFixed(2), '4.48');
+  assert.equal(contrast('red', '#ffffff'), null);
+});
+
+test('legible() keeps a colour that has the contrast and mixes one that lacks it toward the text colour', () => {
+  for (const [name, colors] of Object.entries(THEMES)) {
+    for (const c of SERIES) {
+      const out = legible(c, colors);
+      if (ratio(c, colors.bg) >= 3) assert.equal(out, c, `${name}: ${c} already has ${ratio(c, colors.bg).toFixed(2)}`);
+      else assert.ok(ratio(out, colors.bg) >= 3, `${name}: ${c} → ${out}`);
+      assert.ok(ratio(legible(c, colors, 4.5), colors.bg) >= 4.5, `${name}: ${c} as text`);
+    }
+  }
+  // The two themes each have series colours below 3 : 1, so the rule is needed on both.
+  assert.ok(SERIES.some((c) => ratio(c, THEMES.light.bg) < 3) && SERIES.some((c) => ratio(c, THEMES.dark.bg) < 3));
+  assert.equal(legible('rgba(0,0,0,0.5)', THEMES.light), 'rgba(0,0,0,0.5)');
+});
+
+// A 2-D context that records [what, colour] for each stroke, fill and text.
+function recorder() {
+  const ops = [];
+  const state = { strokeStyle: '#000000', fillStyle: '#000000', globalAlpha: 1 };
+  const ctx = new Proxy({}, {
+    get(_, k) {
+      if (k === 'measureText') return (t) => ({ width: 7 * String(t).length });
+      if (k === 'stroke' || k === 'strokeRect') return () => ops.push(['stroke', state.strokeStyle, state.globalAlpha]);
+      if (k === 'fill' || k === 'fillRect') return () => ops.push(['fill', state.fillStyle, state.globalAlpha]);
+      if (k === 'fillText') return () => ops.push(['text', state.fillStyle, state.globalAlpha]);
+      if (k === 'createImageData') return (w, h) => ({ data: new Uint8ClampedArray(w * h * 4), width: w, height: h });
+      if (k in state) return state[k];
+      return () => {};
+    },
+    set(_, k, v) { state[k] = v; return true; },
+  });
+  return { ctx, ops };
+}
+
+const xs = Float64Array.from({ length: 20 }, (_, i) => i);
+const linesSpec = {
+  series: SERIES.map((color, k) => ({ label: `s${k}`, x: xs, y: xs.map((x) => x * k), color, points: k === 0,
+    band: k === 1 ? { lo: xs, hi: xs.map((x) => x + 1) } : undefined })),
+  hlines: SERIES.map((color, k) => ({ y: k, label: `h${k}`, color })),
+  vlines: [{ x: 3, label: 'v', color: SERIES[6] }],
+  texts: [{ x: 5, y: 5, label: 't', color: SERIES[13] }],
+};
+const PLOTS = {
+  lines: (ctx, c) => drawLines(ctx, 900, 400, linesSpec, c),
+  bars: (ctx, c) => drawPanels(ctx, 900, 400, { panels: [{ title: 'b', kind: 'bars',
+    spec: { bars: SERIES.map((color, k) => ({ label: `b${k}`, value: k + 1, text: String(k), color })) } }] }, c),
+  circle: (ctx, c) => drawPanels(ctx, 900, 400, { panels: [{ title: 'c', kind: 'circle',
+    spec: { vectors: SERIES.map((color, k) => ({ x: Math.cos(k), y: Math.sin(k), color, label: `v${k}` })),
+      arcs: [{ from: 0, to: 1, radius: 0.3, color: SERIES[14] }] } }] }, c),
+  strip: (ctx, c) => drawStripPanels(ctx, 900, 400, { strip: { title: 'pairs', groups: Int8Array.from(SERIES, (_, k) => k),
+    colors: SERIES, legend: SERIES.map((_, k) => `g${k}`) }, panels: [] }, c),
+};
+
+for (const [kind, draw] of Object.entries(PLOTS)) {
+  test(`${kind}: every series colour drawn has 3 : 1 against the background, every text 4.5 : 1, light and dark`, () => {
+    for (const [name, colors] of Object.entries(THEMES)) {
+      const { ctx, ops } = recorder();
+      draw(ctx, colors);
+      const drawn = new Set(ops.map(([, c]) => c));
+      for (const [what, c, alpha] of ops) {
+        // The background, the grid, a see-through band or backing and the cursor's shadow are not data.
+        if (c === colors.bg || c === colors.grid || alpha < 1 || /^rgba/.test(c)) continue;
+        const min = what === 'text' ? 4.5 : 3;
+        assert.ok(ratio(c, colors.bg) >= min, `${name} ${kind}: ${what} in ${c}: ${ratio(c, colors.bg).toFixed(2)} : 1`);
+      }
+      // The data are drawn: each series colour, as drawn, is among the colours used.
+      for (const c of SERIES) assert.ok(drawn.has(legible(c, colors)), `${name} ${kind}: ${c} not drawn`);
+    }
+  });
+}
+
+test('where-position: its groups\' colours have 3 : 1, and the current tag\'s text 4.5 : 1 on its fill, light and dark', async () => {
+  const { default: view } = await import('../../web/views/where-position.js');
+  const { ATTENTION_SCHEMES } = await import('../../web/settings/state.js');
+  for (const [name, colors] of Object.entries(THEMES)) {
+    for (const scheme of ATTENTION_SCHEMES) {
+      for (const width of [1200, 390]) {
+        const { ctx, ops } = recorder();
+        const { spec } = view.plot(view.compute({ st: { attnScheme: scheme } }), null);
+        spec.draw(ctx, width, view.height(width), spec, colors);
+        let fill = colors.bg;
+        for (const [what, c] of ops) {
+          if (what === 'fill') fill = c;
+          // The current tag's text, in white or black, is on the tag's fill; the rest is on the background.
+          const under = what === 'text' && (c === '#ffffff' || c === '#000000') ? fill : colors.bg;
+          if (c === colors.bg || c === colors.grid) continue;
+          const min = what === 'text' ? 4.5 : 3;
+          assert.ok(ratio(c, under) >= min, `${name} ${scheme} ${width}: ${what} in ${c} on ${under}: ${ratio(c, under).toFixed(2)} : 1`);
+        }
+      }
+    }
+  }
+});
