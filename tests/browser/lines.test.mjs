@@ -75,3 +75,29 @@ test('a dashed series keeps its dash phase across the pieces, and the context is
   assert.equal(state.lineDashOffset, 0);
   assert.deepEqual(state.dash, []);
 });
+
+test('a step series with long flat runs is drawn through the same points with a vertex only where it steps', () => {
+  // T5's buckets over ±4096 relative positions: 8193 points, a few dozen distinct values.
+  const x = Float64Array.from({ length: 8193 }, (_, i) => i - 4096);
+  const y = x.map((v) => Math.sign(v) * Math.floor(Math.log2(1 + Math.abs(v)) * 2));
+  const rec = recorder();
+  const colors = { bg: '#fff', fg: '#000', muted: '#666', grid: '#eee' };
+  const layout = drawLines(rec.ctx, 1142, 280, { series: [{ label: 's', x, y, color: COLOR, step: true, dash: [5, 3] }],
+    legend: false }, colors);
+  const vertices = rec.strokes.flatMap((s) => s.path.flatMap((p, k) => (k === 0 && s !== rec.strokes[0] ? p.slice(1) : p)));
+  let steps = 0;
+  for (let i = 1; i < y.length; i++) if (y[i] !== y[i - 1]) steps++;
+  assert.ok(vertices.length <= 2 * steps + 3, `${vertices.length} vertices for ${steps} steps`);
+  // Each point lies within a pixel of the path (a step of less than a pixel may be left out, as for any line).
+  const off = ([px, py], [ax, ay], [bx, by]) => {
+    const t = Math.max(0, Math.min(1, ((px - ax) * (bx - ax) + (py - ay) * (by - ay)) / ((bx - ax) ** 2 + (by - ay) ** 2 || 1)));
+    return Math.hypot(px - ax - t * (bx - ax), py - ay - t * (by - ay));
+  };
+  for (let i = 0; i < x.length; i++) {
+    const p = layout.toPixel(x[i], y[i]);
+    let near = Infinity;
+    for (let k = 1; k < vertices.length; k++) near = Math.min(near, off(p, vertices[k - 1], vertices[k]));
+    assert.ok(near <= 1, `point ${i} (${p}) is ${near.toFixed(2)} px off the path`);
+  }
+  assert.deepEqual(vertices.at(-1), layout.toPixel(x.at(-1), y.at(-1)));
+});

@@ -312,6 +312,8 @@ function drawSeries(ctx, plot, s, xScale, ys, log, xLog) {
       if (col !== column) { flush(); column = col; lo = hi = py; } else { lo = Math.min(lo, py); hi = Math.max(hi, py); }
       continue;
     }
+    // Inside a flat run of a step series the line goes straight on: only the run's last point is drawn.
+    if (pen && s.step && yv === s.y[i - 1] && i + 1 < s.x.length && s.y[i + 1] === yv) continue;
     if (!pen) moveTo(px, py);
     else if (s.step) { lineTo(px, prevY); lineTo(px, py); }
     else lineTo(px, py);
