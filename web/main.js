@@ -15,6 +15,7 @@ import { createNotices, droppedText, refusedText } from './page/notices.js';
 import { setupPageLinks } from './page/page-links.js';
 import { updateProse } from './page/prose.js';
 import { readPresets } from './settings/presets.js';
+import { createOffload } from './page/offload.js';
 import { createScheduler } from './page/scheduler.js';
 import { applyTheme, createSettingsBar } from './settings/settings-bar.js';
 import { createSettings } from './settings/settings.js';
@@ -174,7 +175,8 @@ async function main() {
   const notices = createNotices($('notices'));
   const settings = readSettings(presets, notices);
   const { extras } = settings;
-  const scheduler = createScheduler({ pe, status: $('status'), context: () => ({ pe, st: settings.state, extras, lab }) });
+  const offload = createOffload((id) => scheduler.refresh(id));
+  const scheduler = createScheduler({ pe, status: $('status'), context: () => ({ pe, st: settings.state, extras, lab, offload }) });
   const page = { pe, lab, settings, extras, notices, scheduler, views: [], controls: [], guides: null };
   const commit = (patch) => settings.update(patch, true);
   try {

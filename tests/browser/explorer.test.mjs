@@ -551,6 +551,56 @@ test('a slider drag at d_model 4096, seq_len 131072 keeps the page responsive', 
   assert.deepEqual(ex.problems, []);
 });
 
+test('at sizes that would hold the page, the heavy views compute in a worker and draw what the page would', async () => {
+  await open('#dModel=4096&shiftKeep=2048&grid2dH=64&grid2dW=64&mropeH=64&mropeW=64&relLen=128&seqLen=128');
+  // A note while the worker computes (the section marked waiting), then the drawing.
+  await ex.page.evaluate(() => {
+    window.waited = new Set();
+    new MutationObserver((records) => { for (const r of records) if (r.target.hasAttribute('data-waiting')) window.waited.add(r.target.dataset.view); })
+      .observe(document.body, { subtree: true, attributeFilter: ['data-waiting'] });
+  });
+  for (const id of ['context-shift', 'rope-2d', 'mrope', 'rope-relative']) {
+    await drawn(id);
+    // The same compute on the page, its offload answered by the view's work here: the same numbers.
+    const { offloaded, same, waited } = await ex.page.evaluate((i) => {
+      const { pe, state, views } = window.posencExplorer;
+      const v = views.find((x) => x.def.id === i);
+      let asked = false;
+      const here = v.def.compute({ pe, st: state, extras: {}, memo: (k, f) => f(), redraw() {},
+        offload: (id, args) => { asked = id === i; return v.def.work(pe, structuredClone(args)); } });
+      return { offloaded: asked, same: JSON.stringify(here) === JSON.stringify(v.data), waited: window.waited.has(i) };
+    }, id);
+    assert.ok(offloaded, `${id}: not offloaded at these sizes`);
+    assert.ok(waited, `${id}: never said it was computing`);
+    assert.ok(same, `${id}: the worker's data differ from the page's`);
+    assert.doesNotMatch(await ex.page.textContent(`${view(id)} .note`), /Computing/);
+  }
+  // A change while it computes keeps the last drawing, dimmed, with the note, until the new data come.
+  const shown = await pixels('context-shift'), n = await renders('context-shift');
+  await ex.page.fill('#control-shiftKeep', '2047');
+  await ex.page.press('#control-shiftKeep', 'Enter');
+  await ex.page.waitForSelector(`${view('context-shift')}[data-waiting].stale`);
+  assert.match(await ex.page.textContent(`${view('context-shift')} .note`), /Computing in the background/);
+  assert.equal(await pixels('context-shift'), shown, 'the last drawing was not kept');
+  await drawn('context-shift', n);
+  assert.match(await ex.page.textContent(`${view('context-shift')} .note`), /held the 2047 keys/);
+  assert.notEqual(await pixels('context-shift'), shown);
+  assert.deepEqual(ex.problems, []);
+});
+
+test('a compute worker that cannot load says so in the view, instead of computing for ever', async () => {
+  await ex.page.route('**/compute-worker*', (r) => r.abort());
+  try {
+    await open('#dModel=4096&shiftKeep=2048&deeper=production');
+    await ex.page.$eval(view('context-shift'), (s) => s.scrollIntoView());
+    await ex.page.waitForSelector(`${view('context-shift')}.failed`, { timeout: 15000 });
+    assert.match(await ex.page.textContent(`${view('context-shift')} .note`), /compute worker failed/);
+  } finally {
+    await ex.page.unroute('**/compute-worker*');
+  }
+  ex.problems.length = 0;  // the aborted request's console error is the point of this test
+});
+
 // Small model files written here from the format specs (tests/js/model_writer.mjs).
 const TABLE = Float32Array.from({ length: 24 * 8 }, (_, i) => Math.sin(i / 3) * 0.1);
 const file = (name, bytes) => ({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) });

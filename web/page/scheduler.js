@@ -84,7 +84,7 @@ function drawViews(views, ctx, t0, dragging) {
 }
 
 /**
- * context(): what a view's compute gets besides memo and redraw(id) ({ pe, st, extras, lab }); status: the
+ * context(): what a view's compute gets besides memo and redraw(id) ({ pe, st, extras, lab, offload }); status: the
  * element for the status line. Returns { track(views), schedule, redrawAll, refresh(id),
  * dragging(active), start() }; track hands it the page's views (view.js) once they are built.
  */
@@ -109,7 +109,7 @@ export function createScheduler({ pe, context, status }) {
       for (const v of due) v.measured = null;  // sizes hold for this frame only, also when a view threw
     }
     if (prepareNear(views, !drawn)) more = true;
-    for (const v of views) v.section.classList.toggle('stale', (v.dirty || Boolean(v.computed)) && v.visible);
+    for (const v of views) v.section.classList.toggle('stale', (v.dirty || Boolean(v.computed) || Boolean(v.pending)) && v.visible);
     performance.mark('frame-end');
     if (drawn) performance.measure('frame', 'frame-start', 'frame-end');  // one redraw step of the visible views
     const shown = views.filter((v) => v.visible && !v.dirty && !v.computed).length;

@@ -8,10 +8,12 @@
 //   readout(data, cursor, st), csv(data), caption(st, host), cursor0(data), move?(data, cursor, key),
 //   note?(data), html?(data, ctx) (HTML after the plot; data null when it cannot be drawn),
 //   table?: true (no canvas, render(data) → HTML), setup?(section, host) (extra controls),
-//   rendered?(data, section) (after each drawing: updates DOM that setup made; data null on error) }.
+//   rendered?(data, section) (after each drawing: updates DOM that setup made; data null on error),
+//   work?(pe, args) → data (the heavy part of compute, which the page's worker runs: web/page/offload.js) }.
 // plot gets a 4th argument { exporting: true } when it draws the PNG export.
-// ctx: { pe, st, extras, lab, memo, redraw(id) } (web/page/scheduler.js); host: web/page/chapters.js. A compute that
-// throws an error with `waiting` set (the lab's LabLoading) is waiting for data: said, not a failure.
+// ctx: { pe, st, extras, lab, offload(id, args), memo, redraw(id) } (web/page/scheduler.js, web/main.js); host:
+// web/page/chapters.js. A compute that throws an error with `waiting` set (the lab's LabLoading, a
+// computation in the worker) is waiting for data: said, not a failure.
 import { buildControl } from './controls.js';
 import { moveGrid, moveIndex } from '../plot/cursor.js';
 import { drawMessage, themeColors } from '../plot/core.js';
@@ -122,14 +124,19 @@ export function reserveHeights(views) {
 // longer dirty, and v.computed (the context) says that its data waits to be painted.
 function computeView(v, ctx) {
   const t0 = performance.now();
-  v.waiting = false;  // data on its way (the lab's run): said, not a failure
+  v.waiting = false;  // data on its way (the lab's run, the page's worker): said, not a failure
+  v.pending = null;
   try {
     v.data = v.def.compute(ctx);
     v.error = null;
   } catch (e) {
     v.waiting = Boolean(e.waiting);
-    v.error = v.waiting ? e.message : `This view cannot be drawn with these settings. ${e.message}`;
-    v.data = null;
+    // Data computed in the page's worker (offload.js): the last drawing stays, dimmed, with the note.
+    if (e.keepsLast && v.data) v.pending = e.message;
+    else {
+      v.error = v.waiting ? e.message : `This view cannot be drawn with these settings. ${e.message}`;
+      v.data = null;
+    }
   }
   v.dirty = false;
   v.computed = ctx;
@@ -159,7 +166,7 @@ export function createView(def, section, host) {
   controlsBox.hidden = controlsBox.childElementCount === 0;
   const v = {
     def, section, controls, dirty: true, visible: false, cursor: null, data: null, layout: null, error: null, cost: 0,
-    computed: null, waiting: false, near: false, measured: null,
+    computed: null, waiting: false, pending: null, near: false, measured: null,
     canvas: section.querySelector('canvas'), readout: section.querySelector('.readout'),
     note: section.querySelector('.note'), html: section.querySelector('.view-html'), renders: 0,
   };
@@ -206,8 +213,8 @@ export function createView(def, section, host) {
       const box = v.section.querySelector('.view-table');
       keepOpen(box, () => { box.innerHTML = v.error ? `<p class="message bad">${v.error}</p>` : def.render(v.data); });
     }
-    else draw(ctx.memo('theme-colors', () => themeColors(v.canvas)));  // one getComputedStyle a frame
-    const note = v.error ?? (v.data && def.note ? def.note(v.data) : '');
+    else if (!v.pending) draw(ctx.memo('theme-colors', () => themeColors(v.canvas)));  // one getComputedStyle a frame
+    const note = v.error ?? v.pending ?? (v.data && def.note ? def.note(v.data) : '');
     v.note.textContent = note;
     v.note.hidden = !note;
     v.note.classList.toggle('bad', Boolean(v.error) && !waiting);

@@ -7,6 +7,7 @@ import { moveIndex } from '../plot/cursor.js';
 import { fmt } from './shared/numbers.js';
 import { ropeParams, ropeRule } from '../settings/rope-settings.js';
 import { dotRows, seededVectors } from './shared/vectors.js';
+import { OFFLOAD_VALUES } from '../page/offload.js';
 
 const largestDifference = (a, b) => a.reduce((m, x, e) => Math.max(m, Math.abs(x - b[e])), 0);
 
@@ -39,33 +40,40 @@ function caches(pe, { d, n, delta, rope, q }) {
   }
 }
 
+/** The caches, scores and differences drawn, for args { d, n, delta, rope }: here or in the page's
+ * compute worker (web/page/offload.js), which runs it past OFFLOAD_VALUES key values (N × head_dim;
+ * 2048 × 4096 takes about 1.5 s, the defaults' 64 × 128 a few ms). */
+function work(pe, { d, n, delta, rope }) {
+  const q = seededVectors(pe, 1, d, 51);
+  const k = caches(pe, { d, n, delta, rope, q });
+  // The next query, turned at position n as the caches' attend turns it, for the scores drawn.
+  const query = pe.applyRope(q, { seqLen: 1, nHeads: 1, headDim: d, ...rope, positions: [n] });
+  const scores = (keys) => dotRows(query, keys, 1, n, d).map((s) => s / Math.sqrt(d));
+  const xs = Float64Array.from({ length: n }, (_, j) => j);
+  const series = [
+    { label: 'recomputed at the new positions', x: xs, y: scores(k.recomputed), color: SERIES[0], width: 3 },
+    { label: 'cached, shifted by −Δ (cache.shift)', x: xs, y: scores(k.shifted), color: SERIES[2], dash: [5, 4],
+      width: 1.6 },
+    { label: 'cached, not shifted (stale)', x: xs, y: scores(k.cached), color: SERIES[1], dash: [2, 3], width: 1.2 },
+  ];
+  const worst = largestDifference(k.shifted, k.recomputed), stale = largestDifference(series[2].y, series[0].y);
+  const { outShifted, outStale } = k;
+  return { xs, series, worst, stale, outShifted, outStale, n, delta, precision: rope.precision };
+}
+
 export default {
   id: 'context-shift',
+  work,
   controls: [
     ['shiftDelta', { label: 'tokens dropped Δ', slider: { min: 1, max: 65536, log: true } }],
     ['shiftKeep', { label: 'tokens kept N', slider: { min: 2, max: 2048, log: true } }],
   ],
-  compute({ pe, st, extras }) {
+  compute({ pe, st, extras, offload }) {
     const rule = ropeRule(st);
     if (rule) throw new Error(rule);
-    const d = st.dModel, n = st.shiftKeep, delta = st.shiftDelta;
-    const params = ropeParams(st, extras, st.scaling, true);
-    const q = seededVectors(pe, 1, d, 51);
-    const rope = { params, layout: st.layout, precision: st.precision };
-    const k = caches(pe, { d, n, delta, rope, q });
-    // The next query, turned at position n as the caches' attend turns it, for the scores drawn.
-    const query = pe.applyRope(q, { seqLen: 1, nHeads: 1, headDim: d, ...rope, positions: [n] });
-    const scores = (keys) => dotRows(query, keys, 1, n, d).map((s) => s / Math.sqrt(d));
-    const xs = Float64Array.from({ length: n }, (_, j) => j);
-    const series = [
-      { label: 'recomputed at the new positions', x: xs, y: scores(k.recomputed), color: SERIES[0], width: 3 },
-      { label: 'cached, shifted by −Δ (cache.shift)', x: xs, y: scores(k.shifted), color: SERIES[2], dash: [5, 4],
-        width: 1.6 },
-      { label: 'cached, not shifted (stale)', x: xs, y: scores(k.cached), color: SERIES[1], dash: [2, 3], width: 1.2 },
-    ];
-    const worst = largestDifference(k.shifted, k.recomputed), stale = largestDifference(series[2].y, series[0].y);
-    const { outShifted, outStale } = k;
-    return { xs, series, worst, stale, outShifted, outStale, n, delta, precision: st.precision };
+    const args = { d: st.dModel, n: st.shiftKeep, delta: st.shiftDelta,
+      rope: { params: ropeParams(st, extras, st.scaling, true), layout: st.layout, precision: st.precision } };
+    return args.n * args.d > OFFLOAD_VALUES ? offload('context-shift', args) : work(pe, args);
   },
   plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLabel: 'key position after the shift',
     yLabel: 'score of the next query, q·k / √d', cursor } }),

@@ -9,6 +9,7 @@ import { movePanels } from '../plot/cursor.js';
 import { fmt } from './shared/numbers.js';
 import { ropeParams, ropeRule } from '../settings/rope-settings.js';
 import { tile } from './shared/vectors.js';
+import { OFFLOAD_VALUES } from '../page/offload.js';
 
 const NAMES = ['temporal', 'height', 'width'];
 const COLORS = [SERIES[0], SERIES[1], SERIES[2]];
@@ -33,6 +34,40 @@ function anglesOf(pe, params, d, rot, positions, n) {
   return out;
 }
 
+/** The pairs of each section, the ids and the angles drawn, for args from compute: here or in the
+ * page's compute worker (web/page/offload.js), which runs it past OFFLOAD_VALUES rotated values. */
+function work(pe, { d, rot, section, asked, params, theta, text, t, h, w }) {
+  const pairs = rot / 2;
+  // Which pair each id turns: rotate at ids (1, 0, 0), (0, 1, 0) and (0, 0, 1).
+  const probe = anglesOf(pe, params, d, rot, [1, 0, 0, 0, 1, 0, 0, 0, 1], 3);
+  const groups = new Int8Array(pairs).fill(-1), thetas = new Float64Array(pairs);
+  for (let i = 0; i < pairs; i++) {
+    for (let g = 0; g < 3; g++) if (probe[g * pairs + i] !== 0) { groups[i] = g; thetas[i] = probe[g * pairs + i]; }
+  }
+  const ids = pe.mropePositions([{ text }, { image: [t, h, w] }, { text: AFTER }]);
+  const n = ids.length / 3;
+  const angles = anglesOf(pe, params, d, rot, ids, n);
+  const xs = Float64Array.from({ length: n }, (_, k) => k);
+  const idSeries = NAMES.map((name, g) => ({ label: `${name} id`, x: xs, y: ids.subarray(g * n, (g + 1) * n), color: COLORS[g],
+    step: true, width: g === 0 ? 3 : 1.6, dash: g === 2 ? [5, 3] : undefined }));
+  // Each section's fastest pair over the first frame of the image.
+  const grids = [0, 1, 2].map((g) => {
+    const pair = groups.indexOf(g);
+    const values = new Float32Array(w * h), angle = new Float64Array(w * h), id = new Float64Array(w * h);
+    for (let c = 0; c < w; c++) {
+      for (let r = 0; r < h; r++) {
+        const token = text + r * w + c;
+        angle[c * h + r] = angles[token * pairs + pair];
+        values[c * h + r] = Math.cos(angle[c * h + r]);
+        id[c * h + r] = ids[g * n + token];
+      }
+    }
+    return { g, pair, values, angle, id };
+  });
+  return { theta, d, pairs, section, asked, interleaved: params.mrope.interleaved, groups, thetas, ids, n, xs, idSeries, grids,
+    w, h, t, text };
+}
+
 export default {
   id: 'mrope',
   controls: [
@@ -44,47 +79,21 @@ export default {
     ['mropeW', { label: 'image w', slider: { min: 1, max: 64 } }],
   ],
   height: (width) => stripHeight(width, NAMES) + panelsHeight(4, width, PANEL, MIN_WIDTH),
-  compute({ pe, st, extras }) {
+  work,
+  compute({ pe, st, extras, offload }) {
     const rule = ropeRule(st);
     if (rule) throw new Error(rule);
     const d = st.dModel, base = ropeParams(st, extras);
     const { rotaryDim: rot } = pe.ropeFrequencies(base);
-    const pairs = rot / 2;
-    if (pairs < 3) {
+    if (rot / 2 < 3) {
       throw new Error('M-RoPE needs at least 3 rotary pairs for its three sections; '
-        + `head_dim ${d} × partial rotary ${st.partial} gives ${pairs}.`);
+        + `head_dim ${d} × partial rotary ${st.partial} gives ${rot / 2}.`);
     }
-    const { section, asked } = sectionsFor(st.mropeSection, pairs);
-    const params = { ...base, mrope: { section, interleaved: st.mropeInterleaved } };
-    // Which pair each id turns: rotate at ids (1, 0, 0), (0, 1, 0) and (0, 0, 1).
-    const probe = anglesOf(pe, params, d, rot, [1, 0, 0, 0, 1, 0, 0, 0, 1], 3);
-    const groups = new Int8Array(pairs).fill(-1), thetas = new Float64Array(pairs);
-    for (let i = 0; i < pairs; i++) {
-      for (let g = 0; g < 3; g++) if (probe[g * pairs + i] !== 0) { groups[i] = g; thetas[i] = probe[g * pairs + i]; }
-    }
-    const [t, h, w] = [st.mropeT, st.mropeH, st.mropeW];
-    const ids = pe.mropePositions([{ text: st.mropeText }, { image: [t, h, w] }, { text: AFTER }]);
-    const n = ids.length / 3;
-    const angles = anglesOf(pe, params, d, rot, ids, n);
-    const xs = Float64Array.from({ length: n }, (_, k) => k);
-    const idSeries = NAMES.map((name, g) => ({ label: `${name} id`, x: xs, y: ids.subarray(g * n, (g + 1) * n), color: COLORS[g],
-      step: true, width: g === 0 ? 3 : 1.6, dash: g === 2 ? [5, 3] : undefined }));
-    // Each section's fastest pair over the first frame of the image.
-    const grids = [0, 1, 2].map((g) => {
-      const pair = groups.indexOf(g);
-      const values = new Float32Array(w * h), angle = new Float64Array(w * h), id = new Float64Array(w * h);
-      for (let c = 0; c < w; c++) {
-        for (let r = 0; r < h; r++) {
-          const token = st.mropeText + r * w + c;
-          angle[c * h + r] = angles[token * pairs + pair];
-          values[c * h + r] = Math.cos(angle[c * h + r]);
-          id[c * h + r] = ids[g * n + token];
-        }
-      }
-      return { g, pair, values, angle, id };
-    });
-    return { theta: st.theta, d, pairs, section, asked, interleaved: st.mropeInterleaved, groups, thetas, ids, n, xs, idSeries, grids, w, h, t,
-      text: st.mropeText };
+    const { section, asked } = sectionsFor(st.mropeSection, rot / 2);
+    const args = { d, rot, section, asked, params: { ...base, mrope: { section, interleaved: st.mropeInterleaved } },
+      theta: st.theta, text: st.mropeText, t: st.mropeT, h: st.mropeH, w: st.mropeW };
+    const tokens = args.text + args.t * args.h * args.w + AFTER;
+    return tokens * d > OFFLOAD_VALUES ? offload('mrope', args) : work(pe, args);
   },
   plot(data, cursor, width) {
     const range = (g) => {

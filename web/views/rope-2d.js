@@ -8,10 +8,51 @@ import { drawStripPanels, stripHeight } from '../plot/strip.js';
 import { movePanels } from '../plot/cursor.js';
 import { fmt } from './shared/numbers.js';
 import { dotRows, tile } from './shared/vectors.js';
+import { OFFLOAD_VALUES } from '../page/offload.js';
 
 const NAMES = ['row', 'column'];
 const COLORS = [SERIES[3], SERIES[5]];
 const PANEL = 300, MIN_WIDTH = 340;
+
+/** The pairs of each axis and the two score maps, for args from compute: here or in the page's
+ * compute worker (web/page/offload.js), which runs it past OFFLOAD_VALUES rotated values (patches ×
+ * head_dim; 64 × 64 patches of 4096 take about 0.75 s). */
+function work(pe, { d, h, w, row, col, theta }) {
+  const n = h * w, query = row * w + col;
+  // Which pairs each axis turns: a unit x-part rotated at (row 1, col 0) and (row 0, col 1).
+  const unit = new Float32Array(d);
+  unit.fill(1, 0, d / 2);
+  const probe = pe.applyRope2d(tile(unit, 2), { nHeads: 1, headDim: d, positions: [1, 0, 0, 1], theta });
+  const pairs = d / 2, groups = new Int8Array(pairs).fill(-1), thetas = new Float64Array(pairs);
+  for (let i = 0; i < pairs; i++) {
+    for (let a = 0; a < 2; a++) {
+      const angle = Math.atan2(probe[a * d + i + pairs], probe[a * d + i]);
+      if (angle !== 0) { groups[i] = a; thetas[i] = angle; }
+    }
+  }
+  // The same content vector, all ones, as query and key at every patch: each pair then adds
+  // 2·cos(offset·θ), so the maps show position alone (a random vector would weight the pairs
+  // unevenly and tilt the picture towards one axis).
+  const x = new Float32Array(n * d).fill(1);
+  const two = pe.applyRope2d(x, { nHeads: 1, headDim: d, grid: [h, w], theta });
+  const one = pe.applyRope(x, { seqLen: n, nHeads: 1, headDim: d, params: { headDim: d, theta } });
+  // The query's score with the patch at row r, column c (k = r·w + c), x-major: [c][r].
+  const scoreMap = (y) => {
+    const s = dotRows(y.subarray(query * d, (query + 1) * d), y, 1, n, d);
+    return Float32Array.from({ length: n }, (_, at) => s[(at % h) * w + Math.floor(at / h)] / Math.sqrt(d));
+  };
+  const maps = [
+    { key: 'rope2d', title: '2-D axial RoPE (Pixtral)', values: scoreMap(two) },
+    { key: 'rope1d', title: '1-D RoPE, patches in reading order', values: scoreMap(one) },
+  ];
+  // One colour scale for both maps, from their lowest to their highest score.
+  let lo = Infinity, hi = -Infinity;
+  for (const m of maps) for (const v of m.values) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  // Up and down vs left and right: the score one patch away in each direction.
+  const at = (m, r, c) => (r >= 0 && r < h && c >= 0 && c < w ? m.values[c * h + r] : NaN);
+  const near = maps.map((m) => ({ below: at(m, row + 1, col), right: at(m, row, col + 1) }));
+  return { d, pairs, groups, thetas, h, w, row, col, maps, lo, hi: hi > lo ? hi : lo + 1, near };
+}
 
 export default {
   id: 'rope-2d',
@@ -22,47 +63,16 @@ export default {
     ['grid2dCol', { label: 'query column' }],
   ],
   height: (width) => stripHeight(width, NAMES) + panelsHeight(2, width, PANEL, MIN_WIDTH),
-  compute({ pe, st }) {
+  work,
+  compute({ pe, st, offload }) {
     const d = st.dModel;
     if (d % 4) {
       throw new Error('2-D RoPE gives half the pairs to rows and half to columns, so head_dim (d_model here) must be a multiple '
         + `of 4; ${d} is not.`);
     }
-    const h = st.grid2dH, w = st.grid2dW, n = h * w;
-    const row = Math.min(st.grid2dRow, h - 1), col = Math.min(st.grid2dCol, w - 1), query = row * w + col;
-    // Which pairs each axis turns: a unit x-part rotated at (row 1, col 0) and (row 0, col 1).
-    const unit = new Float32Array(d);
-    unit.fill(1, 0, d / 2);
-    const probe = pe.applyRope2d(tile(unit, 2), { nHeads: 1, headDim: d, positions: [1, 0, 0, 1], theta: st.theta });
-    const pairs = d / 2, groups = new Int8Array(pairs).fill(-1), thetas = new Float64Array(pairs);
-    for (let i = 0; i < pairs; i++) {
-      for (let a = 0; a < 2; a++) {
-        const angle = Math.atan2(probe[a * d + i + pairs], probe[a * d + i]);
-        if (angle !== 0) { groups[i] = a; thetas[i] = angle; }
-      }
-    }
-    // The same content vector, all ones, as query and key at every patch: each pair then adds
-    // 2·cos(offset·θ), so the maps show position alone (a random vector would weight the pairs
-    // unevenly and tilt the picture towards one axis).
-    const x = new Float32Array(n * d).fill(1);
-    const two = pe.applyRope2d(x, { nHeads: 1, headDim: d, grid: [h, w], theta: st.theta });
-    const one = pe.applyRope(x, { seqLen: n, nHeads: 1, headDim: d, params: { headDim: d, theta: st.theta } });
-    // The query's score with the patch at row r, column c (k = r·w + c), x-major: [c][r].
-    const scoreMap = (y) => {
-      const s = dotRows(y.subarray(query * d, (query + 1) * d), y, 1, n, d);
-      return Float32Array.from({ length: n }, (_, at) => s[(at % h) * w + Math.floor(at / h)] / Math.sqrt(d));
-    };
-    const maps = [
-      { key: 'rope2d', title: '2-D axial RoPE (Pixtral)', values: scoreMap(two) },
-      { key: 'rope1d', title: '1-D RoPE, patches in reading order', values: scoreMap(one) },
-    ];
-    // One colour scale for both maps, from their lowest to their highest score.
-    let lo = Infinity, hi = -Infinity;
-    for (const m of maps) for (const v of m.values) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
-    // Up and down vs left and right: the score one patch away in each direction.
-    const at = (m, r, c) => (r >= 0 && r < h && c >= 0 && c < w ? m.values[c * h + r] : NaN);
-    const near = maps.map((m) => ({ below: at(m, row + 1, col), right: at(m, row, col + 1) }));
-    return { d, pairs, groups, thetas, h, w, row, col, maps, lo, hi: hi > lo ? hi : lo + 1, near };
+    const h = st.grid2dH, w = st.grid2dW;
+    const args = { d, h, w, row: Math.min(st.grid2dRow, h - 1), col: Math.min(st.grid2dCol, w - 1), theta: st.theta };
+    return h * w * d > OFFLOAD_VALUES ? offload('rope-2d', args) : work(pe, args);
   },
   plot(data, cursor, width) {
     // A phone gets the strip's caption short enough to stay legible on one line.
