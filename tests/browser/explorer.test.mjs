@@ -419,6 +419,17 @@ test('keyboard: PageUp/PageDown and Home/End move plot cursors in big steps', as
   assert.deepEqual(ex.problems, []);
 });
 
+test('T5 buckets that max distance does not reach past are refused in words, with no page error', async () => {
+  await open('#t5Buckets=1024&t5MaxDist=128');
+  await ex.page.$eval(view('t5-buckets'), (s) => s.scrollIntoView());
+  await ex.page.waitForSelector(`${view('t5-buckets')}.failed`);
+  const note = await ex.page.textContent(`${view('t5-buckets')} .note`);
+  assert.match(note, /max distance must be more than 512; 128 is not\. Raise max distance or lower the buckets/);
+  assert.doesNotMatch(note, /t5Bucket/);
+  assert.match(await ex.page.textContent('[data-live="t5-last"]'), /which T5 refuses: max distance must be more than 512/);
+  assert.deepEqual(ex.problems, []);
+});
+
 test('plots that sample fewer columns than positions say so', async () => {
   await open('#seqLen=131072');
   await drawn('pe-heatmap');

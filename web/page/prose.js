@@ -5,6 +5,7 @@
 // settings or the package.
 
 import { ntkBase } from '../settings/rope-settings.js';
+import { t5Rule } from '../views/shared/schemes.js';
 
 const n = (v) => v.toLocaleString('en-US');
 
@@ -53,6 +54,11 @@ export const LIVE = {
   },
   // T5's last bucket starts before max distance: where, for these buckets.
   't5-last': ({ pe, st }) => {
+    if (t5Rule(st)) {
+      const half = Math.floor(st.t5Buckets / 2);
+      return `with ${st.t5Buckets} buckets and max distance ${n(st.t5MaxDist)}, which T5 refuses: max distance must be `
+        + `more than ${n(half)} (${n(Math.floor(half / 2))} for the encoder), the distances that get a bucket each`;
+    }
     const options = { numBuckets: st.t5Buckets, maxDistance: st.t5MaxDist };
     const enc = (d) => pe.t5Bucket([d], { ...options, bidirectional: true })[0];
     const dec = (d) => pe.t5Bucket([-d], { ...options, bidirectional: false })[0];

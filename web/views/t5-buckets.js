@@ -1,6 +1,7 @@
 // T5's relative position buckets (chapter "bias").
 import { SERIES } from '../plot/colormap.js';
 import { linesCsv } from '../plot/lines.js';
+import { t5Rule } from './shared/schemes.js';
 
 export default {
   id: 't5-buckets',
@@ -10,6 +11,8 @@ export default {
     ['t5Bidir', { kind: 'checkbox', label: 'bidirectional (for the other chapters)' }],
   ],
   compute({ pe, st }) {
+    const rule = t5Rule(st);  // both kinds are drawn: the unidirectional one's rule is the stricter
+    if (rule) throw new Error(rule);
     const reach = Math.min(2 * st.t5MaxDist, 4096);
     const xs = Float64Array.from({ length: 2 * reach + 1 }, (_, i) => i - reach);
     const bi = pe.t5Bucket(xs, { bidirectional: true, numBuckets: st.t5Buckets, maxDistance: st.t5MaxDist });

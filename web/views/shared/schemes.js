@@ -33,6 +33,18 @@ function ropeCurve(pe, st, params, xs) {
   return dotRows(q, k, xs.length, 1, d).map((s) => s / d);
 }
 
+/** T5's first distances get a bucket each (HF's max_exact: half the buckets, halved again for each
+ * direction when bidirectional) and max distance must lie past them, as the package checks. The rule
+ * in words for a learner when buckets and max distance break it (for one direction, or both when
+ * `bidirectional` is undefined), or ''. */
+export function t5Rule(st, bidirectional) {
+  const half = Math.floor(st.t5Buckets / 2), exact = bidirectional ? Math.floor(half / 2) : half;
+  if (st.t5MaxDist > exact) return '';
+  return `T5 gives each of the first ${exact} distances a bucket of its own (half of ${st.t5Buckets} buckets`
+    + `${bidirectional ? ', halved again for the two directions' : ''}), so max distance must be more than ${exact}; `
+    + `${st.t5MaxDist} is not. Raise max distance or lower the buckets.`;
+}
+
 export const PAGE_SCHEMES = [
   {
     id: 'none', label: 'no positions (NoPE)', menu: 'none (NoPE)',
@@ -123,11 +135,17 @@ export const PAGE_SCHEMES = [
   {
     id: 't5', name: 'T5 bias', label: 'T5 bias',
     order: {
-      options: (pe, st) => ({ t5: { table: seededVectors(pe, st.t5Buckets, 1, 5), numBuckets: st.t5Buckets,
-        maxDistance: st.t5MaxDist, bidirectional: true } }),
+      options(pe, st) {
+        const rule = t5Rule(st, true);
+        if (rule) throw new Error(rule);
+        return { t5: { table: seededVectors(pe, st.t5Buckets, 1, 5), numBuckets: st.t5Buckets, maxDistance: st.t5MaxDist,
+          bidirectional: true } };
+      },
       stand: () => ' (A seeded random table stands in for trained biases.)',
     },
     distance({ pe, st }, xs) {
+      const rule = t5Rule(st, st.t5Bidir);
+      if (rule) throw new Error(rule);
       const buckets = pe.t5Bucket(Float64Array.from(xs, (dx) => -dx),
         { bidirectional: st.t5Bidir, numBuckets: st.t5Buckets, maxDistance: st.t5MaxDist });
       return { title: 'T5: bucket of the key Δ positions back', yLabel: 'bucket', series: [
