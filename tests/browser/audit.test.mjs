@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../scripts/serve.mjs';
 import { launchChromium, pageBuild } from './launch.mjs';
+import { FIELDS } from '../../web/settings/state.js';
 
 const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
 const FIRST_LOAD = 700 * 1024;  // bytes over the wire before the reader scrolls
@@ -157,4 +158,55 @@ async function scrollThrough(page, timeout = 30000) {
 function printLongTasks(name, views, tasks) {
   console.log(`audit: long tasks after load, scrolling through all ${views.length} views at the ${name}: ${tasks.length}, the `
     + `longest ${tasks.slice(0, 5).map((t) => `${t.toFixed(0)} ms`).join(', ') || 'none'} (not judged here)`);
+}
+
+// Issue 36's "no long task over 200 ms at any setting the controls allow", measured: at the largest
+// global settings, each view's numeric controls set to their maximum and their minimum, one at a
+// time, and the longest task while the page redraws. About six minutes, so behind a flag
+// (POSENC_SWEEP=1); printed, not judged, like the scrolls above. The lab's own controls are left
+// out: they start workers, not drawings.
+test('long tasks with each view\'s controls at their ends (printed)',
+  { skip: process.env.POSENC_SWEEP === '1' ? false : 'a sweep of six minutes: run it with POSENC_SWEEP=1' }, async () => {
+    const folds = 'embedding,sinusoidal,rope,long-context,bias,comparison,production,lab';
+    const { page, context, problems } = await openPage(`#dModel=4096&seqLen=131072&heads=128&deeper=${folds}`);
+    await page.evaluate(() => {
+      window.longTasks = [];
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push(e.duration); }).observe({ type: 'longtask' });
+    });
+    const views = await page.evaluate(() => window.posencExplorer.views.map((v) => [v.def.id, (v.def.controls ?? []).map(([k]) => k)]));
+    const rows = [], quiet = [];
+    for (const [id, keys] of views) {
+      await page.$eval(`section[data-view="${id}"]`, (s) => s.scrollIntoView());
+      if (!(await drawnAfter(page, id, 0).then(() => true, () => false))) { quiet.push(`${id} (its first drawing)`); continue; }
+      for (const key of keys.filter((k) => FIELDS[k]?.max !== undefined && !k.startsWith('lab'))) {
+        const input = await page.$(`section[data-view="${id}"] [id^="control-${key}"]:not([type="range"])`);
+        if (!input || !(await input.isVisible()) || await input.isDisabled()) continue;
+        for (const value of [FIELDS[key].max, FIELDS[key].min, FIELDS[key].value]) {
+          await page.evaluate(() => { window.longTasks = []; });
+          const n = await page.$eval(`section[data-view="${id}"]`, (s) => Number(s.dataset.renders ?? 0));
+          await input.fill(String(value));
+          await input.press('Enter');
+          // A value the page refuses, or one it already had, draws nothing: said below, not waited for.
+          if (!(await drawnAfter(page, id, n).then(() => true, () => false))) { quiet.push(`${id} ${key}=${value}`); continue; }
+          await page.waitForTimeout(400);
+          const longest = await page.evaluate(() => Math.max(0, ...window.longTasks));
+          if (value !== FIELDS[key].value) rows.push({ at: `${id} ${key}=${value}`, longest });
+        }
+      }
+    }
+    rows.sort((a, b) => b.longest - a.longest);
+    console.log(`audit: long tasks with each view's controls at their ends (${rows.length} settings, d_model 4096, seq_len `
+      + `131072, 128 heads): over 200 ms ${rows.filter((r) => r.longest > 200).length}, over 50 ms `
+      + `${rows.filter((r) => r.longest > 50).length}; the longest ${rows.slice(0, 6).map((r) => `${r.longest.toFixed(0)} ms (${r.at})`).join(', ')}`
+      + `${quiet.length ? `; not redrawn within 10 s: ${quiet.join(', ')}` : ''}`);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+// Drawn with its data more than n times.
+function drawnAfter(page, id, n) {
+  return page.waitForFunction(([i, k]) => {
+    const s = document.querySelector(`section[data-view="${i}"]`);
+    return Number(s.dataset.renders ?? 0) > k && !s.hasAttribute('data-waiting');
+  }, [id, n], { timeout: 10000 });
 }
