@@ -1,13 +1,15 @@
 // Every colour the explorer's plots draw data in has WCAG 2.x's contrast against the plot's
 // background, on both of the page's themes: 3 : 1 for lines, bars, markers and swatches (SC 1.4.11,
-// graphics needed to read the plot) and 4.5 : 1 for text (SC 1.4.3). web/plot/ holds no DOM code,
+// graphics needed to read the plot) and 4.5 : 1 for text (SC 1.4.3); and the 16 series colours as
+// drawn stay at least 10 apart in CIEDE2000 (web/plot/legible.js). web/plot/ holds no DOM code,
 // so Node draws each kind of plot on a context that records the colour of each stroke, fill and text.
 // The contrast is computed here from WCAG's definition, not with the module's own function, and
 // that function is checked against figures WCAG's understanding documents and checkers publish.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { SERIES, contrast, legible } from '../../web/plot/colormap.js';
+import { SERIES } from '../../web/plot/colormap.js';
+import { contrast, legible } from '../../web/plot/legible.js';
 import { drawLines } from '../../web/plot/lines.js';
 import { drawPanels } from '../../web/plot/panels.js';
 import { drawStripPanels } from '../../web/plot/strip.js';
@@ -48,16 +50,61 @@ test('contrast() gives WCAG\'s published ratios', () => {
   assert.equal(contrast('red', '#ffffff'), null);
 });
 
-test('legible() keeps a colour that has the contrast and mixes one that lacks it toward the text colour', () => {
-  for (const [name, colors] of Object.entries(THEMES)) {
-    for (const c of SERIES) {
-      const out = legible(c, colors);
-      if (ratio(c, colors.bg) >= 3) assert.equal(out, c, `${name}: ${c} already has ${ratio(c, colors.bg).toFixed(2)}`);
-      else assert.ok(ratio(out, colors.bg) >= 3, `${name}: ${c} → ${out}`);
-      assert.ok(ratio(legible(c, colors, 4.5), colors.bg) >= 4.5, `${name}: ${c} as text`);
-    }
+// CIEDE2000 (CIE 142-2001), written out here from Sharma, Wu & Dalal 2005 and checked against
+// pairs of their published test data, then used to check the colours the module draws.
+function de2000([L1, a1, b1], [L2, a2, b2]) {
+  const r = Math.PI / 180;
+  const Cbar = (Math.sqrt(a1 * a1 + b1 * b1) + Math.sqrt(a2 * a2 + b2 * b2)) / 2;
+  const G = 0.5 * (1 - Math.sqrt(Cbar ** 7 / (Cbar ** 7 + 6103515625)));
+  const A1 = (1 + G) * a1, A2 = (1 + G) * a2;
+  const C1 = Math.sqrt(A1 * A1 + b1 * b1), C2 = Math.sqrt(A2 * A2 + b2 * b2);
+  const h = (b, a) => { if (a === 0 && b === 0) return 0; const d = Math.atan2(b, a) / r; return d < 0 ? d + 360 : d; };
+  const h1 = h(b1, A1), h2 = h(b2, A2);
+  let dh = 0;
+  if (C1 * C2 !== 0) dh = h2 - h1 > 180 ? h2 - h1 - 360 : h2 - h1 < -180 ? h2 - h1 + 360 : h2 - h1;
+  const dH = 2 * Math.sqrt(C1 * C2) * Math.sin((dh * r) / 2);
+  const Lp = (L1 + L2) / 2, Cp = (C1 + C2) / 2;
+  let hp = h1 + h2;
+  if (C1 * C2 !== 0) hp = Math.abs(h1 - h2) <= 180 ? hp / 2 : hp < 360 ? (hp + 360) / 2 : (hp - 360) / 2;
+  const T = 1 - 0.17 * Math.cos((hp - 30) * r) + 0.24 * Math.cos(2 * hp * r) + 0.32 * Math.cos((3 * hp + 6) * r) - 0.2 * Math.cos((4 * hp - 63) * r);
+  const SL = 1 + (0.015 * (Lp - 50) ** 2) / Math.sqrt(20 + (Lp - 50) ** 2), SC = 1 + 0.045 * Cp, SH = 1 + 0.015 * Cp * T;
+  const RT = -2 * Math.sqrt(Cp ** 7 / (Cp ** 7 + 6103515625)) * Math.sin(60 * Math.exp(-(((hp - 275) / 25) ** 2)) * r);
+  const x = (L2 - L1) / SL, y = (C2 - C1) / SC, z = dH / SH;
+  return Math.sqrt(x * x + y * y + z * z + RT * y * z);
+}
+// sRGB to CIE L*a*b* (D65).
+function labOf(c) {
+  const [r, g, b] = rgbOf(c).map((v) => (v / 255 <= 0.04045 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4));
+  const f = (t) => (t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16 / 116);
+  const X = f((0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.9505), Y = f(0.2126 * r + 0.7152 * g + 0.0722 * b);
+  const Z = f((0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.089);
+  return [116 * Y - 16, 500 * (X - Y), 200 * (Y - Z)];
+}
+
+test('CIEDE2000 as written here gives Sharma, Wu & Dalal\'s published differences', () => {
+  for (const [p, q, want] of [[[50, 2.6772, -79.7751], [50, 0, -82.7485], 2.0425], [[50, 3.1571, -77.2803], [50, 0, -82.7485], 2.8615],
+    [[50, 0, 0], [50, -1, 2], 2.3669], [[50, 2.49, -0.001], [50, -2.49, 0.0011], 7.2195], [[50, 2.5, 0], [73, 25, -18], 27.1492],
+    [[60.2574, -34.0099, 36.2677], [60.4626, -34.1751, 39.4387], 1.2644]]) {
+    assert.equal(de2000(p, q).toFixed(4), want.toFixed(4), `${p} against ${q}`);
   }
-  // The two themes each have series colours below 3 : 1, so the rule is needed on both.
+});
+
+test('the series colours as drawn: 3 : 1 against the background, at least 10 apart (CIEDE2000), most as they are', () => {
+  for (const [name, colors] of Object.entries(THEMES)) {
+    const drawn = SERIES.map((c) => legible(c, colors));
+    drawn.forEach((c, i) => assert.ok(ratio(c, colors.bg) >= 3, `${name}: ${SERIES[i]} drawn as ${c}`));
+    for (let i = 0; i < drawn.length; i++) {
+      for (let j = i + 1; j < drawn.length; j++) {
+        const d = de2000(labOf(drawn[i]), labOf(drawn[j]));
+        assert.ok(d >= 10, `${name}: ${SERIES[i]} and ${SERIES[j]} drawn ${d.toFixed(1)} apart (${drawn[i]}, ${drawn[j]})`);
+      }
+      assert.ok(ratio(legible(SERIES[i], colors, 4.5), colors.bg) >= 4.5, `${name}: ${SERIES[i]} as text`);
+    }
+    // Okabe & Ito's blue, vermillion and bluish green have the contrast and stand apart on both themes.
+    assert.deepEqual(drawn.slice(0, 3), SERIES.slice(0, 3));
+    assert.ok(drawn.filter((c, i) => c === SERIES[i]).length >= 8, `${name}: ${drawn}`);
+  }
+  // Both themes have series colours below 3 : 1 as given, so the rule is needed on both.
   assert.ok(SERIES.some((c) => ratio(c, THEMES.light.bg) < 3) && SERIES.some((c) => ratio(c, THEMES.dark.bg) < 3));
   assert.equal(legible('rgba(0,0,0,0.5)', THEMES.light), 'rgba(0,0,0,0.5)');
 });

@@ -1,7 +1,7 @@
 // Line charts: series on one or two y axes, horizontal and vertical reference lines with labels
 // that move out of each other's way, a legend above the plot, min–max decimation for long series,
 // shaded bands (a range per point, e.g. min–max over seeds) under their series.
-import { legible } from './colormap.js';
+import { legible } from './legible.js';
 import { FONT, axisScale, drawAxes, frame, logTicks, niceTicks, tickLabels } from './core.js';
 
 /** Line-chart CSV: x and one column per series. */

@@ -3,7 +3,7 @@
 // circle, and labelled bars. One canvas per view keeps
 // hover, the keyboard cursor and PNG export the same for every view.
 import { FONT, SMALL, drawMessage, wrapText } from './core.js';
-import { legible } from './colormap.js';
+import { legible } from './legible.js';
 import { drawHeatmap, lutColor } from './heatmap.js';
 import { drawLines } from './lines.js';
 

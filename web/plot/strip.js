@@ -1,7 +1,7 @@
 // A strip of rotary pairs coloured by what turns them (M-RoPE's temporal / height / width sections,
 // 2-D RoPE's rows / columns) above a set of panels, in one canvas: the strip's cells take the
 // cursor { panel: -1, x: pair } and the panels below keep theirs.
-import { legible } from './colormap.js';
+import { legible } from './legible.js';
 import { FONT, SMALL } from './core.js';
 import { drawPanels } from './panels.js';
 

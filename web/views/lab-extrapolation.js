@@ -9,7 +9,7 @@ import { scrollTable } from './shared/html.js';
 import { LabLoading, addedText, barelyLearned, rows, scalingsIn, schemesIn, seedsText, shortCommand } from '../lab/lab.js';
 import { fmt } from './shared/numbers.js';
 import { panelsHeight } from '../plot/panels.js';
-import { legible } from '../plot/colormap.js';
+import { legible } from '../plot/legible.js';
 import { themeColors } from '../plot/core.js';
 
 const PANEL = 300, MIN_WIDTH = 460;

@@ -5,7 +5,7 @@
 // in web/lab/lab.js and web/lab/lab-worker.js; this view only draws.
 import { LabLoading, RANDOM_MAX, commandFor, eta, jobName } from '../lab/lab.js';
 import { fmt } from './shared/numbers.js';
-import { legible } from '../plot/colormap.js';
+import { legible } from '../plot/legible.js';
 import { themeColors } from '../plot/core.js';
 import { linesCsv } from '../plot/lines.js';
 

@@ -2,7 +2,8 @@
 // puts position — added to the embedding (sinusoidal, learned), rotating q and k (RoPE, xPos), a
 // bias on the scores (ALiBi, T5, KERPLE, FIRE), or nothing but the causal mask (NoPE) — and the
 // scheme on the page highlighted (chapter "comparison"). A diagram: no numbers to compute.
-import { SERIES, contrast, legible } from '../plot/colormap.js';
+import { SERIES } from '../plot/colormap.js';
+import { contrast, legible } from '../plot/legible.js';
 import { FONT, SMALL } from '../plot/core.js';
 import { PAGE_SCHEMES } from './shared/schemes.js';
 import { ATTENTION_SCHEMES } from '../settings/state.js';
