@@ -563,14 +563,14 @@ test('a slider drag at d_model 4096, seq_len 131072 keeps the page responsive', 
 });
 
 test('at sizes that would hold the page, the heavy views compute in a worker and draw what the page would', async () => {
-  await open('#dModel=4096&shiftKeep=2048&grid2dH=64&grid2dW=64&mropeH=64&mropeW=64&relLen=128&seqLen=128');
+  await open('#dModel=4096&shiftKeep=2048&grid2dH=64&grid2dW=64&mropeH=64&mropeW=64&relLen=128&seqLen=128&learnedSource=init');
   // A note while the worker computes (the section marked waiting), then the drawing.
   await ex.page.evaluate(() => {
     window.waited = new Set();
     new MutationObserver((records) => { for (const r of records) if (r.target.hasAttribute('data-waiting')) window.waited.add(r.target.dataset.view); })
       .observe(document.body, { subtree: true, attributeFilter: ['data-waiting'] });
   });
-  for (const id of ['context-shift', 'rope-2d', 'mrope', 'rope-relative']) {
+  for (const id of ['learned', 'context-shift', 'rope-2d', 'mrope', 'rope-relative']) {
     await drawn(id);
     // The same compute on the page, its offload answered by the view's work here: the same numbers.
     const { offloaded, same, waited } = await ex.page.evaluate((i) => {

@@ -7,6 +7,7 @@ import { init } from '../../dist/browser.js';
 // The views that offload: each one's module, loaded when it is first asked for.
 const WORK = {
   'context-shift': () => import('../views/context-shift.js'),
+  learned: () => import('../views/learned.js'),
   mrope: () => import('../views/mrope.js'),
   'rope-2d': () => import('../views/rope-2d.js'),
   'rope-relative': () => import('../views/rope-relative.js'),

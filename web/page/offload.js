@@ -8,8 +8,9 @@
 // are copied to the worker, and their JSON is the request's key. Only each view's latest request
 // counts; the worker is started at the first one and keeps its modules loaded.
 
-/** Rotated values (N × head_dim) past which context-shift, mrope and rope-2d offload their work:
- * 10–40 ms of it on this machine; their largest settings take 0.2–4 s. */
+/** Values (rotated: N × head_dim; a learned table's: max_len × d_model) past which context-shift,
+ * mrope, rope-2d and learned offload their work: 10–40 ms of it on this machine; their largest
+ * settings take 0.2–4 s. */
 export const OFFLOAD_VALUES = 2 ** 18;
 
 /** Thrown while a view's data is being computed in the worker. */

@@ -11,10 +11,12 @@ import { moveGrid } from '../plot/cursor.js';
 import { fmt } from './shared/numbers.js';
 import { columnsFor, samplePositions, samplingNote } from './shared/sampling.js';
 import { dotRows } from './shared/vectors.js';
+import { OFFLOAD_VALUES } from '../page/offload.js';
 
 const LIMIT = 2 ** 22;  // numbers in a table this page draws (16 MiB of float32)
 const PANEL = 260, MIN_WIDTH = 330;
 const SOURCES = { trained: 'trained in the lab', init: 'at initialisation', file: 'your file' };
+const SEEDED = 'seeded N(0, 0.02²), as at the start of training';
 
 // The last table made, kept while its size and source stay the same (the lookup slider moves often).
 let cached = { key: '', table: null };
@@ -23,14 +25,15 @@ function made(key, weights, make) {
   return cached.table;
 }
 
-// The seeded table at the settings' size, or (file) the file's when one is loaded and of that size.
+// The seeded table at the settings' size, or (file) the file's when one is loaded and of that size:
+// { make() (the table), seeded, source (the words that say which) }.
 function settingsTable(pe, st, file, loaded, opened) {
   if (st.maxLen * st.dModel > LIMIT) {
     throw new Error(`max_len × d_model = ${st.maxLen * st.dModel} numbers is more than this page draws (${LIMIT}); `
       + 'lower max_len or d_model.');
   }
   const own = file && loaded && loaded.maxLen === st.maxLen && loaded.dModel === st.dModel;
-  const table = made(`${st.maxLen} ${st.dModel} ${own ? loaded.name : 'seeded'}`, own ? loaded.weights : null,
+  const make = () => made(`${st.maxLen} ${st.dModel} ${own ? loaded.name : 'seeded'}`, own ? loaded.weights : null,
     () => pe.learnedTable(st.maxLen, st.dModel, own ? { weights: loaded.weights } : { seed: 0, std: 0.02 }));
   const source = own ? `“${loaded.name}” from your file`
     : file && loaded ? `seeded N(0, 0.02²) — your file's “${loaded.name}” is ${loaded.maxLen} × ${loaded.dModel}, `
@@ -39,8 +42,8 @@ function settingsTable(pe, st, file, loaded, opened) {
         ? `seeded N(0, 0.02²) — the settings came from “${st.model}”, which is not open in this page (a link cannot `
           + 'carry a file): open it again to see its rows'
         : file ? 'seeded N(0, 0.02²) — no file is open: load one below to see its rows'
-          : 'seeded N(0, 0.02²), as at the start of training';
-  return { table, source };
+          : SEEDED;
+  return { make, seeded: !own, source };
 }
 
 // The lab's trained pos_emb, at its own size whatever the settings say.
@@ -146,6 +149,37 @@ function setupFile(section, host) {
   section.querySelector('.view-controls').append(box);
 }
 
+// What the view draws of a table: sampled columns, the similarity of sampled rows, and the row at pos
+// (or why there is none).
+function tableData(table, pos, trained) {
+  const { maxLen, dModel: d } = table;
+  const xs = samplePositions(maxLen - 1, columnsFor(d));
+  const values = rowsAt(table.weights, xs, d);
+  let hi = 0;
+  for (const v of values) hi = Math.max(hi, Math.abs(v));
+  // Cosine similarity of sampled rows.
+  const ss = samplePositions(maxLen - 1, Math.min(128, Math.max(8, Math.floor(Math.sqrt(4e6 / d)))));
+  const n = ss.length, rows = rowsAt(table.weights, ss, d);
+  const norms = ss.map((_, i) => Math.hypot(...rows.subarray(i * d, (i + 1) * d)) || 1);
+  const dots = dotRows(rows, rows, n, n, d);
+  const sim = Float32Array.from(dots, (s, c) => s / (norms[Math.floor(c / n)] * norms[c % n]));
+  let row = null, failure = '';
+  try {
+    row = table.lookup([pos]);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    failure = `No row for position ${pos}: the table has rows 0 … ${maxLen - 1} only. A model trained with `
+      + `max_len ${maxLen} cannot represent this position at all${trained ? ' (the lab reports “no emb.” past it)' : ''}. `
+      + `(The package: “${e.message.replace(/^learnedTable\.lookup: /, '')}”)`;
+  }
+  return { xs, values, hi: hi || 1, d, ss, sim, n, row, failure, pos, params: maxLen * d, maxLen };
+}
+
+// The seeded table, made and read in the page's worker: args from compute.
+function work(pe, { maxLen, d, pos, source }) {
+  return { ...tableData(pe.learnedTable(maxLen, d, { seed: 0, std: 0.02 }), pos, null), source, more: [], learned: '' };
+}
+
 export default {
   id: 'learned',
   controls: [
@@ -160,29 +194,16 @@ export default {
     host.lab.onChange((what) => { if (what === 'result') host.refresh('learned'); });
   },
   height: (width) => panelsHeight(3, width, PANEL, MIN_WIDTH),
-  compute({ pe, st, extras, lab }) {
-    const { table, source, trained = null, more = [] } = tableFor(pe, st, extras, lab);
-    const { maxLen, dModel: d } = table;
-    const xs = samplePositions(maxLen - 1, columnsFor(d));
-    const values = rowsAt(table.weights, xs, d);
-    let hi = 0;
-    for (const v of values) hi = Math.max(hi, Math.abs(v));
-    // Cosine similarity of sampled rows.
-    const ss = samplePositions(maxLen - 1, Math.min(128, Math.max(8, Math.floor(Math.sqrt(4e6 / d)))));
-    const n = ss.length, rows = rowsAt(table.weights, ss, d);
-    const norms = ss.map((_, i) => Math.hypot(...rows.subarray(i * d, (i + 1) * d)) || 1);
-    const dots = dotRows(rows, rows, n, n, d);
-    const sim = Float32Array.from(dots, (s, c) => s / (norms[Math.floor(c / n)] * norms[c % n]));
-    let row = null, failure = '';
-    try {
-      row = table.lookup([st.learnedPos]);
-    } catch (e) {
-      if (!(e instanceof RangeError)) throw e;
-      failure = `No row for position ${st.learnedPos}: the table has rows 0 … ${maxLen - 1} only. A model trained with `
-        + `max_len ${maxLen} cannot represent this position at all${trained ? ' (the lab reports “no emb.” past it)' : ''}. `
-        + `(The package: “${e.message.replace(/^learnedTable\.lookup: /, '')}”)`;
+  work,
+  compute({ pe, st, extras, lab, offload }) {
+    const r = tableFor(pe, st, extras, lab);
+    // A seeded table past OFFLOAD_VALUES numbers is made and read in the page's worker (offload.js):
+    // 512 × 4096 of them held the page for 150–230 ms.
+    if (r.seeded && st.maxLen * st.dModel > OFFLOAD_VALUES) {
+      return offload('learned', { maxLen: st.maxLen, d: st.dModel, pos: st.learnedPos, source: r.source });
     }
-    return { xs, values, hi: hi || 1, d, ss, sim, n, row, failure, pos: st.learnedPos, params: maxLen * d, maxLen, source, more,
+    const { trained = null, more = [] } = r, table = r.table ?? r.make();
+    return { ...tableData(table, st.learnedPos, trained), source: r.source, more,
       learned: trained ? learnedText(pe, trained, table) : '' };
   },
   plot: (data, cursor) => ({ kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor, panels: [
