@@ -374,6 +374,23 @@ test('the legend groups the series by family; Enter and Space on an item hide an
   assert.deepEqual(ex.problems, []);
 });
 
+test('on a 390 px phone the training plot keeps its height under its legend of 15 curves', async () => {
+  await ex.page.setViewportSize({ width: 390, height: 844 });
+  try {
+    const n = await renders('lab-training');
+    await ex.page.evaluate(() => window.dispatchEvent(new Event('resize')));
+    await drawn('lab-training', n);
+    const { canvas, plot } = await ex.page.evaluate(() => {
+      const v = window.posencExplorer.views.find((x) => x.def.id === 'lab-training');
+      return { canvas: v.canvas.clientHeight, plot: v.layout.plot.h };
+    });
+    assert.ok(canvas > 280, `the canvas stayed ${canvas} px high`);
+    assert.ok(plot >= 180, `the plot is ${plot} px high under the legend`);
+  } finally {
+    await ex.page.setViewportSize({ width: 1280, height: 800 });
+  }
+});
+
 test('the legend\'s swatches are drawn as the plot draws its series: 3 : 1 against the page, light and dark', async () => {
   await drawn('lab-extrapolation');
   const legend = `${view('lab-extrapolation')} .lab-legend`;

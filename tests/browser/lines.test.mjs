@@ -5,7 +5,7 @@
 // one stroke of 2000 segments cost the page's lab-training view a long task.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drawLines } from '../../web/plot/lines.js';
+import { drawLines, legendRows } from '../../web/plot/lines.js';
 
 const COLOR = '#123456';
 
@@ -100,4 +100,19 @@ test('a step series with long flat runs is drawn through the same points with a 
     assert.ok(near <= 1, `point ${i} (${p}) is ${near.toFixed(2)} px off the path`);
   }
   assert.deepEqual(vertices.at(-1), layout.toPixel(x.at(-1), y.at(-1)));
+});
+
+test('legendRows counts the rows drawLines lays its legend out in, at 7 px a character', () => {
+  const labels = ['none seed 1', 'sinusoidal seed 1', 'learned seed 1', 'rope seed 1', 'alibi seed 1', 't5 seed 1',
+    'xpos seed 1', 'kerple_log seed 1', 'kerple_power seed 1', 'fire seed 1', 'cope seed 1', 'irope seed 1',
+    'nope_interval seed 1', 'gemma3 seed 1', 'swa_rope_nope seed 1'];
+  const x = Float64Array.of(1, 2);
+  for (const width of [1142, 800, 550, 358, 200]) {
+    // The legend's text is drawn at one y per row: count them.
+    const ys = new Set(), rec = recorder();
+    const ctx = new Proxy(rec.ctx, { get: (t, k) => (k === 'fillText' ? (text, _x, y) => { if (labels.includes(text)) ys.add(y); } : t[k]) });
+    drawLines(ctx, width, 280, { series: labels.map((label) => ({ label, x, y: x, color: COLOR })) }, { bg: '#fff', fg: '#000', muted: '#666', grid: '#eee' });
+    assert.equal(legendRows(labels, width), ys.size, `at ${width} px`);
+  }
+  assert.equal(legendRows([], 500), 0);
 });

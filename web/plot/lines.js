@@ -31,6 +31,19 @@ function range(series, log, key) {
   return [lo, hi];
 }
 
+/** How many rows drawLines' legend takes for these labels at this width, from a width per character
+ * (DejaVu Sans at the plots' 12 px is about 6.5 px; 7 errs toward a row too many): for a view whose
+ * canvas grows with its legend, so its plot keeps its height on a phone. */
+export function legendRows(labels, width, charWidth = 7) {
+  let rows = labels.length ? 1 : 0, lx = 8;
+  for (const label of labels) {
+    const w = Math.min(label.length * charWidth + 30, width - 16);
+    if (lx + w > width - 8 && lx > 8) { lx = 8; rows += 1; }
+    lx += w + 10;
+  }
+  return rows;
+}
+
 /**
  * spec: { series: [{ label, x, y, color, dash, axis: 1 | 2, step, width }], xLabel, yLabel, y2Label,
  * xLog, yLog, y2Log, xDomain, yDomain, y2Domain, hlines: [{ y, label, color, side: 'left' | 'right', below (its

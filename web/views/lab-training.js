@@ -7,7 +7,7 @@ import { LabLoading, RANDOM_MAX, commandFor, eta, jobName } from '../lab/lab.js'
 import { fmt } from './shared/numbers.js';
 import { legible } from '../plot/legible.js';
 import { themeColors } from '../plot/core.js';
-import { linesCsv } from '../plot/lines.js';
+import { legendRows, linesCsv } from '../plot/lines.js';
 
 const schemesOf = (st, lab) => st.labSchemes.split(',').filter((s) => lab.schemes().includes(s));
 // Steps each size needs on markov before its loss at T_train comes within 0.1 nats of the floor,
@@ -190,6 +190,9 @@ export default {
     ['labRandom', { kind: 'checkbox' }],
   ],
   setup,
+  // 280 px (the stylesheet's, 250 on a phone) with two rows of legend; each row more (a phone shows the
+  // 15 shipped curves' names in seven) adds its 17 px, so the plot keeps its height.
+  height: (width, d) => 280 + 17 * Math.max(0, legendRows(d?.series.map((s) => s.label) ?? [], width) - 2),
   // A change from elsewhere (Back, a link) repaints the advice and the status too.
   rendered: (d, section) => section.paint(),
   compute({ st, lab }) {
