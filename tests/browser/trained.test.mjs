@@ -74,7 +74,7 @@ test('the learned chapter shows the lab\'s trained table by default, measured, w
     document.querySelector('section[data-view="learned"] .note').textContent));
   assert.equal(await ex.page.$(`${view('learned')} [data-caption="learned"]`), null, 'the seeded table claims what training made');
   // The guided steps: the first goes back to the trained table, the last past max_len of the table at initialisation.
-  const step = (k) => ex.page.click(`[aria-label^="What to notice: 4."] button[data-step="${k}"]`);
+  const step = (k) => ex.clickSettled(`[aria-label^="What to notice: 4."] button[data-step="${k}"]`);
   await step(0);
   assert.deepEqual(await ex.page.evaluate(() => [window.posencExplorer.state.learnedSource, window.posencExplorer.state.learnedPos]), ['trained', 10]);
   await step(2);
