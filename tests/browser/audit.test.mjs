@@ -147,10 +147,7 @@ async function scrollThrough(page, timeout = 30000) {
   const views = await page.$$eval('section[data-view]', (s) => s.map((x) => x.dataset.view));
   for (const id of views) {
     await page.$eval(`section[data-view="${id}"]`, (s) => s.scrollIntoView());
-    await page.waitForFunction((i) => {
-      const s = document.querySelector(`section[data-view="${i}"]`);
-      return Number(s.dataset.renders ?? 0) > 0 && !s.hasAttribute('data-waiting');
-    }, id, { timeout });
+    await drawnAfter(page, id, 0, timeout);
   }
   await page.waitForTimeout(500);
   return { views, tasks: (await page.evaluate(() => window.longTasks)).sort((a, b) => b - a) };
@@ -217,9 +214,9 @@ test('long tasks with each view\'s controls at their ends (printed), and no erro
 });
 
 // Drawn with its data more than n times.
-function drawnAfter(page, id, n) {
+function drawnAfter(page, id, n, timeout = 10000) {
   return page.waitForFunction(([i, k]) => {
     const s = document.querySelector(`section[data-view="${i}"]`);
     return Number(s.dataset.renders ?? 0) > k && !s.hasAttribute('data-waiting');
-  }, [id, n], { timeout: 10000 });
+  }, [id, n], { timeout });
 }
