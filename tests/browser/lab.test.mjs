@@ -391,9 +391,16 @@ test('on a 390 px phone the training plot keeps its height under its legend of 1
   }
 });
 
-test('the legend\'s swatches are drawn as the plot draws its series: 3 : 1 against the page, light and dark', async () => {
+test('the legend\'s swatches are drawn as the plot draws its series: its dashes, 3 : 1 against the page, light and dark', async () => {
   await drawn('lab-extrapolation');
   const legend = `${view('lab-extrapolation')} .lab-legend`;
+  // Each swatch's dashes are its series' in the plot: solid for a scheme, RoPE's scalings each their own.
+  const dashes = await ex.page.$$eval(`${legend} button`, (bs) => bs.map((b) => [b.dataset.series,
+    b.querySelector('.swatch line').getAttribute('stroke-dasharray')]));
+  const spec = await ex.page.evaluate(() => window.posencExplorer.views.find((v) => v.def.id === 'lab-extrapolation')
+    .data.series.map((x) => [x.label, x.dash ? x.dash.join(' ') : null]));
+  assert.deepEqual(dashes.sort(), spec.sort());
+  assert.equal(new Set(dashes.filter(([l]) => l.startsWith('rope +')).map(([, d]) => d)).size, 4, JSON.stringify(dashes));
   // WCAG 2.x contrast of two computed 'rgb(…)' colours.
   const worst = () => ex.page.$$eval(`${legend} .swatch`, (swatches) => {
     const lum = (css) => {
@@ -402,7 +409,7 @@ test('the legend\'s swatches are drawn as the plot draws its series: 3 : 1 again
     };
     const bg = lum(getComputedStyle(document.body).backgroundColor);
     return Math.min(...swatches.map((s) => {
-      const c = lum(getComputedStyle(s).borderTopColor);
+      const c = lum(getComputedStyle(s).stroke);
       return (Math.max(c, bg) + 0.05) / (Math.min(c, bg) + 0.05);
     }));
   });

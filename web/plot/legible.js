@@ -3,6 +3,7 @@
 // series colours kept apart from each other (a CIEDE2000 difference of at least 10), by mixing a
 // colour toward the theme's text colour, 5 % at a time, as far as it takes.
 import { SERIES, hexToRgb } from './colormap.js';
+import { themeColors } from './core.js';
 
 const STEPS = 20;  // a colour is mixed toward the text colour 1/20 at a time
 const APART = 10;  // the least CIEDE2000 difference between two series colours as drawn
@@ -113,4 +114,10 @@ export function legible(color, colors, min = 3) {
   }
   cache.set(key, out);
   return out;
+}
+
+/** For HTML beside a plot (a legend's swatch): each colour as legible() draws it on element's theme. */
+export function legibleOn(element) {
+  const colors = themeColors(element);
+  return (color) => legible(color, colors);
 }

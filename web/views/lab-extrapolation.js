@@ -9,8 +9,7 @@ import { scrollTable } from './shared/html.js';
 import { LabLoading, addedText, barelyLearned, rows, scalingsIn, schemesIn, seedsText, shortCommand } from '../lab/lab.js';
 import { fmt } from './shared/numbers.js';
 import { panelsHeight } from '../plot/panels.js';
-import { legible } from '../plot/legible.js';
-import { themeColors } from '../plot/core.js';
+import { legibleOn } from '../plot/legible.js';
 
 const PANEL = 300, MIN_WIDTH = 460;
 // Evaluation lengths in multiples of T_train (a Map: an object would put the key '1/2' last).
@@ -33,6 +32,7 @@ const GROUPS = [
 const PLACES = new Map(GROUPS.flatMap(([group, members]) => members.map((m, rank) => [m, { group, rank }])));
 const placeOf = (s) => (s.scheme ? PLACES.get(s.scheme) ?? { group: 'other', rank: 0 } : { group: 'reference', rank: 0 });
 const GROUP_ORDER = [...GROUPS.map(([name]) => name), 'other', 'reference'];
+const SVG = 'http://www.w3.org/2000/svg';
 const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;');
 const num = (v) => (v === null || v === undefined || !Number.isFinite(v) ? NaN : v);
 
@@ -154,15 +154,24 @@ function legendBox(host) {
         .sort((a, b) => placeOf(a).rank - placeOf(b).rank)])
         .filter(([, series]) => series.length).map(([name, series]) => legendGroup(name, series)));
     }
-    // Each swatch in its series' colour as the plot draws it on this theme (CSSOM: the CSP forbids
-    // style attributes).
-    const colors = themeColors(box), color = new Map(d.series.map((s) => [s.label, s.color]));
+    // Each swatch in its series' colour as the plot draws it on this theme.
+    const drawn = legibleOn(box), color = new Map(d.series.map((s) => [s.label, s.color]));
     for (const b of box.querySelectorAll('button')) {
       b.setAttribute('aria-pressed', String(!d.hidden.has(b.dataset.series)));
-      b.firstChild.style.borderTopColor = legible(color.get(b.dataset.series), colors);
+      b.firstChild.setAttribute('stroke', drawn(color.get(b.dataset.series)));
     }
   };
   return { box, update };
+}
+
+// A short line drawn with the series' dashes (SVG attributes: the CSP forbids style attributes).
+function swatch(dash) {
+  const svg = document.createElementNS(SVG, 'svg'), line = document.createElementNS(SVG, 'line');
+  const attrs = (el, a) => { for (const [k, v] of Object.entries(a)) el.setAttribute(k, v); };
+  attrs(svg, { class: 'swatch', width: 22, height: 6, 'aria-hidden': 'true' });
+  attrs(line, { x1: 0, y1: 3, x2: 22, y2: 3, 'stroke-width': 3, ...(dash && { 'stroke-dasharray': dash.join(' ') }) });
+  svg.append(line);
+  return svg;
 }
 
 function legendGroup(name, series) {
@@ -175,8 +184,7 @@ function legendGroup(name, series) {
     const b = document.createElement('button');
     b.type = 'button';
     b.dataset.series = s.label;
-    b.innerHTML = `<span class="swatch" aria-hidden="true"></span>${esc(s.label)}`;
-    b.firstChild.style.borderTopStyle = s.dash ? 'dashed' : 'solid';
+    b.append(swatch(s.dash), s.label);
     group.append(b);
   }
   return group;

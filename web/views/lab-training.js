@@ -5,8 +5,7 @@
 // in web/lab/lab.js and web/lab/lab-worker.js; this view only draws.
 import { LabLoading, RANDOM_MAX, commandFor, eta, jobName } from '../lab/lab.js';
 import { fmt } from './shared/numbers.js';
-import { legible } from '../plot/legible.js';
-import { themeColors } from '../plot/core.js';
+import { legibleOn } from '../plot/legible.js';
 import { legendRows, linesCsv } from '../plot/lines.js';
 
 const schemesOf = (st, lab) => st.labSchemes.split(',').filter((s) => lab.schemes().includes(s));
@@ -154,11 +153,11 @@ function setup(section, host) {
       return;
     }
     progressRows(list, rows, run.jobs, lab);
-    const now = performance.now(), colors = themeColors(list);
+    const now = performance.now(), drawn = legibleOn(list);
     for (const [key, e] of Object.entries(run.jobs)) {
       const li = rows.get(key);
       // Its curve's colour as the plot draws it (CSSOM: the CSP forbids style attributes).
-      li.querySelector('.name').style.borderColor = legible(lab.color(e.scheme), colors);
+      li.querySelector('.name').style.borderColor = drawn(lab.color(e.scheme));
       li.dataset.state = e.state;
       const p = li.querySelector('progress');
       p.max = e.total;
