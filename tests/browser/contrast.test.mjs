@@ -13,6 +13,7 @@ import { contrast, legible } from '../../web/plot/legible.js';
 import { drawLines } from '../../web/plot/lines.js';
 import { drawPanels } from '../../web/plot/panels.js';
 import { drawStripPanels } from '../../web/plot/strip.js';
+import { SCALING_COLORS } from '../../web/views/lab-extrapolation.js';
 
 // The two themes as web/style.css defines them (:root and :root[data-theme="dark"]).
 const css = readFileSync(new URL('../../web/style.css', import.meta.url), 'utf8');
@@ -107,6 +108,21 @@ test('the series colours as drawn: 3 : 1 against the background, at least 10 apa
   // Both themes have series colours below 3 : 1 as given, so the rule is needed on both.
   assert.ok(SERIES.some((c) => ratio(c, THEMES.light.bg) < 3) && SERIES.some((c) => ratio(c, THEMES.dark.bg) < 3));
   assert.equal(legible('rgba(0,0,0,0.5)', THEMES.light), 'rgba(0,0,0,0.5)');
+});
+
+test('the lab\'s RoPE-scaling colours: 3 : 1 as they are, apart from the series as drawn and each other', () => {
+  const scalings = Object.values(SCALING_COLORS);
+  for (const [name, colors] of Object.entries(THEMES)) {
+    const series = SERIES.map((c) => legible(c, colors));
+    for (const c of scalings) {
+      assert.equal(legible(c, colors), c, `${name}: ${c} is drawn as it is`);
+      assert.ok(ratio(c, colors.bg) >= 3, `${name}: ${c}`);
+      const near = Math.min(...series.map((x) => de2000(labOf(c), labOf(x))));
+      assert.ok(near >= 12, `${name}: ${c} within ${near.toFixed(1)} of a series colour`);
+      const other = Math.min(...scalings.filter((x) => x !== c).map((x) => de2000(labOf(c), labOf(x))));
+      assert.ok(other >= 20, `${name}: ${c} within ${other.toFixed(1)} of another scaling's`);
+    }
+  }
 });
 
 // A 2-D context that records [what, colour] for each stroke, fill and text.

@@ -15,8 +15,11 @@ const PANEL = 300, MIN_WIDTH = 460;
 // Evaluation lengths in multiples of T_train (a Map: an object would put the key '1/2' last).
 const MULTIPLES = new Map([['1/2', 0.5], ['1', 1], ['2', 2], ['4', 4], ['8', 8]]);
 const DASH = { linear: [7, 4], ntk: [2, 3], dynamic: [10, 3, 2, 3], yarn: [4, 2] };
-// Shades of RoPE's colour, dark to light, so that the dash is not the only difference.
-const SHADE = { linear: '#5e1f4c', ntk: '#8f3b78', dynamic: '#b55a99', yarn: '#eaa6d2' };
+// RoPE's scalings: pinks and purples near RoPE's own colour, so that the dash is not the only
+// difference. Each has 3 : 1 against both themes' backgrounds as it is, and is at least 12 apart
+// (CIEDE2000) from the 16 series colours as drawn and at least 20 from the others here
+// (tests/browser/contrast.test.mjs).
+export const SCALING_COLORS = { linear: '#886688', ntk: '#9900ee', dynamic: '#dd0055', yarn: '#ff44cc' };
 const FLOOR_COLOR = '#999999';
 // The legend's groups: how each family brings positions in (the comparison chapter's stages), by
 // the series' scheme (RoPE's scalings with RoPE); a scheme in none of them gets a group "other".
@@ -61,7 +64,7 @@ function lengthSeries(r, scalings, n, lab) {
     for (const k of scalingsIn(r)) {
       const xs = lengths.filter((L) => L >= T);
       series.push(seedSeries(xs, xs.map((L) => losses('rope', L, L === T ? 'none' : k)), n, {
-        label: `rope + ${k}`, scheme: 'rope', scaling: k, points: true, width: 1.2, dash: DASH[k], color: SHADE[k] }));
+        label: `rope + ${k}`, scheme: 'rope', scaling: k, points: true, width: 1.2, dash: DASH[k], color: SCALING_COLORS[k] }));
     }
   }
   const floor = lengths.map((L) => num(r.floors[L]));
@@ -85,7 +88,7 @@ function positionSeries(r, L, scalings, n, lab) {
   for (const scheme of schemesIn(r)) add(scheme, scheme, rows(r, scheme, L));
   if (scalings && L > T) {
     for (const k of scalingsIn(r)) {
-      add(`rope + ${k}`, 'rope', rows(r, 'rope', L, k), { dash: DASH[k], width: 1.2, color: SHADE[k] });
+      add(`rope + ${k}`, 'rope', rows(r, 'rope', L, k), { dash: DASH[k], width: 1.2, color: SCALING_COLORS[k] });
     }
   }
   return { series, missing, bucket: series[0]?.x.length ? series[0].x[1] - series[0].x[0] : 0 };
