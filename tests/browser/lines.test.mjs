@@ -116,3 +116,25 @@ test('legendRows counts the rows drawLines lays its legend out in, at 7 px a cha
   }
   assert.equal(legendRows([], 500), 0);
 });
+
+test('reference labels wider than the plot are wrapped into rows inside it, none over another', () => {
+  const hlines = [{ y: 16384, label: 'L_target = 16384', side: 'left' },
+    { y: 4096, label: 'L_train = 4096; llama3: longer → ÷ factor', side: 'left' },
+    { y: 1024, label: 'llama3: shorter than 1024 → kept', side: 'left' }];
+  const x = Float64Array.of(0, 63), y = Float64Array.of(6, 2e5);
+  for (const width of [1142, 358, 300]) {
+    const layout = drawLines(recorder().ctx, width, 280, { series: [{ label: 's', x, y, color: COLOR }], hlines, yLog: true },
+      { bg: '#fff', fg: '#000', muted: '#666', grid: '#eee' });
+    const { plot, labels } = layout;
+    for (const b of labels) assert.ok(b.left >= plot.x && b.left + b.w <= plot.x + plot.w, `at ${width} px: "${b.text}" runs out`);
+    for (const [i, a] of labels.entries()) {
+      for (const b of labels.slice(i + 1)) {
+        const apart = a.left + a.w <= b.left || b.left + b.w <= a.left || a.top + a.h <= b.top + 1 || b.top + b.h <= a.top + 1;
+        assert.ok(apart, `at ${width} px: "${a.text}" over "${b.text}"`);
+      }
+    }
+    // Drawn top to bottom, so in hlines' order: the rows, joined, are the labels.
+    assert.equal(labels.map((b) => b.text).join(' '), hlines.map((h) => h.label).join(' '), `at ${width} px`);
+    if (width === 300) assert.ok(labels.length > hlines.length, 'nothing was wrapped at 300 px');
+  }
+});

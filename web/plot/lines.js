@@ -2,7 +2,7 @@
 // that move out of each other's way, a legend above the plot, min–max decimation for long series,
 // shaded bands (a range per point, e.g. min–max over seeds) under their series.
 import { legible } from './legible.js';
-import { FONT, axisScale, drawAxes, frame, logTicks, niceTicks, tickLabels } from './core.js';
+import { FONT, axisScale, drawAxes, frame, logTicks, niceTicks, tickLabels, wrapText } from './core.js';
 
 /** Line-chart CSV: x and one column per series. */
 export function linesCsv(xName, xs, series) {
@@ -183,20 +183,23 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
     ctx.setLineDash([]);
     let side = h.side ?? 'right';
     let y = h.below ? Math.min(h.py + 14, plot.y + plot.h - 1) : Math.max(plot.y + 14, h.py - 2);
-    const w = ctx.measureText(h.label).width + 8;
-    // A label clashes with one on its side at that height, or with one on the other side that it
-    // would run into (two long labels do not fit side by side on a narrow plot).
-    const clash = (s, yy) => taken[s].some((t) => Math.abs(t.y - yy) < 14)
-      || taken[s === 'right' ? 'left' : 'right'].some((t) => Math.abs(t.y - yy) < 14 && t.w + w + 8 > plot.w);
+    // A label wider than the plot (a phone's) is wrapped into rows, 14 px apart.
+    const rows = wrapText(ctx, h.label, plot.w - 8), n = rows.length;
+    const w = Math.max(...rows.map((r) => ctx.measureText(r).width)) + 8;
+    // A label clashes with one on its side whose rows it would overlap, or with one on the other
+    // side that it would run into (two long labels do not fit side by side on a narrow plot).
+    const over = (t, yy) => yy - 14 < t.y + 14 * (t.n - 1) && t.y - 14 < yy + 14 * (n - 1);
+    const clash = (s, yy) => taken[s].some((t) => over(t, yy))
+      || taken[s === 'right' ? 'left' : 'right'].some((t) => over(t, yy) && t.w + w + 8 > plot.w);
     const other = side === 'right' ? 'left' : 'right';
     if (clash(side, y) && !clash(other, y)) side = other;
     while (clash(side, y)) y += 14;
-    taken[side].push({ y, w });
+    taken[side].push({ y, w, n });
     labels.push(() => {
       ctx.fillStyle = legible(h.color ?? colors.muted, colors, 4.5);
       ctx.textAlign = side;
       ctx.textBaseline = 'bottom';
-      return backedText(ctx, h.label, side === 'right' ? plot.x + plot.w - 4 : plot.x + 4, y, colors);
+      return rows.map((r, k) => backedText(ctx, r, side === 'right' ? plot.x + plot.w - 4 : plot.x + 4, y + 14 * k, colors));
     });
   }
   for (const v of spec.vlines ?? []) {
@@ -216,7 +219,7 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
   }
   return () => {
     ctx.font = FONT;
-    return labels.map((draw) => draw());
+    return labels.flatMap((draw) => draw());
   };
 }
 
