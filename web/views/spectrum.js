@@ -27,7 +27,9 @@ export default {
       { y: st.lTarget, label: `L_target = ${st.lTarget}`, color: SERIES[3], side: 'left' }];
     if (st.scaling === 'llama3') {
       const low = st.lTrain / st.lowFreq, high = st.lTrain / st.highFreq;
-      hlines.push({ y: low, label: `llama3: longer than ${fmt(low, 0)} → ÷ factor`, color: SERIES[4], side: 'left' });
+      // At low_freq_factor 1 (Llama 3.1's) that bound is L_train itself: one line says both.
+      if (low === st.lTrain) Object.assign(hlines[0], { label: `L_train = ${st.lTrain}; llama3: longer → ÷ factor`, color: SERIES[4] });
+      else hlines.push({ y: low, label: `llama3: longer than ${fmt(low, 0)} → ÷ factor`, color: SERIES[4], side: 'left' });
       hlines.push({ y: high, label: `llama3: shorter than ${fmt(high, 0)} → kept`, color: SERIES[4], side: 'left' });
     }
     return { xs, series, hlines, attentionFactor: scaled.attentionFactor, scaling: st.scaling, factors };
