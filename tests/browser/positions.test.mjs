@@ -55,10 +55,25 @@ test('rope-2d: half the pairs follow rows, half columns; the score map moves wit
   await drawn('rope-2d');
   assert.deepEqual(await dataOf('rope-2d', (d) => [d.groups.filter((g) => g === 0).length, d.groups.filter((g) => g === 1).length]), [32, 32]);
   // 2-D: a neighbour one row down scores like one column right; in reading order it does not.
-  const [two, one] = await dataOf('rope-2d', (d) => d.near.map((p) => Math.abs(p.below - p.right)));
+  const [two, one] = await dataOf('rope-2d', (d) => d.near.map((p) => Math.abs(p.row - p.col)));
   assert.ok(two < one, `2-D ${two} vs 1-D ${one}`);
   await reacts('rope-2d', () => ex.page.fill('#control-grid2dRow', '2'));
   assert.match(await readout('rope-2d'), /./);
+  // A query in the last row and column scores its neighbours up and left (there is none down or
+  // right: that was "NaN"), the same as down and right (cos is even), but for reading order's row,
+  // now 6 positions away instead of 16; one patch has no neighbour.
+  const scores = () => note('rope-2d').then((t) => t.match(/-?\d\.\d+/g).filter((_, i) => i !== 2));
+  const inside = await scores();
+  await reacts('rope-2d', () => ex.page.fill('#control-grid2dRow', '4'));
+  await reacts('rope-2d', () => ex.page.fill('#control-grid2dCol', '5'));
+  await reacts('rope-2d', () => ex.page.fill('#control-grid2dH', '5'));
+  await reacts('rope-2d', () => ex.page.fill('#control-grid2dW', '6'));
+  assert.match(await note('rope-2d'), /^Score from the query patch to its neighbours — 2-D: one row up [\d.−-]+, one column left [\d.−-]+; /);
+  assert.doesNotMatch(await note('rope-2d'), /NaN/);
+  assert.deepEqual(await scores(), inside);
+  await reacts('rope-2d', () => ex.page.fill('#control-grid2dH', '1'));
+  await reacts('rope-2d', () => ex.page.fill('#control-grid2dW', '1'));
+  assert.match(await note('rope-2d'), /^One patch: no neighbour to score/);
   assert.deepEqual(ex.problems, []);
 });
 

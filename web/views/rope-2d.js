@@ -48,10 +48,12 @@ function work(pe, { d, h, w, row, col, theta }) {
   // One colour scale for both maps, from their lowest to their highest score.
   let lo = Infinity, hi = -Infinity;
   for (const m of maps) for (const v of m.values) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
-  // Up and down vs left and right: the score one patch away in each direction.
-  const at = (m, r, c) => (r >= 0 && r < h && c >= 0 && c < w ? m.values[c * h + r] : NaN);
-  const near = maps.map((m) => ({ below: at(m, row + 1, col), right: at(m, row, col + 1) }));
-  return { d, pairs, groups, thetas, h, w, row, col, maps, lo, hi: hi > lo ? hi : lo + 1, near };
+  // Up and down vs left and right: the score one patch away along each axis, down (right) or, from
+  // the last row (column), up (left); 0: the grid has no other row (column).
+  const step = (i, n) => (i + 1 < n ? 1 : i > 0 ? -1 : 0);
+  const dRow = step(row, h), dCol = step(col, w);
+  const near = maps.map((m) => ({ row: m.values[col * h + row + dRow], col: m.values[(col + dCol) * h + row] }));
+  return { d, pairs, groups, thetas, h, w, row, col, maps, lo, hi: hi > lo ? hi : lo + 1, near, dRow, dCol };
 }
 
 export default {
@@ -92,10 +94,12 @@ export default {
     return { panel: at.panel - 1, x: Math.min(at.x, g.nx - 1), y: Math.min(at.y, g.ny - 1) };
   },
   note(data) {
-    const [two, one] = data.near;
-    const pair = (p) => `one row down ${fmt(p.below, 3)}, one column right ${fmt(p.right, 3)}`;
-    return `Score from the query patch to its neighbours — 2-D: ${pair(two)}; 1-D reading order: ${pair(one)} `
-      + `(one row down is ${data.w} positions away there).`;
+    const [two, one] = data.near, { dRow, dCol } = data;
+    const rowWord = dRow > 0 ? 'one row down' : 'one row up', colWord = dCol > 0 ? 'one column right' : 'one column left';
+    const pair = (p) => [dRow && `${rowWord} ${fmt(p.row, 3)}`, dCol && `${colWord} ${fmt(p.col, 3)}`].filter(Boolean).join(', ');
+    if (!dRow && !dCol) return 'One patch: no neighbour to score. Add rows or columns to see how the score falls along each axis.';
+    return `Score from the query patch to its neighbours — 2-D: ${pair(two)}; 1-D reading order: ${pair(one)}`
+      + `${dRow ? ` (a row is ${data.w} positions away there)` : ''}.`;
   },
   readout(data, c, st) {
     if (c.panel === -1) {
