@@ -162,7 +162,7 @@ function printLongTasks(name, views, tasks) {
 // global settings, each view's numeric controls set to their maximum and their minimum, and its
 // selects and checkboxes to each of their choices, one at a time, and the longest task while the
 // page redraws (about 90 s). Printed, not judged, like the scrolls above; a page error at any of
-// those settings fails it. The lab's own controls are left out: they start workers, not drawings.
+// those settings fails it, and so does a view whose words show "NaN" or "undefined". The lab's own controls are left out: they start workers, not drawings.
 test('long tasks with each view\'s controls at their ends (printed), and no error', async () => {
   const folds = 'embedding,sinusoidal,rope,long-context,bias,comparison,production,lab';
   const { page, context, problems } = await openPage(`#dModel=4096&seqLen=131072&heads=128&deeper=${folds}`);
@@ -171,7 +171,7 @@ test('long tasks with each view\'s controls at their ends (printed), and no erro
     new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push(e.duration); }).observe({ type: 'longtask' });
   });
   const views = await page.evaluate(() => window.posencExplorer.views.map((v) => [v.def.id, (v.def.controls ?? []).map(([k]) => k)]));
-  const rows = [], quiet = [];
+  const rows = [], quiet = [], garbage = [];
   // Sets a control (set()) and notes the longest task until the view is drawn again; the last of
   // a control's values is the one it had, so it is set back without being counted.
   const measure = async (id, at, set, counted) => {
@@ -182,6 +182,7 @@ test('long tasks with each view\'s controls at their ends (printed), and no erro
     if (!(await drawnAfter(page, id, n).then(() => true, () => false))) { quiet.push(at); return; }
     await page.waitForTimeout(400);
     if (counted) rows.push({ at, longest: await page.evaluate(() => Math.max(0, ...window.longTasks)) });
+    garbage.push(...await wordsOf(page, id, at));
   };
   for (const [id, keys] of views) {
     await page.$eval(`section[data-view="${id}"]`, (s) => s.scrollIntoView());
@@ -210,8 +211,16 @@ test('long tasks with each view\'s controls at their ends (printed), and no erro
     + `${rows.filter((r) => r.longest > 50).length}; the longest ${rows.slice(0, 6).map((r) => `${r.longest.toFixed(0)} ms (${r.at})`).join(', ')}`
     + `${quiet.length ? `; not redrawn within 10 s: ${quiet.join(', ')}` : ''}`);
   assert.deepEqual(problems, []);
+  assert.deepEqual(garbage, []);
   await context.close();
 });
+
+// What a view says in words (its note, readout and text after the plot) where it shows a number
+// its code could not compute: "NaN" or "undefined" (at "at"). None, whatever the setting.
+function wordsOf(page, id, at) {
+  return page.$eval(`section[data-view="${id}"]`, (s, where) => [...s.querySelectorAll('.note, .readout, .view-html')]
+    .map((e) => e.textContent).filter((t) => /\b(NaN|undefined)\b/.test(t)).map((t) => `${where}: ${t.slice(0, 160)}`), at);
+}
 
 // Drawn with its data more than n times.
 function drawnAfter(page, id, n, timeout = 10000) {
