@@ -258,3 +258,27 @@ test('every canvas is prepared in a frame before its view\'s first drawing', asy
   for (const [id, r] of frames) assert.ok(r && r.drawn > r.touched, `${id}: prepared in frame ${r?.touched}, drawn in ${r?.drawn}`);
   assert.deepEqual(ex.problems, []);
 });
+
+// Settings the package refuses for RoPE (an odd or too narrow rotated width; NTK at width 2;
+// llama3's factors out of order) within their controls' ranges: every RoPE view, the lesson's
+// sentence on NTK's base and the guided steps say the rule in words, with no page error and no
+// message of the package's (its function's name, "params.…").
+test('RoPE settings the package refuses: each view says the rule, no page error, no package message', async () => {
+  for (const [hash, words] of [['#partial=0.01', /partial rotary 0\.01 × head_dim 128 rotates 1 dimension/],
+    ['#dModel=2&scaling=ntk', /NTK raises θ .* these settings rotate 2 dimensions/],
+    ['#scaling=llama3&lowFreq=4&highFreq=1', /high_freq_factor \(1\) may not be below its low_freq_factor \(4\)/]]) {
+    await open(`${hash}&deeper=rope,long-context`);
+    const ids = ['rope-rotation', 'rope-relative', 'spectrum', 'clocks', 'compare', 'precision', 'ntk', 'score-vs-distance', 'rope-cache'];
+    const said = [];
+    for (const id of ids) {
+      await drawn(id);
+      const text = await ex.page.$eval(view(id), (s) => [...s.querySelectorAll('.note, .view-html, canvas')]
+        .map((e) => e.textContent || e.getAttribute('aria-label') || '').join(' '));
+      assert.doesNotMatch(text, /\b(applyRope|ropeFrequencies|ropeCache)\b|params\./, `${hash} ${id}`);
+      if (words.test(text)) said.push(id);
+    }
+    assert.ok(said.length > 0, `${hash}: no view says the rule`);
+    assert.doesNotMatch(await ex.page.textContent('[data-live="ntk-base"]'), /NaN|undefined/);
+  }
+  assert.deepEqual(ex.problems, []);
+});

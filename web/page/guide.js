@@ -3,7 +3,7 @@
 // undoes it — scrolls to the view it is about, and shows a caption over that view's plot saying
 // what to look at. Steps and captions are computed from the settings on the page, so they follow a
 // preset: the clocks step puts the position past this model's L_train, whatever that is.
-import { ntkBase } from '../settings/rope-settings.js';
+import { ntkBase, ropeRule } from '../settings/rope-settings.js';
 import { FIELDS } from '../settings/state.js';
 
 const n = (v) => v.toLocaleString('en-US');
@@ -78,7 +78,8 @@ const GUIDES = {
         + 'flat on the right, stays put as both positions move.' },
     { label: 'A slow pair', view: 'rope-rotation', patch: () => ({ rotPair: 40 }),
       caption: (st, pe) => {
-        if (st.dModel % 2) return 'RoPE needs an even head_dim: choose one in the settings.';
+        const rule = ropeRule(st, 'none');
+        if (rule) return rule;
         const inv = pe.ropeFrequencies({ headDim: st.dModel, theta: st.theta, partialRotaryFactor: st.partial }).invFreq;
         const i = Math.min(40, inv.length - 1);
         return `Pair ${i} turns by θ = ${inv[i].toPrecision(3)} rad per position (the package's ropeFrequencies): `
@@ -102,7 +103,8 @@ const GUIDES = {
   'long-context': [
     { label: 'NTK at s = 4', view: 'ntk', patch: () => ({ factor: 4 }),
       caption: (st, pe) => {
-        if (st.dModel % 2) return 'RoPE needs an even head_dim: choose one in the settings.';
+        const rule = ropeRule(st, 'ntk');
+        if (rule) return rule;
         const { d, base } = ntkBase(pe, st, {});
         return `NTK's base is now ${n(Math.round(base))} = ${n(st.theta)}·4^(${d}/${d - 2}). Left: the NTK line starts `
           + 'at 1 for the fastest pair and reaches 4 at the slowest, while PI slows every pair 4 times. Right: at '

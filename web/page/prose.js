@@ -4,7 +4,7 @@
 // clocks "past L_train" at a position a model's L_train has not reached). Numbers come from the
 // settings or the package.
 
-import { ntkBase } from '../settings/rope-settings.js';
+import { ntkBase, ropeRule, rotaryWidth } from '../settings/rope-settings.js';
 import { t5Rule } from '../views/shared/schemes.js';
 
 const n = (v) => v.toLocaleString('en-US');
@@ -29,6 +29,7 @@ export const LIVE = {
   // The long-context chapter's opening: NTK's base for its settings (the package's frequencies).
   'ntk-base': ({ pe, st, extras }) => {
     if (st.dModel % 2) return `for an even d (d_model ${st.dModel} is odd)`;
+    if (ropeRule(st, 'ntk')) return `for an even rotated width d above 2 (these settings rotate ${rotaryWidth(st)})`;
     const { d, base } = ntkBase(pe, st, extras);
     return `${n(Math.round(base))} for θ ${n(st.theta)}, d ${d} and s ${+st.factor.toPrecision(4)}`;
   },

@@ -43,11 +43,38 @@ export function ropeParams(st, extras, scaling = 'none', own = false) {
   return { ...base, scaling: s };
 }
 
-/** RoPE needs pairs: the rule, worded for a learner, or '' when d_model is fine. */
-export function ropeRule(st) {
-  if (st.dModel % 2 === 0) return '';
-  return `RoPE turns dimensions in pairs, so head_dim (d_model here) must be even; ${st.dModel} is odd. `
-    + 'Choose an even d_model in the settings.';
+/** The rotated width: HF's int(head_dim × partial_rotary_factor), as the package takes it. */
+export const rotaryWidth = (st) => Math.trunc(st.dModel * st.partial);
+
+/**
+ * What the package refuses in the settings, as a rule worded for a learner (or '' when they are
+ * fine), for the unscaled frequencies and each of `scalings` (default: the settings' own): RoPE
+ * turns pairs, so d_model and the rotated width must be even, the width at least 2 and, for NTK and
+ * dynamic NTK (θ·s^(d/(d−2))), above 2; llama3's high_freq_factor may not be below its low one.
+ */
+export function ropeRule(st, ...scalings) {
+  const asked = scalings.length ? scalings : [st.scaling];
+  if (st.dModel % 2) {
+    return `RoPE turns dimensions in pairs, so head_dim (d_model here) must be even; ${st.dModel} is odd. `
+      + 'Choose an even d_model in the settings.';
+  }
+  const rot = rotaryWidth(st);
+  if (rot < 2 || rot % 2) {
+    return `partial rotary ${st.partial} × head_dim ${st.dModel} rotates ${rot} dimension${rot === 1 ? '' : 's'} (the `
+      + 'product rounded down, as HF does); RoPE turns them in pairs, so that must be an even number, at least 2. '
+      + 'Choose another partial rotary or d_model.';
+  }
+  const ntk = asked.find((x) => x === 'ntk' || x === 'dynamic');
+  if (ntk && rot === 2) {
+    return `${ntk === 'ntk' ? 'NTK' : 'Dynamic NTK'} raises θ to θ·s^(d/(d−2)) for the rotated width d, so it needs d `
+      + 'above 2; these settings rotate 2 dimensions. Choose a larger d_model or partial rotary.';
+  }
+  if (asked.includes('llama3') && !(st.highFreq >= st.lowFreq)) {
+    return `llama3's high_freq_factor (${st.highFreq}) may not be below its low_freq_factor (${st.lowFreq}): wavelengths `
+      + 'under L_train / high_freq_factor are kept and those over L_train / low_freq_factor divided, so the first '
+      + 'bound must not be above the second.';
+  }
+  return '';
 }
 
 /**

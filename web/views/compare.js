@@ -10,7 +10,7 @@ export default {
   id: 'compare',
   controls: [['compare', { kind: 'select', label: 'compare with (B)', values: SCALINGS }]],
   compute({ pe, st, extras }) {
-    const rule = ropeRule(st);
+    const rule = ropeRule(st, st.scaling, st.compare);
     if (rule) throw new Error(rule);
     const last = Math.max(st.seqLen, st.lTarget) - 1;
     const xs = samplePositions(last, 1024);

@@ -81,7 +81,7 @@ export default {
   height: (width) => stripHeight(width, NAMES) + panelsHeight(4, width, PANEL, MIN_WIDTH),
   work,
   compute({ pe, st, extras, offload }) {
-    const rule = ropeRule(st);
+    const rule = ropeRule(st, 'none');  // unscaled frequencies only
     if (rule) throw new Error(rule);
     const d = st.dModel, base = ropeParams(st, extras);
     const { rotaryDim: rot } = pe.ropeFrequencies(base);

@@ -41,7 +41,7 @@ export default {
   height: (width) => panelsHeight(2, width, PANEL, MIN_WIDTH),
   setup: (section, host) => host.lab.onChange((what) => { if (what === 'shipped') host.refresh('ntk'); }),
   compute({ pe, st, extras, lab }) {
-    const rule = ropeRule(st);
+    const rule = ropeRule(st, ...SCALINGS.filter((s) => !s.labOnly).map((s) => s.type));
     if (rule) throw new Error(rule);
     const freqs = Object.fromEntries(SCALINGS.filter((s) => !s.labOnly).map((s) => [s.type,
       pe.ropeFrequencies(ropeParams(st, extras, s.type), { dtype: 'float64' })]));

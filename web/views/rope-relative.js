@@ -47,7 +47,7 @@ export default {
   height: (width) => panelsHeight(3, width, each, MIN_WIDTH),
   work,
   compute({ pe, st, extras, offload }) {
-    const rule = ropeRule(st);
+    const rule = ropeRule(st, 'none');  // unscaled frequencies only
     if (rule) throw new Error(rule);
     const d = st.dModel, n = Math.min(st.relLen, st.seqLen);
     const args = { d, n, params: ropeParams(st, extras), layout: st.layout, base: st.base, sinLayout: st.sinLayout,

@@ -28,7 +28,7 @@ export default {
   ],
   height: (width) => panelsHeight(2, width, 290, MIN_WIDTH),
   compute({ pe, st, extras }) {
-    const rule = ropeRule(st);
+    const rule = ropeRule(st, 'none');  // unscaled frequencies only
     if (rule) throw new Error(rule);
     const d = st.dModel, params = ropeParams(st, extras);
     const { rotaryDim } = pe.ropeFrequencies(params);

@@ -20,7 +20,7 @@
 import { SEQUENTIAL, SERIES } from '../../plot/colormap.js';
 import { headsBySlope } from './heads.js';
 import { lutColor } from '../../plot/heatmap.js';
-import { fileRope, ropeParams } from '../../settings/rope-settings.js';
+import { fileRope, ropeParams, ropeRule } from '../../settings/rope-settings.js';
 import { dotRows, seededVectors } from './vectors.js';
 
 // q·k / d for all-ones q and k, q at each distance Δ and k at 0, both rotated (so a scaling's
@@ -88,7 +88,8 @@ export const PAGE_SCHEMES = [
         + 'the others barely rotate over 2 positions.)',
     },
     distance({ pe, st, extras }, xs) {
-      if (st.dModel % 2) return { title: 'RoPE', message: `RoPE needs an even head_dim (d_model ${st.dModel} is odd).` };
+      const rule = ropeRule(st);
+      if (rule) return { title: 'RoPE', message: rule };
       const plain = ropeCurve(pe, st, ropeParams(st, extras), xs);
       const series = [{ label: `θ ${st.theta}, no scaling`, x: xs, y: plain, color: SERIES[1] }];
       const factors = Boolean(fileRope(st, extras)?.freqFactors);

@@ -1,0 +1,38 @@
+// The page's RoPE rule (ropeRule, web/settings/rope-settings.js) against the package's own checks:
+// at d_model, partial rotary and llama3 factors across their controls' ranges, the page refuses a
+// setting in words exactly when the package refuses its frequencies, for each scaling. Node runs
+// the settings module with the real package (it holds no DOM code).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { init } from 'posenc';
+import { defaults, SCALINGS } from '../../web/settings/state.js';
+import { ropeParams, ropeRule } from '../../web/settings/rope-settings.js';
+
+const pe = await init();
+const accepts = (params) => { try { pe.ropeFrequencies(params); return true; } catch { return false; } };
+
+test('ropeRule refuses exactly what ropeFrequencies refuses, for the unscaled frequencies and each scaling', () => {
+  let refused = 0, cases = 0;
+  for (const dModel of [2, 4, 6, 8, 10, 64, 100, 128, 4096]) {
+    for (const partial of [0.01, 0.02, 0.03, 0.1, 0.25, 0.3, 0.33, 0.5, 0.51, 0.75, 1]) {
+      for (const [lowFreq, highFreq] of [[1, 4], [4, 1], [2, 2], [0.01, 1000]]) {
+        const st = { ...defaults(), dModel, partial, lowFreq, highFreq };
+        for (const scaling of SCALINGS.filter((s) => s !== 'longrope')) {
+          const rule = ropeRule(st, scaling), ok = accepts(ropeParams(st, {})) && accepts(ropeParams(st, {}, scaling));
+          assert.equal(rule === '', ok, `d_model ${dModel}, partial ${partial}, ${scaling} (${lowFreq}, ${highFreq}): "${rule}"`);
+          if (rule) assert.match(rule, /\d/);  // it gives the numbers
+          refused += !ok;
+          cases += 1;
+        }
+      }
+    }
+  }
+  assert.ok(refused > 0 && refused < cases, `${refused} of ${cases}`);
+  // Each kind of refusal, in words with its numbers: odd d_model, an odd or too narrow rotated
+  // width, NTK at width 2, llama3's factors in the wrong order.
+  assert.match(ropeRule({ ...defaults(), dModel: 7 }), /must be even; 7 is odd/);
+  assert.match(ropeRule({ ...defaults(), partial: 0.01 }), /rotates 1 dimension \(/);
+  assert.match(ropeRule({ ...defaults(), dModel: 2 }, 'ntk'), /^NTK .* rotate 2 dimensions/);
+  assert.equal(ropeRule({ ...defaults(), dModel: 2 }, 'none'), '');
+  assert.match(ropeRule({ ...defaults(), lowFreq: 4, highFreq: 1 }, 'llama3'), /high_freq_factor \(1\) may not be below its low_freq_factor \(4\)/);
+});
