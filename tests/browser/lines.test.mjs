@@ -138,3 +138,12 @@ test('reference labels wider than the plot are wrapped into rows inside it, none
     if (width === 300) assert.ok(labels.length > hlines.length, 'nothing was wrapped at 300 px');
   }
 });
+
+test('a series flat but for float rounding (NTK\'s stretch at s = 1) is drawn flat, on a domain around it', () => {
+  const x = Float64Array.of(0, 1, 2), y = Float64Array.of(1, 1 + 2 ** -52, 1);
+  const layout = drawLines(recorder().ctx, 600, 280, { series: [{ label: 's', x, y, color: COLOR }] },
+    { bg: '#fff', fg: '#000', muted: '#666', grid: '#eee' });
+  const ys = [0, 1, 2].map((i) => layout.toPixel(x[i], y[i])[1]);
+  assert.ok(Math.max(...ys) - Math.min(...ys) < 0.5, `${ys}`);
+  assert.ok(ys[0] > layout.plot.y + 20 && ys[0] < layout.plot.y + layout.plot.h - 20, `${ys[0]} in ${JSON.stringify(layout.plot)}`);
+});

@@ -282,3 +282,12 @@ test('RoPE settings the package refuses: each view says the rule, no page error,
   }
   assert.deepEqual(ex.problems, []);
 });
+
+// NTK's stretch at s = 1 is 1 for every pair, but for float rounding at some θ (1 + 2e-16): its
+// y axis once asked for ticks 2e-17 apart, and the tick loop ran until the tab's memory ran out.
+test('ntk at factor 1 and θ 363.9 draws its flat stretch, no page error', async () => {
+  await open('#theta=363.9&factor=1&lTrain=17072&deeper=long-context');
+  await drawn('ntk');
+  assert.match(await ex.page.textContent(`${view('ntk')} .note`), /^NTK's base for θ 363\.9, d 128 and s 1/);
+  assert.deepEqual(ex.problems, []);
+});

@@ -25,3 +25,9 @@ test('a short range still gets at least two ticks', () => {
     assert.ok(niceTicks(lo, hi, 4).length >= 2, `${lo}…${hi}: ${niceTicks(lo, hi, 4)}`);
   }
 });
+
+test('a range within float rounding of its ends gets one tick, at once (it once looped until memory ran out)', () => {
+  assert.deepEqual(niceTicks(1, 1 + 2 ** -52), [1]);
+  assert.deepEqual(niceTicks(1e6, 1e6 * (1 + 1e-15)), [1e6]);
+  assert.ok(niceTicks(1, 1 + 1e-7).length >= 2);  // float32 rounding around 1 still has its ticks
+});

@@ -7,7 +7,9 @@ export const SMALL = '11px "DejaVu Sans", sans-serif';
 /** Round tick values (1, 2, 5 × 10^k) covering [lo, hi], about `count` of them; no -3e-17. */
 export function niceTicks(lo, hi, count = 6) {
   const span = hi - lo;
-  if (!(span > 0)) return [lo];
+  // A span within float rounding of its ends (1 … 1 + 2e-16) has no round steps: a step that
+  // small would be counted in k that no longer change by 1 (past 2^53), for ever.
+  if (!(span > 1e-12 * Math.max(Math.abs(lo), Math.abs(hi)))) return [lo];
   const want = Math.max(2, count);
   const mag = 10 ** Math.floor(Math.log10(span / want));
   // The round step whose tick count comes closest to the wish (never fewer than two ticks).

@@ -27,7 +27,8 @@ function range(series, log, key) {
     for (const v of s[key]) if (Number.isFinite(v) && (!log || v > 0)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
   }
   if (!(lo <= hi)) return log ? [1, 10] : [0, 1];
-  if (lo === hi) return log ? [lo / 2, hi * 2] : [lo - 1, hi + 1];
+  // Flat, or flat but for float rounding (NTK's stretch at s = 1: 1 and 1 + 2e-16), is drawn flat.
+  if (hi - lo <= 1e-9 * Math.max(Math.abs(lo), Math.abs(hi))) return log ? [lo / 2, hi * 2] : [lo - 1, hi + 1];
   return [lo, hi];
 }
 
