@@ -27,8 +27,15 @@ export default {
     if (!dims.length) {
       throw new Error(`No dimension below d_model = ${st.dModel} chosen: type dimensions from 0 to ${st.dModel - 1}.`);
     }
-    // Dimensions chosen for a wider d_model than the one now set are said, not dropped in silence.
-    const dropped = st.dims.split(',').filter((x) => x !== '' && !dims.includes(Number(x)));
+    // Dimensions not drawn are said, each with its reason, not dropped in silence: a link's entry
+    // that is no dimension, one for a wider d_model than the one now set, one past the first MAX_DIMS.
+    const entries = st.dims.split(',').map((x) => x.trim()).filter((x) => x !== '');
+    const whole = (x) => /^\d+$/.test(x);
+    const dropped = {
+      words: entries.filter((x) => !whole(x)),
+      past: entries.filter((x) => whole(x) && Number(x) >= st.dModel),
+      extra: entries.filter((x) => whole(x) && Number(x) < st.dModel && !dims.includes(Number(x))),
+    };
     const series = dims.map((dim, k) => ({ label: `dim ${dim}`, x: xs, color: SERIES[k % SERIES.length],
       y: Float64Array.from(xs, (_, i) => table[i * st.dModel + dim]) }));
     // The wavelength of dimension dim, 2π / ω, with ω read off the package's own row at position 1:
@@ -42,7 +49,9 @@ export default {
   plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLabel: 'position pos', yLabel: 'PE[pos][dim]',
     yDomain: [-1.05, 1.05], cursor } }),
   note: (d) => [`Wavelengths: ${d.dims.map((dim, k) => `dim ${dim} ${wavelength(d.wavelengths[k])}`).join(', ')} positions.`,
-    d.dropped.length ? `Not drawn: dim ${d.dropped.join(', ')} (d_model is ${d.dModel}).` : '',
+    d.dropped.past.length ? `Not drawn: dim ${d.dropped.past.join(', ')} (d_model is ${d.dModel}).` : '',
+    d.dropped.extra.length ? `Not drawn: dim ${d.dropped.extra.join(', ')} (at most ${MAX_DIMS} are drawn).` : '',
+    d.dropped.words.length ? `Not a dimension: ${d.dropped.words.map((x) => `“${x}”`).join(', ')}.` : '',
     samplingNote(d.xs, d.total)].filter(Boolean).join(' '),
   readout: (d, c) => `pos ${d.xs[c.i]}: ${d.series.map((s) => `${s.label} = ${fmt(s.y[c.i])}`).join(', ')}`,
   csv: (d) => linesCsv('pos', d.xs, d.series),

@@ -5,7 +5,7 @@
 import { SERIES } from '../plot/colormap.js';
 import { moveLinePanels } from '../plot/cursor.js';
 import { rows } from '../lab/lab.js';
-import { fmt } from './shared/numbers.js';
+import { bytesText, fmt } from './shared/numbers.js';
 import { linesCsv } from '../plot/lines.js';
 import { panelsHeight } from '../plot/panels.js';
 import { ntkBase, ropeParams, ropeRule } from '../settings/rope-settings.js';
@@ -80,10 +80,11 @@ export default {
     + `YaRN also multiplies cos and sin by ${fmt(data.yarnA, 4)}.`,
   html(data) {
     if (!data) return '';
-    const rowsTo = Math.round(data.lTrain * data.s);
-    const mib = (rowsTo * data.d * 2 * 4) / 2 ** 20;
-    return `<p>NTK only changes the base: the cos/sin cache is built as for plain RoPE, up to L_train × s = ${n(rowsTo)} `
-      + `positions, cos and sin [${n(rowsTo)}, ${data.d}] each (${fmt(mib, 1)} MiB in float32).</p>`;
+    // Counted as the in-production view counts it: each pair's cos and sin once per position.
+    const rowsTo = Math.round(data.lTrain * data.s), bytes = rowsTo * (data.d / 2) * 2 * 4;
+    return `<p>NTK only changes the base: the cos/sin cache is as for plain RoPE, up to L_train × s = ${n(rowsTo)} `
+      + `positions: ${data.d / 2} pairs' cos and sin, ${bytesText(bytes)} in float32 (HF's [${n(rowsTo)}, ${data.d}] `
+      + `tables: ${bytesText(2 * bytes)}).</p>`;
   },
   csv: (data) => linesCsv('pair', data.pairs, data.stretch)
     + (data.lab ? `\n${linesCsv('length', data.lab.xs, data.lab.series)}` : ''),

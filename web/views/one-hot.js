@@ -40,7 +40,7 @@ export default {
       { label: `sinusoidal: PE(${p0})·PE(j) / ${norm}`, x: xs, y: Float64Array.from(xs, (j) => sin[j * n + p0]), color: SERIES[0], width: 2.4 },
       { label: `one-hot: e(${p0})·e(j)`, x: xs, y: Float64Array.from(xs, (j) => oneHot[j * n + p0]), color: SERIES[1], dash: [5, 3] },
     ];
-    return { n, total, d, norm, oneHot, sin, p0, xs, series, refusal };
+    return { n, total, d, norm, oneHot, sin, p0, asked: st.hotPos, xs, series, refusal };
   },
   plot(data, cursor) {
     const map = (title, values, legend) => ({ title, kind: 'heatmap', spec: { values, nx: data.n, ny: data.n, lo: -1, hi: 1,
@@ -60,15 +60,20 @@ export default {
   },
   note(data) {
     const { p0, n, d, norm } = data;
-    const near = Math.min(p0 + 1, n - 1), far = n - 1;
-    const sim = (j) => fmt(data.sin[j * n + p0], 3);
-    const width = data.total.toLocaleString('en-US');
-    return `One-hot: ${width} positions need ${width} dimensions (d_model here is ${d}), a table of ${width} × ${width} = `
-      + `${(data.total ** 2).toLocaleString('en-US')} numbers, and it must grow with the longest text. Any two positions `
-      + `are orthogonal: ${p0} is as unlike ${near} as ${far} (similarity 0 for both). A one-hot table for the ${n} positions `
-      + `shown has no row ${n}: the package's lookup says “${data.refusal}”. Sinusoidal: ${d} numbers for any position, `
-      + `and nearness shows: PE(${p0})·PE(${near}) / ${norm} = ${sim(near)}, PE(${p0})·PE(${far}) / ${norm} = ${sim(far)}.`
-      + `${data.total > n ? ` The maps show positions 0 … ${n - 1}.` : ''}`;
+    const width = data.total.toLocaleString('en-US'), s = data.total === 1 ? '' : 's';
+    const size = `One-hot: ${width} position${s} need${s ? '' : 's'} ${width} dimension${s} (d_model here is ${d}), a table of `
+      + `${width} × ${width} = ${(data.total ** 2).toLocaleString('en-US')} numbers, and it must grow with the longest text.`;
+    const past = `A one-hot table for the ${n} position${n === 1 ? '' : 's'} shown has no row ${n}: the package's lookup says `
+      + `“${data.refusal}”.`;
+    if (n === 1) return `${size} ${past} With one position there is no other to compare it with: raise seq_len.`;
+    // Its neighbour, and the position farthest from it (the other end), each compared with it.
+    const near = p0 + 1 < n ? p0 + 1 : p0 - 1, far = p0 < n / 2 ? n - 1 : 0;
+    const others = far === near ? [near] : [near, far];
+    const sim = (j) => `PE(${p0})·PE(${j}) / ${norm} = ${fmt(data.sin[j * n + p0], 3)}`;
+    const asked = data.asked > p0 ? ` (compare position ${data.asked} is past the positions shown: ${p0}, the last, is drawn)` : '';
+    return `${size} Any two positions are orthogonal: ${p0}${asked} is as unlike ${others.join(' as ')} (similarity 0`
+      + `${others.length > 1 ? ' for both' : ''}). ${past} Sinusoidal: ${d} numbers for any position, and nearness shows: `
+      + `${others.map(sim).join(', ')}.${data.total > n ? ` The maps show positions 0 … ${n - 1}.` : ''}`;
   },
   readout(data, c) {
     if (c.panel === 2) {

@@ -4,7 +4,7 @@
 // the rows of a batch (pe.ropeCache) against copying them out of a table computed once.
 import { SERIES } from '../plot/colormap.js';
 import { linesCsv } from '../plot/lines.js';
-import { fmt } from './shared/numbers.js';
+import { bytesText, fmt } from './shared/numbers.js';
 import { ropeParams, ropeRule } from '../settings/rope-settings.js';
 
 const BATCHES = [1, 4, 16, 64, 256, 1024, 4096];
@@ -15,7 +15,6 @@ const batchesFor = (half) => BATCHES.filter((b) => b === 1 || b * half <= MAX_AN
 const TABLE_BYTES = 16 * 2 ** 20;  // the table measured here holds at most 16 MiB
 const SAMPLE_MS = 1, SAMPLES = 3;  // each sample repeats a call for 1 ms at least; the median of 3
 
-const mib = (b) => (b >= 2 ** 30 ? `${fmt(b / 2 ** 30, 2)} GiB` : b >= 2 ** 20 ? `${fmt(b / 2 ** 20, 1)} MiB` : `${fmt(b / 1024, 1)} KiB`);
 const n = (v) => v.toLocaleString('en-US');
 
 // Time per call of fn, in ms, pushed onto `out` (a list in the result r): the median of SAMPLES samples, each as many calls
@@ -110,7 +109,7 @@ function noteText(d, s) {
   const built = d.rows < d.maxPositions ? `Its first ${n(d.rows)} positions (16 MiB, as far as the page goes) built` : 'Built';
   return `The cos/sin table for ${d.model ?? 'these settings'}: ${n(d.maxPositions)} positions`
     + `${d.published ? ' (max_position_embeddings as published)' : ' (L_target)'} × ${d.half} pairs (rotary_dim ${d.rotaryDim} / 2) `
-    + `× 2 tables × 4 bytes (float32) = ${n(d.bytes)} bytes, ${mib(d.bytes)}, shared by every layer and head. `
+    + `× 2 tables × 4 bytes (float32) = ${n(d.bytes)} bytes, ${bytesText(d.bytes)}, shared by every layer and head. `
     + `${built} in ${s.build} ms; ${n(largest)} positions${fewer} took ${s.recompute} ms to recompute, ${s.gather} ms `
     + `to gather (median of ${SAMPLES}, ${d.precision}): ${s.verdict}.`;
 }
@@ -178,7 +177,7 @@ export default {
   plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLog: true, yLog: true, xTicks: BATCHES,
     xDomain: [0.7, BATCHES[BATCHES.length - 1] * 1.5],
     xLabel: 'positions in the batch (log)', yLabel: 'time per batch (ms, log)', cursor,
-    note: `table: ${n(d.maxPositions)} positions × ${d.half} pairs × 2 (cos, sin) × 4 bytes = ${mib(d.bytes)}` } }),
+    note: `table: ${n(d.maxPositions)} positions × ${d.half} pairs × 2 (cos, sin) × 4 bytes = ${bytesText(d.bytes)}` } }),
   note: (d) => noteText(d, shown(d)),
   rendered: reserve,
   readout: (d, c) => `${n(d.xs[c.i])} positions: recompute ${fmt(d.recompute[c.i], 4)} ms, gather ${fmt(d.gather[c.i], 4)} ms `

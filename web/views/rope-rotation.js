@@ -5,7 +5,8 @@ import { linesCsv } from '../plot/lines.js';
 import { panelsHeight } from '../plot/panels.js';
 import { moveIndex } from '../plot/cursor.js';
 import { fmt } from './shared/numbers.js';
-import { ropeParams, ropeRule } from '../settings/rope-settings.js';
+import { ropeParams, ropeRule, rotaryWidth } from '../settings/rope-settings.js';
+import { pairRule, pastLastPair } from './shared/pairs.js';
 import { seededVectors, tile } from './shared/vectors.js';
 
 const MIN_WIDTH = 420, SHIFTS = 129;
@@ -22,7 +23,8 @@ export default {
   controls: [
     ['rotM', { label: 'query position m', slider: { min: 0, max: 200 } }],
     ['rotN', { label: 'key position n', slider: { min: 0, max: 200 } }],
-    ['rotPair', { label: 'pair i', slider: { min: 0, max: 63 } }],
+    ['rotPair', { label: 'pair i', slider: (st) => ({ min: 0, max: Math.max(1, Math.floor(rotaryWidth(st) / 2) - 1) }),
+      validate: (v, st) => pairRule(v, Math.floor(rotaryWidth(st) / 2), `the rotated width ${rotaryWidth(st)}`) }],
     ['rotShift', { label: 'shift both by s', slider: { min: 0, max: 1000 } }],
     ['rotShift', { kind: 'play', label: 'play', suffix: '-play', play: { step: 1, max: 1000, interval: 120 } }],
   ],
@@ -56,7 +58,7 @@ export default {
       return y <= -Math.PI ? y + 2 * Math.PI : y;
     };
     const angleOf = (x, y) => wrap(Math.atan2(y[b], y[a]) - Math.atan2(x[b], x[a]));
-    return { d, pair, a, b, theta, qNow, kNow, q0, k0, score: dot(qNow, kNow), score0: dot(q0, k0), shifts, both, qOnly,
+    return { d, pair, asked: st.rotPair, rotaryDim, a, b, theta, qNow, kNow, q0, k0, score: dot(qNow, kNow), score0: dot(q0, k0), shifts, both, qOnly,
       m: st.rotM, n: st.rotN, s, angle: angleOf(qNow, kNow), phi0: angleOf(q, k) };
   },
   plot(data, cursor) {
@@ -79,7 +81,8 @@ export default {
     return { kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor: cursor && { ...cursor, panel: 1 }, panels: [circle, lines] } };
   },
   move: (data, c, key) => ({ panel: 1, ...moveIndex(c, data.shifts.length, key) }),
-  note: (data) => (data.s === 0 ? `Score q·k: ${fmt(data.score0, 5)}. Move "shift both by s" (or press play): it stays.`
+  note: (data) => pastLastPair(data.asked, data.pair, `the rotated width ${data.rotaryDim}`) + (data.s === 0
+    ? `Score q·k: ${fmt(data.score0, 5)}. Move "shift both by s" (or press play): it stays.`
     : `Score at s = 0: ${fmt(data.score0, 5)}; at s = ${data.s}: ${fmt(data.score, 5)} `
       + `(difference ${fmt(Math.abs(data.score - data.score0), 2)}, float32 rounding).`),
   readout: (data, c) => `s = ${data.shifts[c.i]}: both move ${fmt(data.both[c.i], 5)}, only the query ${fmt(data.qOnly[c.i], 5)}`,

@@ -5,6 +5,7 @@ import { panelsHeight } from '../plot/panels.js';
 import { moveIndex } from '../plot/cursor.js';
 import { TWO_PI, fmt } from './shared/numbers.js';
 import { dotRows } from './shared/vectors.js';
+import { pairRule, pastLastPair } from './shared/pairs.js';
 
 const MIN_WIDTH = 420;
 // M_k has d_model² entries: 1,048,576 at this width, 16.8 million at the page's largest d_model,
@@ -22,7 +23,8 @@ export default {
   controls: [
     ['shiftPos', { label: 'pos', slider: { min: 0, max: 1000 } }],
     ['shiftK', { label: 'shift k', slider: { min: -50, max: 50 } }],
-    ['shiftPair', { label: 'pair i', slider: { min: 0, max: 63 } }],
+    ['shiftPair', { label: 'pair i', slider: (st) => ({ min: 0, max: Math.max(1, Math.floor(st.dModel / 2) - 1) }),
+      validate: (v, st) => pairRule(v, Math.floor(st.dModel / 2), `d_model ${st.dModel}`) }],
   ],
   height: (width) => panelsHeight(2, width, 280, MIN_WIDTH),
   compute({ pe, st }) {
@@ -48,7 +50,7 @@ export default {
     const [ds, dc] = pairDims(pair, d, st.sinLayout);
     const omega = 1 / st.base ** ((2 * pair) / d);
     const xs = Float64Array.from({ length: d }, (_, i) => i);
-    return { d, pair, ds, dc, omega, p, target, mapped, worst, xs, pos: st.shiftPos, k: st.shiftK };
+    return { d, pair, asked: st.shiftPair, ds, dc, omega, p, target, mapped, worst, xs, pos: st.shiftPos, k: st.shiftK };
   },
   plot(data, cursor) {
     const { p, target, mapped, ds, dc } = data;
@@ -70,8 +72,8 @@ export default {
     return { kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor: cursor && { ...cursor, panel: 1 }, panels: [circle, lines] } };
   },
   move: (data, c, key) => ({ panel: 1, ...moveIndex(c, data.d, key) }),
-  note: (data) => `Largest error over the whole vector: ${fmt(data.worst, 3)} (float32 rounding): `
-    + 'the shift matrix does not depend on pos.',
+  note: (data) => `${pastLastPair(data.asked, data.pair, `d_model ${data.d}`)}Largest error over the whole vector: `
+    + `${fmt(data.worst, 3)} (float32 rounding): the shift matrix does not depend on pos.`,
   readout: (data, c) => `dim ${c.i}: PE(${data.pos + data.k}) = ${fmt(data.target[c.i])}, `
     + `M_k·PE(${data.pos}) = ${fmt(data.mapped[c.i])}`,
   csv: (data) => linesCsv('dim', data.xs,

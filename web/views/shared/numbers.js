@@ -12,3 +12,7 @@ export function fmt(v, digits = 6) {
 export function csvLines(header, rows) {
   return `${header.join(',')}\n${rows.map((r) => r.join(',')).join('\n')}\n`;
 }
+
+/** A size in bytes as KiB, MiB or GiB (1024-based), to a decimal or two. */
+export const bytesText = (b) => (b >= 2 ** 30 ? `${fmt(b / 2 ** 30, 2)} GiB` : b >= 2 ** 20 ? `${fmt(b / 2 ** 20, 1)} MiB`
+  : `${fmt(b / 1024, 1)} KiB`);

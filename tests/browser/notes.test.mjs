@@ -1,0 +1,55 @@
+// What views say in words at the ends of their controls (a learner's review found each of these
+// false or silent): one-hot's comparison with the last position, a pair past the last one in shift
+// and rope-rotation, the NTK cos/sin cache's size against the in-production view's, dim-traces'
+// reasons for a dimension not drawn. Node runs the views' compute with the real package.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { init } from 'posenc';
+import { defaults } from '../../web/settings/state.js';
+import { pairRule } from '../../web/views/shared/pairs.js';
+
+const pe = await init();
+const lab = { shippedResult: () => null, shippedFailure: () => 'none', result: () => null, onChange() {} };
+async function viewAt(id, settings) {
+  const view = (await import(`../../web/views/${id}.js`)).default;
+  const memo = new Map(), st = { ...defaults(), ...settings };
+  const ctx = { pe, st, extras: {}, lab, redraw() {}, memo: (k, f) => { if (!memo.has(k)) memo.set(k, f()); return memo.get(k); } };
+  const data = view.compute(ctx);
+  return { data, note: view.note?.(data) ?? '', html: view.html?.(data, ctx) ?? '' };
+}
+
+test('one-hot compares a position with its neighbour and the far end, never with itself', async () => {
+  const last = await viewAt('one-hot', { seqLen: 100, hotPos: 63 });
+  assert.match(last.note, /Any two positions are orthogonal: 63 is as unlike 62 as 0 \(similarity 0 for both\)/);
+  assert.match(last.note, /PE\(63\)·PE\(62\) \/ 64 = [\d.]+, PE\(63\)·PE\(0\) \/ 64 = /);
+  assert.match((await viewAt('one-hot', { seqLen: 1000, hotPos: 10 })).note, /10 is as unlike 11 as 63 /);
+  assert.match((await viewAt('one-hot', { seqLen: 20, hotPos: 40 })).note,
+    /19 \(compare position 40 is past the positions shown: 19, the last, is drawn\) is as unlike 18 as 0/);
+  const one = await viewAt('one-hot', { seqLen: 1 });
+  assert.match(one.note, /^One-hot: 1 position needs 1 dimension .* With one position there is no other to compare it with/);
+  assert.match((await viewAt('one-hot', { seqLen: 2, hotPos: 0 })).note, /0 is as unlike 1 \(similarity 0\)/);
+  for (let p = 0; p < 64; p++) {
+    assert.doesNotMatch((await viewAt('one-hot', { seqLen: 64, hotPos: p })).note, new RegExp(`\\b${p} is as unlike ${p}\\b`));
+  }
+});
+
+test('a pair past the last one is refused when typed and said in the note (shift, rope-rotation)', async () => {
+  assert.equal(pairRule(63, 64, 'd_model 128'), '');
+  assert.equal(pairRule(64, 64, 'd_model 128'), 'pair i: at most 63, the last of the 64 pairs of d_model 128');
+  assert.match((await viewAt('shift', { shiftPair: 2047 })).note, /^Pair 2047 is past the last pair of d_model 128: pair 63 is drawn\. /);
+  assert.doesNotMatch((await viewAt('shift', { shiftPair: 63 })).note, /past the last/);
+  assert.match((await viewAt('rope-rotation', { rotPair: 2047, partial: 0.5 })).note,
+    /^Pair 2047 is past the last pair of the rotated width 64: pair 31 is drawn\. Score/);
+});
+
+test('ntk\'s cos/sin cache is counted as the in-production view counts it, in KiB to GiB', async () => {
+  assert.match((await viewAt('ntk', {})).html,
+    /16,384 positions: 64 pairs' cos and sin, 8\.0 MiB in float32 \(HF's \[16,384, 128\] tables: 16\.0 MiB\)/);
+  assert.match((await viewAt('ntk', { factor: 1024, lTrain: 1048576 })).html, /, 512\.00 GiB in float32/);
+  assert.match((await viewAt('ntk', { factor: 1, lTrain: 2 })).html, /, 1\.0 KiB in float32/);
+});
+
+test('dim-traces says why each dimension is not drawn', async () => {
+  const { note } = await viewAt('dim-traces', { dims: '0,1,500,abc,2,3,4,5,6,7,8' });
+  assert.match(note, /Not drawn: dim 500 \(d_model is 128\)\. Not drawn: dim 8 \(at most 8 are drawn\)\. Not a dimension: “abc”\./);
+});
