@@ -82,8 +82,9 @@ const GUIDES = {
         if (rule) return rule;
         const inv = pe.ropeFrequencies({ headDim: st.dModel, theta: st.theta, partialRotaryFactor: st.partial }).invFreq;
         const i = Math.min(40, inv.length - 1);
+        const m = st.rotM + st.rotShift;  // q's position as drawn: m + s
         return `Pair ${i} turns by θ = ${inv[i].toPrecision(3)} rad per position (the package's ropeFrequencies): `
-          + `over the ${st.rotM} positions of q it has turned ${(st.rotM * inv[i]).toPrecision(2)} rad, barely at all.`;
+          + `at q's position m + s = ${m} it has turned ${(m * inv[i]).toPrecision(2)} rad, barely at all.`;
       } },
     { label: 'Same words, every offset', view: 'rope-relative', patch: () => ({ relLen: 48 }),
       caption: () => 'RoPE\'s map (first): every diagonal one colour — the score sees the offset only. Sinusoidal added '
@@ -132,7 +133,7 @@ const GUIDES = {
   misconceptions: [
     { label: 'One-hot positions', view: 'one-hot', patch: () => ({ seqLen: 1000, hotPos: 10 }),
       caption: () => 'One-hot positions for 1,000 positions need 1,000 dimensions. The left map is the identity: position '
-        + '10 is as unlike 11 as 60 (the spike in the right plot), while the sinusoidal similarity falls off smoothly. '
+        + '10 is as unlike 11 as 63 (the spike in the right plot), while the sinusoidal similarity falls off smoothly. '
         + 'And a position past the table has no dimension at all: the note gives the package\'s refusal of row 64 '
         + 'from the table of the 64 positions drawn.' },
     { label: 'Four terms, not one', view: 'cross-terms', patch: () => ({ crossLen: 16 }),
