@@ -33,7 +33,7 @@ test('t5-last: the first distance in the last bucket, as a scan of every distanc
       const [enc, dec] = [scan(buckets, maxDistance, true), scan(buckets, maxDistance, false)];
       dashes += (enc === '—') + (dec === '—');
       assert.equal(sentence({ t5Buckets: buckets, t5MaxDist: maxDistance }),
-        `with ${buckets} buckets and max distance ${maxDistance.toLocaleString('en-US')}, at ${enc} for the encoder and ${dec} for the decoder`);
+        `with ${buckets} buckets and max distance ${maxDistance.toLocaleString('en-US')}, from ${enc} for the encoder and ${dec} for the decoder`);
     }
   }
   assert.ok(dashes > 0, 'no case without a last bucket in reach');

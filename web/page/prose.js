@@ -64,7 +64,7 @@ export const LIVE = {
     const enc = (d) => pe.t5Bucket([d], { ...options, bidirectional: true })[0];
     const dec = (d) => pe.t5Bucket([-d], { ...options, bidirectional: false })[0];
     const first = (bucket) => n(firstInLast(bucket, st.t5Buckets - 1, Math.min(4 * st.t5MaxDist, 1 << 20)));
-    return `with ${st.t5Buckets} buckets and max distance ${n(st.t5MaxDist)}, at ${first(enc)} for the encoder and `
+    return `with ${st.t5Buckets} buckets and max distance ${n(st.t5MaxDist)}, from ${first(enc)} for the encoder and `
       + `${first(dec)} for the decoder`;
   },
 };
