@@ -171,8 +171,8 @@ function legendBox(host) {
 function swatch(dash) {
   const svg = document.createElementNS(SVG, 'svg'), line = document.createElementNS(SVG, 'line');
   const attrs = (el, a) => { for (const [k, v] of Object.entries(a)) el.setAttribute(k, v); };
-  attrs(svg, { class: 'swatch', width: 22, height: 6, 'aria-hidden': 'true' });
-  attrs(line, { x1: 0, y1: 3, x2: 22, y2: 3, 'stroke-width': 3, ...(dash && { 'stroke-dasharray': dash.join(' ') }) });
+  attrs(svg, { class: 'swatch', width: 18, height: 6, 'aria-hidden': 'true' });
+  attrs(line, { x1: 0, y1: 3, x2: 18, y2: 3, 'stroke-width': 3, ...(dash && { 'stroke-dasharray': dash.join(' ') }) });
   svg.append(line);
   return svg;
 }
