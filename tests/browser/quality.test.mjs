@@ -131,7 +131,7 @@ test('a pasted config the page cannot show is refused with the field and the rul
   assert.deepEqual(ex.problems, []);
 });
 
-test('the similarity map fills its plot; the extension plot\'s floor label covers no point', async () => {
+test('the similarity map fills its plot; the lab plots\' floor labels cover no point of their curves', async () => {
   await open();
   await drawn('similarity');
   const { map, canvas } = await ex.page.evaluate(() => {
@@ -140,14 +140,16 @@ test('the similarity map fills its plot; the extension plot\'s floor label cover
   });
   assert.ok(map / canvas > 0.7, `the map is ${map} of ${canvas} px wide`);
   await drawn('lab-extension');
-  // Every panel: no data point (mean of the seeds, every checkpoint) inside a reference label's box.
-  const covered = await ex.page.evaluate(() => {
-    const v = window.posencExplorer.views.find((x) => x.def.id === 'lab-extension');
+  await drawn('lab-extrapolation');
+  // Every panel: no data point (mean of the seeds, every checkpoint or bucket) inside a reference
+  // label's box: the extension plot's marked points, every point of the extrapolation plot's curves.
+  const covered = await ex.page.evaluate(() => ['lab-extension', 'lab-extrapolation'].flatMap((id) => {
+    const v = window.posencExplorer.views.find((x) => x.def.id === id);
     const spec = v.def.plot(v.data, null, v.canvas.clientWidth).spec;
     const out = [];
     spec.panels.forEach((p, k) => {
       const { layout } = v.layout.panels[k];
-      for (const s of p.spec.series.filter((x) => x.points)) {
+      for (const s of p.spec.series.filter((x) => x.points || id === 'lab-extrapolation')) {
         s.x.forEach((x, i) => {
           const [px, py] = layout.toPixel(x, s.y[i]);
           for (const b of layout.labels) {
@@ -157,7 +159,7 @@ test('the similarity map fills its plot; the extension plot\'s floor label cover
       }
     });
     return out;
-  });
+  }));
   assert.deepEqual(covered, []);
   assert.deepEqual(ex.problems, []);
 });

@@ -47,7 +47,7 @@ export function legendRows(labels, width, charWidth = 7) {
 
 /**
  * spec: { series: [{ label, x, y, color, dash, axis: 1 | 2, step, width }], xLabel, yLabel, y2Label,
- * xLog, yLog, y2Log, xDomain, yDomain, y2Domain, hlines: [{ y, label, color, side: 'left' | 'right', below (its
+ * xLog, yLog, y2Log, xDomain, yDomain, y2Domain, hlines: [{ y, label ('': none), color, side: 'left' | 'right', below (its
  * label under the line: a floor, which the series stay above) }],
  * vlines: [{ x, label, color }], note (a line under the legend), cursor: { i } (an index into
  * series 0's x) | null, xTicks (tick values instead of the automatic ones), texts: [{ x, y, label,
@@ -182,6 +182,7 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
     ctx.setLineDash([6, 4]);
     ctx.beginPath(); ctx.moveTo(plot.x, h.py); ctx.lineTo(plot.x + plot.w, h.py); ctx.stroke();
     ctx.setLineDash([]);
+    if (!h.label) continue;  // a line its plot's note names
     let side = h.side ?? 'right';
     let y = h.below ? Math.min(h.py + 14, plot.y + plot.h - 1) : Math.max(plot.y + 14, h.py - 2);
     // A label wider than the plot (a phone's) is wrapped into rows, 14 px apart.

@@ -240,30 +240,33 @@ export default {
       hidden: new Set(st.labHide.split(',').filter(Boolean)), shipped: Boolean(lab.shipped()), barely: barelyLearned(r) };
   },
   plot: (d, cursor, width, { exporting = false } = {}) => {
-    // Learned has no number past T_train: said in words at the top of the plot, in its colour.
-    const learned = d.series.find((s) => s.scheme === 'learned' && s.noEmbedding.length && !d.hidden.has(s.label));
-    const texts = learned
-      ? [{ x: learned.noEmbedding[0], y: null, label: `learned: no embedding past ${d.T}`, color: learned.color }] : [];
+    // Learned has no number past T_train: said in the left plot's note line (text in the plot lay
+    // over the other schemes' curves and bands there).
+    const learned = d.series.some((s) => s.scheme === 'learned' && s.noEmbedding.length && !d.hidden.has(s.label));
     const missing = d.pos.missing.length ? ` (${d.pos.missing.join(', ')}: no embedding)` : '';
     // On the page the legend is the buttons above the plot; the PNG draws its own.
     const legend = exporting ? undefined : false;
     const how = [d.n > 1 ? `${d.n} seeds: mean, band min–max` : '',
       d.r.config.randomPositions ? `trained at random positions < ${d.r.config.randomPositions}` : ''];
-    const note = how.filter(Boolean).join(' · ') || undefined;
+    // What a label in the plot would say, said in the note line above it: the curves run along the
+    // floor and past T_train, so a label there lay over them.
+    const rate = d.r.entropyRate;
+    const noteOf = (...more) => [...how, ...more].filter(Boolean).join(' · ') || undefined;
     return {
       kind: 'panels',
       spec: {
         minWidth: MIN_WIDTH, cursor,
         panels: [
           { title: `Loss against evaluation length (${d.r.task})`, kind: 'lines', spec: { series: shownOnly(d.series, d.hidden),
-            xTicks: d.lengths, xDomain: [d.lengths[0] / 1.15, d.lengths[d.lengths.length - 1] * 1.15], xLog: true, legend, note,
-            xLabel: 'evaluation length (tokens, log scale)', yLabel: 'mean loss (nats/token)',
-            vlines: [{ x: d.T, label: `T_train ${d.T}` }], texts } },
-          { title: `Loss by position at length ${d.L}${missing}`, kind: 'lines', spec: { legend, note,
+            xTicks: d.lengths, xDomain: [d.lengths[0] / 1.15, d.lengths[d.lengths.length - 1] * 1.15], xLog: true, legend,
+            note: noteOf(learned && `learned: no embedding past ${d.T}`), xLabel: 'evaluation length (tokens, log scale)', yLabel: 'mean loss (nats/token)',
+            vlines: [{ x: d.T, label: `T_train ${d.T}` }] } },
+          { title: `Loss by position at length ${d.L}${missing}`, kind: 'lines', spec: { legend,
+            note: noteOf(rate !== null && `grey dashed: entropy rate ${rate.toFixed(3)}`),
             series: shownOnly(d.pos.series, d.hidden), xDomain: [0, d.L], xLabel: `position (buckets of ${d.pos.bucket})`,
             yLabel: 'loss (nats/token)',
             vlines: d.L > d.T ? [{ x: d.T, label: 'T_train' }] : [],
-            hlines: d.r.entropyRate === null ? [] : [{ y: d.r.entropyRate, label: `entropy rate ${d.r.entropyRate.toFixed(3)}` }],
+            hlines: rate === null ? [] : [{ y: rate, label: '' }],
           } },
         ],
       },
