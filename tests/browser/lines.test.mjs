@@ -137,6 +137,14 @@ test('reference labels wider than the plot are wrapped into rows inside it, none
     assert.equal(labels.map((b) => b.text).join(' '), hlines.map((h) => h.label).join(' '), `at ${width} px`);
     if (width === 300) assert.ok(labels.length > hlines.length, 'nothing was wrapped at 300 px');
   }
+  // A wrapped label at the bottom of the plot keeps its last row inside it, under the line or over.
+  for (const below of [false, true]) {
+    const low = [{ y: 6, label: 'a floor with a label long enough to take two rows at this width', below }];
+    const { plot, labels } = drawLines(recorder().ctx, 300, 280, { series: [{ label: 's', x, y, color: COLOR }], hlines: low, yLog: true },
+      { bg: '#fff', fg: '#000', muted: '#666', grid: '#eee' });
+    assert.ok(labels.length > 1, 'not wrapped');
+    for (const b of labels) assert.ok(b.top >= plot.y && b.top + b.h <= plot.y + plot.h + 1, `"${b.text}" at ${b.top} in ${JSON.stringify(plot)}`);
+  }
 });
 
 test('a series flat but for float rounding (NTK\'s stretch at s = 1) is drawn flat, on a domain around it', () => {

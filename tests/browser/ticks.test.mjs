@@ -29,5 +29,6 @@ test('a short range still gets at least two ticks', () => {
 test('a range within float rounding of its ends gets one tick, at once (it once looped until memory ran out)', () => {
   assert.deepEqual(niceTicks(1, 1 + 2 ** -52), [1]);
   assert.deepEqual(niceTicks(1e6, 1e6 * (1 + 1e-15)), [1e6]);
+  assert.deepEqual(niceTicks(1, 1 + 1e-11), [1]);  // finer than the 12 digits ticks are printed to
   assert.ok(niceTicks(1, 1 + 1e-7).length >= 2);  // float32 rounding around 1 still has its ticks
 });

@@ -4,12 +4,16 @@
 export const FONT = '12px "DejaVu Sans", sans-serif';
 export const SMALL = '11px "DejaVu Sans", sans-serif';
 
+/** lo … hi too narrow to tell apart on an axis (within 1e-9 of its ends, float rounding and then
+ * some; ticks are printed to 12 digits at most): drawn flat, with one tick. */
+export const flat = (lo, hi) => !(hi - lo > 1e-9 * Math.max(Math.abs(lo), Math.abs(hi)));
+
 /** Round tick values (1, 2, 5 × 10^k) covering [lo, hi], about `count` of them; no -3e-17. */
 export function niceTicks(lo, hi, count = 6) {
   const span = hi - lo;
   // A span within float rounding of its ends (1 … 1 + 2e-16) has no round steps: a step that
   // small would be counted in k that no longer change by 1 (past 2^53), for ever.
-  if (!(span > 1e-12 * Math.max(Math.abs(lo), Math.abs(hi)))) return [lo];
+  if (flat(lo, hi)) return [lo];
   const want = Math.max(2, count);
   const mag = 10 ** Math.floor(Math.log10(span / want));
   // The round step whose tick count comes closest to the wish (never fewer than two ticks).

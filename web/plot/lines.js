@@ -2,7 +2,7 @@
 // that move out of each other's way, a legend above the plot, min–max decimation for long series,
 // shaded bands (a range per point, e.g. min–max over seeds) under their series.
 import { legible } from './legible.js';
-import { FONT, axisScale, drawAxes, frame, logTicks, niceTicks, tickLabels, wrapText } from './core.js';
+import { FONT, axisScale, drawAxes, flat, frame, logTicks, niceTicks, tickLabels, wrapText } from './core.js';
 
 /** Line-chart CSV: x and one column per series. */
 export function linesCsv(xName, xs, series) {
@@ -28,7 +28,7 @@ function range(series, log, key) {
   }
   if (!(lo <= hi)) return log ? [1, 10] : [0, 1];
   // Flat, or flat but for float rounding (NTK's stretch at s = 1: 1 and 1 + 2e-16), is drawn flat.
-  if (hi - lo <= 1e-9 * Math.max(Math.abs(lo), Math.abs(hi))) return log ? [lo / 2, hi * 2] : [lo - 1, hi + 1];
+  if (flat(lo, hi)) return log ? [lo / 2, hi * 2] : [lo - 1, hi + 1];
   return [lo, hi];
 }
 
@@ -196,6 +196,7 @@ function drawRefLines(ctx, plot, spec, xScale, yScale, colors) {
     const other = side === 'right' ? 'left' : 'right';
     if (clash(side, y) && !clash(other, y)) side = other;
     while (clash(side, y)) y += 14;
+    y = Math.min(y, plot.y + plot.h - 1 - 14 * (n - 1));  // every row inside the plot
     taken[side].push({ y, w, n });
     labels.push(() => {
       ctx.fillStyle = legible(h.color ?? colors.muted, colors, 4.5);
