@@ -4,6 +4,17 @@ import { linesCsv } from '../plot/lines.js';
 import { TWO_PI, fmt } from './shared/numbers.js';
 import { fileRope, ropeParams, ropeRule } from '../settings/rope-settings.js';
 
+// Lines at one wavelength drawn once, their labels joined (at low_freq_factor 1, Llama 3.1's, llama3's
+// first bound is L_train itself), in the colour of the last: one line hid the other's.
+function oneLineEach(hlines) {
+  const at = new Map();
+  for (const h of hlines) {
+    const same = at.get(h.y);
+    at.set(h.y, same ? { ...h, label: `${same.label}; ${h.label}` } : h);
+  }
+  return [...at.values()];
+}
+
 export default {
   id: 'spectrum',
   compute({ pe, st, extras }) {
@@ -27,12 +38,10 @@ export default {
       { y: st.lTarget, label: `L_target = ${st.lTarget}`, color: SERIES[3], side: 'left' }];
     if (st.scaling === 'llama3') {
       const low = st.lTrain / st.lowFreq, high = st.lTrain / st.highFreq;
-      // At low_freq_factor 1 (Llama 3.1's) that bound is L_train itself: one line says both.
-      if (low === st.lTrain) Object.assign(hlines[0], { label: `L_train = ${st.lTrain}; llama3: longer → ÷ factor`, color: SERIES[4] });
-      else hlines.push({ y: low, label: `llama3: longer than ${fmt(low, 0)} → ÷ factor`, color: SERIES[4], side: 'left' });
+      hlines.push({ y: low, label: `llama3: longer than ${fmt(low, 0)} → ÷ factor`, color: SERIES[4], side: 'left' });
       hlines.push({ y: high, label: `llama3: shorter than ${fmt(high, 0)} → kept`, color: SERIES[4], side: 'left' });
     }
-    return { xs, series, hlines, attentionFactor: scaled.attentionFactor, scaling: st.scaling, factors };
+    return { xs, series, hlines: oneLineEach(hlines), attentionFactor: scaled.attentionFactor, scaling: st.scaling, factors };
   },
   plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, hlines: d.hlines, xLabel: 'rotary pair i (0 = fastest)',
     yLabel: 'wavelength (positions, log)', y2Label: 'stretch', yLog: true, cursor } }),
