@@ -27,7 +27,7 @@ test('one-hot compares a position with its neighbour and the far end, never with
     /19 \(compare position 40 is past the positions shown: 19, the last, is drawn\) is as unlike 18 as 0/);
   const one = await viewAt('one-hot', { seqLen: 1 });
   assert.match(one.note, /^One-hot: 1 position needs 1 dimension .* With one position there is no other to compare it with/);
-  assert.match((await viewAt('one-hot', { seqLen: 2, hotPos: 0 })).note, /0 is as unlike 1 \(similarity 0\)/);
+  assert.match((await viewAt('one-hot', { seqLen: 2, hotPos: 0 })).note, /Any two positions are orthogonal: 0 is orthogonal to 1 \(similarity 0\)/);
   for (let p = 0; p < 64; p++) {
     assert.doesNotMatch((await viewAt('one-hot', { seqLen: 64, hotPos: p })).note, new RegExp(`\\b${p} is as unlike ${p}\\b`));
   }
@@ -36,6 +36,8 @@ test('one-hot compares a position with its neighbour and the far end, never with
 test('a pair past the last one is refused when typed and said in the note (shift, rope-rotation)', async () => {
   assert.equal(pairRule(63, 64, 'd_model 128'), '');
   assert.equal(pairRule(64, 64, 'd_model 128'), 'pair i: at most 63, the last of the 64 pairs of d_model 128');
+  assert.equal(pairRule(1, 1, 'd_model 2'), 'pair i: at most 0, the last of the one pair of d_model 2');
+  assert.equal(pairRule(5, 0, 'the rotated width 1'), '');  // no pair at all: the view says ropeRule's words
   assert.match((await viewAt('shift', { shiftPair: 2047 })).note, /^Pair 2047 is past the last pair of d_model 128: pair 63 is drawn\. /);
   assert.doesNotMatch((await viewAt('shift', { shiftPair: 63 })).note, /past the last/);
   assert.match((await viewAt('rope-rotation', { rotPair: 2047, partial: 0.5 })).note,
@@ -52,4 +54,8 @@ test('ntk\'s cos/sin cache is counted as the in-production view counts it, in Ki
 test('dim-traces says why each dimension is not drawn', async () => {
   const { note } = await viewAt('dim-traces', { dims: '0,1,500,abc,2,3,4,5,6,7,8' });
   assert.match(note, /Not drawn: dim 500 \(d_model is 128\)\. Not drawn: dim 8 \(at most 8 are drawn\)\. Not a dimension: “abc”\./);
+  // An entry is read as dimsOf reads it: "1e1" is dim 10, drawn, not "no dimension".
+  const tens = await viewAt('dim-traces', { dims: '1e1,2' });
+  assert.deepEqual(tens.data.dims, [10, 2]);
+  assert.doesNotMatch(tens.note, /Not a dimension/);
 });

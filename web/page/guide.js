@@ -82,9 +82,10 @@ const GUIDES = {
         if (rule) return rule;
         const inv = pe.ropeFrequencies({ headDim: st.dModel, theta: st.theta, partialRotaryFactor: st.partial }).invFreq;
         const i = Math.min(40, inv.length - 1);
-        const m = st.rotM + st.rotShift;  // q's position as drawn: m + s
+        const m = st.rotM + st.rotShift, angle = m * inv[i];  // q's position as drawn: m + s
         return `Pair ${i} turns by θ = ${inv[i].toPrecision(3)} rad per position (the package's ropeFrequencies): `
-          + `at q's position m + s = ${m} it has turned ${(m * inv[i]).toPrecision(2)} rad, barely at all.`;
+          + `at q's position m + s = ${m} it has turned ${angle.toPrecision(2)} rad`
+          + `${angle < 0.5 ? ', barely at all' : `, where pair 0 has turned ${(m * inv[0]).toPrecision(2)}`}.`;
       } },
     { label: 'Same words, every offset', view: 'rope-relative', patch: () => ({ relLen: 48 }),
       caption: () => 'RoPE\'s map (first): every diagonal one colour — the score sees the offset only. Sinusoidal added '

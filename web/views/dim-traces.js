@@ -30,11 +30,11 @@ export default {
     // Dimensions not drawn are said, each with its reason, not dropped in silence: a link's entry
     // that is no dimension, one for a wider d_model than the one now set, one past the first MAX_DIMS.
     const entries = st.dims.split(',').map((x) => x.trim()).filter((x) => x !== '');
-    const whole = (x) => /^\d+$/.test(x);
+    const whole = (x) => Number.isInteger(Number(x)) && Number(x) >= 0;  // as dimsOf reads an entry
     const dropped = {
       words: entries.filter((x) => !whole(x)),
-      past: entries.filter((x) => whole(x) && Number(x) >= st.dModel),
-      extra: entries.filter((x) => whole(x) && Number(x) < st.dModel && !dims.includes(Number(x))),
+      past: entries.filter((x) => whole(x) && Number(x) >= st.dModel).map(Number),
+      extra: entries.filter((x) => whole(x) && Number(x) < st.dModel && !dims.includes(Number(x))).map(Number),
     };
     const series = dims.map((dim, k) => ({ label: `dim ${dim}`, x: xs, color: SERIES[k % SERIES.length],
       y: Float64Array.from(xs, (_, i) => table[i * st.dModel + dim]) }));

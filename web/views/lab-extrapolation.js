@@ -15,9 +15,9 @@ const PANEL = 300, MIN_WIDTH = 460;
 // Evaluation lengths in multiples of T_train (a Map: an object would put the key '1/2' last).
 const MULTIPLES = new Map([['1/2', 0.5], ['1', 1], ['2', 2], ['4', 4], ['8', 8]]);
 const DASH = { linear: [7, 4], ntk: [2, 3], dynamic: [10, 3, 2, 3], yarn: [4, 2] };
-// RoPE's scalings: pinks and purples near RoPE's own colour, so that the dash is not the only
-// difference. Each has 3 : 1 against both themes' backgrounds as it is, and is at least 12 apart
-// (CIEDE2000) from the 16 series colours as drawn and at least 20 from the others here
+// RoPE's scalings: pinks and purples within 30° of RoPE's own hue (in CIELAB), so that the dash is
+// not the only difference. Each has 3 : 1 against both themes' backgrounds as it is, and is at least
+// 12 apart (CIEDE2000) from the 16 series colours as drawn and at least 20 from the others here
 // (tests/browser/contrast.test.mjs).
 export const SCALING_COLORS = { linear: '#886688', ntk: '#9900ee', dynamic: '#dd0055', yarn: '#ff44cc' };
 const FLOOR_COLOR = '#999999';
@@ -262,7 +262,7 @@ export default {
             note: noteOf(learned && `learned: no embedding past ${d.T}`), xLabel: 'evaluation length (tokens, log scale)', yLabel: 'mean loss (nats/token)',
             vlines: [{ x: d.T, label: `T_train ${d.T}` }] } },
           { title: `Loss by position at length ${d.L}${missing}`, kind: 'lines', spec: { legend,
-            note: noteOf(rate !== null && `grey dashed: entropy rate ${rate.toFixed(3)}`),
+            note: noteOf(rate !== null && `the line at the bottom: entropy rate ${rate.toFixed(3)}`),
             series: shownOnly(d.pos.series, d.hidden), xDomain: [0, d.L], xLabel: `position (buckets of ${d.pos.bucket})`,
             yLabel: 'loss (nats/token)',
             vlines: d.L > d.T ? [{ x: d.T, label: 'T_train' }] : [],

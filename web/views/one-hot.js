@@ -71,8 +71,9 @@ export default {
     const others = far === near ? [near] : [near, far];
     const sim = (j) => `PE(${p0})·PE(${j}) / ${norm} = ${fmt(data.sin[j * n + p0], 3)}`;
     const asked = data.asked > p0 ? ` (compare position ${data.asked} is past the positions shown: ${p0}, the last, is drawn)` : '';
-    return `${size} Any two positions are orthogonal: ${p0}${asked} is as unlike ${others.join(' as ')} (similarity 0`
-      + `${others.length > 1 ? ' for both' : ''}). ${past} Sinusoidal: ${d} numbers for any position, and nearness shows: `
+    const unlike = others.length > 1 ? `is as unlike ${others.join(' as ')} (similarity 0 for both)`
+      : `is orthogonal to ${near} (similarity 0)`;
+    return `${size} Any two positions are orthogonal: ${p0}${asked} ${unlike}. ${past} Sinusoidal: ${d} numbers for any position, and nearness shows: `
       + `${others.map(sim).join(', ')}.${data.total > n ? ` The maps show positions 0 … ${n - 1}.` : ''}`;
   },
   readout(data, c) {

@@ -99,7 +99,7 @@ export default {
     const pair = (p) => [dRow && `${rowWord} ${fmt(p.row, 3)}`, dCol && `${colWord} ${fmt(p.col, 3)}`].filter(Boolean).join(', ');
     if (!dRow && !dCol) return 'One patch: no neighbour to score. Add rows or columns to see how the score falls along each axis.';
     return `Score from the query patch to its neighbours — 2-D: ${pair(two)}; 1-D reading order: ${pair(one)}`
-      + `${dRow ? ` (a row is ${data.w} positions away there)` : ''}.`;
+      + `${dRow ? ` (a row is ${data.w} position${data.w === 1 ? '' : 's'} away there)` : ''}.`;
   },
   readout(data, c, st) {
     if (c.panel === -1) {

@@ -23,7 +23,7 @@ export default {
   controls: [
     ['rotM', { label: 'query position m', slider: { min: 0, max: 200 } }],
     ['rotN', { label: 'key position n', slider: { min: 0, max: 200 } }],
-    ['rotPair', { label: 'pair i', slider: (st) => ({ min: 0, max: Math.max(1, Math.floor(rotaryWidth(st) / 2) - 1) }),
+    ['rotPair', { label: 'pair i', slider: (st) => ({ min: 0, max: Math.max(0, Math.floor(rotaryWidth(st) / 2) - 1) }),
       validate: (v, st) => pairRule(v, Math.floor(rotaryWidth(st) / 2), `the rotated width ${rotaryWidth(st)}`) }],
     ['rotShift', { label: 'shift both by s', slider: { min: 0, max: 1000 } }],
     ['rotShift', { kind: 'play', label: 'play', suffix: '-play', play: { step: 1, max: 1000, interval: 120 } }],

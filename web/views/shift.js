@@ -23,7 +23,7 @@ export default {
   controls: [
     ['shiftPos', { label: 'pos', slider: { min: 0, max: 1000 } }],
     ['shiftK', { label: 'shift k', slider: { min: -50, max: 50 } }],
-    ['shiftPair', { label: 'pair i', slider: (st) => ({ min: 0, max: Math.max(1, Math.floor(st.dModel / 2) - 1) }),
+    ['shiftPair', { label: 'pair i', slider: (st) => ({ min: 0, max: Math.max(0, Math.floor(st.dModel / 2) - 1) }),
       validate: (v, st) => pairRule(v, Math.floor(st.dModel / 2), `d_model ${st.dModel}`) }],
   ],
   height: (width) => panelsHeight(2, width, 280, MIN_WIDTH),

@@ -3,7 +3,8 @@
 
 /** The rule for pair i of `pairs` pairs (`of` names what gives them), or '' when it is one of them. */
 export function pairRule(v, pairs, of) {
-  return v < pairs ? '' : `pair i: at most ${pairs - 1}, the last of the ${pairs} pairs of ${of}`;
+  if (pairs < 1 || v < pairs) return '';  // no pair at all: the view says the settings' rule
+  return `pair i: at most ${pairs - 1}, the last of the ${pairs === 1 ? 'one pair' : `${pairs} pairs`} of ${of}`;
 }
 
 /** A note's opening when the pair asked for is past the last one, which is drawn instead; else ''. */
