@@ -293,3 +293,27 @@ test('ntk at factor 1 and θ 363.9 draws its flat stretch, no page error', async
   assert.match(await ex.page.textContent(`${view('ntk')} .note`), /^NTK's base for θ 363\.9, d 128 and s 1/);
   assert.deepEqual(ex.problems, []);
 });
+
+// partial rotary × d_model must rotate an even width: a typed value that does not is refused with
+// the rule (aria-invalid, the settings kept), and the slider stops only at widths that do.
+test('partial rotary: an odd rotated width is refused when typed; the slider stops at even widths', async () => {
+  await open('#deeper=rope');
+  await drawn('rope-rotation');
+  const box = '#control-partial';
+  await ex.page.fill(box, '0.06');
+  await ex.page.press(box, 'Enter');
+  assert.equal(await invalid('control-partial'), 'true');
+  assert.match(await rule('control-partial'), /^partial rotary: 0\.06 × d_model 128 rotates 7 dimensions .* e\.g\. 0\.0625$/);
+  assert.equal((await state()).partial, 1);
+  const widths = [];
+  for (const t of [37, 100, 333, 500, 777]) {
+    await ex.page.$eval('input[type="range"][data-for="partial"]', (r, value) => { r.value = String(value); r.dispatchEvent(new Event('input', { bubbles: true })); r.dispatchEvent(new Event('change', { bubbles: true })); }, t);
+    await ex.page.waitForFunction(() => document.querySelector('#control-partial').value !== '0.06');
+    const v = Number(await ex.page.inputValue(box));
+    widths.push(Math.trunc(128 * v));
+    assert.equal(await invalid('control-partial'), null, `slider at ${t}: ${v}`);
+  }
+  assert.ok(widths.every((w) => w >= 2 && w % 2 === 0), `${widths}`);
+  assert.equal((await state()).partial, Number(await ex.page.inputValue(box)));
+  assert.deepEqual(ex.problems, []);
+});

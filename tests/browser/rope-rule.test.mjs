@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { init } from 'posenc';
 import { defaults, SCALINGS } from '../../web/settings/state.js';
-import { ropeParams, ropeRule } from '../../web/settings/rope-settings.js';
+import { evenPartial, partialRule, ropeParams, ropeRule } from '../../web/settings/rope-settings.js';
 
 const pe = await init();
 const accepts = (params) => { try { pe.ropeFrequencies(params); return true; } catch { return false; } };
@@ -35,4 +35,18 @@ test('ropeRule refuses exactly what ropeFrequencies refuses, for the unscaled fr
   assert.match(ropeRule({ ...defaults(), dModel: 2 }, 'ntk'), /^NTK .* rotate 2 dimensions/);
   assert.equal(ropeRule({ ...defaults(), dModel: 2 }, 'none'), '');
   assert.match(ropeRule({ ...defaults(), lowFreq: 4, highFreq: 1 }, 'llama3'), /high_freq_factor \(1\) may not be below its low_freq_factor \(4\)/);
+});
+
+test('the partial rotary box refuses what ropeRule refuses of it, and evenPartial gives a width both accept', () => {
+  for (const dModel of [2, 4, 8, 64, 100, 128, 130, 4096]) {
+    for (let k = 1; k <= 200; k++) {
+      const v = k / 200, st = { ...defaults(), dModel, partial: v };
+      assert.equal(partialRule(v, st) === '', ropeRule(st, 'none') === '', `d_model ${dModel}, partial ${v}`);
+      const c = evenPartial(v, dModel);
+      assert.equal(ropeRule({ ...st, partial: c }, 'none'), '', `d_model ${dModel}: ${v} → ${c}`);
+      if (dModel >= 8 && v >= 2 / dModel) assert.ok(Math.abs(c - v) <= 1.5 / dModel, `d_model ${dModel}: ${v} → ${c}`);
+    }
+  }
+  assert.equal(evenPartial(0.58, 100), 0.585);  // 0.58 × 100 is 57.99…: HF rotates 57
+  assert.match(partialRule(0.06, { ...defaults(), dModel: 128 }), /^partial rotary: 0\.06 × d_model 128 rotates 7 dimensions .* e\.g\. 0\.0625$/);
 });

@@ -7,6 +7,7 @@
 // every view.
 import { buildControl } from './controls.js';
 import { SCALINGS } from '../settings/state.js';
+import { evenPartial, partialRule } from '../settings/rope-settings.js';
 import { createView, reserveHeights } from './view.js';
 
 // Settings of one scaling: the others leave them disabled (controls.js `when`).
@@ -27,7 +28,9 @@ const CHAPTER_CONTROLS = {
   rope: [
     theta,
     ['layout', { kind: 'select', label: 'pair layout' }],
-    ['partial', { label: 'partial rotary', slider: { min: 0.05, max: 1 } }],
+    // The slider stops only where the rotated width is even; a typed value that is not is refused.
+    ['partial', { label: 'partial rotary', slider: (st) => ({ min: 0.05, max: 1, snap: (v) => evenPartial(v, st.dModel) }),
+      validate: partialRule }],
   ],
   'long-context': [
     ['factor', { label: 'factor s', slider: { min: 1, max: 64, log: true } }],

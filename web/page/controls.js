@@ -18,7 +18,7 @@ function valueToSlider(s, v) {
 
 /**
  * One control for setting `key`. o: { label, kind: 'number' | 'select' | 'checkbox' | 'text' |
- * 'checks' | 'play', slider: { min, max, log } or st → { min, max, log }, values (checks and
+ * 'checks' | 'play', slider: { min, max, log, snap (v → the value to stop at) } or st → that, values (checks and
  * selects), labels ({ value: text } shown in a select), validate(v, st) → '' or a refusal,
  * when(st) → false greys it out and disables it (it would do nothing now; whenText says when
  * it does), shown(st) → false hides it (it means nothing for what is drawn), labelFor(st) → the label as the settings name
@@ -134,6 +134,7 @@ function sliderFor(key, o, label, input, check, onChange) {
     dragging = true;
     let v = sliderToValue(slider, range.valueAsNumber);
     v = f.type === 'int' ? Math.round(v) : +v.toPrecision(4);
+    if (slider.snap) v = slider.snap(v);
     input.value = String(v);
     if (check() !== undefined) onChange(key, v, false);
   });

@@ -47,6 +47,25 @@ export function ropeParams(st, extras, scaling = 'none', own = false) {
 export const rotaryWidth = (st) => Math.trunc(st.dModel * st.partial);
 
 /**
+ * A partial rotary near v that rotates an even width of d_model, at least 2, as HF truncates the
+ * product (0.58 × 100 is 57.99…, so 57): the even width nearest d_model × v, as r / d_model if that
+ * gives it back, else rounded to 4 digits, else half a dimension past it.
+ */
+export function evenPartial(v, dModel) {
+  const r = Math.max(2, 2 * Math.round((dModel * v) / 2));
+  return [r / dModel, +(r / dModel).toPrecision(4), +((r + 0.5) / dModel).toPrecision(4)]
+    .find((c) => c <= 1 && Math.trunc(dModel * c) === r) ?? 1;
+}
+
+/** The partial rotary box's rule at d_model (an odd d_model has its own), or '' when v is fine. */
+export function partialRule(v, st) {
+  const rot = Math.trunc(st.dModel * v);
+  if (st.dModel % 2 || (rot >= 2 && rot % 2 === 0)) return '';
+  return `partial rotary: ${v} × d_model ${st.dModel} rotates ${rot} dimension${rot === 1 ? '' : 's'} (rounded down, as HF `
+    + `does), and RoPE turns pairs: it must rotate an even number, at least 2, e.g. ${evenPartial(v, st.dModel)}`;
+}
+
+/**
  * What the package refuses in the settings, as a rule worded for a learner (or '' when they are
  * fine), for the unscaled frequencies and each of `scalings` (default: the settings' own): RoPE
  * turns pairs, so d_model and the rotated width must be even, the width at least 2 and, for NTK and
