@@ -173,7 +173,8 @@ function fieldControl(key, o, label0, wrap, onChange) {
   const read = () => (o.kind === 'checkbox' ? (input.checked ? '1' : '0') : input.value);
   const check = () => {
     const v = parseField(key, read());
-    const bad = v === undefined ? `${label} must be ${describeRule(key)}` : (o.validate?.(v, current) ?? '');
+    // A rule that depends on the settings waits for them (sync gives them before any input).
+    const bad = v === undefined ? `${label} must be ${describeRule(key)}` : (current && o.validate?.(v, current)) || '';
     input.setCustomValidity(bad);
     rule.textContent = bad;
     wrap.classList.toggle('invalid', Boolean(bad));
