@@ -262,13 +262,14 @@ test('every canvas is prepared in a frame before its view\'s first drawing', asy
 });
 
 // Settings the package refuses for RoPE (an odd or too narrow rotated width; NTK at width 2;
-// llama3's factors out of order) within their controls' ranges: every RoPE view, the lesson's
+// llama3's factors out of order; LongRoPE's factors from a model whose d_model was changed) within their controls' ranges: every RoPE view, the lesson's
 // sentence on NTK's base and the guided steps say the rule in words, with no page error and no
 // message of the package's (its function's name, "params.…").
 test('RoPE settings the package refuses: each view says the rule, no page error, no package message', async () => {
   for (const [hash, words] of [['#partial=0.01', /partial rotary 0\.01 × head_dim 128 rotates 1 dimension/],
     ['#dModel=2&scaling=ntk', /NTK raises θ .* these settings rotate 2 dimensions/],
-    ['#scaling=llama3&lowFreq=4&highFreq=1', /high_freq_factor \(1\) may not be below its low_freq_factor \(4\)/]]) {
+    ['#scaling=llama3&lowFreq=4&highFreq=1', /high_freq_factor \(1\) may not be below its low_freq_factor \(4\)/],
+    ['#preset=phi-3.5-mini&dModel=128', /LongRoPE's per-pair factors came with the model: 48 pairs, and these settings rotate 64/]]) {
     await open(`${hash}&deeper=rope,long-context`);
     const ids = ['rope-rotation', 'rope-relative', 'spectrum', 'clocks', 'compare', 'precision', 'ntk', 'score-vs-distance', 'rope-cache'];
     const said = [];

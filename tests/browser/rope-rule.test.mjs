@@ -37,6 +37,15 @@ test('ropeRule refuses exactly what ropeFrequencies refuses, for the unscaled fr
   assert.match(ropeRule({ ...defaults(), lowFreq: 4, highFreq: 1 }, 'llama3'), /high_freq_factor \(1\) may not be below its low_freq_factor \(4\)/);
 });
 
+test('LongRoPE\'s per-pair factors fit the rotated width they came with, else the page says so in words', () => {
+  const f = (n) => ({ shortFactor: new Array(n).fill(1), longFactor: new Array(n).fill(1.5) });
+  const st = { ...defaults(), scaling: 'longrope', dModel: 96 };
+  assert.doesNotThrow(() => pe.ropeFrequencies(ropeParams(st, { longFactors: f(48) }, 'longrope')));
+  assert.throws(() => ropeParams({ ...st, dModel: 128 }, { longFactors: f(48) }, 'longrope'),
+    /^Error: LongRoPE's per-pair factors came with the model: 48 pairs, and these settings rotate 64 \(d_model 128 × partial rotary 1\)/);
+  assert.throws(() => ropeParams({ ...st, partial: 0.5 }, { longFactors: f(48) }, 'longrope'), /rotate 24 /);
+});
+
 test('the partial rotary box refuses what ropeRule refuses of it, and evenPartial gives a width both accept', () => {
   for (const dModel of [2, 4, 8, 64, 100, 128, 130, 4096]) {
     for (let k = 1; k <= 200; k++) {

@@ -35,6 +35,12 @@ export function ropeParams(st, extras, scaling = 'none', own = false) {
   if (scaling === 'longrope') {
     const f = extras.longFactors;
     if (!f) throw new Error('LongRoPE needs its per-pair factors: choose the Phi-3.5 model or paste a LongRoPE config.');
+    // The model's factors are per pair of its own rotated width: d_model or partial changed since, they no longer fit.
+    const pairs = rotaryWidth(st) / 2;
+    if (f.shortFactor.length !== pairs) {
+      throw new Error(`LongRoPE's per-pair factors came with the model: ${f.shortFactor.length} pairs, and these settings `
+        + `rotate ${pairs} (d_model ${st.dModel} × partial rotary ${st.partial}). Choose the model again for its own sizes.`);
+    }
     // HF's LongRoPE factor is max_position_embeddings / original: L_target / L_train here.
     Object.assign(s, { originalMaxPositionEmbeddings: st.lTrain, maxPositionEmbeddings: st.lTarget,
       shortFactor: f.shortFactor, longFactor: f.longFactor });
