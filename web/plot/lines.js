@@ -32,17 +32,25 @@ function range(series, log, key) {
   return [lo, hi];
 }
 
+// The legend's layout above the plot: each label's swatch and text at { x, y, w }, in rows 17 px
+// apart, a label's width from measure(label).
+function legendLayout(labels, width, measure) {
+  const out = [];
+  let lx = 8, ly = 10;
+  for (const label of labels) {
+    const w = Math.min(measure(label) + 30, width - 16);
+    if (lx + w > width - 8 && lx > 8) { lx = 8; ly += 17; }
+    out.push({ x: lx, y: ly, w });
+    lx += w + 10;
+  }
+  return out;
+}
+
 /** How many rows drawLines' legend takes for these labels at this width, from a width per character
  * (DejaVu Sans at the plots' 12 px is about 6.5 px; 7 errs toward a row too many): for a view whose
  * canvas grows with its legend, so its plot keeps its height on a phone. */
 export function legendRows(labels, width, charWidth = 7) {
-  let rows = labels.length ? 1 : 0, lx = 8;
-  for (const label of labels) {
-    const w = Math.min(label.length * charWidth + 30, width - 16);
-    if (lx + w > width - 8 && lx > 8) { lx = 8; rows += 1; }
-    lx += w + 10;
-  }
-  return rows;
+  return new Set(legendLayout(labels, width, (label) => label.length * charWidth).map((p) => p.y)).size;
 }
 
 /**
@@ -61,15 +69,10 @@ export function drawLines(ctx, width, height, plainSpec, colors) {
   const hasY2 = spec.series.some((s) => s.axis === 2);
   ctx.font = FONT;
   // The legend goes above the plot: lay it out first to know how many rows it takes.
-  const legend = [];
-  let lx = 8, ly = 10;
-  for (const s of spec.series) {
-    if (!s.label || spec.legend === false) continue;
-    const w = Math.min(ctx.measureText(s.label).width + 30, width - 16);
-    if (lx + w > width - 8 && lx > 8) { lx = 8; ly += 17; }
-    legend.push({ s, x: lx, y: ly, w });
-    lx += w + 10;
-  }
+  const named = spec.legend === false ? [] : spec.series.filter((s) => s.label);
+  const legend = legendLayout(named.map((s) => s.label), width, (label) => ctx.measureText(label).width)
+    .map((at, k) => ({ s: named[k], ...at }));
+  const ly = legend.at(-1)?.y ?? 10;  // the legend's last row (the note goes under it)
   const top = ly + (spec.note ? 30 : 14);
   const y1s = spec.series.filter((s) => s.axis !== 2), y2s = spec.series.filter((s) => s.axis === 2);
   const xd = spec.xDomain ?? range(spec.series, spec.xLog, 'x');
