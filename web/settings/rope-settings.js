@@ -51,6 +51,8 @@ export function ropeParams(st, extras, scaling = 'none', own = false) {
 
 /** The rotated width: HF's int(head_dim × partial_rotary_factor), as the package takes it. */
 export const rotaryWidth = (st) => Math.trunc(st.dModel * st.partial);
+// RoPE turns pairs: a rotated width it can take.
+const inPairs = (rot) => rot >= 2 && rot % 2 === 0;
 
 /**
  * A partial rotary near v that rotates an even width of d_model, at least 2, as HF truncates the
@@ -65,8 +67,8 @@ export function evenPartial(v, dModel) {
 
 /** The partial rotary box's rule at d_model (an odd d_model has its own), or '' when v is fine. */
 export function partialRule(v, st) {
-  const rot = Math.trunc(st.dModel * v);
-  if (st.dModel % 2 || (rot >= 2 && rot % 2 === 0)) return '';
+  const rot = rotaryWidth({ dModel: st.dModel, partial: v });
+  if (st.dModel % 2 || inPairs(rot)) return '';
   return `partial rotary: ${v} × d_model ${st.dModel} rotates ${rot} dimension${rot === 1 ? '' : 's'} (rounded down, as HF `
     + `does), and RoPE turns pairs: it must rotate an even number, at least 2, e.g. ${evenPartial(v, st.dModel)}`;
 }
@@ -84,7 +86,7 @@ export function ropeRule(st, ...scalings) {
       + 'Choose an even d_model in the settings.';
   }
   const rot = rotaryWidth(st);
-  if (rot < 2 || rot % 2) {
+  if (!inPairs(rot)) {
     return `partial rotary ${st.partial} × head_dim ${st.dModel} rotates ${rot} dimension${rot === 1 ? '' : 's'} (the `
       + 'product rounded down, as HF does); RoPE turns them in pairs, so that must be an even number, at least 2. '
       + 'Choose another partial rotary or d_model.';
