@@ -16,6 +16,8 @@ import { OFFLOAD_VALUES } from '../page/offload.js';
 const LIMIT = 2 ** 22;  // numbers in a table this page draws (16 MiB of float32)
 const PANEL = 260, MIN_WIDTH = 330;
 const SOURCES = { trained: 'trained in the lab', init: 'at initialisation', file: 'your file' };
+// A table at initialisation: the package's seeded N(0, std²), and the words that say so.
+const SEEDED_INIT = { seed: 0, std: 0.02 };
 const SEEDED = 'seeded N(0, 0.02²), as at the start of training';
 
 // The last table made, kept while its size and source stay the same (the lookup slider moves often).
@@ -34,7 +36,7 @@ function settingsTable(pe, st, file, loaded, opened) {
   }
   const own = file && loaded && loaded.maxLen === st.maxLen && loaded.dModel === st.dModel;
   const make = () => made(`${st.maxLen} ${st.dModel} ${own ? loaded.name : 'seeded'}`, own ? loaded.weights : null,
-    () => pe.learnedTable(st.maxLen, st.dModel, own ? { weights: loaded.weights } : { seed: 0, std: 0.02 }));
+    () => pe.learnedTable(st.maxLen, st.dModel, own ? { weights: loaded.weights } : SEEDED_INIT));
   const source = own ? `“${loaded.name}” from your file`
     : file && loaded ? `seeded N(0, 0.02²) — your file's “${loaded.name}” is ${loaded.maxLen} × ${loaded.dModel}, `
       + 'set max_len and d_model to those to see it'
@@ -177,7 +179,7 @@ function tableData(table, pos, trained) {
 
 // The seeded table, made and read in the page's worker: args from compute.
 function work(pe, { maxLen, d, pos, source }) {
-  return { ...tableData(pe.learnedTable(maxLen, d, { seed: 0, std: 0.02 }), pos, null), source, more: [], learned: '' };
+  return { ...tableData(pe.learnedTable(maxLen, d, SEEDED_INIT), pos, null), source, more: [], learned: '' };
 }
 
 export default {
