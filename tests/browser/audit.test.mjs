@@ -142,11 +142,7 @@ test('long tasks while every view draws at the largest settings (printed), and n
 // Scrolls to every view in turn, each drawn (with its data) before the next. Returns the views, the
 // long tasks (ms, longest first) from then until every view had drawn, and any words showing NaN.
 async function scrollThrough(page, timeout = 30000) {
-  await page.evaluate(() => {
-    window.longTasks = [];
-    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push(e.duration); })
-      .observe({ type: 'longtask' });
-  });
+  await observeLongTasks(page);
   const views = await page.$$eval('section[data-view]', (s) => s.map((x) => x.dataset.view)), garbage = [];
   for (const id of views) {
     await page.$eval(`section[data-view="${id}"]`, (s) => s.scrollIntoView());
@@ -170,10 +166,7 @@ function printLongTasks(name, views, tasks) {
 test('long tasks with each view\'s controls at their ends (printed), and no error', async () => {
   const folds = 'embedding,sinusoidal,rope,long-context,bias,comparison,production,lab';
   const { page, context, problems } = await openPage(`#dModel=4096&seqLen=131072&heads=128&deeper=${folds}`);
-  await page.evaluate(() => {
-    window.longTasks = [];
-    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push(e.duration); }).observe({ type: 'longtask' });
-  });
+  await observeLongTasks(page);
   const views = await page.evaluate(() => window.posencExplorer.views.map((v) => [v.def.id, (v.def.controls ?? []).map(([k]) => k)]));
   const rows = [], quiet = [], garbage = [];
   // Sets a control (set()) and notes the longest task until the view is drawn again; the last of
@@ -224,6 +217,14 @@ test('long tasks with each view\'s controls at their ends (printed), and no erro
 function wordsOf(page, id, at) {
   return page.$eval(`section[data-view="${id}"]`, (s, where) => [...s.querySelectorAll('.note, .readout, .view-html')]
     .map((e) => e.textContent).filter((t) => /\b(NaN|undefined)\b/.test(t)).map((t) => `${where}: ${t.slice(0, 160)}`), at);
+}
+
+// From now on the page keeps each long task's duration (ms) in window.longTasks.
+function observeLongTasks(page) {
+  return page.evaluate(() => {
+    window.longTasks = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push(e.duration); }).observe({ type: 'longtask' });
+  });
 }
 
 // Drawn with its data more than n times.
