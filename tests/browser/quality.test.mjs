@@ -295,26 +295,42 @@ test('ntk at factor 1 and θ 363.9 draws its flat stretch, no page error', async
   assert.deepEqual(ex.problems, []);
 });
 
-// partial rotary × d_model must rotate an even width: a typed value that does not is refused with
-// the rule (aria-invalid, the settings kept), and the slider stops only at widths that do.
+// A box that must keep RoPE's rotated width even (key: partial or dModel): `typed` is refused with
+// the rule (aria-invalid, the settings kept), and its slider, set to each of `stops`, gives only
+// values whose width (widthOf) is even and at least 2.
+async function evenWidthBox(key, typed, ruleWords, widthOf, stops) {
+  const box = `#control-${key}`, kept = (await state())[key];
+  await ex.page.fill(box, typed);
+  await ex.page.press(box, 'Enter');
+  assert.equal(await invalid(`control-${key}`), 'true');
+  assert.match(await rule(`control-${key}`), ruleWords);
+  assert.equal((await state())[key], kept);
+  const widths = [];
+  for (const t of stops) {
+    await ex.page.$eval(`input[type="range"][data-for="${key}"]`, (r, value) => { r.value = String(value); r.dispatchEvent(new Event('input', { bubbles: true })); r.dispatchEvent(new Event('change', { bubbles: true })); }, t);
+    await ex.page.waitForFunction(([b, x]) => document.querySelector(b).value !== x, [box, typed]);
+    const v = Number(await ex.page.inputValue(box));
+    widths.push(widthOf(v));
+    assert.equal(await invalid(`control-${key}`), null, `slider at ${t}: ${v}`);
+  }
+  assert.ok(widths.every((w) => w >= 2 && w % 2 === 0), `${widths}`);
+  assert.equal((await state())[key], Number(await ex.page.inputValue(box)));
+  assert.deepEqual(ex.problems, []);
+}
+
+// partial rotary × d_model must rotate an even width: a typed value that does not is refused, and
+// the slider stops only at widths that do; the same seen from the d_model box, with partial rotary
+// 0.25 set (d_model 100 would rotate 25).
 test('partial rotary: an odd rotated width is refused when typed; the slider stops at even widths', async () => {
   await open('#deeper=rope');
   await drawn('rope-rotation');
-  const box = '#control-partial';
-  await ex.page.fill(box, '0.06');
-  await ex.page.press(box, 'Enter');
-  assert.equal(await invalid('control-partial'), 'true');
-  assert.match(await rule('control-partial'), /^partial rotary: 0\.06 × d_model 128 rotates 7 dimensions .* e\.g\. 0\.0625$/);
-  assert.equal((await state()).partial, 1);
-  const widths = [];
-  for (const t of [37, 100, 333, 500, 777]) {
-    await ex.page.$eval('input[type="range"][data-for="partial"]', (r, value) => { r.value = String(value); r.dispatchEvent(new Event('input', { bubbles: true })); r.dispatchEvent(new Event('change', { bubbles: true })); }, t);
-    await ex.page.waitForFunction(() => document.querySelector('#control-partial').value !== '0.06');
-    const v = Number(await ex.page.inputValue(box));
-    widths.push(Math.trunc(128 * v));
-    assert.equal(await invalid('control-partial'), null, `slider at ${t}: ${v}`);
-  }
-  assert.ok(widths.every((w) => w >= 2 && w % 2 === 0), `${widths}`);
-  assert.equal((await state()).partial, Number(await ex.page.inputValue(box)));
-  assert.deepEqual(ex.problems, []);
+  await evenWidthBox('partial', '0.06', /^partial rotary: 0\.06 × d_model 128 rotates 7 dimensions .* e\.g\. 0\.0625$/,
+    (v) => Math.trunc(128 * v), [37, 100, 333, 500, 777]);
+});
+
+test('d_model: a width the partial rotary set would rotate oddly is refused when typed; the slider stops where it is even', async () => {
+  await open('#partial=0.25&deeper=rope');
+  await drawn('rope-rotation');
+  await evenWidthBox('dModel', '100', /^d_model: 100 × partial rotary 0\.25 rotates 25 dimensions .* e\.g\. d_model 98, or change partial rotary \(the RoPE chapter's settings\)$/,
+    (v) => Math.trunc(v * 0.25), [100, 370, 555, 801, 1000]);
 });

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { init } from 'posenc';
 import { defaults, SCALINGS } from '../../web/settings/state.js';
-import { evenPartial, partialRule, ropeParams, ropeRule } from '../../web/settings/rope-settings.js';
+import { dModelRule, evenDModel, evenPartial, partialRule, ropeParams, ropeRule } from '../../web/settings/rope-settings.js';
 
 const pe = await init();
 const accepts = (params) => { try { pe.ropeFrequencies(params); return true; } catch { return false; } };
@@ -58,4 +58,27 @@ test('the partial rotary box refuses what ropeRule refuses of it, and evenPartia
   }
   assert.equal(evenPartial(0.58, 100), 0.585);  // 0.58 × 100 is 57.99…: HF rotates 57
   assert.match(partialRule(0.06, { ...defaults(), dModel: 128 }), /^partial rotary: 0\.06 × d_model 128 rotates 7 dimensions .* e\.g\. 0\.0625$/);
+});
+
+test('the d_model box refuses what the package refuses under the partial rotary set, and evenDModel gives the nearest it accepts', () => {
+  let refused = 0;
+  const packageTakes = (st) => accepts(ropeParams(st, {}));
+  for (const partial of [0.05, 0.1, 0.25, 0.3, 0.33, 0.4, 0.5, 0.58, 0.75, 0.99, 1]) {
+    for (let dModel = 2; dModel <= 4096; dModel += dModel < 300 ? 2 : 98) {
+      const st = { ...defaults(), dModel, partial }, rule = dModelRule(dModel, { ...defaults(), partial });
+      assert.equal(rule === '', packageTakes(st), `d_model ${dModel}, partial ${partial}: "${rule}"`);
+      refused += rule !== '';
+      const c = evenDModel(dModel, partial);
+      assert.ok(packageTakes({ ...st, dModel: c }), `partial ${partial}: ${dModel} → ${c}`);
+      const gap = Math.abs(c - dModel);
+      for (let e = Math.max(2, dModel - gap + 2); e < dModel + gap; e += 2) {  // none nearer would do
+        assert.ok(!packageTakes({ ...st, dModel: e }), `partial ${partial}: ${dModel} → ${c}, not ${e}`);
+      }
+    }
+  }
+  assert.ok(refused > 0);
+  assert.equal(dModelRule(100, { ...defaults(), partial: 1 }), '');
+  assert.equal(dModelRule(101, { ...defaults(), partial: 0.25 }), '');  // odd: the field's own rule says it
+  assert.match(dModelRule(100, { ...defaults(), partial: 0.25 }, 'head_dim'),
+    /^head_dim: 100 × partial rotary 0\.25 rotates 25 dimensions .* e\.g\. head_dim 98, or change partial rotary \(the RoPE chapter's settings\)$/);
 });

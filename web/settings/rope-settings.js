@@ -74,6 +74,31 @@ export function partialRule(v, st) {
 }
 
 /**
+ * An even d_model near d (at most 4096, the box's maximum) whose rotated width at partial rotary
+ * `partial` is even and at least 2, nearest first; d itself when none is.
+ */
+export function evenDModel(d, partial) {
+  const start = Math.max(2, 2 * Math.round(d / 2));
+  for (let k = 0; k <= 4096; k += 2) {
+    for (const c of [start - k, start + k]) if (c >= 2 && c <= 4096 && inPairs(rotaryWidth({ dModel: c, partial }))) return c;
+  }
+  return d;
+}
+
+/**
+ * The d_model box's rule under the partial rotary already set (name: the box's label, d_model or
+ * head_dim; an odd v has its own rule), or '' when v is fine: the rotated width must stay even.
+ */
+export function dModelRule(v, st, name = 'd_model') {
+  const rot = rotaryWidth({ dModel: v, partial: st.partial });
+  if (v % 2 || inPairs(rot)) return '';
+  const near = evenDModel(v, st.partial);
+  return `${name}: ${v} × partial rotary ${st.partial} rotates ${rot} dimension${rot === 1 ? '' : 's'} (rounded down, as HF `
+    + `does), and RoPE turns pairs: it must rotate an even number, at least 2${near === v ? '' : `, e.g. ${name} ${near}`}, `
+    + 'or change partial rotary (the RoPE chapter\'s settings)';
+}
+
+/**
  * What the package refuses in the settings, as a rule worded for a learner (or '' when they are
  * fine), for the unscaled frequencies and each of `scalings` (default: the settings' own): RoPE
  * turns pairs, so d_model and the rotated width must be even, the width at least 2 and, for NTK and

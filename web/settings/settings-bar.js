@@ -7,6 +7,7 @@
 import { buildControl } from '../page/controls.js';
 import { setupModelFile } from './model-file.js';
 import { describeReading, readConfig } from './model-settings.js';
+import { dModelRule, evenDModel } from './rope-settings.js';
 import { toHash } from './state.js';
 
 const $ = (id) => document.getElementById(id);
@@ -21,7 +22,11 @@ const DESKTOP = '(min-width: 861px)';
 const widthName = (st) => (st.attnScheme === 'rope' && (st.preset || st.model) ? 'head_dim' : 'd_model');
 
 const GLOBAL_CONTROLS = [
-  ['dModel', { label: 'd_model', labelFor: widthName, slider: { min: 1, max: 4096, log: true } }],
+  // The slider stops only where the partial rotary set in the RoPE chapter rotates an even width;
+  // a typed value that does not is refused.
+  ['dModel', { label: 'd_model', labelFor: widthName,
+    slider: (st) => ({ min: 1, max: 4096, log: true, snap: (v) => evenDModel(v, st.partial) }),
+    validate: (v, st) => dModelRule(v, st, widthName(st)) }],
   ['seqLen', { label: 'seq_len', slider: { min: 1, max: 131072, log: true } }],
   ['heads', { label: 'heads', slider: { min: 1, max: 128, log: true } }],
 ];
