@@ -159,6 +159,10 @@ test('a guided step sets the state, says what to notice for the preset on the pa
   assert.equal(await ex.page.getAttribute(step, 'aria-pressed'), 'true');
   const caption = await ex.page.textContent(`${view('clocks')} .guide-note`);
   assert.match(caption, /^Step 3 of 4: No scaling, past L_train\. Position 16,384 is past L_train = 8,192/);
+  // The view in sight from its heading, below the open settings bar, to the bottom of its plot.
+  const seen = await ex.page.$eval(view('clocks'), (s) => [s.querySelector('h3').getBoundingClientRect().top
+    - document.getElementById('settings').getBoundingClientRect().bottom, window.innerHeight - s.querySelector('figure').getBoundingClientRect().bottom]);
+  assert.ok(seen.every((x) => x >= 0), `heading below the bar by ${seen[0]} px, plot above the screen's bottom by ${seen[1]} px`);
   // The clocks are beyond the lesson: the step opened their fold, in the same history entry.
   assert.equal(await ex.page.$eval('details[data-fold="long-context"]', (d) => d.open), true);
   assert.match(await ex.page.textContent('[data-live="clocks-position"]'), /^It shows position 16,384, past L_train = 8,192/);

@@ -152,6 +152,17 @@ const GUIDES = {
 
 const same = (a, b) => a === b || (typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) < 1e-12);
 
+// Scrolls a view to just below the settings bar so that its caption (note) and plot are in sight,
+// and as much above them (the view's heading first) as the screen leaves room for.
+function showStep(section, note) {
+  const bar = parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--settings-height')) || 96;
+  const plot = section.querySelector('figure, .view-table') ?? note;
+  const room = window.innerHeight - bar - 16;
+  const top = Math.min(note.getBoundingClientRect().top,
+    Math.max(section.getBoundingClientRect().top, plot.getBoundingClientRect().bottom - room));
+  window.scrollTo({ top: window.scrollY + top - bar - 8 });
+}
+
 /**
  * Builds each chapter's steps (before its views) and the caption boxes. host: { pe, state(),
  * apply(patch) (one committed change), opening(element) (folds.js), view(id) → its
@@ -185,7 +196,7 @@ export function buildGuides(root, host) {
     host.apply({ ...host.opening(host.view(step.view)), ...step.patch(host.state()) });
     sync(host.state());
     const note = host.view(step.view)?.querySelector('.guide-note');
-    (note ?? host.view(step.view))?.scrollIntoView({ block: 'start' });
+    if (note) showStep(host.view(step.view), note); else host.view(step.view)?.scrollIntoView({ block: 'start' });
     // Focus follows: the next Tab goes on from the caption (its Next button, else the caption).
     const focus = note?.querySelector('button[data-next]') ?? note;
     if (focus === note && note) note.tabIndex = -1;
