@@ -59,3 +59,13 @@ test('dim-traces says why each dimension is not drawn', async () => {
   assert.deepEqual(tens.data.dims, [10, 2]);
   assert.doesNotMatch(tens.note, /Not a dimension/);
 });
+
+// From a second learner's review: sentences that were false at some setting.
+test('attention: a scheme that cannot tell a sentence from its reverse says so, and why', async () => {
+  const alibi = await viewAt('attention', { attnScheme: 'alibi', attnCausal: false });
+  assert.equal(alibi.data.worst, 0);
+  assert.match(alibi.note, /^With ALiBi bias and no causal mask: the re-ordered map equals the first .* cannot tell them apart\. The causal mask breaks the tie\.$/);
+  assert.match((await viewAt('attention', { attnScheme: 'alibi', attnCausal: true })).note, /word order now changes what each word attends to/);
+  // RoPE without the mask differs a little (0.006 at d 16): it does tell them apart.
+  assert.match((await viewAt('attention', { attnScheme: 'rope', attnCausal: false })).note, /differ by up to 0\.006, so word order now/);
+});

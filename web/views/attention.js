@@ -75,6 +75,12 @@ export default {
           + 'numbers in another order)';
       return `No positions: the re-ordered map ${same}. Attention alone sees a bag of words.`;
     }
+    // Unmasked ALiBi: −m·|i − j| is the same either way round, and the second sentence is the first backwards.
+    if (data.worst < 1e-3 && !data.causal) {
+      return `With ${label(data.scheme)} and no causal mask: the re-ordered map equals the first (largest difference `
+        + `${fmt(data.worst, 3)}). Its scores depend only on how far apart two words are, not on which comes first, and `
+        + '“man bites dog” is “dog bites man” backwards, every distance kept: it cannot tell them apart. The causal mask breaks the tie.';
+    }
     const stand = pageScheme(data.scheme).order.stand?.(data.d) ?? '';
     return `With ${label(data.scheme)}: the maps differ by up to ${fmt(data.worst, 3)}, `
       + `so word order now changes what each word attends to.${stand}`;
