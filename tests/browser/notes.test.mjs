@@ -69,3 +69,14 @@ test('attention: a scheme that cannot tell a sentence from its reverse says so, 
   // RoPE without the mask differs a little (0.006 at d 16): it does tell them apart.
   assert.match((await viewAt('attention', { attnScheme: 'rope', attnCausal: false })).note, /differ by up to 0\.006, so word order now/);
 });
+
+test('alibi states the slope rule for any head count and max bias', async () => {
+  assert.match((await viewAt('alibi', { heads: 8 })).note, /0\.0039\. Head k: 2\^\(−8\(k\+1\)\/8\)\.$/);
+  const twelve = await viewAt('alibi', { heads: 12 });
+  assert.match(twelve.note, /head 8 0\.7071, head 0 0\.5000/);
+  assert.match(twelve.note, /12 heads is not a power of 2: heads 0 … 7 take 2\^\(−8\(k\+1\)\/8\) \(8: the max bias\), as 8 heads would, and heads 8 … 11 the slopes halfway between 1 and head 0's, head 0's and head 1's, … \(in the exponent\), 2\^\(−8\(2\(k−8\)\+1\)\/16\)\./);
+  // The rule against the package's slopes: head 8 … 11 at 2^(−(2(k−8)+1)/2), heads 0 … 7 at 2^(−(k+1)).
+  const slopes = twelve.data.slopes;
+  for (let k = 0; k < 12; k++) assert.equal(slopes[k], Math.fround(2 ** -(k < 8 ? k + 1 : (2 * (k - 8) + 1) / 2)), `head ${k}`);
+  assert.match((await viewAt('alibi', { heads: 9, maxBias: 64 })).note, /heads 0 … 7 take 2\^\(−64\(k\+1\)\/8\) \(64: the max bias\), .* and head 8 the slope halfway between 1 and head 0's \(/);
+});
