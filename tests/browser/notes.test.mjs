@@ -80,3 +80,9 @@ test('alibi states the slope rule for any head count and max bias', async () => 
   for (let k = 0; k < 12; k++) assert.equal(slopes[k], Math.fround(2 ** -(k < 8 ? k + 1 : (2 * (k - 8) + 1) / 2)), `head ${k}`);
   assert.match((await viewAt('alibi', { heads: 9, maxBias: 64 })).note, /heads 0 … 7 take 2\^\(−64\(k\+1\)\/8\) \(64: the max bias\), .* and head 8 the slope halfway between 1 and head 0's \(/);
 });
+
+test('one-hot says the maps show the first 64 positions before it counts them', async () => {
+  const { note } = await viewAt('one-hot', { seqLen: 100 });
+  assert.match(note, /^One-hot: 100 positions need 100 dimensions .* with the longest text\. The maps show the first 64: positions 0 … 63\. Any two/);
+  assert.doesNotMatch((await viewAt('one-hot', { seqLen: 50 })).note, /The maps show the first/);
+});

@@ -62,7 +62,8 @@ export default {
     const { p0, n, d, norm } = data;
     const width = data.total.toLocaleString('en-US'), s = data.total === 1 ? '' : 's';
     const size = `One-hot: ${width} position${s} need${s ? '' : 's'} ${width} dimension${s} (d_model here is ${d}), a table of `
-      + `${width} × ${width} = ${(data.total ** 2).toLocaleString('en-US')} numbers, and it must grow with the longest text.`;
+      + `${width} × ${width} = ${(data.total ** 2).toLocaleString('en-US')} numbers, and it must grow with the longest text.`
+      + (data.total > n ? ` The maps show the first ${n}: positions 0 … ${n - 1}.` : '');
     const past = `A one-hot table for the ${n} position${n === 1 ? '' : 's'} shown has no row ${n}: the package's lookup says `
       + `“${data.refusal}”.`;
     if (n === 1) return `${size} ${past} With one position there is no other to compare it with: raise seq_len.`;
@@ -74,7 +75,7 @@ export default {
     const unlike = others.length > 1 ? `is as unlike ${others.join(' as ')} (similarity 0 for both)`
       : `is orthogonal to ${near} (similarity 0)`;
     return `${size} Any two positions are orthogonal: ${p0}${asked} ${unlike}. ${past} Sinusoidal: ${d} numbers for any position, and nearness shows: `
-      + `${others.map(sim).join(', ')}.${data.total > n ? ` The maps show positions 0 … ${n - 1}.` : ''}`;
+      + `${others.map(sim).join(', ')}.`;
   },
   readout(data, c) {
     if (c.panel === 2) {
