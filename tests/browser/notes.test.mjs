@@ -86,3 +86,24 @@ test('one-hot says the maps show the first 64 positions before it counts them', 
   assert.match(note, /^One-hot: 100 positions need 100 dimensions .* with the longest text\. The maps show the first 64: positions 0 … 63\. Any two/);
   assert.doesNotMatch((await viewAt('one-hot', { seqLen: 50 })).note, /The maps show the first/);
 });
+
+test('sinusoidal wavelengths follow the layout: the formula\'s, or tensor2tensor\'s for concat', async () => {
+  const { wavelengths } = await import('../../web/views/shared/wavelengths.js');
+  const { GUIDES } = await import('../../web/page/guide.js');
+  for (const [sinLayout, omega] of [['interleaved', (i) => 10000 ** (-(2 * Math.floor(i / 2)) / 128)],
+    ['concat', (i) => 10000 ** (-(i % 64) / 63)]]) {
+    const st = { ...defaults(), sinLayout }, dims = [0, 1, 20, 60, 63, 64, 100, 127];
+    wavelengths(pe, st, dims).forEach((w, k) => {
+      const want = (2 * Math.PI) / omega(dims[k]);
+      assert.ok(Math.abs(w / want - 1) < 1e-4, `${sinLayout} dim ${dims[k]}: ${w} against ${want}`);
+    });
+    const step = GUIDES.sinusoidal.find((s) => s.view === 'dim-traces');
+    const caption = step.caption({ ...st, ...step.patch(st) }, pe);
+    const last = Math.round((2 * Math.PI) / omega(60)).toLocaleString('en-US');
+    assert.match(caption, new RegExp(`^dim 0 repeats every 6\\.3 positions \\(2π\\), dim 60 every ${last}: .*, ${sinLayout} layout\\)\\.$`));
+  }
+  // The highest dimension the step draws: 20 at d_model 32; at d_model 2 only dim 0, pair 0 alone.
+  const clocks = GUIDES.sinusoidal.find((s) => s.view === 'dim-traces'), at = (dModel) => ({ ...defaults(), dModel, ...clocks.patch({}) });
+  assert.match(clocks.caption(at(32), pe), /^dim 0 repeats every 6\.3 positions \(2π\), dim 20 every /);
+  assert.match(clocks.caption(at(2), pe), /^dim 0 repeats every 6\.3 positions \(2π\): d_model 2 has no slower pair to compare/);
+});

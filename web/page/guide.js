@@ -4,24 +4,23 @@
 // what to look at. Steps and captions are computed from the settings on the page, so they follow a
 // preset: the clocks step puts the position past this model's L_train, whatever that is.
 import { ntkBase, ropeRule } from '../settings/rope-settings.js';
-import { FIELDS } from '../settings/state.js';
+import { FIELDS, dimsOf } from '../settings/state.js';
+import { wavelengthText, wavelengths } from '../views/shared/wavelengths.js';
 
 const n = (v) => v.toLocaleString('en-US');
-const TWO_PI = 2 * Math.PI;
 
 // A clock position past L_train: twice it, or L_target if that comes first (still past L_train).
 function pastTrain(st) {
   const p = st.lTarget > st.lTrain ? Math.min(2 * st.lTrain, st.lTarget) : 2 * st.lTrain;
   return Math.min(FIELDS.pos.max, p);
 }
-const wavelength = (st, dim) => TWO_PI * st.base ** ((2 * Math.floor(dim / 2)) / st.dModel);
 const sqrt = (v) => Math.sqrt(v).toFixed(2);
 
 /**
  * The steps, by chapter: { label, patch(st) → settings to set, view: the view it is about,
  * caption(st, pe) → what to look at }. A patch never depends on a setting it sets.
  */
-const GUIDES = {
+export const GUIDES = {
   order: [
     { label: 'No positions', view: 'attention', patch: () => ({ attnScheme: 'none', attnCausal: false }),
       caption: () => 'Look at the last map, first − re-ordered: every cell is 0.000 (or float32 rounding). Without '
@@ -48,14 +47,19 @@ const GUIDES = {
   ],
   sinusoidal: [
     { label: 'Fast and slow clocks', view: 'dim-traces', patch: () => ({ dims: '0,20,40,60' }),
-      caption: (st) => `dim 0 repeats every ${wavelength(st, 0).toFixed(1)} positions (2π), dim 60 every `
-        + `${n(Math.round(wavelength(st, 60)))}: each pair higher up turns more slowly (base ${n(st.base)}, d_model `
-        + `${st.dModel}).` },
+      caption: (st, pe) => {
+        // The highest dimension the step draws (its patch's, those below d_model), against dim 0.
+        const top = Math.max(...dimsOf(st)), [first, last] = wavelengths(pe, st, [0, top]);
+        const setting = `(base ${n(st.base)}, d_model ${st.dModel}, ${st.sinLayout} layout)`;
+        if (top === 0) return `dim 0 repeats every ${wavelengthText(first)} positions (2π): d_model ${st.dModel} has no slower pair to compare ${setting}.`;
+        return `dim 0 repeats every ${wavelengthText(first)} positions (2π), dim ${top} every ${wavelengthText(last)}: each pair `
+          + `higher up turns more slowly ${setting}.`;
+      } },
     { label: 'A shift is a rotation', view: 'shift', patch: () => ({ shiftPos: 5, shiftK: 10 }),
       caption: () => 'M_k turned every pair by k·ω_i: the ring lands on the filled dot, and over the whole vector the '
         + 'largest error is float32 rounding — the same matrix for every pos.' },
     { label: 'Stripes or bands', view: 'pe-heatmap', patch: () => ({ seqLen: 100 }),
-      caption: () => 'Each column is one position. Left, the rows alternate sin and cos and stripe; right, the same '
+      caption: () => 'Each column is one position. Left, the rows alternate sin and cos and stripe; right, nearly the same '
         + 'clocks with all sines first and all cosines after, so neighbouring rows blend into bands. The bottom rows '
         + '(fast pairs) change every few positions, the top ones barely move across all 100.' },
   ],

@@ -4,9 +4,8 @@ import { linesCsv } from '../plot/lines.js';
 import { MAX_DIMS, dimsOf } from '../settings/state.js';
 import { fmt } from './shared/numbers.js';
 import { columnsFor, samplePositions, samplingNote, sinusoidalRows } from './shared/sampling.js';
+import { wavelengthText, wavelengths } from './shared/wavelengths.js';
 
-const wavelength = (w) => (!Number.isFinite(w) ? '—'
-  : w < 100 ? w.toFixed(1) : w < 1e7 ? String(Math.round(w)) : w.toExponential(2));
 function dimsRule(v, st) {
   const list = v.split(',');
   if (!list.every((x) => /^\s*\d+\s*$/.test(x))) return 'dimensions: whole numbers separated by commas, e.g. 0,1,20,40';
@@ -38,17 +37,11 @@ export default {
     };
     const series = dims.map((dim, k) => ({ label: `dim ${dim}`, x: xs, color: SERIES[k % SERIES.length],
       y: Float64Array.from(xs, (_, i) => table[i * st.dModel + dim]) }));
-    // The wavelength of dimension dim, 2π / ω, with ω read off the package's own row at position 1:
-    // the sine of dim's pair there is sin ω (ω <= 1 rad), whichever layout spreads the pairs.
-    const row1 = pe.sinusoidal(2, st.dModel, { base: st.base, layout: st.sinLayout }).subarray(st.dModel);
-    const sines = Math.ceil(st.dModel / 2);
-    const sineOf = (dim) => (st.sinLayout === 'concat' ? (dim < sines ? dim : dim - sines) : dim - (dim % 2));
-    const wavelengths = dims.map((dim) => 2 * Math.PI / Math.asin(row1[sineOf(dim)]));
-    return { xs, series, total: st.seqLen, dims, wavelengths, dropped, dModel: st.dModel };
+    return { xs, series, total: st.seqLen, dims, wavelengths: wavelengths(pe, st, dims), dropped, dModel: st.dModel };
   },
   plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLabel: 'position pos', yLabel: 'PE[pos][dim]',
     yDomain: [-1.05, 1.05], cursor } }),
-  note: (d) => [`Wavelengths: ${d.dims.map((dim, k) => `dim ${dim} ${wavelength(d.wavelengths[k])}`).join(', ')} positions.`,
+  note: (d) => [`Wavelengths: ${d.dims.map((dim, k) => `dim ${dim} ${wavelengthText(d.wavelengths[k])}`).join(', ')} positions.`,
     d.dropped.past.length ? `Not drawn: dim ${d.dropped.past.join(', ')} (d_model is ${d.dModel}).` : '',
     d.dropped.extra.length ? `Not drawn: dim ${d.dropped.extra.join(', ')} (at most ${MAX_DIMS} are drawn).` : '',
     d.dropped.words.length ? `Not a dimension: ${d.dropped.words.map((x) => `“${x}”`).join(', ')}.` : '',
