@@ -84,8 +84,9 @@ function applyModel(page, reading, { preset = '', name = null, label, model = ''
   for (const v of page.views) v.stopPlay();
   Object.assign(extras, { modelName: name, longFactors: reading?.longFactors ?? null, ropeFile: reading?.ropeFile ?? null,
     learned: reading?.learned ?? null, irope: reading ? { model: label, ...reading.irope } : null,
-    clamped: reading?.clamped ?? [], modelLabel: reading ? label : null, opened: model || null });
-  if (model) extras.openedModel = { clamped: extras.clamped, label };
+    clamped: reading?.clamped ?? [], modelLabel: reading ? label : null, modelScheme: reading?.scheme ?? null,
+    opened: model || null });
+  if (model) extras.openedModel = { clamped: extras.clamped, label, scheme: extras.modelScheme };
   // The folds the reader opened stay open: they are where one reads, not what a model sets.
   settings.replace({ ...(reading?.state ?? defaults()), preset, model, deeper: settings.state.deeper });
   syncAll(page, true);
@@ -103,6 +104,7 @@ function restorePreset(page) {
   const own = !r && st.model && extras.opened === st.model ? extras.openedModel : null;
   extras.clamped = r?.clamped ?? own?.clamped ?? [];
   extras.modelLabel = r?.p.name ?? own?.label ?? null;
+  extras.modelScheme = r?.scheme ?? own?.scheme ?? null;  // the model's own, whatever a view's menu shows
 }
 
 // What the views get (view.js): the package, the lab, the settings and a way to change them.
@@ -117,7 +119,7 @@ function viewHost(page) {
     loadLearned(t) {
       extras.learned = t;
       extras.opened = t.name;
-      extras.openedModel = { clamped: [], label: `“${t.name}”` };
+      extras.openedModel = { clamped: [], label: `“${t.name}”`, scheme: 'learned' };
       settings.update({ dModel: fit('dModel', t.dModel), maxLen: fit('maxLen', t.maxLen), model: t.name, learnedSource: 'file' },
         true);
     },

@@ -107,3 +107,20 @@ test('sinusoidal wavelengths follow the layout: the formula\'s, or tensor2tensor
   assert.match(clocks.caption(at(32), pe), /^dim 0 repeats every 6\.3 positions \(2π\), dim 20 every /);
   assert.match(clocks.caption(at(2), pe), /^dim 0 repeats every 6\.3 positions \(2π\): d_model 2 has no slower pair to compare/);
 });
+
+test('rope-cache names the model on the page only when it has RoPE, and calls a close race even', async () => {
+  const settle = async (settings, extras) => {
+    const view = (await import('../../web/views/rope-cache.js')).default;
+    const st = { ...defaults(), ...settings };
+    for (let k = 0; k < 2000; k++) {
+      const data = view.compute({ pe, st, extras, lab, redraw() {}, memo: (_, f) => f() });
+      if (data.done) return view.note(data);
+    }
+    throw new Error('the measurement did not finish');
+  };
+  // The model's own scheme, not the positions menu a view or a guided step set (here RoPE's and none).
+  const gpt2 = await settle({ attnScheme: 'rope', dModel: 64 }, { modelLabel: 'GPT-2 (124M)', modelScheme: 'learned' });
+  assert.match(gpt2, /^The cos\/sin table for these settings \(GPT-2 \(124M\), on the page, has no RoPE\): /);
+  assert.match(gpt2, /: ((gathering|recomputing) is [0-9.]+× faster|neither is 25 % faster), rows equal bit for bit\.$/);
+  assert.match(await settle({ attnScheme: 'none', dModel: 64 }, { modelLabel: 'Llama', modelScheme: 'rope' }), /^The cos\/sin table for Llama: /);
+});

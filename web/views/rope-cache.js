@@ -13,7 +13,7 @@ const BATCHES = [1, 4, 16, 64, 256, 1024, 4096];
 const MAX_ANGLES = 2 ** 19;
 const batchesFor = (half) => BATCHES.filter((b) => b === 1 || b * half <= MAX_ANGLES);
 const TABLE_BYTES = 16 * 2 ** 20;  // the table measured here holds at most 16 MiB
-const SAMPLE_MS = 1, SAMPLES = 3;  // each sample repeats a call for 1 ms at least; the median of 3
+const SAMPLE_MS = 1, SAMPLES = 5;  // each sample repeats a call for 1 ms at least; the median of 5
 
 const n = (v) => v.toLocaleString('en-US');
 
@@ -107,7 +107,9 @@ function noteText(d, s) {
   const largest = batchesFor(d.half).at(-1);
   const fewer = largest < BATCHES.at(-1) ? ` (none larger at ${d.half} pairs: it would hold the page)` : '';
   const built = d.rows < d.maxPositions ? `Its first ${n(d.rows)} positions (16 MiB, as far as the page goes) built` : 'Built';
-  return `The cos/sin table for ${d.model ?? 'these settings'}: ${n(d.maxPositions)} positions`
+  // A model on the page without RoPE (GPT-2's learned table, T5's buckets) has no such table.
+  const whose = !d.model ? 'these settings' : d.rope ? d.model : `these settings (${d.model}, on the page, has no RoPE)`;
+  return `The cos/sin table for ${whose}: ${n(d.maxPositions)} positions`
     + `${d.published ? ' (max_position_embeddings as published)' : ' (L_target)'} × ${d.half} pairs (rotary_dim ${d.rotaryDim} / 2) `
     + `× 2 tables × 4 bytes (float32) = ${n(d.bytes)} bytes, ${bytesText(d.bytes)}, shared by every layer and head. `
     + `${built} in ${s.build} ms; ${n(largest)} positions${fewer} took ${s.recompute} ms to recompute, ${s.gather} ms `
@@ -124,10 +126,12 @@ function shown(d) {
   if (!d.done) {
     return { build: '…', recompute: '…', gather: '…', verdict: `measuring: ${d.gather.length} of ${batches.length} batch sizes timed so far` };
   }
+  // Within 25 % either way the two are called even: a browser's timings of a few ms move that much run to run.
   const ratio = d.recompute[at] / d.gather[at];
-  const faster = ratio >= 1 ? `gathering is ${times(ratio)}` : `recomputing is ${times(1 / ratio)}`;
+  const faster = ratio >= 1.25 ? `gathering is ${times(ratio)}× faster` : ratio <= 0.8 ? `recomputing is ${times(1 / ratio)}× faster`
+    : 'neither is 25 % faster';
   return { build: ms4(d.build), recompute: ms4(d.recompute[at]), gather: ms4(d.gather[at]),
-    verdict: `${faster}× faster, ${d.identical ? 'rows equal bit for bit' : 'but rows differ'}` };
+    verdict: `${faster}, ${d.identical ? 'rows equal bit for bit' : 'but rows differ'}` };
 }
 
 // The note keeps one height while the numbers arrive, so that nothing below it moves: its least
@@ -172,7 +176,7 @@ export default {
       { label: 'gather the rows from the table', x: xs, y: Float64Array.from(r.gather), color: SERIES[0], points: true, width: 2.2, dash: [6, 3] },
     ];
     return { xs, series, half, rotaryDim, maxPositions, published: Boolean(clamped), bytes, rows, precision: st.precision, ...r,
-      model: extras.modelLabel };
+      model: extras.modelLabel, rope: extras.modelScheme === 'rope' };
   },
   plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLog: true, yLog: true, xTicks: BATCHES,
     xDomain: [0.7, BATCHES[BATCHES.length - 1] * 1.5],
