@@ -64,7 +64,9 @@ export default {
   plot(data, cursor) {
     const { a, b } = data;
     const r = Math.max(...[data.qNow, data.kNow].map((v) => Math.hypot(v[a], v[b]))) * 1.05 || 1;
-    const circle = { title: `pair ${data.pair} (θ = ${fmt(data.theta, 4)} rad per position)`, kind: 'circle', spec: { radius: r,
+    // θ to 3 significant digits below 0.01 (4 decimals would print pair 63's 1.15e-4 as 0.0001).
+    const theta = data.theta < 0.01 ? data.theta.toPrecision(3) : fmt(data.theta, 4);
+    const circle = { title: `pair ${data.pair} (θ = ${theta} rad per position)`, kind: 'circle', spec: { radius: r,
       vectors: [
         { x: data.q0[a], y: data.q0[b], color: '#999999', dash: [4, 3], width: 1.5 },
         { x: data.k0[a], y: data.k0[b], color: '#999999', dash: [4, 3], width: 1.5 },
