@@ -194,6 +194,24 @@ function drawMatrix(ctx, width, height, spec, colors) {
   };
 }
 
+// A vector's label beyond its tip (x, y), kept inside the canvas and off the labels placed before
+// it: moved a line at a time, away from the centre first, while it would overlap one.
+function tipLabel(ctx, text, x, y, { cx, cy, width, room }, placed) {
+  const len = Math.hypot(x - cx, y - cy) || 1, w = ctx.measureText(text).width;
+  let lx = x + ((x - cx) / len) * 10;
+  if (x < cx) lx -= w;
+  lx = Math.max(2, Math.min(width - 2 - w, lx));
+  const y0 = Math.max(8, Math.min(room - 8, y + ((y - cy) / len) * 10)), away = y0 >= cy ? 16 : -16;
+  const inside = (ly) => ly >= 8 && ly <= room - 8;
+  const free = (ly) => !placed.some((b) => lx < b.x + b.w && b.x < lx + w && Math.abs(ly - b.y) < 15);
+  const tries = placed.flatMap((_, k) => [y0 + (k + 1) * away, y0 - (k + 1) * away]);
+  const ly = [y0, ...tries].find((t) => inside(t) && free(t)) ?? y0;
+  placed.push({ x: lx, y: ly, w });
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'middle';
+  ctx.fillText(text, lx, ly);
+}
+
 /**
  * Vectors from the centre of a circle. spec: { vectors: [{ x, y, color, label, dash, hollow, width }],
  * arcs: [{ from, to, color, label }] (angles in radians), radius (data units at the rim), caption }
@@ -220,6 +238,7 @@ function drawCircle(ctx, width, height, spec, colors) {
     ctx.lineWidth = 2;
     ctx.beginPath(); ctx.arc(cx, cy, a.radius * unit, -a.from, -a.to, a.to > a.from); ctx.stroke();
   }
+  const placed = [];  // the labels drawn so far: { x, y, w }
   for (const v of spec.vectors) {
     const x = cx + v.x * unit, y = cy - v.y * unit;
     const ink = legible(v.color, colors);
@@ -233,15 +252,8 @@ function drawCircle(ctx, width, height, spec, colors) {
     ctx.arc(x, y, v.hollow ? 7 : 4, 0, 2 * Math.PI);
     if (v.hollow) { ctx.lineWidth = 2; ctx.stroke(); } else ctx.fill();
     if (v.label) {
-      // Beyond the tip, kept inside the canvas.
-      const len = Math.hypot(x - cx, y - cy) || 1, w = ctx.measureText(v.label).width;
-      let lx = x + ((x - cx) / len) * 10;
-      if (x < cx) lx -= w;
-      lx = Math.max(2, Math.min(width - 2 - w, lx));
       ctx.fillStyle = legible(v.color, colors, 4.5);
-      ctx.textAlign = 'left';
-      ctx.textBaseline = 'middle';
-      ctx.fillText(v.label, lx, Math.max(8, Math.min(room - 8, y + ((y - cy) / len) * 10)));
+      tipLabel(ctx, v.label, x, y, { cx, cy, width, room }, placed);
     }
   }
   ctx.fillStyle = colors.muted;
