@@ -124,3 +124,12 @@ test('rope-cache names the model on the page only when it has RoPE, and calls a 
   assert.match(gpt2, /: ((gathering|recomputing) is [0-9.]+× faster|neither is 25 % faster), rows equal bit for bit\.$/);
   assert.match(await settle({ attnScheme: 'none', dModel: 64 }, { modelLabel: 'Llama', modelScheme: 'rope' }), /^The cos\/sin table for Llama: /);
 });
+
+// From a learner's review of the folds.
+test('ordinals in the sampling notes: 1st, 2nd, 3rd, 11th, 4101st', async () => {
+  const { nth } = await import('../../web/views/shared/numbers.js');
+  assert.deepEqual([1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111, 4101].map(nth),
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '101st', '111th', '4101st']);
+  const { samplingNote } = await import('../../web/views/shared/sampling.js');
+  assert.match(samplingNote(Float64Array.from({ length: 3 }, (_, k) => k * 4101), 4194304), /^Sampled: every 4101st of 4194304 positions/);
+});

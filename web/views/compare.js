@@ -1,7 +1,7 @@
 // cos table of one RoPE scaling minus another (chapter "long-context").
 import { DIVERGING } from '../plot/colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
-import { fmt } from './shared/numbers.js';
+import { fmt, nth } from './shared/numbers.js';
 import { ropeParams, ropeRule } from '../settings/rope-settings.js';
 import { samplePositions, samplingNote } from './shared/sampling.js';
 import { SCALINGS } from '../settings/state.js';
@@ -37,7 +37,7 @@ export default {
   note: (d) => [
     d.same ? 'A and B are the same scaling: the difference is 0 everywhere.' : `Largest |difference| ${fmt(d.worst, 4)}.`,
     samplingNote(d.xs, d.total),
-    d.pairs.length < d.allPairs ? `Every ${d.pairs[1]}th of ${d.allPairs} pairs drawn.` : '',
+    d.pairs.length < d.allPairs ? `Every ${nth(d.pairs[1])} of ${d.allPairs} pairs drawn.` : '',
   ].filter(Boolean).join(' '),
   readout: (d, c, st) => `pos ${d.xs[c.x]}, pair ${d.pairs[c.y]}: cos(${st.scaling}) − cos(${st.compare}) = `
     + `${fmt(d.values[c.x * d.ny + c.y], 5)}`,

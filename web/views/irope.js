@@ -1,12 +1,11 @@
 // Llama 4's iRoPE: the NoPE layers' attention temperature against position (chapter "long-context").
 import { SERIES } from '../plot/colormap.js';
 import { linesCsv } from '../plot/lines.js';
-import { fmt } from './shared/numbers.js';
+import { fmt, nth } from './shared/numbers.js';
 
 const SAMPLES = 1200;
 const esc = (t) => String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const suffix = (k) => (k % 100 >= 11 && k % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][k % 10] ?? 'th');
-const ordinal = (k) => (k === 1 ? 'layer' : `${k}${suffix(k)}`);
+const ordinal = (k) => (k === 1 ? 'layer' : nth(k));
 
 /** Layer numbers, a long regular run shortened: 3, 7, 11, … 47. */
 function listLayers(ls) {

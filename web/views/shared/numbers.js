@@ -16,3 +16,6 @@ export function csvLines(header, rows) {
 /** A size in bytes as KiB, MiB or GiB (1024-based), to a decimal or two. */
 export const bytesText = (b) => (b >= 2 ** 30 ? `${fmt(b / 2 ** 30, 2)} GiB` : b >= 2 ** 20 ? `${fmt(b / 2 ** 20, 1)} MiB`
   : `${fmt(b / 1024, 1)} KiB`);
+
+/** k as an English ordinal: 1st, 2nd, 3rd, 4th, 11th, 101st. */
+export const nth = (k) => `${k}${k % 100 >= 11 && k % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][k % 10] ?? 'th'}`;

@@ -1,6 +1,8 @@
 // Which positions a plot computes and draws: at most LOD_COLUMNS across and CELLS numbers per
 // table, so that a redraw stays short at any seq_len, and the note that says when it samples.
 // sinusoidalRows: the sinusoidal table at those positions, computed once per redraw.
+import { nth } from './numbers.js';
+
 const LOD_COLUMNS = 2048;  // at most this many positions are computed and drawn across
 const CELLS = 2 ** 22;     // and at most this many numbers per table
 
@@ -19,7 +21,7 @@ export function samplePositions(last, count = LOD_COLUMNS) {
 export function samplingNote(xs, total, what = 'positions') {
   if (xs.length >= total) return '';
   const stride = xs.length > 1 ? xs[1] - xs[0] : 1;
-  return `Sampled: every ${stride}th of ${total} ${what} is drawn (${xs.length} columns), `
+  return `Sampled: every ${nth(stride)} of ${total} ${what} is drawn (${xs.length} columns), `
     + `so waves faster than ${2 * stride} positions alias.`;
 }
 
