@@ -126,6 +126,14 @@ test('rope-cache names the model on the page only when it has RoPE, and calls a 
 });
 
 // From a learner's review of the folds.
+test('irope says whose floor_scale and attn_scale the curve uses, and never names position 0 twice', async () => {
+  assert.match((await viewAt('irope', {})).html, /No model chosen: the curve uses Llama-4-Scout's floor_scale \(8192\) and attn_scale \(0\.1\)\./);
+  const own = await viewAt('irope', { iropeFloor: 1, iropeAttn: 10, iropeSpan: 1024 });
+  assert.match(own.html, /No model chosen: the curve uses the floor_scale and attn_scale set here \(Llama-4-Scout's are 8192 and 0\.1\)\./);
+  assert.match(own.note, /^Multiplier at position 0 \(where \(p \+ 1\) \/ floor_scale reaches 1\): 7\.9315; at 1024: /);
+  assert.match((await viewAt('irope', {})).note, /^Multiplier at position 8190: 1\.0000; at 8191 \(where/);
+});
+
 test('ordinals in the sampling notes: 1st, 2nd, 3rd, 11th, 4101st', async () => {
   const { nth } = await import('../../web/views/shared/numbers.js');
   assert.deepEqual([1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111, 4101].map(nth),

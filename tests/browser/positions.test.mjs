@@ -150,7 +150,7 @@ test('irope: the view says which layers of the model on the page are NoPE, as re
   const says = (re) => ex.page.waitForFunction(({ sel, src }) => new RegExp(src).test(document.querySelector(sel)?.textContent ?? ''),
     { sel: sentence, src: re.source }, { timeout: 15000 });
   const marked = () => ex.page.$$eval(`${view('irope')} .layer-cells > span`, (s) => s.flatMap((x, l) => (x.classList.contains('nope') ? [l] : [])));
-  assert.match(await layers(), /^No model chosen: the curve uses Llama-4-Scout's floor_scale and attn_scale/);
+  assert.match(await layers(), /^No model chosen: the curve uses Llama-4-Scout's floor_scale \(8192\) and attn_scale \(0\.1\)/);
   // The preset holds the published config's no_rope_layers, [] (Llama4TextConfig then makes every
   // 4th layer NoPE), and the page lists the layers readModel gives for it.
   const published = await ex.page.evaluate(() => window.posencExplorer.pe.presets.presets.find((p) => p.id === 'llama-4-scout').config.text_config.no_rope_layers);

@@ -1,6 +1,7 @@
 // Llama 4's iRoPE: the NoPE layers' attention temperature against position (chapter "long-context").
 import { SERIES } from '../plot/colormap.js';
 import { linesCsv } from '../plot/lines.js';
+import { FIELDS } from '../settings/state.js';
 import { fmt, nth } from './shared/numbers.js';
 
 const SAMPLES = 1200;
@@ -26,9 +27,13 @@ function everyKth(rope) {
  * Which layers of the model on the page are NoPE, in words, from readModel's irope
  * (extras.irope, web/settings/settings.js): { text, rope } (rope: per layer, true = RoPE; null when unknown).
  */
-function nopeLayers(irope) {
+function nopeLayers(irope, st) {
   if (!irope) {
-    return { rope: null, text: 'No model chosen: the curve uses Llama-4-Scout\'s floor_scale and attn_scale. '
+    // The settings' defaults are Llama-4-Scout's (web/settings/state.js).
+    const [floor, attn] = [FIELDS.iropeFloor.value, FIELDS.iropeAttn.value];
+    const whose = st.iropeFloor === floor && st.iropeAttn === attn ? `Llama-4-Scout's floor_scale (${floor}) and attn_scale (${attn})`
+      : `the floor_scale and attn_scale set here (Llama-4-Scout's are ${floor} and ${attn})`;
+    return { rope: null, text: `No model chosen: the curve uses ${whose}. `
       + 'Choose Llama-4-Scout in the settings (model), or paste or open a Llama 4 config.json, '
       + 'to see which of its layers are NoPE.' };
   }
@@ -102,9 +107,9 @@ export default {
     vlines: [{ x: d.floor, label: `floor_scale ${d.floor}`, color: SERIES[3] }],
     hlines: [{ y: 1, label: 'RoPE layers: 1 (no temperature)' }] } }),
   note(d) {
-    const before = Math.max(0, d.floor - 2);
-    return `Multiplier at position ${before}: ${fmt(d.at(before), 4)}; `
-      + `at ${d.floor - 1} (where (p + 1) / floor_scale reaches 1): ${fmt(d.at(d.floor - 1), 4)}; `
+    // At floor_scale 1 no position comes before the first step.
+    const before = d.floor > 1 ? `Multiplier at position ${d.floor - 2}: ${fmt(d.at(d.floor - 2), 4)}; at` : 'Multiplier at position';
+    return `${before} ${d.floor - 1} (where (p + 1) / floor_scale reaches 1): ${fmt(d.at(d.floor - 1), 4)}; `
       + `at ${d.last}: ${fmt(d.at(d.last), 4)} (attn_scale ${d.attn}).`;
   },
   readout: (d, c) => `position ${d.xs[c.i]}: q × ${fmt(d.series[0].y[c.i], 5)}; `
@@ -114,8 +119,8 @@ export default {
     + `up to ${st.iropeFloor * st.iropeSpan}`,
   cursor0: (d) => ({ i: d.xs.length - 1 }),
   // Which layers this applies to in the model on the page (shown whether or not the plot is drawn).
-  html(d, { extras }) {
-    const { text, rope } = nopeLayers(extras.irope);
+  html(d, { extras, st }) {
+    const { text, rope } = nopeLayers(extras.irope, st);
     return `<p class="irope-layers" data-irope-layers>${text}</p>${layerStrip(rope)}`;
   },
 };
