@@ -141,3 +141,14 @@ test('ordinals in the sampling notes: 1st, 2nd, 3rd, 11th, 4101st', async () => 
   const { samplingNote } = await import('../../web/views/shared/sampling.js');
   assert.match(samplingNote(Float64Array.from({ length: 3 }, (_, k) => k * 4101), 4194304), /^Sampled: every 4101st of 4194304 positions/);
 });
+
+test('mrope says how an interleaved split that does not fit comes out', async () => {
+  const off = async (settings) => {
+    const view = (await import('../../web/views/mrope.js')).default, memo = new Map();
+    const data = view.compute({ pe, st: { ...defaults(), ...settings }, extras: {}, lab, offload: () => { throw new Error('not here'); },
+      memo: (k, f) => { if (!memo.has(k)) memo.set(k, f()); return memo.get(k); } });
+    return view.note(data);
+  };
+  assert.match(await off({ mropeInterleaved: true }), /mrope_section 16, 24, 24, interleaved \(dealt t, h, w in turn, HF's way, it gives 22 : 21 : 21 pairs;/);
+  assert.match(await off({ mropeInterleaved: true, mropeSection: '24,20,20' }), /mrope_section 24, 20, 20, interleaved; /);
+});

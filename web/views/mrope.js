@@ -135,8 +135,13 @@ export default {
       for (const id of gr.id) { lo = Math.min(lo, id); hi = Math.max(hi, id); }
       return `${NAMES[gr.g]} ${fmt((hi - lo) * data.thetas[gr.pair], 3)} rad`;
     });
+    // Interleaved (t, h, w, t, h, w, …), HF gives h and w the pairs up to 3 × their counts and t the rest:
+    // counts that do not fit that way (16, 24, 24 of 64 pairs) come out otherwise.
+    const counts = [0, 1, 2].map((g) => data.groups.filter((x) => x === g).length);
+    const dealt = data.interleaved && counts.some((c, g) => c !== data.section[g])
+      ? ` (dealt t, h, w in turn, HF's way, it gives ${counts.join(' : ')} pairs; Qwen3-VL's 24, 20, 20 of 64 pairs comes out as given)` : '';
     return `${fixed}Across the image, each section's fastest pair turns by ${turns.join(', ')}. `
-      + `mrope_section ${s}${data.interleaved ? ', interleaved' : ''}; ${data.n} tokens, the last at id ${last} `
+      + `mrope_section ${s}${data.interleaved ? `, interleaved${dealt}` : ''}; ${data.n} tokens, the last at id ${last} `
       + `(a plain RoPE sequence would end at ${data.n - 1}: an image costs max(t, h, w) ids, not t·h·w).${frames}`
       + (data.theta === 1e6 ? '' : ` The angles use this page's θ = ${data.theta}; Qwen2.5-VL-7B's rope_theta is 1,000,000 `
         + '(its preset draws its own).');
