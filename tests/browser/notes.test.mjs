@@ -152,3 +152,10 @@ test('mrope says how an interleaved split that does not fit comes out', async ()
   assert.match(await off({ mropeInterleaved: true }), /mrope_section 16, 24, 24, interleaved \(dealt t, h, w in turn, HF's way, it gives 22 : 21 : 21 pairs;/);
   assert.match(await off({ mropeInterleaved: true, mropeSection: '24,20,20' }), /mrope_section 24, 20, 20, interleaved; /);
 });
+
+test('score-vs-distance says which T5 it draws: the encoder\'s buckets or the decoder\'s', async () => {
+  const { PAGE_SCHEMES } = await import('../../web/views/shared/schemes.js');
+  const t5 = PAGE_SCHEMES.find((s) => s.id === 't5'), xs = Float64Array.from({ length: 64 }, (_, k) => k);
+  assert.match(t5.distance({ pe, st: { ...defaults(), t5Bidir: true } }, xs).series[0].label, /^encoder \(bidirectional\): 32 buckets/);
+  assert.match(t5.distance({ pe, st: { ...defaults(), t5Bidir: false } }, xs).series[0].label, /^decoder: 32 buckets/);
+});

@@ -150,7 +150,7 @@ export const PAGE_SCHEMES = [
       const buckets = pe.t5Bucket(Float64Array.from(xs, (dx) => -dx),
         { bidirectional: st.t5Bidir, numBuckets: st.t5Buckets, maxDistance: st.t5MaxDist });
       return { title: 'T5: bucket of the key Δ positions back', yLabel: 'bucket', series: [
-        { label: `${st.t5Buckets} buckets, max distance ${st.t5MaxDist}`, x: xs, y: Float64Array.from(buckets), color: SERIES[5],
+        { label: `${st.t5Bidir ? 'encoder (bidirectional)' : 'decoder'}: ${st.t5Buckets} buckets, max distance ${st.t5MaxDist}`, x: xs, y: Float64Array.from(buckets), color: SERIES[5],
           step: true }] };
     },
     compare: { lesson: true, how: 'adds a learned bias per bucket', relative: 'yes: a function of the bucketed distance',
