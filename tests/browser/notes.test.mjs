@@ -159,3 +159,9 @@ test('score-vs-distance says which T5 it draws: the encoder\'s buckets or the de
   assert.match(t5.distance({ pe, st: { ...defaults(), t5Bidir: true } }, xs).series[0].label, /^encoder \(bidirectional\): 32 buckets/);
   assert.match(t5.distance({ pe, st: { ...defaults(), t5Bidir: false } }, xs).series[0].label, /^decoder: 32 buckets/);
 });
+
+test('precision draws its reference line where the text says errors start to matter', async () => {
+  const view = (await import('../../web/views/precision.js')).default;
+  const { data } = await viewAt('precision', {});
+  assert.deepEqual(view.plot(data, null).spec.hlines.map((h) => h.y), [1e-3]);
+});

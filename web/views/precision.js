@@ -31,7 +31,7 @@ export default {
     ] };
   },
   plot: (d, cursor) => ({ kind: 'lines', spec: { series: d.series, xLabel: 'position (log)', yLabel: 'max angle error (rad, log)',
-    xLog: true, yLog: true, hlines: [{ y: 1e-6, label: '1e-6 rad' }], cursor } }),
+    xLog: true, yLog: true, hlines: [{ y: 1e-3, label: '1e-3 rad: below, a score barely moves' }], cursor } }),
   note: () => 'Errors below 1e-9 rad are drawn at 1e-9.',
   readout: (d, c) => `pos ${d.xs[c.i]}: fast ${fmt(d.series[0].y[c.i], 3)} rad, accurate ${fmt(d.series[1].y[c.i], 3)} rad`,
   csv: (d) => linesCsv('pos', d.xs, d.series),
