@@ -119,7 +119,7 @@ test('legendRows counts the rows drawLines lays its legend out in, at 7 px a cha
 
 test('reference labels wider than the plot are wrapped into rows inside it, none over another', () => {
   const hlines = [{ y: 16384, label: 'L_target = 16384', side: 'left' },
-    { y: 4096, label: 'L_train = 4096; llama3: longer → ÷ factor', side: 'left' },
+    { y: 4096, label: 'L_train = 4096; llama3: longer → × factor', side: 'left' },
     { y: 1024, label: 'llama3: shorter than 1024 → kept', side: 'left' }];
   const x = Float64Array.of(0, 63), y = Float64Array.of(6, 2e5);
   for (const width of [1142, 358, 300]) {

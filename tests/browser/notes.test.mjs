@@ -165,3 +165,11 @@ test('precision draws its reference line where the text says errors start to mat
   const { data } = await viewAt('precision', {});
   assert.deepEqual(view.plot(data, null).spec.hlines.map((h) => h.y), [1e-3]);
 });
+
+test('spectrum\'s llama3 band multiplies the long wavelengths by the factor, and says so', async () => {
+  const { data: spectrum } = await viewAt('spectrum', { scaling: 'llama3', factor: 8, lTrain: 8192 });
+  assert.ok(spectrum.hlines.some((h) => /longer than 8192 → × factor/.test(h.label)), JSON.stringify(spectrum.hlines.map((h) => h.label)));
+  // The stretch it names: past L_train / low_freq_factor a pair's wavelength is the factor times longer.
+  const last = spectrum.series[1].y.at(-1) / spectrum.series[0].y.at(-1);
+  assert.ok(Math.abs(last - 8) < 1e-6, `${last}`);
+});

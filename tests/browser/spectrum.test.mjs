@@ -20,11 +20,11 @@ test('spectrum under llama3: one line per wavelength, each of L_train, L_target 
     const low = st.lTrain / lowFreq, high = st.lTrain / highFreq;
     assert.match(at(st.lTrain), new RegExp(`L_train = ${st.lTrain}`));
     assert.match(at(st.lTarget), new RegExp(`L_target = ${st.lTarget}`));
-    assert.match(at(low), new RegExp(`llama3: longer than ${low.toFixed(0)} → ÷ factor`));
+    assert.match(at(low), new RegExp(`llama3: longer than ${low.toFixed(0)} → × factor`));
     assert.match(at(high), new RegExp(`llama3: shorter than ${high.toFixed(0)} → kept`));
   }
   // Llama 3.1's factors: the bound at L_train shares its line.
   const { hlines } = spectrum.compute({ pe, st: { ...defaults(), scaling: 'llama3' }, extras: {} });
-  assert.deepEqual(hlines.map((h) => h.label), ['L_train = 4096; llama3: longer than 4096 → ÷ factor', 'L_target = 16384',
+  assert.deepEqual(hlines.map((h) => h.label), ['L_train = 4096; llama3: longer than 4096 → × factor', 'L_target = 16384',
     'llama3: shorter than 1024 → kept']);
 });

@@ -38,7 +38,7 @@ export default {
       { y: st.lTarget, label: `L_target = ${st.lTarget}`, color: SERIES[3], side: 'left' }];
     if (st.scaling === 'llama3') {
       const low = st.lTrain / st.lowFreq, high = st.lTrain / st.highFreq;
-      hlines.push({ y: low, label: `llama3: longer than ${fmt(low, 0)} → ÷ factor`, color: SERIES[4], side: 'left' });
+      hlines.push({ y: low, label: `llama3: longer than ${fmt(low, 0)} → × factor`, color: SERIES[4], side: 'left' });
       hlines.push({ y: high, label: `llama3: shorter than ${fmt(high, 0)} → kept`, color: SERIES[4], side: 'left' });
     }
     return { xs, series, hlines: oneLineEach(hlines), attentionFactor: scaled.attentionFactor, scaling: st.scaling, factors };
