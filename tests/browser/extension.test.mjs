@@ -51,5 +51,7 @@ test('lab-extension draws the shipped extension run; the read-out is the mean an
   const [s0, v0] = lowest('xpos', L, 0);
   const label = { none: 'none', linear: 'linear (PI)', ntk: 'NTK', yarn: 'YaRN' };
   assert.ok(note.includes(`xpos at ${L}: lowest mean with ${label[s0]} before fine-tuning (${v0.toFixed(3)})`), note);
+  // It names its one shipped run, which the lab's task setting does not change.
+  assert.ok(note.startsWith(`The ${shipped.task} task's shipped run (${shipped.command}), whatever task the lab has chosen.`), note);
   assert.deepEqual(ex.problems, []);
 });

@@ -97,11 +97,13 @@ export default {
   },
   note(d) {
     const last = d.N.length - 1;
-    return d.panels.map((p) => {
+    // One shipped run: it does not follow the task chosen in the lab's controls.
+    const run = `The ${d.r.task} task's shipped run (${d.r.command}), whatever task the lab has chosen.`;
+    return [run, ...d.panels.map((p) => {
       const a = best(p, 0), b = best(p, last);
       return `${p.scheme} at ${p.length}: lowest mean with ${LABEL[a.scaling]} before fine-tuning (${a.mean[0].toFixed(3)}), `
         + `with ${LABEL[b.scaling]} after ${d.N[last]} steps (${b.mean[last].toFixed(3)}).`;
-    }).join(' ');
+    })].join(' ');
   },
   csv(d) {
     const out = ['scheme,length,rope_scaling,steps,seed,loss'];
