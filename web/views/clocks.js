@@ -16,8 +16,11 @@ function drawClocks(ctx, width, height, { data, cursor }, colors) {
     const size = Math.min(width / c, avail / Math.ceil(n / c));
     if (size > cell) { cell = size; cols = c; }
   }
-  const r = Math.max(3, cell * 0.38);
-  ctx.font = '10px "DejaVu Sans", sans-serif';
+  // Each clock's pair number under it, down to 30 px cells (a phone's 11 across), the hand a little
+  // shorter there so that the number clears the next row.
+  const labelled = cell >= 30, small = cell <= 44;
+  const r = Math.max(3, cell * (labelled && small ? 0.3 : 0.38));
+  ctx.font = `${small ? 9 : 10}px "DejaVu Sans", sans-serif`;
   ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
   const centres = data.clocks.map((k, idx) => {
@@ -33,7 +36,7 @@ function drawClocks(ctx, width, height, { data, cursor }, colors) {
       ctx.lineWidth = 2;
       ctx.strokeRect(cx - cell / 2 + 1, cy - cell / 2 + 1, cell - 2, cell - 2);
     }
-    if (cell > 44) { ctx.fillStyle = colors.muted; ctx.fillText(String(k.pair), cx, cy + r + 1); }
+    if (labelled) { ctx.fillStyle = colors.muted; ctx.fillText(String(k.pair), cx, cy + r + 1); }
     return [cx, cy];
   });
   ctx.fillStyle = colors.fg;
