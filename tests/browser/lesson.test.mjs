@@ -153,6 +153,28 @@ test('the lesson ends with its key takeaways, one per chapter, and its errata, e
   assert.deepEqual(ex.problems, []);
 });
 
+// On a phone, a step into a fold it opens: the views there take their heights when first drawn,
+// after the step scrolled, and the step keeps its caption and plot in sight as they do.
+test('a guided step into a fold it opens keeps its caption and plot in sight on a phone', async () => {
+  await ex.page.setViewportSize({ width: 390, height: 844 });
+  try {
+    for (const [chapter, k] of [['6.', 2], ['11.', 0]]) {
+      await open();
+      await ex.page.click(`[aria-label^="What to notice: ${chapter}"] button[data-step="${k}"]`);
+      await ex.page.waitForTimeout(2000);
+      const seen = await ex.page.evaluate(() => {
+        const note = document.querySelector('.guide-note'), plot = note.closest('section[data-view]').querySelector('figure');
+        const bar = document.getElementById('settings').getBoundingClientRect().bottom;
+        return [note.getBoundingClientRect().top - bar, window.innerHeight - plot.getBoundingClientRect().bottom];
+      });
+      assert.ok(seen.every((x) => x >= 0), `step ${chapter}${k + 1}: caption below the bar by ${seen[0]} px, plot above the screen's bottom by ${seen[1]} px`);
+    }
+  } finally {
+    await ex.page.setViewportSize({ width: 1200, height: 900 });
+  }
+  assert.deepEqual(ex.problems, []);
+});
+
 test('a guided step sets the state, says what to notice for the preset on the page, and Back undoes it', async () => {
   await open();
   await choose('llama-3.1-8b');

@@ -15,6 +15,7 @@ function pastTrain(st) {
   return Math.min(FIELDS.pos.max, p);
 }
 const sqrt = (v) => Math.sqrt(v).toFixed(2);
+const HOLD = 3000;  // ms a step's view is kept in sight while it takes its height
 
 /**
  * The steps, by chapter: { label, patch(st) → settings to set, view: the view it is about,
@@ -193,14 +194,30 @@ export function buildGuides(root, host) {
     guides.push(g);
   }
 
+  // The view a step showed is shown again while its height, or the page's above it, changes (views in
+  // a fold the step just opened take their heights when first drawn) for HOLD ms, until the reader
+  // scrolls, types or clicks.
+  let held = null;
+  const resized = new ResizeObserver(() => { if (held && performance.now() < held.until) showStep(held.section, held.note); });
+  for (const type of ['wheel', 'touchstart', 'keydown', 'mousedown']) {
+    window.addEventListener(type, () => { held = null; }, { passive: true });
+  }
+  function hold(section, note) {
+    showStep(section, note);
+    held = { section, note, until: performance.now() + HOLD };
+    resized.disconnect();
+    resized.observe(section);
+    resized.observe(root.querySelector('main') ?? document.body);  // views above it drawing move it too
+  }
+
   function go(g, k) {
     const step = g.steps[k];
     g.pressed = [...g.pressed.filter((x) => x !== k), k];
     // A step about a view in a closed fold opens it, in the same history entry.
     host.apply({ ...host.opening(host.view(step.view)), ...step.patch(host.state()) });
     sync(host.state());
-    const note = host.view(step.view)?.querySelector('.guide-note');
-    if (note) showStep(host.view(step.view), note); else host.view(step.view)?.scrollIntoView({ block: 'start' });
+    const section = host.view(step.view), note = section?.querySelector('.guide-note');
+    if (note) hold(section, note); else section?.scrollIntoView({ block: 'start' });
     // Focus follows: the next Tab goes on from the caption (its Next button, else the caption).
     const focus = note?.querySelector('button[data-next]') ?? note;
     if (focus === note && note) note.tabIndex = -1;
