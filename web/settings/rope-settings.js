@@ -51,8 +51,11 @@ export function ropeParams(st, extras, scaling = 'none', own = false) {
 
 /** The rotated width: HF's int(head_dim × partial_rotary_factor), as the package takes it. */
 export const rotaryWidth = (st) => Math.trunc(st.dModel * st.partial);
-// RoPE turns pairs: a rotated width it can take.
+// RoPE turns pairs: a rotated width it can take, and why another is refused (the words every rule
+// on the rotated width shares).
 const inPairs = (rot) => rot >= 2 && rot % 2 === 0;
+const oddWidth = (rot) => `rotates ${rot} dimension${rot === 1 ? '' : 's'} (rounded down, as HF does), and RoPE turns `
+  + 'pairs: it must rotate an even number, at least 2';
 
 /**
  * A partial rotary near v that rotates an even width of d_model, at least 2, as HF truncates the
@@ -69,8 +72,7 @@ export function evenPartial(v, dModel) {
 export function partialRule(v, st) {
   const rot = rotaryWidth({ dModel: st.dModel, partial: v });
   if (st.dModel % 2 || inPairs(rot)) return '';
-  return `partial rotary: ${v} × d_model ${st.dModel} rotates ${rot} dimension${rot === 1 ? '' : 's'} (rounded down, as HF `
-    + `does), and RoPE turns pairs: it must rotate an even number, at least 2, e.g. ${evenPartial(v, st.dModel)}`;
+  return `partial rotary: ${v} × d_model ${st.dModel} ${oddWidth(rot)}, e.g. ${evenPartial(v, st.dModel)}`;
 }
 
 /**
@@ -93,8 +95,7 @@ export function dModelRule(v, st, name = 'd_model') {
   const rot = rotaryWidth({ dModel: v, partial: st.partial });
   if (v % 2 || inPairs(rot)) return '';
   const near = evenDModel(v, st.partial);
-  return `${name}: ${v} × partial rotary ${st.partial} rotates ${rot} dimension${rot === 1 ? '' : 's'} (rounded down, as HF `
-    + `does), and RoPE turns pairs: it must rotate an even number, at least 2${near === v ? '' : `, e.g. ${name} ${near}`}, `
+  return `${name}: ${v} × partial rotary ${st.partial} ${oddWidth(rot)}${near === v ? '' : `, e.g. ${name} ${near}`}, `
     + 'or change partial rotary (the RoPE chapter\'s settings)';
 }
 
@@ -112,9 +113,7 @@ export function ropeRule(st, ...scalings) {
   }
   const rot = rotaryWidth(st);
   if (!inPairs(rot)) {
-    return `partial rotary ${st.partial} × head_dim ${st.dModel} rotates ${rot} dimension${rot === 1 ? '' : 's'} (the `
-      + 'product rounded down, as HF does); RoPE turns them in pairs, so that must be an even number, at least 2. '
-      + 'Choose another partial rotary or d_model.';
+    return `partial rotary ${st.partial} × head_dim ${st.dModel} ${oddWidth(rot)}. Choose another partial rotary or d_model.`;
   }
   const ntk = asked.find((x) => x === 'ntk' || x === 'dynamic');
   if (ntk && rot === 2) {
