@@ -12,7 +12,7 @@ import { setupFolds } from './page/folds.js';
 import { buildGuides } from './page/guide.js';
 import { createLab } from './lab/lab.js';
 import { createNotices, droppedText, refusedText } from './page/notices.js';
-import { setupPageLinks } from './page/page-links.js';
+import { createPin, setupPageLinks } from './page/page-links.js';
 import { updateProse } from './page/prose.js';
 import { readPresets } from './settings/presets.js';
 import { createOffload } from './page/offload.js';
@@ -192,13 +192,14 @@ async function main() {
   const host = viewHost(page);
   page.bar = createSettingsBar({ pe, presets, onChange: host.onChange, onModel: (...a) => applyModel(page, ...a),
     redrawAll: scheduler.redrawAll });
-  const goTo = setupPageLinks($('chapters'), page.folds.reveal);
+  const pin = createPin($('chapters'));
+  const goTo = setupPageLinks(pin, page.folds.reveal);
   const chapters = await buildChapters(defs, host);
   page.views = chapters.views;
   page.controls = [...page.bar.controls, ...chapters.controls];
   scheduler.track(page.views);
   page.guides = buildGuides(document, { pe, state: () => settings.state, apply: commit, opening: page.folds.opening,
-    view: (id) => document.querySelector(`section[data-view="${id}"]`) });
+    view: (id) => document.querySelector(`section[data-view="${id}"]`), pin });
   listen(page, goTo);
   restorePreset(page);
   syncAll(page);

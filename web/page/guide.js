@@ -170,7 +170,7 @@ function showStep(section, note) {
 
 /**
  * Builds each chapter's steps (before its views) and the caption boxes. host: { pe, state(),
- * apply(patch) (one committed change), opening(element) (folds.js), view(id) → its
+ * apply(patch) (one committed change), opening(element) (folds.js), pin(show, ms) (page-links.js), view(id) → its
  * <section> }. Returns { sync(st) }: the step
  * last pressed that the settings still match is marked and its caption shown (Back unmarks it).
  */
@@ -194,22 +194,6 @@ export function buildGuides(root, host) {
     guides.push(g);
   }
 
-  // The view a step showed is shown again while its height, or the page's above it, changes (views in
-  // a fold the step just opened take their heights when first drawn) for HOLD ms, until the reader
-  // scrolls, types or clicks.
-  let held = null;
-  const resized = new ResizeObserver(() => { if (held && performance.now() < held.until) showStep(held.section, held.note); });
-  for (const type of ['wheel', 'touchstart', 'keydown', 'mousedown']) {
-    window.addEventListener(type, () => { held = null; }, { passive: true });
-  }
-  function hold(section, note) {
-    showStep(section, note);
-    held = { section, note, until: performance.now() + HOLD };
-    resized.disconnect();
-    resized.observe(section);
-    resized.observe(root.querySelector('main') ?? document.body);  // views above it drawing move it too
-  }
-
   function go(g, k) {
     const step = g.steps[k];
     g.pressed = [...g.pressed.filter((x) => x !== k), k];
@@ -217,7 +201,9 @@ export function buildGuides(root, host) {
     host.apply({ ...host.opening(host.view(step.view)), ...step.patch(host.state()) });
     sync(host.state());
     const section = host.view(step.view), note = section?.querySelector('.guide-note');
-    if (note) hold(section, note); else section?.scrollIntoView({ block: 'start' });
+    // Shown again while the page changes height (views in a fold the step just opened take their
+    // heights when first drawn), as a link's target is.
+    if (note) host.pin(() => showStep(section, note), HOLD); else section?.scrollIntoView({ block: 'start' });
     // Focus follows: the next Tab goes on from the caption (its Next button, else the caption).
     const focus = note?.querySelector('button[data-next]') ?? note;
     if (focus === note && note) note.tabIndex = -1;

@@ -6,22 +6,38 @@
 const PIN = 4000;  // ms the link target stays in place
 
 /**
- * Wires the page's links; `content`: the element whose growth may move the target; reveal(el):
- * opens what hides it (folds.js). Returns goTo(id): what following a link to #id does (a link from
- * elsewhere, /#chapter-bias, arrives through it).
+ * Keeping something in sight while views draw: pin(show, ms) runs show() (which scrolls), and runs it
+ * again whenever `content` (the element whose growth may move it) changes size, for ms, until the
+ * reader scrolls, types or clicks. One pin at a time: a link or a guided step takes it over.
  */
-export function setupPageLinks(content, reveal = () => {}) {
-  let pinned = null;  // { target, until }: the link target kept in place while views above it draw
+export function createPin(content) {
+  let pinned = null;  // { show, until }
+  new ResizeObserver(() => {
+    if (pinned && performance.now() < pinned.until) pinned.show();
+  }).observe(content);
+  for (const type of ['wheel', 'touchstart', 'keydown', 'mousedown']) {
+    window.addEventListener(type, () => { pinned = null; }, { passive: true });
+  }
+  return (show, ms) => {
+    show();
+    pinned = { show, until: performance.now() + ms };
+  };
+}
+
+/**
+ * Wires the page's links; pin: createPin's; reveal(el): opens what hides it (folds.js). Returns
+ * goTo(id): what following a link to #id does (a link from elsewhere, /#chapter-bias, arrives through it).
+ */
+export function setupPageLinks(pin, reveal = () => {}) {
   function goTo(id) {
     const target = document.getElementById(id);
     if (!target) return false;
     reveal(target);
     // A target that is a fold of its own (an erratum: its line, then what was measured) opens.
     if (target.firstElementChild?.matches('details')) target.firstElementChild.open = true;
-    target.scrollIntoView({ block: 'start' });
     if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
     target.focus({ preventScroll: true });
-    pinned = { target, until: performance.now() + PIN };
+    pin(() => target.scrollIntoView({ block: 'start' }), PIN);  // kept in place while views above it draw
     return true;
   }
   document.addEventListener('click', (e) => {
@@ -29,11 +45,5 @@ export function setupPageLinks(content, reveal = () => {}) {
     if (!a || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
     if (goTo(a.getAttribute('href').slice(1))) e.preventDefault();
   });
-  new ResizeObserver(() => {
-    if (pinned && performance.now() < pinned.until) pinned.target.scrollIntoView({ block: 'start' });
-  }).observe(content);
-  for (const type of ['wheel', 'touchstart', 'keydown', 'mousedown']) {
-    window.addEventListener(type, () => { pinned = null; }, { passive: true });
-  }
   return goTo;
 }
