@@ -268,6 +268,47 @@ test('query × key maps put query 0 at the top', async () => {
   assert.deepEqual(ex.problems, []);
 });
 
+
+// A canvas's blank rows of device pixels (nothing but the background drawn): the longest run of
+// them between the first and the last row drawn on, and the runs before and after those.
+const blankRows = (id) => ex.page.$eval(`${view(id)} canvas`, (c) => {
+  const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+  const ink = Array.from({ length: c.height }, (_, y) => {
+    for (let i = 4 * y * c.width; i < 4 * (y + 1) * c.width; i += 4) {
+      if ([0, 1, 2].some((k) => Math.abs(data[i + k] - data[k]) > 8)) return true;
+    }
+    return false;
+  });
+  const first = ink.indexOf(true), last = ink.lastIndexOf(true);
+  let run = 0, inside = 0;
+  for (let y = first; y <= last; y++) { run = ink[y] ? 0 : run + 1; inside = Math.max(inside, run); }
+  return { inside, before: first, after: c.height - 1 - last, dpr: devicePixelRatio };
+});
+
+test('the clocks fill their canvas at a desktop\'s and a phone\'s width and with few pairs; ArrowDown goes down a row', async () => {
+  for (const [width, height] of [[1200, 900], [390, 844]]) {
+    await ex.page.setViewportSize({ width, height });
+    await open();
+    await drawn('clocks');
+    // No band left empty above, below or between the clocks and their caption (a line of it is 16 px).
+    const rows = await blankRows('clocks');
+    assert.ok(rows.inside <= 16 * rows.dpr && rows.before <= 8 * rows.dpr && rows.after <= 8 * rows.dpr,
+      `${width} px: blank rows ${JSON.stringify(rows)}`);
+    const across = await ex.page.evaluate(() => window.posencExplorer.views.find((v) => v.def.id === 'clocks').layout.cols);
+    await ex.page.focus(`${view('clocks')} canvas`);
+    assert.match(await readout('clocks'), /, pair 0:/);
+    await ex.page.keyboard.press('ArrowDown');
+    assert.match(await readout('clocks'), new RegExp(`, pair ${across}:`), `${width} px, ${across} clocks a row`);
+  }
+  await ex.page.setViewportSize({ width: 1200, height: 900 });
+  // d_model 32's 16 clocks fit in one row on a desktop: drawn so, not in three rows of 6.
+  await open('#dModel=32');
+  await drawn('clocks');
+  assert.equal(await ex.page.evaluate(() => window.posencExplorer.views.find((v) => v.def.id === 'clocks').layout.cols), 16);
+  const rows = await blankRows('clocks');
+  assert.ok(rows.inside <= 16 * rows.dpr && rows.after <= 8 * rows.dpr, `d_model 32: blank rows ${JSON.stringify(rows)}`);
+  assert.deepEqual(ex.problems, []);
+});
 test('on a touch screen a tap and a finger dragging sideways move the read-out, and the hint says tap', async () => {
   const browser = await launchChromium();
   try {

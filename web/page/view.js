@@ -5,7 +5,8 @@
 // that is wider than the screen says that it scrolls), and PNG/CSV export and a data table. A view definition (web/views/<id>.js, its default export):
 // { id, controls ([key, options]; options.values may be host → list), compute(ctx) → data,
 //   plot(data, cursor, width) → { kind, spec }, height?(width),
-//   readout(data, cursor, st), csv(data), caption(st, host), cursor0(data), move?(data, cursor, key),
+//   readout(data, cursor, st), csv(data), caption(st, host), cursor0(data), move?(data, cursor, key, layout)
+//   (layout: what the plot's drawing returned, or null),
 //   note?(data), html?(data, ctx) (HTML after the plot; data null when it cannot be drawn),
 //   table?: true (no canvas, render(data) → HTML), setup?(section, host) (extra controls),
 //   rendered?(data, section) (after each drawing: updates DOM that setup made; data null on error),
@@ -206,7 +207,7 @@ export function createView(def, section, host) {
     v.computed = null;
     section.classList.toggle('failed', Boolean(v.error) && !waiting);
     section.toggleAttribute('data-waiting', waiting);  // for the tests: a drawing that waits for data
-    if (v.data && v.cursor) v.cursor = (def.move ?? defaultMove)(v.data, v.cursor, '');
+    if (v.data && v.cursor) v.cursor = (def.move ?? defaultMove)(v.data, v.cursor, '', v.layout);
     // Focused before its first drawing (keyboard users tab ahead): the cursor appears once there is data.
     if (v.data && !v.cursor && v.canvas && document.activeElement === v.canvas) v.cursor = def.cursor0(v.data);
     if (def.table) {
@@ -262,7 +263,7 @@ function wireCursor(v, draw, showReadout) {
   v.canvas.addEventListener('keydown', (e) => {
     if (!v.data || !KEYS.has(e.key)) return;
     e.preventDefault();
-    v.cursor = (def.move ?? defaultMove)(v.data, v.cursor ?? def.cursor0(v.data), e.key);
+    v.cursor = (def.move ?? defaultMove)(v.data, v.cursor ?? def.cursor0(v.data), e.key, v.layout);
     draw();
     showReadout();
   });

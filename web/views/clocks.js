@@ -3,19 +3,35 @@ import { FONT, wrapText } from '../plot/core.js';
 import { TWO_PI, csvLines, fmt } from './shared/numbers.js';
 import { ropeParams, ropeRule } from '../settings/rope-settings.js';
 
+const MAX_CELL = 72, GRID = 264;  // a clock's largest cell, and the grid's largest height (px)
+const captionOf = (pos) => `position ${pos}: hand = angle of pair i (0 = right, counter-clockwise); `
+  + 'red rim = never seen in training';
+
+// Square cells, at most MAX_CELL, that fit n clocks in width and in height: of the column counts
+// whose cells are within 3 % of the largest, one with the fewest rows, and of those the largest cells.
+function grid(n, width, height) {
+  const layouts = Array.from({ length: n }, (_, k) => ({ cols: k + 1, rows: Math.ceil(n / (k + 1)) }))
+    .map((g) => ({ ...g, cell: Math.min(MAX_CELL, width / g.cols, height / g.rows) }));
+  const best = Math.max(...layouts.map((g) => g.cell));
+  return layouts.filter((g) => g.cell >= 0.97 * best).reduce((a, g) => (g.rows < a.rows || (g.rows === a.rows && g.cell > a.cell) ? g : a));
+}
+
+// The canvas's height: the grid and its caption, so that no band is left empty at any width; the
+// same height at any position (the caption's lines measured at the longest).
+let measurer = null;
+function clocksHeight(width, d) {
+  const { rows, cell } = grid(d?.clocks.length ?? 64, width, GRID);
+  measurer ??= new OffscreenCanvas(1, 1).getContext('2d');
+  measurer.font = FONT;
+  return Math.ceil(rows * cell) + 6 + 16 * wrapText(measurer, captionOf(1048576), width - 8).length;
+}
+
 function drawClocks(ctx, width, height, { data, cursor }, colors) {
   ctx.fillStyle = colors.bg;
   ctx.fillRect(0, 0, width, height);
   ctx.font = FONT;
-  const caption = wrapText(ctx, `position ${data.pos}: hand = angle of pair i (0 pointing right, counter-clockwise); `
-    + 'red rim = never seen in training', width - 8);
-  const n = data.clocks.length, avail = height - 6 - 16 * caption.length;
-  // The largest square cells that fit all clocks above the caption line.
-  let cols = 1, cell = 0;
-  for (let c = 1; c <= n; c++) {
-    const size = Math.min(width / c, avail / Math.ceil(n / c));
-    if (size > cell) { cell = size; cols = c; }
-  }
+  const caption = wrapText(ctx, captionOf(data.pos), width - 8);
+  const n = data.clocks.length, { cols, cell } = grid(n, width, Math.min(GRID, height - 6 - 16 * caption.length));
   // Each clock's pair number under it, down to 30 px cells (a phone's 11 across), the hand a little
   // shorter there so that the number clears the next row.
   const labelled = cell >= 30, small = cell <= 44;
@@ -23,8 +39,9 @@ function drawClocks(ctx, width, height, { data, cursor }, colors) {
   ctx.font = `${small ? 9 : 10}px "DejaVu Sans", sans-serif`;
   ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
+  const left = (width - cols * cell) / 2;  // the grid centred
   const centres = data.clocks.map((k, idx) => {
-    const cx = (idx % cols + 0.5) * cell, cy = Math.floor(idx / cols) * cell + cell / 2;
+    const cx = left + (idx % cols + 0.5) * cell, cy = Math.floor(idx / cols) * cell + cell / 2;
     ctx.lineWidth = k.unseen ? 3 : 1;
     ctx.strokeStyle = k.unseen ? colors.mark : colors.muted;
     ctx.beginPath(); ctx.arc(cx, cy, r, 0, TWO_PI); ctx.stroke();
@@ -45,6 +62,7 @@ function drawClocks(ctx, width, height, { data, cursor }, colors) {
   ctx.textBaseline = 'bottom';
   caption.forEach((line, i) => ctx.fillText(line, 4, height - 4 - 16 * (caption.length - 1 - i)));
   return {
+    cols,
     hit(x, y) {
       let best = -1, bd = Infinity;
       centres.forEach(([cx, cy], i) => { const dd = (cx - x) ** 2 + (cy - y) ** 2; if (dd < bd) { bd = dd; best = i; } });
@@ -77,9 +95,11 @@ export default {
     return { clocks, pos: st.pos, pairs: n };
   },
   plot: (d, cursor) => ({ kind: 'custom', spec: { draw: drawClocks, data: d, cursor } }),
-  // The clocks sit in rows of 8: up and down move a row.
-  move: (d, c, key) => {
-    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowUp: -8, ArrowDown: 8, PageUp: 8, PageDown: -8 }[key] ?? 0;
+  height: clocksHeight,
+  // Up and down move a row of the grid as drawn (its columns depend on the width).
+  move: (d, c, key, layout) => {
+    const row = layout?.cols ?? 8;
+    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowUp: -row, ArrowDown: row, PageUp: row, PageDown: -row }[key] ?? 0;
     return { i: Math.max(0, Math.min(d.clocks.length - 1, c.i + step)) };
   },
   note: (d) => (d.clocks.length < d.pairs ? `${d.clocks.length} of ${d.pairs} pairs shown, evenly spaced.` : ''),
