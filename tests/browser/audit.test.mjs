@@ -76,7 +76,8 @@ test('Lighthouse: Accessibility, Best Practices and SEO 100, CLS ≤ 0.02, on de
     chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--no-first-run'] });
   try {
-    for (const [name, config] of [['desktop', desktop], ['mobile', undefined]]) {
+    // Issue 36's Performance targets, on an idle machine.
+    for (const [name, config, target] of [['desktop', desktop, 95], ['mobile', undefined, 90]]) {
       // Without the screenshots and the back/forward cache check (a second load): none weighs in a score.
       const { lhr } = await lighthouse(`${origin}/`, { port: chrome.port, output: 'json', logLevel: 'error',
         disableFullPageScreenshot: true, skipAudits: ['bf-cache', 'screenshot-thumbnails', 'final-screenshot'] }, config);
@@ -88,7 +89,8 @@ test('Lighthouse: Accessibility, Best Practices and SEO 100, CLS ≤ 0.02, on de
         + `${score('accessibility')}, Best Practices ${score('best-practices')}, SEO ${score('seo')}; CLS `
         + `${a['cumulative-layout-shift'].numericValue.toFixed(3)}, TBT ${a['total-blocking-time'].numericValue.toFixed(0)} ms, `
         + `LCP ${(a['largest-contentful-paint'].numericValue / 1000).toFixed(2)} s, ${(a['total-byte-weight'].numericValue / 1024)
-          .toFixed(0)} KiB (Performance is not judged here: it moves with the machine's load)`);
+          .toFixed(0)} KiB; issue 36's target, Performance ≥ ${target} on an idle machine: ${score('performance') >= target
+          ? 'met' : 'not met'} in this run (Performance is not judged here: it moves with the machine's load)`);
       for (const c of ['accessibility', 'best-practices', 'seo']) assert.equal(score(c), 100, `${name} ${c}: ${failing(c)}`);
       assert.ok(a['cumulative-layout-shift'].numericValue <= 0.02, `${name} CLS ${a['cumulative-layout-shift'].numericValue}`);
     }
@@ -103,7 +105,7 @@ test('axe-core: no violations with every chapter, fold and data table open, ligh
     const { page, context, problems } = await openPage(`#deeper=${['embedding', 'sinusoidal', 'rope', 'long-context', 'bias',
       'comparison', 'production', 'lab'].join(',')}`, { colorScheme, bypassCSP: true });
     const { views, tasks, garbage } = await scrollThrough(page);
-    if (colorScheme === 'light') printLongTasks('defaults', views, tasks);
+    if (colorScheme === 'light') printLongTasks('defaults', views, tasks, 50);
     assert.deepEqual(garbage, []);
     await page.evaluate(() => { for (const d of document.querySelectorAll('details')) d.open = true; });
     await page.waitForTimeout(500);
@@ -133,7 +135,7 @@ test('long tasks while every view draws at the largest settings (printed), and n
   const folds = 'embedding,sinusoidal,rope,long-context,bias,comparison,production,lab';
   const { page, context, problems } = await openPage(`#dModel=4096&seqLen=131072&heads=128&deeper=${folds}`);
   const { views, tasks, garbage } = await scrollThrough(page, 60000);
-  printLongTasks('largest', views, tasks);
+  printLongTasks('largest', views, tasks, 200);
   assert.deepEqual(problems, []);
   assert.deepEqual(garbage, []);
   await context.close();
@@ -153,9 +155,11 @@ async function scrollThrough(page, timeout = 30000) {
   return { views, garbage, tasks: (await page.evaluate(() => window.longTasks)).sort((a, b) => b - a) };
 }
 
-function printLongTasks(name, views, tasks) {
+// Printed with issue 36's target for it (none over `limit` ms) and whether this run met it.
+function printLongTasks(name, views, tasks, limit) {
   console.log(`audit: long tasks after load, scrolling through all ${views.length} views at the ${name}: ${tasks.length}, the `
-    + `longest ${tasks.slice(0, 5).map((t) => `${t.toFixed(0)} ms`).join(', ') || 'none'} (not judged here)`);
+    + `longest ${tasks.slice(0, 5).map((t) => `${t.toFixed(0)} ms`).join(', ') || 'none'}; issue 36's target, none over `
+    + `${limit} ms: ${tasks.some((t) => t > limit) ? 'not met' : 'met'} in this run (not judged here)`);
 }
 
 // Issue 36's "no long task over 200 ms at any setting the controls allow", measured: at the largest
@@ -205,7 +209,8 @@ test('long tasks with each view\'s controls at their ends (printed), and no erro
   rows.sort((a, b) => b.longest - a.longest);
   console.log(`audit: long tasks with each view's controls at their ends (${rows.length} settings, d_model 4096, seq_len `
     + `131072, 128 heads): over 200 ms ${rows.filter((r) => r.longest > 200).length}, over 50 ms `
-    + `${rows.filter((r) => r.longest > 50).length}; the longest ${rows.slice(0, 6).map((r) => `${r.longest.toFixed(0)} ms (${r.at})`).join(', ')}`
+    + `${rows.filter((r) => r.longest > 50).length} (issue 36's target, none over 200 ms: ${rows.some((r) => r.longest > 200)
+      ? 'not met' : 'met'} in this run); the longest ${rows.slice(0, 6).map((r) => `${r.longest.toFixed(0)} ms (${r.at})`).join(', ')}`
     + `${quiet.length ? `; not redrawn within 10 s: ${quiet.join(', ')}` : ''}`);
   assert.deepEqual(problems, []);
   assert.deepEqual(garbage, []);
