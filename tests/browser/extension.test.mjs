@@ -41,9 +41,15 @@ test('lab-extension draws the shipped extension run; the read-out is the mean an
     const want = `${label} ${mean.toFixed(4)} \\(${Math.min(...v).toFixed(4)}–${Math.max(...v).toFixed(4)}\\)`;
     assert.match(readout, new RegExp(want), scaling);
   }
-  // ArrowUp goes to the next panel: rope at 2L.
+  // ArrowDown goes to the panel drawn below (two panels a row at this width: the next scheme at L),
+  // ArrowUp back; past a panel's last checkpoint ArrowRight goes on to the next panel, rope at 2L.
+  const next = [...new Set(shipped.results.map((x) => x.scheme))][1];
+  await ex.page.keyboard.press('ArrowDown');
+  assert.match(await ex.page.textContent(`${section} .readout`), new RegExp(`^${next} at length ${L} after 25`));
   await ex.page.keyboard.press('ArrowUp');
-  assert.match(await ex.page.textContent(`${section} .readout`), new RegExp(`^rope at length ${2 * L} after 25`));
+  await ex.page.keyboard.press('End');
+  await ex.page.keyboard.press('ArrowRight');
+  assert.match(await ex.page.textContent(`${section} .readout`), new RegExp(`^rope at length ${2 * L} after 0 `));
   // The note names the lowest mean per panel, before and after fine-tuning.
   const note = await ex.page.textContent(`${section} .note`);
   const lowest = (scheme, length, steps) => ['none', 'linear', 'ntk', 'yarn']

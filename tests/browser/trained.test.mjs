@@ -128,7 +128,8 @@ test('KERPLE\'s and FIRE\'s trained biases read exactly from r1, r2 and the f sa
     group('KERPLE power').forEach((v, h) => close(v, -power.r1.values[h] * dist ** power.r2.values[h], 5, `KERPLE power head ${h}, d ${dist}`));
   }
   // FIRE, layer 0, sample 16: x = 16/64, the distance back from query 63 where ψ(d)/ψ(max(L, 63)) = x.
-  await keys('learned-bias', ['ArrowDown', 1], ['Home', 1], ['ArrowRight', 16]);
+  // (Its panel is the next one: past the last distance, ArrowRight goes on to it.)
+  await keys('learned-bias', ['End', 1], ['ArrowRight', 1], ['ArrowRight', 16]);
   const c = fire['blocks.0.fire.c'].values[0], L = fire['blocks.0.fire.L'].values[0], f = fire['blocks.0.fire.f'].values;
   const r = await readout('learned-bias');
   const [, dist, heads] = r.match(/^FIRE layer 0, sample 16 \(x = 16\/64\) at distance (\S+) back from query 63: (.*)$/);

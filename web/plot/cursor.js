@@ -38,6 +38,35 @@ export function movePanels(c, grids, key) {
 }
 
 /**
+ * The panel drawn next to `panel` in an arrow key's direction in a panels layout (drawPanels'
+ * { panels: [{ box }] }): the nearest one in line with it that way; `panel` itself at the edge, or
+ * with no such layout.
+ */
+export function panelToward(layout, panel, key) {
+  const boxes = layout?.panels?.map((p) => p.box), b = boxes?.[panel];
+  const [dx, dy] = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] }[key] ?? [0, 0];
+  if (!b || (!dx && !dy)) return panel;
+  let best = panel, nearest = Infinity;
+  boxes.forEach((o, k) => {
+    const along = dx ? (o.x - b.x) * dx : (o.y - b.y) * dy;
+    const inLine = dx ? o.y < b.y + b.h && b.y < o.y + o.h : o.x < b.x + b.w && b.x < o.x + o.w;
+    if (along > 0 && inLine && along < nearest) { best = k; nearest = along; }
+  });
+  return best;
+}
+
+/**
+ * Moves a cursor { panel, i } over panels of lines laid out by drawPanels (layout: what it drew):
+ * ArrowUp and ArrowDown to the panel drawn above or below, the same point where it has one; the
+ * other keys as moveLinePanels.
+ */
+export function moveLinePanelGrid(c, counts, key, layout) {
+  if (key !== 'ArrowUp' && key !== 'ArrowDown') return moveLinePanels(c, counts, key);
+  const panel = panelToward(layout, c.panel, key);
+  return { panel, i: Math.min(c.i, counts[panel] - 1) };
+}
+
+/**
  * Moves a cursor { panel, i } over panels of lines with counts[panel] points each: within the
  * panel, and on to the next (or the previous) one past its last (or first) point.
  */

@@ -57,7 +57,8 @@ export default {
     ];
     return { kind: 'panels', spec: { minWidth: MIN_WIDTH, each, cursor, panels: [...heat, ...bars] } };
   },
-  move(data, c, key) {
+  move(data, c, key) {  // in a panel of two bars, Home and End go to the first and the second
+    if (c.panel >= 2 && (key === 'Home' || key === 'End')) { const y = key === 'Home' ? 0 : 1; return { panel: c.panel, i: y, x: 0, y }; }
     const grids = [{ nx: data.n, ny: data.m }, { nx: data.n, ny: data.m }, { nx: 1, ny: 2, down: true }, { nx: 1, ny: 2, down: true }];
     const at = movePanels({ panel: c.panel, x: c.x ?? 0, y: c.y ?? c.i ?? 0 }, grids, key);
     return at.panel >= 2 ? { panel: at.panel, i: at.y, x: 0, y: at.y } : at;

@@ -48,8 +48,8 @@ function drawClocks(ctx, width, height, { data, cursor }, colors) {
     ctx.strokeStyle = colors.fg;
     ctx.lineWidth = 2;
     ctx.beginPath(); ctx.moveTo(cx, cy); ctx.lineTo(cx + r * Math.cos(k.angle), cy - r * Math.sin(k.angle)); ctx.stroke();
-    if (cursor && cursor.i === idx) {
-      ctx.strokeStyle = colors.mark;
+    if (cursor && cursor.i === idx) {  // not in the red of a rim never seen in training
+      ctx.strokeStyle = colors.fg;
       ctx.lineWidth = 2;
       ctx.strokeRect(cx - cell / 2 + 1, cy - cell / 2 + 1, cell - 2, cell - 2);
     }
@@ -96,10 +96,12 @@ export default {
   },
   plot: (d, cursor) => ({ kind: 'custom', spec: { draw: drawClocks, data: d, cursor } }),
   height: clocksHeight,
-  // Up and down move a row of the grid as drawn (its columns depend on the width).
+  // Up and down (and PageUp, PageDown) move a row of the grid as drawn (its columns depend on the
+  // width), Home and End to the first and the last clock.
   move: (d, c, key, layout) => {
     const row = layout?.cols ?? 8;
-    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowUp: -row, ArrowDown: row, PageUp: row, PageDown: -row }[key] ?? 0;
+    if (key === 'Home' || key === 'End') return { i: key === 'Home' ? 0 : d.clocks.length - 1 };
+    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowUp: -row, ArrowDown: row, PageUp: -row, PageDown: row }[key] ?? 0;
     return { i: Math.max(0, Math.min(d.clocks.length - 1, c.i + step)) };
   },
   note: (d) => (d.clocks.length < d.pairs ? `${d.clocks.length} of ${d.pairs} pairs shown, evenly spaced.` : ''),

@@ -56,7 +56,7 @@ export default {
       lo: 0, hi: maxNorm, lut: SEQUENTIAL, digits: 2, dark: (t) => t < 0.6 } };
     return { kind: 'panels', spec: { minWidth: MIN_WIDTH, cursor, panels: [...heat, lengths] } };
   },
-  move: (data, c, key) => movePanels(c, [...data.parts.map(() => ({ nx: data.n, ny: data.ny })), { nx: 4, ny: data.n }], key),
+  move: (data, c, key) => movePanels(c, [...data.parts.map(() => ({ nx: data.n, ny: data.ny })), { nx: 4, ny: data.n, down: true }], key),
   note(data) {
     const mean = (k) => data.stats.filter((_, i) => i % 4 === k).reduce((a, b) => a + b, 0) / data.n;
     const verdict = data.scale === 1 ? 'Unscaled, the position dominates.' : 'Scaled, word and position share the sum.';

@@ -6,6 +6,7 @@ import { SERIES } from '../plot/colormap.js';
 import { LabLoading } from '../lab/lab.js';
 import { fmt } from './shared/numbers.js';
 import { panelsHeight } from '../plot/panels.js';
+import { moveLinePanelGrid } from '../plot/cursor.js';
 
 const EXTENSION_URL = new URL('../../data/lab-extension.json', import.meta.url);
 const SCALINGS = ['none', 'linear', 'ntk', 'yarn'];
@@ -78,16 +79,8 @@ export default {
       })),
     },
   }),
-  move(d, c, key) {
-    const n = d.N.length;
-    let { panel, i } = c;
-    if (key === 'ArrowUp') panel = Math.min(d.panels.length - 1, panel + 1);
-    else if (key === 'ArrowDown') panel = Math.max(0, panel - 1);
-    else if (key === 'Home') i = 0;
-    else if (key === 'End') i = n - 1;
-    else i += { ArrowRight: 1, ArrowLeft: -1 }[key] ?? 0;
-    return { panel, i: Math.max(0, Math.min(n - 1, i)) };
-  },
+  // ArrowUp and ArrowDown go to the panel drawn above or below, the other keys move along one and on to the next.
+  move: (d, c, key, layout) => moveLinePanelGrid(c, d.panels.map(() => d.N.length), key, layout),
   cursor0: () => ({ panel: 0, i: 0 }),
   readout(d, c) {
     const p = d.panels[c.panel];

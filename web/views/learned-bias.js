@@ -5,7 +5,7 @@
 // = x). Captions measure near and far steps.
 import { SERIES } from '../plot/colormap.js';
 import { drawnFrom, requireTrained, resultTag } from '../lab/lab-position.js';
-import { moveIndex } from '../plot/cursor.js';
+import { moveLinePanelGrid } from '../plot/cursor.js';
 import { fmt } from './shared/numbers.js';
 import { panelsHeight } from '../plot/panels.js';
 
@@ -94,12 +94,8 @@ export default {
     ...d.f.layers.map((y) => ({ title: `FIRE layer ${y.l} (trained), query ${d.T - 1}: ${y.ks.length} of ${y.n} samples`,
       kind: 'lines', spec: { series: y.series, xLabel: `distance back from query ${d.T - 1}`, yLabel: 'bias f' } })),
   ] } }),
-  move(d, c, key) {  // ArrowUp and ArrowDown go to the plot before or after, the other keys move along one
-    const by = { ArrowUp: -1, ArrowDown: 1 }[key];
-    const panel = Math.max(0, Math.min(d.panels.length - 1, c.panel + (by ?? 0)));
-    const i = Math.min(c.i, d.panels[panel] - 1);
-    return { panel, ...(by ? { i } : moveIndex({ i }, d.panels[panel], key)) };
-  },
+  // ArrowUp and ArrowDown go to the plot drawn above or below, the other keys move along one and on to the next.
+  move: (d, c, key, layout) => moveLinePanelGrid(c, d.panels, key, layout),
   readout(d, c) {
     if (c.panel === 0) {
       const dist = d.k.xs[c.i];

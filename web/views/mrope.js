@@ -117,8 +117,9 @@ export default {
     return { kind: 'custom', spec: { draw: drawStripPanels, minWidth: MIN_WIDTH, cursor: c, panels,
       strip: { title, groups: data.groups, colors: COLORS, legend } } };
   },
-  move(data, c, key) {
-    const grids = [{ nx: data.pairs, ny: 1 }, { nx: data.n, ny: 1 }, ...data.grids.map(() => ({ nx: data.w, ny: data.h }))];
+  move(data, c, key) {  // the maps' row 0 at the top; ArrowDown from the strip goes into the first panel
+    if (c.panel === -1 && key === 'ArrowDown') return { panel: 0, x: 0, y: 0 };
+    const grids = [{ nx: data.pairs, ny: 1 }, { nx: data.n, ny: 1 }, ...data.grids.map(() => ({ nx: data.w, ny: data.h, down: true }))];
     const at = movePanels({ panel: c.panel + 1, x: c.i ?? c.x, y: c.panel === 0 ? 0 : c.y }, grids, key);
     const g = grids[at.panel];
     return { panel: at.panel - 1, x: Math.min(at.x, g.nx - 1), y: Math.min(at.y, g.ny - 1) };

@@ -87,8 +87,9 @@ export default {
         values: m.values, nx: data.w, ny: data.h, lo: data.lo, hi: data.hi, lut: SEQUENTIAL, square: true,
         xLabel: 'key patch column', yLabel: 'key patch row (0 at top)', yDown: true, legendLabel: 'q·k / √d' } })) } };
   },
-  move(data, c, key) {
-    const grids = [{ nx: data.pairs, ny: 1 }, ...data.maps.map(() => ({ nx: data.w, ny: data.h }))];
+  move(data, c, key) {  // the maps' row 0 at the top; ArrowDown from the strip goes into the first map
+    if (c.panel === -1 && key === 'ArrowDown') return { panel: 0, x: Math.min(c.x, data.w - 1), y: 0 };
+    const grids = [{ nx: data.pairs, ny: 1 }, ...data.maps.map(() => ({ nx: data.w, ny: data.h, down: true }))];
     const at = movePanels({ panel: c.panel + 1, x: c.x, y: c.y }, grids, key);
     const g = grids[at.panel];
     return { panel: at.panel - 1, x: Math.min(at.x, g.nx - 1), y: Math.min(at.y, g.ny - 1) };

@@ -4,7 +4,7 @@ import { linesCsv } from '../plot/lines.js';
 import { panelsHeight } from '../plot/panels.js';
 import { pageScheme } from './shared/schemes.js';
 import { SCHEMES, schemesOf } from '../settings/state.js';
-import { moveIndex } from '../plot/cursor.js';
+import { moveLinePanelGrid } from '../plot/cursor.js';
 import { fmt } from './shared/numbers.js';
 import { columnsFor, samplePositions } from './shared/sampling.js';
 
@@ -29,12 +29,9 @@ export default {
     ? { title: p.title, kind: 'message', spec: { text: p.message } }
     : { title: p.title, kind: 'lines', spec: { series: p.series, xLabel: 'distance Δ (positions)', yLabel: p.yLabel } })) } }),
   note: (d) => (d.xs.length < d.total ? `Sampled: every ${d.xs[1] - d.xs[0]}th distance up to ${d.total - 1}.` : ''),
-  // Up and Down go to the panel above or below; the other keys move along Δ.
-  move: (d, c, key) => {
-    const step = { ArrowUp: -1, ArrowDown: 1 }[key];
-    if (step) return { panel: Math.max(0, Math.min(d.panels.length - 1, c.panel + step)), i: c.i };
-    return { ...moveIndex(c, d.xs.length, key), panel: Math.min(c.panel, d.panels.length - 1) };
-  },
+  // Up and Down go to the panel drawn above or below; the other keys move along Δ, and on to the next panel.
+  move: (d, c, key, layout) => moveLinePanelGrid({ panel: Math.min(c.panel, d.panels.length - 1), i: c.i },
+    d.panels.map(() => d.xs.length), key, layout),
   readout: (d, c) => {
     const p = d.panels[c.panel];
     if (!p.series) return p.message;

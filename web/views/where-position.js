@@ -5,6 +5,7 @@
 import { SERIES } from '../plot/colormap.js';
 import { contrast, legible } from '../plot/legible.js';
 import { FONT, SMALL } from '../plot/core.js';
+import { moveIndex } from '../plot/cursor.js';
 import { PAGE_SCHEMES } from './shared/schemes.js';
 import { ATTENTION_SCHEMES } from '../settings/state.js';
 
@@ -180,6 +181,7 @@ function drawBlock(ctx, width, height, { data, cursor }, colors) {
     drawLegend(ctx, width, top + 7 * rowH + 4, colors);
   }
   return {
+    across: width >= WIDE,  // the stages left to right (else top to bottom)
     hit(x, y) {
       const h = hits.find((b) => x >= b.x && x < b.x + b.w && y >= b.y && y < b.y + b.h);
       return h ? { i: h.i } : null;
@@ -194,6 +196,13 @@ export default {
   height: (width) => (width >= WIDE ? 276 : 46 + 7 * 66 + 70),
   compute: ({ st }) => ({ scheme: st.attnScheme, xs: STAGES.map((_, k) => k) }),
   plot: (data, cursor) => ({ kind: 'custom', spec: { draw: drawBlock, data, cursor } }),
+  // Along the stages as drawn: left to right on a desktop (ArrowUp and ArrowDown do nothing there), top
+  // to bottom on a phone (ArrowDown goes on to the next stage).
+  move: (data, c, key, layout) => {
+    const vertical = { ArrowDown: 'ArrowRight', ArrowUp: 'ArrowLeft' }[key];
+    if (vertical && layout?.across !== false) return c;
+    return moveIndex(c, STAGES.length, vertical ?? key);
+  },
   note(data) {
     const t = TAGS.find((x) => x.id === data.scheme);
     const g = GROUPS[t.group];

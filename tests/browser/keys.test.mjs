@@ -1,0 +1,96 @@
+// The plots' cursors under the keyboard, on every view, at a desktop's and a phone's width: an arrow
+// key moves the cursor the way it points as the plot is drawn (a keyboard review found ArrowDown going
+// up in four views, sideways in three, and a grid of clocks that went 8 down a row of 16), and Home
+// and End reach different ends. Where the cursor is drawn is read through the plot's own hit test
+// (what the mouse uses): the centre of the canvas points that map to the cursor.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { explorerSession } from './launch.mjs';
+
+const ex = explorerSession();
+const FOLDS = 'embedding,sinusoidal,rope,long-context,bias,comparison,production,lab';
+
+before(() => ex.start());
+after(() => ex.close?.());
+
+// Runs in the page: for each panel of a view's plot (or the whole plot), the cursor at the panel's
+// centre, then each key pressed from there; returns where the cursor was drawn before and after.
+function tryKeys(id) {
+  const v = window.posencExplorer.views.find((q) => q.def.id === id);
+  if (!v.layout?.hit || !v.data || !v.canvas) return null;
+  const w = v.canvas.clientWidth, h = v.canvas.clientHeight, STEP = 3;
+  const same = (a, b) => Object.keys(a).every((k) => a[k] === b[k]);
+  // Centre of the canvas points whose hit is `c` (c: a cursor), or of those for which keep(hit) holds.
+  const centre = (keep) => {
+    let sx = 0, sy = 0, n = 0;
+    for (let y = 0; y < h; y += STEP) {
+      for (let x = 0; x < w; x += STEP) {
+        const r = v.layout.hit(x, y);
+        if (r && keep(r)) { sx += x; sy += y; n += 1; }
+      }
+    }
+    return n ? { x: sx / n, y: sy / n } : null;
+  };
+  const press = (key) => v.canvas.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }));
+  const panels = new Set();
+  for (let y = 0; y < h; y += 8) for (let x = 0; x < w; x += 8) panels.add(v.layout.hit(x, y)?.panel);
+  panels.delete(undefined);
+  if (!panels.size) panels.add(null);
+  const moves = [];
+  for (const panel of panels) {
+    const mid = centre((r) => panel === null || r.panel === panel);
+    const start = mid && v.layout.hit(Math.round(mid.x), Math.round(mid.y));
+    if (!start) continue;
+    for (const key of ['ArrowDown', 'ArrowUp', 'ArrowRight', 'ArrowLeft']) {
+      v.cursor = { ...start };
+      const from = centre((r) => same(r, v.cursor)), c0 = { ...v.cursor };
+      press(key);
+      const to = centre((r) => same(r, v.cursor));
+      moves.push({ key, c0, c1: { ...v.cursor }, from, to });
+    }
+  }
+  press('Home');
+  const home = { ...v.cursor };
+  press('End');
+  return { moves, home, end: { ...v.cursor } };
+}
+
+// What is wrong with a move, or '' (tol: px of slack for a centre that shifts with the cells' shapes).
+function wrong({ key, c0, c1, from, to }, tol = 2) {
+  if (!from || !to) return '';
+  const dx = to.x - from.x, dy = to.y - from.y, panelChanged = 'panel' in c0 && c0.panel !== c1.panel;
+  // Down and Up: never the other way; to another panel only to one drawn below or above.
+  if (key === 'ArrowDown' && (dy < -tol || (panelChanged && dy <= tol))) return 'not down';
+  if (key === 'ArrowUp' && (dy > tol || (panelChanged && dy >= -tol))) return 'not up';
+  // Right and Left: right or on to a row below (the next row's start is left of a row's end), left or
+  // back to a row above; never both the other way.
+  if (key === 'ArrowRight' && dx < -tol && dy <= tol) return 'not on';
+  if (key === 'ArrowLeft' && dx > tol && dy >= -tol) return 'not back';
+  return '';
+}
+
+for (const [width, height] of [[1280, 800], [390, 844]]) {
+  test(`every plot's arrow keys move its cursor the way they point, and Home and End differ, ${width} px wide`, async () => {
+    await ex.page.setViewportSize({ width, height });
+    await ex.open(`#deeper=${FOLDS}`);
+    const ids = await ex.page.evaluate(() => window.posencExplorer.views.filter((v) => v.canvas).map((v) => v.def.id));
+    const faults = [];
+    let tried = 0;
+    for (const id of ids) {
+      await ex.drawn(id);
+      const r = await ex.page.evaluate(tryKeys, id);
+      if (!r) continue;
+      tried += 1;
+      for (const m of r.moves) {
+        const why = wrong(m);
+        if (why) faults.push(`${id} ${m.key} ${why}: ${JSON.stringify(m.c0)} → ${JSON.stringify(m.c1)}, drawn (${m.from.x.toFixed(0)}, `
+          + `${m.from.y.toFixed(0)}) → (${m.to.x.toFixed(0)}, ${m.to.y.toFixed(0)})`);
+      }
+      if (JSON.stringify(r.home) === JSON.stringify(r.end)) faults.push(`${id}: Home and End both at ${JSON.stringify(r.home)}`);
+    }
+    assert.ok(tried >= 30, `${tried} views tried`);
+    assert.deepEqual(faults, []);
+    assert.deepEqual(ex.problems, []);
+  });
+}
+
