@@ -184,8 +184,10 @@ export default {
     note: `table: ${n(d.maxPositions)} positions × ${d.half} pairs × 2 (cos, sin) × 4 bytes = ${bytesText(d.bytes)}` } }),
   note: (d) => noteText(d, shown(d)),
   rendered: reserve,
-  readout: (d, c) => `${n(d.xs[c.i])} positions: recompute ${fmt(d.recompute[c.i], 4)} ms, gather ${fmt(d.gather[c.i], 4)} ms `
-    + `(${fmt(d.recompute[c.i] / d.gather[c.i], 2)}×)`,
+  // A cursor placed before the first batch is timed (the settings changed under it) waits for one.
+  readout: (d, c) => (d.xs[c.i] === undefined ? 'timing the first batches…'
+    : `${n(d.xs[c.i])} positions: recompute ${fmt(d.recompute[c.i], 4)} ms, gather ${fmt(d.gather[c.i], 4)} ms `
+    + `(${fmt(d.recompute[c.i] / d.gather[c.i], 2)}×)`),
   csv: (d) => linesCsv('positions', d.xs, d.series),
   caption: (st) => `rope cos/sin cache head_dim=${st.dModel} partial=${st.partial} L_target=${st.lTarget} precision=${st.precision}`,
   cursor0: (d) => ({ i: d.xs.length - 1 }),
