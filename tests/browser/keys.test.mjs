@@ -3,6 +3,7 @@
 // up in four views, sideways in three, and a grid of clocks that went 8 down a row of 16), and Home
 // and End reach different ends. Where the cursor is drawn is read through the plot's own hit test
 // (what the mouse uses): the centre of the canvas points that map to the cursor.
+// And Tab and Shift+Tab: what they focus is in sight, not under the settings bar or cut off in a row.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { explorerSession } from './launch.mjs';
@@ -94,3 +95,35 @@ for (const [width, height] of [[1280, 800], [390, 844]]) {
   });
 }
 
+// Where the focused element lies: under the sticky settings bar (the bar's own controls aside), or
+// cut off in a row that scrolls sideways (a phone's contents and guided steps, their right end faded).
+function focusFault() {
+  const e = document.activeElement;
+  if (!e || e === document.body || e.closest('#settings')) return null;
+  const r = e.getBoundingClientRect(), bar = document.getElementById('settings').getBoundingClientRect();
+  const name = `${e.tagName.toLowerCase()} “${(e.getAttribute('aria-label') || e.textContent || e.id).trim().slice(0, 40)}”`;
+  if (r.height && r.top < bar.bottom - 2 && r.bottom > bar.top) return `${name} under the settings bar (${r.top.toFixed(0)} < ${bar.bottom.toFixed(0)})`;
+  const scroller = e.closest('.toc ol, .guide'), row = scroller?.getBoundingClientRect();
+  if (row && scroller.scrollWidth > scroller.clientWidth && (r.left < row.left - 1 || r.right > row.right - 20)) return `${name} cut off in its row (${r.left.toFixed(0)}–${r.right.toFixed(0)} of ${row.left.toFixed(0)}–${row.right.toFixed(0)})`;
+  return null;
+}
+
+// A keyboard review found Shift+Tab leaving buttons and links under the settings bar (a scroll margin
+// only sections, ids and canvases had), and a phone's rows of steps and contents links showing a
+// focused one in part.
+for (const [width, height, keys] of [[1280, 800, ['Shift+Tab']], [390, 844, ['Tab', 'Shift+Tab']]]) {
+  test(`Tab and Shift+Tab show what they focus, ${width} px wide with the settings open`, async () => {
+    await ex.page.setViewportSize({ width, height });
+    const faults = [];
+    for (const key of keys) {
+      await ex.open();
+      for (let k = 0; k < 300; k++) {
+        await ex.page.keyboard.press(key);
+        const fault = await ex.page.evaluate(focusFault);
+        if (fault && !faults.includes(`${key}: ${fault}`)) faults.push(`${key}: ${fault}`);
+      }
+    }
+    assert.deepEqual(faults, []);
+    assert.deepEqual(ex.problems, []);
+  });
+}

@@ -3,6 +3,7 @@
 // defaults. A target inside a closed "go deeper" fold opens it first (reveal). Views drawn after the
 // jump change the height of the chapters above, so the target is kept in place for a few seconds,
 // until the reader scrolls or types.
+// A link or guided step focused in a row that scrolls sideways (a phone's contents) is brought into view.
 const PIN = 4000;  // ms the link target stays in place
 
 /**
@@ -40,6 +41,16 @@ export function setupPageLinks(pin, reveal = () => {}) {
     pin(() => target.scrollIntoView({ block: 'start' }), PIN);  // kept in place while views above it draw
     return true;
   }
+  // On a phone the contents and the guided steps are rows that scroll sideways, their right end
+  // faded: one focused there is brought wholly into the row's clear part (Chromium leaves one that
+  // shows in part where it is).
+  document.addEventListener('focusin', (e) => {
+    const row = e.target.closest?.('.toc ol, .guide');
+    if (!row || row.scrollWidth <= row.clientWidth) return;
+    const r = e.target.getBoundingClientRect(), box = row.getBoundingClientRect(), fade = 40;
+    if (r.right > box.right - fade) row.scrollLeft += r.right - (box.right - fade);
+    else if (r.left < box.left) row.scrollLeft -= box.left - r.left;
+  });
   document.addEventListener('click', (e) => {
     const a = e.target.closest('a[href^="#"]');
     if (!a || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
