@@ -34,10 +34,14 @@ test('controls that would do nothing are disabled and say when they apply', asyn
   const disabled = (id) => ex.page.$eval(`#${id}`, (i) => i.disabled);
   assert.equal((await state()).scaling, 'yarn');
   assert.equal(await disabled('control-lowFreq'), true);
-  assert.equal(await ex.page.$eval('#control-lowFreq', (i) => i.closest('.control').title), 'Used only with scaling (A) llama3');
+  // Said in words beside it, not in a tooltip: Tab skips a disabled control, and a finger cannot hover.
+  const why = (id) => ex.page.$eval(`#${id}`, (i) => i.closest('.control').querySelector('.why').textContent);
+  assert.equal(await why('control-lowFreq'), 'used only with scaling (A) llama3');
+  assert.ok(await ex.page.isVisible('#control-lowFreq ~ .why'));
   assert.equal(await disabled('control-betaFast'), false);
   await ex.page.selectOption('#control-scaling', 'llama3');
   await ex.page.waitForFunction(() => !document.querySelector('#control-lowFreq').disabled);
+  assert.equal(await why('control-lowFreq'), '');
   assert.equal(await disabled('control-betaFast'), true);
   // The attention-window view: the chunk with a sliding window, the sink logit's value without the sink.
   assert.equal(await disabled('control-winChunk'), true);

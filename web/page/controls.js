@@ -206,7 +206,9 @@ function fieldControl(key, o, label0, wrap, onChange) {
     l.prepend(input, ' ');
     wrap.append(l);
   } else wrap.append(l, ...(range ? [range.element] : []), input);
-  wrap.append(rule);
+  const why = document.createElement('span');  // why it is greyed, when it is
+  why.className = 'why';
+  wrap.append(why, rule);
   return {
     element: wrap,
     sync(st, external = false) {
@@ -226,7 +228,7 @@ function fieldControl(key, o, label0, wrap, onChange) {
         wrap.classList.toggle('dim', !on);
         input.disabled = !on;
         if (range) range.element.disabled = !on;
-        wrap.title = on ? '' : `Used only ${o.whenText ?? 'in another setting'}`;
+        why.textContent = on ? '' : `used only ${o.whenText ?? 'in another setting'}`;
       }
       if (o.shown) wrap.hidden = !o.shown(st);
       const named = o.labelFor?.(st) ?? label;
