@@ -68,6 +68,21 @@ test('the first load is at most 700 KiB, compressed, and the lab\'s data waits f
   await context.close();
 });
 
+// A Lighthouse run of the page (without the screenshots and the back/forward cache check, a second
+// load: none weighs in a score). Now and then one comes back without some metric (its trace missed
+// it: "TBT" undefined in 2 of about 12 runs on 2026-12-06); that run is said and made again, up to 3.
+const METRICS = ['cumulative-layout-shift', 'total-blocking-time', 'largest-contentful-paint', 'total-byte-weight'];
+async function measured(lighthouse, port, name, config) {
+  for (let run = 1; ; run++) {
+    const { lhr } = await lighthouse(`${origin}/`, { port, output: 'json', logLevel: 'error', disableFullPageScreenshot: true,
+      skipAudits: ['bf-cache', 'screenshot-thumbnails', 'final-screenshot'] }, config);
+    const missing = METRICS.filter((id) => typeof lhr.audits[id].numericValue !== 'number');
+    if (!missing.length || run === 3) return lhr;
+    console.log(`audit: Lighthouse ${name} run ${run} did not measure ${missing.map((id) => `${id} (${lhr.audits[id]
+      .errorMessage ?? lhr.runtimeError?.message ?? 'no value'})`).join(', ')}: run again`);
+  }
+}
+
 test('Lighthouse: Accessibility, Best Practices and SEO 100, CLS ≤ 0.02, on desktop and mobile', async () => {
   const { default: lighthouse } = await import('lighthouse');
   const { default: desktop } = await import('lighthouse/core/config/desktop-config.js');
@@ -78,18 +93,17 @@ test('Lighthouse: Accessibility, Best Practices and SEO 100, CLS ≤ 0.02, on de
   try {
     // Issue 36's Performance targets, on an idle machine.
     for (const [name, config, target] of [['desktop', desktop, 95], ['mobile', undefined, 90]]) {
-      // Without the screenshots and the back/forward cache check (a second load): none weighs in a score.
-      const { lhr } = await lighthouse(`${origin}/`, { port: chrome.port, output: 'json', logLevel: 'error',
-        disableFullPageScreenshot: true, skipAudits: ['bf-cache', 'screenshot-thumbnails', 'final-screenshot'] }, config);
+      const lhr = await measured(lighthouse, chrome.port, name, config);
       const score = (c) => Math.round(lhr.categories[c].score * 100);
       const a = lhr.audits;
       const failing = (c) => lhr.categories[c].auditRefs.filter((r) => r.weight > 0 && a[r.id].score !== null && a[r.id].score < 1)
         .map((r) => r.id);
+      const v = (id, f) => (typeof a[id].numericValue === 'number' ? f(a[id].numericValue) : 'not measured');
       console.log(`audit: Lighthouse ${lhr.lighthouseVersion} ${name}: Performance ${score('performance')}, Accessibility `
         + `${score('accessibility')}, Best Practices ${score('best-practices')}, SEO ${score('seo')}; CLS `
-        + `${a['cumulative-layout-shift'].numericValue.toFixed(3)}, TBT ${a['total-blocking-time'].numericValue.toFixed(0)} ms, `
-        + `LCP ${(a['largest-contentful-paint'].numericValue / 1000).toFixed(2)} s, ${(a['total-byte-weight'].numericValue / 1024)
-          .toFixed(0)} KiB; issue 36's target, Performance ≥ ${target} on an idle machine: ${score('performance') >= target
+        + `${v('cumulative-layout-shift', (x) => x.toFixed(3))}, TBT ${v('total-blocking-time', (x) => `${x.toFixed(0)} ms`)}, `
+        + `LCP ${v('largest-contentful-paint', (x) => `${(x / 1000).toFixed(2)} s`)}, ${v('total-byte-weight', (x) => `${(x / 1024)
+          .toFixed(0)} KiB`)}; issue 36's target, Performance ≥ ${target} on an idle machine: ${score('performance') >= target
           ? 'met' : 'not met'} in this run (Performance is not judged here: it moves with the machine's load)`);
       for (const c of ['accessibility', 'best-practices', 'seo']) assert.equal(score(c), 100, `${name} ${c}: ${failing(c)}`);
       assert.ok(a['cumulative-layout-shift'].numericValue <= 0.02, `${name} CLS ${a['cumulative-layout-shift'].numericValue}`);
