@@ -68,7 +68,8 @@ export function moveLinePanelGrid(c, counts, key, layout) {
 
 /**
  * Moves a cursor { panel, i } over panels of lines with counts[panel] points each: within the
- * panel, and on to the next (or the previous) one past its last (or first) point.
+ * panel, and on to the next (or the previous) one past its last (or first) point, by as many points
+ * as are left of the step (so that PageDown undoes PageUp).
  */
 export function moveLinePanels(c, counts, key) {
   let { panel, i } = c;
@@ -76,7 +77,7 @@ export function moveLinePanels(c, counts, key) {
   if (key === 'Home') i = 0;
   else if (key === 'End') i = counts[panel] - 1;
   else i += step;
-  if (i >= counts[panel] && panel + 1 < counts.length) { panel += 1; i = 0; }
-  if (i < 0 && panel > 0) { panel -= 1; i = counts[panel] - 1; }
+  if (i >= counts[panel] && panel + 1 < counts.length) { i -= counts[panel]; panel += 1; }
+  else if (i < 0 && panel > 0) { panel -= 1; i += counts[panel]; }
   return { panel, i: Math.max(0, Math.min(counts[panel] - 1, i)) };
 }
