@@ -155,3 +155,22 @@ test('a series flat but for float rounding (NTK\'s stretch at s = 1) is drawn fl
   assert.ok(Math.max(...ys) - Math.min(...ys) < 0.5, `${ys}`);
   assert.ok(ys[0] > layout.plot.y + 20 && ys[0] < layout.plot.y + layout.plot.h - 20, `${ys[0]} in ${JSON.stringify(layout.plot)}`);
 });
+
+// The lab's schemes carry a marker each (web/plot/markers.js): an open one is its outline stroked in
+// the series' colour at every point, a filled one the same outline filled.
+test('a series with a marker draws that shape at every point, stroked when open', () => {
+  const rec = recorder();
+  const colors = { bg: '#fff', fg: '#000', muted: '#666', grid: '#eee', accent: '#00f' };
+  const x = Float64Array.of(1, 2, 3), y = Float64Array.of(1, 3, 2);
+  const layout = drawLines(rec.ctx, 600, 280, { series: [{ label: 's', x, y, color: COLOR, points: true,
+    marker: { shape: 'square', open: true } }], legend: false }, colors);
+  // After the line itself: one closed square per point, 7.2 px wide (0.9 × 4 each side), around it.
+  const squares = rec.strokes.slice(1).map((s) => s.path[0]);
+  assert.equal(squares.length, 3);
+  squares.forEach((sq, i) => {
+    const [px, py] = layout.toPixel(x[i], y[i]);
+    assert.equal(sq.length, 4);
+    assert.deepEqual(sq.map(([a, b]) => [Math.round((a - px) * 10) / 10, Math.round((b - py) * 10) / 10]),
+      [[-3.6, -3.6], [3.6, -3.6], [3.6, 3.6], [-3.6, 3.6]]);
+  });
+});

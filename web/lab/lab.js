@@ -6,6 +6,7 @@
 // terminates the workers, which frees their WASM memory at once. The views (web/views/lab-*.js,
 // comparison-table.js) read it and hear of changes through lab.onChange.
 import { SERIES } from '../plot/colormap.js';
+import { MARKERS } from '../plot/markers.js';
 
 // The shipped native runs, one per task (npm run lab -- [--task T] --seeds 5: docs/lab.md; text's on
 // data/kjv-genesis-joshua.txt, shown while the user's own file has not been trained on): data/lab-result
@@ -376,6 +377,11 @@ export function createLab() {
     schemes: () => st.schemes,
     /** Each scheme's colour in the lab's plots: its place in pe.lab.schemes picks a SERIES colour. */
     color: (scheme) => SERIES[Math.max(0, st.schemes.indexOf(scheme)) % SERIES.length],
+    /** And its marker, so that no two schemes depend on colour alone: 8 shapes, filled for the first 8, open for the rest. */
+    marker: (scheme) => {
+      const k = Math.max(0, st.schemes.indexOf(scheme)) % (2 * MARKERS.length);
+      return { shape: MARKERS[k % MARKERS.length], open: k >= MARKERS.length };
+    },
     /**
      * For the views that draw the result on show: the first call fetches the shipped run (the task
      * chosen's, else markov's) and shows it, so the page loads the lab's data only once a view needs

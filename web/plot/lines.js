@@ -2,6 +2,7 @@
 // that move out of each other's way, a legend above the plot, min–max decimation for long series,
 // shaded bands (a range per point, e.g. min–max over seeds) under their series.
 import { legible } from './legible.js';
+import { markerPath } from './markers.js';
 import { FONT, axisScale, drawAxes, flat, frame, logTicks, niceTicks, tickLabels, wrapText } from './core.js';
 
 /** Line-chart CSV: x and one column per series. */
@@ -60,7 +61,8 @@ export function legendRows(labels, width, charWidth = 7) {
  * vlines: [{ x, label, color }], note (a line under the legend), cursor: { i } (an index into
  * series 0's x) | null, xTicks (tick values instead of the automatic ones), texts: [{ x, y, label,
  * color }] (text at a data point; y null: near the top, under the vlines' labels), legend: false
- * (none: the page shows its own) }; a series with `points` also marks each point, one with `band:
+ * (none: the page shows its own) }; a series with `points` also marks each point (with its `marker`:
+ * { shape (markers.js), open }, if it has one, else a dot), one with `band:
  * { lo, hi }` (arrays along x) shades lo … hi in its colour.
  */
 export function drawLines(ctx, width, height, plainSpec, colors) {
@@ -348,12 +350,14 @@ function drawSeries(ctx, plot, s, xScale, ys, log, xLog) {
   ctx.setLineDash([]);
   ctx.lineDashOffset = 0;
   if (!s.points) return;
+  // A dot, or the series' own marker (a shape, filled or open) a little larger, so its shape shows.
+  const { shape = 'circle', open = false } = s.marker ?? {}, r = s.marker ? 4 : 3;
   ctx.fillStyle = s.color;
+  ctx.lineWidth = 1.5;
   for (let i = 0; i < s.x.length; i++) {
     const xv = s.x[i], yv = s.y[i];
     if (!Number.isFinite(yv) || (log && yv <= 0) || (xLog && xv <= 0)) continue;
-    ctx.beginPath();
-    ctx.arc(xScale.to(xv), ys.to(yv), 3, 0, 2 * Math.PI);
-    ctx.fill();
+    markerPath(ctx, shape, xScale.to(xv), ys.to(yv), r);
+    if (open) ctx.stroke(); else ctx.fill();
   }
 }

@@ -5,6 +5,7 @@
 // comparison table's extrapolation column, loss at 4 T_train ÷ loss at T_train, comes from the
 // same result: lab.measured(), web/lab/lab.js.)
 import { moveLinePanels } from '../plot/cursor.js';
+import { markerSvg } from '../plot/markers.js';
 import { scrollTable } from './shared/html.js';
 import { LabLoading, addedText, barelyLearned, rows, scalingsIn, schemesIn, seedsText, shortCommand } from '../lab/lab.js';
 import { fmt } from './shared/numbers.js';
@@ -58,7 +59,7 @@ function lengthSeries(r, scalings, n, lab) {
   const lengths = [...MULTIPLES.values()].map((m) => m * T);
   const losses = (scheme, L, scaling) => rows(r, scheme, L, scaling).map((e) => (e.noEmbedding ? NaN : num(e.loss)));
   const series = schemesIn(r).map((scheme) => seedSeries(lengths, lengths.map((L) => losses(scheme, L)), n, {
-    label: scheme, scheme, points: true, color: lab.color(scheme),
+    label: scheme, scheme, points: true, color: lab.color(scheme), marker: lab.marker(scheme),
     noEmbedding: lengths.filter((L) => rows(r, scheme, L)[0]?.noEmbedding) }));
   if (scalings && schemesIn(r).includes('rope')) {
     for (const k of scalingsIn(r)) {
@@ -161,19 +162,26 @@ function legendBox(host) {
     const drawn = legibleOn(box), color = new Map(d.series.map((s) => [s.label, s.color]));
     for (const b of box.querySelectorAll('button')) {
       b.setAttribute('aria-pressed', String(!d.hidden.has(b.dataset.series)));
-      b.firstChild.setAttribute('stroke', drawn(color.get(b.dataset.series)));
+      for (const paint of ['stroke', 'fill']) b.firstChild.setAttribute(paint, drawn(color.get(b.dataset.series)));
     }
   };
   return { box, update };
 }
 
-// A short line drawn with the series' dashes (SVG attributes: the CSP forbids style attributes).
-function swatch(dash) {
+// A short line drawn with the series' dashes and, if it has one, its marker (SVG attributes: the
+// CSP forbids style attributes; the colour is set on the svg, which both inherit).
+function swatch({ dash, marker }) {
   const svg = document.createElementNS(SVG, 'svg'), line = document.createElementNS(SVG, 'line');
   const attrs = (el, a) => { for (const [k, v] of Object.entries(a)) el.setAttribute(k, v); };
-  attrs(svg, { class: 'swatch', width: 18, height: 6, 'aria-hidden': 'true' });
-  attrs(line, { x1: 0, y1: 3, x2: 18, y2: 3, 'stroke-width': 3, ...(dash && { 'stroke-dasharray': dash.join(' ') }) });
+  attrs(svg, { class: 'swatch', width: 22, height: 10, 'aria-hidden': 'true' });
+  attrs(line, { x1: 0, y1: 5, x2: 22, y2: 5, 'stroke-width': 3, ...(dash && { 'stroke-dasharray': dash.join(' ') }) });
   svg.append(line);
+  if (marker) {
+    const dot = document.createElementNS(SVG, 'path');
+    attrs(dot, { d: markerSvg(marker.shape, 11, 5, 4), 'stroke-width': 1.5, 'data-marker': `${marker.shape}${marker.open ? ' open' : ''}`,
+      ...(marker.open && { fill: 'none' }) });
+    svg.append(dot);
+  }
   return svg;
 }
 
@@ -187,7 +195,7 @@ function legendGroup(name, series) {
     const b = document.createElement('button');
     b.type = 'button';
     b.dataset.series = s.label;
-    b.append(swatch(s.dash), s.label);
+    b.append(swatch(s), s.label);
     group.append(b);
   }
   return group;
