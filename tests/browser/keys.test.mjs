@@ -11,11 +11,19 @@ import { explorerSession } from './launch.mjs';
 const ex = explorerSession();
 const FOLDS = 'embedding,sinusoidal,rope,long-context,bias,comparison,production,lab';
 
+// Views whose steps may land where nothing is drawn for the cursor, so that keys.test may find none of
+// their moves (their keys are checked in explorer.test and lesson.test instead).
+const UNLOCATED = {
+  'rope-cache': 'its batch sizes arrive a few at a time while it measures: early on there may be one',
+  'pe-heatmap': 'on a phone it draws one row in several, and a step of one row lands between them',
+};
+
 before(() => ex.start());
 after(() => ex.close?.());
 
 // Runs in the page: for each panel of a view's plot (or the whole plot), the cursor at the panel's
-// centre, then each key pressed from there; returns where the cursor was drawn before and after.
+// centre and at its left and right ends, then each key pressed from there; returns where the cursor
+// was drawn before and after (null: nowhere the hit test finds it).
 function tryKeys(id) {
   const v = window.posencExplorer.views.find((q) => q.def.id === id);
   if (!v.layout?.hit || !v.data || !v.canvas) return null;
@@ -38,10 +46,15 @@ function tryKeys(id) {
   panels.delete(undefined);
   if (!panels.size) panels.add(null);
   const moves = [];
-  for (const panel of panels) {
+  const starts = [...panels].flatMap((panel) => {
     const mid = centre((r) => panel === null || r.panel === panel);
-    const start = mid && v.layout.hit(Math.round(mid.x), Math.round(mid.y));
-    if (!start) continue;
+    if (!mid) return [];
+    // Along the panel's middle row of points: its centre and both ends.
+    const row = [];
+    for (let x = 0; x < w; x += STEP) { const r = v.layout.hit(x, Math.round(mid.y)); if (r && (panel === null || r.panel === panel)) row.push(r); }
+    return [v.layout.hit(Math.round(mid.x), Math.round(mid.y)), row[0], row.at(-1)].filter(Boolean);
+  });
+  for (const start of starts) {
     for (const key of ['ArrowDown', 'ArrowUp', 'ArrowRight', 'ArrowLeft']) {
       v.cursor = { ...start };
       const from = centre((r) => same(r, v.cursor)), c0 = { ...v.cursor };
@@ -58,7 +71,7 @@ function tryKeys(id) {
 
 // What is wrong with a move, or '' (tol: px of slack for a centre that shifts with the cells' shapes).
 function wrong({ key, c0, c1, from, to }, tol = 2) {
-  if (!from || !to) return '';
+  if (!from || !to) return '';  // a cursor the hit test words otherwise ({ i } for { x, y }): counted below
   const dx = to.x - from.x, dy = to.y - from.y, panelChanged = 'panel' in c0 && c0.panel !== c1.panel;
   // Down and Up: never the other way; to another panel only to one drawn below or above.
   if (key === 'ArrowDown' && (dy < -tol || (panelChanged && dy <= tol))) return 'not down';
@@ -82,12 +95,15 @@ for (const [width, height] of [[1280, 800], [390, 844]]) {
       const r = await ex.page.evaluate(tryKeys, id);
       if (!r) continue;
       tried += 1;
+      // Each view has moves whose ends were both found, so that none passes untested (but two whose
+      // cursor may not be drawn where a step lands: see UNLOCATED).
+      if (!r.moves.some((m) => m.from && m.to) && !UNLOCATED[id]) faults.push(`${id}: no move located`);
       for (const m of r.moves) {
         const why = wrong(m);
-        if (why) faults.push(`${id} ${m.key} ${why}: ${JSON.stringify(m.c0)} → ${JSON.stringify(m.c1)}, drawn (${m.from.x.toFixed(0)}, `
-          + `${m.from.y.toFixed(0)}) → (${m.to.x.toFixed(0)}, ${m.to.y.toFixed(0)})`);
+        const at = (p) => (p ? `(${p.x.toFixed(0)}, ${p.y.toFixed(0)})` : 'nowhere');
+        if (why) faults.push(`${id} ${m.key} ${why}: ${JSON.stringify(m.c0)} → ${JSON.stringify(m.c1)}, drawn ${at(m.from)} → ${at(m.to)}`);
       }
-      if (JSON.stringify(r.home) === JSON.stringify(r.end)) faults.push(`${id}: Home and End both at ${JSON.stringify(r.home)}`);
+      if (JSON.stringify(r.home) === JSON.stringify(r.end) && !UNLOCATED[id]) faults.push(`${id}: Home and End both at ${JSON.stringify(r.home)}`);
     }
     assert.ok(tried >= 30, `${tried} views tried`);
     assert.deepEqual(faults, []);
@@ -112,11 +128,11 @@ function focusFault() {
 // only sections, ids and canvases had), and a phone's rows of steps and contents links showing a
 // focused one in part.
 for (const [width, height, keys] of [[1280, 800, ['Shift+Tab']], [390, 844, ['Tab', 'Shift+Tab']]]) {
-  test(`Tab and Shift+Tab show what they focus, ${width} px wide with the settings open`, async () => {
+  test(`Tab and Shift+Tab show what they focus, ${width} px wide`, async () => {
     await ex.page.setViewportSize({ width, height });
     const faults = [];
     for (const key of keys) {
-      await ex.open();
+      await ex.open();  // the settings bar open on a desktop (a reader who opened it once), folded on a phone
       for (let k = 0; k < 300; k++) {
         await ex.page.keyboard.press(key);
         const fault = await ex.page.evaluate(focusFault);

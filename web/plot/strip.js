@@ -71,6 +71,7 @@ export function drawStripPanels(ctx, width, height, spec, colors) {
     { panels: spec.panels, minWidth: spec.minWidth, each: spec.each, cursor: c && c.panel >= 0 ? c : null }, colors);
   ctx.restore();
   return {
+    panels: below.panels,  // where each panel is drawn (below the strip), for the keyboard's moves
     hit(cx, cy) {
       if (cy >= top - 2 && cy < top + CELL_H + 2 && cx >= left && cx < left + n * cw) {
         return { panel: -1, x: Math.floor((cx - left) / cw), y: 0 };

@@ -96,12 +96,12 @@ export default {
   },
   plot: (d, cursor) => ({ kind: 'custom', spec: { draw: drawClocks, data: d, cursor } }),
   height: clocksHeight,
-  // Up and down (and PageUp, PageDown) move a row of the grid as drawn (its columns depend on the
-  // width), Home and End to the first and the last clock.
+  // Up and down move a row of the grid as drawn (its columns depend on the width); PageUp and
+  // PageDown two rows on and back (the page's big steps: PageUp goes on), Home and End to the ends.
   move: (d, c, key, layout) => {
     const row = layout?.cols ?? 8;
     if (key === 'Home' || key === 'End') return { i: key === 'Home' ? 0 : d.clocks.length - 1 };
-    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowUp: -row, ArrowDown: row, PageUp: -row, PageDown: row }[key] ?? 0;
+    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowUp: -row, ArrowDown: row, PageUp: 2 * row, PageDown: -2 * row }[key] ?? 0;
     return { i: Math.max(0, Math.min(d.clocks.length - 1, c.i + step)) };
   },
   note: (d) => (d.clocks.length < d.pairs ? `${d.clocks.length} of ${d.pairs} pairs shown, evenly spaced.` : ''),

@@ -4,7 +4,7 @@
 // grouped by family, that hide and show series; the numbers as a table; JSON export. (The
 // comparison table's extrapolation column, loss at 4 T_train ÷ loss at T_train, comes from the
 // same result: lab.measured(), web/lab/lab.js.)
-import { moveLinePanels } from '../plot/cursor.js';
+import { moveLinePanelGrid } from '../plot/cursor.js';
 import { markerSvg } from '../plot/markers.js';
 import { scrollTable } from './shared/html.js';
 import { LabLoading, addedText, barelyLearned, rows, scalingsIn, schemesIn, seedsText, shortCommand } from '../lab/lab.js';
@@ -280,7 +280,7 @@ export default {
       },
     };
   },
-  move: (d, c, key) => moveLinePanels(c, [d.lengths.length, d.pos.series[0]?.x.length ?? 1], key),
+  move: (d, c, key, layout) => moveLinePanelGrid(c, [d.lengths.length, d.pos.series[0]?.x.length ?? 1], key, layout),
   cursor0: () => ({ panel: 0, i: 1 }),
   readout(d, c) {
     const of = d.n > 1 ? `, mean (min–max) of ${d.n} seeds` : '';

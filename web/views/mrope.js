@@ -5,7 +5,7 @@ import { DIVERGING, SERIES } from '../plot/colormap.js';
 import { linesCsv } from '../plot/lines.js';
 import { panelsHeight } from '../plot/panels.js';
 import { drawStripPanels, stripHeight } from '../plot/strip.js';
-import { movePanels } from '../plot/cursor.js';
+import { moveStripPanels } from '../plot/cursor.js';
 import { fmt } from './shared/numbers.js';
 import { ropeParams, ropeRule } from '../settings/rope-settings.js';
 import { tile } from './shared/vectors.js';
@@ -117,13 +117,9 @@ export default {
     return { kind: 'custom', spec: { draw: drawStripPanels, minWidth: MIN_WIDTH, cursor: c, panels,
       strip: { title, groups: data.groups, colors: COLORS, legend } } };
   },
-  move(data, c, key) {  // the maps' row 0 at the top; ArrowDown from the strip goes into the first panel
-    if (c.panel === -1 && key === 'ArrowDown') return { panel: 0, x: 0, y: 0 };
-    const grids = [{ nx: data.pairs, ny: 1 }, { nx: data.n, ny: 1 }, ...data.grids.map(() => ({ nx: data.w, ny: data.h, down: true }))];
-    const at = movePanels({ panel: c.panel + 1, x: c.i ?? c.x, y: c.panel === 0 ? 0 : c.y }, grids, key);
-    const g = grids[at.panel];
-    return { panel: at.panel - 1, x: Math.min(at.x, g.nx - 1), y: Math.min(at.y, g.ny - 1) };
-  },
+  // The maps' row 0 at the top; up and down also between the strip, the ids and the maps.
+  move: (data, c, key, layout) => moveStripPanels({ panel: c.panel, x: c.i ?? c.x, y: c.panel === 0 ? 0 : c.y }, data.pairs,
+    [{ nx: data.n, ny: 1 }, ...data.grids.map(() => ({ nx: data.w, ny: data.h, down: true }))], key, layout),
   note(data) {
     const s = data.section.join(', ');
     const fixed = data.asked ? `Sections “${data.asked}” do not sum to the ${data.pairs} rotary pairs of head_dim ${data.d}: `

@@ -3,7 +3,7 @@
 // package's ropeFrequencies), NTK's base and the cos/sin cache it builds, and the same trained model
 // read with each scaling: the lab's shipped RoPE run on markov, beside the lesson's claims.
 import { SERIES } from '../plot/colormap.js';
-import { moveLinePanels } from '../plot/cursor.js';
+import { moveLinePanelGrid } from '../plot/cursor.js';
 import { rows } from '../lab/lab.js';
 import { bytesText, fmt } from './shared/numbers.js';
 import { linesCsv } from '../plot/lines.js';
@@ -66,7 +66,7 @@ export default {
       : { title: 'the lab\'s RoPE model', kind: 'message', spec: { text: 'Loading the lab\'s shipped run…' } };
     return { kind: 'panels', spec: { minWidth: MIN_WIDTH, each: PANEL, cursor, panels: [left, right] } };
   },
-  move: (data, c, key) => moveLinePanels(c, [data.pairs.length, data.lab ? data.lab.xs.length : 1], key),
+  move: (data, c, key, layout) => moveLinePanelGrid(c, [data.pairs.length, data.lab ? data.lab.xs.length : 1], key, layout),
   cursor0: () => ({ panel: 0, i: 0 }),
   readout(data, c) {
     if (c.panel === 0) {

@@ -5,7 +5,7 @@ import { SEQUENTIAL, SERIES } from '../plot/colormap.js';
 import { heatmapCsv } from '../plot/heatmap.js';
 import { panelsHeight } from '../plot/panels.js';
 import { drawStripPanels, stripHeight } from '../plot/strip.js';
-import { movePanels } from '../plot/cursor.js';
+import { moveStripPanels } from '../plot/cursor.js';
 import { fmt } from './shared/numbers.js';
 import { dotRows, tile } from './shared/vectors.js';
 import { OFFLOAD_VALUES } from '../page/offload.js';
@@ -87,13 +87,9 @@ export default {
         values: m.values, nx: data.w, ny: data.h, lo: data.lo, hi: data.hi, lut: SEQUENTIAL, square: true,
         xLabel: 'key patch column', yLabel: 'key patch row (0 at top)', yDown: true, legendLabel: 'q·k / √d' } })) } };
   },
-  move(data, c, key) {  // the maps' row 0 at the top; ArrowDown from the strip goes into the first map
-    if (c.panel === -1 && key === 'ArrowDown') return { panel: 0, x: Math.min(c.x, data.w - 1), y: 0 };
-    const grids = [{ nx: data.pairs, ny: 1 }, ...data.maps.map(() => ({ nx: data.w, ny: data.h, down: true }))];
-    const at = movePanels({ panel: c.panel + 1, x: c.x, y: c.y }, grids, key);
-    const g = grids[at.panel];
-    return { panel: at.panel - 1, x: Math.min(at.x, g.nx - 1), y: Math.min(at.y, g.ny - 1) };
-  },
+  // The maps' row 0 at the top; up and down also between the strip and the maps.
+  move: (data, c, key, layout) => moveStripPanels(c, data.pairs, data.maps.map(() => ({ nx: data.w, ny: data.h, down: true })),
+    key, layout),
   note(data) {
     const [two, one] = data.near, { dRow, dCol } = data;
     const rowWord = dRow > 0 ? 'one row down' : 'one row up', colWord = dCol > 0 ? 'one column right' : 'one column left';
