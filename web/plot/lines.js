@@ -135,6 +135,12 @@ export function drawLines(ctx, width, height, plainSpec, colors) {
     ctx.setLineDash(s.dash ?? []);
     ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + 20, y); ctx.stroke();
     ctx.setLineDash([]);
+    if (s.marker) {  // the series' marker on its swatch, as the page's own legend shows it
+      ctx.fillStyle = s.color;
+      ctx.lineWidth = 1.5;
+      markerPath(ctx, s.marker.shape, x + 10, y, 4);
+      if (s.marker.open) ctx.stroke(); else ctx.fill();
+    }
     ctx.fillStyle = colors.fg;
     ctx.fillText(s.label, x + 24, y, w - 26);
   }

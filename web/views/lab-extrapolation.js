@@ -179,7 +179,7 @@ function swatch({ dash, marker }) {
   if (marker) {
     const dot = document.createElementNS(SVG, 'path');
     attrs(dot, { d: markerSvg(marker.shape, 11, 5, 4), 'stroke-width': 1.5, 'data-marker': `${marker.shape}${marker.open ? ' open' : ''}`,
-      ...(marker.open && { fill: 'none' }) });
+      ...(marker.open ? { fill: 'none' } : { stroke: 'none' }) });
     svg.append(dot);
   }
   return svg;
