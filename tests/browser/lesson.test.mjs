@@ -268,7 +268,6 @@ test('query × key maps put query 0 at the top', async () => {
   assert.deepEqual(ex.problems, []);
 });
 
-
 // A canvas's blank rows of device pixels (nothing but the background drawn): the longest run of
 // them between the first and the last row drawn on, and the runs before and after those.
 const blankRows = (id) => ex.page.$eval(`${view(id)} canvas`, (c) => {

@@ -3,7 +3,8 @@
 // defaults. A target inside a closed "go deeper" fold opens it first (reveal). Views drawn after the
 // jump change the height of the chapters above, so the target is kept in place for a few seconds,
 // until the reader scrolls or types.
-// A link or guided step focused in a row that scrolls sideways (a phone's contents) is brought into view.
+// A link or guided step focused in a row that scrolls sideways (a phone's contents and guided steps,
+// guide.js's) is brought wholly into view.
 const PIN = 4000;  // ms the link target stays in place
 
 /**
@@ -47,6 +48,7 @@ export function setupPageLinks(pin, reveal = () => {}) {
   document.addEventListener('focusin', (e) => {
     const row = e.target.closest?.('.toc ol, .guide');
     if (!row || row.scrollWidth <= row.clientWidth) return;
+    // fade: a little more than the rows' faded ends (36 px and 28 px in style.css).
     const r = e.target.getBoundingClientRect(), box = row.getBoundingClientRect(), fade = 40;
     if (r.right > box.right - fade) row.scrollLeft += r.right - (box.right - fade);
     else if (r.left < box.left) row.scrollLeft -= box.left - r.left;
