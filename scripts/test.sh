@@ -11,7 +11,8 @@
 #   wasm       the doctest suite as WASM SIMD128 in Node: every case, then the kernels subset in the
 #              pthreads build
 #   js         the package API (node:test), then again through the threaded build
-#   page       the explorer in headless Chromium
+#   page       the explorer in headless Chromium (with the audit, but in the whole run)
+#   audit      the page's audit alone (tests/browser/audit.test.mjs: Lighthouse, axe, long tasks)
 #   consumers  npm pack, Vite, webpack, a plain page, tsc, a CMake consumer
 #   llamacpp   the real llama.cpp in a Debian sid chroot (root; SKIPPED otherwise)
 #   slurm      the lab's sweep in shards, merged, against one process: as plain processes, then as a
@@ -27,9 +28,11 @@
 #      scheduler, so it goes early, while the other streams keep the cores busy), then native;
 #   3. niced, once the package is built: js, then wasm (which builds the doctest suite as WASM),
 #      consumers, llamacpp, bench and fuzz.
+# Then, with nothing else running, the page's audit: its Lighthouse Performance and long tasks are
+# benchmarks of an idle machine (issue 36's targets), which the streams beside it would measure instead.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-LAYERS=(native tsan wasm js page consumers llamacpp slurm bench fuzz)
+LAYERS=(native tsan wasm js page audit consumers llamacpp slurm bench fuzz)
 layers=("$@")
 whole=0
 [ ${#layers[@]} -gt 0 ] || { layers=("${LAYERS[@]}"); whole=1; }
@@ -79,10 +82,11 @@ if [ $whole -eq 1 ]; then
   beside nice -n 10 bash scripts/test.sh slurm native
   if run bash scripts/build.sh wasm; then
     beside env POSENC_TEST_BUILT=wasm nice -n 10 bash scripts/test.sh js wasm consumers llamacpp bench fuzz
-    run env POSENC_TEST_BUILT=wasm bash scripts/test.sh page
+    run env POSENC_TEST_BUILT=wasm POSENC_AUDIT_APART=1 bash scripts/test.sh page
   fi
   run bash scripts/test.sh tsan  # the page leaves room: without this, tsan alone ended the run
   joined
+  run env POSENC_TEST_BUILT="wasm page" bash scripts/test.sh audit  # alone, last: see the header
   echo "==> the whole run: $SECONDS s"
 fi
 
@@ -112,8 +116,16 @@ for l in "${layers[@]}"; do
       need page                                          # the browser files drive the page as npm start serves it
       # One file at a time: the browser keeps about one core busy by itself, so two at once would only
       # take CPU from the other streams (docs/contributing.md). What the files print (the lab's times,
-      # long tasks, Lighthouse's Performance) depends on what else runs; none is judged.
-      run node --test --test-concurrency=1 tests/browser/ ;;
+      # long tasks, Lighthouse's Performance) depends on what else runs; none is judged. The whole run
+      # leaves the audit out here (POSENC_AUDIT_APART) and runs it last, alone.
+      files=()
+      for f in tests/browser/*.test.mjs; do
+        [[ -n "${POSENC_AUDIT_APART:-}" && "$f" == */audit.test.mjs ]] || files+=("$f")
+      done
+      run node --test --test-concurrency=1 "${files[@]}" ;;
+    audit) need wasm
+      need page
+      run node --test tests/browser/audit.test.mjs ;;
     consumers) need wasm
       run node --test tests/consumers/ ;;
     llamacpp) need wasm
