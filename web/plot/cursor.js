@@ -68,15 +68,12 @@ export function moveStripPanels(c, pairs, grids, key, layout) {
   const all = [{ nx: pairs, ny: 1 }, ...grids], clampX = (k) => Math.min(c.x, all[k + 1].nx - 1);
   // The row a move enters panel k by: the one drawn at its top going down, at its bottom going up.
   const edge = (k, up) => (Boolean(all[k + 1].down) === up ? all[k + 1].ny - 1 : 0);
-  if (key === 'ArrowUp' || key === 'ArrowDown') {
-    const up = key === 'ArrowUp', at = moveGrid({ x: c.x, y: c.y }, all[c.panel + 1].nx, all[c.panel + 1].ny, key, all[c.panel + 1].down);
-    if (at.y === c.y) {  // at the grid's edge that way
-      const next = c.panel === -1 ? (up ? -1 : 0) : panelToward(layout, c.panel, key);
-      const to = next === c.panel && up ? -1 : next;
-      if (to !== c.panel) return { panel: to, x: clampX(to), y: to === -1 ? 0 : edge(to, up) };
-    }
-  }
   const at = movePanels({ panel: c.panel + 1, x: c.x, y: c.y }, all, key), g = all[at.panel];
+  if ((key === 'ArrowUp' || key === 'ArrowDown') && at.y === c.y) {  // at the grid's edge that way
+    const up = key === 'ArrowUp', next = c.panel === -1 ? (up ? -1 : 0) : panelToward(layout, c.panel, key);
+    const to = next === c.panel && up ? -1 : next;
+    if (to !== c.panel) return { panel: to, x: clampX(to), y: to === -1 ? 0 : edge(to, up) };
+  }
   return { panel: at.panel - 1, x: Math.min(at.x, g.nx - 1), y: Math.min(at.y, g.ny - 1) };
 }
 

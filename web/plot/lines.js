@@ -2,7 +2,7 @@
 // that move out of each other's way, a legend above the plot, min–max decimation for long series,
 // shaded bands (a range per point, e.g. min–max over seeds) under their series.
 import { legible } from './legible.js';
-import { markerPath } from './markers.js';
+import { drawMarker } from './markers.js';
 import { FONT, axisScale, drawAxes, flat, frame, logTicks, niceTicks, tickLabels, wrapText } from './core.js';
 
 /** Line-chart CSV: x and one column per series. */
@@ -138,8 +138,7 @@ export function drawLines(ctx, width, height, plainSpec, colors) {
     if (s.marker) {  // the series' marker on its swatch, as the page's own legend shows it
       ctx.fillStyle = s.color;
       ctx.lineWidth = 1.5;
-      markerPath(ctx, s.marker.shape, x + 10, y, 4);
-      if (s.marker.open) ctx.stroke(); else ctx.fill();
+      drawMarker(ctx, s.marker, x + 10, y, 4);
     }
     ctx.fillStyle = colors.fg;
     ctx.fillText(s.label, x + 24, y, w - 26);
@@ -357,13 +356,12 @@ function drawSeries(ctx, plot, s, xScale, ys, log, xLog) {
   ctx.lineDashOffset = 0;
   if (!s.points) return;
   // A dot, or the series' own marker (a shape, filled or open) a little larger, so its shape shows.
-  const { shape = 'circle', open = false } = s.marker ?? {}, r = s.marker ? 4 : 3;
+  const marker = s.marker ?? { shape: 'circle', open: false }, r = s.marker ? 4 : 3;
   ctx.fillStyle = s.color;
   ctx.lineWidth = 1.5;
   for (let i = 0; i < s.x.length; i++) {
     const xv = s.x[i], yv = s.y[i];
     if (!Number.isFinite(yv) || (log && yv <= 0) || (xLog && xv <= 0)) continue;
-    markerPath(ctx, shape, xScale.to(xv), ys.to(yv), r);
-    if (open) ctx.stroke(); else ctx.fill();
+    drawMarker(ctx, marker, xScale.to(xv), ys.to(yv), r);
   }
 }

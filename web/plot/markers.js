@@ -24,6 +24,12 @@ export function markerPath(ctx, shape, x, y, r) {
   ctx.closePath();
 }
 
+/** Draws a marker ({ shape, open }) in the context's colours: filled, or its outline stroked when open. */
+export function drawMarker(ctx, { shape, open }, x, y, r) {
+  markerPath(ctx, shape, x, y, r);
+  if (open) ctx.stroke(); else ctx.fill();
+}
+
 /** The same marker as SVG path data. */
 export function markerSvg(shape, x, y, r) {
   const outline = OUTLINES[shape];
