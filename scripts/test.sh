@@ -30,6 +30,12 @@
 #      consumers, llamacpp, bench and fuzz.
 # Then, with nothing else running, the page's audit: its Lighthouse Performance and long tasks are
 # benchmarks of an idle machine (issue 36's targets), which the streams beside it would measure instead.
+#
+# Nothing may hang the run past CI's 90 minutes. A node test file still running after
+# POSENC_TEST_TIMEOUT s (900; the longest takes about 2 minutes) is stopped and fails under its own
+# name ("test timed out"), and the layer goes on with the next; any command of a layer still running
+# after POSENC_TEST_CAP s (1800; the longest, the page layer's, takes 6 to 10 minutes) is stopped and
+# said to be ("TIMED OUT"), the lines above it showing where it stood.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LAYERS=(native tsan wasm js page audit consumers llamacpp slurm bench fuzz)
@@ -44,13 +50,19 @@ bash scripts/bootstrap.sh || exit 1
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
+CAP=${POSENC_TEST_CAP:-1800}
+cap=()  # a layer's own commands run under the cap (set below); the whole run's streams, made of them, do not
 run() {
   echo "==> $*"
-  "$@" 2>&1 | tee -a "$log"
+  "${cap[@]}" "$@" 2>&1 | tee -a "$log"
   local rc=${PIPESTATUS[0]}
+  [[ ${#cap[@]} -eq 0 || ( "$rc" -ne 124 && "$rc" -ne 137 ) ]] || echo "==> TIMED OUT after $CAP s: $*" | tee -a "$log"
   [ "$rc" -eq 0 ] || { echo "==> FAILED ($rc): $*"; status=1; }
   return "$rc"
 }
+# node --test: a file (and each test in it) that hangs fails after POSENC_TEST_TIMEOUT s, and a file
+# whose tests have ended exits even if something (a browser that would not close) still holds it open.
+NODE_TEST=(node --test --test-force-exit --test-timeout="$(( ${POSENC_TEST_TIMEOUT:-900} * 1000 ))")
 # Two runs side by side (each keeps one of the two cores busy): `beside cmd...` starts one in the
 # background with its output held apart; `joined` waits for them and shows each output in turn.
 besides=()
@@ -90,6 +102,7 @@ if [ $whole -eq 1 ]; then
   echo "==> the whole run: $SECONDS s"
 fi
 
+cap=(timeout --kill-after=30 "$CAP")
 for l in "${layers[@]}"; do
   start=$SECONDS
   case "$l" in
@@ -107,10 +120,10 @@ for l in "${layers[@]}"; do
       beside ctest --preset wasm-threads --verbose       # and again in the pthreads build, on two threads
       joined ;;
     js) need wasm
-      run node --test --test-concurrency=2 tests/js/    # two files at a time: most use one core
+      run "${NODE_TEST[@]}" --test-concurrency=2 tests/js/    # two files at a time: most use one core
       # The threaded build against the float64 twins and the conformance vectors (2 threads); the
       # bias terms' attention checks are in their schemes' suites (bias_terms.mjs).
-      run env POSENC_TEST_THREADS=2 node --test tests/js/attention.test.mjs tests/js/conformance.test.mjs \
+      run env POSENC_TEST_THREADS=2 "${NODE_TEST[@]}" tests/js/attention.test.mjs tests/js/conformance.test.mjs \
         tests/js/kv_cache.test.mjs tests/js/rope.test.mjs tests/js/alibi.test.mjs tests/js/t5.test.mjs ;;
     page) need wasm
       need page                                          # the browser files drive the page as npm start serves it
@@ -122,16 +135,16 @@ for l in "${layers[@]}"; do
       for f in tests/browser/*.test.mjs; do
         [[ -n "${POSENC_AUDIT_APART:-}" && "$f" == */audit.test.mjs ]] || files+=("$f")
       done
-      run node --test --test-concurrency=1 "${files[@]}" ;;
+      run "${NODE_TEST[@]}" --test-concurrency=1 "${files[@]}" ;;
     audit) need wasm
       need page
-      run node --test tests/browser/audit.test.mjs ;;
+      run "${NODE_TEST[@]}" tests/browser/audit.test.mjs ;;
     consumers) need wasm
-      run node --test tests/consumers/ ;;
+      run "${NODE_TEST[@]}" tests/consumers/ ;;
     llamacpp) need wasm
-      run node --test tests/llamacpp/ ;;
+      run "${NODE_TEST[@]}" tests/llamacpp/ ;;
     slurm) need native
-      run node --test tests/slurm/ ;;
+      run "${NODE_TEST[@]}" tests/slurm/ ;;
     bench) need wasm
       run node bench/run.mjs --smoke ;;
     fuzz)
@@ -142,13 +155,16 @@ done
 
 # doctest: "[doctest] test cases: 5 | 5 passed | 0 failed | 0 skipped" (and "posenc probe: FAILED: …",
 # a case outside the kernels subset that ran kernels); node: "# pass N" / "# fail N";
-# bench smoke: "bench: N passed, N failed" (its interop checks).
+# bench smoke: "bench: N passed, N failed" (its interop checks); a file or command stopped for taking
+# too long counts as one failure ("# cancelled N", "==> TIMED OUT").
 read -r passed failed < <(awk '
   /test cases:/ { for (i = 1; i <= NF; i++) { if ($(i+1) == "passed") p += $i; if ($(i+1) == "failed") f += $i } }
   /^posenc probe: FAILED/ { f += 1 }
   /^format: FAILED/ { f += 1 }
   /^# pass [0-9]+$/ { p += $3 }
   /^# fail [0-9]+$/ { f += $3 }
+  /^# cancelled [0-9]+$/ { f += $3 }
+  /^==> TIMED OUT/ { f += 1 }
   /^bench: [0-9]+ passed, [0-9]+ failed$/ { p += $2; f += $4 }
   END { print p + 0, f + 0 }' "$log")
 [ "${failed:-0}" -eq 0 ] || status=1
