@@ -111,19 +111,24 @@ for (const [width, height] of [[1280, 800], [390, 844]]) {
   });
 }
 
-// Where the focused element lies: under the sticky settings bar (the bar's own controls aside), or
-// cut off in a row that scrolls sideways (a phone's contents and guided steps, their right end faded).
-function focusFault() {
-  const e = document.activeElement;
-  if (!e || e === document.body || e.closest('#settings')) return null;
-  const r = e.getBoundingClientRect(), bar = document.getElementById('settings').getBoundingClientRect();
-  const name = `${e.tagName.toLowerCase()} “${(e.getAttribute('aria-label') || e.textContent || e.id).trim().slice(0, 40)}”`;
-  // (One taller than the room below the bar cannot show whole: three plots stacked on a phone.)
-  const fits = r.height <= innerHeight - bar.bottom;
-  if (r.height && fits && r.top < bar.bottom - 2 && r.bottom > bar.top) return `${name} under the settings bar (${r.top.toFixed(0)} < ${bar.bottom.toFixed(0)})`;
-  const scroller = e.closest('.toc ol, .guide'), row = scroller?.getBoundingClientRect();
-  if (row && scroller.scrollWidth > scroller.clientWidth && (r.left < row.left - 1 || r.right > row.right - 20)) return `${name} cut off in its row (${r.left.toFixed(0)}–${r.right.toFixed(0)} of ${row.left.toFixed(0)}–${row.right.toFixed(0)})`;
-  return null;
+// Where the focused element lies, once the frame after the key is drawn (what the reader sees): under
+// the sticky settings bar (the bar's own controls aside), or cut off in a row that scrolls sideways (a
+// phone's contents and guided steps, their right end faded). Named with its view or chapter.
+async function focusFault(page) {
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  return page.evaluate(() => {
+    const e = document.activeElement;
+    if (!e || e === document.body || e.closest('#settings')) return null;
+    const r = e.getBoundingClientRect(), bar = document.getElementById('settings').getBoundingClientRect();
+    const where = e.closest('section[data-view]')?.dataset.view ?? e.closest('section[data-chapter]')?.dataset.chapter ?? 'page';
+    const name = `${e.tagName.toLowerCase()} “${(e.getAttribute('aria-label') || e.textContent || e.id).trim().slice(0, 40)}” (${where})`;
+    // (One taller than the room below the bar cannot show whole: three plots stacked on a phone.)
+    const fits = r.height <= innerHeight - bar.bottom;
+    if (r.height && fits && r.top < bar.bottom - 2 && r.bottom > bar.top) return `${name} under the settings bar (${r.top.toFixed(0)} < ${bar.bottom.toFixed(0)})`;
+    const scroller = e.closest('.toc ol, .guide'), row = scroller?.getBoundingClientRect();
+    if (row && scroller.scrollWidth > scroller.clientWidth && (r.left < row.left - 1 || r.right > row.right - 20)) return `${name} cut off in its row (${r.left.toFixed(0)}–${r.right.toFixed(0)} of ${row.left.toFixed(0)}–${row.right.toFixed(0)})`;
+    return null;
+  });
 }
 
 // A keyboard review found Shift+Tab leaving buttons and links under the settings bar (a scroll margin
@@ -139,7 +144,7 @@ for (const [width, height, keys] of [[1280, 800, ['Shift+Tab']], [390, 844, ['Ta
       if (await ex.page.getAttribute('#settings-toggle', 'aria-expanded') === 'false') await ex.page.click('#settings-toggle');
       for (let k = 0; k < 300; k++) {
         await ex.page.keyboard.press(key);
-        const fault = await ex.page.evaluate(focusFault);
+        const fault = await focusFault(ex.page);
         if (fault && !faults.includes(`${key}: ${fault}`)) faults.push(`${key}: ${fault}`);
       }
     }
@@ -147,3 +152,35 @@ for (const [width, height, keys] of [[1280, 800, ['Shift+Tab']], [390, 844, ['Ta
     assert.deepEqual(ex.problems, []);
   });
 }
+
+// What Tab focused stays clear of the bar while the page changes height above it (a view drawn just
+// after the focus moved): the test above, at 390 px, twice in about 40 runs on a loaded machine, found a
+// "Show data table" summary 25 px under the bar. Here the change is made on purpose, with Chromium's
+// scroll anchoring (which would hide it when the change is above what it anchors to) turned off.
+test('what Tab focuses stays clear of the settings bar when the page above it shortens', async () => {
+  await ex.page.setViewportSize({ width: 390, height: 844 });
+  await ex.open();
+  if (await ex.page.getAttribute('#settings-toggle', 'aria-expanded') === 'false') await ex.page.click('#settings-toggle');
+  await ex.page.evaluate(() => { document.documentElement.style.overflowAnchor = 'none'; });
+  // Tab on to a control well down the page (the first that Tab reaches in the fourth chapter).
+  const target = 'section[data-chapter] ~ section[data-chapter] ~ section[data-chapter] ~ section[data-chapter] button';
+  for (let k = 0; k < 400 && !await ex.page.evaluate((t) => document.activeElement.matches(t), target); k++) {
+    await ex.page.keyboard.press('Tab');
+  }
+  assert.ok(await ex.page.evaluate((t) => document.activeElement.matches(t), target), 'the button was reached');
+  assert.equal(await focusFault(ex.page), null);
+  // The chapter's heading made shorter by as much as puts the button 60 px under the bar's bottom.
+  const shifted = async () => {
+    await ex.page.evaluate(() => {
+      const h = document.activeElement.closest('section[data-chapter]').querySelector('h2');
+      const by = document.activeElement.getBoundingClientRect().top - document.getElementById('settings').getBoundingClientRect().bottom + 60;
+      h.style.marginBottom = `${parseFloat(getComputedStyle(h).marginBottom) - by}px`;
+    });
+    return focusFault(ex.page);
+  };
+  assert.equal(await shifted(), null);
+  // The hold ends with the next key: a change after it is the reader's to scroll.
+  await ex.page.keyboard.press('Shift');
+  assert.match(String(await shifted()), /under the settings bar/);
+  assert.deepEqual(ex.problems, []);
+});

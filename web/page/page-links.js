@@ -4,8 +4,10 @@
 // jump change the height of the chapters above, so the target is kept in place for a few seconds,
 // until the reader scrolls or types.
 // A link or guided step focused in a row that scrolls sideways (a phone's contents and guided steps,
-// guide.js's) is brought wholly into view.
+// guide.js's) is brought wholly into view. What Tab focuses is kept clear of the sticky settings bar
+// while the views around it draw.
 const PIN = 4000;  // ms the link target stays in place
+const TAB_PIN = 1500;  // ms what Tab focused stays clear of the bar
 
 /**
  * Keeping something in sight while views draw: pin(show, ms) runs show() (which scrolls), and runs it
@@ -42,10 +44,22 @@ export function setupPageLinks(pin, reveal = () => {}) {
     pin(() => target.scrollIntoView({ block: 'start' }), PIN);  // kept in place while views above it draw
     return true;
   }
+  // Tab scrolls what it focuses to below the settings bar (the scroll margin, style.css), but a view
+  // drawn just after it, above it, can shorten the page there and slide it under the bar: it is put
+  // back, as a link's target is, until the next key.
+  const settings = document.getElementById('settings');
+  const clearOfBar = (el) => () => {
+    const r = el.getBoundingClientRect(), bar = settings.getBoundingClientRect().bottom;
+    if (r.height && r.top < bar && r.height <= innerHeight - bar) el.scrollIntoView({ block: 'start' });
+  };
+  let tabbing = false;  // the focus moves by Tab (not by a link, a guided step or a click)
+  window.addEventListener('keydown', (e) => { tabbing = e.key === 'Tab'; }, { capture: true });
+  window.addEventListener('pointerdown', () => { tabbing = false; }, { capture: true, passive: true });
   // On a phone the contents and the guided steps are rows that scroll sideways, their right end
   // faded: one focused there is brought wholly into the row's clear part (Chromium leaves one that
   // shows in part where it is).
   document.addEventListener('focusin', (e) => {
+    if (tabbing && e.target.closest?.('main')) pin(clearOfBar(e.target), TAB_PIN);
     const row = e.target.closest?.('.toc ol, .guide');
     if (!row || row.scrollWidth <= row.clientWidth) return;
     // fade: a little more than the rows' faded ends (36 px and 28 px in style.css).
