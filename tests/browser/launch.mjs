@@ -22,13 +22,45 @@ export async function pageBuild() {
  */
 export const explorerMounts = () => (process.env.POSENC_PAGE === 'web' ? EXPLORER : pageBuild());
 
-export function launchChromium() {
-  return chromium.launch({
+export async function launchChromium() {
+  const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+  // Every page it opens is watched for a hang (below); browser.newPage makes its context here too.
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    context.on('page', watchHang);
+    return context;
+  };
+  return browser;
 }
+
+// A page whose main thread has not answered for HANG_S seconds is said on stderr, once, with its
+// address. A test waiting on it would wait until the file's time limit (scripts/test.sh), which names
+// only the file; this tells a script or WASM call that never returns from a wait elsewhere.
+const HANG_S = 60;
+const watched = new Set();
+function watchHang(page) {
+  const entry = { page, asking: false, said: false };
+  watched.add(entry);
+  page.on('close', () => watched.delete(entry));
+}
+setInterval(() => {
+  for (const e of watched) {
+    if (e.asking || e.said) continue;
+    e.asking = true;
+    const late = new Promise((done) => { setTimeout(() => done(false), HANG_S * 1000).unref(); });
+    Promise.race([e.page.evaluate(() => true).catch(() => true), late]).then((answered) => {
+      e.asking = false;
+      if (answered) return;
+      e.said = true;
+      console.error(`hang: the page at ${e.page.url()} has not answered for ${HANG_S} s (a script or WASM call that does not return)`);
+    });
+  }
+}, HANG_S * 500).unref();
 
 /** The explorer (or other `mounts`) served on a free port, and a Chromium page watching for errors. */
 export async function openExplorer(mounts) {
