@@ -89,7 +89,13 @@ test('the production cos/sin cache has the size the model\'s config gives, Scout
   assert.match(await note('rope-cache'), /^The cos\/sin table for Llama-3\.1-8B/);
   // meta-llama/Llama-4-Scout-17B-16E text_config: max_position_embeddings 10485760, head_dim 128:
   // 10485760 × 64 × 2 × 4 = 5,368,709,120 bytes (5 GiB), though L_target stops at 4194304.
+  // The reader scrolls on, which ends the guided step's hold on its view, then picks Scout. (Without
+  // the scroll this timed out once on a loaded machine, waiting for rope-cache's note: a view drawn
+  // during the hold can scroll chapter 1 back and leave rope-cache off screen, so not redrawn.)
+  await ex.page.mouse.wheel(0, 1);
+  const shown = await ex.renders('rope-cache');
   await choose('llama-4-scout');
+  await drawn('rope-cache', shown);
   await ex.page.waitForFunction((sel) => /Scout/.test(document.querySelector(sel).textContent), `${view('rope-cache')} .note`);
   assert.match(await note('rope-cache'), /10,485,760 positions \(max_position_embeddings as published\) × 64 pairs .* = 5,368,709,120 bytes, 5\.00 GiB/);
   assert.deepEqual(ex.problems, []);
